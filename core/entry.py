@@ -1,0 +1,64 @@
+"""One recorded tool call: the ``Entry`` of a cassette (DESIGN.md, cassette format v1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ToolError
+
+#: Fields with a meaning in format version 1; any other field is kept verbatim in ``extra``.
+KNOWN_FIELDS = frozenset({"seq", "tool", "args", "args_digest", "response", "error"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A recorded call.
+
+    Attributes:
+        seq: 1-based position of the call in its run.
+        tool: the tool name as the dispatcher knows it.
+        args: the arguments exactly as recorded (never normalized in place).
+        response: the tool's return value; ``None`` when the call raised (see ``error``).
+        error: ``{"type": str, "message": str}`` when the tool raised, else ``None``.
+        args_digest: the digest stored in the file, if any (may be stale; lookups use the
+            digest recomputed with the current normalization rules).
+        extra: unknown fields (``recorded_at``, ``duration_ms``, ...), kept verbatim.
+        line: 1-based line number in the source file, or ``None`` for an entry made in memory.
+    """
+
+    seq: int
+    tool: str
+    args: Any
+    response: Any = None
+    error: dict[str, Any] | None = None
+    args_digest: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    line: int | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """True when the call raised and the entry carries ``error`` instead of ``response``."""
+        return self.error is not None
+
+    def outcome(self) -> Any:
+        """The value that replay serves: the response, or raise the recorded ``ToolError``."""
+        if self.error is not None:
+            raise ToolError(
+                str(self.error.get("type", "Error")), str(self.error.get("message", "")), self.seq
+            )
+        return self.response
+
+    def to_record(self, args_digest: str) -> dict[str, Any]:
+        """The entry as a JSON object for a cassette line, with ``args_digest`` set.
+
+        Unknown fields come first and are overridden by the known ones, so an ``extra``
+        can never shadow ``seq``/``tool``/``args``.
+        """
+        record: dict[str, Any] = dict(self.extra)
+        record.update(seq=self.seq, tool=self.tool, args=self.args, args_digest=args_digest)
+        if self.error is not None:
+            record["error"] = self.error
+        else:
+            record["response"] = self.response
+        return record

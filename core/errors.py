@@ -1,0 +1,142 @@
+"""Exceptions raised by the cassette engine.
+
+Every error a user can cause names where it came from: a format error carries the file,
+the 1-based line and the field; a miss carries the tool, the args digest, the args and the
+nearest recorded calls, so the message alone is enough to act on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+class CassetteError(Exception):
+    """Base class of every error raised by ``cassette_tui.core``."""
+
+
+class CassetteFormatError(CassetteError):
+    """A cassette (or an importable file) could not be read.
+
+    Attributes:
+        path: the file, or ``None`` for data that did not come from a file.
+        line: 1-based line number of the offending line, or ``None`` when the whole file
+            is at fault (missing, unreadable, not valid UTF-8 throughout).
+        field: the entry field at fault (``"seq"``, ``"tool"``, ``"args"``, ``"response"``,
+            ``"error"``, ``"args_digest"``), or ``None`` when the line itself is bad.
+        reason: what is wrong, without the location prefix.
+        truncated: ``True`` when the bad line is the last one and looks cut mid-write.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None,
+        line: int | None,
+        field: str | None,
+        reason: str,
+        *,
+        truncated: bool = False,
+    ) -> None:
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.reason = reason
+        self.truncated = truncated
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = self.path or "<data>"
+        if self.line is not None:
+            where += f":{self.line}"
+        what = f"field {self.field!r}: " if self.field else ""
+        return f"{where}: {what}{self.reason}"
+
+
+class ToolError(CassetteError):
+    """A tool exception recorded in a cassette's ``error`` field, raised again at replay.
+
+    Attributes:
+        type: the recorded exception type name (``"TimeoutError"``, ...).
+        message: the recorded exception message.
+        seq: the seq of the recorded entry that holds the error, when known.
+    """
+
+    def __init__(self, type: str, message: str, seq: int | None = None) -> None:  # noqa: A002
+        self.type = type
+        self.message = message
+        self.seq = seq
+        super().__init__(f"{type}: {message}")
+
+
+class CassetteMiss(CassetteError):
+    """A replayed call whose key ``(tool, args digest)`` is not in the cassette.
+
+    Replay never falls back to the live tool. The message names the nearest recorded calls
+    of the same tool and every argument path that differs, with both values and the kind
+    of value (uuid, timestamp, absolute path, number type, other).
+
+    Attributes:
+        tool: the tool name of the call.
+        digest: the args digest of the call after normalization.
+        args: the args as the agent passed them.
+        nearest: a list of candidates, each a dict ``{"seq", "args_digest", "differences":
+            [{"path", "recorded", "live", "kind"}]}``, nearest first.
+    """
+
+    def __init__(
+        self,
+        tool: str,
+        digest: str,
+        args: Any,
+        nearest: list[dict[str, Any]] | None = None,
+        message: str | None = None,
+    ) -> None:
+        self.tool = tool
+        self.digest = digest
+        self.args = args
+        self.nearest = nearest or []
+        super().__init__(message or self._format())
+
+    def _format(self) -> str:
+        lines = [f"cassette miss: {self.tool} {self.digest} was not recorded"]
+        if not self.nearest:
+            lines.append(f"  no call of {self.tool!r} was recorded")
+        for cand in self.nearest:
+            lines.append(f"  nearest: seq {cand['seq']} ({cand['args_digest']})")
+            for diff in cand.get("differences", []):
+                lines.append(
+                    f"    {diff['path']}: recorded {diff['recorded']!r}, "
+                    f"live {diff['live']!r} [{diff['kind']}]"
+                )
+        return "\n".join(lines)
+
+
+class ReplayExhausted(CassetteMiss):
+    """A call past the last recording of its key (the n-th call of a key recorded fewer
+    than n times) under the default ``error`` repeat policy.
+
+    Attributes (besides those of :class:`CassetteMiss`):
+        call_number: 1-based number of this call of the key.
+        recorded_count: how many times the key was recorded.
+        seqs: the seqs of the recordings of the key.
+    """
+
+    def __init__(
+        self,
+        tool: str,
+        digest: str,
+        args: Any,
+        call_number: int,
+        recorded_count: int,
+        seqs: list[int],
+    ) -> None:
+        self.call_number = call_number
+        self.recorded_count = recorded_count
+        self.seqs = seqs
+        times = {1: "once", 2: "twice"}.get(recorded_count, f"{recorded_count} times")
+        msg = (
+            f"replay exhausted: call #{call_number} of a key recorded {times} "
+            f"({tool} {digest}, recorded at seq {', '.join(map(str, seqs))}); "
+            "use the repeat-last policy to serve the last response again"
+        )
+        super().__init__(tool, digest, args, [], message=msg)

@@ -1,0 +1,1 @@
+"""cassette_tui.tui: the Textual app, its screens and widgets, and the command line."""
