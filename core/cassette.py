@@ -39,6 +39,14 @@ def _parse_json(raw: bytes) -> Any:
         return json.loads(raw.decode("utf-8"))
 
 
+def _fingerprint(value: Any) -> int:
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # integers past 64 bits
+        text = json.dumps(value, sort_keys=True).encode()
+    return hash(text)
+
+
 def _type_name(value: Any) -> str:
     return {
         dict: "object", list: "array", str: "string", bool: "boolean",
@@ -148,6 +156,7 @@ class Cassette(Sequence[Entry]):
         self._offsets, self._lengths, self._entries = offsets, lengths, entries
         self._cache: OrderedDict[int, Entry] = OrderedDict()
         self._seq_pos: dict[int, int] | None = None
+        self._fingerprints: list[int | None] | None = None
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -230,6 +239,25 @@ class Cassette(Sequence[Entry]):
                 pos.setdefault(s, i)
             self._seq_pos = pos
         return self._seq_pos.get(seq)
+
+    def fingerprint(self, i: int) -> int:
+        """An in-process hash of entry ``i``'s outcome (response, or error) for fast
+        equality: equal fingerprints mean equal JSON values, key order ignored, ``1`` and
+        ``1.0`` different. Computed on first use and cached; not stable across processes."""
+        if self._fingerprints is None:
+            self._fingerprints = [None] * len(self)
+        fp = self._fingerprints[i]
+        if fp is None:
+            if self._entries is not None or i in self._cache:
+                entry = self._entry(i)
+                record: Any = entry.error if entry.is_error else entry.response
+                tagged = ("error" if entry.is_error else "response", record)
+            else:
+                parsed = _parse_json(self.raw_line(i))
+                tagged = ("error", parsed["error"]) if "error" in parsed else (
+                    "response", parsed.get("response"))
+            fp = self._fingerprints[i] = _fingerprint(tagged)
+        return fp
 
     def raw_line(self, i: int) -> bytes:
         """The bytes of entry ``i`` as stored (file-backed) or as it would be written."""
@@ -322,13 +350,13 @@ def load(
                 start = offset
                 offset += len(raw)
                 if pending_error is not None:
-                    if raw.strip():
+                    if not raw.isspace():
                         # a bad line followed by more content: not a truncation
                         if not lenient:
                             raise pending_error
                         report = _count_dropped(report, raw)
                     continue
-                if not raw.strip():
+                if raw.isspace():
                     continue
                 try:
                     record = _parse_json(raw)
