@@ -1,0 +1,142 @@
+"""Classify values that change between two runs of the same task (volatile values).
+
+A tool argument that holds a UUID, a timestamp, a request id or an absolute path is the
+usual cause of a replay miss: the agent builds it fresh on every run. ``value_kind`` says
+what kind of volatile value one JSON value looks like; ``difference_kind`` names the kind
+of a difference between a recorded and a live value, for miss messages, lint findings
+and drift reports. Both are heuristics on the value alone (no context), kept
+conservative so that ordinary strings and small numbers are never called volatile.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime
+from typing import Any
+
+#: value kinds returned by ``value_kind``
+KINDS = ("uuid", "timestamp", "epoch", "request_id", "temp_path", "abs_path")
+
+#: Unix epoch bounds accepted as plausible timestamps: 2000-01-01 .. 2100-01-01 UTC.
+EPOCH_MIN_S = 946_684_800
+EPOCH_MAX_S = 4_102_444_800
+
+UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: ISO-8601 date or date-time (``2024-05-15``, ``2024-05-15T15:00:03Z``,
+#: ``2024-05-15 15:00:03.123+02:00``).
+ISO_TIMESTAMP_RE = re.compile(
+    r"\d{4}-\d{2}-\d{2}"
+    r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+)
+#: Request-id style tokens: ``req_8f3a9c01``, ``request-1234abcd``, ``x-request-id-...``,
+#: ``trace_...``; the token part holds at least one digit and is 6+ characters long.
+REQUEST_ID_RE = re.compile(
+    r"(?:x-)?(?:req|request|rid|trace|span|correlation|corr)(?:[-_]?id)?[-_:]"
+    r"(?=[0-9A-Za-z-]*\d)[0-9A-Za-z][0-9A-Za-z-]{5,}",
+    re.IGNORECASE,
+)
+#: Temporary folders: POSIX /tmp, /var/tmp, macOS /var/folders, Windows %TEMP%.
+TEMP_PATH_RE = re.compile(
+    r"(?:/tmp|/var/tmp|/private/tmp|(?:/private)?/var/folders)(?:/[^\s\"'<>|]*)?"
+    r"|%TEMP%(?:[\\/][^\s\"'<>|]*)?"
+    r"|[A-Za-z]:\\(?:Users\\[^\\\s]+\\AppData\\Local\\Temp|Windows\\Temp)(?:\\[^\"'<>|\r\n]*)?",
+    re.IGNORECASE,
+)
+#: Absolute paths: POSIX with two or more components, Windows drive or UNC paths.
+ABS_PATH_RE = re.compile(
+    r"/[^\s/\"'<>|?#:]+(?:/[^\s/\"'<>|?#]*)+"
+    r"|[A-Za-z]:[\\/][^\"'<>|?*\r\n]*"
+    r"|\\\\[^\\\s]+\\[^\"'<>|?*\r\n]+"
+)
+_EPOCH_STR_RE = re.compile(r"\d{10}(?:\d{3})?(?:\.\d+)?")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_epoch(value: Any) -> bool:
+    """True for a number (or a string of digits) that is a plausible Unix time between the
+    years 2000 and 2100, in seconds or in milliseconds."""
+    if isinstance(value, str):
+        if not _EPOCH_STR_RE.fullmatch(value):
+            return False
+        value = float(value)
+    if not _is_number(value) or math.isnan(value):
+        return False
+    return EPOCH_MIN_S <= value < EPOCH_MAX_S or EPOCH_MIN_S * 1000 <= value < EPOCH_MAX_S * 1000
+
+
+def is_iso_timestamp(text: str) -> bool:
+    """True for an ISO-8601 date or date-time string that names a real calendar date."""
+    if not ISO_TIMESTAMP_RE.fullmatch(text):
+        return False
+    try:
+        datetime.fromisoformat(text.replace(",", "."))
+    except ValueError:
+        return False
+    return True
+
+
+def value_kind(value: Any) -> str | None:
+    """The kind of volatile value ``value`` looks like, or ``None``.
+
+    Returns one of ``"uuid"``, ``"timestamp"`` (ISO-8601 date or date-time string),
+    ``"epoch"`` (int, float or digit string in Unix seconds or milliseconds, years
+    2000-2100), ``"request_id"`` (``req_8f3a...``, ``request-1234abcd``), ``"temp_path"``
+    (under /tmp, /var/tmp, /var/folders or %TEMP%), ``"abs_path"`` (other absolute POSIX
+    or Windows paths), or ``None`` for anything else (containers, booleans, short numbers,
+    ordinary text). The whole value must match: a sentence that mentions a UUID is not one.
+    """
+    if _is_number(value):
+        return "epoch" if is_epoch(value) else None
+    if not isinstance(value, str) or not value or len(value) > 4096:
+        return None
+    if UUID_RE.fullmatch(value) or (
+        value[:9].lower() == "urn:uuid:" and UUID_RE.fullmatch(value[9:])
+    ):
+        return "uuid"
+    if is_iso_timestamp(value):
+        return "timestamp"
+    if is_epoch(value):
+        return "epoch"
+    if REQUEST_ID_RE.fullmatch(value):
+        return "request_id"
+    if TEMP_PATH_RE.fullmatch(value):
+        return "temp_path"
+    if ABS_PATH_RE.fullmatch(value):
+        return "abs_path"
+    return None
+
+
+#: value kind -> the name of a difference of that kind (DESIGN.md's miss wording)
+_DIFFERENCE_NAMES = {
+    "uuid": "uuid",
+    "timestamp": "timestamp",
+    "epoch": "timestamp",
+    "request_id": "request id",
+    "temp_path": "absolute path",
+    "abs_path": "absolute path",
+}
+
+
+def difference_kind(a: Any, b: Any) -> str:
+    """Name the kind of a difference between two values at the same path.
+
+    Returns ``"number type"`` (the same number as int and float, ``1`` vs ``1.0``),
+    ``"uuid"``, ``"timestamp"`` (ISO-8601 or epoch on both sides), ``"request id"``,
+    ``"absolute path"`` (both absolute or temp paths, or one path and one other string),
+    or ``"other"``. Equal values also give ``"other"``: call it on differences only.
+    """
+    if _is_number(a) and _is_number(b) and type(a) is not type(b) and a == b:
+        return "number type"
+    ka, kb = value_kind(a), value_kind(b)
+    na, nb = _DIFFERENCE_NAMES.get(ka or ""), _DIFFERENCE_NAMES.get(kb or "")
+    if na is not None and na == nb:
+        return na
+    if "absolute path" in (na, nb) and isinstance(a, str) and isinstance(b, str):
+        other = b if na == "absolute path" else a
+        if (na is None or nb is None) and ("/" in other or "\\" in other):
+            return "absolute path"
+    return "other"
