@@ -12,6 +12,12 @@ from .errors import (
     ToolError,
 )
 from .normalize import NormalizationRules
+from .normalize import load_rules, misses_turned_hits, over_normalization
+from .nearest import nearest
+from .record import Recorder
+from .replay import Replayer
+from .volatile import difference_kind, value_kind
+from .wrap import wrap_dispatcher
 
 __all__ = [
     "Cassette",
@@ -27,4 +33,13 @@ __all__ = [
     "digest",
     "load",
     "save",
+    "load_rules",
+    "misses_turned_hits",
+    "over_normalization",
+    "nearest",
+    "Recorder",
+    "Replayer",
+    "difference_kind",
+    "value_kind",
+    "wrap_dispatcher",
 ]

@@ -1,23 +1,620 @@
-"""Normalization rules applied to a copy of the args before digesting (DESIGN.md).
+"""Normalization rules: applied to a copy of a call's args before digesting (DESIGN.md).
 
-Placeholder interface; the full rule set (drop paths, regex replacements, presets,
-config loading) is built on top of this class without changing its signature.
+Start strict (no rules) and loosen one rule at a time. Four kinds of rule, applied in this
+order whatever order the config lists them in:
+
+``drop``
+    Remove keys by dotted path. A segment is a key name or a list index; ``*`` matches any
+    one key or index, ``**`` any number of levels (zero included). ``metadata.request_id``,
+    ``*.timestamp`` (one level down), ``**.timestamp`` (anywhere), ``items.*.id``. Prefix a
+    path with ``TOOL:`` to scope it to one tool: ``search_docs:since``.
+``transport``
+    Transport-only fields (``timeout``, ``stream``, ``max_retries``...): top-level args
+    that change how a call travels, not what it asks. Dropped; ``TOOL:`` scoping works too.
+``replace``
+    A regex replacement on string values (``re.sub``), everywhere or only at and below a
+    path, optionally for one tool.
+``presets``
+    Built-in replacements: ``uuid`` (UUIDs to ``<uuid>``), ``timestamp`` (ISO-8601 dates
+    and date-times to ``<timestamp>``, Unix epoch numbers and digit strings to
+    ``<epoch>``), ``request_id`` (``req_8f3a...`` to ``<request_id>``) and ``path``
+    (paths under the project root made relative to it, the home folder to ``~``, temporary
+    paths to ``<tmp>/`` + their file name).
+
+Rules are read from ``[tool.cassette.normalize]`` in ``pyproject.toml`` or from the
+top-level ``[normalize]`` table of ``cassette.toml`` (see ``load_rules``)::
+
+    [tool.cassette.normalize]
+    presets = ["uuid", "timestamp"]
+    drop = ["metadata.request_id", "search_docs:since"]
+    transport = ["timeout"]
+    replace = [{pattern = "session-[0-9a-f]+", replacement = "session-X", path = "query"}]
+
+Rules never touch the stored args: ``apply`` returns a normalized copy. Every rule has a
+one-line ``str()`` (``drop search_docs:since``, ``preset uuid``) used when the engine
+proposes a rule to a user. ``over_normalization`` and ``misses_turned_hits`` say what a
+set of rules would merge and what it would fix before anyone adopts it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import TYPE_CHECKING, Any
+
+from .digest import digest
+from .errors import CassetteFormatError
+from .volatile import ISO_TIMESTAMP_RE, REQUEST_ID_RE, TEMP_PATH_RE, UUID_RE, is_epoch
+
+if TYPE_CHECKING:
+    from .cassette import Cassette
+
+PRESETS = ("uuid", "timestamp", "request_id", "path")
+CONFIG_ENV = "CASSETTE_CONFIG"
+
+
+class NormalizationConfigError(CassetteFormatError):
+    """A normalization config that cannot be used: a missing file, bad TOML (``line`` set),
+    or a bad rule (``field`` names it, e.g. ``normalize.drop[2]``)."""
+
+
+# -- paths ------------------------------------------------------------------------------
+def _parse_path(path: str) -> tuple[str, ...]:
+    if not path or any(not part for part in path.split(".")):
+        raise ValueError(f"bad path {path!r}: empty segment")
+    return tuple(path.split("."))
+
+
+def _split_tool(spec: str) -> tuple[str | None, str]:
+    """``"search_docs:since"`` -> ``("search_docs", "since")``; ``"a.b"`` -> ``(None, "a.b")``."""
+    head, sep, tail = spec.partition(":")
+    if sep and head and "." not in head and "*" not in head:
+        return head, tail
+    return None, spec
+
+
+def _children(value: Any) -> Iterable[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return list(value.items())
+    if isinstance(value, list):
+        return [(str(i), v) for i, v in enumerate(value)]
+    return ()
+
+
+def _matches(segment: str, key: str) -> bool:
+    return segment == "*" or segment == key
+
+
+def _drop(value: Any, pattern: tuple[str, ...]) -> Any:
+    """A copy of ``value`` without the nodes matching ``pattern`` (containers rebuilt on the
+    way, never mutated)."""
+    if not pattern:
+        return value
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        value = _drop(value, rest)  # zero levels
+        return _map_children(value, lambda _k, v: _drop(v, pattern))
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if _matches(head, k):
+                if not rest:
+                    continue
+                v = _drop(v, rest)
+            out[k] = v
+        return out
+    if isinstance(value, list):
+        out_list = []
+        for i, v in enumerate(value):
+            if _matches(head, str(i)):
+                if not rest:
+                    continue
+                v = _drop(v, rest)
+            out_list.append(v)
+        return out_list
+    return value
+
+
+def _map_children(value: Any, fn: Callable[[str, Any], Any]) -> Any:
+    if isinstance(value, dict):
+        return {k: fn(k, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fn(str(i), v) for i, v in enumerate(value)]
+    return value
+
+
+def _map_at(value: Any, pattern: tuple[str, ...], fn: Callable[[Any], Any]) -> Any:
+    """Apply ``fn`` to every node matching ``pattern`` (``()`` = the root)."""
+    if not pattern:
+        return fn(value)
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        value = _map_at(value, rest, fn)
+        return _map_children(value, lambda _k, v: _map_at(v, pattern, fn))
+    return _map_children(value, lambda k, v: _map_at(v, rest, fn) if _matches(head, k) else v)
+
+
+def _map_leaves(value: Any, fn: Callable[[Any], Any]) -> Any:
+    """Apply ``fn`` to every scalar below ``value`` (containers rebuilt)."""
+    if isinstance(value, (dict, list)):
+        return _map_children(value, lambda _k, v: _map_leaves(v, fn))
+    return fn(value)
+
+
+# -- rules ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DropRule:
+    """Drop every key (or list item) matching ``path``; for ``tool`` only when set."""
+
+    path: str
+    tool: str | None = None
+    _pattern: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_pattern", _parse_path(self.path))
+
+    def applies_to(self, tool: str) -> bool:
+        return self.tool is None or self.tool == tool
+
+    def apply(self, args: Any) -> Any:
+        return _drop(args, self._pattern)
+
+    def __str__(self) -> str:
+        return f"drop {self.tool + ':' if self.tool else ''}{self.path}"
 
 
 @dataclass(frozen=True)
-class NormalizationRules:
-    """An ordered set of normalization rules. The empty set is the identity."""
+class TransportRule:
+    """Drop the transport-only top-level arg ``name`` (``timeout``, ``stream``...)."""
 
-    @property
-    def is_empty(self) -> bool:
+    name: str
+    tool: str | None = None
+
+    def applies_to(self, tool: str) -> bool:
+        return self.tool is None or self.tool == tool
+
+    def apply(self, args: Any) -> Any:
+        if isinstance(args, dict) and self.name in args:
+            return {k: v for k, v in args.items() if k != self.name}
+        return args
+
+    def __str__(self) -> str:
+        return f"transport {self.tool + ':' if self.tool else ''}{self.name}"
+
+
+@dataclass(frozen=True)
+class ReplaceRule:
+    """``re.sub(pattern, replacement, s)`` on every string value at or below ``path``
+    (everywhere when ``path`` is ``None``), for ``tool`` only when set."""
+
+    pattern: str
+    replacement: str
+    path: str | None = None
+    tool: str | None = None
+    _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _at: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_regex", re.compile(self.pattern))
+        object.__setattr__(self, "_at", _parse_path(self.path) if self.path else ())
+
+    def applies_to(self, tool: str) -> bool:
+        return self.tool is None or self.tool == tool
+
+    def apply(self, args: Any) -> Any:
+        def sub(v: Any) -> Any:
+            return self._regex.sub(self.replacement, v) if isinstance(v, str) else v
+
+        return _map_at(args, self._at, lambda node: _map_leaves(node, sub))
+
+    def __str__(self) -> str:
+        where = f" at {self.tool + ':' if self.tool else ''}{self.path or '*'}"
+        if self.path is None and self.tool is None:
+            where = ""
+        return f"replace {self.pattern!r} -> {self.replacement!r}{where}"
+
+
+@dataclass(frozen=True)
+class PresetRule:
+    """A built-in rule by name (see ``PRESETS``). ``root`` is the project root the ``path``
+    preset makes paths relative to."""
+
+    name: str
+    root: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in PRESETS:
+            raise ValueError(f"unknown preset {self.name!r}; known: {', '.join(PRESETS)}")
+
+    def applies_to(self, tool: str) -> bool:
         return True
 
+    def apply(self, args: Any) -> Any:
+        return _map_leaves(args, _PRESET_FUNCS[self.name](self))
+
+    def __str__(self) -> str:
+        return f"preset {self.name}"
+
+
+def _preset_uuid(_rule: PresetRule) -> Callable[[Any], Any]:
+    def fn(v: Any) -> Any:
+        return UUID_RE.sub("<uuid>", v) if isinstance(v, str) else v
+
+    return fn
+
+
+def _preset_timestamp(_rule: PresetRule) -> Callable[[Any], Any]:
+    def fn(v: Any) -> Any:
+        if isinstance(v, bool):
+            return v
+        if is_epoch(v):
+            return "<epoch>"
+        if isinstance(v, str):
+            return ISO_TIMESTAMP_RE.sub("<timestamp>", v)
+        return v
+
+    return fn
+
+
+def _preset_request_id(_rule: PresetRule) -> Callable[[Any], Any]:
+    def fn(v: Any) -> Any:
+        return REQUEST_ID_RE.sub("<request_id>", v) if isinstance(v, str) else v
+
+    return fn
+
+
+def _temp_placeholder(match: re.Match[str]) -> str:
+    text = match.group(0)
+    name = PureWindowsPath(text).name if "\\" in text else PurePosixPath(text).name
+    return f"<tmp>/{name}" if name and name.upper() != "%TEMP%" else "<tmp>"
+
+
+def _preset_path(rule: PresetRule) -> Callable[[Any], Any]:
+    root = (rule.root or os.getcwd()).rstrip("/\\")
+    home = os.path.expanduser("~").rstrip("/\\")
+    prefixes = [(root, ".")] if len(root) > 1 else []
+    if len(home) > 1 and home != root:
+        prefixes.append((home, "~"))
+    # the longest prefix first: the root may live under the home folder
+    prefixes.sort(key=lambda p: -len(p[0]))
+    subs = [
+        (re.compile(re.escape(prefix) + r"(?=[/\\]|$|[\s\"'])([/\\])?"), repl)
+        for prefix, repl in prefixes
+    ]
+
+    def fn(v: Any) -> Any:
+        if not isinstance(v, str):
+            return v
+        if v in (root, root + "/"):
+            return "."
+        v = TEMP_PATH_RE.sub(_temp_placeholder, v)
+        for regex, repl in subs:
+            if repl == ".":
+                v = regex.sub(lambda m: "" if m.group(1) else ".", v)
+            else:
+                v = regex.sub(lambda m, r=repl: r + (m.group(1) or ""), v)
+        return v
+
+    return fn
+
+
+_PRESET_FUNCS: dict[str, Callable[[PresetRule], Callable[[Any], Any]]] = {
+    "uuid": _preset_uuid,
+    "timestamp": _preset_timestamp,
+    "request_id": _preset_request_id,
+    "path": _preset_path,
+}
+
+Rule = DropRule | TransportRule | ReplaceRule | PresetRule
+_ORDER = {DropRule: 0, TransportRule: 1, ReplaceRule: 2, PresetRule: 3}
+
+
+# -- the rule set -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NormalizationRules:
+    """An ordered set of normalization rules. The empty set (``NormalizationRules()``) is
+    the identity: strict matching.
+
+    Attributes:
+        rules: the rules, applied drop -> transport -> replace -> presets.
+        source: where they came from (a config file path, ``"presets"``, ...), for messages.
+    """
+
+    rules: tuple[Rule, ...] = ()
+    source: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        ordered = tuple(sorted(self.rules, key=lambda r: _ORDER[type(r)]))
+        object.__setattr__(self, "rules", ordered)
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def from_presets(
+        cls, names: Iterable[str], *, root: str | Path | None = None
+    ) -> NormalizationRules:
+        """Rules made of built-in presets (``"uuid"``, ``"timestamp"``, ``"request_id"``,
+        ``"path"``). ``root``: the project root for ``path`` (default: the current folder).
+
+        Raises ``ValueError`` for an unknown preset name."""
+        r = str(Path(root).resolve()) if root is not None else None
+        return cls(tuple(PresetRule(n, r) for n in names), source="presets")
+
+    @classmethod
+    def from_mapping(
+        cls,
+        table: Mapping[str, Any],
+        *,
+        root: str | Path | None = None,
+        source: str | Path | None = None,
+    ) -> NormalizationRules:
+        """Rules from a config table (the TOML ``[tool.cassette.normalize]`` table):
+        ``presets``/``drop``/``transport``: lists of strings; ``replace``: a list of tables
+        ``{pattern, replacement, path?, tool?}`` or a table ``{pattern = replacement}``.
+
+        Raises ``NormalizationConfigError`` naming the field (``normalize.drop[1]``) for an
+        unknown key, a wrong type, a bad path, a bad regex or an unknown preset."""
+        src = str(source) if source is not None else None
+        r = str(Path(root).resolve()) if root is not None else None
+
+        def bad(fld: str, why: str) -> NormalizationConfigError:
+            return NormalizationConfigError(src, None, f"normalize.{fld}", why)
+
+        known = {"presets", "drop", "transport", "replace"}
+        for key in table:
+            if key not in known:
+                raise bad(key, f"unknown key; expected one of {', '.join(sorted(known))}")
+        rules: list[Rule] = []
+
+        def strings(name: str) -> list[str]:
+            value = table.get(name, [])
+            if not isinstance(value, list):
+                raise bad(name, f"expected a list of strings, got {type(value).__name__}")
+            for i, item in enumerate(value):
+                if not isinstance(item, str) or not item:
+                    raise bad(f"{name}[{i}]", "expected a non-empty string")
+            return value
+
+        for i, name in enumerate(strings("presets")):
+            if name not in PRESETS:
+                raise bad(f"presets[{i}]", f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+            rules.append(PresetRule(name, r))
+        for i, spec in enumerate(strings("drop")):
+            tool, path = _split_tool(spec)
+            try:
+                rules.append(DropRule(path, tool))
+            except ValueError as exc:
+                raise bad(f"drop[{i}]", str(exc)) from None
+        for i, spec in enumerate(strings("transport")):
+            tool, name = _split_tool(spec)
+            if "." in name or "*" in name:
+                raise bad(f"transport[{i}]", "a transport field is a top-level arg name")
+            rules.append(TransportRule(name, tool))
+        replace = table.get("replace", [])
+        if isinstance(replace, Mapping):
+            replace = [{"pattern": k, "replacement": v} for k, v in replace.items()]
+        if not isinstance(replace, list):
+            raise bad("replace", "expected a list of tables or a table of pattern = replacement")
+        for i, item in enumerate(replace):
+            fld = f"replace[{i}]"
+            if not isinstance(item, Mapping):
+                raise bad(fld, "expected a table {pattern, replacement, path?, tool?}")
+            extra = set(item) - {"pattern", "replacement", "path", "tool"}
+            if extra:
+                raise bad(fld, f"unknown key {min(extra)!r}")
+            for key in ("pattern", "replacement"):
+                if not isinstance(item.get(key), str):
+                    raise bad(f"{fld}.{key}", "expected a string")
+            for key in ("path", "tool"):
+                if key in item and not isinstance(item[key], str):
+                    raise bad(f"{fld}.{key}", "expected a string")
+            try:
+                rules.append(
+                    ReplaceRule(
+                        item["pattern"], item["replacement"], item.get("path"), item.get("tool")
+                    )
+                )
+            except re.error as exc:
+                raise bad(f"{fld}.pattern", f"not a valid regex: {exc}") from None
+            except ValueError as exc:
+                raise bad(f"{fld}.path", str(exc)) from None
+        return cls(tuple(rules), source=src)
+
+    # -- use --------------------------------------------------------------------------------
+    @property
+    def is_empty(self) -> bool:
+        """True when there is no rule: ``apply`` is the identity (strict matching)."""
+        return not self.rules
+
     def apply(self, tool: str, args: Any) -> Any:
-        """Return the normalized copy of ``args`` for a call of ``tool``; never mutates."""
+        """Return the normalized copy of ``args`` for a call of ``tool``; never mutates
+        ``args`` (with no rule, ``args`` itself is returned)."""
+        for rule in self.rules:
+            if rule.applies_to(tool):
+                args = rule.apply(args)
         return args
+
+    def describe(self) -> list[str]:
+        """One short line per rule, in application order (``["drop a.b", "preset uuid"]``)."""
+        return [str(r) for r in self.rules]
+
+    def __str__(self) -> str:
+        return "; ".join(self.describe()) or "no rules (strict)"
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def with_rule(self, rule: Rule) -> NormalizationRules:
+        """These rules plus ``rule`` (a no-op if it is already there)."""
+        if rule in self.rules:
+            return self
+        return NormalizationRules((*self.rules, rule), source=self.source)
+
+
+# -- config -------------------------------------------------------------------------------
+def find_config(start: str | Path | None = None) -> Path | None:
+    """The config file that applies in ``start`` (default: the current folder) or its
+    nearest parent: ``cassette.toml`` first, then a ``pyproject.toml`` that has a
+    ``[tool.cassette]`` table. ``None`` when there is none."""
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "cassette.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                return pyproject  # let load_rules report the problem
+            if "cassette" in data.get("tool", {}):
+                return pyproject
+    return None
+
+
+def load_rules(
+    config: str | Path | None = None, root: str | Path | None = None
+) -> NormalizationRules:
+    """Read normalization rules from a config file.
+
+    Where they come from, first match wins: ``config``; the ``CASSETTE_CONFIG`` environment
+    variable; ``find_config(root)``. In ``pyproject.toml`` the table is
+    ``[tool.cassette.normalize]``; in any other file the top-level ``[normalize]`` table
+    (or ``[tool.cassette.normalize]`` if that is what it has). No config file, or a config
+    without the table, gives the empty rules (strict). ``root`` (default: the config file's
+    folder, else the current one) is the project root of the ``path`` preset.
+
+    Raises:
+        NormalizationConfigError: an explicitly named config file is missing or unreadable,
+            the TOML is invalid (``line`` set), or a rule is bad (``field`` set).
+    """
+    explicit = config if config is not None else os.environ.get(CONFIG_ENV) or None
+    if explicit is not None:
+        path: Path | None = Path(explicit)
+        if not path.is_file():
+            raise NormalizationConfigError(path, None, None, "config file not found")
+    else:
+        path = find_config(root)
+    if path is None:
+        return NormalizationRules()
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise NormalizationConfigError(path, None, None, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise NormalizationConfigError(path, None, None, f"not UTF-8 at byte {exc.start}") from None
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None) or _toml_line(str(exc))
+        raise NormalizationConfigError(path, line, None, f"not valid TOML: {exc}") from None
+    tool_table = data.get("tool", {}).get("cassette", {}).get("normalize")
+    table = tool_table if path.name == "pyproject.toml" else data.get("normalize", tool_table)
+    if table is None:
+        return NormalizationRules(source=str(path))
+    if not isinstance(table, Mapping):
+        raise NormalizationConfigError(path, None, "normalize", "expected a table")
+    return NormalizationRules.from_mapping(
+        table, root=root if root is not None else path.parent, source=path
+    )
+
+
+def _toml_line(message: str) -> int | None:
+    m = re.search(r"line (\d+)", message)
+    return int(m.group(1)) if m else None
+
+
+# -- analysis -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OverNormalization:
+    """Distinct recorded calls that ``rules`` would merge into one key although their
+    responses differ: replay would serve one call another call's response.
+
+    Attributes:
+        tool: the tool of the merged calls.
+        digest: the merged args digest under the rules.
+        seqs: the seqs of every recorded entry under that key, in file order.
+        distinct_calls: how many different keys (before the rules) were merged.
+        distinct_responses: how many different outcomes those entries hold.
+    """
+
+    tool: str
+    digest: str
+    seqs: tuple[int, ...]
+    distinct_calls: int
+    distinct_responses: int
+
+
+@dataclass(frozen=True)
+class TurnedHit:
+    """A live call that misses under the cassette's own rules but hits under the new ones.
+
+    Attributes:
+        n: 1-based position of the call among the live calls.
+        tool: its tool.
+        strict_digest: its args digest under the cassette's rules (the miss).
+        digest: its args digest under the new rules (the hit).
+        seqs: the recorded entries that would serve it.
+    """
+
+    n: int
+    tool: str
+    strict_digest: str
+    digest: str
+    seqs: tuple[int, ...]
+
+
+def over_normalization(cassette: Cassette, rules: NormalizationRules) -> list[OverNormalization]:
+    """Groups of recorded entries whose keys merge under ``rules`` although their
+    responses differ (compared by ``cassette.fingerprint``). A key recorded several times
+    with the same args (a retry) is not a merge: it was already one key."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, entry in enumerate(cassette):
+        key = (entry.tool, digest(rules.apply(entry.tool, entry.args)))
+        groups.setdefault(key, []).append(i)
+    found = []
+    for (tool, dig), idxs in groups.items():
+        before = {cassette.digest(i) for i in idxs}
+        if len(before) < 2:
+            continue
+        outcomes = {cassette.fingerprint(i) for i in idxs}
+        if len(outcomes) < 2:
+            continue
+        found.append(
+            OverNormalization(
+                tool, dig, tuple(cassette.seq(i) for i in idxs), len(before), len(outcomes)
+            )
+        )
+    return found
+
+
+def _call_parts(call: Any) -> tuple[str, Any]:
+    if isinstance(call, Mapping):
+        return call["tool"], call.get("args")
+    if isinstance(call, tuple) and len(call) == 2:
+        return call[0], call[1]
+    return call.tool, call.args
+
+
+def misses_turned_hits(
+    cassette: Cassette, live_calls: Iterable[Any], rules: NormalizationRules
+) -> list[TurnedHit]:
+    """The live calls that miss under the cassette's own rules but would hit under
+    ``rules``. ``live_calls``: ``(tool, args)`` pairs, ``{"tool", "args"}`` dicts or
+    entries (``live_calls.jsonl`` rows load as dicts)."""
+    strict_keys = {cassette.key(i) for i in range(len(cassette))}
+    loose: dict[tuple[str, str], list[int]] = {}
+    for entry in cassette:
+        key = (entry.tool, digest(rules.apply(entry.tool, entry.args)))
+        loose.setdefault(key, []).append(entry.seq)
+    found = []
+    for n, call in enumerate(live_calls, 1):
+        tool, args = _call_parts(call)
+        strict = digest(cassette.rules.apply(tool, args))
+        if (tool, strict) in strict_keys:
+            continue
+        dig = digest(rules.apply(tool, args))
+        if (tool, dig) in loose:
+            found.append(TurnedHit(n, tool, strict, dig, tuple(loose[(tool, dig)])))
+    return found
