@@ -1,0 +1,103 @@
+"""The cassette-tui app: two cassettes side by side (or one alone), stepped through by
+keyboard, over SSH.
+
+The app holds the opened cassettes and asks ``core`` for the diff (once per alignment,
+cached); screens only present what ``core`` computed. Default theme ``ansi-dark``: the
+terminal's own 16 colours, which survive SSH without ``COLORTERM``; NO_COLOR is honoured by
+Textual itself, and every status also has a glyph.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from cassette_tui.core.cassette import Cassette
+from cassette_tui.core.diff import diff_cassettes
+from textual.app import App
+from textual.screen import Screen
+
+from .bindings import APP
+from .palette import StepActions
+
+DEFAULT_THEME = "ansi-dark"
+
+
+def default_keymap_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "cassette-tui" / "keys.toml"
+
+
+def load_keymap(path: str | Path) -> dict[str, str]:
+    """Read a keymap: a TOML file with a ``[keys]`` table of binding id -> keys
+    (``"main.next" = "x"``; several keys comma-separated). Raises ``ValueError`` with the
+    reason when the file is not that."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{p}: cannot read keymap: {exc}") from None
+    keys = data.get("keys", {})
+    if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
+        raise ValueError(f'{p}: expected a [keys] table of "binding.id" = "key" strings')
+    return {str(k): v for k, v in keys.items()}
+
+
+class CassetteApp(App[None]):
+    """``CassetteApp(a, b)`` compares two cassettes; ``CassetteApp(a)`` shows one."""
+
+    TITLE = "cassette-tui"
+    CSS_PATH = "app.tcss"
+    BINDINGS = APP
+    COMMANDS = App.COMMANDS | {StepActions}
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(
+        self,
+        a: Cassette,
+        b: Cassette | None = None,
+        *,
+        align: str = "seq",
+        theme: str | None = None,
+        keymap: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        if align not in ("seq", "key"):
+            raise ValueError(f"align must be 'seq' or 'key', not {align!r}")
+        self.a, self.b, self.align = a, b, align
+        self._results: dict[str, Any] = {}
+        self._diff_lock = threading.Lock()
+        self._theme_name = theme or DEFAULT_THEME
+        if keymap:
+            self.set_keymap(keymap)
+
+    def on_mount(self) -> None:
+        self.theme = self._theme_name
+
+    def get_default_screen(self) -> Screen[Any]:
+        if self.b is None:
+            from .screens.single import SingleScreen
+
+            return SingleScreen()
+        from .screens.pair import PairScreen
+
+        return PairScreen()
+
+    def diff(self, align: str) -> Any:
+        """The ``core`` diff of A and B under ``align``, computed once (call it from a
+        worker thread: a key alignment of large cassettes takes a while)."""
+        assert self.b is not None
+        with self._diff_lock:
+            result = self._results.get(align)
+            if result is None:
+                result = self._results[align] = diff_cassettes(self.a, self.b, align=align)
+            return result
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())

@@ -1,0 +1,104 @@
+"""Every key of the app, per screen. Each binding has an id, so a user can remap it with a
+keymap file (``[keys]`` table: ``"main.next" = "x"``); the help screen and the command
+palette are built from these tables, so they always list what the keys really do.
+
+ctrl+h, ctrl+i, ctrl+j and ctrl+m are left alone: terminals send them as backspace, tab
+and enter.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+APP = [
+    Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
+    Binding("question_mark,f1", "help", "Keys", key_display="?", id="app.help"),
+]
+
+#: Moving over the rows; shared by both step screens.
+_MOVE = [
+    Binding("down,j", "cursor_down", "Down", show=False, id="main.cursor_down"),
+    Binding("up,k", "cursor_up", "Up", show=False, id="main.cursor_up"),
+    Binding("pagedown", "page_down", "Page down", show=False, id="main.page_down"),
+    Binding("pageup", "page_up", "Page up", show=False, id="main.page_up"),
+    Binding("g,home", "first", "First row", show=False, id="main.first"),
+    Binding("G,end", "last", "Last row", show=False, id="main.last"),
+    Binding("tab", "switch_pane", "Switch pane", show=False, id="main.switch_pane"),
+    Binding("enter", "open_step", "Step", id="main.open_step"),
+    Binding("e", "toggle_expand", "Expand", show=False, id="main.expand"),
+    Binding("slash", "search", "Search", key_display="/", id="main.search"),
+    Binding("escape", "clear_search", "Clear search", show=False, id="main.clear_search"),
+    Binding("q", "back", "Quit", id="main.back"),
+]
+
+PAIR = [
+    Binding("n", "next", "Next diff", id="main.next"),
+    Binding("N", "previous", "Prev diff", show=False, id="main.previous"),
+    Binding(
+        "right_square_bracket",
+        "next_difference",
+        "Next difference",
+        show=False,
+        key_display="]",
+        id="main.next_difference",
+    ),
+    Binding(
+        "left_square_bracket",
+        "previous_difference",
+        "Previous difference",
+        show=False,
+        key_display="[",
+        id="main.previous_difference",
+    ),
+    Binding("f", "first_divergence", "First divergence", show=False, id="main.first_divergence"),
+    Binding("a", "toggle_align", "Align", id="main.toggle_align"),
+    *_MOVE,
+]
+
+SINGLE = [
+    Binding("n", "next", "Next finding", id="single.next"),
+    Binding("N", "previous", "Prev finding", show=False, id="single.previous"),
+    Binding(
+        "right_square_bracket",
+        "next_difference",
+        "Next finding",
+        show=False,
+        key_display="]",
+        id="single.next_difference",
+    ),
+    Binding(
+        "left_square_bracket",
+        "previous_difference",
+        "Previous finding",
+        show=False,
+        key_display="[",
+        id="single.previous_difference",
+    ),
+    *_MOVE,
+]
+
+STEP = [
+    Binding("q,escape", "back", "Back", id="step.back"),
+    Binding("down,j", "scroll_down", "Scroll down", show=False, id="step.scroll_down"),
+    Binding("up,k", "scroll_up", "Scroll up", show=False, id="step.scroll_up"),
+    Binding("pagedown,space", "page_down", "Page down", show=False, id="step.page_down"),
+    Binding("pageup", "page_up", "Page up", show=False, id="step.page_up"),
+    Binding("g,home", "scroll_top", "Top", show=False, id="step.top"),
+    Binding("G,end", "scroll_bottom", "Bottom", show=False, id="step.bottom"),
+    Binding("n,right_square_bracket", "next_step", "Next diff", id="step.next"),
+    Binding("N,left_square_bracket", "previous_step", "Prev diff", id="step.previous"),
+    Binding("e", "toggle_expand", "Expand", id="step.expand"),
+]
+
+HELP = [
+    Binding("q,escape,question_mark,f1", "back", "Back", id="help.back"),
+    Binding("down,j", "scroll_down", "Scroll down", show=False, id="help.scroll_down"),
+    Binding("up,k", "scroll_up", "Scroll up", show=False, id="help.scroll_up"),
+    Binding("g,home", "scroll_top", "Top", show=False, id="help.top"),
+    Binding("G,end", "scroll_bottom", "Bottom", show=False, id="help.bottom"),
+]
+
+RUNS = [
+    Binding("q,escape", "back", "Back", id="runs.back"),
+    Binding("enter", "choose", "Open", id="runs.choose"),
+]

@@ -1,0 +1,98 @@
+"""One step full-screen: the detail pane with the whole height, n/N to walk the diffs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.worker import get_current_worker
+
+from ..bindings import STEP
+from ..widgets.detail import DetailPane, Limits
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from .steps import StepsScreen
+
+
+class StepScreen(Screen[None]):
+    """The step under the cursor of ``owner``, full-screen. q or escape goes back."""
+
+    BINDINGS = STEP
+
+    def __init__(self, owner: StepsScreen, index: int) -> None:
+        super().__init__()
+        self.owner = owner
+        self.index = index
+
+    def compose(self) -> ComposeResult:
+        yield DetailPane(id="step-detail")
+        yield Footer()
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one("#step-detail", DetailPane)
+
+    def on_mount(self) -> None:
+        self.detail.focus()
+        self.show_step(self.index)
+
+    def show_step(self, index: int, keep_scroll: bool = False) -> None:
+        self.index = index
+        if not keep_scroll:
+            self.detail.show(self.owner.detail_placeholder(index))
+        limits = self.owner.limits(self.owner.expanded)
+        self.load(index, limits, self.detail.styles_map(), keep_scroll)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="step", description="step")
+    def load(self, index: int, limits: Limits, styles: dict, keep_scroll: bool) -> None:
+        worker = get_current_worker()
+        body: RenderableType = self.owner.build_detail(index, limits, styles)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, index, body, keep_scroll)
+
+    def _show(self, index: int, body: RenderableType, keep_scroll: bool) -> None:
+        if index == self.index:
+            self.detail.show(body, keep_scroll=keep_scroll)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_scroll_down(self) -> None:
+        self.detail.scroll_down(animate=False)
+
+    def action_scroll_up(self) -> None:
+        self.detail.scroll_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.detail.scroll_page_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self.detail.scroll_page_up(animate=False)
+
+    def action_scroll_top(self) -> None:
+        self.detail.scroll_home(animate=False)
+
+    def action_scroll_bottom(self) -> None:
+        self.detail.scroll_end(animate=False)
+
+    def _walk(self, direction: int) -> None:
+        steps = self.owner.steps
+        if steps.next_notable(direction):
+            self.show_step(steps.cursor)
+        else:
+            self.app.notify(self.owner.no_more(direction), markup=False, timeout=2)
+
+    def action_next_step(self) -> None:
+        self._walk(1)
+
+    def action_previous_step(self) -> None:
+        self._walk(-1)
+
+    def action_toggle_expand(self) -> None:
+        self.owner.expanded = not self.owner.expanded
+        self.show_step(self.index, keep_scroll=True)

@@ -1,0 +1,273 @@
+"""The step screens: the shared behaviour of the pair screen and the single-file screen.
+
+A header, the step list (one row per aligned step), the detail of the selected row, a
+search bar and the footer. Slow work (diffing, drift of the selected row, search, lint)
+runs in thread workers; the key that started it returns at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from ..widgets.detail import DetailPane, Limits
+from ..widgets.rows import RowModel
+from ..widgets.safe import plain, printable
+from ..widgets.step_list import StepList
+from ..widgets.summary import SummaryHeader, loading_summary
+
+
+class NoRows:
+    """The rows before the engine has answered."""
+
+    def __len__(self) -> int:
+        return 0
+
+    def render(self, index: int, width: int, styles: Any) -> Text:
+        return Text("")
+
+    def notable(self, index: int) -> bool:
+        return False
+
+    def matches(self, index: int, needle: str) -> bool:
+        return False
+
+
+class StepsScreen(Screen[None]):
+    """Header, step list, detail pane, search bar, footer."""
+
+    #: the search term (lower case) that n/N repeat, or "" when none is active
+    search_term: str = ""
+    expanded: bool = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model: RowModel = NoRows()
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield SummaryHeader(self.initial_summary(), id="summary")
+        yield Static(self.column_titles(), id="columns")
+        yield StepList(self.model, id="steps")
+        yield DetailPane(id="detail")
+        yield Input(placeholder="search tool names, args, responses", id="search")
+        yield Footer()
+
+    def initial_summary(self) -> Text:
+        return loading_summary(self.app.a, self.app.b, "loading…")  # type: ignore[attr-defined]
+
+    def column_titles(self) -> Text:
+        return Text("")
+
+    def on_mount(self) -> None:
+        self.steps.focus()
+        self.steps.loading = True
+
+    @property
+    def steps(self) -> StepList:
+        return self.query_one("#steps", StepList)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one("#detail", DetailPane)
+
+    def show_rows(self, model: RowModel, cursor: int = 0) -> None:
+        """Show the rows the engine computed, with the cursor on row ``cursor``."""
+        self.model = model
+        self.steps.loading = False
+        self.steps.set_model(model, cursor)
+        self.refresh_columns()
+
+    def refresh_columns(self) -> None:
+        self.query_one("#columns", Static).update(self.column_titles())
+
+    # -- detail ---------------------------------------------------------------------------
+    def build_detail(self, index: int, limits: Limits, styles: Any) -> RenderableType:
+        """The detail renderable of row ``index``; runs in a thread worker."""
+        raise NotImplementedError
+
+    def detail_placeholder(self, index: int) -> RenderableType:
+        return plain("loading step…", "dim italic")
+
+    @on(StepList.Highlighted)
+    def _highlighted(self, event: StepList.Highlighted) -> None:
+        if not len(self.model):
+            return
+        self.detail.show(self.detail_placeholder(event.index))
+        self.start_detail(event.index)
+
+    def start_detail(self, index: int, keep_scroll: bool = False) -> None:
+        """Build row ``index``'s detail in a worker (styles are resolved here, on the UI
+        thread)."""
+        self.load_detail(index, self.limits(self.expanded), self.detail.styles_map(), keep_scroll)
+
+    def limits(self, expanded: bool) -> Limits:
+        return Limits.expanded() if expanded else Limits()
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="detail",
+        description="detail and drift of the selected row",
+    )
+    def load_detail(self, index: int, limits: Limits, styles: Any, keep_scroll: bool) -> None:
+        worker = get_current_worker()
+        body = self.build_detail(index, limits, styles)
+        if worker.is_cancelled:
+            return
+        self.app.call_from_thread(self._show_detail, index, body, keep_scroll)
+
+    def _show_detail(self, index: int, body: RenderableType, keep_scroll: bool) -> None:
+        if index == self.steps.cursor:
+            self.detail.show(body, keep_scroll=keep_scroll)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.app.notify(
+                printable(f"{event.worker.description or event.worker.name}: {error!r}"),
+                title="error",
+                severity="error",
+                markup=False,
+            )
+
+    # -- actions: moving ------------------------------------------------------------------
+    def _detail_focused(self) -> bool:
+        return self.detail.has_focus
+
+    def action_cursor_down(self) -> None:
+        if self._detail_focused():
+            self.detail.scroll_down(animate=False)
+        else:
+            self.steps.move(1)
+
+    def action_cursor_up(self) -> None:
+        if self._detail_focused():
+            self.detail.scroll_up(animate=False)
+        else:
+            self.steps.move(-1)
+
+    def action_page_down(self) -> None:
+        if self._detail_focused():
+            self.detail.scroll_page_down(animate=False)
+        else:
+            self.steps.page(1)
+
+    def action_page_up(self) -> None:
+        if self._detail_focused():
+            self.detail.scroll_page_up(animate=False)
+        else:
+            self.steps.page(-1)
+
+    def action_first(self) -> None:
+        if self._detail_focused():
+            self.detail.scroll_home(animate=False)
+        else:
+            self.steps.first()
+
+    def action_last(self) -> None:
+        if self._detail_focused():
+            self.detail.scroll_end(animate=False)
+        else:
+            self.steps.last()
+
+    def action_switch_pane(self) -> None:
+        (self.steps if self._detail_focused() else self.detail).focus()
+
+    def action_next_difference(self) -> None:
+        if not self.steps.next_notable(1):
+            self.app.notify(self.no_more(1), markup=False, timeout=2)
+
+    def action_previous_difference(self) -> None:
+        if not self.steps.next_notable(-1):
+            self.app.notify(self.no_more(-1), markup=False, timeout=2)
+
+    def no_more(self, direction: int) -> str:
+        return "no more differences below" if direction > 0 else "no differences above"
+
+    def action_next(self) -> None:
+        """n: repeat the search when one is active, else the next difference."""
+        if self.search_term:
+            self.run_search(self.search_term, 1)
+        else:
+            self.action_next_difference()
+
+    def action_previous(self) -> None:
+        if self.search_term:
+            self.run_search(self.search_term, -1)
+        else:
+            self.action_previous_difference()
+
+    def action_open_step(self) -> None:
+        if len(self.model):
+            from .step import StepScreen
+
+            self.app.push_screen(StepScreen(self, self.steps.cursor))
+
+    def action_toggle_expand(self) -> None:
+        self.expanded = not self.expanded
+        if len(self.model):
+            self.start_detail(self.steps.cursor, keep_scroll=True)
+
+    def action_back(self) -> None:
+        """q: the main screen is the first view, so going back quits."""
+        self.app.exit()
+
+    # -- search ---------------------------------------------------------------------------
+    def action_search(self) -> None:
+        bar = self.query_one("#search", Input)
+        bar.add_class("-open")
+        bar.value = ""
+        bar.focus()
+
+    def action_clear_search(self) -> None:
+        bar = self.query_one("#search", Input)
+        if bar.has_class("-open"):
+            bar.remove_class("-open")
+            self.steps.focus()
+        elif self.search_term:
+            self.search_term = ""
+            self.workers.cancel_group(self, "search")
+            self.refresh_columns()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        bar = event.input
+        bar.remove_class("-open")
+        self.steps.focus()
+        term = event.value.strip().lower()
+        self.search_term = term
+        self.refresh_columns()
+        if term:
+            self.run_search(term, 1, include_current=False)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
+    def run_search(self, term: str, direction: int, include_current: bool = False) -> None:
+        worker = get_current_worker()
+        model = self.model
+        start = self.steps.cursor + (0 if include_current else direction)
+        stop = len(model) if direction > 0 else -1
+        for n, index in enumerate(range(start, stop, direction)):
+            if n % 512 == 0 and worker.is_cancelled:
+                return
+            if model.matches(index, term):
+                self.app.call_from_thread(self._found, model, index)
+                return
+        if not worker.is_cancelled:
+            where = "below" if direction > 0 else "above"
+            self.app.call_from_thread(
+                self.app.notify, f"no match {where} for: {printable(term)}", markup=False, timeout=3
+            )
+
+    def _found(self, model: RowModel, index: int) -> None:
+        if model is self.model:
+            self.steps.cursor = index

@@ -1,0 +1,1 @@
+"""Reusable widgets of the app: the step list (Line API), the detail pane, the header."""

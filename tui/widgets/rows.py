@@ -1,0 +1,170 @@
+"""What the step list shows, row by row: a diff of two cassettes, or one cassette alone.
+
+A row model renders one row as ``Text`` when it scrolls into view (entries are parsed on
+demand by the ``Cassette``), says which rows are worth jumping to (``notable``) and
+whether a row matches a search. It presents what ``core`` computed; it never diffs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from cassette_tui.core.cassette import Cassette
+from cassette_tui.core.diff_model import Row, Status
+from rich.style import Style
+from rich.text import Text
+
+from .marks import ERROR, LINT, REPEATED, STATUS_MARKS
+from .safe import args_summary, compact, printable
+
+Styles = Mapping[str, Style]
+SEQ_WIDTH = 5
+
+
+class RowModel(Protocol):
+    """The rows of a step list."""
+
+    def __len__(self) -> int: ...
+
+    def render(self, index: int, width: int, styles: Styles) -> Text: ...
+
+    def notable(self, index: int) -> bool: ...
+
+    def matches(self, index: int, needle: str) -> bool: ...
+
+
+def _entry_matches(cassette: Cassette, i: int, needle: str) -> bool:
+    """``needle`` (lower case) occurs in entry ``i``'s tool name, args or response."""
+    if needle in cassette.tool(i).lower():
+        return True
+    # cheap pre-check on the stored bytes; a hit is confirmed on the parsed entry
+    quick = needle.isascii() and '"' not in needle and "\\" not in needle
+    if quick and needle.encode() not in cassette.raw_line(i).lower():
+        return False
+    entry = cassette[i]
+    outcome = entry.error if entry.is_error else entry.response
+    return needle in compact(entry.args).lower() or needle in compact(outcome).lower()
+
+
+def _tool_width(cassettes: list[Cassette]) -> int:
+    longest = 4
+    for cassette in cassettes:
+        names = {cassette.tool(i) for i in range(len(cassette))}
+        longest = max([longest, *(len(name) for name in names)])
+    return longest
+
+
+def _side(
+    cassette: Cassette,
+    index: int | None,
+    *,
+    repeated: bool,
+    error: bool,
+    width: int,
+    tool_width: int,
+    styles: Styles,
+    base: str,
+) -> Text:
+    """One side of a row, exactly ``width`` cells wide."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    if index is None:
+        text.append("·" * width, styles.get("steplist--filler"))
+        return text
+    entry = cassette[index]
+    text.append(f"{cassette.seq(index):>{SEQ_WIDTH}}", styles.get("steplist--seq"))
+    text.append(REPEATED.glyph if repeated else " ", styles.get(REPEATED.style))
+    text.append(ERROR.glyph if error else " ", styles.get(ERROR.style))
+    tool = printable(cassette.tool(index))
+    tw = min(tool_width, max(4, width // 2 - SEQ_WIDTH))
+    if len(tool) > tw:
+        tool = tool[: tw - 1] + "…"
+    text.append(f"{tool:<{tw}} ", styles.get(base))
+    text.append(args_summary(entry.args, limit=max(width, 8)), styles.get("steplist--args"))
+    text.truncate(width, overflow="ellipsis", pad=True)
+    return text
+
+
+class PairRows:
+    """Rows of a ``DiffResult``: A on the left, the status mark between, B on the right."""
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+        self.rows: list[Row] = result.rows
+        self._tool_width = _tool_width([result.a, result.b])
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def render(self, index: int, width: int, styles: Styles) -> Text:
+        row = self.rows[index]
+        mark = STATUS_MARKS[row.status]
+        side = max(10, (width - 3) // 2)
+        base = "steplist--same" if row.status is Status.SAME else "steplist--row"
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        common = {"width": side, "tool_width": self._tool_width, "styles": styles, "base": base}
+        line.append_text(
+            _side(self.result.a, row.a, repeated=row.repeated_a, error=row.error_a, **common)
+        )
+        line.append(f" {mark.glyph} ", styles.get(mark.style))
+        line.append_text(
+            _side(self.result.b, row.b, repeated=row.repeated_b, error=row.error_b, **common)
+        )
+        if row.status is Status.SAME:
+            line.stylize(styles.get("steplist--same", ""))
+        return line
+
+    def notable(self, index: int) -> bool:
+        return self.rows[index].status is not Status.SAME
+
+    def matches(self, index: int, needle: str) -> bool:
+        row = self.rows[index]
+        return (row.a is not None and _entry_matches(self.result.a, row.a, needle)) or (
+            row.b is not None and _entry_matches(self.result.b, row.b, needle)
+        )
+
+
+class SingleRows:
+    """Rows of one cassette, marked with its lint findings (repeated keys, errors, ...)."""
+
+    def __init__(self, cassette: Cassette, findings_by_seq: Mapping[int, list[Any]]) -> None:
+        self.cassette = cassette
+        self.findings_by_seq = findings_by_seq
+        self._tool_width = _tool_width([cassette])
+
+    def __len__(self) -> int:
+        return len(self.cassette)
+
+    def _repeated(self, seq: int) -> bool:
+        return any(f.kind == "repeated_key" for f in self.findings_by_seq.get(seq, ()))
+
+    def render(self, index: int, width: int, styles: Styles) -> Text:
+        cassette = self.cassette
+        seq = cassette.seq(index)
+        findings = self.findings_by_seq.get(seq, ())
+        entry = cassette[index]
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append_text(
+            _side(
+                cassette,
+                index,
+                repeated=self._repeated(seq),
+                error=entry.is_error,
+                width=max(10, width - 2),
+                tool_width=self._tool_width,
+                styles=styles,
+                base="steplist--row",
+            )
+        )
+        others = [f for f in findings if f.kind != "repeated_key"]
+        line.append(f" {LINT.glyph}" if others else "  ", styles.get(LINT.style))
+        return line
+
+    def notable(self, index: int) -> bool:
+        return (
+            bool(self.findings_by_seq.get(self.cassette.seq(index)))
+            or self.cassette[index].is_error
+        )
+
+    def matches(self, index: int, needle: str) -> bool:
+        return _entry_matches(self.cassette, index, needle)

@@ -1,0 +1,109 @@
+"""Cassette text as data, never markup.
+
+Everything a cassette holds (tool names, args, responses, error messages) and every file
+name reaches the screen through these helpers, as ``rich.text.Text`` built from plain
+strings. Control characters that could move the cursor, clear the screen or reorder text
+(C0, DEL, C1, bidi and zero-width controls) become visible stand-ins, so a response holding
+``\\x1b[2J`` or ``[bold red]...[/]`` shows literally and cannot change the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rich.text import Text
+
+#: C0 controls, DEL, C1 controls, zero-width and bidi controls, line/paragraph separators.
+_UNSAFE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]"
+)
+#: In multi-line text, newlines and tabs are layout, not a threat.
+_UNSAFE_MULTILINE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]"
+)
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # Unicode "control pictures": ␛ ␀ ␇ ␊ ...
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` on one line with every control character replaced by a visible form."""
+    return _UNSAFE.sub(_visible, text)
+
+
+def printable_block(text: str) -> str:
+    """Like ``printable`` but keeps newlines and tabs (for pretty-printed blocks)."""
+    return _UNSAFE_MULTILINE.sub(_visible, text)
+
+
+def plain(text: str, style: str = "") -> Text:
+    """A one-line ``Text`` of untrusted ``text``: no markup, no control characters."""
+    return Text(printable(text), style=style, no_wrap=True, overflow="ellipsis", end="")
+
+
+def compact(value: Any) -> str:
+    """Compact one-line JSON of a value (non-ASCII kept readable), made printable."""
+    try:
+        dumped = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        dumped = repr(value)
+    return printable(dumped)
+
+
+def args_summary(args: Any, limit: int = 200) -> str:
+    """A short one-line summary of a call's args: ``q="retry budget" top_k=5``."""
+    if isinstance(args, dict):
+        parts: list[str] = []
+        size = 0
+        for key, value in args.items():
+            part = f"{printable(str(key))}={compact(value)}"
+            parts.append(part)
+            size += len(part) + 1
+            if size > limit:
+                break
+        text = " ".join(parts)
+    else:
+        text = compact(args)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cut_strings(value: Any, max_chars: int) -> Any:
+    """``value`` with every string longer than ``max_chars`` cut, saying how much was cut."""
+    if isinstance(value, str):
+        if len(value) > max_chars:
+            return f"{value[:max_chars]}…(+{len(value) - max_chars} chars)"
+        return value
+    if isinstance(value, dict):
+        return {key: _cut_strings(item, max_chars) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cut_strings(item, max_chars) for item in value]
+    return value
+
+
+def pretty_lines(
+    value: Any, *, max_lines: int | None, max_chars: int | None
+) -> tuple[list[str], int]:
+    """Pretty-printed JSON of ``value`` as printable lines, and how many lines were cut.
+
+    Args:
+        max_lines: keep at most this many lines (``None``: all).
+        max_chars: cut strings longer than this (``None``: keep them whole).
+    """
+    shown = _cut_strings(value, max_chars) if max_chars is not None else value
+    try:
+        dumped = json.dumps(shown, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        dumped = repr(shown)
+    lines = printable_block(dumped).split("\n")
+    if max_lines is not None and len(lines) > max_lines:
+        return lines[:max_lines], len(lines) - max_lines
+    return lines, 0
