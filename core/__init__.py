@@ -4,6 +4,7 @@ diff). Plain Python; never imports the terminal UI or textual."""
 from .cassette import Cassette, LoadReport, load, save
 from .digest import canonical_json, digest
 from .entry import Entry
+from .diff import DiffResult, diff_cassettes
 from .errors import (
     CassetteError,
     CassetteFormatError,
@@ -20,6 +21,8 @@ from .volatile import difference_kind, value_kind
 from .wrap import wrap_dispatcher
 
 __all__ = [
+    "DiffResult",
+    "diff_cassettes",
     "Cassette",
     "CassetteError",
     "CassetteFormatError",

@@ -1,0 +1,493 @@
+"""Step alignment of two cassettes: which entry of A stands beside which entry of B.
+
+Two alignments (issue 3, DESIGN.md "The app"):
+
+- **by seq** (``align="seq"``): row *i* holds the *i*-th entry of A beside the *i*-th entry
+  of B (entries in call order); the longer run's tail is only-in-one-side.
+- **by call key** (``align="key"``): a longest-common-subsequence alignment in four passes,
+  each run only inside the gaps the previous passes left: identical steps first (same tool,
+  args digest and outcome fingerprint), then the same key with the same outcome class
+  (both errors or both successes), then the same key, then the same tool. An inserted retry
+  or an extra lookup therefore shows as a step present on one side only instead of shifting
+  every later row; the *n*-th occurrence of a token pairs with the *n*-th, never all with
+  the first.
+
+The LCS of each pass (``match_tokens``) trims the common prefix and suffix, runs Myers'
+O((N+M)D) algorithm on small regions, and on large ones anchors on tokens that occur once
+on each side (patience diff) — or, when there are none, on every common token with its
+*n*-th occurrences paired — keeps the longest increasing chain of anchors and recurses
+into the gaps. That keeps two 100k-entry cassettes to well under a second of alignment
+(``benchmarks/bench_diff.py``); the result is an exact LCS on small regions and a patience
+approximation on large ones.
+
+Outcomes (fingerprint and error flag per entry) come from ``outcome_index``, which reads a
+file-backed cassette sequentially once; no deepdiff runs here.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .cassette import Cassette
+from .diff_model import Row, Status
+
+#: the alignments ``align`` accepts
+ALIGNMENTS = ("seq", "key")
+
+#: Myers runs on a region when its size (n + m) is at most this ...
+_MYERS_MAX_SIZE = 4000
+#: ... and gives up (falling back to anchors) past this many edits.
+_MYERS_MAX_D = 400
+
+
+# -- outcomes -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Per-entry outcome facts of one cassette, computed in one pass.
+
+    Attributes:
+        fingerprints: an in-process hash of each entry's outcome (the response, or the
+            error), tagged by which of the two it is: equal hashes mean equal JSON values
+            (key order ignored; ``1`` and ``1.0`` differ). Not stable across processes.
+        errors: each entry's outcome is an error: an ``error`` entry, or a response that
+            carries an HTTP 4xx/5xx status (see ``is_error_outcome``).
+    """
+
+    fingerprints: list[int]
+    errors: list[bool]
+
+
+_STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "code")
+
+
+def is_error_outcome(is_error: bool, response: Any) -> bool:
+    """True when an outcome is an error: the entry recorded ``error``, or the response is an
+    object whose ``status`` (or ``status_code``, ``statusCode``, ``http_status``, ``code``;
+    an integer, a digit string, or an object with an integer ``code``) is 400-599 — the
+    HTTP error statuses, as a rate limit turns a 200 into a 429."""
+    if is_error:
+        return True
+    if not isinstance(response, dict):
+        return False
+    for name in _STATUS_KEYS:
+        status = response.get(name)
+        if isinstance(status, dict):
+            status = status.get("code")
+        if isinstance(status, str) and status.isdigit():
+            status = int(status)
+        if type(status) is int and 400 <= status <= 599:
+            return True
+    return False
+
+
+def _hash_outcome(tag: str, value: Any) -> int:
+    try:
+        text = orjson.dumps((tag, value), option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # integers past 64 bits
+        text = json.dumps((tag, value), sort_keys=True).encode()
+    return hash(text)
+
+
+def _parse(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw.decode("utf-8"))
+
+
+def _outcome_of_record(record: dict[str, Any]) -> tuple[int, bool]:
+    if "error" in record:
+        return _hash_outcome("error", record["error"]), True
+    response = record.get("response")
+    return _hash_outcome("response", response), is_error_outcome(False, response)
+
+
+def _scan_file(cassette: Cassette) -> Outcomes | None:
+    """Read a file-backed cassette's lines in one sequential pass; ``None`` when the
+    cassette's line numbers do not point at its entries in that file (an imported or
+    in-memory cassette), so that the caller falls back to entry access."""
+    path = cassette.path
+    n = len(cassette)
+    if path is None or n == 0 or not path.is_file():
+        return None
+    lines = [cassette.line(i) for i in range(n)]
+    if lines[0] < 1 or any(lines[i] >= lines[i + 1] for i in range(n - 1)):
+        return None
+    fps: list[int] = []
+    errs: list[bool] = []
+    i = 0
+    try:
+        with open(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if lineno != lines[i]:
+                    continue
+                record = _parse(raw)
+                if (
+                    not isinstance(record, dict)
+                    or record.get("seq") != cassette.seq(i)
+                    or record.get("tool") != cassette.tool(i)
+                ):
+                    return None
+                fp, err = _outcome_of_record(record)
+                fps.append(fp)
+                errs.append(err)
+                i += 1
+                if i == n:
+                    break
+    except (OSError, ValueError):
+        return None
+    return Outcomes(fps, errs) if i == n else None
+
+
+_outcome_cache: weakref.WeakKeyDictionary[Cassette, Outcomes] = weakref.WeakKeyDictionary()
+_outcome_lock = threading.Lock()
+
+
+def outcome_index(cassette: Cassette) -> Outcomes:
+    """The ``Outcomes`` of every entry of ``cassette``, computed once per cassette object
+    (cached weakly) and thread-safe. A file-backed cassette is read sequentially, one parse
+    per line; any other cassette is read entry by entry."""
+    with _outcome_lock:
+        cached = _outcome_cache.get(cassette)
+    if cached is not None:
+        return cached
+    result = _scan_file(cassette)
+    if result is None:
+        fps: list[int] = []
+        errs: list[bool] = []
+        for entry in cassette:
+            tag, value = ("error", entry.error) if entry.is_error else ("response", entry.response)
+            fps.append(_hash_outcome(tag, value))
+            errs.append(is_error_outcome(entry.is_error, entry.response))
+        result = Outcomes(fps, errs)
+    with _outcome_lock:
+        _outcome_cache[cassette] = result
+    return result
+
+
+# -- the LCS of two token sequences ------------------------------------------------------
+
+
+def _myers(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int, max_d: int
+) -> list[tuple[int, int]] | None:
+    """Exact LCS pairs of ``ta[a0:a1]`` and ``tb[b0:b1]`` by Myers' greedy algorithm, or
+    ``None`` when more than ``max_d`` insertions and deletions are needed."""
+    n, m = a1 - a0, b1 - b0
+    offset = max_d + 1
+    v = [0] * (2 * max_d + 3)
+    trace: list[list[int]] = []
+    for d in range(max_d + 1):
+        trace.append(v[offset - d - 1 : offset + d + 2])
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+                x = v[offset + k + 1]
+            else:
+                x = v[offset + k - 1] + 1
+            y = x - k
+            while x < n and y < m and ta[a0 + x] == tb[b0 + y]:
+                x += 1
+                y += 1
+            v[offset + k] = x
+            if x >= n and y >= m:
+                return _myers_backtrack(trace, d, n, m, a0, b0)
+    return None
+
+
+def _myers_backtrack(
+    trace: list[list[int]], d_end: int, n: int, m: int, a0: int, b0: int
+) -> list[tuple[int, int]]:
+    pairs: list[tuple[int, int]] = []
+    x, y = n, m
+    for d in range(d_end, 0, -1):
+        snap = trace[d]  # the furthest x per diagonal before step d, k in [-d-1, d+1]
+        k = x - y
+        if k == -d or (k != d and snap[k - 1 + d + 1] < snap[k + 1 + d + 1]):
+            prev_k = k + 1  # a step down (an entry only in B)
+            prev_x = snap[prev_k + d + 1]
+            prev_y = prev_x - prev_k
+            x_start, y_start = prev_x, prev_y + 1
+        else:
+            prev_k = k - 1  # a step right (an entry only in A)
+            prev_x = snap[prev_k + d + 1]
+            prev_y = prev_x - prev_k
+            x_start, y_start = prev_x + 1, prev_y
+        while x > x_start and y > y_start:
+            x -= 1
+            y -= 1
+            pairs.append((a0 + x, b0 + y))
+        x, y = prev_x, prev_y
+    while x > 0 and y > 0:  # the initial snake (d == 0)
+        x -= 1
+        y -= 1
+        pairs.append((a0 + x, b0 + y))
+    pairs.reverse()
+    return pairs
+
+
+def _longest_increasing(cands: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest chain of candidate pairs increasing in both indices; ``cands`` sorted
+    by A index (distinct A indices). O(k log k)."""
+    from bisect import bisect_left
+
+    tails: list[int] = []  # smallest B index ending a chain of each length
+    tail_idx: list[int] = []
+    prev: list[int] = [-1] * len(cands)
+    for ci, (_, bj) in enumerate(cands):
+        pos = bisect_left(tails, bj)
+        if pos == len(tails):
+            tails.append(bj)
+            tail_idx.append(ci)
+        else:
+            tails[pos] = bj
+            tail_idx[pos] = ci
+        prev[ci] = tail_idx[pos - 1] if pos else -1
+    chain: list[tuple[int, int]] = []
+    ci = tail_idx[-1] if tail_idx else -1
+    while ci >= 0:
+        chain.append(cands[ci])
+        ci = prev[ci]
+    chain.reverse()
+    return chain
+
+
+def _anchors(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int
+) -> list[tuple[int, int]]:
+    """Anchor pairs for a large region: tokens unique on both sides (patience), else every
+    common token with its n-th occurrences paired; the longest increasing chain of them."""
+    count_a = Counter(ta[a0:a1])
+    count_b = Counter(tb[b0:b1])
+    common = count_a.keys() & count_b.keys()
+    if not common:
+        return []
+    unique = {t for t in common if count_a[t] == 1 and count_b[t] == 1}
+    chosen = unique or common
+    pos_b: dict[Hashable, list[int]] = defaultdict(list)
+    for j in range(b0, b1):
+        if tb[j] in chosen:
+            pos_b[tb[j]].append(j)
+    seen: Counter[Hashable] = Counter()
+    cands: list[tuple[int, int]] = []
+    for i in range(a0, a1):
+        t = ta[i]
+        if t in chosen:
+            nth = seen[t]
+            seen[t] += 1
+            positions = pos_b[t]
+            if nth < len(positions):
+                cands.append((i, positions[nth]))
+    return _longest_increasing(cands)
+
+
+def match_tokens(ta: Sequence[Hashable], tb: Sequence[Hashable]) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` with ``ta[i] == tb[j]``, increasing in both indices, forming a
+    longest common subsequence of the two token lists (exact on regions of up to a few
+    thousand tokens, a patience-diff approximation beyond). Hashable tokens; O(N + M) for
+    identical or disjoint inputs, O((N + M) log(N + M)) typical."""
+    pairs: list[tuple[int, int]] = []
+    _match_region(ta, tb, 0, len(ta), 0, len(tb), pairs)
+    pairs.sort()
+    return pairs
+
+
+def _match_region(
+    ta: Sequence[Hashable],
+    tb: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    out: list[tuple[int, int]],
+) -> None:
+    stack = [(a0, a1, b0, b1)]
+    while stack:
+        a0, a1, b0, b1 = stack.pop()
+        while a0 < a1 and b0 < b1 and ta[a0] == tb[b0]:
+            out.append((a0, b0))
+            a0 += 1
+            b0 += 1
+        while a0 < a1 and b0 < b1 and ta[a1 - 1] == tb[b1 - 1]:
+            a1 -= 1
+            b1 -= 1
+            out.append((a1, b1))
+        if a0 == a1 or b0 == b1:
+            continue
+        n, m = a1 - a0, b1 - b0
+        if n + m <= _MYERS_MAX_SIZE:
+            found = _myers(ta, tb, a0, a1, b0, b1, min(_MYERS_MAX_D, n + m))
+            if found is not None:
+                out.extend(found)
+                continue
+        anchors = _anchors(ta, tb, a0, a1, b0, b1)
+        if not anchors:
+            continue
+        out.extend(anchors)
+        prev_a, prev_b = a0, b0
+        for i, j in anchors:
+            if i > prev_a and j > prev_b:
+                stack.append((prev_a, i, prev_b, j))
+            prev_a, prev_b = i + 1, j + 1
+        if a1 > prev_a and b1 > prev_b:
+            stack.append((prev_a, a1, prev_b, b1))
+
+
+# -- rows ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Side:
+    cassette: Cassette
+    keys: list[int]  # key id per entry (shared id space across both sides)
+    tools: list[int]  # tool id per entry
+    outcomes: Outcomes
+    repeated: list[bool]
+
+
+def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
+    key_ids: dict[tuple[str, str], int] = {}
+    tool_ids: dict[str, int] = {}
+
+    def side(c: Cassette) -> _Side:
+        keys = [key_ids.setdefault(c.key(i), len(key_ids)) for i in range(len(c))]
+        tools = [tool_ids.setdefault(c.tool(i), len(tool_ids)) for i in range(len(c))]
+        counts = Counter(keys)
+        return _Side(c, keys, tools, outcome_index(c), [counts[k] > 1 for k in keys])
+
+    return side(a), side(b)
+
+
+def _row(sa: _Side, sb: _Side, i: int | None, j: int | None) -> Row:
+    a, b = sa.cassette, sb.cassette
+    if j is None:
+        assert i is not None
+        return Row(
+            i,
+            None,
+            a.seq(i),
+            None,
+            Status.ONLY_A,
+            a.tool(i),
+            repeated_a=sa.repeated[i],
+            error_a=sa.outcomes.errors[i],
+        )
+    if i is None:
+        return Row(
+            None,
+            j,
+            None,
+            b.seq(j),
+            Status.ONLY_B,
+            b.tool(j),
+            repeated_b=sb.repeated[j],
+            error_b=sb.outcomes.errors[j],
+        )
+    if sa.tools[i] != sb.tools[j]:
+        status = Status.OTHER_CALL
+    elif sa.keys[i] != sb.keys[j]:
+        status = Status.ARGS_DRIFT
+    elif sa.outcomes.fingerprints[i] != sb.outcomes.fingerprints[j]:
+        status = Status.RESPONSE_DRIFT
+    else:
+        status = Status.SAME
+    err_a, err_b = sa.outcomes.errors[i], sb.outcomes.errors[j]
+    return Row(
+        i, j, a.seq(i), b.seq(j), status, a.tool(i),
+        repeated_a=sa.repeated[i], repeated_b=sb.repeated[j],
+        error_a=err_a and not err_b, error_b=err_b and not err_a,
+    )  # fmt: skip
+
+
+def align_by_seq(a: Cassette, b: Cassette) -> list[Row]:
+    """Rows pairing the *i*-th entry of A with the *i*-th of B (call order); the longer
+    run's tail is ``only_a``/``only_b``. Status per pair: ``other_call`` (another tool),
+    ``args_drift`` (same tool, another args digest), ``response_drift`` (same key, another
+    outcome) or ``same``."""
+    sa, sb = _sides(a, b)
+    n, m = len(a), len(b)
+    rows = [_row(sa, sb, i, i) for i in range(min(n, m))]
+    rows.extend(_row(sa, sb, i, None) for i in range(m, n))
+    rows.extend(_row(sa, sb, None, j) for j in range(n, m))
+    return rows
+
+
+def _key_pairs(sa: _Side, sb: _Side) -> list[tuple[int, int]]:
+    """The aligned pairs of the four key-alignment passes (see the module docstring)."""
+    fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
+    ea, eb = sa.outcomes.errors, sb.outcomes.errors
+    passes: list[tuple[Sequence[Hashable], Sequence[Hashable]]] = [
+        (list(zip(sa.keys, fa, strict=True)), list(zip(sb.keys, fb, strict=True))),
+        (list(zip(sa.keys, ea, strict=True)), list(zip(sb.keys, eb, strict=True))),
+        (sa.keys, sb.keys),
+        (sa.tools, sb.tools),
+    ]
+    pairs: list[tuple[int, int]] = []
+    regions = [(0, len(sa.keys), 0, len(sb.keys))]
+    for depth, (ta, tb) in enumerate(passes):
+        last = depth == len(passes) - 1
+        next_regions: list[tuple[int, int, int, int]] = []
+        for a0, a1, b0, b1 in regions:
+            found: list[tuple[int, int]] = []
+            _match_region(ta, tb, a0, a1, b0, b1, found)
+            found.sort()
+            pairs.extend(found)
+            if last:
+                continue
+            prev_a, prev_b = a0, b0
+            for i, j in found:
+                if i > prev_a and j > prev_b:
+                    next_regions.append((prev_a, i, prev_b, j))
+                prev_a, prev_b = i + 1, j + 1
+            if a1 > prev_a and b1 > prev_b:
+                next_regions.append((prev_a, a1, prev_b, b1))
+        regions = next_regions
+    pairs.sort()
+    return pairs
+
+
+def align_by_key(a: Cassette, b: Cassette) -> list[Row]:
+    """Rows of the call-key alignment (see the module docstring). Unpaired entries become
+    ``only_a``/``only_b`` rows placed where they occur; within one gap the A-side steps
+    come before the B-side steps. Status per pair: ``same``, ``response_drift`` (same key)
+    or ``args_drift`` (same tool, another key); never ``other_call``."""
+    sa, sb = _sides(a, b)
+    rows: list[Row] = []
+    i = j = 0
+    for pi, pj in _key_pairs(sa, sb):
+        rows.extend(_row(sa, sb, x, None) for x in range(i, pi))
+        rows.extend(_row(sa, sb, None, y) for y in range(j, pj))
+        rows.append(_row(sa, sb, pi, pj))
+        i, j = pi + 1, pj + 1
+    rows.extend(_row(sa, sb, x, None) for x in range(i, len(a)))
+    rows.extend(_row(sa, sb, None, y) for y in range(j, len(b)))
+    return rows
+
+
+_ALIGNERS: dict[str, Callable[[Cassette, Cassette], list[Row]]] = {
+    "seq": align_by_seq,
+    "key": align_by_key,
+}
+
+
+def align(a: Cassette, b: Cassette, how: str = "seq") -> list[Row]:
+    """Align two cassettes: ``how`` is ``"seq"`` or ``"key"`` (see ``align_by_seq`` and
+    ``align_by_key``). Every entry of each side appears in exactly one row, in order.
+
+    Raises:
+        ValueError: an unknown alignment.
+    """
+    try:
+        aligner = _ALIGNERS[how]
+    except KeyError:
+        raise ValueError(f"unknown alignment {how!r}; expected one of {ALIGNMENTS}") from None
+    return aligner(a, b)
