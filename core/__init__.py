@@ -14,6 +14,7 @@ from .errors import (
 )
 from .normalize import NormalizationRules
 from .normalize import load_rules, misses_turned_hits, over_normalization
+from .lint import LintFinding, lint
 from .nearest import nearest
 from .record import Recorder
 from .replay import Replayer
@@ -40,6 +41,8 @@ __all__ = [
     "misses_turned_hits",
     "over_normalization",
     "nearest",
+    "LintFinding",
+    "lint",
     "Recorder",
     "Replayer",
     "difference_kind",

@@ -407,7 +407,7 @@ def _json_reason(exc: Exception, raw: bytes) -> str:
     try:
         json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as std:
-        return f"not valid JSON: {std.msg} at column {std.colno}"
+        return f"not valid JSON: {std.msg} (column {std.colno})"
     except UnicodeDecodeError as ude:
         return f"not valid UTF-8 at byte {ude.start}"
     return f"not valid JSON: {exc}"

@@ -1,0 +1,231 @@
+"""Lint one cassette: what will make a replay miss, repeat or mislead (``check`` command).
+
+Finding kinds (``LintFinding.kind``):
+
+``stale_digest``
+    The stored ``args_digest`` differs from the one recomputed from ``args`` under the
+    current normalization rules: args edited after recording, or different rules.
+``repeated_key``
+    A key ``(tool, args digest)`` recorded several times (``seqs`` lists them): replay
+    serves them in recorded order; a retry storm or a loop when there are many.
+``volatile_arg``
+    An argument value that looks like a UUID, timestamp, request id or absolute/temp path
+    even after normalization: the next live run will send another value and miss.
+``binary_as_text``
+    A text response that holds bytes decoded as text (gzip magic, NUL and other control
+    characters, U+FFFD replacement characters). Store binary data as a base64 envelope
+    ``{"_binary": true, "encoding": "base64", "data": ...}``, which is never flagged.
+``seq_order``
+    A ``seq`` that repeats an earlier one or is lower than the one before it.
+``secret``
+    Reserved for the redaction pass (not produced by ``lint``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .nearest import child_path
+from .volatile import value_kind
+
+if TYPE_CHECKING:
+    from .cassette import Cassette
+
+KINDS = ("stale_digest", "repeated_key", "volatile_arg", "binary_as_text", "seq_order", "secret")
+
+#: volatile value kind -> (what it is, the preset that normalizes it)
+_VOLATILE_HINTS = {
+    "uuid": ("a UUID", "uuid"),
+    "timestamp": ("an ISO-8601 timestamp", "timestamp"),
+    "epoch": ("a Unix epoch timestamp", "timestamp"),
+    "request_id": ("a request id", "request_id"),
+    "temp_path": ("a temporary path", "path"),
+    "abs_path": ("an absolute path", "path"),
+}
+_ALLOWED_CONTROLS = frozenset("\t\n\r\f")
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    """One lint finding.
+
+    Attributes:
+        kind: one of ``KINDS``.
+        seq: the entry's seq (the first one for ``repeated_key``), or ``None``.
+        path: JSON path inside the entry (``$.args.since``, ``$.response.text``,
+            ``$.args_digest``, ``$.seq``), or ``None``.
+        message: one sentence a user can act on.
+        seqs: every seq concerned (``repeated_key``: all recordings of the key).
+    """
+
+    kind: str
+    seq: int | None
+    path: str | None
+    message: str
+    seqs: tuple[int, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"kind", "seq", "path", "message", "seqs"}`` for ``check --json``."""
+        return {
+            "kind": self.kind,
+            "seq": self.seq,
+            "path": self.path,
+            "message": self.message,
+            "seqs": list(self.seqs),
+        }
+
+
+def lint(cassette: Cassette) -> list[LintFinding]:
+    """Every finding for ``cassette``, in entry order (``repeated_key`` at the first seq).
+
+    Digests are recomputed under the cassette's own normalization rules (``load(...,
+    rules=)``); volatile args are looked for in the normalized args, so a value a rule
+    already neutralizes is not reported.
+    """
+    findings: list[LintFinding] = []
+    rules = cassette.rules
+    keys: dict[tuple[str, str], list[int]] = {}
+    first_key_pos: dict[tuple[str, str], int] = {}
+    per_entry: list[list[LintFinding]] = []
+    prev_seq: int | None = None
+    seen_seqs: dict[int, int] = {}
+    for i, entry in enumerate(cassette):
+        here: list[LintFinding] = []
+        seq = entry.seq
+        line = cassette.line(i)
+        if seq in seen_seqs:
+            here.append(
+                LintFinding(
+                    "seq_order",
+                    seq,
+                    "$.seq",
+                    f"seq {seq} at line {line} repeats the seq at line {seen_seqs[seq]}",
+                )
+            )
+        elif prev_seq is not None and seq < prev_seq:
+            here.append(
+                LintFinding(
+                    "seq_order",
+                    seq,
+                    "$.seq",
+                    f"seq {seq} at line {line} comes after seq {prev_seq}: "
+                    "entries are not in call order",
+                )
+            )
+        seen_seqs.setdefault(seq, line)
+        prev_seq = seq
+
+        stored, recomputed = cassette.stored_digest(i), cassette.digest(i)
+        if stored is not None and stored != recomputed:
+            here.append(
+                LintFinding(
+                    "stale_digest",
+                    seq,
+                    "$.args_digest",
+                    f"stored args digest {stored} but its args now digest to {recomputed}: "
+                    "args edited after recording, or different normalization rules",
+                )
+            )
+        key = cassette.key(i)
+        keys.setdefault(key, []).append(seq)
+        first_key_pos.setdefault(key, i)
+
+        for path, value, kind in _volatile_leaves(rules.apply(entry.tool, entry.args)):
+            what, preset = _VOLATILE_HINTS[kind]
+            here.append(
+                LintFinding(
+                    "volatile_arg",
+                    seq,
+                    "$.args" + path[1:],
+                    f"{entry.tool} arg {path} looks like {what} ({value!r:.60}); the next "
+                    f"live run will send another value and miss: normalize it "
+                    f'(presets = ["{preset}"]) or drop the key',
+                )
+            )
+        if entry.is_error:
+            outcome, part = entry.error, "$.error"
+        else:
+            outcome, part = entry.response, "$.response"
+        for path, why in _binary_texts(outcome, part):
+            here.append(
+                LintFinding(
+                    "binary_as_text",
+                    seq,
+                    path,
+                    f"text at {path} looks like binary data decoded as text ({why}); the "
+                    "bytes are lost: record it as a base64 envelope "
+                    '{"_binary": true, "encoding": "base64", "data": ...}',
+                )
+            )
+        per_entry.append(here)
+
+    for key, seqs in keys.items():
+        if len(seqs) > 1:
+            tool, dig = key
+            per_entry[first_key_pos[key]].append(
+                LintFinding(
+                    "repeated_key",
+                    seqs[0],
+                    None,
+                    f"{tool} {dig} recorded {len(seqs)} times (seq "
+                    f"{', '.join(map(str, seqs))}): replay serves them in recorded order; "
+                    "many repeats mean a retry storm or a loop",
+                    tuple(seqs),
+                )
+            )
+    for here in per_entry:
+        findings.extend(here)
+    return findings
+
+
+def _volatile_leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any, str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _volatile_leaves(v, child_path(path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _volatile_leaves(v, child_path(path, i))
+    else:
+        kind = value_kind(value)
+        if kind is not None:
+            yield path, value, kind
+
+
+def binary_text_reason(text: str) -> str | None:
+    """Why ``text`` looks like binary data decoded as text, or ``None`` when it does not.
+
+    Flags: gzip magic (``\\x1f\\x8b``, or ``\\x1f`` followed by the deflate byte when the
+    invalid ``\\x8b`` was dropped), NUL characters, U+FFFD replacement characters, or
+    more than 10% control characters (tab, newline, CR and form feed excepted)."""
+    if not text:
+        return None
+    if text.startswith("\x1f") and len(text) > 1 and text[1] in "\x8b\x08\ufffd":
+        return "gzip magic bytes \\x1f\\x8b at the start"
+    if "\x00" in text:
+        return "NUL characters"
+    replacements = text.count("\ufffd")
+    if replacements:
+        return f"{replacements} U+FFFD replacement character(s) from an invalid UTF-8 decode"
+    controls = sum(
+        1 for ch in text if (ch < " " and ch not in _ALLOWED_CONTROLS) or "\x7f" <= ch <= "\x9f"
+    )
+    if controls and controls * 10 > len(text):
+        return f"{controls} control characters in {len(text)}"
+    return None
+
+
+def _binary_texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        if value.get("_binary") is True:
+            return  # a proper base64 envelope
+        for k, v in value.items():
+            yield from _binary_texts(v, child_path(path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _binary_texts(v, child_path(path, i))
+    elif isinstance(value, str):
+        why = binary_text_reason(value)
+        if why is not None:
+            yield path, why
