@@ -1,0 +1,363 @@
+"""Importers: recordings made by other tools, read as cassettes.
+
+Each importer turns one file into an ``Imported``: the list of runs the file holds
+(``RunInfo``: task, trial, reward, call count) and a way to build any run's entries. Files
+with one run (a VCR cassette, one chat log) hold a single run whose ``task`` and ``trial``
+are ``None``; a tau-bench results file holds one run per ``(task_id, trial)``; an inspect_ai
+log one per ``(sample id, epoch)``.
+
+Formats (``FORMATS``; ``--from`` takes these names or an alias from ``ALIASES``):
+
+- ``cassette``: this project's JSON Lines (DESIGN.md, format v1), opened by ``load``.
+- ``tau-bench``: a list of ``{task_id, trial, reward, info, traj}`` (``tau_bench.py``).
+- ``openai``: OpenAI chat messages with ``tool_calls`` (``openai_chat.py``).
+- ``inspect``: inspect_ai eval logs, ``.json`` or ``.eval`` zip (``inspect_ai.py``).
+- ``vcr``: VCR.py / pytest-recording YAML (``vcr.py``).
+
+Detection from the content is in ``detect.py``; ``core.sources.open_cassette`` is the
+entry point every command uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cassette import Cassette
+from ..entry import Entry
+from ..errors import CassetteFormatError
+from ..normalize import NormalizationRules
+
+#: Canonical format names, in the order detection tries them.
+FORMATS: tuple[str, ...] = ("cassette", "tau-bench", "openai", "inspect", "vcr")
+
+#: Other spellings accepted by ``--from`` and ``fmt=``.
+ALIASES: dict[str, str] = {
+    "jsonl": "cassette",
+    "tau_bench": "tau-bench",
+    "tau": "tau-bench",
+    "taubench": "tau-bench",
+    "openai_chat": "openai",
+    "openai-chat": "openai",
+    "chat": "openai",
+    "inspect_ai": "inspect",
+    "inspect-ai": "inspect",
+    "eval": "inspect",
+    "yaml": "vcr",
+    "vcrpy": "vcr",
+    "pytest-recording": "vcr",
+}
+
+#: A reward at or above this counts as a pass (tau-bench scores 0.0 or 1.0).
+PASS_REWARD = 1.0 - 1e-6
+
+
+def canonical_format(name: str) -> str:
+    """The canonical name of format ``name`` (case-insensitive, aliases accepted).
+
+    Raises:
+        ValueError: an unknown name; the message lists the known ones.
+    """
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise ValueError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
+    return key
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run in an importable file.
+
+    Attributes:
+        task: the task id as text (tau-bench ``task_id``, inspect sample id), or ``None``
+            for a file that holds a single run.
+        trial: the trial number (tau-bench ``trial``, inspect ``epoch``), or ``None``.
+        reward: the run's score as a float (tau-bench ``reward``; inspect: the first
+            score, ``C``/``I`` read as 1.0/0.0), or ``None`` when the file has none.
+        calls: the number of tool calls, i.e. the entries the run's cassette will hold.
+        index: position of the run in the file (0-based).
+    """
+
+    task: str | None
+    trial: int | None
+    reward: float | None
+    calls: int
+    index: int = 0
+
+    @property
+    def passed(self) -> bool | None:
+        """``True`` for reward >= 1 (tau-bench's pass rule), ``None`` without a reward."""
+        if self.reward is None:
+            return None
+        return self.reward >= PASS_REWARD
+
+    @property
+    def label(self) -> str:
+        """A file-name-safe name: ``task-31_trial-2`` (or ``run-<index>``)."""
+        if self.task is None and self.trial is None:
+            return f"run-{self.index}"
+        parts = []
+        if self.task is not None:
+            parts.append("task-" + _safe(self.task))
+        if self.trial is not None:
+            parts.append(f"trial-{self.trial}")
+        return "_".join(parts)
+
+    def spec_suffix(self) -> str:
+        """The path-spec suffix that selects this run: ``#task=31,trial=2`` (or ``""``)."""
+        keys = []
+        if self.task is not None:
+            keys.append(f"task={self.task}")
+        if self.trial is not None:
+            keys.append(f"trial={self.trial}")
+        return "#" + ",".join(keys) if keys else ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "trial": self.trial,
+            "reward": self.reward,
+            "passed": self.passed,
+            "calls": self.calls,
+            "index": self.index,
+        }
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-." else "-" for c in text) or "-"
+
+
+class RunSelectionError(CassetteFormatError):
+    """A file holds several runs and the selector (task, trial) does not pick exactly one.
+
+    Attributes (besides those of ``CassetteFormatError``):
+        runs: every run in the file (``RunInfo``), so a caller can offer a selector.
+        fmt: the file's format.
+    """
+
+    def __init__(self, path: str | Path, reason: str, runs: list[RunInfo], fmt: str) -> None:
+        self.runs = runs
+        self.fmt = fmt
+        super().__init__(path, None, None, reason)
+
+
+@dataclass
+class Imported:
+    """A parsed importable file: its runs and how to build each run's entries.
+
+    Attributes:
+        fmt: the canonical format name.
+        path: the source file.
+        runs: the runs in file order (``RunInfo.index`` is the position).
+        build: ``build(index) -> (entries, metadata)`` for one run; called once per run.
+        metadata: facts about the whole file (format version, eval name, ...).
+    """
+
+    fmt: str
+    path: Path
+    runs: list[RunInfo]
+    build: Callable[[int], tuple[list[Entry], dict[str, Any]]]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    _built: dict[int, tuple[list[Entry], dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def multi_run(self) -> bool:
+        """True when the runs are told apart by task/trial (tau-bench, inspect logs)."""
+        return any(r.task is not None or r.trial is not None for r in self.runs)
+
+    def entries(self, index: int) -> list[Entry]:
+        """The entries of run ``index`` (built once, then cached)."""
+        return self._run(index)[0]
+
+    def _run(self, index: int) -> tuple[list[Entry], dict[str, Any]]:
+        if index not in self._built:
+            self._built[index] = self.build(index)
+        return self._built[index]
+
+    def cassette(self, index: int, rules: NormalizationRules | None = None) -> Cassette:
+        """Run ``index`` as an in-memory ``Cassette``.
+
+        Its ``path`` is the source file with the selector as a path spec
+        (``gpt-4o-airline.json#task=31,trial=2``), which ``open_cassette`` opens again;
+        its ``metadata`` has ``format``, ``source``, ``run`` (``RunInfo.to_json()``),
+        ``label`` and the importer's own facts (tau-bench: ``info``).
+        """
+        entries, meta = self._run(index)
+        run = self.runs[index]
+        metadata = {
+            **self.metadata,
+            "format": self.fmt,
+            "source": str(self.path),
+            "label": run.label if self.multi_run else self.path.stem,
+            "run": run.to_json(),
+            **meta,
+        }
+        spec = str(self.path) + (run.spec_suffix() if self.multi_run else "")
+        kwargs: dict[str, Any] = {"path": spec, "metadata": metadata}
+        if rules is not None:
+            kwargs["rules"] = rules
+        return Cassette.from_entries(entries, **kwargs)
+
+    def select(self, task: str | int | None, trial: int | None) -> int:
+        """The index of the one run matching ``task`` and ``trial``.
+
+        A single-run file needs no selector. In a multi-run file ``task`` is required;
+        ``trial`` may be left out when the task has one trial only.
+
+        Raises:
+            RunSelectionError: no selector on a multi-run file ("holds 200 runs; pass task
+                and trial"), no run matching, or several; a selector on a single-run file.
+        """
+        fmt, runs = self.fmt, self.runs
+        if not self.multi_run:
+            if task is not None or trial is not None:
+                raise RunSelectionError(
+                    self.path,
+                    f"is a {fmt} file with a single run; task and trial do not apply",
+                    runs,
+                    fmt,
+                )
+            return 0
+        if task is None and trial is None:
+            if len(runs) == 1:
+                return 0
+            raise RunSelectionError(self.path, self._how_to_select(), runs, fmt)
+        if task is None:
+            raise RunSelectionError(
+                self.path,
+                f"trial={trial} given without a task; {self._how_to_select()}",
+                runs,
+                fmt,
+            )
+        task_s = str(task)
+        of_task = [r for r in runs if r.task == task_s]
+        if not of_task:
+            tasks = sorted({r.task for r in runs if r.task is not None}, key=_task_order)
+            raise RunSelectionError(
+                self.path,
+                f"has no run of task {task_s!r}; tasks: {_short_list(tasks)}",
+                runs,
+                fmt,
+            )
+        if trial is None:
+            if len(of_task) == 1:
+                return of_task[0].index
+            raise RunSelectionError(
+                self.path,
+                f"task {task_s} has {len(of_task)} trials ({_trials(of_task)}); pass a trial",
+                runs,
+                fmt,
+            )
+        chosen = [r for r in of_task if r.trial == trial]
+        if len(chosen) == 1:
+            return chosen[0].index
+        if not chosen:
+            raise RunSelectionError(
+                self.path,
+                f"task {task_s} has no trial {trial}; its trials: {_trials(of_task)}",
+                runs,
+                fmt,
+            )
+        raise RunSelectionError(
+            self.path,
+            f"task {task_s} trial {trial} occurs {len(chosen)} times (runs "
+            f"{', '.join(str(r.index) for r in chosen)}); the file is ambiguous",
+            runs,
+            fmt,
+        )
+
+    def _how_to_select(self) -> str:
+        tasks = {r.task for r in self.runs}
+        trials = sorted({r.trial for r in self.runs if r.trial is not None})
+        example = self.runs[0]
+        return (
+            f"holds {len(self.runs)} runs ({len(tasks)} tasks, trials "
+            f"{_ranges(trials)}); pass task and trial: "
+            f"'{self.path.name}{example.spec_suffix()}' or --task {example.task} "
+            f"--trial {example.trial}; list them with 'cassette-tui import {self.path.name} "
+            "--list'"
+        )
+
+
+def _task_order(task: str) -> tuple[int, int | str]:
+    return (0, int(task)) if task.lstrip("-").isdigit() else (1, task)
+
+
+def _trials(runs: list[RunInfo]) -> str:
+    parts = []
+    for r in sorted(runs, key=lambda r: (r.trial is None, r.trial or 0)):
+        mark = {True: "pass", False: "fail", None: "no reward"}[r.passed]
+        parts.append(f"{r.trial} {mark}")
+    return ", ".join(parts)
+
+
+def _ranges(numbers: list[int]) -> str:
+    if not numbers:
+        return "none"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ", ".join(map(str, numbers))
+
+
+def _short_list(items: list[str], limit: int = 20) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+def json_result(content: Any) -> Any:
+    """A tool result as a response: JSON text of an object or array becomes that JSON;
+    any other text (``"329.0"``, ``""``, ``"Error: ..."``) becomes ``{"text": ...}``
+    (issue 5: a bare number stays text, so ``"329.0"`` and ``329.0`` are not confused).
+    Content parts (``[{"type": "text", "text": ...}]``) are joined when all are text; any
+    other value is kept as ``{"content": value}``."""
+    if (
+        isinstance(content, list)
+        and content
+        and all(
+            isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            for p in content
+        )
+    ):
+        content = "".join(p["text"] for p in content)
+    if isinstance(content, str):
+        head = content.lstrip()[:1]
+        if head in ("{", "["):
+            try:
+                value = loads_json(content)
+            except ValueError:
+                pass
+            else:
+                if isinstance(value, dict | list):
+                    return value
+        return {"text": content}
+    return {"content": content}
+
+
+def loads_json(text: str | bytes) -> Any:
+    """Parse JSON: orjson first, the standard library for what orjson refuses (integers
+    past 64 bits, NaN). Raises ``ValueError`` (``json.JSONDecodeError`` or orjson's)."""
+    import json
+
+    import orjson
+
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(text)
+
+
+__all__ = [
+    "ALIASES",
+    "FORMATS",
+    "Imported",
+    "RunInfo",
+    "RunSelectionError",
+    "canonical_format",
+    "json_result",
+    "loads_json",
+]

@@ -1,0 +1,231 @@
+"""Which format a file is in, from its content (the name is never trusted).
+
+Rules, in order:
+
+1. ``sniff``: a file whose first non-blank line is a JSON object with ``seq``, ``tool``
+   or ``args`` is a cassette (JSON Lines, format v1), and so is an empty file. Only that
+   line is read, so the cassette path stays the fast lazy ``load``.
+2. ``import_file``: a zip archive is an inspect_ai ``.eval`` log; a whole-file JSON
+   document is tau-bench (a list of runs with ``task_id`` and ``traj``), an OpenAI chat
+   log (a list of messages, or ``{"messages": [...]}``), an inspect_ai log (``version``,
+   ``eval``, ``samples``) or a VCR cassette in JSON (``interactions``); JSON Lines whose
+   first line is a message (``role``) is a chat log; anything else is parsed as YAML and
+   must be a VCR cassette (``interactions``).
+
+A file that matches none raises ``CassetteFormatError`` listing every format tried and
+why each failed. ``fmt`` forces one format and reports only its own error.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from ..errors import CassetteFormatError
+from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, tau_bench, vcr
+
+_ZIP_MAGIC = b"PK\x03\x04"
+_CASSETTE_KEYS = ("seq", "tool", "args")
+_FIRST_LINE_LIMIT = 64 * 1024 * 1024
+
+_cache: OrderedDict[tuple[str, int, int, str | None], Imported] = OrderedDict()
+_cache_lock = threading.Lock()
+_CACHE_SIZE = 4
+
+
+def sniff(path: str | Path) -> str | None:
+    """``"cassette"`` when ``path`` is a cassette file (or empty), ``"openai-jsonl"`` for
+    chat messages as JSON Lines, else ``None`` (another format: see ``import_file``).
+    Reads the first non-blank line only.
+
+    Raises:
+        CassetteFormatError: the file is missing, a directory or unreadable.
+    """
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(4)
+            if head.startswith(_ZIP_MAGIC):
+                return None
+            fh.seek(0)
+            while True:
+                line = fh.readline(_FIRST_LINE_LIMIT)
+                if not line:
+                    return "cassette"  # empty or only blank lines: an empty cassette
+                if line.strip():
+                    break
+    except FileNotFoundError:
+        raise CassetteFormatError(p, None, None, "no such file") from None
+    except IsADirectoryError:
+        raise CassetteFormatError(p, None, None, "is a directory, not a cassette file") from None
+    except OSError as exc:
+        raise CassetteFormatError(p, None, None, f"cannot read: {exc.strerror}") from None
+    try:
+        first = loads_json(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if isinstance(first, dict):
+        if any(k in first for k in _CASSETTE_KEYS):
+            return "cassette"
+        if isinstance(first.get("role"), str) and not line.rstrip().endswith(b"]"):
+            return "openai-jsonl"
+    return None
+
+
+def import_file(path: str | Path, fmt: str | None = None) -> Imported:
+    """Read ``path`` (not a cassette: see ``sniff``) with an importer.
+
+    Parsed files are cached by path, size and modification time (the last four), so the
+    app switching between runs of one tau-bench file parses it once.
+
+    Args:
+        path: the file.
+        fmt: a format name (see ``importers.FORMATS``) to force; ``None`` detects it.
+
+    Raises:
+        CassetteFormatError: unreadable, or none of the formats fits (the reason lists
+            each format tried and why it failed), or the forced format does not fit.
+        ValueError: ``fmt`` is not a known format name.
+    """
+    p = Path(path)
+    forced = canonical_format(fmt) if fmt is not None else None
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise CassetteFormatError(p, None, None, "no such file") from None
+    except OSError as exc:
+        raise CassetteFormatError(p, None, None, f"cannot read: {exc.strerror}") from None
+    key = (str(p.resolve()), st.st_mtime_ns, st.st_size, forced)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    imported = _read(p, forced)
+    with _cache_lock:
+        _cache[key] = imported
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return imported
+
+
+def _read_bytes(p: Path) -> bytes:
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise CassetteFormatError(p, None, None, "no such file") from None
+    except IsADirectoryError:
+        raise CassetteFormatError(p, None, None, "is a directory, not a cassette file") from None
+    except OSError as exc:
+        raise CassetteFormatError(p, None, None, f"cannot read: {exc.strerror}") from None
+
+
+def _read(p: Path, forced: str | None) -> Imported:
+    data = _read_bytes(p)
+    if forced is not None:
+        return _read_as(forced, data, p)
+
+    tried: list[tuple[str, str]] = []
+    if data.startswith(_ZIP_MAGIC):
+        try:
+            return inspect_ai.read_eval(data, p)
+        except CassetteFormatError as exc:
+            tried.append(("inspect", exc.reason))
+            raise _none_fits(p, tried) from None
+
+    doc: Any = None
+    json_error: str | None = None
+    try:
+        doc = loads_json(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        json_error = f"not one JSON document ({_short(exc)})"
+
+    if json_error is None:
+        tried.append(("cassette", "a JSON document, not JSON Lines with seq/tool/args"))
+        for name, module in (
+            ("tau-bench", tau_bench),
+            ("openai", openai_chat),
+            ("inspect", inspect_ai),
+        ):
+            why = module.looks_like(doc)
+            if why is None:
+                return module.read(doc, p)
+            tried.append((name, why))
+        why = vcr.looks_like(doc)
+        if why is None:
+            return vcr.read(doc, p)
+        tried.append(("vcr", why))
+        raise _none_fits(p, tried)
+
+    kind = sniff(p)
+    if kind == "openai-jsonl":
+        return openai_chat.read_jsonl(data, p)
+    tried.append(("cassette", "the first line is not a JSON object with seq/tool/args"))
+    for name in ("tau-bench", "openai", "inspect"):
+        tried.append((name, json_error))
+    try:
+        return vcr.read_file(data, p)
+    except CassetteFormatError as exc:
+        where = f"line {exc.line}: " if exc.line else ""
+        tried.append(("vcr", where + exc.reason))
+    if data.lstrip()[:1] == b"{":
+        # JSON Lines with a broken line: the cassette loader's error names the line.
+        from ..cassette import load
+
+        try:
+            load(p)
+        except CassetteFormatError as exc:
+            others = "; ".join(f"{n}: {w}" for n, w in tried if n != "cassette")
+            raise CassetteFormatError(
+                p,
+                exc.line,
+                exc.field,
+                f"{exc.reason} (read as a cassette; also tried {others})",
+                truncated=exc.truncated,
+            ) from None
+    raise _none_fits(p, tried)
+
+
+def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
+    if fmt == "vcr":
+        if data.lstrip()[:1] in (b"{", b"["):
+            try:
+                return vcr.read(loads_json(data), p)
+            except ValueError:
+                pass
+        return vcr.read_file(data, p)
+    if fmt == "inspect" and data.startswith(_ZIP_MAGIC):
+        return inspect_ai.read_eval(data, p)
+    if fmt == "cassette":  # callers load cassettes themselves; kept for completeness
+        raise CassetteFormatError(p, None, None, "a cassette is opened with load(), not imported")
+    try:
+        doc = loads_json(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        if fmt == "openai":
+            return openai_chat.read_jsonl(data, p)
+        raise CassetteFormatError(
+            p, None, None, f"read as {fmt}: not valid JSON ({_short(exc)})"
+        ) from None
+    module = {"tau-bench": tau_bench, "openai": openai_chat, "inspect": inspect_ai}[fmt]
+    return module.read(doc, p)
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:160]
+
+
+def _none_fits(p: Path, tried: list[tuple[str, str]]) -> CassetteFormatError:
+    grouped: dict[str, list[str]] = {}
+    for name, why in tried:
+        grouped.setdefault(why, []).append(name)
+    listed = "; ".join(f"{', '.join(names)}: {why}" for why, names in grouped.items())
+    return CassetteFormatError(
+        p,
+        None,
+        None,
+        f"not a known format (tried {', '.join(n for n, _ in tried)}) -- {listed}; "
+        "pass --from FORMAT to force one",
+    )

@@ -1,0 +1,276 @@
+"""OpenAI chat messages with tool calls, as a cassette.
+
+The format of most agent logs: a list of ``{"role", "content", ...}`` messages where an
+assistant message carries ``tool_calls`` (``[{"id", "type": "function", "function":
+{"name", "arguments"}}]``, ``arguments`` a JSON string or an object) and each ``tool``
+message carries one result. Accepted containers: a JSON list of messages, an object
+``{"messages": [...]}``, or JSON Lines with one message per line. inspect_ai's variant
+(``"function": "<name>"`` and ``"arguments": {...}`` on the call, ``"error"`` on the tool
+message) and the legacy ``function_call`` / ``role: "function"`` pair are read too.
+
+Pairing rule (issue 5): a call is answered by the tool message in its position after the
+call (the first tool message answers the first pending call, and so on), never by
+``tool_call_id``: real logs reuse ids (49 of tau-bench's 200 gpt-4o airline runs send the
+same id for different calls), so pairing by id attaches wrong responses.
+
+Each call becomes an entry: ``tool`` = the function name, ``args`` = the parsed
+arguments, ``response`` = ``json_result(content)`` (JSON objects and arrays as JSON, other
+text as ``{"text": ...}``), or ``error`` = ``{"type", "message"}`` when the tool message
+has an ``error`` (inspect_ai). Extra fields keep what is not part of the call:
+``tool_call_id`` (the call's id, even when empty), ``message_index`` (0-based position of
+the calling message), ``answer_tool_call_id`` when the answer names another id,
+``arguments_error`` and the raw text when ``arguments`` is not valid JSON, ``content``
+of an error message, and ``unanswered`` / ``unpaired_result`` for a call without an
+answer (an ``error`` entry of type ``NoToolResult``) and a result without a call
+(``args`` = ``null``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from ..entry import Entry
+from ..errors import CassetteFormatError
+from . import Imported, RunInfo, json_result, loads_json
+
+NAME = "openai"
+
+_NO_RESULT = {
+    "type": "NoToolResult",
+    "message": "no tool message answers this call in the log",
+}
+
+
+def looks_like(doc: Any) -> str | None:
+    """``None`` when ``doc`` (parsed JSON) is a chat log, else why it is not."""
+    messages = doc.get("messages") if isinstance(doc, dict) else doc
+    if not isinstance(messages, list):
+        return "not a JSON list of chat messages nor an object with a 'messages' list"
+    if not messages:
+        return "an empty list: no chat messages"
+    bad = next((i for i, m in enumerate(messages) if not _is_message(m)), None)
+    if bad is not None:
+        return f"item {bad} is not a chat message (an object with 'role')"
+    return None
+
+
+def _is_message(m: Any) -> bool:
+    return isinstance(m, dict) and isinstance(m.get("role"), str)
+
+
+def count_calls(messages: list[Any]) -> int:
+    """The number of entries ``entries_from_messages`` makes (calls plus unpaired results)."""
+    pending = 0
+    total = 0
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        calls = _calls_of(m)
+        if calls:
+            total += pending  # unanswered calls still count
+            pending = len(calls)
+        elif m.get("role") in ("tool", "function"):
+            if pending:
+                pending -= 1
+            total += 1
+    return total + pending
+
+
+def _calls_of(m: dict[str, Any]) -> list[Any]:
+    calls = m.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        return calls
+    fc = m.get("function_call")
+    if isinstance(fc, dict):
+        return [{"id": None, "function": fc, "_legacy": True}]
+    return []
+
+
+def entries_from_messages(
+    messages: list[Any],
+    *,
+    path: str | Path | None,
+    where: str = "messages",
+    extra: dict[str, Any] | None = None,
+) -> list[Entry]:
+    """The tool calls in ``messages`` as entries, seq 1.. in call order.
+
+    Args:
+        messages: the chat messages (dicts with ``role``).
+        path: the source file, for error messages.
+        where: the JSON location of ``messages`` in the file (``"[17].traj"``), used as
+            the field of errors.
+        extra: fields added to every entry's extras (``run`` for tau-bench).
+
+    Raises:
+        CassetteFormatError: a message or call that is not well formed, naming the field
+            (``[17].traj[5].tool_calls[0].function.name``).
+    """
+    out: list[Entry] = []
+    pending: deque[tuple[int, int, dict[str, Any]]] = deque()
+    run_extra = extra or {}
+
+    def emit(
+        tool: str,
+        args: Any,
+        fields: dict[str, Any],
+        *,
+        response: Any = None,
+        error: dict[str, Any] | None = None,
+    ) -> None:
+        out.append(
+            Entry(
+                seq=len(out) + 1,
+                tool=tool,
+                args=args,
+                response=response,
+                error=error,
+                extra={**run_extra, **fields},
+            )
+        )
+
+    def flush() -> None:
+        while pending:
+            i, j, call = pending.popleft()
+            tool, args, fields = _parse_call(call, path, f"{where}[{i}]", j)
+            fields["message_index"] = i
+            emit(tool, args, {**fields, "unanswered": True}, error=dict(_NO_RESULT))
+
+    for i, m in enumerate(messages):
+        if not _is_message(m):
+            raise CassetteFormatError(
+                path, None, f"{where}[{i}]", "not a chat message (an object with 'role')"
+            )
+        calls = _calls_of(m)
+        if calls:
+            flush()
+            for j, call in enumerate(calls):
+                pending.append((i, j, call))
+            continue
+        if m["role"] not in ("tool", "function"):
+            continue
+        if pending:
+            ci, cj, call = pending.popleft()
+            tool, args, fields = _parse_call(call, path, f"{where}[{ci}]", cj)
+            fields["message_index"] = ci
+            answer_id = m.get("tool_call_id")
+            if answer_id is not None and answer_id != fields.get("tool_call_id"):
+                fields["answer_tool_call_id"] = answer_id
+        else:
+            tool = m.get("name") or m.get("function")
+            if not isinstance(tool, str) or not tool:
+                raise CassetteFormatError(
+                    path,
+                    None,
+                    f"{where}[{i}]",
+                    "a tool result with no call before it and no tool name ('name' or 'function')",
+                )
+            args = None
+            fields = {"unpaired_result": True, "message_index": i}
+            if m.get("tool_call_id") is not None:
+                fields["tool_call_id"] = m["tool_call_id"]
+        err = m.get("error")
+        if err:
+            error = _error_of(err)
+            fields["content"] = m.get("content")
+            emit(tool, args, fields, error=error)
+        else:
+            emit(tool, args, fields, response=json_result(m.get("content")))
+    flush()
+    return out
+
+
+def _parse_call(
+    call: Any, path: str | Path | None, where: str, j: int
+) -> tuple[str, Any, dict[str, Any]]:
+    """``(tool, args, extra fields)`` of one tool call."""
+    legacy = isinstance(call, dict) and call.get("_legacy")
+    field = f"{where}.function_call" if legacy else f"{where}.tool_calls[{j}]"
+    if not isinstance(call, dict):
+        raise CassetteFormatError(path, None, field, "a tool call must be an object")
+    fn = call.get("function")
+    if isinstance(fn, dict):  # OpenAI: {"function": {"name", "arguments"}}
+        name, raw, name_field = fn.get("name"), fn.get("arguments"), f"{field}.function.name"
+        args_field = f"{field}.function.arguments"
+    elif isinstance(fn, str):  # inspect_ai: {"function": "name", "arguments": {...}}
+        name, raw, name_field = fn, call.get("arguments"), f"{field}.function"
+        args_field = f"{field}.arguments"
+    else:
+        name, raw, name_field = call.get("name"), call.get("arguments"), f"{field}.name"
+        args_field = f"{field}.arguments"
+    if not isinstance(name, str) or not name:
+        raise CassetteFormatError(
+            path, None, name_field, f"expected a non-empty tool name, got {name!r:.40}"
+        )
+    fields: dict[str, Any] = {}
+    if not legacy:
+        fields["tool_call_id"] = call.get("id")
+    args: Any
+    if raw is None:
+        args = {}
+    elif isinstance(raw, str):
+        if raw.strip() == "":
+            args = {}
+            fields["arguments_text"] = raw
+        else:
+            try:
+                args = loads_json(raw)
+            except ValueError as exc:
+                args = raw  # kept as the agent sent it; the key is the text itself
+                fields["arguments_error"] = f"{args_field}: not valid JSON ({exc})"
+    else:
+        args = raw
+    return name, args, fields
+
+
+def _error_of(err: Any) -> dict[str, Any]:
+    if isinstance(err, dict):
+        out = {"type": str(err.get("type", "Error")), "message": str(err.get("message", ""))}
+        rest = {k: v for k, v in err.items() if k not in ("type", "message")}
+        if rest:
+            out["details"] = rest
+        return out
+    return {"type": "Error", "message": str(err)}
+
+
+def read(doc: Any, path: Path) -> Imported:
+    """One chat log (see ``looks_like``) as an ``Imported`` with a single run.
+
+    Raises:
+        CassetteFormatError: not a chat log (the reason from ``looks_like``), or a bad
+            message or call.
+    """
+    why = looks_like(doc)
+    if why is not None:
+        raise CassetteFormatError(path, None, None, why)
+    if isinstance(doc, dict):
+        messages, where = doc["messages"], "messages"
+        meta = {k: v for k, v in doc.items() if k != "messages"}
+    else:
+        messages, where, meta = doc, "", {}
+    entries = entries_from_messages(messages, path=path, where=where)
+    run = RunInfo(task=None, trial=None, reward=None, calls=len(entries))
+
+    def build(index: int) -> tuple[list[Entry], dict[str, Any]]:
+        return entries, {"messages": len(messages), **({"log": meta} if meta else {})}
+
+    return Imported(NAME, path, [run], build)
+
+
+def read_jsonl(data: bytes, path: Path) -> Imported:
+    """Chat messages as JSON Lines (one message per line).
+
+    Raises:
+        CassetteFormatError: a line that is not JSON (naming the line), or see ``read``.
+    """
+    messages = []
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            messages.append(loads_json(raw))
+        except ValueError as exc:
+            raise CassetteFormatError(path, lineno, None, f"not valid JSON: {exc}") from None
+    return read(messages, path)

@@ -1,0 +1,110 @@
+"""tau-bench results files, one cassette per run.
+
+sierra-research/tau-bench writes a JSON list of runs, ``{"task_id": int, "trial": int,
+"reward": float, "info": {...}, "traj": [chat messages]}`` (its
+``historical_trajectories/*.json`` and the files ``run.py`` writes). Each run's ``traj``
+is an OpenAI chat log; its tool calls become the run's entries (``openai_chat.py``, calls
+paired with results by position).
+
+A run is selected by ``task`` (the ``task_id``) and ``trial``. Its cassette's metadata
+holds ``task_id``, ``trial``, ``reward``, ``passed`` (reward >= 1, tau-bench's rule) and
+``info`` (the task, ``reward_info``, ``user_cost``, ...). Every entry also carries an
+extra field ``run`` = ``{"task_id", "trial", "reward"}``, so a cassette written to disk
+still says which run it came from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..entry import Entry
+from ..errors import CassetteFormatError
+from . import Imported, RunInfo
+from .openai_chat import count_calls, entries_from_messages
+
+NAME = "tau-bench"
+
+_REQUIRED = ("task_id", "traj")
+
+
+def looks_like(doc: Any) -> str | None:
+    """``None`` when ``doc`` (parsed JSON) is a tau-bench results list, else why not."""
+    if not isinstance(doc, list):
+        return "not a JSON list of runs"
+    if not doc:
+        return "an empty list: no runs"
+    first = doc[0]
+    if not isinstance(first, dict) or any(k not in first for k in _REQUIRED):
+        return "the first item is not a run (an object with 'task_id' and 'traj')"
+    return None
+
+
+def read(doc: Any, path: Path) -> Imported:
+    """A tau-bench results list as an ``Imported`` with one run per item.
+
+    Raises:
+        CassetteFormatError: not a results list, or a run with a bad field, naming it
+            (``[17].trial``, ``[17].traj[5].tool_calls[0].function.name``).
+    """
+    why = looks_like(doc)
+    if why is not None:
+        raise CassetteFormatError(path, None, None, why)
+    runs: list[RunInfo] = []
+    for i, run in enumerate(doc):
+        if not isinstance(run, dict):
+            raise CassetteFormatError(path, None, f"[{i}]", "a run must be an object")
+        for key in _REQUIRED:
+            if key not in run:
+                raise CassetteFormatError(path, None, f"[{i}].{key}", "missing")
+        task_id = run["task_id"]
+        if isinstance(task_id, bool) or not isinstance(task_id, int | str):
+            raise CassetteFormatError(
+                path, None, f"[{i}].task_id", f"expected an integer, got {task_id!r:.40}"
+            )
+        trial = run.get("trial", 0)
+        if isinstance(trial, bool) or not isinstance(trial, int):
+            raise CassetteFormatError(
+                path, None, f"[{i}].trial", f"expected an integer, got {trial!r:.40}"
+            )
+        reward = run.get("reward")
+        if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)):
+            raise CassetteFormatError(
+                path, None, f"[{i}].reward", f"expected a number, got {reward!r:.40}"
+            )
+        traj = run["traj"]
+        if not isinstance(traj, list):
+            raise CassetteFormatError(path, None, f"[{i}].traj", "expected a list of messages")
+        runs.append(
+            RunInfo(
+                task=str(task_id),
+                trial=trial,
+                reward=float(reward) if reward is not None else None,
+                calls=count_calls(traj),
+                index=i,
+            )
+        )
+
+    def build(index: int) -> tuple[list[Entry], dict[str, Any]]:
+        run = doc[index]
+        info = runs[index]
+        tag = {"task_id": run["task_id"], "trial": info.trial, "reward": run.get("reward")}
+        entries = entries_from_messages(
+            run["traj"], path=path, where=f"[{index}].traj", extra={"run": tag}
+        )
+        meta: dict[str, Any] = {
+            "task_id": run["task_id"],
+            "trial": info.trial,
+            "reward": run.get("reward"),
+            "passed": info.passed,
+            "messages": len(run["traj"]),
+            "info": run.get("info"),
+        }
+        rest = {
+            k: v for k, v in run.items() if k not in ("task_id", "trial", "reward", "info", "traj")
+        }
+        if rest:
+            meta["other"] = rest
+        return entries, meta
+
+    return Imported(NAME, path, runs, build)

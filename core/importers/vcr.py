@@ -1,0 +1,310 @@
+"""VCR.py / pytest-recording cassettes (YAML, or vcrpy's JSON serializer), as a cassette.
+
+A VCR cassette is ``{"interactions": [{"request": {...}, "response": {...}}, ...],
+"version": 1}``. Each interaction becomes one entry:
+
+- ``tool`` = ``"http"``;
+- ``args`` = ``{"method", "uri", "body"}``;
+- ``response`` = ``{"status": <code>, "reason": <message>, "headers": {...},
+  "body": ...}``; an HTTP error (4xx/5xx) stays a response, as the server sent it;
+- extras: ``request_headers`` (kept out of the args: they carry auth placeholders,
+  content lengths and cookies that change on every recording) and ``vcr_extra`` with any
+  key this importer does not map (nothing is dropped).
+
+Bodies are read from ``body: {string: ...}`` (vcrpy), a plain ``body: ...`` string
+(vcrpy request bodies) or ``parsed_body:`` (pydantic-ai's serializer, already structured).
+A body that is a JSON object or array becomes that JSON; an SSE stream
+(``text/event-stream``, or text starting with ``data:``/``event:``) becomes
+``{"_sse": true, "text": <the stream as recorded>, "events": [{"event"?, "id"?, "data"}]}``
+with each event's data parsed as JSON when it is JSON; other text stays text. A YAML
+``!!binary`` value (a body, or a header value) becomes the binary envelope
+``{"_binary": true, "encoding": "base64", "data": <standard base64, no newlines>}``,
+which decodes to the recorded bytes exactly and which the lint treats as proper binary.
+
+YAML is read with PyYAML's C loader (``yaml.CSafeLoader``) when libyaml is there, else
+the pure-Python ``SafeLoader``; both build ``bytes`` for ``!!binary``. Tags that a safe
+loader refuses (``!!python/object``) are an error naming the line.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..entry import Entry
+from ..errors import CassetteFormatError
+from . import Imported, RunInfo, loads_json
+
+NAME = "vcr"
+TOOL = "http"
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_REQUEST_KEYS = {"method", "uri", "body", "parsed_body", "headers"}
+_RESPONSE_KEYS = {"status", "headers", "body", "parsed_body"}
+
+
+def binary_envelope(data: bytes) -> dict[str, Any]:
+    """The marker object for bytes: ``{"_binary": true, "encoding": "base64", "data"}``."""
+    return {"_binary": True, "encoding": "base64", "data": base64.b64encode(data).decode()}
+
+
+def is_binary_envelope(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("_binary") is True
+        and value.get("encoding") == "base64"
+        and isinstance(value.get("data"), str)
+    )
+
+
+def parse_yaml(text: str | bytes, path: Path) -> tuple[Any, list[int]]:
+    """Parse a YAML document; return it and the 1-based line of each interaction.
+
+    Raises:
+        CassetteFormatError: not valid YAML (naming the line and the problem), or a tag a
+            safe loader refuses.
+    """
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        doc = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        why = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        raise CassetteFormatError(path, line, None, f"not valid YAML: {why}") from None
+    except yaml.YAMLError as exc:
+        raise CassetteFormatError(path, None, None, f"not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    lines: list[int] = []
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if key.value == "interactions" and isinstance(value, yaml.SequenceNode):
+                lines = [item.start_mark.line + 1 for item in value.value]
+    return doc, lines
+
+
+def looks_like(doc: Any) -> str | None:
+    """``None`` when ``doc`` is a VCR cassette, else why it is not."""
+    if not isinstance(doc, dict):
+        return "not a YAML/JSON mapping with 'interactions'"
+    if "interactions" not in doc:
+        return f"a mapping without 'interactions' (keys: {', '.join(map(str, list(doc)[:8]))})"
+    if not isinstance(doc["interactions"], list):
+        return "'interactions' is not a list"
+    return None
+
+
+def read(doc: Any, path: Path, lines: list[int] | None = None) -> Imported:
+    """A parsed VCR cassette as an ``Imported`` with a single run.
+
+    Args:
+        doc: the parsed YAML (or JSON) document.
+        path: the source file.
+        lines: the 1-based line of each interaction (from ``parse_yaml``), for errors and
+            ``Entry.line``.
+
+    Raises:
+        CassetteFormatError: not a VCR cassette, or an interaction without a request
+            ``method``/``uri`` or a response ``status``, naming the line and the field.
+    """
+    why = looks_like(doc)
+    if why is not None:
+        raise CassetteFormatError(path, None, None, why)
+    interactions = doc["interactions"]
+    lines = lines or []
+    entries = [
+        _entry(item, i, path, lines[i] if i < len(lines) else None)
+        for i, item in enumerate(interactions)
+    ]
+    run = RunInfo(task=None, trial=None, reward=None, calls=len(entries))
+    meta = {k: _plain(v) for k, v in doc.items() if k != "interactions"}
+
+    def build(index: int) -> tuple[list[Entry], dict[str, Any]]:
+        return entries, {"vcr": meta} if meta else {}
+
+    return Imported(NAME, path, [run], build)
+
+
+def read_file(data: bytes, path: Path) -> Imported:
+    """Parse YAML bytes and read them as a VCR cassette (see ``read``)."""
+    doc, lines = parse_yaml(data, path)
+    return read(doc, path, lines)
+
+
+def _entry(item: Any, i: int, path: Path, line: int | None) -> Entry:
+    where = f"interactions[{i}]"
+
+    def bad(field: str, reason: str) -> CassetteFormatError:
+        return CassetteFormatError(path, line, f"{where}.{field}" if field else where, reason)
+
+    if not isinstance(item, dict):
+        raise bad("", "an interaction must be a mapping with 'request' and 'response'")
+    req, resp = item.get("request"), item.get("response")
+    if not isinstance(req, dict):
+        raise bad("request", "missing or not a mapping")
+    if not isinstance(resp, dict):
+        raise bad("response", "missing or not a mapping")
+    method, uri = req.get("method"), req.get("uri")
+    if not isinstance(method, str) or not method:
+        raise bad("request.method", f"expected an HTTP method, got {method!r:.40}")
+    if not isinstance(uri, str) or not uri:
+        raise bad("request.uri", f"expected a URI, got {uri!r:.40}")
+    status = resp.get("status")
+    code: Any
+    reason: Any = None
+    if isinstance(status, dict):
+        code, reason = status.get("code"), status.get("message")
+    else:
+        code = status
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise bad("response.status", f"expected an HTTP status code, got {status!r:.60}")
+
+    req_headers = _plain(req.get("headers") or {})
+    resp_headers = _plain(resp.get("headers") or {})
+    req_body, req_left = _body(req, req_headers)
+    resp_body, resp_left = _body(resp, resp_headers)
+    args = {"method": method, "uri": uri, "body": req_body}
+    response: dict[str, Any] = {"status": code}
+    if reason is not None:
+        response["reason"] = reason
+    response["headers"] = resp_headers
+    response["body"] = resp_body
+
+    leftovers: dict[str, Any] = {}
+    other_req = {k: _plain(v) for k, v in req.items() if k not in _REQUEST_KEYS}
+    other_resp = {k: _plain(v) for k, v in resp.items() if k not in _RESPONSE_KEYS}
+    if isinstance(status, dict):
+        rest = {k: _plain(v) for k, v in status.items() if k not in ("code", "message")}
+        if rest:
+            other_resp["status"] = rest
+    if req_left:
+        other_req["body"] = req_left
+    if resp_left:
+        other_resp["body"] = resp_left
+    if other_req:
+        leftovers["request"] = other_req
+    if other_resp:
+        leftovers["response"] = other_resp
+    other = {k: _plain(v) for k, v in item.items() if k not in ("request", "response")}
+    if other:
+        leftovers["interaction"] = other
+    extra: dict[str, Any] = {"request_headers": req_headers}
+    if leftovers:
+        extra["vcr_extra"] = leftovers
+    return Entry(seq=i + 1, tool=TOOL, args=args, response=response, extra=extra, line=line)
+
+
+def _body(part: dict[str, Any], headers: Any) -> tuple[Any, dict[str, Any]]:
+    """``(body value, leftover keys of a body mapping)`` for a request or response."""
+    if "parsed_body" in part:
+        return _plain(part["parsed_body"]), {}
+    body = part.get("body")
+    left: dict[str, Any] = {}
+    if isinstance(body, dict) and "string" in body:
+        left = {k: _plain(v) for k, v in body.items() if k != "string"}
+        body = body["string"]
+    elif isinstance(body, dict):
+        return _plain(body), {}
+    return decode_body(body, _content_type(headers)), left
+
+
+def _content_type(headers: Any) -> str:
+    if not isinstance(headers, dict):
+        return ""
+    for name, value in headers.items():
+        if str(name).lower() == "content-type":
+            if isinstance(value, list) and value:
+                value = value[0]
+            if is_binary_envelope(value):
+                try:
+                    return base64.b64decode(value["data"]).decode("utf-8", "replace").lower()
+                except ValueError:
+                    return ""
+            return str(value).lower()
+    return ""
+
+
+def decode_body(raw: Any, content_type: str = "") -> Any:
+    """A recorded body as a value: bytes -> the binary envelope; an SSE stream -> the
+    ``_sse`` object; JSON text of an object or array -> that JSON; other text unchanged."""
+    if raw is None:
+        return None
+    if isinstance(raw, bytes | bytearray):
+        return binary_envelope(bytes(raw))
+    if not isinstance(raw, str):
+        return _plain(raw)
+    head = raw.lstrip()
+    if "text/event-stream" in content_type or head.startswith(("data:", "event:")):
+        return {"_sse": True, "text": raw, "events": parse_sse(raw)}
+    if head[:1] in ("{", "["):
+        try:
+            value = loads_json(raw)
+        except ValueError:
+            return raw
+        if isinstance(value, dict | list):
+            return value
+    return raw
+
+
+def parse_sse(text: str) -> list[dict[str, Any]]:
+    """The events of a server-sent-events stream (WHATWG HTML, "event stream
+    interpretation"): blank-line separated; ``data`` lines joined with newlines and parsed
+    as JSON when they are JSON (``[DONE]`` stays text); ``event``, ``id``, ``retry`` kept;
+    comment lines (``:``) skipped."""
+    events: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
+    data: list[str] = []
+
+    def dispatch() -> None:
+        nonlocal current, data
+        if data or current:
+            event = dict(current)
+            if data:
+                joined = "\n".join(data)
+                try:
+                    event["data"] = (
+                        loads_json(joined) if joined.lstrip()[:1] in ("{", "[") else joined
+                    )
+                except ValueError:
+                    event["data"] = joined
+            events.append(event)
+        current, data = {}, []
+
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if line == "":
+            dispatch()
+            continue
+        if line.startswith(":"):
+            continue
+        name, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name in ("event", "id", "retry"):
+            current[name] = value
+    dispatch()
+    return events
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with YAML-only types made JSON: bytes -> binary envelope, dates and
+    timestamps -> ISO-8601 text, sets -> sorted lists, non-string keys -> text."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, bytes | bytearray):
+        return binary_envelope(bytes(value))
+    if isinstance(value, _dt.datetime | _dt.date):
+        return value.isoformat()
+    if isinstance(value, set):
+        return sorted(_plain(v) for v in value)
+    return value

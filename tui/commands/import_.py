@@ -1,0 +1,218 @@
+"""``cassette-tui import SRC -o OUT``: turn another tool's recording into cassettes
+(headless; no Textual).
+
+    cassette-tui import run.yaml -o run.jsonl                       one run -> the file OUT
+    cassette-tui import gpt-4o-airline.json --task 31 --trial 2 -o t31-2.jsonl
+    cassette-tui import gpt-4o-airline.json -o runs/                 every run -> OUT/task-31_trial-2.jsonl ...
+    cassette-tui import gpt-4o-airline.json --list                   the runs: task, trial, reward, calls
+
+SRC is a path spec (``FILE#task=31,trial=2`` works as well as the options). A multi-run
+import also writes ``OUT/runs.json``: every run's task, trial, reward, passed, call count
+and file, so the rewards of runs with no tool call (empty cassettes) are kept too.
+Nothing is overwritten without ``--force``; every file is written atomically.
+
+Exit status: 0 written, 2 bad usage, unreadable input or an existing output.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from cassette_tui.core.atomic import write_atomic
+from cassette_tui.core.cassette import save
+from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.importers import FORMATS, RunInfo, RunSelectionError
+from cassette_tui.core.importers.detect import import_file
+from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
+
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
+
+INDEX_NAME = "runs.json"
+
+
+def _fail(message: str) -> None:
+    click.echo(f"cassette-tui import: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+@click.command("import")
+@click.argument("src", type=str)
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The cassette file to write; a directory when SRC holds many runs and no run is selected.",
+)
+@click.option(
+    "--from",
+    "fmt",
+    default=None,
+    metavar="FORMAT",
+    help=f"Read SRC as this format instead of detecting it ({', '.join(FORMATS)}).",
+)
+@click.option("--task", default=None, metavar="N", help="The task of the run to import.")
+@click.option("--trial", type=int, default=None, metavar="K", help="The trial of that task.")
+@click.option("--force", is_flag=True, help="Replace existing output files.")
+@click.option("--list", "list_only", is_flag=True, help="List the runs in SRC; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def import_cmd(
+    src: str,
+    out: Path | None,
+    fmt: str | None,
+    task: str | None,
+    trial: int | None,
+    force: bool,
+    list_only: bool,
+    as_json: bool,
+) -> None:
+    """Import SRC (tau-bench results, OpenAI chat log, inspect_ai log, VCR YAML) as
+    cassettes.
+
+    \b
+    With --task/--trial (or SRC#task=N,trial=K) the one run goes to the file OUT.
+    A multi-run SRC without a selector writes one cassette per run into the directory
+    OUT, named task-<N>_trial-<K>.jsonl, plus runs.json.
+    Exit status: 0 written, 2 bad usage, unreadable input or an existing output.
+    """
+    try:
+        spec = resolve_spec(src, fmt, task, trial)
+        kind = detect_format(str(spec.path), fmt=spec.fmt)
+    except (CassetteFormatError, ValueError) as exc:
+        _fail(str(exc))
+        return
+
+    if list_only:
+        _list(spec.path, kind, as_json)
+        return
+    if out is None:
+        _fail("missing -o/--output (or pass --list to see the runs)")
+        return
+
+    selected = spec.task is not None or spec.trial is not None
+    try:
+        if kind != "cassette" and not selected:
+            imported = import_file(spec.path, spec.fmt)
+            if imported.multi_run and len(imported.runs) > 1:
+                _write_all(imported.runs, imported, out, force, as_json, kind)
+                return
+        cassette = open_cassette(str(spec.path), fmt=spec.fmt, task=spec.task, trial=spec.trial)
+    except (CassetteFormatError, ValueError) as exc:
+        _fail(str(exc))
+        return
+    if out.is_dir():
+        _fail(f"{out}: is a directory; one run is written to a file (give a file name)")
+    try:
+        save(cassette, out, overwrite=force)
+    except FileExistsError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{out}: cannot write: {exc.strerror or exc}")
+    run = cassette.metadata.get("run") or {}
+    record = {"file": str(out), "entries": len(cassette), **_run_fields(run)}
+    if as_json:
+        click.echo(json.dumps({"source": str(spec.path), "format": kind, "written": [record]}))
+    else:
+        click.echo(
+            f"wrote {out} ({_n(len(cassette))}) from {kind} {cassette.path}" + _reward_note(run)
+        )
+
+
+def _run_fields(run: dict[str, Any]) -> dict[str, Any]:
+    return {k: run.get(k) for k in ("task", "trial", "reward", "passed")}
+
+
+def _reward_note(run: dict[str, Any]) -> str:
+    if run.get("reward") is None:
+        return ""
+    return f", reward {run['reward']} ({'pass' if run.get('passed') else 'fail'})"
+
+
+def _write_all(
+    runs: list[RunInfo], imported: Any, out: Path, force: bool, as_json: bool, kind: str
+) -> None:
+    if out.exists() and not out.is_dir():
+        _fail(
+            f"{out}: is a file; a multi-run source ({len(runs)} runs) is written to a "
+            "directory, or pass --task and --trial to write one run"
+        )
+    targets = [out / f"{run.label}.jsonl" for run in runs]
+    if len(set(targets)) != len(targets):
+        _fail(f"{imported.path}: two runs share a task and trial; import them one by one")
+    existing = [t for t in [*targets, out / INDEX_NAME] if t.exists()]
+    if existing and not force:
+        shown = ", ".join(str(t) for t in existing[:3])
+        more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
+        _fail(f"{shown}{more}: exist; pass --force to replace them (nothing was written)")
+    # build every cassette first so bad input writes nothing
+    try:
+        cassettes = [imported.cassette(run.index) for run in runs]
+    except CassetteFormatError as exc:
+        _fail(str(exc))
+        return
+    written: list[dict[str, Any]] = []
+    try:
+        for run, target, cassette in zip(runs, targets, cassettes, strict=True):
+            save(cassette, target, overwrite=force)
+            written.append(
+                {"file": str(target), "entries": len(cassette), **_run_fields(run.to_json())}
+            )
+        index = {"source": str(imported.path), "format": kind, "runs": written}
+        write_atomic(
+            out / INDEX_NAME, [(json.dumps(index, indent=1) + "\n").encode()], overwrite=force
+        )
+    except FileExistsError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{out}: cannot write: {exc.strerror or exc}")
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "source": str(imported.path),
+                    "format": kind,
+                    "written": written,
+                    "index": str(out / INDEX_NAME),
+                }
+            )
+        )
+        return
+    empty = sum(1 for w in written if w["entries"] == 0)
+    passed = sum(1 for w in written if w["passed"])
+    click.echo(
+        f"wrote {len(written)} cassettes to {out}/ ({passed} passing, "
+        f"{len(written) - passed} not; {empty} with no tool call) and {out / INDEX_NAME}"
+    )
+
+
+def _list(path: Path, kind: str, as_json: bool) -> None:
+    from cassette_tui.core.sources import list_runs
+
+    try:
+        runs = list_runs(str(path), fmt=kind)
+    except (CassetteFormatError, RunSelectionError) as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        click.echo(
+            json.dumps({"source": str(path), "format": kind, "runs": [r.to_json() for r in runs]})
+        )
+        return
+    click.echo(f"{path}: {kind}, {len(runs)} run(s)")
+    click.echo(f"{'task':>8} {'trial':>5} {'reward':>6} {'result':>6} {'calls':>5}  spec")
+    for r in runs:
+        result = {True: "pass", False: "fail", None: "-"}[r.passed]
+        reward = "-" if r.reward is None else f"{r.reward:g}"
+        click.echo(
+            f"{r.task or '-':>8} {'-' if r.trial is None else r.trial:>5} {reward:>6} "
+            f"{result:>6} {r.calls:>5}  {path.name}{r.spec_suffix()}"
+        )
+
+
+def _n(entries: int) -> str:
+    return f"{entries} entr{'y' if entries == 1 else 'ies'}"
