@@ -80,9 +80,11 @@ def test_overwrite_keeps_the_old_cassette_until_close(tmp_path: Path) -> None:
 
 
 def test_non_serializable_response_names_the_tool(tmp_path: Path) -> None:
-    with Recorder(tmp_path / "run.jsonl") as rec:
-        with pytest.raises(NotSerializable, match="'read_file'.*not JSON-serializable"):
-            rec.wrap(lambda tool, args: b"\x00bytes")("read_file", {"path": "x"})
+    with (
+        Recorder(tmp_path / "run.jsonl") as rec,
+        pytest.raises(NotSerializable, match="'read_file'.*not JSON-serializable"),
+    ):
+        rec.wrap(lambda tool, args: b"\x00bytes")("read_file", {"path": "x"})
     assert len(load(tmp_path / "run.jsonl")) == 0
 
 
@@ -162,7 +164,9 @@ def test_a_crash_mid_run_loses_at_most_the_call_in_flight(tmp_path: Path) -> Non
             d("step", {{"i": i}})
         """
     )
-    proc = subprocess.run([sys.executable, "-c", agent], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", agent], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 9, proc.stderr
     cassette = load(path)
     assert [e.response for e in cassette] == [{"i": 0}, {"i": 1}, {"i": 2}]

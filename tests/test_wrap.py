@@ -70,6 +70,7 @@ def run_agent(tmp_path: Path, source: str, env: dict[str, str], *args: str):
         [sys.executable, str(script), *args],
         capture_output=True,
         text=True,
+        check=False,
         env=full_env,
         cwd=tmp_path,
     )
