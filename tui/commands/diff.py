@@ -1,0 +1,286 @@
+"""``cassette-tui diff A B``: align two runs and say where and why they part (headless).
+
+Human output (Rich, readable at 80 columns and with ``NO_COLOR``: every status has a
+mark, colour only repeats it): a summary (both files, counts, the first divergence), the
+findings with their first action, then the aligned rows that are not ``same`` with their
+drift. Cassette text is printed as data (``rich.text.Text``), never as markup.
+
+``--json`` prints ``DiffResult.to_json()``; the schema is in ``docs/diff-json.md``.
+
+Exit status: 0 the runs are the same, 1 they differ, 2 bad usage or unreadable input (the
+error on stderr). Does not import Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from cassette_tui.core.diff import DiffResult
+    from cassette_tui.core.diff_model import DriftItem, Row
+
+EXIT_SAME, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
+
+#: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR).
+MARKS: dict[str, tuple[str, str, str]] = {
+    "same": ("=", "same", "dim"),
+    "response_drift": ("~", "response drift", "yellow"),
+    "args_drift": ("!", "args drift", "magenta"),
+    "other_call": ("x", "other call", "red"),
+    "only_a": ("<", "only A", "cyan"),
+    "only_b": (">", "only B", "blue"),
+}
+#: drift change -> short sign shown before the path
+CHANGE_SIGNS = {
+    "value_changed": "~",
+    "type_changed": "T",
+    "number_type": "#",
+    "added": "+",
+    "removed": "-",
+    "item_added": "+",
+    "item_removed": "-",
+}
+MAX_DRIFT_LINES = 6
+
+
+@click.command("diff")
+@click.argument("a", metavar="A", type=str)
+@click.argument("b", metavar="B", type=str)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--align",
+    type=click.Choice(["seq", "key"]),
+    default="seq",
+    show_default=True,
+    help="Pair row i with row i (seq), or align by call key so inserted retries and "
+    "extra lookups show as one-sided steps (key).",
+)
+@click.option(
+    "--from",
+    "fmt",
+    default=None,
+    metavar="FORMAT",
+    help="Read both inputs as this format instead of detecting it.",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Normalization config (default: CASSETTE_CONFIG, cassette.toml or pyproject.toml).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=40,
+    show_default=True,
+    help="Rows listed in the human output (0: all). --json lists every row.",
+)
+@click.option("--all", "include_same", is_flag=True, help="List `same` rows too.")
+def diff(
+    a: str,
+    b: str,
+    as_json: bool,
+    align: str,
+    fmt: str | None,
+    config: str | None,
+    limit: int,
+    include_same: bool,
+) -> None:
+    """Align cassette A (the failing run) with B (the passing run) and diagnose.
+
+    \b
+    A and B are cassette files or any importable recording; FILE#task=31,trial=2
+    picks one run of a multi-run file (tau-bench).
+    Row marks: = same  ~ response drift  ! args drift  x other call
+               < only in A  > only in B
+    Row flags: R repeated key  E error where the other run succeeded
+    Exit status: 0 same, 1 the runs differ, 2 bad usage or unreadable input.
+    """
+    from cassette_tui.core.diff import diff_cassettes
+    from cassette_tui.core.errors import CassetteError
+    from cassette_tui.core.normalize import load_rules
+    from cassette_tui.core.sources import open_cassette
+
+    try:
+        rules = load_rules(config)
+        cassette_a = open_cassette(a, fmt=fmt, rules=rules)
+        cassette_b = open_cassette(b, fmt=fmt, rules=rules)
+    except (CassetteError, ValueError, OSError) as exc:
+        click.echo(f"cassette-tui diff: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    result = diff_cassettes(cassette_a, cassette_b, align=align)
+    if as_json:
+        doc = result.to_json(include_same=include_same)
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False, default=str))
+    else:
+        _print_human(result, a, b, limit, include_same)
+    sys.exit(EXIT_SAME if result.is_same else EXIT_DIFFER)
+
+
+# -- human output -------------------------------------------------------------------------
+
+
+def _wrap(text: str, width: int, indent: str) -> str:
+    return textwrap.fill(
+        text,
+        width=max(width, 40),
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=True,
+        break_on_hyphens=False,
+    )
+
+
+def _value(value: Any, width: int) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= width else text[: max(width - 3, 1)] + "..."
+
+
+def _pack(groups: list[Text], width: int, sep: str = "   ") -> list[Text]:
+    """Join groups with ``sep`` into lines of at most ``width`` cells, never splitting one."""
+    lines: list[Text] = []
+    line = Text()
+    for group in groups:
+        if line.cell_len and line.cell_len + len(sep) + group.cell_len > width:
+            lines.append(line)
+            line = Text()
+        if line.cell_len:
+            line.append(sep)
+        line.append_text(group)
+    if line.cell_len:
+        lines.append(line)
+    return lines
+
+
+def _summary(result: DiffResult, name_a: str, name_b: str, width: int) -> list[Text]:
+    lines = []
+    for side, name, c in (("A", name_a, result.a), ("B", name_b, result.b)):
+        line = Text(f"{side}  ", style="bold")
+        line.append(name)
+        n = len(c)
+        line.append(f"  ({n} entr{'y' if n == 1 else 'ies'})", style="dim")
+        lines.append(line)
+    groups = [Text(f"aligned by {result.align}: {len(result.rows)} rows")]
+    for status, n in result.counts.items():
+        if n:
+            mark, label, style = MARKS[status.value]
+            groups.append(Text(f"{mark} {n} {label}", style=style))
+    lines.extend(_pack(groups, width))
+    if result.first_divergence is None:
+        lines.append(Text("= the runs are the same", style="bold green"))
+    else:
+        row = result.rows[result.first_divergence]
+        mark, label, style = MARKS[row.status.value]
+        line = Text("first divergence: ", style="bold")
+        line.append(f"row {result.first_divergence + 1}  ")
+        line.append(f"A seq {row.a_seq if row.a_seq is not None else '-'} / ")
+        line.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}  ")
+        line.append(f"{row.tool}  ")
+        line.append(f"{mark} {label}", style=style)
+        lines.append(line)
+    return lines
+
+
+def _row_line(index: int, row: Row) -> Text:
+    mark, label, style = MARKS[row.status.value]
+    line = Text(f"{mark} ", style=style)
+    a_seq = row.a_seq if row.a_seq is not None else "-"
+    b_seq = row.b_seq if row.b_seq is not None else "-"
+    line.append(f"{index + 1:>5}  {a_seq:>5}  {b_seq:>5}  ")
+    flags = ("R" if row.repeated_a or row.repeated_b else ".") + (
+        "E" if row.error_a or row.error_b else "."
+    )
+    line.append(flags, style="bold")
+    line.append(f"  {label:<15} ", style=style)
+    line.append(row.tool)
+    return line
+
+
+ROW_HEADER = "    row  A seq  B seq  RE  status          tool"
+
+
+def _drift_lines(items: list[DriftItem], width: int) -> list[Text]:
+    """Two lines per item when the values do not fit beside the path: the sign, the part
+    and the JSON path, then ``A-value -> B-value`` (each cut to half the width)."""
+    lines = []
+    for item in items[:MAX_DRIFT_LINES]:
+        change = item.change.value
+        sign = CHANGE_SIGNS.get(change, "?")
+        head = f"      {sign} {item.part} {item.path}"
+        if change in ("added", "item_added"):
+            values = [f"+ {_value(item.b, width - 12)}"]
+        elif change in ("removed", "item_removed"):
+            values = [f"- {_value(item.a, width - 12)}"]
+        else:
+            half = (width - 18) // 2
+            values = [f"{_value(item.a, half)} -> {_value(item.b, half)}"]
+            if change == "number_type":
+                values.append("(number type only)")
+        tail = " ".join(values)
+        if len(head) + 2 + len(tail) <= width:
+            line = Text(head, style="dim")
+            line.append("  " + tail)
+            lines.append(line)
+        else:
+            head_text = Text(head, style="dim")
+            head_text.truncate(width, overflow="ellipsis")
+            lines.append(head_text)
+            value_text = Text("          " + tail)
+            value_text.truncate(width, overflow="ellipsis")
+            lines.append(value_text)
+    if len(items) > MAX_DRIFT_LINES:
+        lines.append(Text(f"      ... {len(items) - MAX_DRIFT_LINES} more", style="dim"))
+    return lines
+
+
+def _print_human(
+    result: DiffResult, name_a: str, name_b: str, limit: int, include_same: bool
+) -> None:
+    console = Console(highlight=False, soft_wrap=False, emoji=False)
+    width = console.width
+    for line in _summary(result, name_a, name_b, width):
+        console.print(line)
+    findings = result.findings
+    if findings:
+        console.print()
+        console.print(Text(f"Findings ({len(findings)})", style="bold"))
+        for n, f in enumerate(findings, 1):
+            head = Text(f"{n:>2}. ", style="bold")
+            head.append(f.kind, style="bold yellow")
+            seqs = "  ".join(
+                f"{side.upper()} {', '.join(map(str, f.seqs.get(side, []))) or '-'}"
+                for side in ("a", "b")
+            )
+            head.append(f"  {seqs}", style="dim")
+            head.truncate(width, overflow="ellipsis")
+            console.print(head)
+            console.print(Text(_wrap(f.message, width - 1, "    ")))
+            console.print(Text(_wrap(f"-> {f.action}", width - 1, "    "), style="green"))
+    shown = [
+        (i, row) for i, row in enumerate(result.rows) if include_same or row.status.value != "same"
+    ]
+    if not shown:
+        return
+    console.print()
+    console.print(Text("Rows" + ("" if include_same else " that differ"), style="bold"))
+    console.print(Text(ROW_HEADER, style="dim"))
+    cut = shown if limit == 0 else shown[:limit]
+    for index, row in cut:
+        console.print(_row_line(index, row))
+        for line in _drift_lines(result.drift(index), width):
+            console.print(line)
+    if len(cut) < len(shown):
+        console.print(
+            Text(
+                f"... {len(shown) - len(cut)} more rows (--limit 0 shows all; --json lists "
+                "them with their drift)",
+                style="dim",
+            )
+        )
