@@ -12,7 +12,14 @@ from textual.binding import Binding
 
 APP = [
     Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
-    Binding("question_mark,f1", "help", "Keys", key_display="?", id="app.help"),
+    Binding(
+        "question_mark,f1",
+        "help",
+        "Keys",
+        key_display="?",
+        id="app.help",
+        tooltip="Every key and mark",
+    ),
 ]
 
 #: Moving over the rows; shared by both step screens.
@@ -23,17 +30,64 @@ _MOVE = [
     Binding("pageup", "page_up", "Page up", show=False, id="main.page_up"),
     Binding("g,home", "first", "First row", show=False, id="main.first"),
     Binding("G,end", "last", "Last row", show=False, id="main.last"),
-    Binding("tab", "switch_pane", "Switch pane", show=False, id="main.switch_pane"),
-    Binding("enter", "open_step", "Step", id="main.open_step"),
-    Binding("e", "toggle_expand", "Expand", show=False, id="main.expand"),
-    Binding("slash", "search", "Search", key_display="/", id="main.search"),
-    Binding("escape", "clear_search", "Clear search", show=False, id="main.clear_search"),
-    Binding("q", "back", "Quit", id="main.back"),
+    Binding(
+        "tab",
+        "switch_pane",
+        "Switch pane",
+        show=False,
+        id="main.switch_pane",
+        tooltip="Move the focus between the step list and the detail pane",
+    ),
+    Binding(
+        "enter",
+        "open_step",
+        "Step",
+        id="main.open_step",
+        tooltip="Open the selected step full-screen",
+    ),
+    Binding(
+        "e",
+        "toggle_expand",
+        "Expand",
+        show=False,
+        id="main.expand",
+        tooltip="Show long values whole / cut them again",
+    ),
+    Binding(
+        "slash",
+        "search",
+        "Search",
+        key_display="/",
+        id="main.search",
+        tooltip="Search tool names, args and responses; n/N repeat it",
+    ),
+    Binding(
+        "escape",
+        "clear_search",
+        "Clear search",
+        show=False,
+        id="main.clear_search",
+        tooltip="Close the search bar, then forget the search",
+    ),
+    Binding("q", "back", "Quit", id="main.back", tooltip="Quit (from a step or the help: back)"),
 ]
 
 PAIR = [
-    Binding("n", "next", "Next diff", id="main.next"),
-    Binding("N", "previous", "Prev diff", show=False, id="main.previous"),
+    Binding(
+        "n",
+        "next",
+        "Next diff",
+        id="main.next",
+        tooltip="Next row that is not same; repeats the search when one is active",
+    ),
+    Binding(
+        "N",
+        "previous",
+        "Prev diff",
+        show=False,
+        id="main.previous",
+        tooltip="Previous row that is not same; or the previous search match",
+    ),
     Binding(
         "right_square_bracket",
         "next_difference",
@@ -51,12 +105,24 @@ PAIR = [
         id="main.previous_difference",
     ),
     Binding("f", "first_divergence", "First divergence", show=False, id="main.first_divergence"),
-    Binding("a", "toggle_align", "Align", id="main.toggle_align"),
+    Binding(
+        "a",
+        "toggle_align",
+        "Align",
+        id="main.toggle_align",
+        tooltip="Align the runs by seq / by call key",
+    ),
     *_MOVE,
 ]
 
 SINGLE = [
-    Binding("n", "next", "Next finding", id="single.next"),
+    Binding(
+        "n",
+        "next",
+        "Next finding",
+        id="single.next",
+        tooltip="Next entry with a finding; repeats the search when one is active",
+    ),
     Binding("N", "previous", "Prev finding", show=False, id="single.previous"),
     Binding(
         "right_square_bracket",
@@ -85,8 +151,20 @@ STEP = [
     Binding("pageup", "page_up", "Page up", show=False, id="step.page_up"),
     Binding("g,home", "scroll_top", "Top", show=False, id="step.top"),
     Binding("G,end", "scroll_bottom", "Bottom", show=False, id="step.bottom"),
-    Binding("n,right_square_bracket", "next_step", "Next diff", id="step.next"),
-    Binding("N,left_square_bracket", "previous_step", "Prev diff", id="step.previous"),
+    Binding(
+        "n,right_square_bracket",
+        "next_step",
+        "Next diff",
+        id="step.next",
+        tooltip="Show the next row that is not same",
+    ),
+    Binding(
+        "N,left_square_bracket",
+        "previous_step",
+        "Prev diff",
+        id="step.previous",
+        tooltip="Show the previous row that is not same",
+    ),
     Binding("e", "toggle_expand", "Expand", id="step.expand"),
 ]
 

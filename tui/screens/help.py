@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,26 +33,26 @@ def key_text(app: object, binding: Binding) -> str:
     return " ".join(dict.fromkeys(shown))
 
 
-def help_table(app: object) -> Table:
-    table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
-    table.add_column("keys", no_wrap=True)
-    table.add_column("what", ratio=1)
-    table.add_column("id", style="dim", no_wrap=True)
-    table.add_row(Text("Marks", style="bold underline"), "", "")
+KEY_WIDTH = 16
+
+
+def help_text(app: object) -> Text:
+    """Every mark and every key, one per line: ``keys  what it does  binding id``."""
+    text = Text()
+    text.append("Marks (the middle column; ↻ ! ? sit next to a seq)\n", style="bold underline")
     for mark in legend():
-        table.add_row(Text(f"  {mark.glyph}", style="bold"), Text(mark.label), "")
+        text.append(f"  {mark.glyph:<{KEY_WIDTH - 2}}", style="bold")
+        text.append(f"{mark.label}\n")
     for title, section in SECTIONS:
-        table.add_row("", "", "")
-        table.add_row(Text(title, style="bold underline"), "", "")
+        text.append(f"\n{title}\n", style="bold underline")
         for binding in section:
-            table.add_row(
-                Text(key_text(app, binding), style="bold"),
-                Text(binding.description),
-                Text(binding.id or ""),
-            )
-    table.add_row("", "", "")
-    table.add_row(Text("ctrl+p", style="bold"), Text("command palette: every action by name"), "")
-    return table
+            keys = key_text(app, binding)
+            text.append(f"  {keys:<{KEY_WIDTH - 2}}", style="bold")
+            text.append(binding.tooltip or binding.description)
+            text.append(f"  {binding.id}\n", style="dim")
+    text.append(f"\n  {'ctrl+p':<{KEY_WIDTH - 2}}", style="bold")
+    text.append("command palette: every action by name\n")
+    return text
 
 
 class HelpScreen(Screen[None]):
@@ -64,7 +63,7 @@ class HelpScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
             yield Static(Text("cassette-tui keys (remap by id in keys.toml)", style="bold"))
-            yield Static(help_table(self.app))
+            yield Static(help_text(self.app))
         yield Footer()
 
     def on_mount(self) -> None:

@@ -57,17 +57,26 @@ class PairScreen(StepsScreen):
             cursor = _row_of(result.rows, keep)
         elif result.first_divergence is not None:
             cursor = result.first_divergence
-        self.app.call_from_thread(self._show_result, result, cursor)
+        rows = PairRows(result)
+        self.app.call_from_thread(self._show_result, result, rows, cursor)
+        # the diagnosis can take longer than the rows: the header says so until it lands
+        _, error = diagnosis(result)
+        summary = pair_summary(result, with_findings=True, findings_error=error)
+        self.app.call_from_thread(self._show_summary, result, summary)
 
-    def _show_result(self, result: Any, cursor: int) -> None:
+    def _show_result(self, result: Any, rows: PairRows, cursor: int) -> None:
         self.result = result
-        self.query_one("#summary").update(pair_summary(result))  # type: ignore[attr-defined]
-        self.show_rows(PairRows(result), cursor)
+        self.query_one("#summary").update(pair_summary(result, with_findings=False))  # type: ignore[attr-defined]
+        self.show_rows(rows, cursor)
+
+    def _show_summary(self, result: Any, summary: Text) -> None:
+        if result is self.result:
+            self.query_one("#summary").update(summary)  # type: ignore[attr-defined]
 
     def build_detail(self, index: int, limits: Limits, styles: Any) -> RenderableType:
         result = self.result
         drift = result.drift(index)
-        return pair_detail(result, index, drift, limits, styles)
+        return pair_detail(result, index, drift, limits, styles, diagnosis(result)[0])
 
     def detail_placeholder(self, index: int) -> RenderableType:
         return pair_title(self.result.rows[index])
@@ -88,6 +97,15 @@ class PairScreen(StepsScreen):
     def action_first_divergence(self) -> None:
         if self.result is not None and self.result.first_divergence is not None:
             self.steps.cursor = self.result.first_divergence
+
+
+def diagnosis(result: Any) -> tuple[list[Any], str | None]:
+    """The result's findings, or ``[]`` and why the engine could not give them (the rows
+    and the drift are still worth showing when the diagnosis fails)."""
+    try:
+        return list(result.findings), None
+    except Exception as exc:  # noqa: BLE001 - shown to the user, never swallowed silently
+        return [], f"diagnosis failed: {type(exc).__name__}: {exc}"
 
 
 def _row_of(rows: list[Any], keep: tuple[int | None, int | None]) -> int:

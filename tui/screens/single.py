@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from cassette_tui.core.lint import lint
 from rich.console import RenderableType
 from rich.text import Text
 from textual import work
@@ -47,16 +48,16 @@ class SingleScreen(StepsScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lint", description="lint")
     def run_lint(self) -> None:
-        from cassette_tui.core.lint import lint
-
         findings = lint(self.app.a)  # type: ignore[attr-defined]
         self.app.call_from_thread(self._show_findings, findings)
 
     def _show_findings(self, findings: list[Any]) -> None:
         by_seq: dict[int, list[Any]] = defaultdict(list)
         for finding in findings:
-            if finding.seq is not None:
-                by_seq[finding.seq].append(finding)
+            # a repeated key is marked on every recording of it, not only the first
+            for seq in dict.fromkeys((*getattr(finding, "seqs", ()), finding.seq)):
+                if seq is not None:
+                    by_seq[seq].append(finding)
         self.findings, self.by_seq = findings, dict(by_seq)
         self.query_one("#summary").update(single_summary(self.app.a, findings))  # type: ignore[attr-defined]
         self.show_rows(SingleRows(self.app.a, self.by_seq), self.steps.cursor)  # type: ignore[attr-defined]

@@ -153,8 +153,10 @@ def pair_detail(
     drift: Sequence[DriftItem] | None,
     limits: Limits,
     styles: Styles,
+    findings: Sequence[Finding] = (),
 ) -> RenderableType:
-    """The detail of aligned row ``row_index`` of a ``DiffResult``."""
+    """The detail of aligned row ``row_index`` of a ``DiffResult``, with the ``findings``
+    (the result's diagnosis) that name this row."""
     row: Row = result.rows[row_index]
     a = result.a[row.a] if row.a is not None else None
     b = result.b[row.b] if row.b is not None else None
@@ -187,7 +189,7 @@ def pair_detail(
         else Text("·", style="dim"),
     )
     parts.append(table)
-    related = _findings_text(row_findings(result.findings, row), "findings about this step")
+    related = _findings_text(row_findings(findings, row), "findings about this step")
     if related is not None:
         parts.append(related)
     return Group(*parts)

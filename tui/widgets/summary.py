@@ -39,8 +39,11 @@ def _status_counts(counts: Mapping[Any, int]) -> str:
     return " ".join(parts)
 
 
-def pair_summary(result: Any) -> Text:
-    """Three lines for the header of the pair screen."""
+def pair_summary(
+    result: Any, *, with_findings: bool = True, findings_error: str | None = None
+) -> Text:
+    """Three lines for the header of the pair screen. ``with_findings`` runs the
+    diagnosis (``result.findings``, computed on first use): call it from a worker."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("A ", style="bold")
     text.append(file_label(result.a))
@@ -65,7 +68,12 @@ def pair_summary(result: Any) -> Text:
     text.append("\n")
     text.append(f"{len(result.rows)} rows ", style="bold")
     text.append(_status_counts(result.counts))
-    if result.findings:
+    if findings_error is not None:
+        text.append(" · ")
+        text.append(printable(findings_error), style="bold")
+    elif not with_findings:
+        text.append(" · diagnosing…", style="dim italic")
+    elif result.findings:
         text.append(" · findings: ", style="bold")
         text.append(printable(_kinds(result.findings)))
     return text
