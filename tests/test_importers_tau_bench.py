@@ -259,3 +259,94 @@ def test_task_13_29_5_counts() -> None:
     assert (len(run(13, 2)), len(run(13, 0))) == (9, 14)
     assert (len(run(29, 0)), len(run(29, 1))) == (0, 10)
     assert (len(run(5, 1)), len(run(5, 0))) == (6, 6)
+
+
+# -- the diff of the six pass/fail pairs (issue 5, "cassette-tui diff prints those facts") ---
+
+
+def diff_pair(task: int, good: int, bad: int):
+    from cassette_tui.core.diff import diff_cassettes
+
+    return diff_cassettes(run(task, good), run(task, bad), align="seq")
+
+
+def first(result) -> tuple[int | None, int | None, str, str]:
+    row = result.rows[result.first_divergence]
+    return row.a_seq, row.b_seq, row.status.value, row.tool
+
+
+def kinds(result) -> list[str]:
+    return [f.kind for f in result.findings]
+
+
+@pytest.mark.usefixtures("tau")
+def test_diff_task_31() -> None:
+    d = diff_pair(31, 3, 2)
+    assert [r.status.value for r in d.rows[:6]] == ["same"] * 6
+    assert first(d) == (7, 7, "args_drift", "cancel_reservation")
+    drift = [(i.part, i.path) for i in d.drift(d.first_divergence)]
+    assert ("args", "$.reservation_id") in drift
+    assert kinds(d)[0] == "first_divergence"
+
+
+@pytest.mark.usefixtures("tau")
+def test_diff_task_41() -> None:
+    d = diff_pair(41, 3, 2)
+    assert first(d) == (1, 1, "other_call", "get_reservation_details")
+    assert d.b[0].tool == "cancel_reservation"
+    assert [r.status.value for r in d.rows] == ["other_call", "only_a", "only_a"]
+
+
+@pytest.mark.usefixtures("tau")
+def test_diff_task_11() -> None:
+    d = diff_pair(11, 0, 2)
+    assert first(d)[:2] == (3, 3)
+    repeats = [f for f in d.findings if f.kind == "repeated_key"]
+    books = [f for f in repeats if f.evidence["key"][0] == "book_reservation"]
+    assert [(f.seqs["a"], f.seqs["b"]) for f in books] == [([6], [4, 6, 9])]
+    assert kinds(d)[0] == "first_divergence"
+
+
+@pytest.mark.usefixtures("tau")
+def test_diff_task_13_repeats_with_counts_not_the_cause() -> None:
+    d = diff_pair(13, 2, 0)
+    assert first(d)[:2] == (2, 2)
+    assert kinds(d)[0] == "first_divergence"
+    repeats = [f for f in d.findings if f.kind == "repeated_key"]
+    assert repeats, "both runs repeat keys"
+    assert any(f.seqs["a"] for f in repeats if len(f.seqs["a"]) > 1)  # the passing run too
+    assert any(len(f.seqs["b"]) > 1 for f in repeats)
+    for f in repeats:
+        assert f.evidence["count_a"] == len(f.seqs["a"])
+        assert f.evidence["count_b"] == len(f.seqs["b"])
+        assert "not the cause" in f.action
+
+
+@pytest.mark.usefixtures("tau")
+def test_diff_task_29_no_calls_vs_10() -> None:
+    d = diff_pair(29, 0, 1)
+    assert (len(d.a), len(d.b)) == (0, 10)
+    assert [r.status.value for r in d.rows] == ["only_b"] * 10
+    assert first(d) == (None, 1, "only_b", "get_user_details")
+
+
+@pytest.mark.usefixtures("tau")
+def test_diff_task_5() -> None:
+    d = diff_pair(5, 1, 0)
+    assert (len(d.a), len(d.b)) == (6, 6)
+    assert first(d) == (3, 3, "args_drift", "get_reservation_details")
+
+
+@pytest.mark.usefixtures("tau")
+def test_diff_command_on_path_specs() -> None:
+    from cassette_tui.tui.cli import cli
+    from click.testing import CliRunner
+
+    r = CliRunner().invoke(
+        cli, ["diff", f"{TAU}#task=31,trial=3", f"{TAU}#task=31,trial=2", "--json"]
+    )
+    assert r.exit_code == 1, r.output  # findings
+    out = json.loads(r.output)
+    assert out["first_divergence"]["a_seq"] == out["first_divergence"]["b_seq"] == 7
+    assert (out["a"]["entries"], out["b"]["entries"]) == (7, 7)
+    assert out["a"]["file"].endswith("#task=31,trial=3")
