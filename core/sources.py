@@ -64,15 +64,14 @@ class PathSpec:
 def parse_path_spec(spec: str | Path) -> PathSpec:
     """Split ``FILE#task=31,trial=2[,from=FORMAT]`` into a ``PathSpec``.
 
-    A ``Path`` object is taken as a plain file name. A string whose suffix after the last
-    ``#`` is not a selector, or whose full text names an existing file, is a file name.
+    A ``Path`` is read like its text (click hands ``Path`` objects over). A spec whose
+    suffix after the last ``#`` is not a selector, or whose full text names an existing
+    file, is a plain file name.
 
     Raises:
         CassetteFormatError: a selector with a bad value (``trial=x``, ``from=nope``) or a
             key given twice, naming the file and the key as the field.
     """
-    if isinstance(spec, Path):
-        return PathSpec(spec)
     text = str(spec)
     base, sep, suffix = text.rpartition("#")
     if not sep or not base or Path(text).exists():
