@@ -20,6 +20,8 @@ from .record import Recorder
 from .replay import Replayer
 from .volatile import difference_kind, value_kind
 from .wrap import wrap_dispatcher
+from .importers import RunInfo, RunSelectionError
+from .sources import list_runs, open_cassette, pair_specs, parse_path_spec, task_pairs
 
 __all__ = [
     "DiffResult",
@@ -48,4 +50,11 @@ __all__ = [
     "difference_kind",
     "value_kind",
     "wrap_dispatcher",
+    "RunInfo",
+    "RunSelectionError",
+    "list_runs",
+    "open_cassette",
+    "pair_specs",
+    "parse_path_spec",
+    "task_pairs",
 ]
