@@ -275,10 +275,10 @@ class Imported:
         example = self.runs[0]
         return (
             f"holds {len(self.runs)} runs ({len(tasks)} tasks, trials "
-            f"{_ranges(trials)}); pass task and trial: "
-            f"'{self.path.name}{example.spec_suffix()}' or --task {example.task} "
-            f"--trial {example.trial}; list them with 'cassette-tui import {self.path.name} "
-            "--list'"
+            f"{_ranges(trials)}); pass task and trial: select one as "
+            f"'{self.path.name}{example.spec_suffix()}' (import: --task {example.task} "
+            f"--trial {example.trial}); list them with 'cassette-tui import "
+            f"{self.path.name} --list'"
         )
 
 

@@ -227,7 +227,10 @@ def _parse_call(
 
 def _error_of(err: Any) -> dict[str, Any]:
     if isinstance(err, dict):
-        out = {"type": str(err.get("type", "Error")), "message": str(err.get("message", ""))}
+        out: dict[str, Any] = {
+            "type": str(err.get("type", "Error")),
+            "message": str(err.get("message", "")),
+        }
         rest = {k: v for k, v in err.items() if k not in ("type", "message")}
         if rest:
             out["details"] = rest
