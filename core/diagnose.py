@@ -26,9 +26,10 @@ keys, paths, values) and a first action. The kinds, in the order they are report
     Passing runs repeat calls too, so these report counts, never blame.
 
 Costs are bounded for 100k-entry cassettes: at most ``MAX_EXAMINED`` args-drift rows are
-opened, at most ``MAX_EXAMPLES`` response-drift rows are deepdiffed, the upstream search
-looks ``LOOKBACK`` entries back, and the repeated-key findings are the ``MAX_REPEATED``
-keys whose counts differ most between the runs.
+opened, at most ``MAX_EXAMPLES`` response-drift rows per tool are deepdiffed, the upstream
+search traces ``MAX_TRACED`` args-drift rows ``LOOKBACK`` entries back (at most
+``MAX_DOWNSTREAM`` findings), and the repeated-key findings are the ``MAX_REPEATED`` keys
+whose counts differ most between the runs.
 """
 
 from __future__ import annotations
@@ -48,12 +49,14 @@ if TYPE_CHECKING:
     from .cassette import Cassette
     from .diff import DiffResult
 
-MAX_EXAMINED = 500  # args-drift rows opened for args_miss / downstream_drift
+MAX_EXAMINED = 200  # args-drift rows opened for args_miss / downstream_drift
 MAX_EXAMPLES = 3  # response-drift rows deepdiffed per tool for stale_response
 MAX_SEQS = 20  # seqs listed per finding
 LOOKBACK = 50  # earlier entries searched for the source of a drifted argument
 MAX_REPEATED = 5  # repeated_key findings per diagnosis
 MAX_CYCLE = 6  # longest cycle of keys detected as a loop
+MAX_TRACED = 100  # args-drift rows whose values are traced upstream
+MAX_DOWNSTREAM = 5  # downstream_drift findings per diagnosis
 
 #: value kind (volatile.value_kind) -> the preset that normalizes it (normalize.PRESETS)
 PRESET_FOR_KIND = {
@@ -429,34 +432,62 @@ def _traceable(value: Any) -> bool:
     return False
 
 
-def _find_source(c: Cassette, before: int, value: Any) -> tuple[int, str] | None:
-    """The nearest entry before position ``before`` (at most ``LOOKBACK`` back) whose
-    response holds ``value`` as a leaf (or, for a string, inside a string leaf)."""
-    for i in range(before - 1, max(-1, before - 1 - LOOKBACK), -1):
-        entry = c[i]
-        if entry.is_error:
-            continue
-        for path, leaf in _leaves(entry.response, []):
-            if leaf == value and type(leaf) is type(value):
-                return i, json_path(path)
-            if isinstance(value, str) and isinstance(leaf, str) and value in leaf:
-                return i, json_path(path)
-    return None
+class _LeafIndex:
+    """The leaves of earlier responses of one run, indexed once per entry: exact values
+    by ``(type, value)`` and string leaves for substring search."""
+
+    def __init__(self, c: Cassette) -> None:
+        self.c = c
+        self._cache: dict[int, tuple[dict[tuple[str, Any], str], list[tuple[str, str]]]] = {}
+
+    def _index(self, i: int) -> tuple[dict[tuple[str, Any], str], list[tuple[str, str]]]:
+        found = self._cache.get(i)
+        if found is None:
+            exact: dict[tuple[str, Any], str] = {}
+            strings: list[tuple[str, str]] = []
+            entry = self.c[i]
+            if not entry.is_error:
+                for path, leaf in _leaves(entry.response, []):
+                    if not _traceable(leaf):
+                        continue
+                    text = json_path(path)
+                    exact.setdefault((type(leaf).__name__, leaf), text)
+                    if isinstance(leaf, str):
+                        strings.append((text, leaf))
+            found = self._cache[i] = (exact, strings)
+        return found
+
+    def find(self, before: int, value: Any) -> tuple[int, str] | None:
+        """The nearest entry before position ``before`` (at most ``LOOKBACK`` back) whose
+        response holds ``value`` as a leaf (or, for a string, inside a string leaf)."""
+        for i in range(before - 1, max(-1, before - 1 - LOOKBACK), -1):
+            exact, strings = self._index(i)
+            path = exact.get((type(value).__name__, value))
+            if path is not None:
+                return i, path
+            if isinstance(value, str):
+                for path, leaf in strings:
+                    if value in leaf:
+                        return i, path
+        return None
 
 
 def _downstream(
     result: DiffResult, examined: list[tuple[int, Row, list[DriftItem]]]
 ) -> list[Finding]:
-    findings = []
+    findings: list[Finding] = []
+    index_a, index_b = _LeafIndex(result.a), _LeafIndex(result.b)
     pos_a = {row.a: i for i, row in enumerate(result.rows) if row.a is not None}
     pos_b = {row.b: i for i, row in enumerate(result.rows) if row.b is not None}
-    for index, row, items in examined:
+    for index, row, items in examined[:MAX_TRACED]:
         assert row.a is not None and row.b is not None
+        if len(findings) >= MAX_DOWNSTREAM:
+            break
         for item in items:
             if item.change is not Change.VALUE_CHANGED:
                 continue
-            src_a = _find_source(result.a, row.a, item.a) if _traceable(item.a) else None
-            src_b = _find_source(result.b, row.b, item.b) if _traceable(item.b) else None
+            src_a = index_a.find(row.a, item.a) if _traceable(item.a) else None
+            src_b = index_b.find(row.b, item.b) if _traceable(item.b) else None
             if src_a is None and src_b is None:
                 continue
             parts = []

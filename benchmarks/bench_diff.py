@@ -1,0 +1,155 @@
+"""Benchmark: align and diagnose two large cassettes whose every response differs.
+
+    .venv/bin/python benchmarks/bench_diff.py            # 10k and 100k entries
+    .venv/bin/python benchmarks/bench_diff.py --sizes 10000
+
+For each size it writes two cassettes into a temporary folder: the same task run twice,
+with every response different (a salt and a score per run) and realistic inserted steps
+(A retries a rate-limited call every 40 steps; B makes an extra lookup every 70 steps).
+Each case then runs in a fresh subprocess and reports wall time and peak memory
+(``ru_maxrss``):
+
+- ``load``: open both cassettes (the baseline every diff pays);
+- ``difflib``: load, then ``difflib.SequenceMatcher(autojunk=False)`` on the call keys
+  (the standard library's answer to the alignment; 10k only, it is quadratic);
+- ``diff seq`` / ``diff key``: load, align, first divergence and findings (no deepdiff
+  beyond the handful the findings show).
+
+Targets (issue 3): under 1 s for 10k entries and under 10 s for 100k, on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CASE = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+from cassette_tui.core.sources import open_cassette
+kind, path_a, path_b = sys.argv[1:4]
+a = open_cassette(path_a)
+b = open_cassette(path_b)
+out = {}
+if kind == "difflib":
+    import difflib
+    keys_a = [a.key(i) for i in range(len(a))]
+    keys_b = [b.key(i) for i in range(len(b))]
+    sm = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
+    out["matched"] = sum(block.size for block in sm.get_matching_blocks())
+elif kind.startswith("diff"):
+    from cassette_tui.core.diff import diff_cassettes
+    result = diff_cassettes(a, b, align=kind.split()[1])
+    out["rows"] = len(result.rows)
+    out["first_divergence"] = result.first_divergence
+    out["findings"] = len(result.findings)
+out["seconds"] = time.perf_counter() - t0
+out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
+"""
+
+
+def _record(seq: int, tool: str, args: dict, response: dict) -> str:
+    from cassette_tui.core.digest import digest
+
+    return json.dumps(
+        {
+            "seq": seq,
+            "tool": tool,
+            "args": args,
+            "args_digest": digest(args),
+            "response": response,
+            "recorded_at": f"2024-05-14T09:{seq // 60 % 60:02d}:{seq % 60:02d}Z",
+            "duration_ms": 20 + seq % 200,
+        },
+        sort_keys=True,
+    )
+
+
+def generate(path: Path, n: int, run: str) -> None:
+    """A run of about ``n`` calls: search, read, with inserted retries (A) or lookups (B)."""
+    rnd = random.Random(run)
+    seq = 0
+    with path.open("w", encoding="utf-8") as fh:
+        step = 0
+        while seq < n:
+            step += 1
+            tool = "search_docs" if step % 2 else "read_file"
+            args = (
+                {"q": f"topic {step // 2}", "top_k": 5}
+                if tool == "search_docs"
+                else {"path": f"docs/page-{step // 2}.md"}
+            )
+            if run == "A" and step % 40 == 0:  # a rate-limited attempt retried at once
+                seq += 1
+                fh.write(_record(seq, tool, args, {"status": 429, "error": "rate_limited"}) + "\n")
+            if run == "B" and step % 70 == 0:  # an extra lookup only B makes
+                seq += 1
+                extra = {"path": f"docs/extra-{step}.md"}
+                fh.write(_record(seq, "read_file", extra, {"text": "extra " * 20}) + "\n")
+            body = " ".join(
+                rnd.choice(("retry", "budget", "backoff", "jitter", "429"))
+                for _ in range(rnd.randint(20, 200))
+            )
+            response = {
+                "status": 200,
+                "run": run,
+                "score": round(rnd.random(), 4),
+                "hits": [
+                    {"path": f"docs/{step}-{k}.md", "score": round(rnd.random(), 3)}
+                    for k in range(5)
+                ],
+                "text": body,
+            }
+            seq += 1
+            fh.write(_record(seq, tool, args, response) + "\n")
+
+
+def run_case(kind: str, a: Path, b: Path) -> dict:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    proc = subprocess.run(
+        [sys.executable, "-c", CASE, kind, str(a), str(b)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return json.loads(proc.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
+    print(f"{'entries':>8}  {'case':<10} {'seconds':>8} {'x load':>7} {'peak MB':>8}  result")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            a, b = Path(tmp) / f"a{n}.jsonl", Path(tmp) / f"b{n}.jsonl"
+            generate(a, n, "A")
+            generate(b, n, "B")
+            kinds = ["load", "diff seq", "diff key"]
+            if n <= 10_000:
+                kinds.insert(1, "difflib")
+            base = None
+            for kind in kinds:
+                res = run_case(kind, a, b)
+                base = base or res["seconds"]
+                detail = {k: v for k, v in res.items() if k not in ("seconds", "peak_mb")}
+                print(
+                    f"{n:>8}  {kind:<10} {res['seconds']:>8.2f} {res['seconds'] / base:>7.1f} "
+                    f"{res['peak_mb']:>8.0f}  {detail or ''}",
+                    flush=True,
+                )
+            mb = (a.stat().st_size + b.stat().st_size) / 1e6
+            print(f"{'':>8}  ({mb:.0f} MB of cassettes)")
+
+
+if __name__ == "__main__":
+    main()
