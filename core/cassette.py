@@ -11,7 +11,9 @@ second with a few tens of MB (see ``benchmarks/bench_load.py``), where the artic
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from typing import Any, overload
 import orjson
 
 from .atomic import write_atomic
-from .digest import digest
+from .digest import DIGEST_PREFIX, digest
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
 from .normalize import NormalizationRules
@@ -32,11 +34,89 @@ _NO_RULES = NormalizationRules()
 
 def _parse_json(raw: bytes) -> Any:
     """Parse one JSON value. orjson first (fast); the standard library for what orjson
-    refuses but Python's json accepts (integers past 64 bits, NaN, lone surrogates)."""
+    refuses but Python's json accepts (NaN, lone surrogates), and for integers of 19 or
+    more digits, which orjson reads as floats past 64 bits (losing digits)."""
+    if _LONG_DIGITS.search(raw) is None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw.decode("utf-8"))
+
+
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+
+_RESPONSE_KEY = b'"response":'
+_SEQ_KEY = b'"seq":'
+#: orjson output that may differ from the stdlib's canonical JSON: exponent floats and
+#: small floats (orjson writes 0.00001 where json writes 1e-05)
+_ORJSON_DIFFERS = re.compile(rb"\d[eE]|0\.0000")
+
+
+def _parse_header(raw: bytes) -> tuple[Any, bool]:
+    """Parse one line for the index without parsing its response, when that is safe.
+
+    The response value is cut out and replaced by ``null`` before parsing, for the two
+    layouts writers produce: sorted keys (``..."response": R, "seq": N, "tool": T}``) and
+    response last (``..."response": R}``). The cut is used only when the rest parses as an
+    object whose ``response`` is that ``null``, the cut text holds no ``"error":`` key and
+    the line ends with a newline (a last line cut mid-write is always parsed in full).
+    The response itself is parsed, and checked, when the entry is read (a bad one raises
+    ``CassetteFormatError`` then, naming the line and the field ``response``). Otherwise
+    the whole line is parsed. Returns ``(record, parsed_by_orjson)``.
+    """
+    start = raw.find(_RESPONSE_KEY)
+    if start > 0 and raw[-1:] == b"\n":
+        vs = start + len(_RESPONSE_KEY)
+        close = len(raw) - 1
+        while close > vs and raw[close] in b" \t\r\n":
+            close -= 1
+        if raw[close] == 0x7D:  # "}"
+            ends = []
+            j = raw.rfind(_SEQ_KEY, vs, close)
+            if j > vs:
+                k = raw.rfind(b",", vs, j)
+                if k > vs and not raw[k + 1 : j].strip():
+                    ends.append(k)
+            ends.append(close)
+            for end in ends:
+                if raw.find(b'"error":', vs, end) != -1:
+                    break
+                head = raw[:vs] + b"null" + raw[end : close + 1]
+                if _LONG_DIGITS.search(head) is not None:
+                    break
+                try:
+                    record = orjson.loads(head)
+                except orjson.JSONDecodeError:
+                    continue
+                if (
+                    isinstance(record, dict)
+                    and record.get("response", 0) is None
+                    and "seq" in record
+                    and "tool" in record
+                    and "args" in record
+                ):
+                    return record, True
+    if _LONG_DIGITS.search(raw) is None:
+        try:
+            return orjson.loads(raw), True
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw.decode("utf-8")), False
+
+
+def _fast_digest(value: Any) -> str:
+    """``digest(value)`` for values parsed by orjson (no NaN, infinity or big integers):
+    orjson's sorted output where it is byte-identical to the canonical JSON (ASCII, no DEL,
+    no exponent or tiny floats), else the standard library."""
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw.decode("utf-8"))
+        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return digest(value)
+    if not out.isascii() or b"\x7f" in out or _ORJSON_DIFFERS.search(out):
+        return digest(value)
+    return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
 
 
 def _fingerprint(value: Any) -> int:
@@ -49,8 +129,13 @@ def _fingerprint(value: Any) -> int:
 
 def _type_name(value: Any) -> str:
     return {
-        dict: "object", list: "array", str: "string", bool: "boolean",
-        int: "integer", float: "number", type(None): "null",
+        dict: "object",
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        type(None): "null",
     }.get(type(value), type(value).__name__)
 
 
@@ -254,8 +339,11 @@ class Cassette(Sequence[Entry]):
                 tagged = ("error" if entry.is_error else "response", record)
             else:
                 parsed = _parse_json(self.raw_line(i))
-                tagged = ("error", parsed["error"]) if "error" in parsed else (
-                    "response", parsed.get("response"))
+                tagged = (
+                    ("error", parsed["error"])
+                    if "error" in parsed
+                    else ("response", parsed.get("response"))
+                )
             fp = self._fingerprints[i] = _fingerprint(tagged)
         return fp
 
@@ -275,20 +363,41 @@ class Cassette(Sequence[Entry]):
         if cached is not None:
             self._cache.move_to_end(i)
             return cached
-        entry = entry_from_record(_parse_json(self.raw_line(i)), self._lines[i])
+        entry = self._parse_entry(i)
         self._cache[i] = entry
         if len(self._cache) > _CACHE_SIZE:
             self._cache.popitem(last=False)
         return entry
+
+    def _parse_entry(self, i: int) -> Entry:
+        """Parse entry ``i`` from its bytes. The load skipped its response; a bad one is
+        reported here as a ``CassetteFormatError`` naming the file, line and field."""
+        raw = self.raw_line(i)
+        try:
+            record = _parse_json(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CassetteFormatError(
+                self.path, self._lines[i], "response", _json_reason(exc, raw)
+            ) from None
+        validate_record(record, self.path, self._lines[i])
+        return entry_from_record(record, self._lines[i])
 
     def with_rules(self, rules: NormalizationRules) -> Cassette:
         """The same cassette with digests recomputed under other normalization rules."""
         entries = self._entries
         digests = [digest(rules.apply(e.tool, e.args)) for e in self]
         return Cassette(
-            self.path, seqs=self._seqs, tools=self._tools, digests=digests,
-            stored=self._stored, lines=self._lines, offsets=self._offsets,
-            lengths=self._lengths, entries=entries, rules=rules, report=self.report,
+            self.path,
+            seqs=self._seqs,
+            tools=self._tools,
+            digests=digests,
+            stored=self._stored,
+            lines=self._lines,
+            offsets=self._offsets,
+            lengths=self._lengths,
+            entries=entries,
+            rules=rules,
+            report=self.report,
             metadata=dict(self.metadata),
         )
 
@@ -359,7 +468,7 @@ def load(
                 if raw.isspace():
                     continue
                 try:
-                    record = _parse_json(raw)
+                    record, fast = _parse_header(raw)
                 except (ValueError, UnicodeDecodeError) as exc:
                     cut = not raw.endswith(b"\n")
                     why = _json_reason(exc, raw)
@@ -379,7 +488,8 @@ def load(
                 args = record["args"]
                 seqs.append(record["seq"])
                 tools.append(tool)
-                digests.append(digest(args if identity else apply(tool, args)))
+                value = args if identity else apply(tool, args)
+                digests.append(_fast_digest(value) if fast else digest(value))
                 stored.append(record.get("args_digest"))
                 lines.append(lineno)
                 offsets.append(start)
@@ -390,15 +500,21 @@ def load(
         if gc_was_enabled:
             gc.enable()
     return Cassette(
-        p, seqs=seqs, tools=tools, digests=digests, stored=stored, lines=lines,
-        offsets=offsets, lengths=lengths, rules=rules, report=report,
+        p,
+        seqs=seqs,
+        tools=tools,
+        digests=digests,
+        stored=stored,
+        lines=lines,
+        offsets=offsets,
+        lengths=lengths,
+        rules=rules,
+        report=report,
     )
 
 
 def _count_dropped(report: LoadReport, raw: bytes) -> LoadReport:
-    return LoadReport(
-        report.dropped_lines + 1, report.first_dropped_line, report.reason, False
-    )
+    return LoadReport(report.dropped_lines + 1, report.first_dropped_line, report.reason, False)
 
 
 def _json_reason(exc: Exception, raw: bytes) -> str:

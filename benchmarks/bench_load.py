@@ -1,0 +1,138 @@
+"""Benchmark: open and index a 100k-entry cassette, ours against the article's reference.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_load.py [--entries 100000] [--repeat 1] [--keep DIR]
+
+Generates a cassette shaped like ``../shared/real/bugcases/10_huge_cassette/template.jsonl``
+(``search_docs`` with ``q = "term-NNNNNN"``, responses ``{"hits": [...]}`` of mixed size up
+to ~50 KB; ~170 MB at 100k entries) in a temporary folder, then times, each in a fresh
+subprocess so that its peak memory (``ru_maxrss``) is its own:
+
+* ``reference``: the article's loader, ``json.loads`` of every line into a dict keyed by
+  ``(tool, args_digest)``;
+* ``cassette_tui``: ``cassette_tui.core.load`` (validated lazy index, digests recomputed).
+
+Targets (issue 2): at least 10x faster and at most 1/5 of the reference's peak memory.
+Wall time is measured around the load call only (after imports); peak memory is the whole
+child process, interpreter included. The generated file is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CHILD = r"""
+import json, resource, sys, time
+path, which = sys.argv[1], sys.argv[2]
+if which == "reference":
+    def load(p):
+        entries = {}
+        with open(p, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    e = json.loads(line)
+                    entries[(e["tool"], e["args_digest"])] = e
+        return entries
+else:
+    from cassette_tui.core import load
+t0 = time.perf_counter()
+result = load(path)
+wall = time.perf_counter() - t0
+n = len(result)
+rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"wall_s": wall, "peak_mb": rss_kb / 1024, "entries": n}))
+"""
+
+
+def generate(path: Path, entries: int, seed: int = 10) -> int:
+    """Write a cassette of ``entries`` search_docs calls; return its size in bytes."""
+    from cassette_tui.core.digest import digest
+
+    rng = random.Random(seed)
+    words = ["retry", "budget", "backoff", "jitter", "timeout", "quota", "429", "circuit"]
+    with open(path, "wb") as fh:
+        for seq in range(1, entries + 1):
+            r = rng.random()
+            if r < 0.90:
+                size = rng.randint(300, 1500)
+            elif r < 0.99:
+                size = rng.randint(2_000, 10_000)
+            else:
+                size = rng.randint(20_000, 50_000)
+            hits = []
+            while size > 0:
+                chunk = min(size, rng.randint(80, 2_000))
+                text = " ".join(rng.choice(words) for _ in range(chunk // 6 + 1))[:chunk]
+                hits.append({"title": f"doc-{rng.randint(1, 9999)}.md", "text": text})
+                size -= chunk + 30
+            args = {"q": f"term-{seq:06d}"}
+            record = {
+                "seq": seq,
+                "tool": "search_docs",
+                "args": args,
+                "args_digest": digest(args),
+                "response": {"hits": hits},
+            }
+            fh.write(json.dumps(record, sort_keys=True).encode() + b"\n")
+    return path.stat().st_size
+
+
+def measure(path: Path, which: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), which],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per loader; best is kept")
+    parser.add_argument("--keep", type=Path, help="write the cassette here and keep it")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench_load.") as tmp:
+        path = (args.keep or Path(tmp)) / "huge.jsonl"
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+        size = generate(path, args.entries)
+        print(f"cassette: {args.entries} entries, {size / 1e6:.0f} MB ({path})")
+        results = {}
+        for which in ("reference", "cassette_tui"):
+            runs = [measure(path, which) for _ in range(args.repeat)]
+            results[which] = {
+                "wall_s": min(r["wall_s"] for r in runs),
+                "peak_mb": min(r["peak_mb"] for r in runs),
+                "entries": runs[0]["entries"],
+            }
+        ref, ours = results["reference"], results["cassette_tui"]
+        print(f"{'loader':<14}{'wall s':>10}{'peak MB':>10}{'keys/entries':>14}")
+        for name, r in results.items():
+            print(f"{name:<14}{r['wall_s']:>10.2f}{r['peak_mb']:>10.0f}{r['entries']:>14}")
+        speed = ref["wall_s"] / ours["wall_s"]
+        memory = ref["peak_mb"] / ours["peak_mb"]
+        print(f"speed-up: {speed:.1f}x (target >= 10x)   memory: 1/{memory:.1f} (target <= 1/5)")
+        ok = speed >= 10 and memory >= 5
+        print("targets met" if ok else "TARGETS MISSED")
+        sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

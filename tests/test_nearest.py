@@ -1,0 +1,54 @@
+"""Nearest recorded calls for a miss (core/nearest.py)."""
+
+from __future__ import annotations
+
+from cassette_tui.core import Cassette, Entry, NormalizationRules, nearest
+from cassette_tui.core.nearest import MISSING, child_path, leaf_differences
+
+
+def make(*calls: tuple[str, object]) -> Cassette:
+    return Cassette.from_entries(
+        Entry(i, tool, args, response=i) for i, (tool, args) in enumerate(calls, 1)
+    )
+
+
+def test_paths_match_the_drift_path_style() -> None:
+    assert child_path("$", "hits") == "$.hits"
+    assert child_path("$.hits", 0) == "$.hits[0]"
+    assert child_path("$", "x-y") == '$["x-y"]'
+
+
+def test_leaf_differences_with_kinds() -> None:
+    recorded = {"q": "retry", "top_k": 5, "opts": {"since": "2024-05-15", "tags": ["a"]}}
+    live = {"q": "retry", "top_k": 5.0, "opts": {"since": "2024-05-16", "tags": ["a", "b"]}}
+    got = [(d.path, d.recorded, d.live, d.kind) for d in leaf_differences(recorded, live)]
+    assert got == [
+        ("$.opts.since", "2024-05-15", "2024-05-16", "timestamp"),
+        ("$.opts.tags[1]", MISSING, "b", "missing"),
+        ("$.top_k", 5, 5.0, "number type"),
+    ]
+
+
+def test_nearest_ranks_by_differing_paths_and_skips_other_tools() -> None:
+    c = make(
+        ("search", {"q": "a", "k": 1, "lang": "en"}),
+        ("search", {"q": "b", "k": 1, "lang": "en"}),
+        ("read", {"q": "x", "k": 1, "lang": "en"}),
+        ("search", {"q": "x", "k": 1, "lang": "pt"}),
+        ("search", {"q": "x", "k": 1, "lang": "pt"}),  # same key again: listed once
+    )
+    cands = nearest(c, "search", {"q": "x", "k": 1, "lang": "en"}, limit=5)
+    assert [(cand.seq, len(cand.differences)) for cand in cands] == [(1, 1), (2, 1), (4, 1)]
+    assert cands[0].to_dict()["differences"] == [
+        {"path": "$.q", "recorded": "a", "live": "x", "kind": "other"}
+    ]
+    assert nearest(c, "http_get", {}) == []
+
+
+def test_nearest_compares_normalized_args() -> None:
+    c = make(("t", {"id": "6f1c2a9e-3b7d-4c1e-9a55-0d2f7e8b4c11", "q": 1}))
+    live = {"id": "b2e94f10-77c3-4a8e-8d2b-5c6a1f0e9d32", "q": 2}
+    (strict,) = nearest(c, "t", live)
+    assert [d.kind for d in strict.differences] == ["uuid", "other"]
+    (loose,) = nearest(c, "t", live, rules=NormalizationRules.from_presets(["uuid"]))
+    assert [d.path for d in loose.differences] == ["$.q"]
