@@ -65,17 +65,22 @@ def generate(path: Path, entries: int, seed: int = 10) -> int:
         for seq in range(1, entries + 1):
             r = rng.random()
             if r < 0.90:
-                size = rng.randint(300, 1500)
+                size = rng.randint(300, 1400)
             elif r < 0.99:
                 size = rng.randint(2_000, 10_000)
             else:
                 size = rng.randint(20_000, 50_000)
-            hits = []
+            hits = []  # a search response: ranked hits of ~100-200 bytes each
             while size > 0:
-                chunk = min(size, rng.randint(80, 2_000))
-                text = " ".join(rng.choice(words) for _ in range(chunk // 6 + 1))[:chunk]
-                hits.append({"title": f"doc-{rng.randint(1, 9999)}.md", "text": text})
-                size -= chunk + 30
+                snippet = " ".join(rng.choice(words) for _ in range(rng.randint(6, 24)))
+                hits.append(
+                    {
+                        "doc": f"docs/doc-{rng.randint(1, 9999)}.md",
+                        "score": round(rng.random(), 4),
+                        "snippet": snippet,
+                    }
+                )
+                size -= len(snippet) + 60
             args = {"q": f"term-{seq:06d}"}
             record = {
                 "seq": seq,
