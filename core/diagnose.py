@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 MAX_EXAMINED = 200  # args-drift rows opened for args_miss / downstream_drift
 MAX_EXAMPLES = 3  # response-drift rows deepdiffed per tool for stale_response
 MAX_SEQS = 20  # seqs listed per finding
-LOOKBACK = 50  # earlier entries searched for the source of a drifted argument
+LOOKBACK = 20  # earlier entries searched for the source of a drifted argument
 MAX_REPEATED = 5  # repeated_key findings per diagnosis
 MAX_CYCLE = 6  # longest cycle of keys detected as a loop
 MAX_TRACED = 100  # args-drift rows whose values are traced upstream
@@ -438,37 +438,41 @@ class _LeafIndex:
 
     def __init__(self, c: Cassette) -> None:
         self.c = c
-        self._cache: dict[int, tuple[dict[tuple[str, Any], str], list[tuple[str, str]]]] = {}
+        self._cache: dict[
+            int, tuple[dict[tuple[str, Any], list[Any]], list[tuple[list[Any], str]]]
+        ] = {}
 
-    def _index(self, i: int) -> tuple[dict[tuple[str, Any], str], list[tuple[str, str]]]:
+    def _index(
+        self, i: int
+    ) -> tuple[dict[tuple[str, Any], list[Any]], list[tuple[list[Any], str]]]:
         found = self._cache.get(i)
         if found is None:
-            exact: dict[tuple[str, Any], str] = {}
-            strings: list[tuple[str, str]] = []
+            exact: dict[tuple[str, Any], list[Any]] = {}
+            strings: list[tuple[list[Any], str]] = []
             entry = self.c[i]
             if not entry.is_error:
                 for path, leaf in _leaves(entry.response, []):
                     if not _traceable(leaf):
                         continue
-                    text = json_path(path)
-                    exact.setdefault((type(leaf).__name__, leaf), text)
+                    exact.setdefault((type(leaf).__name__, leaf), path)
                     if isinstance(leaf, str):
-                        strings.append((text, leaf))
+                        strings.append((path, leaf))
             found = self._cache[i] = (exact, strings)
         return found
 
     def find(self, before: int, value: Any) -> tuple[int, str] | None:
         """The nearest entry before position ``before`` (at most ``LOOKBACK`` back) whose
-        response holds ``value`` as a leaf (or, for a string, inside a string leaf)."""
+        response holds ``value`` as a leaf (or, for a string, inside a string leaf), with
+        the JSON path of that leaf."""
         for i in range(before - 1, max(-1, before - 1 - LOOKBACK), -1):
             exact, strings = self._index(i)
             path = exact.get((type(value).__name__, value))
             if path is not None:
-                return i, path
+                return i, json_path(path)
             if isinstance(value, str):
-                for path, leaf in strings:
+                for parts, leaf in strings:
                     if value in leaf:
-                        return i, path
+                        return i, json_path(parts)
         return None
 
 
