@@ -434,8 +434,22 @@ async def test_only_visible_rows_are_rendered(tmp_path: Path) -> None:
         app = CassetteApp(open_cassette(a), open_cassette(b))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
+            steps = app.screen.steps
+            # in a list longer than the screen the keys move the cursor, not just the view
+            start = steps.cursor
+            await press(pilot, "down")
+            assert steps.cursor == start + 1
+            await press(pilot, "pagedown")
+            assert steps.cursor > start + 5
+            await press(pilot, "pageup", "up")
+            assert steps.cursor == start
+            await press(pilot, "end")
+            assert steps.cursor == 4999
+            assert steps.scroll_offset.y > 4900
+            await press(pilot, "home")
+            assert steps.cursor == 0 and steps.scroll_offset.y == 0
             await press(pilot, "G")
-            assert app.screen.steps.cursor == 4999
+            assert steps.cursor == 4999
     finally:
         PairRows.render = original  # type: ignore[method-assign]
     assert rendered

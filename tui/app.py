@@ -9,6 +9,7 @@ Textual itself, and every status also has a glyph.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import tomllib
@@ -93,7 +94,17 @@ class CassetteApp(App[None]):
         with self._diff_lock:
             result = self._results.get(align)
             if result is None:
-                result = self._results[align] = diff_cassettes(self.a, self.b, align=align)
+                # Rows for 100k steps are 100k new objects: without a pause of the cyclic
+                # collector, its full passes over everything already loaded (the cassette
+                # indexes, Textual's widgets) cost more than the alignment itself.
+                gc_was_enabled = gc.isenabled()
+                gc.disable()
+                try:
+                    result = diff_cassettes(self.a, self.b, align=align)
+                finally:
+                    if gc_was_enabled:
+                        gc.enable()
+                self._results[align] = result
             return result
 
     def action_help(self) -> None:

@@ -74,10 +74,15 @@ def _outcome(entry: Entry) -> tuple[str, Any]:
     return "response", entry.response
 
 
+_PART_ORDER = {"args": 0, "response": 1, "error": 2}
+
+
 def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> Text:
     """One line per drifted path: ``response $.top  "a" -> "b"  (changed)``."""
     text = Text()
-    for n, item in enumerate(items):
+    # a stable order whatever order the engine reports: args first, then by JSON path
+    ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
+    for n, item in enumerate(ordered):
         if n:
             text.append("\n")
         text.append(f"{item.part} ", style="dim")

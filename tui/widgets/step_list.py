@@ -35,8 +35,12 @@ _STYLE_NAMES = (
 )
 
 
-class StepList(ScrollView, can_focus=True):
-    """A cursor over the rows of a ``RowModel``; posts ``Highlighted`` when it moves."""
+class StepList(ScrollView, can_focus=True, inherit_bindings=False):
+    """A cursor over the rows of a ``RowModel``; posts ``Highlighted`` when it moves.
+
+    It has no bindings of its own (a scroll view's up/down/page keys would scroll the view
+    and leave the cursor behind): the screen's keys move the cursor, the view follows.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(_STYLE_NAMES)
 

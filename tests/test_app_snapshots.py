@@ -1,0 +1,81 @@
+"""SVG snapshots of the app at 80x24 on the sample pair (pytest-textual-snapshot).
+
+Regenerate after an intended change with ``pytest tests/test_app_snapshots.py
+--snapshot-update`` and review the SVGs in ``tests/__snapshots__``. Keys are pressed in
+``run_before`` so that every worker (diff, drift, lint) has finished before the picture.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cassette_tui.core.sources import open_cassette
+from cassette_tui.tui.app import CassetteApp
+from textual.pilot import Pilot
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_cassettes"
+SIZE = (80, 24)
+
+
+def pair_app(align: str = "seq") -> CassetteApp:
+    return CassetteApp(
+        open_cassette(SAMPLES / "fail.jsonl"),
+        open_cassette(SAMPLES / "fix.jsonl"),
+        align=align,
+        theme="ansi-dark",
+    )
+
+
+def keys(*pressed: str):
+    """A ``run_before`` that waits for the workers, presses ``pressed`` one by one, and
+    waits again after each."""
+
+    async def settle(pilot: Pilot) -> None:
+        # a worker's result can start another worker (rows -> detail): wait until none runs
+        for _ in range(20):
+            await pilot.pause()
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            if not any(w.is_running for w in pilot.app.workers):
+                return
+
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        await settle(pilot)
+        for key in pressed:
+            await pilot.press(key)
+            await settle(pilot)
+        for widget in app.screen.query("Input"):
+            widget.cursor_blink = False  # type: ignore[attr-defined]
+
+    return run_before
+
+
+class TestPairScreen:
+    def test_main_screen(self, snap_compare) -> None:
+        assert snap_compare(pair_app(), terminal_size=SIZE, run_before=keys())
+
+    def test_main_screen_by_key(self, snap_compare) -> None:
+        assert snap_compare(pair_app("key"), terminal_size=SIZE, run_before=keys())
+
+    def test_detail_pane_focused_and_scrolled(self, snap_compare) -> None:
+        assert snap_compare(pair_app(), terminal_size=SIZE, run_before=keys("tab", "pagedown"))
+
+    def test_step_full_screen(self, snap_compare) -> None:
+        assert snap_compare(pair_app(), terminal_size=SIZE, run_before=keys("enter"))
+
+    def test_search_bar(self, snap_compare) -> None:
+        assert snap_compare(pair_app(), terminal_size=SIZE, run_before=keys("slash", "r", "e"))
+
+
+class TestHelpScreen:
+    def test_help(self, snap_compare) -> None:
+        assert snap_compare(pair_app(), terminal_size=SIZE, run_before=keys("question_mark"))
+
+
+class TestSingleFile:
+    @pytest.mark.parametrize("name", ["fail.jsonl", "fix.jsonl"])
+    def test_single_file(self, snap_compare, name: str) -> None:
+        app = CassetteApp(open_cassette(SAMPLES / name), theme="ansi-dark")
+        assert snap_compare(app, terminal_size=SIZE, run_before=keys())
