@@ -158,6 +158,16 @@ def _first_divergence(result: DiffResult) -> Finding:
         evidence["paths"] = paths
     message = f"The runs part at {where} ({_STATUS_WORDS[row.status]})"
     message += f"; differing: {', '.join(paths)}." if paths else "."
+    empty = [(name, other) for name, c, other in (("A", a, b), ("B", b, a)) if not len(c)]
+    if len(empty) == 1:
+        # one run made no tool call at all: say so before anything else
+        name, other = empty[0]
+        other_name = "B" if name == "A" else "A"
+        message = (
+            f"{name} made no tool call; {other_name} made {_n(len(other), 'call')}. "
+            + message
+        )
+        evidence["empty_side"] = name
     if row.status is Status.RESPONSE_DRIFT:
         action = (
             f"Compare the two responses of {row.tool} at A seq {row.a_seq} and B seq "

@@ -328,6 +328,9 @@ def test_diff_task_29_no_calls_vs_10() -> None:
     assert (len(d.a), len(d.b)) == (0, 10)
     assert [r.status.value for r in d.rows] == ["only_b"] * 10
     assert first(d) == (None, 1, "only_b", "get_user_details")
+    finding = d.findings[0]
+    assert finding.kind == "first_divergence"
+    assert finding.message.startswith("A made no tool call; B made 10 calls.")
 
 
 @pytest.mark.usefixtures("tau")
