@@ -1,0 +1,184 @@
+"""End to end: the installed ``cassette-tui`` in a real terminal (tmux, 80x24).
+
+Starts the console script next to ``sys.executable`` on the sample pair, presses keys with
+``send-keys`` and reads the screen with ``capture-pane``, asserting what a person sees: the
+first divergence, the drift of a response, the help screen, and a clean exit that gives the
+terminal back. Each test has its own tmux server (``-L``) and always kills it. Screens are
+polled until they show what is expected or a deadline passes; no fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from cassette_tui.core.diff import diff_cassettes
+from cassette_tui.core.sources import open_cassette
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_cassettes"
+SCRIPT = Path(sys.executable).parent / "cassette-tui"
+DEADLINE = 20.0
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed: {SCRIPT}"),
+]
+
+
+class Tmux:
+    """One private tmux server with one 80x24 session running a command."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.socket = f"cassette-e2e-{uuid.uuid4().hex[:10]}"
+        self.conf = tmp / "tmux.conf"
+        # keep the pane after the app exits (to check the terminal it left behind); a
+        # short escape-time so escape is a key, as an SSH user would set it
+        self.conf.write_text("set -g remain-on-exit on\nset -sg escape-time 25\n")
+
+    def run(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", str(self.conf), *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return out.stdout
+
+    def start(self, *command: str) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                self.socket,
+                "-f",
+                str(self.conf),
+                "new-session",
+                "-d",
+                "-x",
+                "80",
+                "-y",
+                "24",
+                "-s",
+                "e2e",
+                *command,
+            ],
+            check=True,
+            env=env,
+            timeout=10,
+        )
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "e2e", *keys)
+
+    def screen(self, *, history: bool = False) -> str:
+        """The visible screen; with ``history``, also what scrolled off, wrapped lines
+        joined."""
+        extra = ("-J", "-S", "-") if history else ()
+        return self.run("capture-pane", "-p", *extra, "-t", "e2e")
+
+    def pane(self, fmt: str) -> str:
+        return self.run("display-message", "-p", "-t", "e2e", fmt).strip()
+
+    def wait_for(self, check: Callable[[str], bool], what: str) -> str:
+        deadline = time.monotonic() + DEADLINE
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{screen}")
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    server = Tmux(tmp_path)
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def open_pair(tmux: Tmux) -> str:
+    tmux.start(str(SCRIPT), str(SAMPLES / "fail.jsonl"), str(SAMPLES / "fix.jsonl"))
+    return tmux.wait_for(lambda s: "first divergence" in s and "findings:" in s, "main screen")
+
+
+def test_first_divergence_and_response_drift(tmux: Tmux) -> None:
+    result = diff_cassettes(
+        open_cassette(SAMPLES / "fail.jsonl"), open_cassette(SAMPLES / "fix.jsonl")
+    )
+    first = result.first_divergence
+    assert first is not None
+    row = result.rows[first]
+    screen = open_pair(tmux)
+    lines = screen.splitlines()
+    assert "A fail.jsonl (7)" in lines[0] and "B fix.jsonl (4)" in lines[0]
+    header = next(line for line in lines if "first divergence" in line)
+    assert f"row {first + 1}" in header and f"A seq {row.a_seq}" in header
+    cursor = next(line for line in lines if line.startswith("▶"))
+    assert cursor[1:6].strip() == str(row.a_seq)
+    # the drift of the response, path by path, old -> new
+    drift = {d.path: d for d in result.drift(first)}
+    assert "drift (" in screen
+    changed = [d for d in drift.values() if d.change.value == "value_changed"]
+    assert changed, "the sample's first divergence changes a value"
+    item = changed[0]
+    screen = tmux.wait_for(lambda s: item.path in s, f"drift of {item.path}")
+    line = next(x for x in screen.splitlines() if item.path in x)
+    assert f"{item.a} -> {item.b}" in line
+
+
+def test_keys_walk_the_diffs_and_open_a_step(tmux: Tmux) -> None:
+    open_pair(tmux)
+    tmux.keys("n")
+    screen = tmux.wait_for(lambda s: "× other call" in s, "next difference")
+    tmux.keys("Enter")
+    screen = tmux.wait_for(lambda s: "B response" in s and "Back" in s, "step full-screen")
+    tmux.keys("q")
+    screen = tmux.wait_for(lambda s: "first divergence" in s, "back on the main screen")
+    tmux.keys("a")
+    screen = tmux.wait_for(lambda s: "by key" in s, "alignment by key")
+    assert "first divergence" in screen
+
+
+def test_help_then_clean_exit(tmux: Tmux) -> None:
+    open_pair(tmux)
+    assert tmux.pane("#{alternate_on}") == "1"
+    tmux.keys("?")
+    screen = tmux.wait_for(lambda s: "cassette-tui keys" in s, "help screen")
+    assert "same call, same response" in screen and "response drift" in screen
+    tmux.keys("q")
+    tmux.wait_for(lambda s: "first divergence" in s, "main screen again")
+    tmux.keys("q")
+    deadline = time.monotonic() + DEADLINE
+    while tmux.pane("#{pane_dead}") != "1" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tmux.pane("#{pane_dead}") == "1", "the app is still running after q"
+    assert tmux.pane("#{pane_dead_status}") == "0"
+    # the terminal is given back: alternate screen off, no app left on it
+    assert tmux.pane("#{alternate_on}") == "0"
+    assert "first divergence" not in tmux.screen()
+
+
+def test_bad_input_is_an_error_before_the_ui(tmux: Tmux, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"seq": 1, "tool": "t", "args": {}}\n')
+    tmux.start(str(SCRIPT), str(bad))
+    deadline = time.monotonic() + DEADLINE
+    while tmux.pane("#{pane_dead}") != "1" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tmux.pane("#{pane_dead_status}") == "2"
+    assert tmux.pane("#{alternate_on}") == "0"
+    assert "bad.jsonl:1: field 'response'" in tmux.screen(history=True)
