@@ -1,0 +1,69 @@
+"""A tiny offline agent for the article's ``retry-budget`` task, for the demo and tests.
+
+It answers "what is our retry budget?" by calling two tools through a dispatcher wrapped
+with ``wrap_dispatcher``, so the environment contract of DESIGN.md drives it:
+
+    CASSETTE_MODE=replay CASSETTE_PATH=sample_cassettes/fail.jsonl python sample_cassettes/agent.py
+    # -> exit 1: the stale top document says "up to 10 times"
+    CASSETTE_MODE=replay CASSETTE_PATH=sample_cassettes/fix.jsonl python sample_cassettes/agent.py
+    # -> exit 0
+    CASSETTE_MODE=record CASSETTE_PATH=/tmp/new.jsonl python sample_cassettes/agent.py
+
+The "live" tools are a small in-process document index (no network): today's index ranks
+the current ``docs/retry-budget.md`` first and rate-limits the first search once. Exit
+status 0 is a pass (the answer cites the 10% budget), 1 a fail.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from cassette_tui.core import wrap_dispatcher
+
+DOCS = {
+    "docs/retry-budget.md": (
+        "Retry budget: retries may add at most 10% to the request rate; honour Retry-After."
+    ),
+    "docs/retry-budget-2022.md": "Retry budget: retry each failed request up to 10 times, immediately.",
+    "docs/backoff.md": "Back off exponentially from 200 ms, with full jitter, capped at 10 s.",
+}
+RANKING = [("docs/retry-budget.md", 0.93), ("docs/retry-budget-2022.md", 0.71), ("docs/backoff.md", 0.61)]
+_searches = 0
+
+
+def live_dispatch(tool: str, args: dict[str, Any]) -> Any:
+    """The live tools: a rate-limited search and a file reader over ``DOCS``."""
+    global _searches
+    if tool == "search_docs":
+        _searches += 1
+        if _searches == 1:
+            return {"error": "rate_limited", "retry_after_s": 2, "status": 429}
+        results = [{"path": p, "score": s} for p, s in RANKING[: args.get("top_k", 5)]]
+        return {"hits": len(results), "results": results, "status": 200, "top": results[0]["path"]}
+    if tool == "read_file":
+        text = DOCS.get(args["path"])
+        if text is None:
+            raise FileNotFoundError(args["path"])
+        return {"bytes": len(text), "text": text}
+    raise ValueError(f"unknown tool {tool!r}")
+
+
+def run() -> int:
+    dispatch = wrap_dispatcher(live_dispatch)
+    for _attempt in range(10):
+        found = dispatch("search_docs", {"q": "retry budget", "top_k": 5})
+        if found.get("status") == 200:
+            break
+    else:
+        print("search kept failing")
+        return 1
+    policy = dispatch("read_file", {"path": found["top"]})["text"]
+    backoff = dispatch("read_file", {"path": "docs/backoff.md"})["text"]
+    answer = f"{policy} {backoff}"
+    print(answer)
+    return 0 if "10%" in answer else 1
+
+
+if __name__ == "__main__":
+    sys.exit(run())
