@@ -38,6 +38,7 @@ import orjson
 
 from .cassette import Cassette
 from .diff_model import Row, Status
+from .jsontext import loads_std
 
 #: the alignments ``align`` accepts
 ALIGNMENTS = ("seq", "key")
@@ -102,7 +103,7 @@ def _parse(raw: bytes) -> Any:
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return json.loads(raw.decode("utf-8"))
+        return loads_std(raw)
 
 
 def _outcome_of_record(record: dict[str, Any]) -> tuple[int, bool]:

@@ -26,6 +26,7 @@ from .atomic import write_atomic
 from .digest import DIGEST_PREFIX, digest
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
+from .jsontext import UTF8_BOM, JSONTooDeep, loads_std
 from .normalize import NormalizationRules
 
 _CACHE_SIZE = 512
@@ -41,7 +42,7 @@ def _parse_json(raw: bytes) -> Any:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass
-    return json.loads(raw.decode("utf-8"))
+    return loads_std(raw)
 
 
 _LONG_DIGITS = re.compile(rb"\d{19}")
@@ -81,7 +82,10 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
                     ends.append(k)
             ends.append(close)
             for end in ends:
-                if raw.find(b'"error":', vs, end) != -1:
+                # a cut that would hide another key (error, args_digest, ...) after the
+                # response: parse the whole line instead
+                cut = raw[vs:end]
+                if b'"error":' in cut or b'"args_digest":' in cut:
                     break
                 head = raw[:vs] + b"null" + raw[end : close + 1]
                 if _LONG_DIGITS.search(head) is not None:
@@ -103,7 +107,7 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
             return orjson.loads(raw), True
         except orjson.JSONDecodeError:
             pass
-    return json.loads(raw.decode("utf-8")), False
+    return loads_std(raw), False
 
 
 def _fast_digest(value: Any) -> str:
@@ -458,6 +462,10 @@ def load(
                 lineno += 1
                 start = offset
                 offset += len(raw)
+                if lineno == 1 and raw.startswith(UTF8_BOM):
+                    # a byte order mark some editors write: not part of the first entry
+                    raw = raw[len(UTF8_BOM) :]
+                    start += len(UTF8_BOM)
                 if pending_error is not None:
                     if not raw.isspace():
                         # a bad line followed by more content: not a truncation
@@ -520,8 +528,12 @@ def _count_dropped(report: LoadReport, raw: bytes) -> LoadReport:
 def _json_reason(exc: Exception, raw: bytes) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return f"not valid UTF-8 at byte {exc.start}"
+    if isinstance(exc, JSONTooDeep):
+        return f"not valid JSON: {exc}"
     try:
-        json.loads(raw.decode("utf-8"))
+        loads_std(raw)
+    except JSONTooDeep as deep:
+        return f"not valid JSON: {deep}"
     except json.JSONDecodeError as std:
         return f"not valid JSON: {std.msg} (column {std.colno})"
     except UnicodeDecodeError as ude:
@@ -530,8 +542,11 @@ def _json_reason(exc: Exception, raw: bytes) -> str:
 
 
 def _dump_line(record: dict[str, Any]) -> bytes:
-    # sorted keys like the article's record(); UTF-8 text kept readable
-    return (json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    # sorted keys like the article's record(); UTF-8 text kept readable. A lone surrogate
+    # (which json.loads accepts from "\ud800") cannot be UTF-8: it is written back as its
+    # JSON escape, which only ever occurs inside a JSON string, so it reads back the same.
+    text = json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")
 
 
 def save(

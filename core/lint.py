@@ -23,6 +23,7 @@ Finding kinds (``LintFinding.kind``):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,7 +45,9 @@ _VOLATILE_HINTS = {
     "temp_path": ("a temporary path", "path"),
     "abs_path": ("an absolute path", "path"),
 }
-_ALLOWED_CONTROLS = frozenset("\t\n\r\f")
+#: control characters that count toward "binary decoded as text" (tab, newline, CR and
+#: form feed excepted), C1 controls and DEL included
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -208,10 +211,10 @@ def binary_text_reason(text: str) -> str | None:
     replacements = text.count("\ufffd")
     if replacements:
         return f"{replacements} U+FFFD replacement character(s) from an invalid UTF-8 decode"
-    controls = sum(
-        1 for ch in text if (ch < " " and ch not in _ALLOWED_CONTROLS) or "\x7f" <= ch <= "\x9f"
-    )
-    if controls and controls * 10 > len(text):
+    if _CONTROL.search(text) is None:  # the common case, without a per-character loop
+        return None
+    controls = len(_CONTROL.findall(text))
+    if controls * 10 > len(text):
         return f"{controls} control characters in {len(text)}"
     return None
 

@@ -47,6 +47,19 @@ class CassetteGroup(click.Group):
         command: click.Command = getattr(module, attr)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        # The last line of defence: bad input found deep in a command (an entry parsed on
+        # demand, say) is a one-line error and exit status 2, never a traceback.
+        from cassette_tui.core.errors import CassetteFormatError
+
+        try:
+            return super().invoke(ctx)
+        except CassetteFormatError as exc:
+            from .commands._output import safe
+
+            click.echo(f"cassette-tui: {safe(exc)}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and not args[0].startswith("-") and args[0] not in COMMANDS:
             args = ["open", *args]

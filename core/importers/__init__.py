@@ -338,17 +338,20 @@ def json_result(content: Any) -> Any:
 
 def loads_json(text: str | bytes) -> Any:
     """Parse JSON: orjson first, the standard library for what orjson refuses (integers
-    past 64 bits, NaN). Raises ``ValueError`` (``json.JSONDecodeError`` or orjson's)."""
-    import json
-
+    past 64 bits, NaN). A leading byte order mark is skipped. Raises ``ValueError``
+    (``json.JSONDecodeError``, orjson's, or ``JSONTooDeep`` for nesting too deep)."""
     import orjson
 
+    from ..jsontext import UTF8_BOM, loads_std
+
+    if isinstance(text, bytes) and text.startswith(UTF8_BOM):
+        text = text[len(UTF8_BOM) :]
+    elif isinstance(text, str) and text.startswith("\ufeff"):
+        text = text[1:]
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8")
-        return json.loads(text)
+        return loads_std(text)
 
 
 __all__ = [

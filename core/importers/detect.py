@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CassetteFormatError
+from ..jsontext import UTF8_BOM
 from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, tau_bench, vcr
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -65,7 +66,15 @@ def sniff(path: str | Path) -> str | None:
     try:
         first = loads_json(line)
     except (ValueError, UnicodeDecodeError):
-        return None
+        # A cassette line whose response is broken (bad JSON or UTF-8 there) is still a
+        # cassette: the loader then names the line and the field.
+        from ..cassette import _parse_header
+
+        try:
+            first, _ = _parse_header(line.removeprefix(UTF8_BOM))
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return "cassette" if isinstance(first, dict) and "seq" in first else None
     if isinstance(first, dict):
         if any(k in first for k in _CASSETTE_KEYS):
             return "cassette"

@@ -5,7 +5,6 @@ Exit status: 0 clean, 1 findings, 2 unreadable input or a bad config.
 
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
 from typing import Any
@@ -17,6 +16,8 @@ from cassette_tui.core.normalize import load_rules
 from cassette_tui.core.sources import open_cassette
 from rich.console import Console
 from rich.text import Text
+
+from ._output import echo_json, safe
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -62,7 +63,7 @@ def check(file: str, as_json: bool, lenient: bool, fmt: str | None, config: str 
         cassette = open_cassette(file, fmt=fmt, lenient=lenient, rules=rules)
         findings = lint(cassette)
     except (CassetteFormatError, ValueError) as exc:
-        click.echo(f"cassette-tui check: {exc}", err=True)
+        click.echo(f"cassette-tui check: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
 
     dropped = cassette.report.dropped_lines
@@ -81,7 +82,7 @@ def check(file: str, as_json: bool, lenient: bool, fmt: str | None, config: str 
         out: dict[str, Any] = {"file": file, "entries": len(cassette), "findings": rows}
         if lenient:
             out["dropped_lines"] = dropped
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        echo_json(out)
     else:
         _print_human(file, len(cassette), rows, cassette.rules.describe())
     sys.exit(EXIT_FINDINGS if rows else EXIT_CLEAN)
@@ -90,7 +91,7 @@ def check(file: str, as_json: bool, lenient: bool, fmt: str | None, config: str 
 def _print_human(file: str, entries: int, rows: list[dict[str, Any]], rules: list[str]) -> None:
     console = Console(highlight=False, soft_wrap=False)
     head = Text()
-    head.append(file, style="bold")
+    head.append(safe(file), style="bold")
     head.append(f": {entries} entr{'y' if entries == 1 else 'ies'}, ")
     if rows:
         head.append(f"{len(rows)} finding{'s' if len(rows) != 1 else ''}", style="bold yellow")
@@ -98,18 +99,18 @@ def _print_human(file: str, entries: int, rows: list[dict[str, Any]], rules: lis
         head.append("no findings", style="bold green")
     console.print(head)
     if rules:
-        console.print(Text("normalization rules: " + "; ".join(rules), style="dim"))
+        console.print(Text(safe("normalization rules: " + "; ".join(rules)), style="dim"))
     for row in rows:
         line = Text("  ")
-        line.append(row["kind"], style=_KIND_STYLE.get(row["kind"], "bold"))
+        line.append(safe(row["kind"]), style=_KIND_STYLE.get(row["kind"], "bold"))
         if row["seq"] is not None:
             line.append(f"  seq {row['seq']}")
         if row["path"]:
-            line.append(f"  {row['path']}", style="dim")
+            line.append(f"  {safe(row['path'])}", style="dim")
         console.print(line)
         # cassette text is data: Text never interprets markup such as "[bold]"
         wrapped = textwrap.fill(
-            row["message"],
+            safe(row["message"]),
             width=max(console.width - 1, 40),
             initial_indent="    ",
             subsequent_indent="    ",

@@ -22,6 +22,8 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from ._output import echo_json, safe
+
 if TYPE_CHECKING:
     from cassette_tui.core.diff import DiffResult
     from cassette_tui.core.diff_model import DriftItem, Row
@@ -112,13 +114,16 @@ def diff(
         rules = load_rules(config)
         cassette_a = open_cassette(a, fmt=fmt, rules=rules)
         cassette_b = open_cassette(b, fmt=fmt, rules=rules)
+        result = diff_cassettes(cassette_a, cassette_b, align=align)
+        # responses are parsed on demand: a bad one surfaces here, as unreadable input
+        doc = result.to_json(include_same=include_same) if as_json else None
+        if doc is None:
+            _ = result.findings
     except (CassetteError, ValueError, OSError) as exc:
-        click.echo(f"cassette-tui diff: {exc}", err=True)
+        click.echo(f"cassette-tui diff: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    result = diff_cassettes(cassette_a, cassette_b, align=align)
-    if as_json:
-        doc = result.to_json(include_same=include_same)
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False, default=str))
+    if doc is not None:
+        echo_json(doc)
     else:
         _print_human(result, a, b, limit, include_same)
     sys.exit(EXIT_SAME if result.is_same else EXIT_DIFFER)
@@ -139,7 +144,7 @@ def _wrap(text: str, width: int, indent: str) -> str:
 
 
 def _value(value: Any, width: int) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = safe(json.dumps(value, ensure_ascii=False, default=str))
     return text if len(text) <= width else text[: max(width - 3, 1)] + "..."
 
 
@@ -163,7 +168,7 @@ def _summary(result: DiffResult, name_a: str, name_b: str, width: int) -> list[T
     lines = []
     for side, name, c in (("A", name_a, result.a), ("B", name_b, result.b)):
         line = Text(f"{side}  ", style="bold")
-        line.append(name)
+        line.append(safe(name))
         n = len(c)
         line.append(f"  ({n} entr{'y' if n == 1 else 'ies'})", style="dim")
         lines.append(line)
@@ -182,7 +187,7 @@ def _summary(result: DiffResult, name_a: str, name_b: str, width: int) -> list[T
         line.append(f"row {result.first_divergence + 1}  ")
         line.append(f"A seq {row.a_seq if row.a_seq is not None else '-'} / ")
         line.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}  ")
-        line.append(f"{row.tool}  ")
+        line.append(f"{safe(row.tool)}  ")
         line.append(f"{mark} {label}", style=style)
         lines.append(line)
     return lines
@@ -199,7 +204,7 @@ def _row_line(index: int, row: Row) -> Text:
     )
     line.append(flags, style="bold")
     line.append(f"  {label:<15} ", style=style)
-    line.append(row.tool)
+    line.append(safe(row.tool))
     return line
 
 
@@ -213,7 +218,7 @@ def _drift_lines(items: list[DriftItem], width: int) -> list[Text]:
     for item in items[:MAX_DRIFT_LINES]:
         change = item.change.value
         sign = CHANGE_SIGNS.get(change, "?")
-        head = f"      {sign} {item.part} {item.path}"
+        head = f"      {sign} {item.part} {safe(item.path)}"
         if change in ("added", "item_added"):
             values = [f"+ {_value(item.b, width - 12)}"]
         elif change in ("removed", "item_removed"):
@@ -253,7 +258,7 @@ def _print_human(
         console.print(Text(f"Findings ({len(findings)})", style="bold"))
         for n, f in enumerate(findings, 1):
             head = Text(f"{n:>2}. ", style="bold")
-            head.append(f.kind, style="bold yellow")
+            head.append(safe(f.kind), style="bold yellow")
             seqs = "  ".join(
                 f"{side.upper()} {', '.join(map(str, f.seqs.get(side, []))) or '-'}"
                 for side in ("a", "b")
@@ -261,8 +266,8 @@ def _print_human(
             head.append(f"  {seqs}", style="dim")
             head.truncate(width, overflow="ellipsis")
             console.print(head)
-            console.print(Text(_wrap(f.message, width - 1, "    ")))
-            console.print(Text(_wrap(f"-> {f.action}", width - 1, "    "), style="green"))
+            console.print(Text(_wrap(safe(f.message), width - 1, "    ")))
+            console.print(Text(_wrap(safe(f"-> {f.action}"), width - 1, "    "), style="green"))
     shown = [
         (i, row) for i, row in enumerate(result.rows) if include_same or row.status.value != "same"
     ]
