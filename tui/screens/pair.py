@@ -50,28 +50,38 @@ class PairScreen(StepsScreen):
         self.refresh_columns()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff", description="diff")
-    def compute_diff(self, align: str, keep: tuple[int | None, int | None] | None) -> None:
+    def compute_diff(
+        self, align: str, keep: tuple[int | None, int | None] | None
+    ) -> tuple[Any, PairRows, int]:
         result = self.app.diff(align)  # type: ignore[attr-defined]
         cursor = 0
         if keep is not None:
             cursor = _row_of(result.rows, keep)
         elif result.first_divergence is not None:
             cursor = result.first_divergence
-        rows = PairRows(result)
-        self.app.call_from_thread(self._show_result, result, rows, cursor)
+        return result, PairRows(result), cursor
+
+    @work(
+        thread=True, exclusive=True, exit_on_error=False, group="diagnose", description="diagnosis"
+    )
+    def diagnose(self, result: Any) -> tuple[Any, Text]:
         # the diagnosis can take longer than the rows: the header says so until it lands
         _, error = diagnosis(result)
-        summary = pair_summary(result, with_findings=True, findings_error=error)
-        self.app.call_from_thread(self._show_summary, result, summary)
+        return result, pair_summary(result, with_findings=True, findings_error=error)
 
-    def _show_result(self, result: Any, rows: PairRows, cursor: int) -> None:
-        self.result = result
-        self.query_one("#summary").update(pair_summary(result, with_findings=False))  # type: ignore[attr-defined]
-        self.show_rows(rows, cursor)
-
-    def _show_summary(self, result: Any, summary: Text) -> None:
-        if result is self.result:
-            self.query_one("#summary").update(summary)  # type: ignore[attr-defined]
+    def worker_done(self, group: str, result: Any) -> None:
+        if group == "diff":
+            diff, rows, cursor = result
+            self.result = diff
+            self.query_one("#summary").update(pair_summary(diff, with_findings=False))  # type: ignore[attr-defined]
+            self.show_rows(rows, cursor)
+            self.diagnose(diff)
+        elif group == "diagnose":
+            diff, summary = result
+            if diff is self.result:
+                self.query_one("#summary").update(summary)  # type: ignore[attr-defined]
+        else:
+            super().worker_done(group, result)
 
     def build_detail(self, index: int, limits: Limits, styles: Any) -> RenderableType:
         result = self.result

@@ -47,9 +47,14 @@ class SingleScreen(StepsScreen):
         self.run_lint()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lint", description="lint")
-    def run_lint(self) -> None:
-        findings = lint(self.app.a)  # type: ignore[attr-defined]
-        self.app.call_from_thread(self._show_findings, findings)
+    def run_lint(self) -> list[Any]:
+        return lint(self.app.a)  # type: ignore[attr-defined]
+
+    def worker_done(self, group: str, result: Any) -> None:
+        if group == "lint":
+            self._show_findings(result)
+        else:
+            super().worker_done(group, result)
 
     def _show_findings(self, findings: list[Any]) -> None:
         by_seq: dict[int, list[Any]] = defaultdict(list)

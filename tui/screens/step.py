@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import work
+from rich.console import RenderableType
+from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState
 
 from ..bindings import STEP
 from ..widgets.detail import DetailPane, Limits
+from ..widgets.safe import printable
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-
     from .steps import StepsScreen
 
 
@@ -49,15 +49,20 @@ class StepScreen(Screen[None]):
         self.load(index, limits, self.detail.styles_map(), keep_scroll)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="step", description="step")
-    def load(self, index: int, limits: Limits, styles: dict, keep_scroll: bool) -> None:
-        worker = get_current_worker()
-        body: RenderableType = self.owner.build_detail(index, limits, styles)
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, index, body, keep_scroll)
+    def load(
+        self, index: int, limits: Limits, styles: dict, keep_scroll: bool
+    ) -> tuple[int, RenderableType, bool]:
+        return index, self.owner.build_detail(index, limits, styles), keep_scroll
 
-    def _show(self, index: int, body: RenderableType, keep_scroll: bool) -> None:
-        if index == self.index:
-            self.detail.show(body, keep_scroll=keep_scroll)
+    @on(Worker.StateChanged)
+    def _loaded(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state is WorkerState.SUCCESS and not worker.is_cancelled:
+            index, body, keep_scroll = worker.result
+            if index == self.index:
+                self.detail.show(body, keep_scroll=keep_scroll)
+        elif event.state is WorkerState.ERROR:
+            self.app.notify(printable(repr(worker.error)), severity="error", markup=False)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -118,20 +118,20 @@ class StepsScreen(Screen[None]):
         group="detail",
         description="detail and drift of the selected row",
     )
-    def load_detail(self, index: int, limits: Limits, styles: Any, keep_scroll: bool) -> None:
-        worker = get_current_worker()
-        body = self.build_detail(index, limits, styles)
-        if worker.is_cancelled:
-            return
-        self.app.call_from_thread(self._show_detail, index, body, keep_scroll)
+    def load_detail(
+        self, index: int, limits: Limits, styles: Any, keep_scroll: bool
+    ) -> tuple[int, RenderableType, bool]:
+        return index, self.build_detail(index, limits, styles), keep_scroll
 
-    def _show_detail(self, index: int, body: RenderableType, keep_scroll: bool) -> None:
-        if index == self.steps.cursor:
-            self.detail.show(body, keep_scroll=keep_scroll)
-
+    # Workers hand their results back by returning them (never by blocking on
+    # call_from_thread, which would hang the exit when q lands while one runs); this one
+    # handler puts each result on screen.
     @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state is WorkerState.SUCCESS and not worker.is_cancelled:
+            self.worker_done(worker.group, worker.result)
+        elif event.state is WorkerState.ERROR:
             error = event.worker.error
             self.app.notify(
                 printable(f"{event.worker.description or event.worker.name}: {error!r}"),
@@ -139,6 +139,22 @@ class StepsScreen(Screen[None]):
                 severity="error",
                 markup=False,
             )
+
+    def worker_done(self, group: str, result: Any) -> None:
+        """A worker of ``group`` finished with ``result``: show it."""
+        if group == "detail":
+            index, body, keep_scroll = result
+            if index == self.steps.cursor:
+                self.detail.show(body, keep_scroll=keep_scroll)
+        elif group == "search":
+            model, index, term, direction = result
+            if model is not self.model:
+                return
+            if index is not None:
+                self.steps.cursor = index
+            else:
+                where = "below" if direction > 0 else "above"
+                self.app.notify(f"no match {where} for: {printable(term)}", markup=False, timeout=3)
 
     # -- actions: moving ------------------------------------------------------------------
     def _detail_focused(self) -> bool:
@@ -251,23 +267,16 @@ class StepsScreen(Screen[None]):
             self.run_search(term, 1, include_current=False)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
-    def run_search(self, term: str, direction: int, include_current: bool = False) -> None:
+    def run_search(
+        self, term: str, direction: int, include_current: bool = False
+    ) -> tuple[RowModel, int | None, str, int]:
         worker = get_current_worker()
         model = self.model
         start = self.steps.cursor + (0 if include_current else direction)
         stop = len(model) if direction > 0 else -1
         for n, index in enumerate(range(start, stop, direction)):
             if n % 512 == 0 and worker.is_cancelled:
-                return
+                break
             if model.matches(index, term):
-                self.app.call_from_thread(self._found, model, index)
-                return
-        if not worker.is_cancelled:
-            where = "below" if direction > 0 else "above"
-            self.app.call_from_thread(
-                self.app.notify, f"no match {where} for: {printable(term)}", markup=False, timeout=3
-            )
-
-    def _found(self, model: RowModel, index: int) -> None:
-        if model is self.model:
-            self.steps.cursor = index
+                return model, index, term, direction
+        return model, None, term, direction
