@@ -38,6 +38,9 @@ _REPORTS: dict[str, Change] = {
 }
 
 
+_CHANGE_ORDER = {change: rank for rank, change in enumerate(Change)}
+
+
 def json_path(parts: list[Any]) -> str:
     """A ``$``-based JSON path from a list of keys and indexes: ``["hits", 0, "title"]`` ->
     ``$.hits[0].title``; keys that are not identifiers are quoted: ``$["weird key"]``."""
@@ -50,6 +53,11 @@ def json_path(parts: list[Any]) -> str:
         else:
             out.append(f"[{json.dumps(str(part), ensure_ascii=False)}]")
     return "".join(out)
+
+
+def _path_order(parts: list[Any]) -> tuple[Any, ...]:
+    """A sort key for a path: list indexes in numeric order, keys in text order."""
+    return tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in parts)
 
 
 def _is_number(value: Any) -> bool:
@@ -70,19 +78,26 @@ def value_drift(a: Any, b: Any, part: str = "response") -> list[DriftItem]:
     if _canonical(a) == _canonical(b):
         return []
     tree = DeepDiff(a, b, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
-    items: list[DriftItem] = []
+    found: list[tuple[tuple[Any, ...], int, Change, Any]] = []
     for report, levels in tree.items():
         change = _REPORTS.get(report)
         if change is None:
             continue
         for level in levels:
-            path = json_path(level.path(output_format="list"))
-            old = None if change in (Change.ADDED, Change.ITEM_ADDED) else level.t1
-            new = None if change in (Change.REMOVED, Change.ITEM_REMOVED) else level.t2
-            kind = change
-            if change is Change.TYPE_CHANGED and _is_number(old) and _is_number(new):
-                kind = Change.NUMBER_TYPE if old == new else Change.VALUE_CHANGED
-            items.append(DriftItem(path, old, new, kind, part))
+            parts = level.path(output_format="list")
+            found.append((_path_order(parts), _CHANGE_ORDER[change], change, level))
+    # deepdiff keeps each report's levels in a set, whose order follows string hashing
+    # (PYTHONHASHSEED): sort by path so the same diff always reads the same way
+    found.sort(key=lambda item: item[:2])
+    items: list[DriftItem] = []
+    for _order, _rank, change, level in found:
+        path = json_path(level.path(output_format="list"))
+        old = None if change in (Change.ADDED, Change.ITEM_ADDED) else level.t1
+        new = None if change in (Change.REMOVED, Change.ITEM_REMOVED) else level.t2
+        kind = change
+        if change is Change.TYPE_CHANGED and _is_number(old) and _is_number(new):
+            kind = Change.NUMBER_TYPE if old == new else Change.VALUE_CHANGED
+        items.append(DriftItem(path, old, new, kind, part))
     return items
 
 

@@ -113,3 +113,25 @@ def test_same_and_one_sided_rows_have_no_drift() -> None:
     result = diff_cassettes(many(3, "a"), many(2, "a"))
     assert [r.status for r in result.rows] == [Status.SAME] * 2 + [Status.ONLY_A]
     assert result.drift(0) == [] and result.drift(2) == []
+
+
+def test_drift_order_does_not_depend_on_string_hashing() -> None:
+    """deepdiff reports levels in sets; the drift must read the same in every process."""
+    import subprocess
+    import sys
+
+    code = (
+        "from cassette_tui.core.drift import value_drift;"
+        "a={'k%d'%i: i for i in range(30)}; a['l']=list(range(12));"
+        "b={'k%d'%i: -i for i in range(30)}; b['l']=list(range(3)); b['new']=1;"
+        "print([(d.path, d.change.value) for d in value_drift(a, b)])"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={"PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in (1, 2, 3, 4)
+    }
+    assert len(outputs) == 1
+    assert "$.k2" in outputs.pop()
