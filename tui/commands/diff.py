@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from ..widgets.marks import STATUS_MARKS
 from ._output import echo_json, safe
 
 if TYPE_CHECKING:
@@ -30,14 +31,18 @@ if TYPE_CHECKING:
 
 EXIT_SAME, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
 
-#: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR).
+#: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR); the
+#: glyphs are the app's (tui/widgets/marks.py), so both read the same way.
+_STYLES = {
+    "same": ("same", "dim"),
+    "response_drift": ("response drift", "yellow"),
+    "args_drift": ("args drift", "magenta"),
+    "other_call": ("other call", "red"),
+    "only_a": ("only A", "cyan"),
+    "only_b": ("only B", "blue"),
+}
 MARKS: dict[str, tuple[str, str, str]] = {
-    "same": ("=", "same", "dim"),
-    "response_drift": ("~", "response drift", "yellow"),
-    "args_drift": ("!", "args drift", "magenta"),
-    "other_call": ("x", "other call", "red"),
-    "only_a": ("<", "only A", "cyan"),
-    "only_b": (">", "only B", "blue"),
+    status.value: (mark.glyph, *_STYLES[status.value]) for status, mark in STATUS_MARKS.items()
 }
 #: drift change -> short sign shown before the path
 CHANGE_SIGNS = {
