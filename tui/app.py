@@ -14,7 +14,7 @@ import os
 import threading
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.diff import diff_cassettes
@@ -23,6 +23,9 @@ from textual.screen import Screen
 
 from .bindings import APP
 from .palette import StepActions
+
+if TYPE_CHECKING:
+    from .screens.select import RunSource
 
 DEFAULT_THEME = "ansi-dark"
 
@@ -48,7 +51,8 @@ def load_keymap(path: str | Path) -> dict[str, str]:
 
 
 class CassetteApp(App[None]):
-    """``CassetteApp(a, b)`` compares two cassettes; ``CassetteApp(a)`` shows one."""
+    """``CassetteApp(a, b)`` compares two cassettes; ``CassetteApp(a)`` shows one;
+    ``CassetteApp(run_source=RunSource(...))`` starts on the run selector of a multi-run file."""
 
     TITLE = "cassette-tui"
     CSS_PATH = "app.tcss"
@@ -58,9 +62,10 @@ class CassetteApp(App[None]):
 
     def __init__(
         self,
-        a: Cassette,
+        a: Cassette | None = None,
         b: Cassette | None = None,
         *,
+        run_source: RunSource | None = None,
         align: str = "seq",
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
@@ -68,7 +73,10 @@ class CassetteApp(App[None]):
         super().__init__()
         if align not in ("seq", "key"):
             raise ValueError(f"align must be 'seq' or 'key', not {align!r}")
+        if a is None and run_source is None:
+            raise ValueError("give a cassette, or runs to choose from")
         self.a, self.b, self.align = a, b, align
+        self.run_source = run_source
         self._results: dict[str, Any] = {}
         self._diff_lock = threading.Lock()
         self._theme_name = theme or DEFAULT_THEME
@@ -79,6 +87,10 @@ class CassetteApp(App[None]):
         self.theme = self._theme_name
 
     def get_default_screen(self) -> Screen[Any]:
+        if self.run_source is not None:
+            from .screens.select import SelectScreen
+
+            return SelectScreen(self.run_source)
         if self.b is None:
             from .screens.single import SingleScreen
 
@@ -90,9 +102,11 @@ class CassetteApp(App[None]):
     def diff(self, align: str) -> Any:
         """The ``core`` diff of A and B under ``align``, computed once (call it from a
         worker thread: a key alignment of large cassettes takes a while)."""
-        assert self.b is not None
+        # one snapshot: a run picked in the selector may replace A, B and the cache meanwhile
+        a, b, results = self.a, self.b, self._results
+        assert a is not None and b is not None
         with self._diff_lock:
-            result = self._results.get(align)
+            result = results.get(align)
             if result is None:
                 # Rows for 100k steps are 100k new objects: without a pause of the cyclic
                 # collector, its full passes over everything already loaded (the cassette
@@ -100,12 +114,20 @@ class CassetteApp(App[None]):
                 gc_was_enabled = gc.isenabled()
                 gc.disable()
                 try:
-                    result = diff_cassettes(self.a, self.b, align=align)
+                    result = diff_cassettes(a, b, align=align)
                 finally:
                     if gc_was_enabled:
                         gc.enable()
-                self._results[align] = result
+                results[align] = result
             return result
+
+    def show_runs(self, a: Cassette, b: Cassette | None = None) -> None:
+        """From the run selector: compare ``a`` (failing) with ``b`` (passing), or show ``a``
+        alone, on a screen whose ``q`` comes back to the selector."""
+        from .screens.select import RunPairScreen, RunSingleScreen
+
+        self.a, self.b, self._results = a, b, {}
+        self.push_screen(RunPairScreen() if b is not None else RunSingleScreen())
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

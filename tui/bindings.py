@@ -176,7 +176,75 @@ HELP = [
     Binding("G,end", "scroll_bottom", "Bottom", show=False, id="help.bottom"),
 ]
 
+#: The run selector (a file holding many runs, such as tau-bench results).
 RUNS = [
-    Binding("q,escape", "back", "Back", id="runs.back"),
-    Binding("enter", "choose", "Open", id="runs.choose"),
+    Binding(
+        "enter",
+        "choose",
+        "Open",
+        id="runs.open",
+        tooltip="Open: on a task, its failing (A) vs passing (B) trial; on a trial, that run "
+        "alone; with A and B marked, the marked pair",
+    ),
+    Binding(
+        "space",
+        "mark",
+        "Mark A/B",
+        id="runs.mark",
+        tooltip="Mark the trial under the cursor as A, then another as B; again to unmark",
+    ),
+    Binding(
+        "slash",
+        "filter",
+        "Filter",
+        key_display="/",
+        id="runs.filter",
+        tooltip="Filter the tasks by id (as you type); enter keeps it",
+    ),
+    Binding(
+        "escape",
+        "clear",
+        "Clear",
+        show=False,
+        id="runs.clear",
+        tooltip="Close the filter bar, then clear the filter, then the marks",
+    ),
+    Binding(
+        "n",
+        "next_pair",
+        "Next pair",
+        show=False,
+        id="runs.next_pair",
+        tooltip="Next task with a passing and a failing trial",
+    ),
+    Binding(
+        "N",
+        "previous_pair",
+        "Prev pair",
+        show=False,
+        id="runs.previous_pair",
+        tooltip="Previous task with a passing and a failing trial",
+    ),
+    Binding("down,j", "cursor_down", "Down", show=False, id="runs.cursor_down"),
+    Binding("up,k", "cursor_up", "Up", show=False, id="runs.cursor_up"),
+    Binding("pagedown", "page_down", "Page down", show=False, id="runs.page_down"),
+    Binding("pageup", "page_up", "Page up", show=False, id="runs.page_up"),
+    Binding("g,home", "first", "First row", show=False, id="runs.first"),
+    Binding("G,end", "last", "Last row", show=False, id="runs.last"),
+    Binding("q", "back", "Quit", id="runs.back", tooltip="Quit"),
 ]
+
+#: ``q`` on a run opened from the run selector goes back to the selector (same id as the
+#: main screen's ``q``, so a remap applies to both).
+BACK_TO_RUNS = Binding(
+    "q", "back", "Runs", id="main.back", tooltip="Back to the run selector (a run opened from it)"
+)
+
+
+def _from_runs(table: list[Binding]) -> list[Binding]:
+    return [BACK_TO_RUNS if binding.id == "main.back" else binding for binding in table]
+
+
+#: The pair and single-file screens of runs opened from the run selector.
+PAIR_FROM_RUNS = _from_runs(PAIR)
+SINGLE_FROM_RUNS = _from_runs(SINGLE)

@@ -2,14 +2,23 @@
 
 Inputs are opened and validated before the terminal is taken over, so a bad file is a
 plain error message and exit status 2, never a broken screen.
+
+One file that holds many runs (tau-bench results, an inspect_ai log) opened without a
+selector starts on the run selector; ``--task 31`` (or ``FILE#task=31``) opens that task's
+failing trial against a passing one at once, with the selector behind it (``q``);
+``--task 31 --trial 2`` (or ``FILE#task=31,trial=2``) opens that run alone.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..screens.select import RunSource
 
 EXIT_BAD_INPUT = 2
 
@@ -38,6 +47,19 @@ def _fail(message: str) -> None:
     help="Force the input format instead of detecting it from the content.",
 )
 @click.option(
+    "--task",
+    default=None,
+    metavar="ID",
+    help="In a file of many runs: open this task's failing vs passing trial.",
+)
+@click.option(
+    "--trial",
+    default=None,
+    type=int,
+    metavar="N",
+    help="With --task: open this trial alone.",
+)
+@click.option(
     "--theme",
     default=None,
     metavar="NAME",
@@ -52,18 +74,35 @@ def _fail(message: str) -> None:
     "(default ~/.config/cassette-tui/keys.toml when present).",
 )
 def open_app(
-    files: tuple[Path, ...], align: str, fmt: str | None, theme: str | None, keys_file: Path | None
+    files: tuple[Path, ...],
+    align: str,
+    fmt: str | None,
+    task: str | None,
+    trial: int | None,
+    theme: str | None,
+    keys_file: Path | None,
 ) -> None:
-    """Open one cassette, or two side by side (A = failing run, B = passing run)."""
+    """Open one cassette, or two side by side (A = failing run, B = passing run); a file of
+    many runs opens on a selector of its runs."""
     from cassette_tui.core.errors import CassetteError
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.sources import RunSelectionError, open_cassette
 
     if len(files) > 2:
         _fail(f"open takes one or two files, got {len(files)}")
+    if (task is not None or trial is not None) and len(files) != 1:
+        _fail(
+            "--task and --trial pick runs of one file; for two runs use path specs: "
+            '"FILE#task=31,trial=2" "FILE#task=31,trial=3"'
+        )
     cassettes = []
+    source = None
     for path in files:
         try:
-            cassettes.append(open_cassette(path, fmt=fmt))
+            cassettes.append(open_cassette(path, fmt=fmt, task=task, trial=trial))
+        except RunSelectionError as exc:
+            source = _run_source(path, fmt, task, trial, exc) if len(files) == 1 else None
+            if source is None:
+                _fail(str(exc))
         except CassetteError as exc:
             _fail(str(exc))
         except (OSError, ValueError) as exc:
@@ -78,6 +117,25 @@ def open_app(
             keymap = load_keymap(keys_path)
         except ValueError as exc:
             _fail(str(exc))
-    a = cassettes[0]
+    a = cassettes[0] if cassettes else None
     b = cassettes[1] if len(cassettes) > 1 else None
-    CassetteApp(a, b, align=align, theme=theme, keymap=keymap).run()
+    CassetteApp(a, b, run_source=source, align=align, theme=theme, keymap=keymap).run()
+
+
+def _run_source(
+    path: Path, fmt: str | None, task: str | None, trial: int | None, exc: Exception
+) -> RunSource | None:
+    """The run selector's input when ``exc`` says a file of many runs needs a selector
+    (none given, or a task of several trials without a trial); ``None`` when the error
+    stands (an unknown task or trial, a selector on a single-run file)."""
+    from cassette_tui.core.sources import resolve_spec
+
+    from ..screens.select import RunSource
+
+    runs = getattr(exc, "runs", None) or []
+    spec = resolve_spec(path, fmt, task, trial)
+    if spec.trial is not None or not any(r.task is not None or r.trial is not None for r in runs):
+        return None
+    if spec.task is not None and not any(r.task == spec.task for r in runs):
+        return None
+    return RunSource(spec.path, runs, getattr(exc, "fmt", None) or spec.fmt, spec.task)

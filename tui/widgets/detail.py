@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from cassette_tui.core.align import is_error_outcome
 from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row
 from cassette_tui.core.entry import Entry
 from rich.console import Group, RenderableType
@@ -210,6 +211,8 @@ def single_detail(
     title.append(f"seq {entry.seq}", style="bold")
     title.append(f" · {printable(entry.tool)} · line {entry.line or '-'} · ")
     title.append(printable(cassette.digest(index)), style="dim")
+    if is_error_outcome(entry.is_error, entry.response):
+        title.append(f" · {ERROR.glyph} {ERROR.label.split(':')[0]}", style="bold")
     parts: list[RenderableType] = [title]
     related = _findings_text(findings, "findings")
     if related is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from cassette_tui.core.align import is_error_outcome
 from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.diff_model import Row, Status
 from rich.style import Style
@@ -149,7 +150,7 @@ class SingleRows:
                 cassette,
                 index,
                 repeated=self._repeated(seq),
-                error=entry.is_error,
+                error=is_error_outcome(entry.is_error, entry.response),
                 width=max(10, width - 2),
                 tool_width=self._tool_width,
                 styles=styles,
@@ -161,10 +162,11 @@ class SingleRows:
         return line
 
     def notable(self, index: int) -> bool:
-        return (
-            bool(self.findings_by_seq.get(self.cassette.seq(index)))
-            or self.cassette[index].is_error
-        )
+        if self.findings_by_seq.get(self.cassette.seq(index)):
+            return True
+        entry = self.cassette[index]
+        # the diff engine's rule: an error entry, or a response with an HTTP 4xx/5xx status
+        return is_error_outcome(entry.is_error, entry.response)
 
     def matches(self, index: int, needle: str) -> bool:
         return _entry_matches(self.cassette, index, needle)

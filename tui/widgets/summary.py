@@ -15,8 +15,20 @@ from .safe import printable
 
 
 def file_label(cassette: Any) -> str:
-    """A cassette's file name (or what the importer called the run), printable."""
-    name = cassette.metadata.get("name") if getattr(cassette, "metadata", None) else None
+    """A cassette's file name (or what the importer called the run), printable. A run of a
+    file of many runs is named by task and trial, with its outcome: ``task 31 trial 2 ✗``
+    (the file's name would not leave room for both sides at 80 columns)."""
+    metadata = getattr(cassette, "metadata", None) or {}
+    run = metadata.get("run")
+    if isinstance(run, dict) and run.get("task") is not None:
+        label = f"task {run['task']}"
+        if run.get("trial") is not None:
+            label += f" trial {run['trial']}"
+        passed = run.get("passed")
+        if passed is not None:
+            label += " ✓" if passed else " ✗"
+        return printable(label)
+    name = metadata.get("name")
     if not name:
         name = Path(cassette.path).name if cassette.path is not None else "<memory>"
     return printable(str(name))
@@ -114,7 +126,7 @@ class SummaryHeader(Static):
     """The top lines of a step screen."""
 
     DEFAULT_CSS = """
-    SummaryHeader { height: auto; max-height: 3; }
+    SummaryHeader { height: auto; max-height: 3; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, content: Text, *, id: str | None = None) -> None:
