@@ -49,7 +49,14 @@ _LONG_DIGITS = re.compile(rb"\d{19}")
 
 
 _RESPONSE_KEY = b'"response":'
+_RESPONSE_LEN = len(_RESPONSE_KEY)
 _SEQ_KEY = b'"seq":'
+#: keys that a cut response may hide (the line is then parsed in full)
+_ERROR_KEY = b'"error":'
+_DIGEST_KEY = b'"args_digest":'
+#: bytes read at a time: large enough that the per-read cost vanishes, small enough that
+#: the buffer stays a few MB whatever the file size
+_CHUNK = 1 << 22
 #: orjson output that may differ from the stdlib's canonical JSON: exponent floats and
 #: small floats (orjson writes 0.00001 where json writes 1e-05)
 _ORJSON_DIFFERS = re.compile(rb"\d[eE]|0\.0000")
@@ -120,6 +127,23 @@ def _fast_digest(value: Any) -> str:
         return digest(value)
     if not out.isascii() or b"\x7f" in out or _ORJSON_DIFFERS.search(out):
         return digest(value)
+    return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
+
+
+#: orjson's sorted output is the canonical JSON unless it holds non-ASCII text or DEL,
+#: an exponent (also how orjson returns an integer past 64 bits: as a float) or a tiny float
+_NOT_CANONICAL = re.compile(rb"[\x7f-\xff]|\d[eE]|0\.0000")
+
+
+def _orjson_digest(value: Any) -> str | None:
+    """``digest(value)`` from orjson's sorted output, or ``None`` when that output may not
+    be the canonical JSON (see ``_NOT_CANONICAL``) or orjson cannot write the value."""
+    try:
+        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+    if _NOT_CANONICAL.search(out) is not None:
+        return None
     return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
 
 
@@ -450,58 +474,134 @@ def load(
     report = LoadReport()
     apply = rules.apply
     identity = rules.is_empty
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    hidden = (_ERROR_KEY, _DIGEST_KEY)
 
     gc_was_enabled = gc.isenabled()
     gc.disable()  # nothing cyclic is built here; the collector would double the time
     try:
         with fh:
-            offset = 0
             lineno = 0
             pending_error: CassetteFormatError | None = None
-            for raw in fh:
-                lineno += 1
-                start = offset
-                offset += len(raw)
-                if lineno == 1 and raw.startswith(UTF8_BOM):
-                    # a byte order mark some editors write: not part of the first entry
-                    raw = raw[len(UTF8_BOM) :]
-                    start += len(UTF8_BOM)
-                if pending_error is not None:
-                    if not raw.isspace():
-                        # a bad line followed by more content: not a truncation
-                        if not lenient:
-                            raise pending_error
-                        report = _count_dropped(report, raw)
-                    continue
-                if raw.isspace():
-                    continue
-                try:
-                    record, fast = _parse_header(raw)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    cut = not raw.endswith(b"\n")
-                    why = _json_reason(exc, raw)
-                    if cut:
-                        why = f"last line is cut mid-write (a crash while recording?): {why}"
-                    pending_error = CassetteFormatError(p, lineno, None, why, truncated=cut)
-                    report = LoadReport(1, lineno, str(pending_error), cut)
-                    continue
-                try:
-                    validate_record(record, p, lineno)
-                except CassetteFormatError as exc:
-                    pending_error = exc
-                    report = LoadReport(1, lineno, str(exc), False)
-                    continue
-                tool = record["tool"]
-                tool = tool_names.setdefault(tool, tool)
-                args = record["args"]
-                seqs.append(record["seq"])
-                tools.append(tool)
-                value = args if identity else apply(tool, args)
-                digests.append(_fast_digest(value) if fast else digest(value))
-                stored.append(record.get("args_digest"))
-                lines.append(lineno)
-                offsets.append(start)
-                lengths.append(len(raw))
+            base = 0  # file offset of buf[0]
+            buf = fh.read(_CHUNK)
+            pos = len(UTF8_BOM) if buf.startswith(UTF8_BOM) else 0  # an editor's BOM
+            eof = not buf
+            while True:
+                find = buf.find
+                rfind = buf.rfind
+                while True:
+                    # -- one line: buf[pos:nl + 1] -------------------------------------
+                    nl = find(b"\n", pos)
+                    if nl < 0:
+                        if not eof:
+                            break
+                        if pos >= len(buf):
+                            break
+                        nl = len(buf)  # a last line without a newline
+                    lineno += 1
+                    start = pos
+                    pos = nl + 1
+                    record = None
+                    if pending_error is None and buf[start] == 0x7B:  # "{"
+                        # Fast path (see _parse_header): the response text cut out and
+                        # replaced by null, found by bytes methods without copying the line.
+                        r = find(_RESPONSE_KEY, start, nl)
+                        close = nl - 1
+                        if buf[close] == 0x0D:  # CRLF
+                            close -= 1
+                        if r > 0 and buf[close] == 0x7D and nl < len(buf):
+                            vs = r + _RESPONSE_LEN
+                            cut = close
+                            j = rfind(_SEQ_KEY, vs, close)
+                            if j > vs:
+                                k = rfind(b",", vs, j)
+                                if k > vs and (k + 1 == j or not buf[k + 1 : j].strip()):
+                                    cut = k
+                            if find(hidden[0], vs, cut) < 0 and find(hidden[1], vs, cut) < 0:
+                                try:
+                                    record = loads(buf[start:vs] + b"null" + buf[cut : close + 1])
+                                except decode_error:
+                                    record = None
+                    if record is not None:
+                        # the checks of validate_record, inline; anything else (and a cut
+                        # that hit a nested "seq") goes to the general path, which decides
+                        seq = record.get("seq") if type(record) is dict else None
+                        tool = record.get("tool") if seq is not None else None
+                        digest_stored = record.get("args_digest") if tool else None
+                        if (
+                            type(seq) is int
+                            and seq > 0
+                            and type(tool) is str
+                            and tool
+                            and "response" in record
+                            and record["response"] is None
+                            and "args" in record
+                            and "error" not in record
+                            and (type(digest_stored) is str or "args_digest" not in record)
+                        ):
+                            tool = tool_names.setdefault(tool, tool)
+                            args = record["args"]
+                            # None when orjson's text may differ from the canonical one,
+                            # or an integer past 64 bits came back as a float
+                            key = _orjson_digest(args if identity else apply(tool, args))
+                            if key is None:
+                                record = None
+                        else:
+                            record = None
+                    if record is None:
+                        # -- general path: anything unusual, and every line after an error
+                        raw = buf[start:pos]
+                        if pending_error is not None:
+                            if not raw.isspace():
+                                # a bad line followed by more content: not a truncation
+                                if not lenient:
+                                    raise pending_error
+                                report = _count_dropped(report, raw)
+                            continue
+                        if raw.isspace():
+                            continue
+                        try:
+                            record, fast = _parse_header(raw)
+                        except (ValueError, UnicodeDecodeError) as exc:
+                            truncated = not raw.endswith(b"\n")
+                            why = _json_reason(exc, raw)
+                            if truncated:
+                                why = "last line is cut mid-write (a crash while recording?): " + why
+                            pending_error = CassetteFormatError(
+                                p, lineno, None, why, truncated=truncated
+                            )
+                            report = LoadReport(1, lineno, str(pending_error), truncated)
+                            continue
+                        try:
+                            validate_record(record, p, lineno)
+                        except CassetteFormatError as exc:
+                            pending_error = exc
+                            report = LoadReport(1, lineno, str(exc), False)
+                            continue
+                        seq = record["seq"]
+                        tool = record["tool"]
+                        digest_stored = record.get("args_digest")
+                        tool = tool_names.setdefault(tool, tool)
+                        args = record["args"]
+                        value = args if identity else apply(tool, args)
+                        key = _fast_digest(value) if fast else digest(value)
+                    seqs.append(seq)
+                    tools.append(tool)
+                    digests.append(key)
+                    stored.append(digest_stored)
+                    lines.append(lineno)
+                    offsets.append(base + start)
+                    lengths.append(pos - start if pos <= len(buf) else len(buf) - start)
+                if eof:
+                    break
+                # the partial last line moves to the front of the next chunk
+                chunk = fh.read(_CHUNK)
+                eof = not chunk
+                base += pos
+                buf = buf[pos:] + chunk
+                pos = 0
             if pending_error is not None and not lenient:
                 raise pending_error
     finally:
