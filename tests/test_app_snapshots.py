@@ -7,11 +7,13 @@ Regenerate after an intended change with ``pytest tests/test_app_snapshots.py
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.sources import list_runs, open_cassette
 from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.screens.select import RunSource
 from textual.pilot import Pilot
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_cassettes"
@@ -79,3 +81,34 @@ class TestSingleFile:
     def test_single_file(self, snap_compare, name: str) -> None:
         app = CassetteApp(open_cassette(SAMPLES / name), theme="ansi-dark")
         assert snap_compare(app, terminal_size=SIZE, run_before=keys())
+
+
+def tau_bench_runs() -> list[dict]:
+    """A small tau-bench results file: three tasks, passes and failures."""
+
+    def run(task: int, trial: int, reward: float, *ids: str) -> dict:
+        traj: list[dict] = [{"role": "user", "content": "cancel my trip"}]
+        for n, rid in enumerate(ids):
+            call = {"id": f"c{n}", "type": "function"}
+            call["function"] = {"name": "cancel", "arguments": json.dumps({"id": rid})}
+            traj.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            traj.append({"role": "tool", "tool_call_id": f"c{n}", "content": '{"ok": true}'})
+        return {"task_id": task, "trial": trial, "reward": reward, "info": {}, "traj": traj}
+
+    return [
+        run(1, 0, 1.0, "R1", "R2"),
+        run(1, 1, 0.0, "R1", "R9"),
+        run(2, 0, 0.0, "R3"),
+        run(2, 1, 0.0),
+        run(3, 0, 1.0, "R4"),
+        run(3, 1, 0.0, "R4", "R4", "R4"),
+    ]
+
+
+class TestRunSelector:
+    def test_selector(self, snap_compare, tmp_path: Path) -> None:
+        path = tmp_path / "results.json"
+        path.write_text(json.dumps(tau_bench_runs()))
+        app = CassetteApp(run_source=RunSource(path, list_runs(path), "tau-bench"))
+        # a trial marked A, the cursor on task 3's heading
+        assert snap_compare(app, terminal_size=SIZE, run_before=keys("j", "j", "space", "n"))
