@@ -30,7 +30,7 @@ import json
 import threading
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -420,6 +420,153 @@ def align_by_seq(a: Cassette, b: Cassette) -> list[Row]:
     rows.extend(_row(sa, sb, i, None) for i in range(m, n))
     rows.extend(_row(sa, sb, None, j) for j in range(n, m))
     return rows
+
+
+#: past this many pairs whose responses need an exact comparison, one sequential pass over
+#: each file (``outcome_index``) beats reading those lines one by one
+_EXACT_BY_ENTRY_MAX = 2000
+
+
+def seq_statuses(a: Cassette, b: Cassette) -> list[Status]:
+    """The status of each row of ``align_by_seq(a, b)``, without building the rows.
+
+    A pair with the same key whose responses are byte-identical in the files (see
+    ``Cassette.response_hashes``) is ``same`` without parsing either; only the other
+    same-key pairs compare outcome fingerprints."""
+    n, m = len(a), len(b)
+    k = min(n, m)
+    ta, tb, da, db = a._tools, b._tools, a._digests, b._digests
+    ha, hb = a.response_hashes(), b.response_hashes()
+    statuses: list[Status] = []
+    append = statuses.append
+    same, other, args_drift = Status.SAME, Status.OTHER_CALL, Status.ARGS_DRIFT
+    unsure: list[int] = []
+    for i in range(k):
+        if ta[i] != tb[i]:
+            append(other)
+        elif da[i] != db[i]:
+            append(args_drift)
+        else:
+            h = ha[i]
+            if h is None or h != hb[i]:
+                unsure.append(i)
+            append(same)
+    if unsure:
+        if len(unsure) > _EXACT_BY_ENTRY_MAX:
+            fa, fb = outcome_index(a).fingerprints, outcome_index(b).fingerprints
+            for i in unsure:
+                if fa[i] != fb[i]:
+                    statuses[i] = Status.RESPONSE_DRIFT
+        else:
+            for i in unsure:
+                if a.fingerprint(i) != b.fingerprint(i):
+                    statuses[i] = Status.RESPONSE_DRIFT
+    statuses.extend([Status.ONLY_A] * (n - k))
+    statuses.extend([Status.ONLY_B] * (m - k))
+    return statuses
+
+
+class SeqRows(Sequence[Row]):
+    """The rows of the by-seq alignment, built on access: row *i* is entry *i* of A beside
+    entry *i* of B, so its status needs only the two keys and responses
+    (``seq_statuses``, computed up front); its error and repeated-key flags are computed
+    when the row is first asked for (one entry each side, or, when all rows are
+    iterated, one ``outcome_index`` pass per file). Equal to the list ``align_by_seq``
+    returns; thread-safe."""
+
+    def __init__(self, a: Cassette, b: Cassette) -> None:
+        self.a, self.b = a, b
+        self.statuses = seq_statuses(a, b)
+        self._rows: list[Row | None] = [None] * len(self.statuses)
+        self._repeated: tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]] | None = None
+        self._lock = threading.Lock()
+        self._complete = False
+
+    def __len__(self) -> int:
+        return len(self.statuses)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"row {index} out of range")
+        row = self._rows[index]
+        if row is None:
+            row = self._rows[index] = self._build(index, None)
+        return row
+
+    def __iter__(self) -> Iterator[Row]:
+        if not self._complete:
+            self._fill()
+        return iter(self._rows)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SeqRows | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SeqRows({list(self)!r})"
+
+    def _counters(self) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
+        if self._repeated is None:
+            a, b = self.a, self.b
+            self._repeated = (
+                Counter(zip(a._tools, a._digests, strict=True)),
+                Counter(zip(b._tools, b._digests, strict=True)),
+            )
+        return self._repeated
+
+    def _fill(self) -> None:
+        with self._lock:
+            if self._complete:
+                return
+            errors = (outcome_index(self.a).errors, outcome_index(self.b).errors)
+            rows = self._rows
+            for i in range(len(rows)):
+                if rows[i] is None:
+                    rows[i] = self._build(i, errors)
+            self._complete = True
+
+    def _build(self, index: int, errors: tuple[list[bool], list[bool]] | None) -> Row:
+        a, b = self.a, self.b
+        ca, cb = self._counters()
+        status = self.statuses[index]
+        i = index if index < len(a) else None
+        j = index if index < len(b) else None
+
+        def err(c: Cassette, k: int, side: int) -> bool:
+            if errors is not None:
+                return errors[side][k]
+            entry = c[k]
+            return is_error_outcome(entry.is_error, entry.response)
+
+        if j is None:
+            assert i is not None
+            return Row(
+                i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
+                repeated_a=ca[a.key(i)] > 1, error_a=err(a, i, 0),
+            )  # fmt: skip
+        if i is None:
+            return Row(
+                None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
+                repeated_b=cb[b.key(j)] > 1, error_b=err(b, j, 1),
+            )  # fmt: skip
+        if status is Status.SAME:
+            # the same outcome on both sides: neither is an error "while the other
+            # succeeded"
+            err_a = err_b = False
+        else:
+            err_a, err_b = err(a, i, 0), err(b, j, 1)
+        return Row(
+            i, j, a.seq(i), b.seq(j), status, a.tool(i),
+            repeated_a=ca[a.key(i)] > 1, repeated_b=cb[b.key(j)] > 1,
+            error_a=err_a and not err_b, error_b=err_b and not err_a,
+        )  # fmt: skip
 
 
 def _key_pairs(sa: _Side, sb: _Side) -> list[tuple[int, int]]:

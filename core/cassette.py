@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import mmap
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
@@ -258,6 +259,7 @@ class Cassette(Sequence[Entry]):
         rules: NormalizationRules = _NO_RULES,
         report: LoadReport | None = None,
         metadata: dict[str, Any] | None = None,
+        spans: tuple[list[int], list[int]] | None = None,
     ) -> None:
         self.path = path
         self.rules = rules
@@ -270,6 +272,10 @@ class Cassette(Sequence[Entry]):
         self._cache: OrderedDict[int, Entry] = OrderedDict()
         self._seq_pos: dict[int, int] | None = None
         self._fingerprints: list[int | None] | None = None
+        #: where each line's response text is, relative to the line's start (-1: not
+        #: known, the line was parsed in full); see ``response_hashes``
+        self._spans = spans
+        self._response_hashes: list[int | None] | None = None
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -375,6 +381,36 @@ class Cassette(Sequence[Entry]):
             fp = self._fingerprints[i] = _fingerprint(tagged)
         return fp
 
+    def response_hashes(self) -> list[int | None]:
+        """Per entry, an in-process hash of the response's bytes as stored, or ``None``
+        (an error entry, an in-memory cassette, a line the load parsed in full). Equal
+        hashes mean byte-identical responses, hence equal values; different hashes say
+        nothing (``{"a":1}`` and ``{"a": 1}``): compare ``fingerprint`` then. One
+        sequential read of the file on first call, cached."""
+        hashes = self._response_hashes
+        if hashes is not None:
+            return hashes
+        n = len(self)
+        hashes = [None] * n
+        if self._spans is not None and self.path is not None and n:
+            assert self._offsets is not None
+            starts, ends = self._spans
+            offsets = self._offsets
+            try:
+                with (
+                    open(self.path, "rb") as fh,
+                    mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm,
+                ):
+                    for i in range(n):
+                        s = starts[i]
+                        if s >= 0:
+                            off = offsets[i]
+                            hashes[i] = hash(mm[off + s : off + ends[i]])
+            except (OSError, ValueError):  # the file changed or went away: no shortcut
+                hashes = [None] * n
+        self._response_hashes = hashes
+        return hashes
+
     def raw_line(self, i: int) -> bytes:
         """The bytes of entry ``i`` as stored (file-backed) or as it would be written."""
         if self._entries is not None or self.path is None:
@@ -427,6 +463,7 @@ class Cassette(Sequence[Entry]):
             rules=rules,
             report=self.report,
             metadata=dict(self.metadata),
+            spans=self._spans,
         )
 
 
@@ -470,6 +507,8 @@ def load(
     lines: list[int] = []
     offsets: list[int] = []
     lengths: list[int] = []
+    span_starts: list[int] = []  # the response's text, relative to the line's start
+    span_ends: list[int] = []
     tool_names: dict[str, str] = {}  # interning: a few tool names, 100k references
     report = LoadReport()
     apply = rules.apply
@@ -548,6 +587,8 @@ def load(
                             key = _orjson_digest(args if identity else apply(tool, args))
                             if key is None:
                                 record = None
+                            else:
+                                span_start, span_end = vs - start, cut - start
                         else:
                             record = None
                     if record is None:
@@ -568,7 +609,9 @@ def load(
                             truncated = not raw.endswith(b"\n")
                             why = _json_reason(exc, raw)
                             if truncated:
-                                why = "last line is cut mid-write (a crash while recording?): " + why
+                                why = (
+                                    "last line is cut mid-write (a crash while recording?): " + why
+                                )
                             pending_error = CassetteFormatError(
                                 p, lineno, None, why, truncated=truncated
                             )
@@ -587,6 +630,7 @@ def load(
                         args = record["args"]
                         value = args if identity else apply(tool, args)
                         key = _fast_digest(value) if fast else digest(value)
+                        span_start = span_end = -1
                     seqs.append(seq)
                     tools.append(tool)
                     digests.append(key)
@@ -594,6 +638,8 @@ def load(
                     lines.append(lineno)
                     offsets.append(base + start)
                     lengths.append(pos - start if pos <= len(buf) else len(buf) - start)
+                    span_starts.append(span_start)
+                    span_ends.append(span_end)
                 if eof:
                     break
                 # the partial last line moves to the front of the next chunk
@@ -618,6 +664,7 @@ def load(
         lengths=lengths,
         rules=rules,
         report=report,
+        spans=(span_starts, span_ends),
     )
 
 

@@ -12,7 +12,7 @@ import threading
 from collections import Counter
 from typing import Any
 
-from .align import ALIGNMENTS, Outcomes, outcome_index
+from .align import ALIGNMENTS, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
 from .cassette import Cassette
 from .diff_model import DriftItem, Finding, Row, Status
@@ -31,15 +31,17 @@ class DiffResult:
         counts: rows per ``Status`` (every status present, zero when absent).
     """
 
-    def __init__(self, a: Cassette, b: Cassette, align: str, rows: list[Row]) -> None:
+    def __init__(self, a: Cassette, b: Cassette, align: str, rows: list[Row] | SeqRows) -> None:
         self.a = a
         self.b = b
         self.align = align
         self.rows = rows
+        # by seq, the statuses are known before the rows are built (see SeqRows)
+        statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
         self.first_divergence: int | None = next(
-            (i for i, row in enumerate(rows) if row.status is not Status.SAME), None
+            (i for i, status in enumerate(statuses) if status is not Status.SAME), None
         )
-        counts = Counter(row.status for row in rows)
+        counts = Counter(statuses)
         self.counts: dict[Status, int] = {status: counts.get(status, 0) for status in Status}
         self._drift: dict[int, list[DriftItem]] = {}
         self._lock = threading.Lock()
@@ -175,4 +177,6 @@ def diff_cassettes(a: Cassette, b: Cassette, align: str = "seq") -> DiffResult:
     """
     if align not in ALIGNMENTS:
         raise ValueError(f"unknown alignment {align!r}; expected one of {ALIGNMENTS}")
+    if align == "seq":
+        return DiffResult(a, b, align, SeqRows(a, b))
     return DiffResult(a, b, align, align_rows(a, b, align))
