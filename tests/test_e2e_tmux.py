@@ -196,3 +196,67 @@ def test_bad_input_is_an_error_before_the_ui(tmux: Tmux, tmp_path: Path) -> None
     assert tmux.wait_exit() in ("2", "")
     assert tmux.pane("#{alternate_on}") == "0"
     assert "bad.jsonl:1: field 'response'" in tmux.screen(history=True)
+
+
+# -- issue 5: a tau-bench pass/fail pair straight from the results file -------------------
+AIRLINE = "tau-bench/gpt-4o-airline.json"
+
+
+@pytest.fixture
+def airline(real: Path) -> Path:
+    path = real / AIRLINE
+    if not path.is_file():
+        pytest.skip(f"real-world data not available: {path} is absent")
+    return path
+
+
+def see_task_31_pair(tmux: Tmux) -> str:
+    """Assert the pair screen of task 31 (A = trial 2, failed; B = trial 3, passed) shows
+    what the diff engine says: the first divergence at seq 7, ``cancel_reservation`` with
+    another ``reservation_id``, in the header, the rows and the detail pane."""
+    screen = tmux.wait_for(
+        lambda s: "first divergence" in s and "findings:" in s and "D1EW9B" in s,
+        "the task-31 pair with its first divergence and drift",
+    )
+    lines = screen.splitlines()
+    assert "A task 31 trial 2 ✗ (7)  B task 31 trial 3 ✓ (7)" in lines[0]
+    header = next(line for line in lines if "first divergence" in line)
+    assert "row 7: A seq 7, B seq 7 cancel_reservation (args drift)" in header
+    cursor = next(line for line in lines if line.startswith("▶"))
+    assert cursor[1:6].strip() == "7" and "cancel_reser" in cursor and " ≠ " in cursor
+    # the rows above it are the same calls on both sides
+    assert sum(1 for line in lines if " = " in line and line[1:6].strip().isdigit()) == 6
+    # the detail pane: the differing reservation ids, A -> B
+    drift = next(line for line in lines if "$.reservation_id" in line)
+    assert drift.split() == ["args", "$.reservation_id", '"D1EW9B"', "->", '"9HBUV8"', "(changed)"]
+    return screen
+
+
+def test_tau_bench_selector_opens_task_31(tmux: Tmux, airline: Path) -> None:
+    tmux.start(str(SCRIPT), str(airline))
+    screen = tmux.wait_for(lambda s: "runs in gpt-4o-airline.json" in s, "the run selector")
+    assert "200 runs · 50 tasks · 84 ✓ pass · 116 ✗ fail · 26 tasks with both" in screen
+    tmux.keys("/", "3", "1", "Enter")  # in one go, as a quick typist over SSH sends them
+    screen = tmux.wait_for(
+        lambda s: "1 of 50 tasks" in s and "▔" not in s, "task 31 only, the filter bar closed"
+    )
+    lines = screen.splitlines()
+    assert lines[4].startswith("▶31 ")
+    assert "enter: A trial 2 ✗ vs B trial 3 ✓" in lines[4]
+    tmux.keys("Enter")
+    see_task_31_pair(tmux)
+    # q goes back to the selector, then quits cleanly
+    tmux.keys("q")
+    tmux.wait_for(lambda s: "runs in gpt-4o-airline.json" in s, "the selector again")
+    tmux.keys("q")
+    assert tmux.wait_exit() in ("0", ""), "the app exited with an error"
+    assert tmux.pane("#{alternate_on}") == "0"
+    assert "runs in" not in tmux.screen()
+
+
+def test_tau_bench_path_specs_open_task_31(tmux: Tmux, airline: Path) -> None:
+    tmux.start(str(SCRIPT), f"{airline}#task=31,trial=2", f"{airline}#task=31,trial=3")
+    see_task_31_pair(tmux)
+    tmux.keys("q")
+    assert tmux.wait_exit() in ("0", ""), "the app exited with an error"
+    assert tmux.pane("#{alternate_on}") == "0"

@@ -200,6 +200,9 @@ RUNS = [
         key_display="/",
         id="runs.filter",
         tooltip="Filter the tasks by id (as you type); enter keeps it",
+        # handled before the keys queued behind it, so "/31" typed or pasted in one go
+        # over SSH lands in the filter whole
+        priority=True,
     ),
     Binding(
         "escape",

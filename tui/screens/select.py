@@ -377,7 +377,9 @@ class SelectScreen(Screen[None]):
         bar = self.query_one("#runs-filter", Input)
         bar.add_class("-open")
         bar.value = self.filter_text
-        bar.focus()
+        # focus now, not after the queued keys: "/31⏎" typed (or pasted) at once over SSH
+        # must all land in the filter
+        self.set_focus(bar)
 
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -386,7 +388,7 @@ class SelectScreen(Screen[None]):
     @on(Input.Submitted, "#runs-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.input.remove_class("-open")
-        self.runs.focus()
+        self.set_focus(self.runs)
 
     def apply_filter(self, text: str) -> None:
         """Show the tasks whose id contains ``text``; the cursor stays on its row when that
@@ -409,7 +411,7 @@ class SelectScreen(Screen[None]):
         bar = self.query_one("#runs-filter", Input)
         if bar.has_class("-open"):
             bar.remove_class("-open")
-            self.runs.focus()
+            self.set_focus(self.runs)
         elif self.filter_text:
             self.apply_filter("")
         elif self.marks:
