@@ -477,6 +477,8 @@ class SelectScreen(Screen[None]):
         if worker.group != "open":
             return
         if event.state is WorkerState.SUCCESS and not worker.is_cancelled:
+            if not self.is_current:
+                return  # a second enter while the first run opened: it is on screen already
             a, b = worker.result
             self.app.show_runs(a, b)  # type: ignore[attr-defined]
         elif event.state is WorkerState.ERROR:
