@@ -69,6 +69,7 @@ class Outcomes:
 
 
 _STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "code")
+_STATUS_KEY_SET = frozenset(_STATUS_KEYS)
 
 
 def is_error_outcome(is_error: bool, response: Any) -> bool:
@@ -78,8 +79,8 @@ def is_error_outcome(is_error: bool, response: Any) -> bool:
     HTTP error statuses, as a rate limit turns a 200 into a 429."""
     if is_error:
         return True
-    if not isinstance(response, dict):
-        return False
+    if not isinstance(response, dict) or _STATUS_KEY_SET.isdisjoint(response):
+        return False  # the common case, decided without a Python loop
     for name in _STATUS_KEYS:
         status = response.get(name)
         if isinstance(status, dict):
