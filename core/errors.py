@@ -61,7 +61,7 @@ class ToolError(CassetteError):
         seq: the seq of the recorded entry that holds the error, when known.
     """
 
-    def __init__(self, type: str, message: str, seq: int | None = None) -> None:  # noqa: A002
+    def __init__(self, type: str, message: str, seq: int | None = None) -> None:
         self.type = type
         self.message = message
         self.seq = seq

@@ -19,7 +19,12 @@ def run_agent(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("CASSETTE_")}
     full.update(env)
     return subprocess.run(
-        [sys.executable, str(AGENT)], env=full, capture_output=True, text=True, timeout=60,
+        [sys.executable, str(AGENT)],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
         cwd=tmp_path,
     )
 
@@ -27,7 +32,9 @@ def run_agent(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
 def test_replaying_the_failing_cassette_reproduces_the_failure(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     done = run_agent(
-        tmp_path, CASSETTE_MODE="replay", CASSETTE_PATH=str(ROOT / "sample_cassettes/fail.jsonl"),
+        tmp_path,
+        CASSETTE_MODE="replay",
+        CASSETTE_PATH=str(ROOT / "sample_cassettes/fail.jsonl"),
         CASSETTE_REPORT=str(report),
     )
     assert done.returncode == 1, done.stderr

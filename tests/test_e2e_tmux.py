@@ -174,6 +174,19 @@ def test_keys_walk_the_diffs_and_open_a_step(tmux: Tmux) -> None:
     assert "< only in A" in screen or "<" in screen.splitlines()[5]
 
 
+def test_search_typed_in_one_burst_finds_the_step(tmux: Tmux) -> None:
+    """ "/" then the term and enter arrive in one burst over SSH; all of it must reach the
+    search bar (including the "/" inside a path) and the cursor lands on the match."""
+    open_pair(tmux)
+    tmux.keys("/docs/backoff.md", "Enter")
+    screen = tmux.wait_for(
+        lambda s: any(line.startswith("▶") and "backof" in line for line in s.splitlines()),
+        "the cursor on the read_file of docs/backoff.md",
+    )
+    cursor = next(line for line in screen.splitlines() if line.startswith("▶"))
+    assert cursor[1:6].strip() == "4"  # the first row that reads it: B seq 4, beside A seq 4
+
+
 def test_help_then_clean_exit(tmux: Tmux) -> None:
     open_pair(tmux)
     assert tmux.pane("#{alternate_on}") == "1"

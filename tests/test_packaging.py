@@ -24,7 +24,7 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
 def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    command = re.search(r"^(python3 -m venv \.venv && .*pytest.*)$", ci, re.M)
+    command = re.search(r"^(python3 -m venv \.venv && .*pytest.*)$", ci, re.MULTILINE)
     assert command, ".ci/run must run the README's test command"
     assert command.group(1) in readme
 

@@ -60,6 +60,9 @@ _MOVE = [
         key_display="/",
         id="main.search",
         tooltip="Search tool names, args and responses; n/N repeat it",
+        # handled before the keys queued behind it, so "/retry" typed or pasted in one go
+        # over SSH lands in the search bar whole (check_action lets "/" through to the bar)
+        priority=True,
     ),
     Binding(
         "escape",

@@ -239,11 +239,17 @@ class StepsScreen(Screen[None]):
         self.app.exit()
 
     # -- search ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # "/" typed inside the open search bar is text (paths), not a new search
+        # (self.focused, not has_focus: that one follows later, with the Focus event)
+        return not (action == "search" and self.focused is self.query_one("#search", Input))
+
     def action_search(self) -> None:
         bar = self.query_one("#search", Input)
         bar.add_class("-open")
         bar.value = ""
-        bar.focus()
+        # focus now, not after the keys queued behind "/"
+        self.set_focus(bar)
 
     def action_clear_search(self) -> None:
         bar = self.query_one("#search", Input)
