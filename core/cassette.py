@@ -570,28 +570,30 @@ def load(
                     if record is not None:
                         # the checks of validate_record, inline; anything else (and a cut
                         # that hit a nested "seq") goes to the general path, which decides
-                        seq = record.get("seq") if type(record) is dict else None
-                        tool = record.get("tool") if seq is not None else None
-                        digest_stored = record.get("args_digest") if tool else None
+                        got_seq = record.get("seq") if type(record) is dict else None
+                        got_tool = record.get("tool") if got_seq is not None else None
+                        digest_stored = record.get("args_digest") if got_tool else None
                         if (
-                            type(seq) is int
-                            and seq > 0
-                            and type(tool) is str
-                            and tool
+                            type(got_seq) is int
+                            and got_seq > 0
+                            and type(got_tool) is str
+                            and got_tool
                             and "response" in record
                             and record["response"] is None
                             and "args" in record
                             and "error" not in record
                             and (type(digest_stored) is str or "args_digest" not in record)
                         ):
-                            tool = tool_names.setdefault(tool, tool)
+                            seq = got_seq
+                            tool = tool_names.setdefault(got_tool, got_tool)
                             args = record["args"]
                             # None when orjson's text may differ from the canonical one,
                             # or an integer past 64 bits came back as a float
-                            key = _orjson_digest(args if identity else apply(tool, args))
-                            if key is None:
+                            got_key = _orjson_digest(args if identity else apply(tool, args))
+                            if got_key is None:
                                 record = None
                             else:
+                                key = got_key
                                 span_start, span_end = vs - start, cut - start
                         else:
                             record = None

@@ -164,8 +164,7 @@ def _first_divergence(result: DiffResult) -> Finding:
         name, other = empty[0]
         other_name = "B" if name == "A" else "A"
         message = (
-            f"{name} made no tool call; {other_name} made {_n(len(other), 'call')}. "
-            + message
+            f"{name} made no tool call; {other_name} made {_n(len(other), 'call')}. " + message
         )
         evidence["empty_side"] = name
     if row.status is Status.RESPONSE_DRIFT:
@@ -191,7 +190,7 @@ def _first_divergence(result: DiffResult) -> Finding:
         if context:
             message += " " + context["text"]
             evidence.update({k: v for k, v in context.items() if k != "text"})
-        other = "B" if side == "A" else "A"
+        other_side = "B" if side == "A" else "A"
         if context:
             action = (
                 f"{side} seq {c.seq(pos)} is an extra attempt of the same call: check the "
@@ -199,7 +198,7 @@ def _first_divergence(result: DiffResult) -> Finding:
             )
         else:
             action = (
-                f"{side} made a call {other} did not ({side} seq {c.seq(pos)}): check the "
+                f"{side} made a call {other_side} did not ({side} seq {c.seq(pos)}): check the "
                 "response before it for the reason (an error, a retry, an extra lookup)."
             )
     return Finding("first_divergence", _seqs(row), message, action, evidence)

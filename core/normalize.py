@@ -273,6 +273,15 @@ def _temp_placeholder(match: re.Match[str]) -> str:
     return f"<tmp>/{name}" if name and name.upper() != "%TEMP%" else "<tmp>"
 
 
+def _prefix_repl(repl: str) -> Callable[[re.Match[str]], str]:
+    """The replacement for a matched path prefix (group 1: the separator after it, if any):
+    the project root (``"."``) goes away before a separator (``/root/a`` -> ``a``) and is
+    ``.`` alone; another prefix (``"~"``) keeps its separator (``/home/u/a`` -> ``~/a``)."""
+    if repl == ".":
+        return lambda m: "" if m.group(1) else "."
+    return lambda m: repl + (m.group(1) or "")
+
+
 def _preset_path(rule: PresetRule) -> Callable[[Any], Any]:
     root = (rule.root or os.getcwd()).rstrip("/\\")
     home = os.path.expanduser("~").rstrip("/\\")
@@ -282,7 +291,7 @@ def _preset_path(rule: PresetRule) -> Callable[[Any], Any]:
     # the longest prefix first: the root may live under the home folder
     prefixes.sort(key=lambda p: -len(p[0]))
     subs = [
-        (re.compile(re.escape(prefix) + r"(?=[/\\]|$|[\s\"'])([/\\])?"), repl)
+        (re.compile(re.escape(prefix) + r"(?=[/\\]|$|[\s\"'])([/\\])?"), _prefix_repl(repl))
         for prefix, repl in prefixes
     ]
 
@@ -293,10 +302,7 @@ def _preset_path(rule: PresetRule) -> Callable[[Any], Any]:
             return "."
         v = TEMP_PATH_RE.sub(_temp_placeholder, v)
         for regex, repl in subs:
-            if repl == ".":
-                v = regex.sub(lambda m: "" if m.group(1) else ".", v)
-            else:
-                v = regex.sub(lambda m, r=repl: r + (m.group(1) or ""), v)
+            v = regex.sub(repl, v)
         return v
 
     return fn
@@ -493,13 +499,14 @@ def load_rules(
     """
     explicit = config if config is not None else os.environ.get(CONFIG_ENV) or None
     if explicit is not None:
-        path: Path | None = Path(explicit)
+        path = Path(explicit)
         if not path.is_file():
             raise NormalizationConfigError(path, None, None, "config file not found")
     else:
-        path = find_config(root)
-    if path is None:
-        return NormalizationRules()
+        found = find_config(root)
+        if found is None:
+            return NormalizationRules()
+        path = found
     try:
         data = tomllib.loads(path.read_bytes().decode("utf-8"))
     except OSError as exc:

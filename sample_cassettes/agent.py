@@ -28,7 +28,11 @@ DOCS = {
     "docs/retry-budget-2022.md": "Retry budget: retry each failed request up to 10 times, immediately.",
     "docs/backoff.md": "Back off exponentially from 200 ms, with full jitter, capped at 10 s.",
 }
-RANKING = [("docs/retry-budget.md", 0.93), ("docs/retry-budget-2022.md", 0.71), ("docs/backoff.md", 0.61)]
+RANKING = [
+    ("docs/retry-budget.md", 0.93),
+    ("docs/retry-budget-2022.md", 0.71),
+    ("docs/backoff.md", 0.61),
+]
 _searches = 0
 
 

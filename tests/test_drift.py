@@ -128,8 +128,11 @@ def test_drift_order_does_not_depend_on_string_hashing() -> None:
     )
     outputs = {
         subprocess.run(
-            [sys.executable, "-c", code], env={"PYTHONHASHSEED": str(seed)},
-            capture_output=True, text=True, check=True,
+            [sys.executable, "-c", code],
+            env={"PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         for seed in (1, 2, 3, 4)
     }
