@@ -30,7 +30,7 @@ import json
 import threading
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -335,13 +335,24 @@ def _match_region(
         if not anchors:
             continue
         out.extend(anchors)
-        prev_a, prev_b = a0, b0
-        for i, j in anchors:
-            if i > prev_a and j > prev_b:
-                stack.append((prev_a, i, prev_b, j))
-            prev_a, prev_b = i + 1, j + 1
-        if a1 > prev_a and b1 > prev_b:
-            stack.append((prev_a, a1, prev_b, b1))
+        stack.extend(_gaps(anchors, a0, a1, b0, b1))
+
+
+def _gaps(
+    pairs: Iterable[tuple[int, int]], a0: int, a1: int, b0: int, b1: int
+) -> list[tuple[int, int, int, int]]:
+    """The regions ``(a0, a1, b0, b1)`` left between ``pairs`` (increasing in both indices)
+    inside the region ``[a0, a1) x [b0, b1)``, in order; only those with unpaired tokens on
+    both sides (a one-sided gap has nothing left to match)."""
+    gaps: list[tuple[int, int, int, int]] = []
+    prev_a, prev_b = a0, b0
+    for i, j in pairs:
+        if i > prev_a and j > prev_b:
+            gaps.append((prev_a, i, prev_b, j))
+        prev_a, prev_b = i + 1, j + 1
+    if a1 > prev_a and b1 > prev_b:
+        gaps.append((prev_a, a1, prev_b, b1))
+    return gaps
 
 
 # -- rows ---------------------------------------------------------------------------------
@@ -590,15 +601,8 @@ def _key_pairs(sa: _Side, sb: _Side) -> list[tuple[int, int]]:
             _match_region(ta, tb, a0, a1, b0, b1, found)
             found.sort()
             pairs.extend(found)
-            if last:
-                continue
-            prev_a, prev_b = a0, b0
-            for i, j in found:
-                if i > prev_a and j > prev_b:
-                    next_regions.append((prev_a, i, prev_b, j))
-                prev_a, prev_b = i + 1, j + 1
-            if a1 > prev_a and b1 > prev_b:
-                next_regions.append((prev_a, a1, prev_b, b1))
+            if not last:
+                next_regions.extend(_gaps(found, a0, a1, b0, b1))
         regions = next_regions
     pairs.sort()
     return pairs

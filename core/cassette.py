@@ -497,12 +497,8 @@ def load(
     p = Path(path)
     try:
         fh = open(p, "rb")  # noqa: SIM115 - closed below
-    except FileNotFoundError:
-        raise CassetteFormatError(p, None, None, "no such file") from None
-    except IsADirectoryError:
-        raise CassetteFormatError(p, None, None, "is a directory, not a cassette file") from None
     except OSError as exc:
-        raise CassetteFormatError(p, None, None, f"cannot read: {exc.strerror}") from None
+        raise CassetteFormatError.from_os_error(p, exc) from None
 
     seqs: list[int] = []
     tools: list[str] = []

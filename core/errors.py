@@ -8,7 +8,7 @@ nearest recorded calls, so the message alone is enough to act on.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 
 class CassetteError(Exception):
@@ -43,6 +43,20 @@ class CassetteFormatError(CassetteError):
         self.reason = reason
         self.truncated = truncated
         super().__init__(self._format())
+
+    @classmethod
+    def from_os_error(cls, path: str | Path, exc: OSError) -> Self:
+        """The error for a file that could not be opened, read or stat'ed, with ``line`` and
+        ``field`` ``None``: ``"no such file"`` (``FileNotFoundError``), ``"is a directory,
+        not a cassette file"`` (``IsADirectoryError``), else ``"cannot read: <strerror>"``.
+        Raise it ``from None``: the message already says what the ``OSError`` did."""
+        if isinstance(exc, FileNotFoundError):
+            reason = "no such file"
+        elif isinstance(exc, IsADirectoryError):
+            reason = "is a directory, not a cassette file"
+        else:
+            reason = f"cannot read: {exc.strerror}"
+        return cls(path, None, None, reason)
 
     def _format(self) -> str:
         where = self.path or "<data>"

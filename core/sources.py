@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .cassette import Cassette, load
 from .errors import CassetteFormatError
-from .importers import FORMATS, RunInfo, RunSelectionError, canonical_format
+from .importers import FORMATS, RunInfo, RunSelectionError, canonical_format, spec_suffix
 from .importers.detect import import_file, sniff
 from .normalize import NormalizationRules
 
@@ -51,14 +51,7 @@ class PathSpec:
     fmt: str | None = None
 
     def __str__(self) -> str:
-        keys = []
-        if self.task is not None:
-            keys.append(f"task={self.task}")
-        if self.trial is not None:
-            keys.append(f"trial={self.trial}")
-        if self.fmt is not None:
-            keys.append(f"from={self.fmt}")
-        return str(self.path) + ("#" + ",".join(keys) if keys else "")
+        return str(self.path) + spec_suffix(self.task, self.trial, self.fmt)
 
 
 def parse_path_spec(spec: str | Path) -> PathSpec:

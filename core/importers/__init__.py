@@ -67,6 +67,17 @@ def canonical_format(name: str) -> str:
     return key
 
 
+def spec_suffix(task: str | None, trial: int | None, fmt: str | None = None) -> str:
+    """The path-spec selector for these values (``core.sources``): ``"#task=31,trial=2"``,
+    ``"#from=vcr"``, ... in the order task, trial, from; ``""`` when all are ``None``."""
+    keys = [
+        f"{name}={value}"
+        for name, value in (("task", task), ("trial", trial), ("from", fmt))
+        if value is not None
+    ]
+    return "#" + ",".join(keys) if keys else ""
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """One run in an importable file.
@@ -108,12 +119,7 @@ class RunInfo:
 
     def spec_suffix(self) -> str:
         """The path-spec suffix that selects this run: ``#task=31,trial=2`` (or ``""``)."""
-        keys = []
-        if self.task is not None:
-            keys.append(f"task={self.task}")
-        if self.trial is not None:
-            keys.append(f"trial={self.trial}")
-        return "#" + ",".join(keys) if keys else ""
+        return spec_suffix(self.task, self.trial)
 
     def to_json(self) -> dict[str, Any]:
         return {

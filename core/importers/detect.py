@@ -57,12 +57,8 @@ def sniff(path: str | Path) -> str | None:
                     return "cassette"  # empty or only blank lines: an empty cassette
                 if line.strip():
                     break
-    except FileNotFoundError:
-        raise CassetteFormatError(p, None, None, "no such file") from None
-    except IsADirectoryError:
-        raise CassetteFormatError(p, None, None, "is a directory, not a cassette file") from None
     except OSError as exc:
-        raise CassetteFormatError(p, None, None, f"cannot read: {exc.strerror}") from None
+        raise CassetteFormatError.from_os_error(p, exc) from None
     try:
         first = loads_json(line)
     except (ValueError, UnicodeDecodeError):
@@ -102,10 +98,8 @@ def import_file(path: str | Path, fmt: str | None = None) -> Imported:
     forced = canonical_format(fmt) if fmt is not None else None
     try:
         st = p.stat()
-    except FileNotFoundError:
-        raise CassetteFormatError(p, None, None, "no such file") from None
     except OSError as exc:
-        raise CassetteFormatError(p, None, None, f"cannot read: {exc.strerror}") from None
+        raise CassetteFormatError.from_os_error(p, exc) from None
     key = (str(p.resolve()), st.st_mtime_ns, st.st_size, forced)
     with _cache_lock:
         hit = _cache.get(key)
@@ -123,12 +117,8 @@ def import_file(path: str | Path, fmt: str | None = None) -> Imported:
 def _read_bytes(p: Path) -> bytes:
     try:
         return p.read_bytes()
-    except FileNotFoundError:
-        raise CassetteFormatError(p, None, None, "no such file") from None
-    except IsADirectoryError:
-        raise CassetteFormatError(p, None, None, "is a directory, not a cassette file") from None
     except OSError as exc:
-        raise CassetteFormatError(p, None, None, f"cannot read: {exc.strerror}") from None
+        raise CassetteFormatError.from_os_error(p, exc) from None
 
 
 def _read(p: Path, forced: str | None) -> Imported:

@@ -17,6 +17,7 @@ from cassette_tui.core.sources import open_cassette
 from rich.console import Console
 from rich.text import Text
 
+from ._options import config_option, from_option
 from ._output import echo_json, safe
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
@@ -38,19 +39,8 @@ _KIND_STYLE = {
 @click.option(
     "--lenient", is_flag=True, help="Keep the entries before a bad last line and report it."
 )
-@click.option(
-    "--from",
-    "fmt",
-    default=None,
-    metavar="FORMAT",
-    help="Read FILE as this format instead of detecting it.",
-)
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Normalization config (default: CASSETTE_CONFIG, cassette.toml or pyproject.toml).",
-)
+@from_option("Read FILE as this format instead of detecting it.")
+@config_option
 def check(file: str, as_json: bool, lenient: bool, fmt: str | None, config: str | None) -> None:
     """Validate and lint the cassette FILE.
 

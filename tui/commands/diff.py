@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..widgets.marks import STATUS_MARKS
+from ._options import config_option, from_option
 from ._output import echo_json, safe
 
 if TYPE_CHECKING:
@@ -69,19 +70,8 @@ MAX_DRIFT_LINES = 6
     help="Pair row i with row i (seq), or align by call key so inserted retries and "
     "extra lookups show as one-sided steps (key).",
 )
-@click.option(
-    "--from",
-    "fmt",
-    default=None,
-    metavar="FORMAT",
-    help="Read both inputs as this format instead of detecting it.",
-)
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Normalization config (default: CASSETTE_CONFIG, cassette.toml or pyproject.toml).",
-)
+@from_option("Read both inputs as this format instead of detecting it.")
+@config_option
 @click.option(
     "--limit",
     type=click.IntRange(min=0),

@@ -29,6 +29,8 @@ from cassette_tui.core.importers import FORMATS, RunInfo, RunSelectionError
 from cassette_tui.core.importers.detect import import_file
 from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
 
+from ._options import from_option
+
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 INDEX_NAME = "runs.json"
@@ -49,13 +51,7 @@ def _fail(message: str) -> None:
     default=None,
     help="The cassette file to write; a directory when SRC holds many runs and no run is selected.",
 )
-@click.option(
-    "--from",
-    "fmt",
-    default=None,
-    metavar="FORMAT",
-    help=f"Read SRC as this format instead of detecting it ({', '.join(FORMATS)}).",
-)
+@from_option(f"Read SRC as this format instead of detecting it ({', '.join(FORMATS)}).")
 @click.option("--task", default=None, metavar="N", help="The task of the run to import.")
 @click.option("--trial", type=int, default=None, metavar="K", help="The trial of that task.")
 @click.option("--force", is_flag=True, help="Replace existing output files.")

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ._options import from_option
+
 if TYPE_CHECKING:
     from ..screens.select import RunSource
 
@@ -39,13 +41,7 @@ def _fail(message: str) -> None:
     show_default=True,
     help="Align the two runs by seq, or by call key (keeps inserted steps apart).",
 )
-@click.option(
-    "--from",
-    "fmt",
-    default=None,
-    metavar="FORMAT",
-    help="Force the input format instead of detecting it from the content.",
-)
+@from_option("Force the input format instead of detecting it from the content.")
 @click.option(
     "--task",
     default=None,
