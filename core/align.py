@@ -26,7 +26,6 @@ file-backed cassette sequentially once; no deepdiff runs here.
 
 from __future__ import annotations
 
-import json
 import threading
 import weakref
 from collections import Counter, defaultdict
@@ -36,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from .cassette import Cassette
+from .cassette import Cassette, outcome_fingerprint
 from .diff_model import Row, Status
 from .jsontext import loads_std
 
@@ -92,14 +91,6 @@ def is_error_outcome(is_error: bool, response: Any) -> bool:
     return False
 
 
-def _hash_outcome(tag: str, value: Any) -> int:
-    try:
-        text = orjson.dumps((tag, value), option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # integers past 64 bits
-        text = json.dumps((tag, value), sort_keys=True).encode()
-    return hash(text)
-
-
 def _parse(raw: bytes) -> Any:
     try:
         return orjson.loads(raw)
@@ -109,9 +100,9 @@ def _parse(raw: bytes) -> Any:
 
 def _outcome_of_record(record: dict[str, Any]) -> tuple[int, bool]:
     if "error" in record:
-        return _hash_outcome("error", record["error"]), True
+        return outcome_fingerprint("error", record["error"]), True
     response = record.get("response")
-    return _hash_outcome("response", response), is_error_outcome(False, response)
+    return outcome_fingerprint("response", response), is_error_outcome(False, response)
 
 
 def _scan_file(cassette: Cassette) -> Outcomes | None:
@@ -169,7 +160,7 @@ def outcome_index(cassette: Cassette) -> Outcomes:
         errs: list[bool] = []
         for entry in cassette:
             tag, value = ("error", entry.error) if entry.is_error else ("response", entry.response)
-            fps.append(_hash_outcome(tag, value))
+            fps.append(outcome_fingerprint(tag, value))
             errs.append(is_error_outcome(entry.is_error, entry.response))
         result = Outcomes(fps, errs)
     with _outcome_lock:

@@ -31,7 +31,7 @@ from .atomic import write_atomic
 from .digest import DIGEST_PREFIX, digest
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
-from .jsontext import UTF8_BOM, JSONTooDeep, loads_std
+from .jsontext import UTF8_BOM, JSONTooDeep, loads_std, sorted_json_bytes
 from .normalize import NormalizationRules
 
 _CACHE_SIZE = 512
@@ -62,9 +62,6 @@ _DIGEST_KEY = b'"args_digest":'
 #: bytes read at a time: large enough that the per-read cost vanishes, small enough that
 #: the buffer stays a few MB whatever the file size
 _CHUNK = 1 << 22
-#: orjson output that may differ from the stdlib's canonical JSON: exponent floats and
-#: small floats (orjson writes 0.00001 where json writes 1e-05)
-_ORJSON_DIFFERS = re.compile(rb"\d[eE]|0\.0000")
 
 
 def _parse_header(raw: bytes) -> tuple[Any, bool]:
@@ -124,15 +121,9 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
 
 def _fast_digest(value: Any) -> str:
     """``digest(value)`` for values parsed by orjson (no NaN, infinity or big integers):
-    orjson's sorted output where it is byte-identical to the canonical JSON (ASCII, no DEL,
-    no exponent or tiny floats), else the standard library."""
-    try:
-        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return digest(value)
-    if not out.isascii() or b"\x7f" in out or _ORJSON_DIFFERS.search(out):
-        return digest(value)
-    return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
+    from orjson's sorted output where it is byte-identical to the canonical JSON (see
+    ``_orjson_digest``), else the standard library."""
+    return _orjson_digest(value) or digest(value)
 
 
 #: orjson's sorted output is the canonical JSON unless it holds non-ASCII text or DEL,
@@ -152,12 +143,13 @@ def _orjson_digest(value: Any) -> str | None:
     return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
 
 
-def _fingerprint(value: Any) -> int:
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # integers past 64 bits
-        text = json.dumps(value, sort_keys=True).encode()
-    return hash(text)
+def outcome_fingerprint(tag: str, value: Any) -> int:
+    """An in-process hash of an entry's outcome: ``tag`` (``"response"`` or ``"error"``)
+    and the value. Equal fingerprints mean equal JSON values (key order ignored; ``1`` and
+    ``1.0`` differ); not stable across processes (``hash`` of the sorted JSON bytes).
+    ``Cassette.fingerprint`` and ``align.outcome_index`` both use it, so their results
+    compare."""
+    return hash(sorted_json_bytes((tag, value)))
 
 
 def _type_name(value: Any) -> str:
@@ -382,7 +374,7 @@ class Cassette(Sequence[Entry]):
                     if "error" in parsed
                     else ("response", parsed.get("response"))
                 )
-            fp = self._fingerprints[i] = _fingerprint(tagged)
+            fp = self._fingerprints[i] = outcome_fingerprint(*tagged)
         return fp
 
     def response_hashes(self) -> list[int | None]:
@@ -601,7 +593,7 @@ def load(
                                 # a bad line followed by more content: not a truncation
                                 if not lenient:
                                     raise pending_error
-                                report = _count_dropped(report, raw)
+                                report = _count_dropped(report)
                             continue
                         if raw.isspace():
                             continue
@@ -670,7 +662,7 @@ def load(
     )
 
 
-def _count_dropped(report: LoadReport, raw: bytes) -> LoadReport:
+def _count_dropped(report: LoadReport) -> LoadReport:
     return LoadReport(report.dropped_lines + 1, report.first_dropped_line, report.reason, False)
 
 
@@ -719,7 +711,7 @@ def save(
 
     def chunks() -> Iterator[bytes]:
         for entry in cassette:
-            yield _dump_line(entry.to_record(digest(rules.apply(entry.tool, entry.args))))
+            yield dump_line(entry, rules)
 
     return write_atomic(path, chunks(), overwrite=overwrite)
 

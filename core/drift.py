@@ -15,11 +15,11 @@ import json
 import re
 from typing import Any
 
-import orjson
 from deepdiff import DeepDiff
 
 from .diff_model import Change, DriftItem
 from .entry import Entry
+from .jsontext import sorted_json_bytes
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -64,18 +64,11 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _canonical(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # integers past 64 bits
-        return json.dumps(value, sort_keys=True).encode()
-
-
 def value_drift(a: Any, b: Any, part: str = "response") -> list[DriftItem]:
     """The differences between two JSON values as ``DriftItem``s tagged with ``part``, in
     deepdiff's order (changes, then removals and additions). ``[]`` when the values are
     equal as JSON (``1`` and ``1.0`` are not: that is a ``number_type`` change)."""
-    if _canonical(a) == _canonical(b):
+    if sorted_json_bytes(a) == sorted_json_bytes(b):
         return []
     tree = DeepDiff(a, b, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
     found: list[tuple[tuple[Any, ...], int, Change, Any]] = []

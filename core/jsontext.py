@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 #: A UTF-8 byte order mark, which some editors write at the start of a text file.
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -20,6 +22,21 @@ class JSONTooDeep(ValueError):
     def __init__(self) -> None:
         super().__init__("nested too deeply (more than about 1000 levels of arrays/objects)")
         self.msg = str(self)
+
+
+def sorted_json_bytes(value: Any) -> bytes:
+    """``value`` as compact JSON with sorted keys, as UTF-8 bytes: orjson's output, or the
+    standard library's (``json.dumps(value, sort_keys=True)``) for what orjson cannot write
+    (integers past 64 bits). For in-process equality and hashing only: it is not the
+    canonical JSON of the args digest (see ``digest.canonical_json``).
+
+    Raises:
+        TypeError, ValueError: ``value`` is not JSON data.
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # integers past 64 bits
+        return json.dumps(value, sort_keys=True).encode()
 
 
 def loads_std(text: str | bytes) -> Any:

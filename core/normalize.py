@@ -77,14 +77,6 @@ def _split_tool(spec: str) -> tuple[str | None, str]:
     return None, spec
 
 
-def _children(value: Any) -> Iterable[tuple[str, Any]]:
-    if isinstance(value, dict):
-        return list(value.items())
-    if isinstance(value, list):
-        return [(str(i), v) for i, v in enumerate(value)]
-    return ()
-
-
 def _matches(segment: str, key: str) -> bool:
     return segment == "*" or segment == key
 

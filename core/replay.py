@@ -17,7 +17,7 @@ from typing import Any
 
 from .cassette import Cassette, load
 from .digest import digest
-from .errors import CassetteMiss, ReplayExhausted, ToolError
+from .errors import CassetteMiss, ReplayExhausted
 from .nearest import nearest
 from .normalize import NormalizationRules
 
@@ -98,13 +98,7 @@ class Replayer:
             self._log.append(
                 _log_row(n, tool, dig, entry.seq, "error" if entry.is_error else "hit")
             )
-        if entry.error is not None:
-            raise ToolError(
-                str(entry.error.get("type", "Error")),
-                str(entry.error.get("message", "")),
-                entry.seq,
-            )
-        return entry.response
+        return entry.outcome()  # a recorded error is raised again as ToolError
 
     def report(self) -> dict[str, Any]:
         """The replay report (DESIGN.md), JSON-ready::

@@ -24,11 +24,6 @@ def safe(text: Any) -> str:
     return out.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def safe_block(text: Any) -> str:
-    """Like ``safe`` but keeps newlines (already wrapped text)."""
-    return "\n".join(safe(line) for line in str(text).split("\n"))
-
-
 def echo_json(doc: Any) -> None:
     """Print ``doc`` as indented JSON, UTF-8 encoded; a lone surrogate is written as its
     JSON escape (it can only occur inside a JSON string)."""
