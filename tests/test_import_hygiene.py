@@ -1,5 +1,6 @@
-"""core never imports the UI: each core module imports in a fresh interpreter without
-textual or cassette_tui.tui (DESIGN.md, Layout)."""
+"""core never imports the UI: each core module (importers included) imports in a fresh
+interpreter without textual or cassette_tui.tui (DESIGN.md, Layout). The headless commands
+(tui/commands/*.py) stay cheap: importing one never imports textual."""
 
 from __future__ import annotations
 
@@ -9,23 +10,51 @@ from pathlib import Path
 
 import pytest
 
-CORE = Path(__file__).resolve().parents[1] / "core"
-MODULES = sorted(
-    "cassette_tui.core" + ("" if p.stem == "__init__" else "." + p.stem) for p in CORE.glob("*.py")
-)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules(package: str, folder: Path, pattern: str) -> list[str]:
+    names = []
+    for p in folder.glob(pattern):
+        parts = p.relative_to(folder).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.append(".".join((package, *parts)))
+    return sorted(names)
+
+
+MODULES = _modules("cassette_tui.core", ROOT / "core", "**/*.py")
+COMMANDS = _modules("cassette_tui.tui.commands", ROOT / "tui" / "commands", "*.py")
+
+
+def _imported_after(module: str, prefixes: tuple[str, ...]) -> str:
+    """The modules matching ``prefixes`` that ``import module`` brings in, in a fresh
+    interpreter, comma-separated ("" when none)."""
+    code = (
+        "import sys, importlib\n"
+        f"importlib.import_module({module!r})\n"
+        f"bad = [m for m in sys.modules if m == 'textual' or m.startswith({prefixes!r})]\n"
+        "print(','.join(sorted(bad)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def test_the_module_lists_are_complete() -> None:
+    assert "cassette_tui.core.importers.detect" in MODULES
+    assert "cassette_tui.tui.commands.check" in COMMANDS
 
 
 @pytest.mark.parametrize("module", MODULES)
 def test_core_module_imports_without_the_ui(module: str) -> None:
-    code = (
-        "import sys, importlib\n"
-        f"importlib.import_module({module!r})\n"
-        "bad = [m for m in sys.modules if m == 'textual' or m.startswith('textual.')"
-        " or m.startswith('cassette_tui.tui')]\n"
-        "print(','.join(bad))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "", f"{module} imported {out.stdout.strip()}"
+    bad = _imported_after(module, ("textual.", "cassette_tui.tui"))
+    assert bad == "", f"{module} imported {bad}"
+
+
+@pytest.mark.parametrize("module", COMMANDS)
+def test_command_module_does_not_import_textual(module: str) -> None:
+    bad = _imported_after(module, ("textual.",))
+    assert bad == "", f"{module} imported {bad}"
 
 
 def test_check_command_does_not_import_textual() -> None:
