@@ -9,8 +9,10 @@ Textual itself, and every status also has a glyph.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
+import signal
 import threading
 import tomllib
 from pathlib import Path
@@ -69,8 +71,10 @@ class CassetteApp(App[None]):
         align: str = "seq",
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
+        handle_signals: bool = False,
     ) -> None:
         super().__init__()
+        self._handle_signals = handle_signals
         if align not in ("seq", "key"):
             raise ValueError(f"align must be 'seq' or 'key', not {align!r}")
         if a is None and run_source is None:
@@ -85,6 +89,22 @@ class CassetteApp(App[None]):
 
     def on_mount(self) -> None:
         self.theme = self._theme_name
+        if self._handle_signals:
+            self._install_signal_handlers()
+
+    def _install_signal_handlers(self) -> None:
+        """SIGTERM (``kill``, a service stop) and SIGHUP (the SSH connection dropped) quit
+        the app the way ``ctrl+q`` does, so the terminal gets back its main screen, its
+        cursor and no mouse reporting, instead of being left in the app's modes."""
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(signum, self._quit_on_signal, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                continue
+
+    def _quit_on_signal(self, signum: int) -> None:
+        self.exit(return_code=128 + signum)
 
     def get_default_screen(self) -> Screen[Any]:
         if self.run_source is not None:

@@ -115,7 +115,13 @@ def open_app(
             _fail(str(exc))
     a = cassettes[0] if cassettes else None
     b = cassettes[1] if len(cassettes) > 1 else None
-    CassetteApp(a, b, run_source=source, align=align, theme=theme, keymap=keymap).run()
+    app = CassetteApp(
+        a, b, run_source=source, align=align, theme=theme, keymap=keymap, handle_signals=True
+    )
+    app.run()
+    # non-zero after a crash (Textual has printed the traceback) or a SIGTERM / SIGHUP
+    if app.return_code:
+        sys.exit(app.return_code)
 
 
 def _run_source(

@@ -69,6 +69,20 @@ class PairScreen(StepsScreen):
         _, error = diagnosis(result)
         return result, pair_summary(result, with_findings=True, findings_error=error)
 
+    def worker_failed(self, group: str, error: BaseException | None) -> None:
+        if group != "diff":
+            super().worker_failed(group, error)
+            return
+        # the engine could not align the runs this way: say so, and keep the rows shown
+        # before (the other alignment), or none, instead of "diffing…" forever
+        failed = self.app.align  # type: ignore[attr-defined]
+        if self.result is not None:
+            self.app.align = self.result.align  # type: ignore[attr-defined]
+        text = loading_summary(self.app.a, self.app.b, "")  # type: ignore[attr-defined]
+        text.append(printable(f"diff by {failed} failed: {error!r}"), style="bold")
+        self.query_one("#summary").update(text)  # type: ignore[attr-defined]
+        self.steps.loading = False
+
     def worker_done(self, group: str, result: Any) -> None:
         if group == "diff":
             diff, rows, cursor = result

@@ -56,6 +56,14 @@ class SingleScreen(StepsScreen):
         else:
             super().worker_done(group, result)
 
+    def worker_failed(self, group: str, error: BaseException | None) -> None:
+        if group == "lint":
+            summary = single_summary(self.app.a, None, f"lint failed: {error!r}")  # type: ignore[attr-defined]
+            self.query_one("#summary").update(summary)  # type: ignore[attr-defined]
+            self.show_rows(SingleRows(self.app.a, {}), self.steps.cursor)  # type: ignore[attr-defined]
+        else:
+            super().worker_failed(group, error)
+
     def _show_findings(self, findings: list[Any]) -> None:
         by_seq: dict[int, list[Any]] = defaultdict(list)
         for finding in findings:

@@ -133,12 +133,19 @@ class StepsScreen(Screen[None]):
             self.worker_done(worker.group, worker.result)
         elif event.state is WorkerState.ERROR:
             error = event.worker.error
+            self.worker_failed(worker.group, error)
             self.app.notify(
                 printable(f"{event.worker.description or event.worker.name}: {error!r}"),
                 title="error",
                 severity="error",
                 markup=False,
             )
+
+    def worker_failed(self, group: str, error: BaseException | None) -> None:
+        """A worker of ``group`` raised ``error`` (also shown as a notification): say so
+        where its result was awaited, instead of "loading…" forever."""
+        if group == "detail":
+            self.detail.show(plain(f"cannot show this step: {error!r}", "bold"))
 
     def worker_done(self, group: str, result: Any) -> None:
         """A worker of ``group`` finished with ``result``: show it."""

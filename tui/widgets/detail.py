@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from cassette_tui.core.align import is_error_outcome
 from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row
 from cassette_tui.core.entry import Entry
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -32,13 +32,29 @@ class Limits:
     lines: int | None = 12
     chars: int | None = 160
     drift_value: int | None = 60
+    is_expanded: bool = False
 
     @classmethod
     def expanded(cls) -> Limits:
-        return cls(lines=None, chars=None, drift_value=None)
+        # Still bounded: drawing costs about 5 ms per KB on the UI thread, so a 1 MB
+        # response shown whole froze every key for 5 s. 20k characters a string and 2,000
+        # lines a value take a fraction of a second and are more than a screen can show.
+        return cls(
+            lines=EXPANDED_LINES,
+            chars=EXPANDED_CHARS,
+            drift_value=EXPANDED_CHARS,
+            is_expanded=True,
+        )
+
+    @property
+    def hint(self) -> str:
+        return EXPANDED_HINT if self.is_expanded else CUT_HINT
 
 
+EXPANDED_LINES = 2_000
+EXPANDED_CHARS = 20_000
 CUT_HINT = "press e to expand"
+EXPANDED_HINT = "cut even when expanded: the file holds the rest"
 Styles = Mapping[str, Style]
 DETAIL_STYLES = ("detail--old", "detail--new", "detail--error")
 
@@ -65,7 +81,7 @@ def _block(value: Any, limits: Limits, style: str | Style = "") -> Text:
     text = Text("\n".join(lines), style=style, overflow="fold")
     if cut or (limits.chars is not None and "…(+" in text.plain):
         more = f"… {cut} more lines, " if cut else "… "
-        text.append(f"\n{more}{CUT_HINT}", style="dim italic")
+        text.append(f"\n{more}{limits.hint}", style="dim italic")
     return text
 
 
@@ -250,4 +266,10 @@ class DetailPane(VerticalScroll, can_focus=True):
 
     def body_text(self) -> str:
         """What the pane shows, as plain text (for tests and the step view title)."""
-        return str(self.query_one("#detail-body", Static).render())
+        content = self.query_one("#detail-body", Static).content
+        if isinstance(content, str):
+            return content
+        console = Console(width=max(20, self.size.width or 80), color_system=None)
+        with console.capture() as capture:
+            console.print(content)
+        return capture.get()

@@ -43,9 +43,27 @@ def _entry_matches(cassette: Cassette, i: int, needle: str) -> bool:
     quick = needle.isascii() and '"' not in needle and "\\" not in needle
     if quick and needle.encode() not in cassette.raw_line(i).lower():
         return False
-    entry = cassette[i]
+    try:
+        entry = cassette[i]
+    except Exception:  # noqa: BLE001 - an unreadable entry matches nothing (its row says why)
+        return False
     outcome = entry.error if entry.is_error else entry.response
     return needle in compact(entry.args).lower() or needle in compact(outcome).lower()
+
+
+def unreadable_reason(exc: BaseException) -> str:
+    """One printable line for an entry the engine could not parse (shown on its row)."""
+    return printable(f"unreadable entry: {type(exc).__name__}: {exc}")
+
+
+def _entry_is_error(cassette: Cassette, index: int) -> bool:
+    """The entry errored (or answered HTTP 4xx/5xx); an unreadable entry counts as one, so
+    that n/N stop on it and no key press has to parse it on the UI thread twice."""
+    try:
+        entry = cassette[index]
+    except Exception:  # noqa: BLE001 - the row says why
+        return True
+    return is_error_outcome(entry.is_error, entry.response)
 
 
 def _tool_width(cassettes: list[Cassette]) -> int:
@@ -72,7 +90,11 @@ def _side(
     if index is None:
         text.append("·" * width, styles.get("steplist--filler"))
         return text
-    entry = cassette[index]
+    try:
+        args: Any = cassette[index].args
+        unreadable = ""
+    except Exception as exc:  # noqa: BLE001 - an entry the engine cannot parse: say so here
+        args, unreadable = None, unreadable_reason(exc)
     text.append(f"{cassette.seq(index):>{SEQ_WIDTH}}", styles.get("steplist--seq"))
     text.append(REPEATED.glyph if repeated else " ", styles.get(REPEATED.style))
     text.append(ERROR.glyph if error else " ", styles.get(ERROR.style))
@@ -81,7 +103,10 @@ def _side(
     if len(tool) > tw:
         tool = tool[: tw - 1] + "…"
     text.append(f"{tool:<{tw}} ", styles.get(base))
-    text.append(args_summary(entry.args, limit=max(width, 8)), styles.get("steplist--args"))
+    if unreadable:
+        text.append(f"⚠ {unreadable}", styles.get("steplist--error"))
+    else:
+        text.append(args_summary(args, limit=max(width, 8)), styles.get("steplist--args"))
     text.truncate(width, overflow="ellipsis", pad=True)
     return text
 
@@ -143,14 +168,13 @@ class SingleRows:
         cassette = self.cassette
         seq = cassette.seq(index)
         findings = self.findings_by_seq.get(seq, ())
-        entry = cassette[index]
         line = Text(no_wrap=True, overflow="ellipsis", end="")
         line.append_text(
             _side(
                 cassette,
                 index,
                 repeated=self._repeated(seq),
-                error=is_error_outcome(entry.is_error, entry.response),
+                error=_entry_is_error(cassette, index),
                 width=max(10, width - 2),
                 tool_width=self._tool_width,
                 styles=styles,
@@ -164,9 +188,8 @@ class SingleRows:
     def notable(self, index: int) -> bool:
         if self.findings_by_seq.get(self.cassette.seq(index)):
             return True
-        entry = self.cassette[index]
         # the diff engine's rule: an error entry, or a response with an HTTP 4xx/5xx status
-        return is_error_outcome(entry.is_error, entry.response)
+        return _entry_is_error(self.cassette, index)
 
     def matches(self, index: int, needle: str) -> bool:
         return _entry_matches(self.cassette, index, needle)

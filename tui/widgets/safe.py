@@ -50,10 +50,64 @@ def plain(text: str, style: str = "") -> Text:
     return Text(printable(text), style=style, no_wrap=True, overflow="ellipsis", end="")
 
 
+def _scalar(value: Any, max_chars: int | None) -> str:
+    if isinstance(value, str) and max_chars is not None and len(value) > max_chars:
+        value = f"{value[:max_chars]}…(+{len(value) - max_chars} chars)"
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def dumps_nested(value: Any, *, indent: int | None, max_chars: int | None = None) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False)`` without recursion, for
+    values nested deeper than the recursive encoders manage (a response 500 levels deep
+    parses, but ``json.dumps(indent=2)`` and Rich hit the recursion limit on it)."""
+    item_sep, key_sep = (",", ": ") if indent is not None else (",", ":")
+    out: list[str] = []
+    stack: list[tuple[Any, bool, int, list[bool]]] = []
+
+    def newline(level: int) -> str:
+        return "" if indent is None else "\n" + " " * (indent * level)
+
+    def start(item: Any, level: int) -> None:
+        if isinstance(item, dict) and item:
+            out.append("{")
+            stack.append((iter(item.items()), True, level + 1, [True]))
+        elif isinstance(item, (list, tuple)) and item:
+            out.append("[")
+            stack.append((iter(item), False, level + 1, [True]))
+        elif isinstance(item, dict):
+            out.append("{}")
+        elif isinstance(item, (list, tuple)):
+            out.append("[]")
+        else:
+            out.append(_scalar(item, max_chars))
+
+    start(value, 0)
+    while stack:
+        items, is_dict, level, first = stack[-1]
+        try:
+            item = next(items)
+        except StopIteration:
+            stack.pop()
+            out.append(newline(level - 1) + ("}" if is_dict else "]"))
+            continue
+        out.append(("" if first[0] else item_sep) + newline(level))
+        first[0] = False
+        if is_dict:
+            key, item = item
+            out.append(_scalar(key if isinstance(key, str) else str(key), None) + key_sep)
+        start(item, level)
+    return "".join(out)
+
+
 def compact(value: Any) -> str:
     """Compact one-line JSON of a value (non-ASCII kept readable), made printable."""
     try:
         dumped = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except RecursionError:
+        dumped = dumps_nested(value, indent=None)
     except (TypeError, ValueError):
         dumped = repr(value)
     return printable(dumped)
@@ -98,9 +152,11 @@ def pretty_lines(
         max_lines: keep at most this many lines (``None``: all).
         max_chars: cut strings longer than this (``None``: keep them whole).
     """
-    shown = _cut_strings(value, max_chars) if max_chars is not None else value
     try:
+        shown = _cut_strings(value, max_chars) if max_chars is not None else value
         dumped = json.dumps(shown, indent=2, ensure_ascii=False, default=str)
+    except RecursionError:
+        dumped = dumps_nested(value, indent=2, max_chars=max_chars)
     except (TypeError, ValueError):
         dumped = repr(shown)
     lines = printable_block(dumped).split("\n")

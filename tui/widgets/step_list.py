@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -18,7 +19,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .rows import RowModel
+from .rows import RowModel, unreadable_reason
 
 _STYLE_NAMES = (
     "steplist--same",
@@ -167,7 +168,10 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         strip = self._strips.get(key)
         if strip is None:
             styles = self.styles_map
-            text = self.model.render(index, width - 1, styles)
+            try:
+                text = self.model.render(index, width - 1, styles)
+            except Exception as exc:  # noqa: BLE001 - one bad row must not end the app
+                text = Text(unreadable_reason(exc), styles["steplist--error"], end="")
             text.truncate(width - 1, pad=True)
             pointer = Segment("▶" if state else " ", styles["steplist--cursor"] if state else None)
             segments = [pointer, *text.render(self.app.console)]

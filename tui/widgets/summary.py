@@ -91,8 +91,8 @@ def pair_summary(
     return text
 
 
-def single_summary(cassette: Any, findings: list[Any] | None) -> Text:
-    """Header lines for one cassette alone."""
+def single_summary(cassette: Any, findings: list[Any] | None, error: str | None = None) -> Text:
+    """Header lines for one cassette alone (``error``: why the lint could not finish)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("cassette ", style="bold")
     text.append(file_label(cassette))
@@ -100,7 +100,9 @@ def single_summary(cassette: Any, findings: list[Any] | None) -> Text:
     if cassette.report.dropped_lines:
         text.append(f"  {cassette.report.dropped_lines} bad lines dropped", style="bold")
     text.append("\n")
-    if findings is None:
+    if error is not None:
+        text.append(printable(error), style="bold")
+    elif findings is None:
         text.append("linting…", style="dim italic")
     elif not findings:
         text.append("no lint findings")

@@ -1,0 +1,137 @@
+"""Breakage found by driving the installed app like a newcomer would (hostile cassettes,
+signals, huge values, odd keymaps); each test pins one fix.
+
+Pilot tests run the app headless; the few problems that only show in a real terminal use
+the tmux helpers of ``test_e2e_tmux``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from cassette_tui.core.sources import open_cassette
+from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.widgets.detail import CUT_HINT, EXPANDED_CHARS, DetailPane
+from test_app_pilot import screen_text, sync
+from test_e2e_tmux import Tmux, open_pair, tmux  # noqa: F401 - tmux is a fixture
+
+# -- signals: SIGTERM left the terminal in the alternate screen with mouse reporting on --
+
+
+def test_sigterm_quits_and_gives_the_terminal_back(tmux: Tmux) -> None:  # noqa: F811
+    open_pair(tmux)
+    assert tmux.pane("#{alternate_on}") == "1"
+    assert tmux.pane("#{mouse_any_flag}") == "1"
+    os.kill(int(tmux.pane("#{pane_pid}")), signal.SIGTERM)
+    status = tmux.wait_exit()
+    assert tmux.pane("#{alternate_on}") == "0"
+    assert tmux.pane("#{mouse_any_flag}") == "0"
+    assert status in ("143", "")
+
+
+# -- an entry the engine cannot parse (a 5000-digit number) crashed the app on its row ----
+
+BIG_NUMBER_LINE = '{"seq":2,"tool":"t","args":{},"response":{"v":' + "9" * 5000 + "}}\n"
+GOOD_LINE = '{"seq":1,"tool":"search_docs","args":{"q":"x"},"response":{"hits":1}}\n'
+
+
+def _unreadable_cassette(tmp_path: Path) -> Path:
+    path = tmp_path / "bignum.jsonl"
+    path.write_text(GOOD_LINE + BIG_NUMBER_LINE)
+    return path
+
+
+async def _keys_survive(app: CassetteApp, keys: list[str]) -> str:
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
+        assert app.is_running
+        screen = screen_text(app)
+        assert "⚠ unreadable entr" in screen, screen
+        assert "cannot show this step: ValueError" in screen or "lint failed" in screen, screen
+        assert app.return_code is None
+        return screen
+
+
+@sync
+async def test_unreadable_entry_in_single_mode_is_shown_on_its_row(tmp_path: Path) -> None:
+    app = CassetteApp(open_cassette(_unreadable_cassette(tmp_path)))
+    screen = await _keys_survive(app, ["j", "n", "N", "G", "g", "slash", "z", "enter", "n"])
+    assert "lint failed: ValueError" in screen  # not "linting…" forever
+
+
+@sync
+async def test_unreadable_entry_in_a_pair_is_shown_on_its_row(tmp_path: Path) -> None:
+    path = _unreadable_cassette(tmp_path)
+    app = CassetteApp(open_cassette(path), open_cassette(path))
+    screen = await _keys_survive(app, ["j", "e", "k", "G", "a", "slash", "z", "enter", "n"])
+    assert "diff by key failed: ValueError" in screen  # not "diffing by key…" forever
+
+
+# -- e on a 1 MB response froze the UI for 5 s (the whole value was drawn) ---------------
+
+
+def _write(path: Path, *entries: dict) -> Path:
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    return path
+
+
+@sync
+async def test_expanding_a_1mb_response_stays_bounded_and_responsive(tmp_path: Path) -> None:
+    a = _write(
+        tmp_path / "a.jsonl",
+        {"seq": 1, "tool": "t", "args": {}, "response": {"r": "y" * 1_000_000}},
+    )
+    b = _write(
+        tmp_path / "b.jsonl",
+        {"seq": 1, "tool": "t", "args": {}, "response": {"r": "z" * 1_000_000}},
+    )
+    app = CassetteApp(open_cassette(a), open_cassette(b))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        started = time.monotonic()
+        await pilot.press("e")
+        detail = app.screen.query_one("#detail", DetailPane)
+        while "cut even when expanded" not in detail.body_text():
+            assert time.monotonic() - started < 10, detail.body_text()[:500]
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        body = detail.body_text()
+        assert body.count("y") <= 2 * EXPANDED_CHARS + 1000  # drift + block, not a million
+        assert "(+980000 chars)" in body
+        await pilot.press("j", "k", "e")  # keys still answer; e cuts again
+        await pilot.pause(0.3)
+        assert CUT_HINT in detail.body_text()
+        assert time.monotonic() - started < 5
+
+
+# -- a response 500 levels deep: RecursionError instead of the detail ---------------------
+
+
+@sync
+async def test_deeply_nested_response_is_shown(tmp_path: Path) -> None:
+    deep: object = "leaf"
+    for _ in range(250):  # 500 levels: parses, but json.dumps(indent=2) recursed out
+        deep = {"k": [deep]}
+    path = _write(
+        tmp_path / "deep.jsonl", {"seq": 1, "tool": "deep", "args": {"x": deep}, "response": deep}
+    )
+    app = CassetteApp(open_cassette(path), open_cassette(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.5)
+        detail = app.screen.query_one("#detail", DetailPane)
+        body = detail.body_text()
+        assert "RecursionError" not in body and "cannot show" not in body, body[:500]
+        assert '"k": [' in body and "press e to expand" in body
+        assert 'x={"k":[{"k":[' in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        assert '"k": [' in app.screen.query_one("#step-detail", DetailPane).body_text()
