@@ -14,11 +14,14 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
 from cassette_tui.core.sources import open_cassette
-from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.app import CassetteApp, keymap_problem
+from cassette_tui.tui.commands.open_app import open_app
 from cassette_tui.tui.widgets.detail import CUT_HINT, EXPANDED_CHARS, DetailPane
+from click.testing import CliRunner
 from test_app_pilot import screen_text, sync
-from test_e2e_tmux import Tmux, open_pair, tmux  # noqa: F401 - tmux is a fixture
+from test_e2e_tmux import SAMPLES, Tmux, open_pair, tmux  # noqa: F401 - tmux is a fixture
 
 # -- signals: SIGTERM left the terminal in the alternate screen with mouse reporting on --
 
@@ -135,3 +138,32 @@ async def test_deeply_nested_response_is_shown(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause(0.5)
         assert '"k": [' in app.screen.query_one("#step-detail", DetailPane).body_text()
+
+
+# -- a keymap that names no binding, or gives one key two actions, was taken silently -----
+
+
+@pytest.mark.parametrize(
+    ("keys", "says"),
+    [
+        ('"main.nxt" = "x"', 'unknown binding id "main.nxt" (did you mean "main.next"?)'),
+        ('"main.next" = "x"\n"main.previous" = "x"', '"x" would be both "main.next" and'),
+        ('"main.next" = "j"', '"j" would be both "main.next" and "main.cursor_down"'),
+        ('"app.quit" = "q"', '"q" would be both "app.quit" and "main.back"'),
+        ('"main.next" = ""', "empty key"),
+        ('"main.next" = "x,"', "empty key"),
+    ],
+)
+def test_unusable_keymap_is_an_error_before_the_ui(tmp_path: Path, keys: str, says: str) -> None:
+    keymap = tmp_path / "keys.toml"
+    keymap.write_text(f"[keys]\n{keys}\n")
+    result = CliRunner().invoke(open_app, [str(SAMPLES / "fail.jsonl"), "--keys", str(keymap)])
+    assert result.exit_code == 2
+    assert says in result.output and "keys.toml" in result.output
+
+
+def test_keymaps_that_move_keys_around_are_fine() -> None:
+    assert keymap_problem({"main.next": "x", "main.previous": "X", "step.next": "x"}) is None
+    assert keymap_problem({"main.next": "N", "main.previous": "n"}) is None  # a swap
+    assert keymap_problem({"main.next": "j", "main.cursor_down": "down"}) is None
+    assert keymap_problem({"help.back": "q,question_mark"}) is None  # ? gives way on help

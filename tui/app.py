@@ -49,7 +49,56 @@ def load_keymap(path: str | Path) -> dict[str, str]:
     keys = data.get("keys", {})
     if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
         raise ValueError(f'{p}: expected a [keys] table of "binding.id" = "key" strings')
-    return {str(k): v for k, v in keys.items()}
+    keymap = {str(k): v for k, v in keys.items()}
+    problem = keymap_problem(keymap)
+    if problem:
+        raise ValueError(f"{p}: {problem}")
+    return keymap
+
+
+def _keys_of(keys: str) -> list[str]:
+    from textual.keys import _normalize_key_list
+
+    return [key for key in _normalize_key_list(keys).split(",") if key]
+
+
+def keymap_problem(keymap: dict[str, str]) -> str | None:
+    """Why ``keymap`` cannot be used, or ``None``: an id no binding has (a typo would be
+    ignored silently), an empty key, or a key that would run two actions on one screen
+    (one of them would silently never run)."""
+    import difflib
+
+    from . import bindings
+
+    tables = {
+        "main screen": bindings.PAIR,
+        "single-file screen": bindings.SINGLE,
+        "step screen": bindings.STEP,
+        "help screen": bindings.HELP,
+        "run selector": bindings.RUNS,
+    }
+    known = {b.id for table in (*tables.values(), bindings.APP) for b in table if b.id}
+    for binding_id, keys in keymap.items():
+        if binding_id not in known:
+            close = difflib.get_close_matches(binding_id, sorted(known), n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            return f'unknown binding id "{binding_id}"{hint}; the help screen (?) lists them'
+        if not keys.strip() or any(not key.strip() for key in keys.split(",")):
+            return f'"{binding_id}" = "{keys}": empty key'
+    for where, table in tables.items():
+        owner: dict[str, str] = {}
+        # the app's own keys (? for help) give way to a screen's; only priority ones clash
+        for binding in (*(b for b in bindings.APP if b.priority), *table):
+            if not binding.id:
+                continue
+            for key in _keys_of(keymap.get(binding.id, binding.key)):
+                other = owner.setdefault(key, binding.id)
+                if other != binding.id and (binding.id in keymap or other in keymap):
+                    return (
+                        f'"{key}" would be both "{other}" and "{binding.id}" on the {where}; '
+                        "give one of them another key"
+                    )
+    return None
 
 
 class CassetteApp(App[None]):
