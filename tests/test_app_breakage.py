@@ -167,3 +167,28 @@ def test_keymaps_that_move_keys_around_are_fine() -> None:
     assert keymap_problem({"main.next": "N", "main.previous": "n"}) is None  # a swap
     assert keymap_problem({"main.next": "j", "main.cursor_down": "down"}) is None
     assert keymap_problem({"help.back": "q,question_mark"}) is None  # ? gives way on help
+
+
+# -- a 6-digit seq (a 100k-step run) shifted its row's columns by one ---------------------
+
+
+@sync
+async def test_six_digit_seqs_keep_the_columns_aligned(tmp_path: Path) -> None:
+    entries = [
+        {"seq": seq, "tool": "read_file", "args": {"path": "p"}, "response": {"n": seq}}
+        for seq in (99_999, 100_000)
+    ]
+    a = _write(tmp_path / "a.jsonl", *entries)
+    b = _write(tmp_path / "b.jsonl", *entries[:1], {**entries[1], "response": {"n": 0}})
+    for app in (CassetteApp(open_cassette(a), open_cassette(b)), CassetteApp(open_cassette(a))):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.5)
+            lines = screen_text(app).splitlines()
+            rows = [line for line in lines if "read_file path" in line]
+            assert len(rows) == 2, lines
+            assert len({row.index("read_file") for row in rows}) == 1, rows
+            if app.b is not None:
+                assert rows[0].index(" = ") == rows[1].index(" ~ "), rows
+                assert len({row.rindex("read_file") for row in rows}) == 1, rows
+            title = next(line for line in lines if line.lstrip().startswith("seq"))
+            assert title.index("seq") + 3 == rows[0].index("99999") + 5, (title, rows)

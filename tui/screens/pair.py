@@ -30,8 +30,9 @@ class PairScreen(StepsScreen):
         width = (self.size.width or self.app.size.width) - 1
         side = max(10, (width - 1 - 3) // 2)
         text = Text(no_wrap=True, overflow="ellipsis", end="")
-        a = f"{'seq':>{SEQ_WIDTH}}  A {file_label(self.app.a)}"  # type: ignore[attr-defined]
-        b = f"{'seq':>{SEQ_WIDTH}}  B {file_label(self.app.b)}"  # type: ignore[attr-defined]
+        cells = getattr(self.model, "seq_width", SEQ_WIDTH)
+        a = f"{'seq':>{cells}}  A {file_label(self.app.a)}"  # type: ignore[attr-defined]
+        b = f"{'seq':>{cells}}  B {file_label(self.app.b)}"  # type: ignore[attr-defined]
         text.append(f" {a[:side]:<{side}}", style="bold")
         text.append("   ")
         text.append(b[:side], style="bold")

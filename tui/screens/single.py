@@ -38,7 +38,8 @@ class SingleScreen(StepsScreen):
             text.append(self.search_term)
             text.append("  (n/N repeat, escape clears)", style="dim")
             return text
-        text.append(f" {'seq':>{SEQ_WIDTH}}  {file_label(self.app.a)}", style="bold")  # type: ignore[attr-defined]
+        cells = getattr(self.model, "seq_width", SEQ_WIDTH)
+        text.append(f" {'seq':>{cells}}  {file_label(self.app.a)}", style="bold")  # type: ignore[attr-defined]
         return text
 
     def on_mount(self) -> None:

@@ -23,6 +23,16 @@ Styles = Mapping[str, Style]
 SEQ_WIDTH = 5
 
 
+def seq_width(cassettes: list[Any]) -> int:
+    """Cells for the seq column: 5, or more when a seq is longer (100000 shifted the
+    columns of its row by one)."""
+    width = SEQ_WIDTH
+    for cassette in cassettes:
+        if cassette is not None and len(cassette):
+            width = max(width, *(len(str(cassette.seq(i))) for i in range(len(cassette))))
+    return width
+
+
 class RowModel(Protocol):
     """The rows of a step list."""
 
@@ -84,6 +94,7 @@ def _side(
     tool_width: int,
     styles: Styles,
     base: str,
+    seq_cells: int = SEQ_WIDTH,
 ) -> Text:
     """One side of a row, exactly ``width`` cells wide."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -95,11 +106,11 @@ def _side(
         unreadable = ""
     except Exception as exc:  # noqa: BLE001 - an entry the engine cannot parse: say so here
         args, unreadable = None, unreadable_reason(exc)
-    text.append(f"{cassette.seq(index):>{SEQ_WIDTH}}", styles.get("steplist--seq"))
+    text.append(f"{cassette.seq(index):>{seq_cells}}", styles.get("steplist--seq"))
     text.append(REPEATED.glyph if repeated else " ", styles.get(REPEATED.style))
     text.append(ERROR.glyph if error else " ", styles.get(ERROR.style))
     tool = printable(cassette.tool(index))
-    tw = min(tool_width, max(4, width // 2 - SEQ_WIDTH))
+    tw = min(tool_width, max(4, width // 2 - seq_cells))
     if len(tool) > tw:
         tool = tool[: tw - 1] + "…"
     text.append(f"{tool:<{tw}} ", styles.get(base))
@@ -118,6 +129,7 @@ class PairRows:
         self.result = result
         self.rows: list[Row] = result.rows
         self._tool_width = _tool_width([result.a, result.b])
+        self.seq_width = seq_width([result.a, result.b])
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -128,7 +140,13 @@ class PairRows:
         side = max(10, (width - 3) // 2)
         base = "steplist--same" if row.status is Status.SAME else "steplist--row"
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        common = {"width": side, "tool_width": self._tool_width, "styles": styles, "base": base}
+        common = {
+            "width": side,
+            "tool_width": self._tool_width,
+            "styles": styles,
+            "base": base,
+            "seq_cells": self.seq_width,
+        }
         line.append_text(
             _side(self.result.a, row.a, repeated=row.repeated_a, error=row.error_a, **common)
         )
@@ -157,6 +175,7 @@ class SingleRows:
         self.cassette = cassette
         self.findings_by_seq = findings_by_seq
         self._tool_width = _tool_width([cassette])
+        self.seq_width = seq_width([cassette])
 
     def __len__(self) -> int:
         return len(self.cassette)
@@ -177,6 +196,7 @@ class SingleRows:
                 error=_entry_is_error(cassette, index),
                 width=max(10, width - 2),
                 tool_width=self._tool_width,
+                seq_cells=self.seq_width,
                 styles=styles,
                 base="steplist--row",
             )
