@@ -679,6 +679,9 @@ def _json_reason(exc: Exception, raw: bytes) -> str:
         return f"not valid JSON: {std.msg} (column {std.colno})"
     except UnicodeDecodeError as ude:
         return f"not valid UTF-8 at byte {ude.start}"
+    except ValueError as other:
+        # e.g. an integer past Python's int_max_str_digits (4300 digits)
+        return f"not readable JSON: {other}"
     return f"not valid JSON: {exc}"
 
 

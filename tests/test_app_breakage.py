@@ -59,7 +59,8 @@ async def _keys_survive(app: CassetteApp, keys: list[str]) -> str:
         assert app.is_running
         screen = screen_text(app)
         assert "⚠ unreadable entr" in screen, screen
-        assert "cannot show this step: ValueError" in screen or "lint failed" in screen, screen
+        assert "cannot show this step:" in screen or "lint failed:" in screen, screen
+        assert "CassetteFormatError(" not in screen, screen  # a message, not a repr
         assert app.return_code is None
         return screen
 
@@ -68,7 +69,7 @@ async def _keys_survive(app: CassetteApp, keys: list[str]) -> str:
 async def test_unreadable_entry_in_single_mode_is_shown_on_its_row(tmp_path: Path) -> None:
     app = CassetteApp(open_cassette(_unreadable_cassette(tmp_path)))
     screen = await _keys_survive(app, ["j", "n", "N", "G", "g", "slash", "z", "enter", "n"])
-    assert "lint failed: ValueError" in screen  # not "linting…" forever
+    assert "lint failed: " in screen  # not "linting…" forever
 
 
 @sync
@@ -76,7 +77,7 @@ async def test_unreadable_entry_in_a_pair_is_shown_on_its_row(tmp_path: Path) ->
     path = _unreadable_cassette(tmp_path)
     app = CassetteApp(open_cassette(path), open_cassette(path))
     screen = await _keys_survive(app, ["j", "e", "k", "G", "a", "slash", "z", "enter", "n"])
-    assert "diff by key failed: ValueError" in screen  # not "diffing by key…" forever
+    assert "diff by key failed: " in screen  # not "diffing by key…" forever
 
 
 # -- e on a 1 MB response froze the UI for 5 s (the whole value was drawn) ---------------
@@ -104,7 +105,8 @@ async def test_expanding_a_1mb_response_stays_bounded_and_responsive(tmp_path: P
         await pilot.press("e")
         detail = app.screen.query_one("#detail", DetailPane)
         while "cut even when expanded" not in detail.body_text():
-            assert time.monotonic() - started < 10, detail.body_text()[:500]
+            # a deadline for the worker, not a speed assertion (that is bench_app's job)
+            assert time.monotonic() - started < 30, detail.body_text()[:500]
             await asyncio.sleep(0.01)
         await pilot.pause()
         body = detail.body_text()
@@ -113,7 +115,6 @@ async def test_expanding_a_1mb_response_stays_bounded_and_responsive(tmp_path: P
         await pilot.press("j", "k", "e")  # keys still answer; e cuts again
         await pilot.pause(0.3)
         assert CUT_HINT in detail.body_text()
-        assert time.monotonic() - started < 5
 
 
 # -- a response 500 levels deep: RecursionError instead of the detail ---------------------
@@ -192,3 +193,48 @@ async def test_six_digit_seqs_keep_the_columns_aligned(tmp_path: Path) -> None:
                 assert len({row.rindex("read_file") for row in rows}) == 1, rows
             title = next(line for line in lines if line.lstrip().startswith("seq"))
             assert title.index("seq") + 3 == rows[0].index("99999") + 5, (title, rows)
+
+
+# -- the app reads the same normalization config as `diff` and `check` ---------------------
+
+
+def test_open_applies_the_normalization_config_like_diff(tmp_path: Path, monkeypatch) -> None:
+    from cassette_tui.core.diff import diff_cassettes
+    from cassette_tui.core.diff_model import Status
+    from cassette_tui.tui.commands.open_app import open_app
+    from click.testing import CliRunner
+
+    samples = Path(__file__).resolve().parents[1] / "sample_cassettes" / "signatures"
+    a, b = samples / "volatile_args" / "a.jsonl", samples / "volatile_args" / "b.jsonl"
+    config = tmp_path / "cassette.toml"
+    config.write_text('[normalize]\npresets = ["uuid", "timestamp"]\n', encoding="utf-8")
+    opened: list[CassetteApp] = []
+    monkeypatch.setattr(CassetteApp, "run", lambda self, **kw: opened.append(self))
+
+    result = CliRunner().invoke(open_app, ["--config", str(config), str(a), str(b)])
+    assert result.exit_code == 0, result.output
+    app = opened[0]
+    assert app.a is not None and app.b is not None
+    statuses = {row.status for row in diff_cassettes(app.a, app.b).rows}
+    assert Status.ARGS_DRIFT not in statuses  # the presets turn the args misses into hits
+    assert [app.a.key(i) for i in range(len(app.a))] == [app.b.key(i) for i in range(len(app.b))]
+
+    config.write_text("[normalize]\npresets = ['no-such-preset']\n", encoding="utf-8")
+    result = CliRunner().invoke(open_app, ["--config", str(config), str(a), str(b)])
+    assert result.exit_code == 2
+    assert "no-such-preset" in result.output
+
+
+def test_options_before_the_files_belong_to_open(monkeypatch) -> None:
+    """`cassette-tui --align key A B` is `cassette-tui open --align key A B`."""
+    from cassette_tui.tui.cli import cli
+    from click.testing import CliRunner
+
+    samples = Path(__file__).resolve().parents[1] / "sample_cassettes"
+    opened: list[CassetteApp] = []
+    monkeypatch.setattr(CassetteApp, "run", lambda self, **kw: opened.append(self))
+    args = ["--align", "key", str(samples / "fail.jsonl"), str(samples / "fix.jsonl")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert opened[0].align == "key"
+    assert CliRunner().invoke(cli, ["--version"]).exit_code == 0

@@ -60,8 +60,12 @@ class CassetteGroup(click.Group):
             click.echo(f"cassette-tui: {safe(exc)}", err=True)
             sys.exit(EXIT_BAD_INPUT)
 
+    #: the group's own options; anything else before the files belongs to ``open``
+    GROUP_OPTIONS = frozenset({"-h", "--help", "--version"})
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and not args[0].startswith("-") and args[0] not in COMMANDS:
+        # `cassette-tui A B` and `cassette-tui --align key A B` both mean `open ...`
+        if args and args[0] not in COMMANDS and args[0] not in self.GROUP_OPTIONS:
             args = ["open", *args]
         return super().parse_args(ctx, args)
 

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ._options import from_option
+from ._options import config_option, from_option
 
 if TYPE_CHECKING:
+    from cassette_tui.core.normalize import NormalizationRules
+
     from ..screens.select import RunSource
 
 EXIT_BAD_INPUT = 2
@@ -61,6 +63,7 @@ def _fail(message: str) -> None:
     metavar="NAME",
     help="Textual theme (default ansi-dark: the terminal's own colours).",
 )
+@config_option
 @click.option(
     "--keys",
     "keys_file",
@@ -76,6 +79,7 @@ def open_app(
     task: str | None,
     trial: int | None,
     theme: str | None,
+    config: str | None,
     keys_file: Path | None,
 ) -> None:
     """Open one cassette, or two side by side (A = failing run, B = passing run); a file of
@@ -90,13 +94,20 @@ def open_app(
             "--task and --trial pick runs of one file; for two runs use path specs: "
             '"FILE#task=31,trial=2" "FILE#task=31,trial=3"'
         )
+    from cassette_tui.core.normalize import load_rules
+
+    try:
+        # the same rules as `diff` and `check`, so the app shows the same statuses
+        rules = load_rules(config)
+    except (CassetteError, OSError, ValueError) as exc:
+        _fail(str(exc))
     cassettes = []
     source = None
     for path in files:
         try:
-            cassettes.append(open_cassette(path, fmt=fmt, task=task, trial=trial))
+            cassettes.append(open_cassette(path, fmt=fmt, task=task, trial=trial, rules=rules))
         except RunSelectionError as exc:
-            source = _run_source(path, fmt, task, trial, exc) if len(files) == 1 else None
+            source = _run_source(path, fmt, task, trial, exc, rules) if len(files) == 1 else None
             if source is None:
                 _fail(str(exc))
         except CassetteError as exc:
@@ -125,7 +136,12 @@ def open_app(
 
 
 def _run_source(
-    path: Path, fmt: str | None, task: str | None, trial: int | None, exc: Exception
+    path: Path,
+    fmt: str | None,
+    task: str | None,
+    trial: int | None,
+    exc: Exception,
+    rules: NormalizationRules,
 ) -> RunSource | None:
     """The run selector's input when ``exc`` says a file of many runs needs a selector
     (none given, or a task of several trials without a trial); ``None`` when the error
@@ -140,4 +156,4 @@ def _run_source(
         return None
     if spec.task is not None and not any(r.task == spec.task for r in runs):
         return None
-    return RunSource(spec.path, runs, getattr(exc, "fmt", None) or spec.fmt, spec.task)
+    return RunSource(spec.path, runs, getattr(exc, "fmt", None) or spec.fmt, spec.task, rules)

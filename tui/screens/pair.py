@@ -11,7 +11,7 @@ from textual import work
 from ..bindings import PAIR
 from ..widgets.detail import Limits, pair_detail, pair_title
 from ..widgets.rows import SEQ_WIDTH, PairRows
-from ..widgets.safe import printable
+from ..widgets.safe import describe_error, printable
 from ..widgets.summary import file_label, loading_summary, pair_summary
 from .steps import StepsScreen
 
@@ -80,7 +80,7 @@ class PairScreen(StepsScreen):
         if self.result is not None:
             self.app.align = self.result.align  # type: ignore[attr-defined]
         text = loading_summary(self.app.a, self.app.b, "")  # type: ignore[attr-defined]
-        text.append(printable(f"diff by {failed} failed: {error!r}"), style="bold")
+        text.append(printable(f"diff by {failed} failed: {describe_error(error)}"), style="bold")
         self.query_one("#summary").update(text)  # type: ignore[attr-defined]
         self.steps.loading = False
 
@@ -130,7 +130,7 @@ def diagnosis(result: Any) -> tuple[list[Any], str | None]:
     try:
         return list(result.findings), None
     except Exception as exc:  # noqa: BLE001 - shown to the user, never swallowed silently
-        return [], f"diagnosis failed: {type(exc).__name__}: {exc}"
+        return [], f"diagnosis failed: {describe_error(exc)}"
 
 
 def _row_of(rows: list[Any], keep: tuple[int | None, int | None]) -> int:

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.importers import RunInfo
+from cassette_tui.core.normalize import NormalizationRules
 from cassette_tui.core.sources import open_cassette, task_pairs
 from rich.style import Style
 from rich.text import Text
@@ -50,12 +51,15 @@ class RunSource:
         fmt: the file's format, so that opening a run does not detect it again.
         task: start on this task (``--task``, ``FILE#task=31``) and open its pass/fail
             pair at once (or its only trial).
+        rules: normalization rules for the runs' keys (``--config``); ``None``: none.
     """
 
     path: Path
     runs: list[RunInfo]
     fmt: str | None = None
     task: str | None = None
+    #: the normalization rules the runs open with (``--config``), as in ``diff``
+    rules: NormalizationRules | None = None
 
     def spec(self, run: RunInfo) -> str:
         """The path spec that opens ``run``: ``FILE#task=31,trial=2``."""
@@ -467,8 +471,9 @@ class SelectScreen(Screen[None]):
     def open_runs(self, a: RunInfo, b: RunInfo | None) -> tuple[Cassette, Cassette | None]:
         """Open run ``a`` (and ``b``) as cassettes, off the UI thread."""
         fmt = self.source.fmt
-        first = open_cassette(self.source.spec(a), fmt=fmt)
-        second = open_cassette(self.source.spec(b), fmt=fmt) if b is not None else None
+        rules = self.source.rules
+        first = open_cassette(self.source.spec(a), fmt=fmt, rules=rules)
+        second = open_cassette(self.source.spec(b), fmt=fmt, rules=rules) if b is not None else None
         return first, second
 
     @on(Worker.StateChanged)

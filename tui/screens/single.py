@@ -13,7 +13,7 @@ from textual import work
 from ..bindings import SINGLE
 from ..widgets.detail import Limits, single_detail
 from ..widgets.rows import SEQ_WIDTH, SingleRows
-from ..widgets.safe import plain
+from ..widgets.safe import describe_error, plain
 from ..widgets.summary import file_label, single_summary
 from .steps import StepsScreen
 
@@ -59,7 +59,7 @@ class SingleScreen(StepsScreen):
 
     def worker_failed(self, group: str, error: BaseException | None) -> None:
         if group == "lint":
-            summary = single_summary(self.app.a, None, f"lint failed: {error!r}")  # type: ignore[attr-defined]
+            summary = single_summary(self.app.a, None, f"lint failed: {describe_error(error)}")  # type: ignore[attr-defined]
             self.query_one("#summary").update(summary)  # type: ignore[attr-defined]
             self.show_rows(SingleRows(self.app.a, {}), self.steps.cursor)  # type: ignore[attr-defined]
         else:

@@ -19,7 +19,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..widgets.detail import DetailPane, Limits
 from ..widgets.rows import RowModel
-from ..widgets.safe import plain, printable
+from ..widgets.safe import describe_error, plain, printable
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader, loading_summary
 
@@ -145,7 +145,7 @@ class StepsScreen(Screen[None]):
         """A worker of ``group`` raised ``error`` (also shown as a notification): say so
         where its result was awaited, instead of "loading…" forever."""
         if group == "detail":
-            self.detail.show(plain(f"cannot show this step: {error!r}", "bold"))
+            self.detail.show(plain(f"cannot show this step: {describe_error(error)}", "bold"))
 
     def worker_done(self, group: str, result: Any) -> None:
         """A worker of ``group`` finished with ``result``: show it."""

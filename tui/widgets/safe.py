@@ -163,3 +163,13 @@ def pretty_lines(
     if max_lines is not None and len(lines) > max_lines:
         return lines[:max_lines], len(lines) - max_lines
     return lines, 0
+
+
+def describe_error(error: BaseException) -> str:
+    """One line for a failure shown in the app: a cassette error's own message (it names
+    the file, the line and the field), else ``Type: message``."""
+    from cassette_tui.core.errors import CassetteError
+
+    if isinstance(error, CassetteError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
