@@ -273,3 +273,21 @@ def test_tau_bench_path_specs_open_task_31(tmux: Tmux, airline: Path) -> None:
     tmux.keys("q")
     assert tmux.wait_exit() in ("0", ""), "the app exited with an error"
     assert tmux.pane("#{alternate_on}") == "0"
+
+
+def test_the_app_ends_when_its_terminal_goes_away(tmux: Tmux) -> None:
+    """An SSH session (here: the tmux server) that dies under the app sends SIGHUP; the
+    app must end, not hang in its shutdown writing to a terminal that is gone."""
+    open_pair(tmux)
+    tmux.keys("n")  # some work in flight: the drift worker of the next row
+    pid = int(tmux.pane("#{pane_pid}"))
+    tmux.kill()
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, 9)
+    raise AssertionError(f"cassette-tui (pid {pid}) still runs after its terminal went away")

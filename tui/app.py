@@ -101,6 +101,10 @@ def keymap_problem(keymap: dict[str, str]) -> str | None:
     return None
 
 
+#: seconds a clean exit after SIGTERM/SIGHUP may take before the process is ended
+SIGNAL_EXIT_GRACE_S = 3.0
+
+
 class CassetteApp(App[None]):
     """``CassetteApp(a, b)`` compares two cassettes; ``CassetteApp(a)`` shows one;
     ``CassetteApp(run_source=RunSource(...))`` starts on the run selector of a multi-run file."""
@@ -153,6 +157,12 @@ class CassetteApp(App[None]):
                 continue
 
     def _quit_on_signal(self, signum: int) -> None:
+        # After SIGHUP the terminal is gone, and Textual's shutdown can block for ever on
+        # writes to it (its writer queue; seen when an SSH session or tmux server dies):
+        # a watchdog ends the process if the clean exit has not done so within seconds.
+        watchdog = threading.Timer(SIGNAL_EXIT_GRACE_S, os._exit, args=(128 + signum,))
+        watchdog.daemon = True
+        watchdog.start()
         self.exit(return_code=128 + signum)
 
     def get_default_screen(self) -> Screen[Any]:
