@@ -8,10 +8,7 @@ selector."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +28,11 @@ from cassette_tui.tui.screens.select import (
 )
 from cassette_tui.tui.screens.single import SingleScreen
 from click.testing import CliRunner
+from test_app_pilot import screen_text, sync
 from textual.pilot import Pilot
 
 SIZE = (80, 24)
 MARKUP_TASK = "[bold red]boom[/]"
-
-
-def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
-def screen_text(app: CassetteApp) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 async def settle(pilot: Pilot) -> None:
