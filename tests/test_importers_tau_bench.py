@@ -230,6 +230,7 @@ def test_step_limit_runs_without_reward_info(tau_raw: list[dict], tau: Imported)
         assert c.metadata["info"]["reward_info"] is None
 
 
+@pytest.mark.usefixtures("tau")
 def test_task_31_facts() -> None:
     good, bad = run(31, 3), run(31, 2)
     assert good.metadata["passed"] and not bad.metadata["passed"]
@@ -239,6 +240,7 @@ def test_task_31_facts() -> None:
     assert good[6].args["reservation_id"] != bad[6].args["reservation_id"]
 
 
+@pytest.mark.usefixtures("tau")
 def test_task_41_facts() -> None:
     good, bad = run(41, 3), run(41, 2)
     assert (len(good), len(bad)) == (3, 1)
@@ -247,6 +249,7 @@ def test_task_41_facts() -> None:
     assert good[0].args["reservation_id"] == bad[0].args["reservation_id"]
 
 
+@pytest.mark.usefixtures("tau")
 def test_task_11_facts() -> None:
     good, bad = run(11, 0), run(11, 2)
     assert (len(good), len(bad)) == (10, 14)
@@ -255,6 +258,7 @@ def test_task_11_facts() -> None:
     assert same == [4, 6, 9]
 
 
+@pytest.mark.usefixtures("tau")
 def test_task_13_29_5_counts() -> None:
     assert (len(run(13, 2)), len(run(13, 0))) == (9, 14)
     assert (len(run(29, 0)), len(run(29, 1))) == (0, 10)
