@@ -238,3 +238,16 @@ def test_options_before_the_files_belong_to_open(monkeypatch) -> None:
     assert result.exit_code == 0, result.output
     assert opened[0].align == "key"
     assert CliRunner().invoke(cli, ["--version"]).exit_code == 0
+
+
+@sync
+async def test_n_held_past_the_last_difference_shows_one_toast() -> None:
+    samples = Path(__file__).resolve().parents[1] / "sample_cassettes"
+    app = CassetteApp(open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("G", *["n"] * 6)
+        await pilot.pause(0.2)
+        # (Textual's notification list: private, fine while Textual stays pinned)
+        toasts = [note.message for note in app._notifications]
+        assert toasts == ["no more differences below"], toasts

@@ -14,6 +14,7 @@ import gc
 import os
 import signal
 import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,8 @@ from .bindings import APP
 from .palette import StepActions
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from .screens.select import RunSource
 
 DEFAULT_THEME = "ansi-dark"
@@ -137,8 +140,28 @@ class CassetteApp(App[None]):
         self._results: dict[str, Any] = {}
         self._diff_lock = threading.Lock()
         self._theme_name = theme or DEFAULT_THEME
+        #: (message, severity) -> monotonic time until which that toast is on screen
+        self._toasts: dict[tuple[str, str], float] = {}
         if keymap:
             self.set_keymap(keymap)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's ``notify``, but a toast already on screen is not stacked again: ``n``
+        held down past the last difference says "no more differences" once, not four times."""
+        now = time.monotonic()
+        if self._toasts.get((message, severity), 0.0) > now:
+            return
+        shown = timeout if timeout is not None else self.NOTIFICATION_TIMEOUT
+        self._toasts[(message, severity)] = now + shown
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
         self.theme = self._theme_name
