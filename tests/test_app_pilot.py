@@ -40,6 +40,17 @@ def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     return run
 
 
+async def settle(pilot: Pilot) -> None:
+    """Wait until no worker runs: a worker's result can start another (open -> diff ->
+    detail)."""
+    for _ in range(20):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in pilot.app.workers):
+            return
+
+
 def screen_text(app: CassetteApp) -> str:
     """What the terminal shows, as plain text lines (the compositor's current frame)."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
@@ -47,12 +58,6 @@ def screen_text(app: CassetteApp) -> str:
 
 def screen_segments(app: CassetteApp) -> list[str]:
     return [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
-
-
-async def settle(pilot: Pilot) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def press(pilot: Pilot, *keys: str) -> None:

@@ -28,21 +28,11 @@ from cassette_tui.tui.screens.select import (
 )
 from cassette_tui.tui.screens.single import SingleScreen
 from click.testing import CliRunner
-from test_app_pilot import screen_text, sync
+from test_app_pilot import screen_text, settle, sync
 from textual.pilot import Pilot
 
 SIZE = (80, 24)
 MARKUP_TASK = "[bold red]boom[/]"
-
-
-async def settle(pilot: Pilot) -> None:
-    # a worker's result can start another (open -> diff -> detail): wait until none runs
-    for _ in range(20):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
-            return
 
 
 async def press(pilot: Pilot, *keys: str) -> None:

@@ -14,6 +14,7 @@ import pytest
 from cassette_tui.core.sources import list_runs, open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.select import RunSource
+from test_app_pilot import settle
 from textual.pilot import Pilot
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_cassettes"
@@ -32,15 +33,6 @@ def pair_app(align: str = "seq") -> CassetteApp:
 def keys(*pressed: str):
     """A ``run_before`` that waits for the workers, presses ``pressed`` one by one, and
     waits again after each."""
-
-    async def settle(pilot: Pilot) -> None:
-        # a worker's result can start another worker (rows -> detail): wait until none runs
-        for _ in range(20):
-            await pilot.pause()
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
-            if not any(w.is_running for w in pilot.app.workers):
-                return
 
     async def run_before(pilot: Pilot) -> None:
         app = pilot.app
