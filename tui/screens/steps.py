@@ -7,6 +7,7 @@ runs in thread workers; the key that started it returns at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import RenderableType
@@ -167,41 +168,30 @@ class StepsScreen(Screen[None]):
     def _detail_focused(self) -> bool:
         return self.detail.has_focus
 
-    def action_cursor_down(self) -> None:
+    def _move(self, scroll: str, step: Callable[[], object]) -> None:
+        """A moving key scrolls the detail pane when it has focus, else moves the cursor."""
         if self._detail_focused():
-            self.detail.scroll_down(animate=False)
+            getattr(self.detail, scroll)(animate=False)
         else:
-            self.steps.move(1)
+            step()
+
+    def action_cursor_down(self) -> None:
+        self._move("scroll_down", lambda: self.steps.move(1))
 
     def action_cursor_up(self) -> None:
-        if self._detail_focused():
-            self.detail.scroll_up(animate=False)
-        else:
-            self.steps.move(-1)
+        self._move("scroll_up", lambda: self.steps.move(-1))
 
     def action_page_down(self) -> None:
-        if self._detail_focused():
-            self.detail.scroll_page_down(animate=False)
-        else:
-            self.steps.page(1)
+        self._move("scroll_page_down", lambda: self.steps.page(1))
 
     def action_page_up(self) -> None:
-        if self._detail_focused():
-            self.detail.scroll_page_up(animate=False)
-        else:
-            self.steps.page(-1)
+        self._move("scroll_page_up", lambda: self.steps.page(-1))
 
     def action_first(self) -> None:
-        if self._detail_focused():
-            self.detail.scroll_home(animate=False)
-        else:
-            self.steps.first()
+        self._move("scroll_home", self.steps.first)
 
     def action_last(self) -> None:
-        if self._detail_focused():
-            self.detail.scroll_end(animate=False)
-        else:
-            self.steps.last()
+        self._move("scroll_end", self.steps.last)
 
     def action_switch_pane(self) -> None:
         (self.steps if self._detail_focused() else self.detail).focus()
