@@ -1,15 +1,14 @@
-"""Shared test fixtures: paths to the project's sample cassettes and to ../shared/real."""
+"""Shared fixtures of every test layer: the sample cassettes, ../shared/real (skipped with
+the reason where absent) and a private tmux server. Plain helpers live in ``support/``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "sample_cassettes"
-#: Real-world recordings by other people; never copied into the project.
-REAL = ROOT.parent / "shared" / "real"
+from support.paths import REAL, SAMPLES
+from support.tmux import Tmux
 
 
 @pytest.fixture
@@ -23,3 +22,13 @@ def real() -> Path:
     if not REAL.is_dir():
         pytest.skip(f"real-world data not available: {REAL} is absent")
     return REAL
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    """A private tmux server (80x24), always killed at the end of the test."""
+    server = Tmux(tmp_path)
+    try:
+        yield server
+    finally:
+        server.kill()

@@ -14,10 +14,10 @@ import pytest
 from cassette_tui.core.sources import list_runs, open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.select import RunSource
-from test_app_pilot import settle
+from support.paths import SAMPLES
+from support.pilot import settle
 from textual.pilot import Pilot
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_cassettes"
 SIZE = (80, 24)
 
 

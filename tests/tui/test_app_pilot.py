@@ -4,12 +4,8 @@ escape sequences. They drive the real engine (``core.diff``, ``core.lint``)."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cassette_tui.core.diff import diff_cassettes
@@ -24,46 +20,10 @@ from cassette_tui.tui.screens.single import SingleScreen
 from cassette_tui.tui.screens.step import StepScreen
 from cassette_tui.tui.widgets.rows import PairRows
 from click.testing import CliRunner
-from textual.pilot import Pilot
+from support.pilot import press, screen_segments, screen_text, settle, sync
 from textual.widgets import Input
 
 SIZE = (80, 24)
-
-
-def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test body with ``asyncio.run`` (no async pytest plugin needed)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
-async def settle(pilot: Pilot) -> None:
-    """Wait until no worker runs: a worker's result can start another (open -> diff ->
-    detail)."""
-    for _ in range(20):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
-            return
-
-
-def screen_text(app: CassetteApp) -> str:
-    """What the terminal shows, as plain text lines (the compositor's current frame)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-def screen_segments(app: CassetteApp) -> list[str]:
-    return [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
-
-
-async def press(pilot: Pilot, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await settle(pilot)
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from cassette_tui.core import diff_cassettes, load
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 AGENT = ROOT / "sample_cassettes" / "agent.py"
 
 

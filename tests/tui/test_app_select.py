@@ -28,7 +28,7 @@ from cassette_tui.tui.screens.select import (
 )
 from cassette_tui.tui.screens.single import SingleScreen
 from click.testing import CliRunner
-from test_app_pilot import screen_text, settle, sync
+from support.pilot import screen_text, settle, sync
 from textual.pilot import Pilot
 
 SIZE = (80, 24)

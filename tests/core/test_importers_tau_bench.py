@@ -24,7 +24,8 @@ from cassette_tui.core.sources import (
 )
 
 #: ../shared/real, as in conftest.py (module-scoped fixtures cannot use the ``real`` one)
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "real"
+from support.paths import REAL
+
 TAU = REAL / "tau-bench" / "gpt-4o-airline.json"
 
 

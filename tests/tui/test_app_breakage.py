@@ -20,13 +20,14 @@ from cassette_tui.tui.app import CassetteApp, keymap_problem
 from cassette_tui.tui.commands.open_app import open_app
 from cassette_tui.tui.widgets.detail import CUT_HINT, EXPANDED_CHARS, DetailPane
 from click.testing import CliRunner
-from test_app_pilot import screen_text, sync
-from test_e2e_tmux import SAMPLES, Tmux, open_pair, tmux  # noqa: F401 - tmux is a fixture
+from support.paths import SAMPLES
+from support.pilot import screen_text, sync
+from support.tmux import Tmux, open_pair
 
 # -- signals: SIGTERM left the terminal in the alternate screen with mouse reporting on --
 
 
-def test_sigterm_quits_and_gives_the_terminal_back(tmux: Tmux) -> None:  # noqa: F811
+def test_sigterm_quits_and_gives_the_terminal_back(tmux: Tmux) -> None:
     open_pair(tmux)
     assert tmux.pane("#{alternate_on}") == "1"
     assert tmux.pane("#{mouse_any_flag}") == "1"
@@ -204,7 +205,7 @@ def test_open_applies_the_normalization_config_like_diff(tmp_path: Path, monkeyp
     from cassette_tui.tui.commands.open_app import open_app
     from click.testing import CliRunner
 
-    samples = Path(__file__).resolve().parents[1] / "sample_cassettes" / "signatures"
+    samples = SAMPLES / "signatures"
     a, b = samples / "volatile_args" / "a.jsonl", samples / "volatile_args" / "b.jsonl"
     config = tmp_path / "cassette.toml"
     config.write_text('[normalize]\npresets = ["uuid", "timestamp"]\n', encoding="utf-8")
@@ -230,7 +231,7 @@ def test_options_before_the_files_belong_to_open(monkeypatch) -> None:
     from cassette_tui.tui.cli import cli
     from click.testing import CliRunner
 
-    samples = Path(__file__).resolve().parents[1] / "sample_cassettes"
+    samples = SAMPLES
     opened: list[CassetteApp] = []
     monkeypatch.setattr(CassetteApp, "run", lambda self, **kw: opened.append(self))
     args = ["--align", "key", str(samples / "fail.jsonl"), str(samples / "fix.jsonl")]
@@ -242,7 +243,7 @@ def test_options_before_the_files_belong_to_open(monkeypatch) -> None:
 
 @sync
 async def test_n_held_past_the_last_difference_shows_one_toast() -> None:
-    samples = Path(__file__).resolve().parents[1] / "sample_cassettes"
+    samples = SAMPLES
     app = CassetteApp(open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.3)

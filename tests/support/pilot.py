@@ -1,0 +1,47 @@
+"""Pilot helpers: run an async test, wait for workers, read the screen as text."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from textual.app import App
+from textual.pilot import Pilot
+
+
+def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test body with ``asyncio.run`` (no async pytest plugin needed)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait until no worker runs: a worker's result can start another (open -> diff ->
+    detail)."""
+    for _ in range(20):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in pilot.app.workers):
+            return
+
+
+def screen_text(app: App) -> str:
+    """What the terminal shows, as plain text lines (the compositor's current frame)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def screen_segments(app: App) -> list[str]:
+    return [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
+
+
+async def press(pilot: Pilot, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
