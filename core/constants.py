@@ -1,0 +1,28 @@
+"""Names and numbers fixed by the project's contracts, defined once.
+
+Exit status of every headless command (0 clean, 1 findings, 2 bad usage or unreadable
+input) and the ``CASSETTE_*`` environment variables through which the debugger drives an
+agent (docs/architecture.md, "Environment contract").
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: nothing found: the cassette is clean, the runs are the same, the gate is deterministic
+EXIT_CLEAN: Final = 0
+#: findings: lint or secret findings, drift, a flaky gate, misses, a failed replay
+EXIT_FINDINGS: Final = 1
+#: bad usage or unreadable input (the message names the file, the line and the field)
+EXIT_BAD_INPUT: Final = 2
+
+#: ``record``, ``replay`` or ``live`` (the default)
+ENV_MODE: Final = "CASSETTE_MODE"
+#: the cassette to read (replay) or write (record)
+ENV_PATH: Final = "CASSETTE_PATH"
+#: where the replay report is written as JSON
+ENV_REPORT: Final = "CASSETTE_REPORT"
+#: a config file other than ``cassette.toml`` / ``pyproject.toml``
+ENV_CONFIG: Final = "CASSETTE_CONFIG"
+
+MODES: Final = ("record", "replay", "live")
