@@ -1,27 +1,92 @@
 """Atomic file writes: a temporary file in the target's folder, fsync, then rename.
 
 A crash never leaves a half-written file behind, and an existing file is only replaced
-when the caller passes ``overwrite=True``.
+when the caller passes ``overwrite=True``, and only when it is a regular file: a device
+node, a FIFO, a socket, a directory or a symlink is never replaced (a rename would put a
+regular file where the user's link or device was), whatever the flag says.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 
-def write_atomic(path: str | Path, chunks: Iterable[bytes], *, overwrite: bool = False) -> Path:
+class NotReplaceable(FileExistsError):
+    """``overwrite`` was asked for a path that is not a regular file (a device node, a
+    FIFO, a socket, a directory or a symlink). Attributes: ``path``, ``kind``."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        self.path = path
+        self.kind = kind
+        super().__init__(
+            f"{path}: is a {kind}, not a regular file; refusing to replace it even with "
+            "overwrite (--force): write to a regular file path instead"
+        )
+
+
+def file_kind(path: str | Path) -> str | None:
+    """What is at ``path`` without following a symlink: ``"regular file"``,
+    ``"symlink"``, ``"directory"``, ``"FIFO"``, ``"character device"``, ``"block
+    device"``, ``"socket"``, or ``None`` when nothing is there."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    for test, kind in (
+        (stat.S_ISREG, "regular file"),
+        (stat.S_ISLNK, "symlink"),
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
+
+
+def check_replaceable(path: str | Path) -> bool:
+    """``True`` when a regular file is at ``path``, ``False`` when nothing is there.
+
+    Raises:
+        NotReplaceable: something other than a regular file is there.
+    """
+    kind = file_kind(path)
+    if kind is None:
+        return False
+    if kind != "regular file":
+        raise NotReplaceable(Path(path), kind)
+    return True
+
+
+def write_atomic(
+    path: str | Path, chunks: Iterable[bytes], *, overwrite: bool = False, fsync: bool = True
+) -> Path:
     """Write ``chunks`` to ``path`` atomically and return the path.
 
-    Raises ``FileExistsError`` when ``path`` exists and ``overwrite`` is false (checked
-    before writing and again at the rename, which uses a hard link so a file created
-    meanwhile is not clobbered either).
+    ``fsync=False`` skips the flush to disk (the rename is still atomic for readers and
+    for a crash of the process, not for a power cut): for files rewritten often, like the
+    replay report.
+
+    Raises:
+        FileExistsError: ``path`` exists and ``overwrite`` is false (checked before
+            writing and again at the rename, which uses a hard link so a file created
+            meanwhile is not clobbered either).
+        NotReplaceable: (a ``FileExistsError``) ``path`` is a symlink, FIFO, device node,
+            socket or directory, with or without ``overwrite``.
     """
     target = Path(path)
-    if target.exists() and not overwrite:
-        raise FileExistsError(f"{target}: exists; pass overwrite (--force) to replace it")
+    kind = file_kind(target)
+    if kind is not None:
+        if kind != "regular file":
+            raise NotReplaceable(target, kind)
+        if not overwrite:
+            raise FileExistsError(f"{target}: exists; pass overwrite (--force) to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -29,8 +94,10 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes], *, overwrite: bool =
             for chunk in chunks:
                 tmp.write(chunk)
             tmp.flush()
-            os.fsync(tmp.fileno())
+            if fsync:
+                os.fsync(tmp.fileno())
         if overwrite:
+            check_replaceable(target)  # again: something may have appeared meanwhile
             os.replace(tmp_name, target)
         else:
             try:

@@ -306,17 +306,19 @@ class Cassette(Sequence[Entry]):
     @overload
     def __getitem__(self, index: slice) -> list[Entry]: ...
     def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
+        # every entry handed out is a fresh copy (``Entry.fresh``): nothing a caller does
+        # to its values changes the cassette, a later read or a later replay
         if isinstance(index, slice):
-            return [self._entry(i) for i in range(*index.indices(len(self)))]
+            return [self._entry(i).fresh() for i in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(f"entry index {index} out of range (0..{len(self) - 1})")
-        return self._entry(index)
+        return self._entry(index).fresh()
 
     def __iter__(self) -> Iterator[Entry]:
         for i in range(len(self)):
-            yield self._entry(i)
+            yield self._entry(i).fresh()
 
     def __repr__(self) -> str:
         return f"<Cassette {self.path or '<memory>'} entries={len(self)}>"

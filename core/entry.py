@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import ToolError
+from .jsonvalue import json_copy
 
 #: Fields with a meaning in format version 1; any other field is kept verbatim in ``extra``.
 KNOWN_FIELDS = frozenset({"seq", "tool", "args", "args_digest", "response", "error"})
@@ -42,12 +43,28 @@ class Entry:
         return self.error is not None
 
     def outcome(self) -> Any:
-        """The value that replay serves: the response, or raise the recorded ``ToolError``."""
+        """The value that replay serves: a fresh copy of the response (nothing done to it
+        changes the entry), or raise the recorded error as ``ToolError.of(...)``: an
+        instance of the recorded class too where it can be rebuilt (see ``ToolError``)."""
         if self.error is not None:
-            raise ToolError(
-                str(self.error.get("type", "Error")), str(self.error.get("message", "")), self.seq
+            module = self.error.get("module")
+            raise ToolError.of(
+                str(self.error.get("type", "Error")),
+                str(self.error.get("message", "")),
+                self.seq,
+                module if isinstance(module, str) else None,
             )
-        return self.response
+        return json_copy(self.response)
+
+    def fresh(self) -> Entry:
+        """A copy of the entry whose args, response, error and extra are new objects."""
+        return replace(
+            self,
+            args=json_copy(self.args),
+            response=json_copy(self.response),
+            error=json_copy(self.error),
+            extra=json_copy(self.extra),
+        )
 
     def to_record(self, args_digest: str) -> dict[str, Any]:
         """The entry as a JSON object for a cassette line, with ``args_digest`` set.

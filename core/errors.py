@@ -7,6 +7,11 @@ nearest recorded calls, so the message alone is enough to act on.
 
 from __future__ import annotations
 
+import builtins
+import importlib
+import sys
+import threading
+import warnings
 from pathlib import Path
 from typing import Any, Self
 
@@ -69,17 +74,123 @@ class CassetteFormatError(CassetteError):
 class ToolError(CassetteError):
     """A tool exception recorded in a cassette's ``error`` field, raised again at replay.
 
+    ``ToolError.of(type, message, seq, module)`` (what replay raises) gives an instance of
+    a class that derives from both ``ToolError`` and the recorded exception class, so the
+    agent's ``except FileNotFoundError`` (or ``except mylib.RateLimited``) still catches
+    it: a builtin class is always rebuilt; another class is looked up by its recorded
+    ``module`` and qualified name, importing the module if needed. A class that cannot be
+    rebuilt (no module recorded, not importable, not an ``Exception`` subclass, or one
+    that cannot be subclassed) gives a plain ``ToolError`` and a ``ToolErrorClassWarning``
+    naming the recorded class.
+
     Attributes:
-        type: the recorded exception type name (``"TimeoutError"``, ...).
+        type: the recorded exception class name (``"TimeoutError"``, ``"Outer.Inner"``).
         message: the recorded exception message.
         seq: the seq of the recorded entry that holds the error, when known.
+        module: the recorded module of the class (``None`` for builtins and for cassettes
+            that did not record it).
     """
 
-    def __init__(self, type: str, message: str, seq: int | None = None) -> None:
+    def __init__(
+        self, type: str, message: str, seq: int | None = None, module: str | None = None
+    ) -> None:
         self.type = type
         self.message = message
         self.seq = seq
-        super().__init__(f"{type}: {message}")
+        self.module = module
+        # BaseException's own __init__: the recorded class's __init__ may want other
+        # arguments (UnicodeDecodeError takes five); its attributes stay at their defaults
+        BaseException.__init__(self, f"{type}: {message}")
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickling (multiprocessing) rebuilds the same class again on the other side
+        return (ToolError.of, (self.type, self.message, self.seq, self.module))
+
+    @staticmethod
+    def of(type: str, message: str, seq: int | None = None, module: str | None = None) -> ToolError:
+        """The ``ToolError`` to raise for a recorded error: an instance of the recorded
+        class too where it can be rebuilt (see the class docstring), else a plain
+        ``ToolError`` after a ``ToolErrorClassWarning``."""
+        cls = _replayed_class(type, module)
+        return cls(type, message, seq, module)
+
+
+class ToolErrorClassWarning(UserWarning):
+    """A recorded exception class could not be rebuilt at replay; a plain ``ToolError``
+    is raised instead. The message names the recorded ``module.qualname``."""
+
+
+_CLASS_CACHE: dict[tuple[str, str | None], type[ToolError]] = {}
+_CLASS_LOCK = threading.Lock()
+
+
+def recorded_class_name(type_name: str, module: str | None) -> str:
+    """``module.qualname`` of a recorded class, or the bare name for builtins."""
+    return type_name if module in (None, "builtins") else f"{module}.{type_name}"
+
+
+def _find_class(type_name: str, module: str | None) -> tuple[type | None, str]:
+    """The recorded exception class, or ``(None, why not)``."""
+    if module in (None, "builtins"):
+        found = getattr(builtins, type_name, None) if "." not in type_name else None
+        if found is None:
+            if module is None:
+                return None, "no module was recorded for it and it is not a builtin"
+            return None, "no such builtin"
+    else:
+        try:
+            obj: Any = sys.modules.get(module) or importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 - ImportError, or whatever the module raised
+            return None, f"module {module!r} cannot be imported ({exc.__class__.__name__}: {exc})"
+        for part in type_name.split("."):
+            obj = getattr(obj, part, None)
+            if obj is None:
+                return None, f"module {module!r} has no {type_name!r}"
+        found = obj
+    if not (isinstance(found, type) and issubclass(found, Exception)):
+        return None, "it is not an Exception subclass"
+    return found, ""
+
+
+def _replayed_class(type_name: str, module: str | None) -> type[ToolError]:
+    key = (type_name, module)
+    with _CLASS_LOCK:
+        cached = _CLASS_CACHE.get(key)
+        if cached is not None:
+            return cached
+        found, why = _find_class(type_name, module)
+        cls: type[ToolError] = ToolError
+        if found is not None:
+            if issubclass(found, ToolError):
+                cls = found
+            else:
+                try:
+                    cls = builtins.type(
+                        type_name.rsplit(".", 1)[-1],
+                        (ToolError, found),
+                        {
+                            "__init__": ToolError.__init__,
+                            "__str__": ToolError.__str__,
+                            "__reduce__": ToolError.__reduce__,
+                            "__module__": __name__,
+                            "__qualname__": f"ToolError[{recorded_class_name(type_name, module)}]",
+                        },
+                    )
+                except TypeError as exc:  # a final class, or a layout conflict
+                    why = f"it cannot be subclassed ({exc})"
+        if cls is ToolError:
+            warnings.warn(
+                f"replayed error class {recorded_class_name(type_name, module)!r} cannot be "
+                f"rebuilt: {why}; raising a plain ToolError (an except clause for that "
+                "class will not catch it)",
+                ToolErrorClassWarning,
+                stacklevel=4,
+            )
+        _CLASS_CACHE[key] = cls
+        return cls
 
 
 class CassetteMiss(CassetteError):

@@ -16,9 +16,8 @@ new one in the temporary file.
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import inspect
-import json
 import os
 import threading
 import time
@@ -27,14 +26,52 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, Self
 
+from .atomic import check_replaceable
 from .cassette import dump_line
+from .digest import digest
 from .entry import Entry
 from .errors import CassetteError
+from .jsonvalue import json_copy, roundtrip_change
 from .normalize import NormalizationRules
 
 
 class NotSerializable(CassetteError, TypeError):
-    """A call's args or response cannot be stored as JSON. Names the tool and the part."""
+    """A call's args or response cannot be stored as JSON, or JSON would give back a
+    different value (an int dict key, a tuple, an enum). Names the tool, the part and the
+    first path at fault.
+
+    Attributes:
+        tool: the tool name of the call.
+        part: ``"args"`` or ``"response"``.
+        path: the JSON path of the first value at fault (``"$.rows[12]"``), or ``None``.
+    """
+
+    def __init__(self, message: str, tool: Any = None, part: str = "", path: str | None = None):
+        super().__init__(message)
+        self.tool = tool
+        self.part = part
+        self.path = path
+
+
+class RecordingStopped(CassetteError, RuntimeError):
+    """A call that ran live could not be recorded (a write failed, or its response cannot
+    be stored): the recorder refuses every later call before running it, so a cassette
+    never misses a call that ran live and never writes a later call under an earlier seq.
+
+    Attributes:
+        path: the cassette being written.
+        seq: the seq the unrecorded call would have had.
+        cause: the exception that stopped the recording.
+    """
+
+    def __init__(self, path: Path, seq: int, cause: BaseException) -> None:
+        self.path = path
+        self.seq = seq
+        self.cause = cause
+        super().__init__(
+            f"{path}: recording stopped at seq {seq}: {cause}; the calls before it are "
+            "recorded, later calls are refused before they run (start a new recording)"
+        )
 
 
 class Recorder:
@@ -53,6 +90,8 @@ class Recorder:
 
     Raises:
         FileExistsError: ``path`` exists and ``overwrite`` is false.
+        NotReplaceable: (a ``FileExistsError``) ``path`` is a symlink, FIFO, device node or
+            other special file: never replaced, even with ``overwrite``.
     """
 
     def __init__(
@@ -69,8 +108,9 @@ class Recorder:
         self._lock = threading.Lock()
         self._seq = 0
         self._errors = 0
+        self._stopped: RecordingStopped | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if overwrite and self.path.exists():
+        if overwrite and check_replaceable(self.path):  # a symlink/FIFO/device: refused
             self._write_path = self.path.with_name(f".{self.path.name}.recording-{os.getpid()}")
             self._fh: BinaryIO | None = open(self._write_path, "wb")  # noqa: SIM115
         else:
@@ -100,6 +140,8 @@ class Recorder:
         with self._lock:
             if self._fh is None:
                 raise ValueError(f"{self.path}: recorder is closed")
+            if self._stopped is not None:
+                raise self._stopped
             seq = self._seq + 1
             entry = Entry(
                 seq=seq,
@@ -110,31 +152,68 @@ class Recorder:
                 extra={"recorded_at": recorded_at, "duration_ms": duration_ms},
             )
             try:
-                line = dump_line(entry, self.rules)
-            except (TypeError, ValueError) as exc:
-                raise NotSerializable(
-                    f"tool {tool!r}: the response is not JSON-serializable ({exc}); return "
-                    'JSON data (bytes as {"_binary": true, "encoding": "base64", '
-                    '"data": ...})'
-                ) from exc
-            self._fh.write(line)
-            self._fh.flush()
-            if self.fsync:
-                os.fsync(self._fh.fileno())
+                if error is None:
+                    _check_json(tool, "response", response)
+                try:
+                    line = dump_line(entry, self.rules)
+                except (TypeError, ValueError) as exc:
+                    raise NotSerializable(
+                        f"tool {tool!r}: the response is not JSON-serializable ({exc}); "
+                        'return JSON data (bytes as {"_binary": true, "encoding": "base64", '
+                        '"data": ...})',
+                        tool,
+                        "response",
+                    ) from exc
+                self._write_line(line)
+            except (NotSerializable, OSError) as exc:
+                # the call ran live and is not in the file: refuse every later call
+                self._stopped = RecordingStopped(self.path, seq, exc)
+                raise
             self._seq = seq
             if error is not None:
                 self._errors += 1
             return seq
 
-    def _start(self, tool: str, args: Any) -> tuple[Any, float, float]:
+    def _write_line(self, line: bytes) -> None:
+        assert self._fh is not None
+        start = self._fh.tell()
         try:
-            json.dumps(args)
+            self._fh.write(line)
+            self._fh.flush()
+            if self.fsync:
+                os.fsync(self._fh.fileno())
+        except OSError:
+            # take back a partial line, so the calls before it still load cleanly
+            with contextlib.suppress(OSError, ValueError):
+                self._fh.seek(start)
+                self._fh.truncate()
+            raise
+
+    def _start(self, tool: str, args: Any) -> tuple[Any, float, float]:
+        """Check the call before it runs live: the recorder still records, the tool name
+        is a non-empty string, the args are JSON that comes back unchanged and can be
+        digested under the rules. Returns a private copy of the args and the start time."""
+        if self._stopped is not None:
+            raise self._stopped
+        if self._fh is None:
+            raise ValueError(f"{self.path}: recorder is closed")
+        if not isinstance(tool, str) or not tool:
+            raise NotSerializable(
+                f"tool name {tool!r}: expected a non-empty string; the call was not run",
+                tool,
+                "tool",
+            )
+        _check_json(tool, "args", args)
+        try:
+            digest(self.rules.apply(tool, args))
         except (TypeError, ValueError) as exc:
             raise NotSerializable(
-                f"tool {tool!r}: the args are not JSON-serializable ({exc})"
+                f"tool {tool!r}: the args cannot be digested ({exc}); the call was not run",
+                tool,
+                "args",
             ) from exc
         # a copy: a dispatcher that mutates its args must not change what was recorded
-        return copy.deepcopy(args), time.time(), time.perf_counter()
+        return json_copy(args), time.time(), time.perf_counter()
 
     def call(self, dispatch: Callable[[str, Any], Any], tool: str, args: Any) -> Any:
         """Run ``dispatch(tool, args)`` live and record it; return its response, or record
@@ -209,8 +288,35 @@ class Recorder:
         self.close()
 
 
+def _check_json(tool: str, part: str, value: Any) -> None:
+    """Raise ``NotSerializable`` naming the first path where JSON would change ``value``."""
+    change = roundtrip_change(value)
+    if change is not None:
+        where, what = change
+        ran = "the call was not run" if part == "args" else "the call ran live"
+        if what.endswith("is not JSON data"):
+            problem = f"the {part} is not JSON-serializable"
+            hint = 'JSON data (bytes as {"_binary": true, "encoding": "base64", "data": ...})'
+        else:
+            problem = f"the {part} would not replay as recorded"
+            hint = "plain JSON data (str keys, lists, plain str/int/float)"
+        raise NotSerializable(
+            f"tool {tool!r}: {problem}: at {where}, {what}; {ran}. Use {hint}",
+            tool,
+            part,
+            where,
+        )
+
+
 def _error_of(exc: BaseException) -> dict[str, str]:
-    return {"type": type(exc).__name__, "message": str(exc)}
+    """The ``error`` field of a recorded exception: ``type`` (the class's qualified name)
+    and ``message``, plus ``module`` for a class that is not a builtin, so replay can raise
+    the same class again (see ``ToolError.of``)."""
+    cls = type(exc)
+    error = {"type": cls.__qualname__, "message": str(exc)}
+    if cls.__module__ != "builtins":
+        error["module"] = cls.__module__
+    return error
 
 
 def _is_async(fn: Any) -> bool:

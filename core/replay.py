@@ -94,7 +94,7 @@ class Replayer:
             else:
                 index = recorded[call_number - 1]
             self._served.add(index)
-            entry = self.cassette[index]
+            entry = self.cassette._entry(index)  # outcome() copies the response
             self._log.append(
                 _log_row(n, tool, dig, entry.seq, "error" if entry.is_error else "hit")
             )

@@ -2,25 +2,26 @@
 
 DESIGN.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
 default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
-report goes as JSON when the process exits), ``CASSETTE_CONFIG`` (normalization config).
+report goes as JSON: written when the wrapper is created, kept current as the run goes,
+and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``
+(normalization config).
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
-import json
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_atomic
 from .cassette import load
 from .normalize import load_rules
 from .record import Recorder, _is_async
 from .replay import Replayer
+from .report_sink import ReportSink, attach
 
 MODES = ("live", "record", "replay")
 ENV_MODE, ENV_PATH, ENV_REPORT = "CASSETTE_MODE", "CASSETTE_PATH", "CASSETTE_REPORT"
@@ -57,8 +58,10 @@ def wrap_dispatcher(
             ``path``) or ``"replay"`` (serve calls from ``path``, never call ``dispatch``).
             Default: ``CASSETTE_MODE``, else ``"live"``.
         path: the cassette; default ``CASSETTE_PATH``. Required for record and replay.
-        report: file for the JSON report, written at process exit (atexit); default
-            ``CASSETTE_REPORT``; ``None`` writes nothing.
+        report: file for the JSON report; default ``CASSETTE_REPORT``; ``None`` writes
+            nothing. Written at once (an unwritable path raises here), then as the run
+            goes, at exit and on SIGTERM; wrappers of one process that name the same file
+            share it (see ``report_sink``).
         config: normalization config file; default ``CASSETTE_CONFIG``, else the project's
             ``cassette.toml`` / ``pyproject.toml`` (see ``normalize.load_rules``).
         repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
@@ -73,6 +76,7 @@ def wrap_dispatcher(
         ValueError: an unknown mode or repeat policy, or no path for record/replay.
         FileExistsError: record mode on an existing cassette without ``overwrite``.
         CassetteFormatError: replay of a missing or malformed cassette, or a bad config.
+        ReportPathError: the report file cannot be written.
     """
     mode = (mode or os.environ.get(ENV_MODE) or "live").strip().lower()
     if mode not in MODES:
@@ -123,19 +127,39 @@ def wrap_dispatcher(
 
                 wrapped = replayed
 
+    close = getattr(engine, "close", lambda: None)
+    if report is not None:
+        try:
+            sink = attach(report, engine)
+        except BaseException:
+            close()
+            raise
+        wrapped = _reporting(wrapped, sink, is_async)
     functools.update_wrapper(wrapped, dispatch, updated=())
     wrapped.mode = mode
     wrapped.engine = engine
     wrapped.report = engine.report
-    wrapped.close = getattr(engine, "close", lambda: None)
-    atexit.register(_at_exit, engine, Path(report) if report else None)
+    wrapped.close = close
+    atexit.register(close)  # runs before the sink's final write (atexit is LIFO)
     return wrapped  # type: ignore[no-any-return]
 
 
-def _at_exit(engine: Any, report: Path | None) -> None:
-    close = getattr(engine, "close", None)
-    if close is not None:
-        close()
-    if report is not None:
-        data = json.dumps(engine.report(), indent=2, ensure_ascii=False, default=repr)
-        write_atomic(report, [data.encode("utf-8") + b"\n"], overwrite=True)
+def _reporting(inner: Any, sink: ReportSink, is_async: bool) -> Any:
+    """``inner`` that tells ``sink`` after every call (hit, miss, error alike)."""
+    if is_async:
+
+        async def reported_async(tool: str, args: Any) -> Any:
+            try:
+                return await inner(tool, args)
+            finally:
+                sink.changed()
+
+        return reported_async
+
+    def reported(tool: str, args: Any) -> Any:
+        try:
+            return inner(tool, args)
+        finally:
+            sink.changed()
+
+    return reported
