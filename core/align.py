@@ -20,24 +20,24 @@ into the gaps. That keeps two 100k-entry cassettes to well under a second of ali
 (``benchmarks/bench_diff.py``); the result is an exact LCS on small regions and a patience
 approximation on large ones.
 
-Outcomes (fingerprint and error flag per entry) come from ``outcome_index``, which reads a
-file-backed cassette sequentially once; no deepdiff runs here.
+Outcomes (fingerprint and error flag per entry) come from the one outcome model
+(``outcome.py``): ``outcome_index`` reads a file-backed cassette sequentially once; no
+deepdiff runs here.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
-from .cassette import Cassette, outcome_fingerprint
+from .cassette import Cassette
 from .diff_model import Row, Status
-from .jsontext import loads_std
+from .outcome import Outcome, Outcomes, is_error_outcome, outcome_index
+
+__all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "outcome_index"]
 
 #: the alignments ``align`` accepts
 ALIGNMENTS = ("seq", "key")
@@ -46,126 +46,6 @@ ALIGNMENTS = ("seq", "key")
 _MYERS_MAX_SIZE = 4000
 #: ... and gives up (falling back to anchors) past this many edits.
 _MYERS_MAX_D = 400
-
-
-# -- outcomes -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcomes:
-    """Per-entry outcome facts of one cassette, computed in one pass.
-
-    Attributes:
-        fingerprints: an in-process hash of each entry's outcome (the response, or the
-            error), tagged by which of the two it is: equal hashes mean equal JSON values
-            (key order ignored; ``1`` and ``1.0`` differ). Not stable across processes.
-        errors: each entry's outcome is an error: an ``error`` entry, or a response that
-            carries an HTTP 4xx/5xx status (see ``is_error_outcome``).
-    """
-
-    fingerprints: list[int]
-    errors: list[bool]
-
-
-_STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "code")
-_STATUS_KEY_SET = frozenset(_STATUS_KEYS)
-
-
-def is_error_outcome(is_error: bool, response: Any) -> bool:
-    """True when an outcome is an error: the entry recorded ``error``, or the response is an
-    object whose ``status`` (or ``status_code``, ``statusCode``, ``http_status``, ``code``;
-    an integer, a digit string, or an object with an integer ``code``) is 400-599 — the
-    HTTP error statuses, as a rate limit turns a 200 into a 429."""
-    if is_error:
-        return True
-    if not isinstance(response, dict) or _STATUS_KEY_SET.isdisjoint(response):
-        return False  # the common case, decided without a Python loop
-    for name in _STATUS_KEYS:
-        status = response.get(name)
-        if isinstance(status, dict):
-            status = status.get("code")
-        if isinstance(status, str) and status.isdigit():
-            status = int(status)
-        if type(status) is int and 400 <= status <= 599:
-            return True
-    return False
-
-
-def _parse(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return loads_std(raw)
-
-
-def _outcome_of_record(record: dict[str, Any]) -> tuple[int, bool]:
-    if "error" in record:
-        return outcome_fingerprint("error", record["error"]), True
-    response = record.get("response")
-    return outcome_fingerprint("response", response), is_error_outcome(False, response)
-
-
-def _scan_file(cassette: Cassette) -> Outcomes | None:
-    """Read a file-backed cassette's lines in one sequential pass; ``None`` when the
-    cassette's line numbers do not point at its entries in that file (an imported or
-    in-memory cassette), so that the caller falls back to entry access."""
-    path = cassette.path
-    n = len(cassette)
-    if path is None or n == 0 or not path.is_file():
-        return None
-    lines = [cassette.line(i) for i in range(n)]
-    if lines[0] < 1 or any(lines[i] >= lines[i + 1] for i in range(n - 1)):
-        return None
-    fps: list[int] = []
-    errs: list[bool] = []
-    i = 0
-    try:
-        with open(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if lineno != lines[i]:
-                    continue
-                record = _parse(raw)
-                if (
-                    not isinstance(record, dict)
-                    or record.get("seq") != cassette.seq(i)
-                    or record.get("tool") != cassette.tool(i)
-                ):
-                    return None
-                fp, err = _outcome_of_record(record)
-                fps.append(fp)
-                errs.append(err)
-                i += 1
-                if i == n:
-                    break
-    except (OSError, ValueError):
-        return None
-    return Outcomes(fps, errs) if i == n else None
-
-
-_outcome_cache: weakref.WeakKeyDictionary[Cassette, Outcomes] = weakref.WeakKeyDictionary()
-_outcome_lock = threading.Lock()
-
-
-def outcome_index(cassette: Cassette) -> Outcomes:
-    """The ``Outcomes`` of every entry of ``cassette``, computed once per cassette object
-    (cached weakly) and thread-safe. A file-backed cassette is read sequentially, one parse
-    per line; any other cassette is read entry by entry."""
-    with _outcome_lock:
-        cached = _outcome_cache.get(cassette)
-    if cached is not None:
-        return cached
-    result = _scan_file(cassette)
-    if result is None:
-        fps: list[int] = []
-        errs: list[bool] = []
-        for entry in cassette:
-            tag, value = ("error", entry.error) if entry.is_error else ("response", entry.response)
-            fps.append(outcome_fingerprint(tag, value))
-            errs.append(is_error_outcome(entry.is_error, entry.response))
-        result = Outcomes(fps, errs)
-    with _outcome_lock:
-        _outcome_cache[cassette] = result
-    return result
 
 
 # -- the LCS of two token sequences ------------------------------------------------------
@@ -371,58 +251,73 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
     return side(a), side(b)
 
 
+def build_row(
+    i: int | None,
+    j: int | None,
+    seq_a: int | None,
+    seq_b: int | None,
+    status: Status,
+    tool: str,
+    *,
+    repeated_a: bool = False,
+    repeated_b: bool = False,
+    error_a: bool = False,
+    error_b: bool = False,
+) -> Row:
+    """The one row builder of both alignments: entry ``i`` of A beside entry ``j`` of B
+    (``None`` on a missing side). ``error_a``/``error_b`` are each side's
+    ``Outcome.is_error``; the row keeps a side's flag only when the other side succeeded."""
+    if j is None:
+        return Row(i, None, seq_a, None, Status.ONLY_A, tool, repeated_a=repeated_a,
+                   error_a=error_a)  # fmt: skip
+    if i is None:
+        return Row(None, j, None, seq_b, Status.ONLY_B, tool, repeated_b=repeated_b,
+                   error_b=error_b)  # fmt: skip
+    return Row(
+        i, j, seq_a, seq_b, status, tool,
+        repeated_a=repeated_a, repeated_b=repeated_b,
+        error_a=error_a and not error_b, error_b=error_b and not error_a,
+    )  # fmt: skip
+
+
+def pair_status(
+    tools: tuple[Hashable, Hashable], keys: tuple[Hashable, Hashable], same_outcome: bool
+) -> Status:
+    """The status of a pair: ``other_call`` (another tool), ``args_drift`` (same tool,
+    another args digest), ``response_drift`` (same key, another outcome) or ``same``."""
+    if tools[0] != tools[1]:
+        return Status.OTHER_CALL
+    if keys[0] != keys[1]:
+        return Status.ARGS_DRIFT
+    return Status.SAME if same_outcome else Status.RESPONSE_DRIFT
+
+
 def _row(sa: _Side, sb: _Side, i: int | None, j: int | None) -> Row:
     a, b = sa.cassette, sb.cassette
     if j is None:
         assert i is not None
-        return Row(
-            i,
-            None,
-            a.seq(i),
-            None,
-            Status.ONLY_A,
-            a.tool(i),
-            repeated_a=sa.repeated[i],
-            error_a=sa.outcomes.errors[i],
-        )
+        return build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
+                         repeated_a=sa.repeated[i], error_a=sa.outcomes.errors[i])  # fmt: skip
     if i is None:
-        return Row(
-            None,
-            j,
-            None,
-            b.seq(j),
-            Status.ONLY_B,
-            b.tool(j),
-            repeated_b=sb.repeated[j],
-            error_b=sb.outcomes.errors[j],
-        )
-    if sa.tools[i] != sb.tools[j]:
-        status = Status.OTHER_CALL
-    elif sa.keys[i] != sb.keys[j]:
-        status = Status.ARGS_DRIFT
-    elif sa.outcomes.fingerprints[i] != sb.outcomes.fingerprints[j]:
-        status = Status.RESPONSE_DRIFT
-    else:
-        status = Status.SAME
-    err_a, err_b = sa.outcomes.errors[i], sb.outcomes.errors[j]
-    return Row(
+        return build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
+                         repeated_b=sb.repeated[j], error_b=sb.outcomes.errors[j])  # fmt: skip
+    status = pair_status(
+        (sa.tools[i], sb.tools[j]),
+        (sa.keys[i], sb.keys[j]),
+        sa.outcomes.fingerprints[i] == sb.outcomes.fingerprints[j],
+    )
+    return build_row(
         i, j, a.seq(i), b.seq(j), status, a.tool(i),
         repeated_a=sa.repeated[i], repeated_b=sb.repeated[j],
-        error_a=err_a and not err_b, error_b=err_b and not err_a,
+        error_a=sa.outcomes.errors[i], error_b=sb.outcomes.errors[j],
     )  # fmt: skip
 
 
 def align_by_seq(a: Cassette, b: Cassette) -> list[Row]:
     """Rows pairing the *i*-th entry of A with the *i*-th of B (call order); the longer
-    run's tail is ``only_a``/``only_b``. Status per pair: ``other_call`` (another tool),
-    ``args_drift`` (same tool, another args digest), ``response_drift`` (same key, another
-    outcome) or ``same``."""
-    sa, sb = _sides(a, b)
-    n, m = len(a), len(b)
-    rows = [_row(sa, sb, i, i) for i in range(min(n, m))]
-    rows.extend(_row(sa, sb, i, None) for i in range(m, n))
-    rows.extend(_row(sa, sb, None, j) for j in range(n, m))
-    return rows
+    run's tail is ``only_a``/``only_b``. Status per pair: see ``pair_status``. The same
+    rows as ``SeqRows(a, b)``, built by it."""
+    return list(SeqRows(a, b))
 
 
 #: past this many pairs whose responses need an exact comparison, one sequential pass over
@@ -545,30 +440,25 @@ class SeqRows(Sequence[Row]):
         def err(c: Cassette, k: int, side: int) -> bool:
             if errors is not None:
                 return errors[side][k]
-            entry = c[k]
-            return is_error_outcome(entry.is_error, entry.response)
+            return Outcome.of_entry(c[k]).is_error
 
         if j is None:
             assert i is not None
-            return Row(
-                i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
-                repeated_a=ca[a.key(i)] > 1, error_a=err(a, i, 0),
-            )  # fmt: skip
+            return build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
+                             repeated_a=ca[a.key(i)] > 1, error_a=err(a, i, 0))  # fmt: skip
         if i is None:
-            return Row(
-                None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
-                repeated_b=cb[b.key(j)] > 1, error_b=err(b, j, 1),
-            )  # fmt: skip
+            return build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
+                             repeated_b=cb[b.key(j)] > 1, error_b=err(b, j, 1))  # fmt: skip
         if status is Status.SAME:
             # the same outcome on both sides: neither is an error "while the other
-            # succeeded"
+            # succeeded", whatever the flags (and no entry is read for them)
             err_a = err_b = False
         else:
             err_a, err_b = err(a, i, 0), err(b, j, 1)
-        return Row(
+        return build_row(
             i, j, a.seq(i), b.seq(j), status, a.tool(i),
             repeated_a=ca[a.key(i)] > 1, repeated_b=cb[b.key(j)] > 1,
-            error_a=err_a and not err_b, error_b=err_b and not err_a,
+            error_a=err_a, error_b=err_b,
         )  # fmt: skip
 
 

@@ -31,26 +31,35 @@ from .atomic import write_atomic
 from .digest import DIGEST_PREFIX, digest
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
-from .jsontext import UTF8_BOM, JSONTooDeep, loads_std, sorted_json_bytes
+from .jsontext import (
+    UTF8_BOM,
+    DuplicateKey,
+    JSONTooDeep,
+    loads_std,
+    parse_json,
+    parse_json_checked,
+)
 from .normalize import NormalizationRules
+from .outcome import Outcome, outcome_fingerprint
+
+__all__ = [
+    "Cassette",
+    "LoadReport",
+    "dump_line",
+    "entry_from_record",
+    "load",
+    "outcome_fingerprint",
+    "save",
+    "validate_record",
+]
 
 _CACHE_SIZE = 512
 _NO_RULES = NormalizationRules()
 
 
 def _parse_json(raw: bytes) -> Any:
-    """Parse one JSON value. orjson first (fast); the standard library for what orjson
-    refuses but Python's json accepts (NaN, lone surrogates), and for integers of 19 or
-    more digits, which orjson reads as floats past 64 bits (losing digits)."""
-    if _LONG_DIGITS.search(raw) is None:
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    return loads_std(raw)
-
-
-_LONG_DIGITS = re.compile(rb"\d{19}")
+    """One cassette line, by the engine's one parser (``jsontext.parse_json``)."""
+    return parse_json(raw)
 
 
 _RESPONSE_KEY = b'"response":'
@@ -74,7 +83,8 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
     the line ends with a newline (a last line cut mid-write is always parsed in full).
     The response itself is parsed, and checked, when the entry is read (a bad one raises
     ``CassetteFormatError`` then, naming the line and the field ``response``). Otherwise
-    the whole line is parsed. Returns ``(record, parsed_by_orjson)``.
+    the whole line is parsed. Returns ``(record, finite)``: ``finite`` when the record
+    certainly holds no ``NaN``/``Infinity`` (see ``jsontext.parse_json_checked``).
     """
     start = raw.find(_RESPONSE_KEY)
     if start > 0 and raw[-1:] == b"\n":
@@ -97,11 +107,11 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
                 if b'"error":' in cut or b'"args_digest":' in cut:
                     break
                 head = raw[:vs] + b"null" + raw[end : close + 1]
-                if _LONG_DIGITS.search(head) is not None:
-                    break
                 try:
-                    record = orjson.loads(head)
-                except orjson.JSONDecodeError:
+                    record, exotic = parse_json_checked(head)
+                except DuplicateKey:
+                    break  # named by the full parse below
+                except ValueError:
                     continue
                 if (
                     isinstance(record, dict)
@@ -110,13 +120,9 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
                     and "tool" in record
                     and "args" in record
                 ):
-                    return record, True
-    if _LONG_DIGITS.search(raw) is None:
-        try:
-            return orjson.loads(raw), True
-        except orjson.JSONDecodeError:
-            pass
-    return loads_std(raw), False
+                    return record, not exotic
+    record, exotic = parse_json_checked(raw)
+    return record, not exotic
 
 
 def _fast_digest(value: Any) -> str:
@@ -141,15 +147,6 @@ def _orjson_digest(value: Any) -> str | None:
     if _NOT_CANONICAL.search(out) is not None:
         return None
     return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
-
-
-def outcome_fingerprint(tag: str, value: Any) -> int:
-    """An in-process hash of an entry's outcome: ``tag`` (``"response"`` or ``"error"``)
-    and the value. Equal fingerprints mean equal JSON values (key order ignored; ``1`` and
-    ``1.0`` differ); not stable across processes (``hash`` of the sorted JSON bytes).
-    ``Cassette.fingerprint`` and ``align.outcome_index`` both use it, so their results
-    compare."""
-    return hash(sorted_json_bytes((tag, value)))
 
 
 def _type_name(value: Any) -> str:
@@ -366,17 +363,11 @@ class Cassette(Sequence[Entry]):
         fp = self._fingerprints[i]
         if fp is None:
             if self._entries is not None or i in self._cache:
-                entry = self._entry(i)
-                record: Any = entry.error if entry.is_error else entry.response
-                tagged = ("error" if entry.is_error else "response", record)
+                fp = Outcome.of_entry(self._entry(i)).fingerprint()
             else:
-                parsed = _parse_json(self.raw_line(i))
-                tagged = (
-                    ("error", parsed["error"])
-                    if "error" in parsed
-                    else ("response", parsed.get("response"))
-                )
-            fp = self._fingerprints[i] = outcome_fingerprint(*tagged)
+                parsed, exotic = parse_json_checked(self.raw_line(i))
+                fp = Outcome.of_record(parsed).fingerprint(finite=not exotic)
+            self._fingerprints[i] = fp
         return fp
 
     def response_hashes(self) -> list[int | None]:
@@ -439,7 +430,7 @@ class Cassette(Sequence[Entry]):
             record = _parse_json(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise CassetteFormatError(
-                self.path, self._lines[i], "response", _json_reason(exc, raw)
+                self.path, self._lines[i], _error_field(exc) or "response", _json_reason(exc, raw)
             ) from None
         validate_record(record, self.path, self._lines[i])
         return entry_from_record(record, self._lines[i])
@@ -507,8 +498,7 @@ def load(
     report = LoadReport()
     apply = rules.apply
     identity = rules.is_empty
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
+    loads = parse_json
     hidden = (_ERROR_KEY, _DIGEST_KEY)
 
     gc_was_enabled = gc.isenabled()
@@ -555,7 +545,7 @@ def load(
                             if find(hidden[0], vs, cut) < 0 and find(hidden[1], vs, cut) < 0:
                                 try:
                                     record = loads(buf[start:vs] + b"null" + buf[cut : close + 1])
-                                except decode_error:
+                                except ValueError:
                                     record = None
                     if record is not None:
                         # the checks of validate_record, inline; anything else (and a cut
@@ -609,7 +599,7 @@ def load(
                                     "last line is cut mid-write (a crash while recording?): " + why
                                 )
                             pending_error = CassetteFormatError(
-                                p, lineno, None, why, truncated=truncated
+                                p, lineno, _error_field(exc), why, truncated=truncated
                             )
                             report = LoadReport(1, lineno, str(pending_error), truncated)
                             continue
@@ -668,7 +658,17 @@ def _count_dropped(report: LoadReport) -> LoadReport:
     return LoadReport(report.dropped_lines + 1, report.first_dropped_line, report.reason, False)
 
 
+def _error_field(exc: Exception) -> str | None:
+    """The field a parse error is in, when the error knows it: the top-level key holding
+    a repeated key (or the repeated key itself, at the top level)."""
+    if isinstance(exc, DuplicateKey):
+        return str(exc.parts[0]) if exc.parts else exc.key
+    return None
+
+
 def _json_reason(exc: Exception, raw: bytes) -> str:
+    if isinstance(exc, DuplicateKey):
+        return f"not valid JSON: {exc}"
     if isinstance(exc, UnicodeDecodeError):
         return f"not valid UTF-8 at byte {exc.start}"
     if isinstance(exc, JSONTooDeep):

@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .diff_model import Change, DriftItem, Finding, Row, Status
+from .diff_model import Change, DriftItem, Row, Status
 from .digest import digest
-from .drift import json_path, value_drift
+from .drift import value_drift
+from .findings import Finding
+from .jsonpath import format_path as json_path
+from .jsonpath import iter_leaves
 from .normalize import NormalizationRules, over_normalization
 from .volatile import value_kind
 
@@ -93,6 +95,16 @@ def diagnose(result: DiffResult) -> list[Finding]:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _finding(
+    kind: str,
+    seqs: dict[str, list[int]],
+    message: str,
+    action: str,
+    evidence: dict[str, Any] | None = None,
+) -> Finding:
+    return Finding(kind=kind, seqs=seqs, message=message, action=action, evidence=evidence or {})
 
 
 def _seqs(row: Row) -> dict[str, list[int]]:
@@ -201,7 +213,7 @@ def _first_divergence(result: DiffResult) -> Finding:
                 f"{side} made a call {other_side} did not ({side} seq {c.seq(pos)}): check the "
                 "response before it for the reason (an error, a retry, an extra lookup)."
             )
-    return Finding("first_divergence", _seqs(row), message, action, evidence)
+    return _finding("first_divergence", _seqs(row), message, action, evidence)
 
 
 def _one_sided_context(result: DiffResult, side: str, pos: int) -> dict[str, Any]:
@@ -290,7 +302,7 @@ def _error_responses(result: DiffResult) -> list[Finding]:
             "re-record if the environment caused it."
         )
         findings.append(
-            Finding(
+            _finding(
                 "error_response",
                 {"a": [], "b": [], side: [s for s in seqs if s is not None][:MAX_SEQS]},
                 message,
@@ -385,7 +397,7 @@ def _args_misses(
                 "[tool.cassette.normalize], then re-run the diff."
             )
         findings.append(
-            Finding(
+            _finding(
                 "args_miss",
                 {
                     "a": [r.a_seq for _, r, _ in hits if r.a_seq is not None][:MAX_SEQS],
@@ -418,17 +430,6 @@ def _args_misses(
     return findings
 
 
-def _leaves(value: Any, path: list[Any]) -> Iterator[tuple[list[Any], Any]]:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _leaves(v, [*path, k])
-    elif isinstance(value, list):
-        for k, v in enumerate(value):
-            yield from _leaves(v, [*path, k])
-    else:
-        yield path, value
-
-
 def _traceable(value: Any) -> bool:
     """Values specific enough to trace to an earlier response: strings of 4+ characters
     and numbers of 3+ digits (not booleans, not small counts)."""
@@ -448,19 +449,19 @@ class _LeafIndex:
     def __init__(self, c: Cassette) -> None:
         self.c = c
         self._cache: dict[
-            int, tuple[dict[tuple[str, Any], list[Any]], list[tuple[list[Any], str]]]
+            int, tuple[dict[tuple[str, Any], tuple[Any, ...]], list[tuple[tuple[Any, ...], str]]]
         ] = {}
 
     def _index(
         self, i: int
-    ) -> tuple[dict[tuple[str, Any], list[Any]], list[tuple[list[Any], str]]]:
+    ) -> tuple[dict[tuple[str, Any], tuple[Any, ...]], list[tuple[tuple[Any, ...], str]]]:
         found = self._cache.get(i)
         if found is None:
-            exact: dict[tuple[str, Any], list[Any]] = {}
-            strings: list[tuple[list[Any], str]] = []
+            exact: dict[tuple[str, Any], tuple[Any, ...]] = {}
+            strings: list[tuple[tuple[Any, ...], str]] = []
             entry = self.c[i]
             if not entry.is_error:
-                for path, leaf in _leaves(entry.response, []):
+                for path, leaf in iter_leaves(entry.response):
                     if not _traceable(leaf):
                         continue
                     exact.setdefault((type(leaf).__name__, leaf), path)
@@ -536,7 +537,7 @@ def _downstream(
                 f"Look upstream first: the response at A seq {first_up.a_seq} / B seq "
                 f"{first_up.b_seq} ({first_up.tool}) fed this argument."
             )
-            findings.append(Finding("downstream_drift", seqs, message, action, evidence))
+            findings.append(_finding("downstream_drift", seqs, message, action, evidence))
     return findings
 
 
@@ -577,7 +578,7 @@ def _stale_responses(result: DiffResult) -> list[Finding]:
         if number_type:
             message += f" Number type only (1 vs 1.0) at {', '.join(number_type[:3])}."
         findings.append(
-            Finding(
+            _finding(
                 "stale_response",
                 {
                     "a": [r.a_seq for _, r in rows if r.a_seq is not None][:MAX_SEQS],
@@ -706,7 +707,7 @@ def _repeated_keys(result: DiffResult) -> list[Finding]:
             else "Both runs repeat this call as often: it is not what tells them apart."
         )
         findings.append(
-            Finding(
+            _finding(
                 "repeated_key",
                 {"a": sa[:MAX_SEQS], "b": sb[:MAX_SEQS]},
                 message,
@@ -746,7 +747,7 @@ def _repeated_keys(result: DiffResult) -> list[Finding]:
             )
             seqs = {side: [c.seq(i) for i in range(start, end + 1)][:MAX_SEQS], other_side: []}
             findings.append(
-                Finding(
+                _finding(
                     "repeated_key",
                     seqs,
                     message,

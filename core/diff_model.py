@@ -6,9 +6,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
+
+from .findings import Finding
+
+__all__ = ["Change", "DriftItem", "Finding", "Row", "Status"]
 
 
 class Status(str, Enum):
@@ -78,23 +82,3 @@ class DriftItem:
     b: Any
     change: Change
     part: str = "response"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A diagnosis with its evidence and a first action.
-
-    Attributes:
-        kind: ``first_divergence``, ``args_miss``, ``repeated_key``, ``stale_response``,
-            ``downstream_drift`` (more may be added).
-        seqs: ``{"a": [...], "b": [...]}``, the seqs on each side the finding is about.
-        message: one or two plain sentences naming the evidence.
-        action: the first thing to do about it.
-        evidence: machine-readable details (keys, paths, values, counts, proposed rule).
-    """
-
-    kind: str
-    seqs: dict[str, list[int]]
-    message: str
-    action: str
-    evidence: dict[str, Any] = field(default_factory=dict)

@@ -11,17 +11,16 @@ deepdiff takes seconds on two identical 1 MB values).
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from deepdiff import DeepDiff
 
 from .diff_model import Change, DriftItem
 from .entry import Entry
+from .jsonpath import format_path as json_path
 from .jsontext import sorted_json_bytes
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+__all__ = ["entry_drift", "json_path", "value_drift"]
 
 #: deepdiff report type -> our change kind
 _REPORTS: dict[str, Change] = {
@@ -39,20 +38,6 @@ _REPORTS: dict[str, Change] = {
 
 
 _CHANGE_ORDER = {change: rank for rank, change in enumerate(Change)}
-
-
-def json_path(parts: list[Any]) -> str:
-    """A ``$``-based JSON path from a list of keys and indexes: ``["hits", 0, "title"]`` ->
-    ``$.hits[0].title``; keys that are not identifiers are quoted: ``$["weird key"]``."""
-    out = ["$"]
-    for part in parts:
-        if isinstance(part, int) and not isinstance(part, bool):
-            out.append(f"[{part}]")
-        elif isinstance(part, str) and _IDENTIFIER.fullmatch(part):
-            out.append(f".{part}")
-        else:
-            out.append(f"[{json.dumps(str(part), ensure_ascii=False)}]")
-    return "".join(out)
 
 
 def _path_order(parts: list[Any]) -> tuple[Any, ...]:

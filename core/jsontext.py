@@ -1,16 +1,36 @@
-"""The standard library's JSON parser, made safe for hostile input.
+"""The engine's one JSON parser (``parse_json``), and sorted JSON bytes for hashing.
 
-``json.loads`` raises ``RecursionError`` (not ``ValueError``) on deeply nested arrays or
-objects, which every caller would have to know about; ``loads_std`` turns it into a
-``JSONTooDeep`` (a ``ValueError``), so "bad JSON" is one exception everywhere.
+Every cassette line, header or whole, is read by ``parse_json`` (the loader, entry access,
+the outcome index, alignment, lint and the app through them). Its rules:
+
+- integers are exact at any size (``2**64 + 1`` stays an ``int``; a 24-digit id is not
+  rounded to a float);
+- ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's ``json`` writes) are read as the
+  floats they name, never as ``null``, and numbers too large for a float read as infinity
+  like the standard library does;
+- one depth limit: nesting past Python's recursion limit (about 1000 levels) raises
+  ``JSONTooDeep``, never ``RecursionError``;
+- a key repeated in one object raises ``DuplicateKey`` naming the key and its path (the
+  JSON spec leaves it undefined and every reader keeps another one);
+- every failure is a ``ValueError`` (``json.JSONDecodeError``, ``JSONTooDeep``,
+  ``DuplicateKey``, or a ``UnicodeDecodeError``), which the callers turn into a
+  ``CassetteFormatError`` naming the file, the line and the field.
+
+msgspec reads the common case (exact big integers, fast); the standard library reads what
+msgspec refuses (non-finite numbers, lone surrogate escapes) and gives the error messages.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import orjson
+
+from .jsonpath import Part, format_path
 
 #: A UTF-8 byte order mark, which some editors write at the start of a text file.
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -24,19 +44,197 @@ class JSONTooDeep(ValueError):
         self.msg = str(self)
 
 
-def sorted_json_bytes(value: Any) -> bytes:
+class DuplicateKey(ValueError):
+    """An object in the JSON text holds the same key twice.
+
+    Attributes:
+        key: the repeated key.
+        parts: the path of the object holding it, as keys and indexes (``()``: the top).
+        path: that path formatted (``$.args``).
+    """
+
+    def __init__(self, key: str, parts: tuple[Part, ...]) -> None:
+        self.key = key
+        self.parts = parts
+        self.path = format_path(parts)
+        where = "the top-level object" if not parts else self.path
+        super().__init__(f"duplicate key {key!r} in {where}")
+        self.msg = str(self)
+
+
+def sorted_json_bytes(value: Any, *, exact_floats: bool = True) -> bytes:
     """``value`` as compact JSON with sorted keys, as UTF-8 bytes: orjson's output, or the
     standard library's (``json.dumps(value, sort_keys=True)``) for what orjson cannot write
-    (integers past 64 bits). For in-process equality and hashing only: it is not the
-    canonical JSON of the args digest (see ``digest.canonical_json``).
+    exactly (integers past 64 bits, nesting past 254 levels, and ``NaN``/``Infinity``,
+    which orjson writes as ``null``). For in-process equality and hashing only: it is not
+    the canonical JSON of the args digest (see ``digest.canonical_json``).
+
+    ``exact_floats=False`` promises that ``value`` holds no non-finite float (a value
+    ``parse_json_checked`` read with msgspec), which skips the check for them.
 
     Raises:
         TypeError, ValueError: ``value`` is not JSON data.
     """
     try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # integers past 64 bits
-        return json.dumps(value, sort_keys=True).encode()
+        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # integers past 64 bits, too deep
+        return json.dumps(value, sort_keys=True).encode("utf-8", "backslashreplace")
+    if exact_floats and b"null" in out and _has_non_finite(value):
+        return json.dumps(value, sort_keys=True).encode("utf-8", "backslashreplace")
+    return out
+
+
+def _has_non_finite(value: Any) -> bool:
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    isfinite = math.isfinite
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is float:
+            if not isfinite(node):
+                return True
+        elif kind is dict:
+            extend(node.values())
+        elif kind is list:
+            extend(node)
+        elif isinstance(node, float):
+            if not isfinite(node):
+                return True
+        elif isinstance(node, dict):
+            extend(node.values())
+        elif isinstance(node, list | tuple):
+            extend(node)
+    return False
+
+
+_decode: Callable[[bytes | str], Any] = msgspec.json.decode
+_encode: Callable[[Any], bytes] = msgspec.json.encode
+
+
+def parse_json(raw: bytes | str) -> Any:
+    """Parse one JSON text (a cassette line, a header, a response) by the engine's rules
+    (see the module docstring).
+
+    Raises:
+        ValueError: not valid JSON (``json.JSONDecodeError``), nested too deeply
+            (``JSONTooDeep``), a repeated key (``DuplicateKey``), not UTF-8
+            (``UnicodeDecodeError``), or an integer past Python's 4300-digit limit.
+    """
+    return parse_json_checked(raw)[0]
+
+
+def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
+    """``(parse_json(raw), may_hold_non_finite)``: the second is ``False`` when the value
+    certainly holds no ``NaN``/``Infinity`` (msgspec read it), so hashing it can skip the
+    check (``sorted_json_bytes(value, exact_floats=False)``)."""
+    try:
+        value = _decode(raw)
+    except msgspec.DecodeError:
+        return _parse_std(raw), True
+    except RecursionError:
+        raise JSONTooDeep() from None
+    has_colon = b":" in raw if isinstance(raw, bytes) else ":" in raw
+    if has_colon and _may_have_duplicates(raw, value):
+        _parse_std(raw)  # raises DuplicateKey naming the key and its path
+    return value, False
+
+
+def _may_have_duplicates(raw: bytes | str, value: Any) -> bool:
+    """Whether ``raw`` may hold a repeated key that parsing dropped: every key costs one
+    ``:`` outside strings, and re-encoding keeps every ``:`` inside strings, so a dropped
+    key shows as fewer colons. A ``\\u003a`` escape (a colon written escaped) could hide
+    one: then the exact check runs."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogatepass")
+    if b"\\u003" in raw and (b"\\u003a" in raw or b"\\u003A" in raw):
+        return True
+    try:
+        again = _encode(value)
+    except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+        return True
+    return again.count(b":") != raw.count(b":")
+
+
+def _parse_std(raw: bytes | str) -> Any:
+    """The standard library's parser, with repeated keys rejected (``DuplicateKey``)."""
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8")
+    try:
+        value = json.loads(raw, object_pairs_hook=_pairs)
+    except RecursionError:
+        raise JSONTooDeep() from None
+    if _has_pairs_with_duplicates(value):
+        _raise_duplicate(raw)
+    return _unpair(value)
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """An object as parsed, before duplicates are checked: its ``(key, value)`` pairs."""
+
+    __slots__ = ("duplicate",)
+    duplicate: bool
+
+
+def _pairs(items: list[tuple[str, Any]]) -> _Pairs:
+    pairs = _Pairs(items)
+    pairs.duplicate = len({k for k, _ in items}) != len(items)
+    return pairs
+
+
+def _has_pairs_with_duplicates(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Pairs):
+            if node.duplicate:
+                return True
+            stack.extend(v for _, v in node)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _raise_duplicate(raw: str) -> None:
+    value = json.loads(raw, object_pairs_hook=_pairs)
+    stack: list[tuple[tuple[Part, ...], Any]] = [((), value)]
+    while stack:
+        parts, node = stack.pop(0)
+        if isinstance(node, _Pairs):
+            seen: set[str] = set()
+            for key, _ in node:
+                if key in seen:
+                    raise DuplicateKey(key, parts)
+                seen.add(key)
+            stack.extend((parts + (k,), v) for k, v in node)
+        elif isinstance(node, list):
+            stack.extend((parts + (i,), v) for i, v in enumerate(node))
+
+
+def _unpair(value: Any) -> Any:
+    """Turn the ``_Pairs`` of a checked parse into dicts, without recursion."""
+    if not isinstance(value, list):
+        return value
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
+    while stack:
+        parent, slot, node = stack.pop()
+        if isinstance(node, _Pairs):
+            out: dict[str, Any] = {}
+            parent[slot] = out
+            for k, v in node:
+                out[k] = v
+                if isinstance(v, list):
+                    stack.append((out, k, v))
+        elif isinstance(node, list):
+            items = list(node)
+            parent[slot] = items
+            for i, v in enumerate(items):
+                if isinstance(v, list):
+                    stack.append((items, i, v))
+        else:
+            parent[slot] = node
+    return root[0]
 
 
 def loads_std(text: str | bytes) -> Any:

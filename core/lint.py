@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .nearest import child_path
+from .findings import Finding
+from .jsonpath import format_path, iter_leaves
 from .volatile import value_kind
 
 if TYPE_CHECKING:
@@ -50,70 +50,44 @@ _VOLATILE_HINTS = {
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
-@dataclass(frozen=True)
-class LintFinding:
-    """One lint finding.
-
-    Attributes:
-        kind: one of ``KINDS``.
-        seq: the entry's seq (the first one for ``repeated_key``), or ``None``.
-        path: JSON path inside the entry (``$.args.since``, ``$.response.text``,
-            ``$.args_digest``, ``$.seq``), or ``None``.
-        message: one sentence a user can act on.
-        seqs: every seq concerned (``repeated_key``: all recordings of the key).
-    """
-
-    kind: str
-    seq: int | None
-    path: str | None
-    message: str
-    seqs: tuple[int, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"kind", "seq", "path", "message", "seqs"}`` for ``check --json``."""
-        return {
-            "kind": self.kind,
-            "seq": self.seq,
-            "path": self.path,
-            "message": self.message,
-            "seqs": list(self.seqs),
-        }
+#: lint's findings are the engine's one finding type (``findings.py``)
+LintFinding = Finding
 
 
-def lint(cassette: Cassette) -> list[LintFinding]:
+def lint(cassette: Cassette) -> list[Finding]:
     """Every finding for ``cassette``, in entry order (``repeated_key`` at the first seq).
 
     Digests are recomputed under the cassette's own normalization rules (``load(...,
     rules=)``); volatile args are looked for in the normalized args, so a value a rule
     already neutralizes is not reported.
     """
-    findings: list[LintFinding] = []
+    findings: list[Finding] = []
     rules = cassette.rules
     keys: dict[tuple[str, str], list[int]] = {}
     first_key_pos: dict[tuple[str, str], int] = {}
-    per_entry: list[list[LintFinding]] = []
+    per_entry: list[list[Finding]] = []
     prev_seq: int | None = None
     seen_seqs: dict[int, int] = {}
     for i, entry in enumerate(cassette):
-        here: list[LintFinding] = []
+        here: list[Finding] = []
         seq = entry.seq
         line = cassette.line(i)
         if seq in seen_seqs:
             here.append(
-                LintFinding(
-                    "seq_order",
-                    seq,
-                    "$.seq",
-                    f"seq {seq} at line {line} repeats the seq at line {seen_seqs[seq]}",
+                Finding(
+                    kind="seq_order",
+                    seq=seq,
+                    path="$.seq",
+                    message=f"seq {seq} at line {line} repeats the seq at line {seen_seqs[seq]}",
                 )
             )
         elif prev_seq is not None and seq < prev_seq:
             here.append(
-                LintFinding(
-                    "seq_order",
-                    seq,
-                    "$.seq",
-                    f"seq {seq} at line {line} comes after seq {prev_seq}: "
+                Finding(
+                    kind="seq_order",
+                    seq=seq,
+                    path="$.seq",
+                    message=f"seq {seq} at line {line} comes after seq {prev_seq}: "
                     "entries are not in call order",
                 )
             )
@@ -123,11 +97,11 @@ def lint(cassette: Cassette) -> list[LintFinding]:
         stored, recomputed = cassette.stored_digest(i), cassette.digest(i)
         if stored is not None and stored != recomputed:
             here.append(
-                LintFinding(
-                    "stale_digest",
-                    seq,
-                    "$.args_digest",
-                    f"stored args digest {stored} but its args now digest to {recomputed}: "
+                Finding(
+                    kind="stale_digest",
+                    seq=seq,
+                    path="$.args_digest",
+                    message=f"stored args digest {stored} but its args now digest to {recomputed}: "
                     "args edited after recording, or different normalization rules",
                 )
             )
@@ -138,26 +112,26 @@ def lint(cassette: Cassette) -> list[LintFinding]:
         for path, value, kind in _volatile_leaves(rules.apply(entry.tool, entry.args)):
             what, preset = _VOLATILE_HINTS[kind]
             here.append(
-                LintFinding(
-                    "volatile_arg",
-                    seq,
-                    "$.args" + path[1:],
-                    f"{entry.tool} arg {path} looks like {what} ({value!r:.60}); the next "
+                Finding(
+                    kind="volatile_arg",
+                    seq=seq,
+                    path="$.args" + path[1:],
+                    message=f"{entry.tool} arg {path} looks like {what} ({value!r:.60}); the next "
                     f"live run will send another value and miss: normalize it "
                     f'(presets = ["{preset}"]) or drop the key',
                 )
             )
         if entry.is_error:
-            outcome, part = entry.error, "$.error"
+            outcome, part = entry.error, "error"
         else:
-            outcome, part = entry.response, "$.response"
+            outcome, part = entry.response, "response"
         for path, why in _binary_texts(outcome, part):
             here.append(
-                LintFinding(
-                    "binary_as_text",
-                    seq,
-                    path,
-                    f"text at {path} looks like binary data decoded as text ({why}); the "
+                Finding(
+                    kind="binary_as_text",
+                    seq=seq,
+                    path=path,
+                    message=f"text at {path} looks like binary data decoded as text ({why}); the "
                     "bytes are lost: record it as a base64 envelope "
                     '{"_binary": true, "encoding": "base64", "data": ...}',
                 )
@@ -168,14 +142,13 @@ def lint(cassette: Cassette) -> list[LintFinding]:
         if len(seqs) > 1:
             tool, dig = key
             per_entry[first_key_pos[key]].append(
-                LintFinding(
-                    "repeated_key",
-                    seqs[0],
-                    None,
-                    f"{tool} {dig} recorded {len(seqs)} times (seq "
+                Finding(
+                    kind="repeated_key",
+                    seq=seqs[0],
+                    message=f"{tool} {dig} recorded {len(seqs)} times (seq "
                     f"{', '.join(map(str, seqs))}): replay serves them in recorded order; "
                     "many repeats mean a retry storm or a loop",
-                    tuple(seqs),
+                    seqs=tuple(seqs),
                 )
             )
     for here in per_entry:
@@ -183,17 +156,11 @@ def lint(cassette: Cassette) -> list[LintFinding]:
     return findings
 
 
-def _volatile_leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any, str]]:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _volatile_leaves(v, child_path(path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _volatile_leaves(v, child_path(path, i))
-    else:
-        kind = value_kind(value)
+def _volatile_leaves(value: Any) -> Iterator[tuple[str, Any, str]]:
+    for parts, leaf in iter_leaves(value):
+        kind = value_kind(leaf)
         if kind is not None:
-            yield path, value, kind
+            yield format_path(parts), leaf, kind
 
 
 def binary_text_reason(text: str) -> str | None:
@@ -219,16 +186,15 @@ def binary_text_reason(text: str) -> str | None:
     return None
 
 
-def _binary_texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, dict):
-        if value.get("_binary") is True:
-            return  # a proper base64 envelope
-        for k, v in value.items():
-            yield from _binary_texts(v, child_path(path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _binary_texts(v, child_path(path, i))
-    elif isinstance(value, str):
-        why = binary_text_reason(value)
-        if why is not None:
-            yield path, why
+def _is_envelope(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("_binary") is True
+
+
+def _binary_texts(value: Any, part: str) -> Iterator[tuple[str, str]]:
+    """``(path, why)`` of every string leaf below ``value`` (the entry's ``part``,
+    ``"response"`` or ``"error"``) that looks like binary data decoded as text."""
+    for parts, leaf in iter_leaves(value, (part,), skip=_is_envelope):
+        if isinstance(leaf, str):
+            why = binary_text_reason(leaf)
+            if why is not None:
+                yield format_path(parts), why

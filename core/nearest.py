@@ -1,26 +1,24 @@
 """The nearest recorded calls for a miss: which recorded call of the same tool the agent
 probably meant, and which argument paths differ (with both values and the kind of value).
 
-Paths are JSON paths rooted at ``$`` like ``DriftItem.path`` in ``diff_model``:
-``$.metadata.request_id``, ``$.items[0].id``, ``$["key with spaces"]``.
+Paths are in the engine's one JSON-path syntax (``jsonpath.py``), rooted at the args:
+``$.metadata.request_id``, ``$.items[0].id``, ``$["key with spaces"]``; a normalization
+rule accepts them as printed.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .digest import digest
+from .jsonpath import child_path
 from .volatile import difference_kind
 
 if TYPE_CHECKING:
     from .cassette import Cassette
     from .normalize import NormalizationRules
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Missing:
@@ -83,16 +81,6 @@ class Candidate:
             "args_digest": self.args_digest,
             "differences": [d.to_dict() for d in self.differences],
         }
-
-
-def child_path(parent: str, key: str | int) -> str:
-    """``child_path("$", "a")`` -> ``"$.a"``; ``child_path("$.a", 0)`` -> ``"$.a[0]"``;
-    keys that are not identifiers are quoted: ``$["x-y"]``."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    if _IDENT.fullmatch(key):
-        return f"{parent}.{key}"
-    return f"{parent}[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -4,8 +4,10 @@ Start strict (no rules) and loosen one rule at a time. Four kinds of rule, appli
 order whatever order the config lists them in:
 
 ``drop``
-    Remove keys by dotted path. A segment is a key name or a list index; ``*`` matches any
-    one key or index, ``**`` any number of levels (zero included). ``metadata.request_id``,
+    Remove keys by path, in the JSON-path syntax the messages print (``jsonpath.py``):
+    ``$.metadata.request_id``, ``$.items[0].id``, ``$["key.with.dots"]``, or the dotted
+    form ``metadata.request_id`` (a digit segment there is a key or a list index). ``*``
+    matches any one key or index, ``**`` any number of levels (zero included):
     ``*.timestamp`` (one level down), ``**.timestamp`` (anywhere), ``items.*.id``. Prefix a
     path with ``TOOL:`` to scope it to one tool: ``search_docs:since``.
 ``transport``
@@ -46,15 +48,26 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
+from .constants import ENV_CONFIG
 from .digest import digest
 from .errors import CassetteFormatError
+from .jsonpath import (
+    ANY_DEPTH,
+    JSONPathError,
+    Part,
+    Segment,
+    parse_path,
+    segment_matches,
+)
 from .volatile import ISO_TIMESTAMP_RE, REQUEST_ID_RE, TEMP_PATH_RE, UUID_RE, is_epoch
 
 if TYPE_CHECKING:
     from .cassette import Cassette
 
 PRESETS = ("uuid", "timestamp", "request_id", "path")
-CONFIG_ENV = "CASSETTE_CONFIG"
+#: the environment variable naming a config file (``constants.ENV_CONFIG``)
+CONFIG_ENV = ENV_CONFIG
+_IDENTIFIER_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 
 class NormalizationConfigError(CassetteFormatError):
@@ -63,37 +76,38 @@ class NormalizationConfigError(CassetteFormatError):
 
 
 # -- paths ------------------------------------------------------------------------------
-def _parse_path(path: str) -> tuple[str, ...]:
-    if not path or any(not part for part in path.split(".")):
-        raise ValueError(f"bad path {path!r}: empty segment")
-    return tuple(path.split("."))
+# Paths are in the engine's one JSON-path syntax (jsonpath.py): what a message prints
+# ("$.metadata.request_id", '$["a.b"]') is accepted here, as is the dotted form
+# ("metadata.request_id", "items.*.id").
+def _parse_path(path: str) -> tuple[Segment, ...]:
+    segments = parse_path(path, pattern=True)
+    if not segments:
+        raise JSONPathError(f"bad path {path!r}: the root itself cannot be dropped")
+    return segments
 
 
 def _split_tool(spec: str) -> tuple[str | None, str]:
-    """``"search_docs:since"`` -> ``("search_docs", "since")``; ``"a.b"`` -> ``(None, "a.b")``."""
+    """``"search_docs:since"`` -> ``("search_docs", "since")``; ``"a.b"`` -> ``(None, "a.b")``;
+    ``"search_docs:$.since"`` -> ``("search_docs", "$.since")``."""
     head, sep, tail = spec.partition(":")
-    if sep and head and "." not in head and "*" not in head:
+    if sep and head and not any(c in head for c in '.*[]"$'):
         return head, tail
     return None, spec
 
 
-def _matches(segment: str, key: str) -> bool:
-    return segment == "*" or segment == key
-
-
-def _drop(value: Any, pattern: tuple[str, ...]) -> Any:
+def _drop(value: Any, pattern: tuple[Segment, ...]) -> Any:
     """A copy of ``value`` without the nodes matching ``pattern`` (containers rebuilt on the
     way, never mutated)."""
     if not pattern:
         return value
     head, rest = pattern[0], pattern[1:]
-    if head == "**":
+    if head is ANY_DEPTH:
         value = _drop(value, rest)  # zero levels
         return _map_children(value, lambda _k, v: _drop(v, pattern))
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            if _matches(head, k):
+            if segment_matches(head, k):
                 if not rest:
                     continue
                 v = _drop(v, rest)
@@ -102,7 +116,7 @@ def _drop(value: Any, pattern: tuple[str, ...]) -> Any:
     if isinstance(value, list):
         out_list = []
         for i, v in enumerate(value):
-            if _matches(head, str(i)):
+            if segment_matches(head, i):
                 if not rest:
                     continue
                 v = _drop(v, rest)
@@ -111,23 +125,25 @@ def _drop(value: Any, pattern: tuple[str, ...]) -> Any:
     return value
 
 
-def _map_children(value: Any, fn: Callable[[str, Any], Any]) -> Any:
+def _map_children(value: Any, fn: Callable[[Part, Any], Any]) -> Any:
     if isinstance(value, dict):
         return {k: fn(k, v) for k, v in value.items()}
     if isinstance(value, list):
-        return [fn(str(i), v) for i, v in enumerate(value)]
+        return [fn(i, v) for i, v in enumerate(value)]
     return value
 
 
-def _map_at(value: Any, pattern: tuple[str, ...], fn: Callable[[Any], Any]) -> Any:
+def _map_at(value: Any, pattern: tuple[Segment, ...], fn: Callable[[Any], Any]) -> Any:
     """Apply ``fn`` to every node matching ``pattern`` (``()`` = the root)."""
     if not pattern:
         return fn(value)
     head, rest = pattern[0], pattern[1:]
-    if head == "**":
+    if head is ANY_DEPTH:
         value = _map_at(value, rest, fn)
         return _map_children(value, lambda _k, v: _map_at(v, pattern, fn))
-    return _map_children(value, lambda k, v: _map_at(v, rest, fn) if _matches(head, k) else v)
+    return _map_children(
+        value, lambda k, v: _map_at(v, rest, fn) if segment_matches(head, k) else v
+    )
 
 
 def _map_leaves(value: Any, fn: Callable[[Any], Any]) -> Any:
@@ -144,7 +160,7 @@ class DropRule:
 
     path: str
     tool: str | None = None
-    _pattern: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _pattern: tuple[Segment, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_pattern", _parse_path(self.path))
@@ -188,11 +204,11 @@ class ReplaceRule:
     path: str | None = None
     tool: str | None = None
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    _at: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _at: tuple[Segment, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_regex", re.compile(self.pattern))
-        object.__setattr__(self, "_at", _parse_path(self.path) if self.path else ())
+        object.__setattr__(self, "_at", parse_path(self.path, pattern=True) if self.path else ())
 
     def applies_to(self, tool: str) -> bool:
         return self.tool is None or self.tool == tool
@@ -388,7 +404,7 @@ class NormalizationRules:
                 raise bad(f"drop[{i}]", str(exc)) from None
         for i, spec in enumerate(strings("transport")):
             tool, name = _split_tool(spec)
-            if "." in name or "*" in name:
+            if not _IDENTIFIER_ARG.match(name) and any(c in name for c in '.*[]"$'):
                 raise bad(f"transport[{i}]", "a transport field is a top-level arg name")
             rules.append(TransportRule(name, tool))
         replace = table.get("replace", [])

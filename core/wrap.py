@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from .cassette import load
+from .constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
 from .normalize import load_rules
 from .record import Recorder, _is_async
 from .replay import Replayer
 from .report_sink import ReportSink, attach
-
-MODES = ("live", "record", "replay")
-ENV_MODE, ENV_PATH, ENV_REPORT = "CASSETTE_MODE", "CASSETTE_PATH", "CASSETTE_REPORT"
 
 
 class _LiveCounter:

@@ -10,6 +10,7 @@ import textwrap
 from typing import Any
 
 import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.errors import CassetteFormatError
 from cassette_tui.core.lint import LintFinding, lint
 from cassette_tui.core.normalize import load_rules
@@ -19,8 +20,6 @@ from rich.text import Text
 
 from ._options import config_option, from_option
 from ._output import echo_json, safe
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 _KIND_STYLE = {
     "stale_digest": "yellow",
@@ -62,10 +61,8 @@ def check(file: str, as_json: bool, lenient: bool, fmt: str | None, config: str 
         rows.insert(
             0,
             LintFinding(
-                "dropped_lines",
-                None,
-                None,
-                f"{dropped} line(s) dropped by the lenient load: {cassette.report.reason}",
+                kind="dropped_lines",
+                message=f"{dropped} line(s) dropped by the lenient load: {cassette.report.reason}",
             ).to_dict(),
         )
     if as_json:

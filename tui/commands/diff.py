@@ -19,6 +19,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from rich.console import Console
 from rich.text import Text
 
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from cassette_tui.core.diff import DiffResult
     from cassette_tui.core.diff_model import DriftItem, Row
 
-EXIT_SAME, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
 
 #: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR); the
 #: glyphs are the app's (tui/widgets/marks.py), so both read the same way.
@@ -121,7 +121,7 @@ def diff(
         echo_json(doc)
     else:
         _print_human(result, a, b, limit, include_same)
-    sys.exit(EXIT_SAME if result.is_same else EXIT_DIFFER)
+    sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
 
 
 # -- human output -------------------------------------------------------------------------

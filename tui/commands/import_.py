@@ -24,14 +24,13 @@ from typing import Any
 import click
 from cassette_tui.core.atomic import write_atomic
 from cassette_tui.core.cassette import save
+from cassette_tui.core.constants import EXIT_BAD_INPUT
 from cassette_tui.core.errors import CassetteFormatError
 from cassette_tui.core.importers import FORMATS, RunInfo, RunSelectionError
 from cassette_tui.core.importers.detect import import_file
 from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
 
 from ._options import from_option
-
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 INDEX_NAME = "runs.json"
 

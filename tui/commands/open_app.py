@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT
 
 from ._options import config_option, from_option
 
@@ -23,8 +24,6 @@ if TYPE_CHECKING:
     from cassette_tui.core.normalize import NormalizationRules
 
     from ..screens.select import RunSource
-
-EXIT_BAD_INPUT = 2
 
 
 def _fail(message: str) -> None:

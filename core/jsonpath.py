@@ -1,0 +1,229 @@
+"""One JSON-path syntax and one leaf walker for the whole engine.
+
+Every path a message prints (lint, diagnosis, drift, nearest, replay misses) and every
+path a normalization rule accepts is written in this one syntax, so a path copied from a
+message into ``[tool.cassette.normalize]`` means the same node:
+
+``$``
+    the root (the args, for a normalization rule; the entry, for a lint finding).
+``.name``
+    an object key made of letters, digits and ``_`` (not starting with a digit).
+``[3]``
+    a list index.
+``["any key"]``
+    any object key, as a JSON string: keys with dots, brackets, spaces, quotes, ``*`` or
+    that are empty (``$["a.b"]``, ``$["*"]``, ``$[""]``).
+``.*`` / ``[*]``
+    (patterns only) any one key or index.
+``.**``
+    (patterns only) any number of levels, zero included.
+
+A pattern may leave out the leading ``$`` and the first dot (``metadata.request_id``,
+``items.*.id``): the dotted form the config always accepted. In that dotted form a segment
+of digits (``items.0``) matches list index 0 as well as the key ``"0"``.
+
+``format_path(["hits", 0, "a.b"])`` -> ``'$.hits[0]["a.b"]'``;
+``parse_path('$.hits[0]["a.b"]')`` -> ``("hits", 0, "a.b")``. The two round-trip for any
+list of string keys and integer indexes (a property test holds them to it).
+
+``iter_leaves(value)`` walks a JSON value without recursion (any depth), in document
+order, yielding ``(parts, leaf)``; empty objects and lists are leaves too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+#: a key written as ``.name``: what a person would type, unambiguous in the grammar
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class _Wildcard:
+    """A pattern segment: any one key or index (``*``), or any levels (``**``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+#: the pattern segment ``*``: any one key or list index
+ANY: Final = _Wildcard("*")
+#: the pattern segment ``**``: any number of levels, zero included
+ANY_DEPTH: Final = _Wildcard("**")
+
+
+@dataclass(frozen=True, slots=True)
+class KeyOrIndex:
+    """A dotted-form segment of digits (``items.0``): the key ``"0"`` or the index ``0``."""
+
+    key: str
+
+    @property
+    def index(self) -> int:
+        return int(self.key)
+
+
+#: one part of a concrete path
+Part = str | int
+#: one segment of a pattern
+Segment = str | int | KeyOrIndex | _Wildcard
+
+
+class JSONPathError(ValueError):
+    """A path that does not follow the syntax; the message says where and why."""
+
+
+def format_key(key: Part) -> str:
+    """One path step: ``.name``, ``[3]`` or ``["any key"]`` (see the module docstring)."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return f"[{key}]"
+    key = str(key)
+    if _IDENTIFIER.match(key):
+        return "." + key
+    return "[" + json.dumps(key, ensure_ascii=False) + "]"
+
+
+def format_path(parts: Iterator[Part] | list[Part] | tuple[Part, ...]) -> str:
+    """A ``$``-based path from keys (``str``) and list indexes (``int``)."""
+    return "$" + "".join(format_key(p) for p in parts)
+
+
+def child_path(parent: str, key: Part) -> str:
+    """``parent`` (a formatted path) one step down: ``child_path("$.a", 0)`` -> ``"$.a[0]"``."""
+    return parent + format_key(key)
+
+
+def parse_path(text: str, *, pattern: bool = False) -> tuple[Segment, ...]:
+    """The segments of ``text``: keys (``str``), indexes (``int``), and with ``pattern``
+    also ``ANY``, ``ANY_DEPTH`` and ``KeyOrIndex`` (a digit segment of the dotted form).
+
+    Raises:
+        JSONPathError: an empty segment, an unclosed bracket, a bad quoted key, a wildcard
+            where ``pattern`` is false; the message quotes the path and the column.
+    """
+    if not isinstance(text, str) or not text:
+        raise JSONPathError(f"bad path {text!r}: empty")
+    segments: list[Segment] = []
+    pos = 0
+    n = len(text)
+    dotted = True  # the leading-$-less form: digit segments may be indexes
+    if text.startswith("$"):
+        pos = 1
+        dotted = False
+    elif text[0] != "[":
+        text = "." + text  # "a.b" reads as ".a.b"
+        n += 1
+        pos = 0
+
+    def bad(why: str, at: int) -> JSONPathError:
+        shown = text[1:] if dotted and text.startswith(".") else text
+        col = at if not (dotted and text.startswith(".")) else max(at - 1, 0)
+        return JSONPathError(f"bad path {shown!r} at column {col + 1}: {why}")
+
+    while pos < n:
+        ch = text[pos]
+        if ch == ".":
+            end = pos + 1
+            while end < n and text[end] not in ".[":
+                end += 1
+            name = text[pos + 1 : end]
+            if not name:
+                raise bad('empty segment (a key with dots or brackets is written ["a.b"])', pos)
+            if name in ("*", "**"):
+                if not pattern:
+                    raise bad(f"wildcard {name!r} in a path that is not a pattern", pos)
+                segments.append(ANY if name == "*" else ANY_DEPTH)
+            elif dotted and pattern and name.isdigit():
+                segments.append(KeyOrIndex(name))
+            else:
+                segments.append(name)
+            pos = end
+        elif ch == "[":
+            if text.startswith('["', pos):
+                decoder = json.JSONDecoder()
+                try:
+                    key, end = decoder.raw_decode(text, pos + 1)
+                except json.JSONDecodeError as exc:
+                    raise bad(f"bad quoted key: {exc.msg}", pos) from None
+                if not isinstance(key, str) or end >= n or text[end] != "]":
+                    raise bad('a quoted key is written ["key"]', pos)
+                segments.append(key)
+                pos = end + 1
+                continue
+            end = text.find("]", pos)
+            if end < 0:
+                raise bad("unclosed [", pos)
+            inner = text[pos + 1 : end]
+            if inner == "*":
+                if not pattern:
+                    raise bad("wildcard '*' in a path that is not a pattern", pos)
+                segments.append(ANY)
+            elif inner.isdigit() and inner.isascii():
+                segments.append(int(inner))
+            else:
+                raise bad('expected [index], ["key"] or [*]', pos)
+            pos = end + 1
+        else:
+            raise bad(f"unexpected {ch!r} (expected '.' or '[')", pos)
+    return tuple(segments)
+
+
+def segment_matches(segment: Segment, key: Part) -> bool:
+    """Whether one pattern ``segment`` (not ``ANY_DEPTH``) matches a concrete ``key``
+    (an object key ``str`` or a list index ``int``)."""
+    if segment is ANY:
+        return True
+    if isinstance(segment, KeyOrIndex):
+        return segment.key == key if isinstance(key, str) else segment.index == key
+    if isinstance(segment, int):
+        return isinstance(key, int) and segment == key
+    return isinstance(key, str) and segment == key
+
+
+def format_pattern(segments: tuple[Segment, ...]) -> str:
+    """A pattern back as text (``$``-based; ``KeyOrIndex`` as ``.0``)."""
+    out = ["$"]
+    for seg in segments:
+        if isinstance(seg, _Wildcard):
+            out.append("." + seg.text)
+        elif isinstance(seg, KeyOrIndex):
+            out.append("." + seg.key)
+        else:
+            out.append(format_key(seg))
+    return "".join(out)
+
+
+def iter_leaves(
+    value: Any,
+    prefix: tuple[Part, ...] = (),
+    *,
+    skip: Callable[[Any], bool] | None = None,
+) -> Iterator[tuple[tuple[Part, ...], Any]]:
+    """Every leaf below ``value`` as ``(parts, leaf)``, in document order (object keys in
+    their order, list items by index), without recursion: any depth is safe. A leaf is a
+    scalar, or an empty object or list. ``skip(node)`` true for an object or list: that
+    node is neither entered nor yielded (a base64 envelope, say)."""
+    stack: list[tuple[tuple[Part, ...], Any]] = [(prefix, value)]
+    pop = stack.pop
+    while stack:
+        parts, node = pop()
+        if type(node) is dict or type(node) is list or isinstance(node, dict | list):
+            if skip is not None and skip(node):
+                continue
+            if not node:
+                yield parts, node
+                continue
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            children = [(parts + (k,), v) for k, v in items]
+            children.reverse()
+            stack.extend(children)
+        else:
+            yield parts, node

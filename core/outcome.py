@@ -1,0 +1,167 @@
+"""The outcome of a recorded call: what it returned, or the error it raised.
+
+One model, used by the loader (``Cassette.fingerprint``), the alignment, the diff, the
+diagnosis and the app:
+
+- ``Outcome.of_entry(entry)`` / ``Outcome.of_record(record)``: the tag (``"response"`` or
+  ``"error"``), the value, and whether it is an error (an ``error`` entry, or a response
+  carrying an HTTP 4xx/5xx status; see ``is_error_outcome``);
+- ``outcome_fingerprint(tag, value)``: an in-process hash; equal fingerprints mean equal
+  JSON values (key order ignored; ``1`` and ``1.0`` differ; ``NaN`` differs from ``null``;
+  integers compared exactly at any size). Not stable across processes;
+- ``outcome_index(cassette)``: every entry's fingerprint and error flag, in one sequential
+  pass over a file-backed cassette (each line read by ``jsontext.parse_json``).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .jsontext import parse_json_checked, sorted_json_bytes
+
+if TYPE_CHECKING:
+    from .cassette import Cassette
+    from .entry import Entry
+
+_STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "code")
+_STATUS_KEY_SET = frozenset(_STATUS_KEYS)
+
+
+def is_error_outcome(is_error: bool, response: Any) -> bool:
+    """True when an outcome is an error: the entry recorded ``error``, or the response is an
+    object whose ``status`` (or ``status_code``, ``statusCode``, ``http_status``, ``code``;
+    an integer, a digit string, or an object with an integer ``code``) is 400-599 — the
+    HTTP error statuses, as a rate limit turns a 200 into a 429."""
+    if is_error:
+        return True
+    if not isinstance(response, dict) or _STATUS_KEY_SET.isdisjoint(response):
+        return False  # the common case, decided without a Python loop
+    for name in _STATUS_KEYS:
+        status = response.get(name)
+        if isinstance(status, dict):
+            status = status.get("code")
+        if isinstance(status, str) and status.isdigit():
+            status = int(status)
+        if type(status) is int and 400 <= status <= 599:
+            return True
+    return False
+
+
+def outcome_fingerprint(tag: str, value: Any, *, finite: bool = False) -> int:
+    """An in-process hash of an outcome: ``tag`` (``"response"`` or ``"error"``) and the
+    value's sorted JSON bytes (``jsontext.sorted_json_bytes``: exact integers, ``NaN`` and
+    ``Infinity`` kept apart from ``null``). ``finite=True`` promises the value holds no
+    non-finite float (it was read by msgspec), which skips that check."""
+    return hash((tag, sorted_json_bytes(value, exact_floats=not finite)))
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one call returned or raised.
+
+    Attributes:
+        tag: ``"response"`` or ``"error"``.
+        value: the response, or the ``{"type", "message"}`` error object.
+        is_error: an ``error`` entry, or a response with an HTTP 4xx/5xx status.
+    """
+
+    tag: str
+    value: Any
+    is_error: bool
+
+    @classmethod
+    def of_entry(cls, entry: Entry) -> Outcome:
+        if entry.is_error:
+            return cls("error", entry.error, True)
+        return cls("response", entry.response, is_error_outcome(False, entry.response))
+
+    @classmethod
+    def of_record(cls, record: dict[str, Any]) -> Outcome:
+        """From a parsed cassette line (``error`` wins when present, as in validation)."""
+        if "error" in record:
+            return cls("error", record["error"], True)
+        response = record.get("response")
+        return cls("response", response, is_error_outcome(False, response))
+
+    def fingerprint(self, *, finite: bool = False) -> int:
+        return outcome_fingerprint(self.tag, self.value, finite=finite)
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Per-entry outcome facts of one cassette, computed in one pass.
+
+    Attributes:
+        fingerprints: ``outcome_fingerprint`` of each entry's outcome.
+        errors: each entry's ``Outcome.is_error``.
+    """
+
+    fingerprints: list[int]
+    errors: list[bool]
+
+
+def _scan_file(cassette: Cassette) -> Outcomes | None:
+    """Read a file-backed cassette's lines in one sequential pass; ``None`` when the
+    cassette's line numbers do not point at its entries in that file (an imported or
+    in-memory cassette), so that the caller falls back to entry access."""
+    path = cassette.path
+    n = len(cassette)
+    if path is None or n == 0 or not path.is_file():
+        return None
+    lines = [cassette.line(i) for i in range(n)]
+    if lines[0] < 1 or any(lines[i] >= lines[i + 1] for i in range(n - 1)):
+        return None
+    fps: list[int] = []
+    errs: list[bool] = []
+    i = 0
+    try:
+        with open(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if lineno != lines[i]:
+                    continue
+                record, exotic = parse_json_checked(raw)
+                if (
+                    not isinstance(record, dict)
+                    or record.get("seq") != cassette.seq(i)
+                    or record.get("tool") != cassette.tool(i)
+                ):
+                    return None
+                outcome = Outcome.of_record(record)
+                fps.append(outcome.fingerprint(finite=not exotic))
+                errs.append(outcome.is_error)
+                i += 1
+                if i == n:
+                    break
+    except (OSError, ValueError):
+        return None
+    return Outcomes(fps, errs) if i == n else None
+
+
+_outcome_cache: weakref.WeakKeyDictionary[Cassette, Outcomes] = weakref.WeakKeyDictionary()
+_outcome_lock = threading.Lock()
+
+
+def outcome_index(cassette: Cassette) -> Outcomes:
+    """The ``Outcomes`` of every entry of ``cassette``, computed once per cassette object
+    (cached weakly) and thread-safe. A file-backed cassette is read sequentially, one parse
+    per line; any other cassette is read entry by entry. Each fingerprint equals
+    ``cassette.fingerprint(i)``."""
+    with _outcome_lock:
+        cached = _outcome_cache.get(cassette)
+    if cached is not None:
+        return cached
+    result = _scan_file(cassette)
+    if result is None:
+        fps: list[int] = []
+        errs: list[bool] = []
+        for entry in cassette:
+            outcome = Outcome.of_entry(entry)
+            fps.append(outcome.fingerprint())
+            errs.append(outcome.is_error)
+        result = Outcomes(fps, errs)
+    with _outcome_lock:
+        _outcome_cache[cassette] = result
+    return result
