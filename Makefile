@@ -9,7 +9,7 @@ VENV := .venv/bin
 test:
 	$(PY) -m pytest -n 2 -q
 
-# ruff lint and format check over the tree; mypy over the engine (STYLE.md)
+# ruff lint and format check over the tree; mypy over the engine
 lint:
 	$(VENV)/ruff check
 	$(VENV)/ruff format --check

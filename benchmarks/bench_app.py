@@ -21,7 +21,7 @@ and measures, in the same process:
 * realign: ``a`` (alignment by key) until the new rows are shown (a worker).
 
 Figures are quoted in milliseconds and as ratios to the baseline of the same run, so they
-compare across machines. Targets (DESIGN.md, issue 4): first screen within 1.5 s at 100k,
+compare across machines. Targets (issue 4): first screen within 1.5 s at 100k,
 a key press under 100 ms.
 """
 

@@ -10,7 +10,7 @@ Generates cassettes shaped like ``../shared/real/bugcases/10_huge_cassette/templ
 to ~50 KB; ~170 MB at 100k entries) in a temporary folder, in two response shapes:
 
 * ``objects`` (the default target): hits of many small values (ids, numbers, flags, short
-  strings, nested lists), calibrated to DESIGN.md's measured profile (the reference needs
+  strings, nested lists), calibrated to a measured profile of real agent responses (the reference needs
   ~7 s and ~0.9 GB on 171 MB there);
 * ``strings``: hits of three values with a long snippet each, so fewer, larger strings per
   KB: the reference parses it about 3x faster, which makes the ratio harder to reach.
@@ -74,7 +74,7 @@ def _hit(rng: random.Random, words: list[str], shape: str) -> tuple[dict, int]:
             "snippet": snippet,
         }
         return hit, len(snippet) + 60
-    # "objects": DESIGN.md's profile, many small values per KB (ids, numbers, flags,
+    # "objects": the small-object profile, many small values per KB (ids, numbers, flags,
     # short strings, a nested span list), as search and tool APIs return them
     hit = {
         "doc": f"docs/doc-{rng.randint(1, 9999)}.md",

@@ -110,7 +110,7 @@ def value_kind(value: Any) -> str | None:
     return None
 
 
-#: value kind -> the name of a difference of that kind (DESIGN.md's miss wording)
+#: value kind -> the name of a difference of that kind (the words a miss uses)
 _DIFFERENCE_NAMES = {
     "uuid": "uuid",
     "timestamp": "timestamp",

@@ -1,7 +1,7 @@
 """A tiny offline agent for the article's ``retry-budget`` task, for the demo and tests.
 
 It answers "what is our retry budget?" by calling two tools through a dispatcher wrapped
-with ``wrap_dispatcher``, so the environment contract of DESIGN.md drives it:
+with ``wrap_dispatcher``, so the environment contract (README, "Recording and replaying an agent") drives it:
 
     CASSETTE_MODE=replay CASSETTE_PATH=sample_cassettes/fail.jsonl python sample_cassettes/agent.py
     # -> exit 1: the stale top document says "up to 10 times"

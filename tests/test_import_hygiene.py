@@ -1,5 +1,5 @@
 """core never imports the UI: each core module (importers included) imports in a fresh
-interpreter without textual or cassette_tui.tui (DESIGN.md, Layout). The headless commands
+interpreter without textual or cassette_tui.tui (docs/architecture.md, "Modules"). The headless commands
 (tui/commands/*.py) stay cheap: importing one never imports textual."""
 
 from __future__ import annotations

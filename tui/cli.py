@@ -4,7 +4,7 @@
 subcommand lives in its own module under ``tui/commands`` and is imported only when used,
 so ``cassette-tui check`` never pays for importing Textual.
 
-Exit status everywhere (DESIGN.md): 0 clean, 1 findings, 2 bad usage or unreadable input.
+Exit status everywhere (README, "The debug loop, headless"): 0 clean, 1 findings, 2 bad usage or unreadable input.
 """
 
 from __future__ import annotations

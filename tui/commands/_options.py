@@ -14,7 +14,7 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: the help line of ``--config`` (where normalization rules come from, DESIGN.md)
+#: the help line of ``--config`` (where normalization rules come from; README, "Normalization rules")
 CONFIG_HELP = "Normalization config (default: CASSETTE_CONFIG, cassette.toml or pyproject.toml)."
 
 
