@@ -160,7 +160,7 @@ def _first_divergence(result: DiffResult) -> Finding:
     row = result.rows[index]
     a, b = result.a, result.b
     where = f"row {index + 1}: {_step(a, row.a, 'A')} vs {_step(b, row.b, 'B')}"
-    evidence: dict[str, Any] = {"row": index, "status": row.status.value}
+    evidence: dict[str, Any] = {"row": index + 1, "status": row.status.value}
     paths: list[str] = []
     if row.a is not None and row.b is not None:
         evidence["key_a"] = list(a.key(row.a))
@@ -506,7 +506,7 @@ def _downstream(
                 continue
             parts = []
             seqs: dict[str, list[int]] = {"a": [row.a_seq], "b": [row.b_seq]}  # type: ignore[list-item]
-            evidence: dict[str, Any] = {"row": index, "path": item.path, "a": item.a, "b": item.b}
+            evidence: dict[str, Any] = {"row": index + 1, "path": item.path, "a": item.a, "b": item.b}
             upstream_rows = []
             for side, src, c, pos in (("A", src_a, result.a, pos_a), ("B", src_b, result.b, pos_b)):
                 if src is None:
@@ -523,7 +523,7 @@ def _downstream(
                     "seq": c.seq(i),
                     "tool": c.tool(i),
                     "path": path,
-                    "row": pos[i],
+                    "row": pos[i] + 1,
                     "status": up_row.status.value,
                 }
             message = (
@@ -558,7 +558,7 @@ def _stale_responses(result: DiffResult) -> list[Finding]:
             drift = result.drift(index)
             examples.append(
                 {
-                    "row": index,
+                    "row": index + 1,
                     "a_seq": row.a_seq,
                     "b_seq": row.b_seq,
                     "paths": [d.path for d in drift][:MAX_SEQS],

@@ -98,8 +98,9 @@ class DiffResult:
         "error_a", "error_b", "drift": [{"path", "a", "b", "change", "part"}]}],
         "findings": [{"kind", "seqs", "message", "action", "evidence"}]}``.
 
-        ``rows`` leaves out ``same`` rows unless ``include_same``; computing it runs the
-        drift of every row it lists.
+        ``row`` numbers are 1-based, as the text output and the app count rows. ``rows``
+        leaves out ``same`` rows unless ``include_same``; computing it runs the drift of every
+        row it lists.
         """
         rows = []
         for index, row in enumerate(self.rows):
@@ -107,7 +108,7 @@ class DiffResult:
                 continue
             rows.append(
                 {
-                    "row": index,
+                    "row": index + 1,
                     "a_seq": row.a_seq,
                     "b_seq": row.b_seq,
                     "status": row.status.value,
@@ -132,7 +133,7 @@ class DiffResult:
         if self.first_divergence is not None:
             row = self.rows[self.first_divergence]
             first = {
-                "row": self.first_divergence,
+                "row": self.first_divergence + 1,
                 "a_seq": row.a_seq,
                 "b_seq": row.b_seq,
                 "status": row.status.value,

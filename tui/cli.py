@@ -84,6 +84,9 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
+    from .commands._output import tolerant_streams
+
+    tolerant_streams()  # an ASCII locale must not crash a command on a mark or a name
     return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="cassette-tui")
 
 

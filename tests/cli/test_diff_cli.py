@@ -4,16 +4,34 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cassette_tui.core.diff import diff_cassettes
+from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.cli import cli
 from click.testing import CliRunner
+from support.paths import SCRIPT
+from support.terminal import run_in_terminal
 
 ENV = {"NO_COLOR": "1", "COLUMNS": "80", "TERM": "dumb"}
+
+
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+def colour_codes(text: str) -> list[str]:
+    """The SGR parameters of ``text`` that set a colour (30-49, 90-107)."""
+    found = []
+    for params in SGR.findall(text):
+        for p in params.split(";"):
+            if p and (30 <= int(p) <= 49 or 90 <= int(p) <= 107):
+                found.append(p)
+    return found
 
 
 def run(*args: str):
@@ -42,13 +60,41 @@ def test_different_runs_exit_1_with_summary_findings_and_rows(samples) -> None:
     assert '"docs/retry-budget-2022.md" -> "docs/retry-budget.md"' in out
 
 
-def test_output_fits_80_columns_without_colour(samples) -> None:
+def test_output_fits_an_80_column_terminal_without_colour(samples) -> None:
     for align in ("seq", "key"):
-        res = run(samples / "fail.jsonl", samples / "fix.jsonl", "--align", align)
-        assert "\x1b[" not in res.output  # NO_COLOR: no escape sequences at all
-        assert max(len(line) for line in res.output.splitlines()) <= 80
+        status, out = run_in_terminal(
+            [SCRIPT, "diff", samples / "fail.jsonl", samples / "fix.jsonl", "--align", align],
+            columns=80,
+            env={"NO_COLOR": "1", "TERM": "xterm"},
+        )
+        assert status == 1, out
+        assert not colour_codes(out)  # NO_COLOR: bold and dim at most, no colour
+        plain = SGR.sub("", out)
+        assert max(len(line) for line in plain.splitlines()) <= 80
         for mark in ("~", "<"):  # statuses carry a mark, not only a colour
-            assert any(line.startswith(mark) for line in res.output.splitlines())
+            assert any(line.startswith(mark) for line in plain.splitlines())
+
+
+def test_piped_output_is_never_hard_wrapped(samples) -> None:
+    """Into a pipe, a finding's sentence stays on one line whatever COLUMNS says: the output
+    does not depend on the terminal width the command runs in."""
+    outputs = []
+    for columns in ("40", "80", "300"):
+        res = CliRunner().invoke(
+            cli,
+            ["diff", str(samples / "fail.jsonl"), str(samples / "fix.jsonl"), "--align", "key"],
+            env={**ENV, "COLUMNS": columns},
+        )
+        assert res.exit_code == 1
+        outputs.append(res.output)
+    assert outputs[0] == outputs[1] == outputs[2]
+    result = diff_cassettes(
+        open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl"), align="key"
+    )
+    lines = outputs[0].splitlines()
+    for finding in result.findings:
+        assert "    " + finding.message in lines
+        assert "    -> " + finding.action in lines
 
 
 def test_json_schema(samples) -> None:
@@ -58,7 +104,7 @@ def test_json_schema(samples) -> None:
     assert doc["a"] == {"file": str(samples / "fail.jsonl"), "entries": 7}
     assert doc["b"]["entries"] == 4 and doc["align"] == "key"
     assert doc["first_divergence"] == {
-        "row": 1,
+        "row": 2,
         "a_seq": 2,
         "b_seq": None,
         "status": "only_a",

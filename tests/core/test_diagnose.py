@@ -96,7 +96,7 @@ def test_downstream_drift_points_at_the_earlier_response() -> None:
         "seq": 1,
         "tool": "search",
         "path": "$.hits[0].id",
-        "row": 0,
+        "row": 1,
         "status": "response_drift",
     }
     assert down.evidence["source_b"]["seq"] == 1

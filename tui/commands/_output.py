@@ -1,20 +1,47 @@
 """Output helpers shared by the headless commands.
 
 Cassette text (tool names, argument keys and values, responses, messages built from them)
-is data: on a terminal it must show literally and never move the cursor, clear the screen
-or retitle the window, and a lone surrogate (``"\\ud800"``, which JSON allows) must not
-crash the write. ``safe`` makes one string printable; ``echo_json`` prints a ``--json``
-document as UTF-8 whatever the locale.
+and file names are data: on a terminal they must show literally and never move the cursor,
+clear the screen, write the clipboard or reorder text, and a lone surrogate (``"\\ud800"``,
+which JSON allows) must not crash the write. ``safe`` makes one string printable;
+``echo_json`` prints a ``--json`` document as UTF-8 whatever the locale, with control and
+bidi characters as ``\\uXXXX`` escapes.
+
+Layout follows the convention of command-line tools: text output is fitted to the
+terminal's width only when stdout is a terminal; into a pipe or a file every line is
+written whole (``grep`` finds a path or a phrase on one line), so the output never depends
+on the width of the terminal the command happens to run in. When the output encoding cannot
+write the marks (``PYTHONIOENCODING=ascii``), ASCII stand-ins are used.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 import click
+from rich.console import Console
 
-from ..widgets.safe import printable
+from ..widgets.safe import FORMAT_CHARS, printable
+
+#: the width decisions (values cut to fit beside a path) use when stdout is not a terminal
+NOMINAL_WIDTH = 80
+
+#: glyph -> ASCII stand-in, for output encodings that cannot write the glyph
+ASCII_MARKS = {
+    "≠": "*",
+    "×": "x",
+    "↻": "R",
+    "…": "...",
+    "→": "->",
+    "✓": "+",
+    "✗": "x",
+    "·": ".",
+    "▶": ">",
+}
 
 
 def safe(text: Any) -> str:
@@ -24,8 +51,87 @@ def safe(text: Any) -> str:
     return out.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def echo_json(doc: Any) -> None:
-    """Print ``doc`` as indented JSON, UTF-8 encoded; a lone surrogate is written as its
-    JSON escape (it can only occur inside a JSON string)."""
-    text = json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"
+def can_write(text: str, stream: TextIO | None = None) -> bool:
+    """Whether ``stream`` (default stdout) can encode ``text``."""
+    encoding = getattr(stream or sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def glyph(mark: str, stream: TextIO | None = None) -> str:
+    """``mark`` as written to ``stream`` (default stdout): itself, or its ASCII stand-in
+    when the stream's encoding cannot write it."""
+    if mark.isascii() or can_write(mark, stream):
+        return mark
+    return "".join(ASCII_MARKS.get(ch, ch) if not can_write(ch, stream) else ch for ch in mark)
+
+
+def tolerant_streams() -> None:
+    """Let stdout and stderr write any text: a character the encoding cannot hold is
+    written as its ``\\uXXXX`` escape instead of raising ``UnicodeEncodeError`` (an ASCII
+    or C locale, ``PYTHONIOENCODING=ascii``)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        # "strict" raises; a C locale's "surrogateescape" raises on any non-ASCII text
+        if reconfigure is not None and getattr(stream, "errors", "") != "backslashreplace":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a closed or odd stream
+                pass
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How text output is laid out: ``width`` in cells; ``wrap`` is true only on a terminal
+    (then long lines are wrapped or cut to ``width``; else every line is written whole)."""
+
+    width: int
+    wrap: bool
+
+
+def stdout_console() -> tuple[Console, Layout]:
+    """The Rich console for a command's text output and its layout.
+
+    On a terminal: its width, lines fitted to it. Not a terminal: nothing is wrapped or cut
+    (``soft_wrap``), and :data:`NOMINAL_WIDTH` only decides how long a quoted value may be.
+    """
+    tty = sys.stdout.isatty()
+    console = Console(
+        highlight=False,
+        soft_wrap=not tty,
+        emoji=False,
+        width=None if tty else 10_000,
+    )
+    return console, Layout(console.width if tty else NOMINAL_WIDTH, tty)
+
+
+#: DEL, C1 controls, bidi and invisible formatting characters and the tag characters,
+#: which ``json.dumps(ensure_ascii=False)`` writes raw (it escapes the C0 controls itself)
+_JSON_UNSAFE = re.compile("[" + FORMAT_CHARS + "]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # a tag character: its UTF-16 surrogate pair, as JSON writes it
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_text(doc: Any, *, indent: int | None = 2) -> str:
+    """``doc`` as JSON text: non-ASCII text kept readable, but every control, bidi or tag
+    character written as its ``\\uXXXX`` escape (the same string once parsed; raw, they
+    would drive the terminal the JSON is printed to)."""
+    text = json.dumps(doc, indent=indent, ensure_ascii=False, default=str)
+    # outside strings JSON has only ASCII: the characters replaced here are in strings
+    return _JSON_UNSAFE.sub(_escape, text)
+
+
+def echo_json(doc: Any, *, indent: int | None = 2) -> None:
+    """Print ``doc`` as JSON (see :func:`json_text`), UTF-8 encoded; a lone surrogate is
+    written as its JSON escape (it can only occur inside a JSON string)."""
+    text = json_text(doc, indent=indent) + "\n"
     click.echo(text.encode("utf-8", "backslashreplace"), nl=False)

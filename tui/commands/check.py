@@ -1,25 +1,46 @@
-"""``cassette-tui check FILE``: validate and lint one cassette (headless; no Textual).
+"""``cassette-tui check PATH...``: validate and lint cassettes (headless; no Textual).
 
-Exit status: 0 clean, 1 findings, 2 unreadable input or a bad config.
+PATH is a cassette file (or any importable recording, or ``FILE#task=N,trial=K``), a
+folder (every ``*.jsonl`` under it, recursively, in name order) or a glob (``'runs/*.jsonl'``,
+``'runs/**/*.yaml'``; quoted so the shell leaves it to us). Many inputs are checked in one
+process, with one summary line at the end; an unreadable file is reported (naming it) and
+the others are still checked.
+
+``--json``: one plain FILE argument prints the object ``{"file", "entries", "findings"}``
+(the shape of a single check); several arguments, a folder or a glob print a list of those
+objects, one per file, where an unreadable file is ``{"file", "error"}``. The shape depends
+on the command line only, never on how many files a glob matched.
+
+Progress (files checked) is a bar on stderr when it is a terminal, nothing otherwise.
+
+Exit status: 0 clean, 1 findings, 2 an unreadable input or a bad config (even when other
+files had findings).
 """
 
 from __future__ import annotations
 
+import glob
+import os
 import sys
 import textwrap
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.errors import CassetteError
+from cassette_tui.core.jobs import Progress, run_job
 from cassette_tui.core.lint import LintFinding, lint
-from cassette_tui.core.normalize import load_rules
+from cassette_tui.core.normalize import NormalizationRules, load_rules
 from cassette_tui.core.sources import open_cassette
 from rich.console import Console
 from rich.text import Text
 
 from ._options import config_option, from_option
-from ._output import echo_json, safe
+from ._output import Layout, echo_json, safe, stdout_console
+from ._progress import progress_on_stderr
 
 _KIND_STYLE = {
     "stale_digest": "yellow",
@@ -31,32 +52,66 @@ _KIND_STYLE = {
     "dropped_lines": "red",
 }
 
+#: what a folder argument contributes: cassette files, at any depth
+FOLDER_PATTERN = "*.jsonl"
+_GLOB_CHARS = frozenset("*?[")
 
-@click.command("check")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=str))
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option(
-    "--lenient", is_flag=True, help="Keep the entries before a bad last line and report it."
-)
-@from_option("Read FILE as this format instead of detecting it.")
-@config_option
-def check(file: str, as_json: bool, lenient: bool, fmt: str | None, config: str | None) -> None:
-    """Validate and lint the cassette FILE.
 
-    \b
-    Findings: stale_digest, repeated_key, volatile_arg, binary_as_text, seq_order.
-    Exit status: 0 clean, 1 findings, 2 unreadable input.
-    """
+@dataclass
+class Checked:
+    """The check of one file: its findings (as ``check --json`` rows), or the error that
+    made it unreadable."""
+
+    file: str
+    entries: int = 0
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    dropped: int | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"file": self.file, "error": self.error}
+        out: dict[str, Any] = {"file": self.file, "entries": self.entries, "findings": self.rows}
+        if self.dropped is not None:
+            out["dropped_lines"] = self.dropped
+        return out
+
+
+def expand(paths: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The files the arguments name, in order without repeats, and one error per argument
+    that names none (a glob with no match, an empty folder). A plain argument is kept as
+    given (its own error, if any, comes when it is read)."""
+    files: list[str] = []
+    errors: list[str] = []
+    for arg in paths:
+        if os.path.isdir(arg):
+            found = sorted(str(p) for p in Path(arg).rglob(FOLDER_PATTERN) if p.is_file())
+            if not found:
+                errors.append(f"{arg}: a folder with no {FOLDER_PATTERN} file in it")
+            files.extend(found)
+        elif not os.path.lexists(arg) and _GLOB_CHARS & set(arg) and "#" not in arg:
+            found = [f for f in sorted(glob.glob(arg, recursive=True)) if os.path.isfile(f)]
+            if not found:
+                errors.append(f"{arg}: no file matches this pattern")
+            files.extend(found)
+        else:
+            files.append(arg)
+    return list(dict.fromkeys(files)), errors
+
+
+def check_one(file: str, fmt: str | None, lenient: bool, rules: NormalizationRules) -> Checked:
+    """Open and lint ``file``; an unreadable file is a ``Checked`` with its ``error``."""
     try:
-        rules = load_rules(config)
         cassette = open_cassette(file, fmt=fmt, lenient=lenient, rules=rules)
         findings = lint(cassette)
-    except (CassetteFormatError, ValueError) as exc:
-        click.echo(f"cassette-tui check: {safe(exc)}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-
-    dropped = cassette.report.dropped_lines
+    except (CassetteError, ValueError, OSError) as exc:
+        message = str(exc)
+        if isinstance(exc, OSError) and file not in message:
+            message = f"{file}: {exc.strerror or exc}"
+        return Checked(file, error=message)
     rows = [f.to_dict() for f in findings]
+    dropped = cassette.report.dropped_lines
     if dropped:
         rows.insert(
             0,
@@ -65,28 +120,112 @@ def check(file: str, as_json: bool, lenient: bool, fmt: str | None, config: str 
                 message=f"{dropped} line(s) dropped by the lenient load: {cassette.report.reason}",
             ).to_dict(),
         )
+    return Checked(
+        file,
+        entries=len(cassette),
+        rows=rows,
+        rules=cassette.rules.describe(),
+        dropped=dropped if lenient else None,
+    )
+
+
+def check_job(
+    files: list[str], fmt: str | None, lenient: bool, rules: NormalizationRules
+) -> Generator[Progress, None, list[Checked]]:
+    """Check ``files`` one by one: yields ``Progress(stage="check", unit="files")``."""
+    results: list[Checked] = []
+    total = len(files)
+    for done, file in enumerate(files):
+        yield Progress("check", done, total, "files", Path(file).name)
+        results.append(check_one(file, fmt, lenient, rules))
+    yield Progress("check", total, total, "files")
+    return results
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--lenient", is_flag=True, help="Keep the entries before a bad last line and report it."
+)
+@from_option("Read every input as this format instead of detecting it.")
+@config_option
+def check(
+    paths: tuple[str, ...], as_json: bool, lenient: bool, fmt: str | None, config: str | None
+) -> None:
+    """Validate and lint cassettes: files, folders (every *.jsonl in them) or globs.
+
+    \b
+    Findings: stale_digest, repeated_key, volatile_arg, binary_as_text, seq_order.
+    --json: one FILE gives an object; several paths, a folder or a glob give a list.
+    Exit status: 0 clean, 1 findings, 2 unreadable input.
+    """
+    try:
+        rules = load_rules(config)
+    except (CassetteError, ValueError, OSError) as exc:
+        click.echo(f"cassette-tui check: {safe(exc)}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    files, missing = expand(paths)
+    single = len(paths) == 1 and files == [paths[0]] and not missing
+    with progress_on_stderr(None if len(files) > 1 else False) as sink:
+        results = run_job(check_job(files, fmt, lenient, rules), sink)
+
+    for problem in missing:
+        click.echo(f"cassette-tui check: {safe(problem)}", err=True)
     if as_json:
-        out: dict[str, Any] = {"file": file, "entries": len(cassette), "findings": rows}
-        if lenient:
-            out["dropped_lines"] = dropped
-        echo_json(out)
+        if single:
+            (only,) = results
+            if only.error is not None:
+                click.echo(f"cassette-tui check: {safe(only.error)}", err=True)
+                sys.exit(EXIT_BAD_INPUT)
+            echo_json(only.to_json())
+        else:
+            for r in results:
+                if r.error is not None:
+                    click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
+            echo_json([r.to_json() for r in results])
     else:
-        _print_human(file, len(cassette), rows, cassette.rules.describe())
-    sys.exit(EXIT_FINDINGS if rows else EXIT_CLEAN)
+        console, layout = stdout_console()
+        for r in results:
+            if r.error is not None:
+                click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
+            else:
+                _print_human(console, layout, r)
+        if not single:
+            console.print(Text(_summary(results, missing)))
+    unreadable = bool(missing) or any(r.error is not None for r in results)
+    findings = any(r.rows for r in results)
+    sys.exit(EXIT_BAD_INPUT if unreadable else EXIT_FINDINGS if findings else EXIT_CLEAN)
 
 
-def _print_human(file: str, entries: int, rows: list[dict[str, Any]], rules: list[str]) -> None:
-    console = Console(highlight=False, soft_wrap=False)
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def _summary(results: list[Checked], missing: list[str]) -> str:
+    """``checked 200 files: 150 clean, 45 with findings (120 findings), 5 unreadable``."""
+    unreadable = sum(1 for r in results if r.error is not None) + len(missing)
+    with_findings = [r for r in results if r.error is None and r.rows]
+    clean = sum(1 for r in results if r.error is None and not r.rows)
+    parts = [f"{clean} clean", f"{len(with_findings)} with findings"]
+    if with_findings:
+        parts[-1] += f" ({_plural(sum(len(r.rows) for r in with_findings), 'finding')})"
+    parts.append(f"{unreadable} unreadable")
+    return f"checked {_plural(len(results), 'file')}: " + ", ".join(parts)
+
+
+def _print_human(console: Console, layout: Layout, result: Checked) -> None:
+    rows = result.rows
     head = Text()
-    head.append(safe(file), style="bold")
-    head.append(f": {entries} entr{'y' if entries == 1 else 'ies'}, ")
+    head.append(safe(result.file), style="bold")
+    head.append(f": {_plural(result.entries, 'entry', 'entries')}, ")
     if rows:
-        head.append(f"{len(rows)} finding{'s' if len(rows) != 1 else ''}", style="bold yellow")
+        head.append(_plural(len(rows), "finding"), style="bold yellow")
     else:
         head.append("no findings", style="bold green")
     console.print(head)
-    if rules:
-        console.print(Text(safe("normalization rules: " + "; ".join(rules)), style="dim"))
+    if result.rules:
+        console.print(Text(safe("normalization rules: " + "; ".join(result.rules)), style="dim"))
     for row in rows:
         line = Text("  ")
         line.append(safe(row["kind"]), style=_KIND_STYLE.get(row["kind"], "bold"))
@@ -96,12 +235,14 @@ def _print_human(file: str, entries: int, rows: list[dict[str, Any]], rules: lis
             line.append(f"  {safe(row['path'])}", style="dim")
         console.print(line)
         # cassette text is data: Text never interprets markup such as "[bold]"
-        wrapped = textwrap.fill(
-            safe(row["message"]),
-            width=max(console.width - 1, 40),
-            initial_indent="    ",
-            subsequent_indent="    ",
-            break_long_words=True,
-            break_on_hyphens=False,
-        )
-        console.print(Text(wrapped))
+        message = "    " + safe(row["message"])
+        if layout.wrap:
+            message = textwrap.fill(
+                safe(row["message"]),
+                width=max(layout.width - 1, 40),
+                initial_indent="    ",
+                subsequent_indent="    ",
+                break_long_words=True,
+                break_on_hyphens=False,
+            )
+        console.print(Text(message))

@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
-from rich.console import Console
 from rich.text import Text
 
 from ..widgets.marks import STATUS_MARKS
 from ._options import config_option, from_option
-from ._output import echo_json, safe
+from ._output import Layout, echo_json, glyph, safe, stdout_console
 
 if TYPE_CHECKING:
     from cassette_tui.core.diff import DiffResult
@@ -95,9 +94,9 @@ def diff(
     \b
     A and B are cassette files or any importable recording; FILE#task=31,trial=2
     picks one run of a multi-run file (tau-bench).
-    Row marks: = same  ~ response drift  ! args drift  x other call
-               < only in A  > only in B
+    Row marks: MARKS
     Row flags: R repeated key  E error where the other run succeeded
+    Drift signs: ~ changed  + added  - removed  T type  # number type only
     Exit status: 0 same, 1 the runs differ, 2 bad usage or unreadable input.
     """
     from cassette_tui.core.diff import diff_cassettes
@@ -124,10 +123,23 @@ def diff(
     sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
 
 
+def _marks_help() -> str:
+    """The row marks as the output writes them (ASCII stand-ins on an ASCII stdout)."""
+    items = [f"{glyph(mark)} {label}" for mark, label, _ in MARKS.values()]
+    return "  ".join(items[:4]) + "\n" + " " * len("    Row marks: ") + "  ".join(items[4:])
+
+
+diff.help = (diff.help or "").replace("MARKS", _marks_help())
+
+
 # -- human output -------------------------------------------------------------------------
 
 
-def _wrap(text: str, width: int, indent: str) -> str:
+def _wrap(text: str, layout: Layout, indent: str) -> str:
+    """``text`` indented; wrapped to the terminal's width only on a terminal."""
+    if not layout.wrap:
+        return indent + text
+    width = layout.width - 1
     return textwrap.fill(
         text,
         width=max(width, 40),
@@ -159,7 +171,7 @@ def _pack(groups: list[Text], width: int, sep: str = "   ") -> list[Text]:
     return lines
 
 
-def _summary(result: DiffResult, name_a: str, name_b: str, width: int) -> list[Text]:
+def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> list[Text]:
     lines = []
     for side, name, c in (("A", name_a, result.a), ("B", name_b, result.b)):
         line = Text(f"{side}  ", style="bold")
@@ -171,8 +183,8 @@ def _summary(result: DiffResult, name_a: str, name_b: str, width: int) -> list[T
     for status, n in result.counts.items():
         if n:
             mark, label, style = MARKS[status.value]
-            groups.append(Text(f"{mark} {n} {label}", style=style))
-    lines.extend(_pack(groups, width))
+            groups.append(Text(f"{glyph(mark)} {n} {label}", style=style))
+    lines.extend(_pack(groups, layout.width) if layout.wrap else [Text("   ").join(groups)])
     if result.first_divergence is None:
         lines.append(Text("= the runs are the same", style="bold green"))
     else:
@@ -183,14 +195,14 @@ def _summary(result: DiffResult, name_a: str, name_b: str, width: int) -> list[T
         line.append(f"A seq {row.a_seq if row.a_seq is not None else '-'} / ")
         line.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}  ")
         line.append(f"{safe(row.tool)}  ")
-        line.append(f"{mark} {label}", style=style)
+        line.append(f"{glyph(mark)} {label}", style=style)
         lines.append(line)
     return lines
 
 
 def _row_line(index: int, row: Row) -> Text:
     mark, label, style = MARKS[row.status.value]
-    line = Text(f"{mark} ", style=style)
+    line = Text(f"{glyph(mark)} ", style=style)
     a_seq = row.a_seq if row.a_seq is not None else "-"
     b_seq = row.b_seq if row.b_seq is not None else "-"
     line.append(f"{index + 1:>5}  {a_seq:>5}  {b_seq:>5}  ")
@@ -206,9 +218,11 @@ def _row_line(index: int, row: Row) -> Text:
 ROW_HEADER = "    row  A seq  B seq  RE  status          tool"
 
 
-def _drift_lines(items: list[DriftItem], width: int) -> list[Text]:
-    """Two lines per item when the values do not fit beside the path: the sign, the part
-    and the JSON path, then ``A-value -> B-value`` (each cut to half the width)."""
+def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
+    """One line per item: the sign, the part and the JSON path, then ``A-value ->
+    B-value`` (each cut to half the width). On a terminal, two lines when the values do not
+    fit beside the path."""
+    width = layout.width
     lines = []
     for item in items[:MAX_DRIFT_LINES]:
         change = item.change.value
@@ -224,7 +238,7 @@ def _drift_lines(items: list[DriftItem], width: int) -> list[Text]:
             if change == "number_type":
                 values.append("(number type only)")
         tail = " ".join(values)
-        if len(head) + 2 + len(tail) <= width:
+        if len(head) + 2 + len(tail) <= width or not layout.wrap:
             line = Text(head, style="dim")
             line.append("  " + tail)
             lines.append(line)
@@ -243,9 +257,8 @@ def _drift_lines(items: list[DriftItem], width: int) -> list[Text]:
 def _print_human(
     result: DiffResult, name_a: str, name_b: str, limit: int, include_same: bool
 ) -> None:
-    console = Console(highlight=False, soft_wrap=False, emoji=False)
-    width = console.width
-    for line in _summary(result, name_a, name_b, width):
+    console, layout = stdout_console()
+    for line in _summary(result, name_a, name_b, layout):
         console.print(line)
     findings = result.findings
     if findings:
@@ -259,10 +272,11 @@ def _print_human(
                 for side in ("a", "b")
             )
             head.append(f"  {seqs}", style="dim")
-            head.truncate(width, overflow="ellipsis")
+            if layout.wrap:
+                head.truncate(layout.width, overflow="ellipsis")
             console.print(head)
-            console.print(Text(_wrap(safe(f.message), width - 1, "    ")))
-            console.print(Text(_wrap(safe(f"-> {f.action}"), width - 1, "    "), style="green"))
+            console.print(Text(_wrap(safe(f.message), layout, "    ")))
+            console.print(Text(_wrap(safe(f"-> {f.action}"), layout, "    "), style="green"))
     shown = [
         (i, row) for i, row in enumerate(result.rows) if include_same or row.status.value != "same"
     ]
@@ -274,7 +288,7 @@ def _print_human(
     cut = shown if limit == 0 else shown[:limit]
     for index, row in cut:
         console.print(_row_line(index, row))
-        for line in _drift_lines(result.drift(index), width):
+        for line in _drift_lines(result.drift(index), layout):
             console.print(line)
     if len(cut) < len(shown):
         console.print(

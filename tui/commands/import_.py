@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +29,18 @@ from cassette_tui.core.constants import EXIT_BAD_INPUT
 from cassette_tui.core.errors import CassetteFormatError
 from cassette_tui.core.importers import FORMATS, RunInfo, RunSelectionError
 from cassette_tui.core.importers.detect import import_file
+from cassette_tui.core.jobs import Progress, run_job
 from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
 
 from ._options import from_option
+from ._output import echo_json, safe
+from ._progress import progress_on_stderr
 
 INDEX_NAME = "runs.json"
 
 
 def _fail(message: str) -> None:
-    click.echo(f"cassette-tui import: {message}", err=True)
+    click.echo(f"cassette-tui import: {safe(message)}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -111,10 +115,11 @@ def import_cmd(
     run = cassette.metadata.get("run") or {}
     record = {"file": str(out), "entries": len(cassette), **_run_fields(run)}
     if as_json:
-        click.echo(json.dumps({"source": str(spec.path), "format": kind, "written": [record]}))
+        echo_json({"source": str(spec.path), "format": kind, "written": [record]}, indent=None)
     else:
         click.echo(
-            f"wrote {out} ({_n(len(cassette))}) from {kind} {cassette.path}" + _reward_note(run)
+            safe(f"wrote {out} ({_n(len(cassette))}) from {kind} {cassette.path}")
+            + _reward_note(run)
         )
 
 
@@ -144,45 +149,59 @@ def _write_all(
         shown = ", ".join(str(t) for t in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
         _fail(f"{shown}{more}: exist; pass --force to replace them (nothing was written)")
-    # build every cassette first so bad input writes nothing
-    try:
-        cassettes = [imported.cassette(run.index) for run in runs]
-    except CassetteFormatError as exc:
-        _fail(str(exc))
-        return
     written: list[dict[str, Any]] = []
     try:
-        for run, target, cassette in zip(runs, targets, cassettes, strict=True):
-            save(cassette, target, overwrite=force)
-            written.append(
-                {"file": str(target), "entries": len(cassette), **_run_fields(run.to_json())}
-            )
+        with progress_on_stderr() as sink:
+            written = run_job(_write_runs(runs, targets, imported, force), sink)
         index = {"source": str(imported.path), "format": kind, "runs": written}
         write_atomic(
             out / INDEX_NAME, [(json.dumps(index, indent=1) + "\n").encode()], overwrite=force
         )
+    except CassetteFormatError as exc:
+        _fail(str(exc))
     except FileExistsError as exc:
         _fail(str(exc))
     except OSError as exc:
         _fail(f"{out}: cannot write: {exc.strerror or exc}")
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "source": str(imported.path),
-                    "format": kind,
-                    "written": written,
-                    "index": str(out / INDEX_NAME),
-                }
-            )
+        echo_json(
+            {
+                "source": str(imported.path),
+                "format": kind,
+                "written": written,
+                "index": str(out / INDEX_NAME),
+            },
+            indent=None,
         )
         return
     empty = sum(1 for w in written if w["entries"] == 0)
     passed = sum(1 for w in written if w["passed"])
     click.echo(
-        f"wrote {len(written)} cassettes to {out}/ ({passed} passing, "
-        f"{len(written) - passed} not; {empty} with no tool call) and {out / INDEX_NAME}"
+        safe(
+            f"wrote {len(written)} cassettes to {out}/ ({passed} passing, "
+            f"{len(written) - passed} not; {empty} with no tool call) and {out / INDEX_NAME}"
+        )
     )
+
+
+def _write_runs(
+    runs: list[RunInfo], targets: list[Path], imported: Any, force: bool
+) -> Generator[Progress, None, list[dict[str, Any]]]:
+    """Build every run's cassette first (so bad input writes nothing), then write them;
+    yields ``Progress("read", ..., unit="runs")``, then ``Progress("write", ...)``."""
+    cassettes = []
+    for done, run in enumerate(runs):
+        yield Progress("read", done, len(runs), "runs", run.label)
+        cassettes.append(imported.cassette(run.index))
+    written: list[dict[str, Any]] = []
+    for done, (run, target, cassette) in enumerate(zip(runs, targets, cassettes, strict=True)):
+        yield Progress("write", done, len(runs), "runs", target.name)
+        save(cassette, target, overwrite=force)
+        written.append(
+            {"file": str(target), "entries": len(cassette), **_run_fields(run.to_json())}
+        )
+    yield Progress("write", len(runs), len(runs), "runs")
+    return written
 
 
 def _list(path: Path, kind: str, as_json: bool) -> None:
@@ -194,18 +213,19 @@ def _list(path: Path, kind: str, as_json: bool) -> None:
         _fail(str(exc))
         return
     if as_json:
-        click.echo(
-            json.dumps({"source": str(path), "format": kind, "runs": [r.to_json() for r in runs]})
+        echo_json(
+            {"source": str(path), "format": kind, "runs": [r.to_json() for r in runs]}, indent=None
         )
         return
-    click.echo(f"{path}: {kind}, {len(runs)} run(s)")
+    click.echo(safe(f"{path}: {kind}, {len(runs)} run(s)"))
     click.echo(f"{'task':>8} {'trial':>5} {'reward':>6} {'result':>6} {'calls':>5}  spec")
     for r in runs:
         result = {True: "pass", False: "fail", None: "-"}[r.passed]
         reward = "-" if r.reward is None else f"{r.reward:g}"
+        task = safe(r.task or "-")
         click.echo(
-            f"{r.task or '-':>8} {'-' if r.trial is None else r.trial:>5} {reward:>6} "
-            f"{result:>6} {r.calls:>5}  {path.name}{r.spec_suffix()}"
+            f"{task:>8} {'-' if r.trial is None else r.trial:>5} {reward:>6} "
+            f"{result:>6} {r.calls:>5}  {safe(path.name + r.spec_suffix())}"
         )
 
 

@@ -15,14 +15,21 @@ from typing import Any
 
 from rich.text import Text
 
-#: C0 controls, DEL, C1 controls, zero-width and bidi controls, line/paragraph separators.
-_UNSAFE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]"
+#: Characters that change the terminal or the order or look of the text around them,
+#: besides the C0 controls: DEL and the C1 controls (``\x9b`` is a CSI on some terminals),
+#: the Arabic letter mark (U+061C) and the other bidi marks, zero-width characters,
+#: line/paragraph separators, the bidi embeddings, overrides and isolates, word joiners
+#: and invisible operators, the byte order mark, and the tag characters (U+E0000-U+E007F,
+#: invisible text).
+FORMAT_CHARS = (
+    "\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f"
+    "\ufeff\U000e0000-\U000e007f"
 )
+#: Every character that must not reach a terminal raw (a regex character class).
+UNSAFE_CHARS = "[\x00-\x1f" + FORMAT_CHARS + "]"
+_UNSAFE = re.compile(UNSAFE_CHARS)
 #: In multi-line text, newlines and tabs are layout, not a threat.
-_UNSAFE_MULTILINE = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]"
-)
+_UNSAFE_MULTILINE = re.compile("[\x00-\x08\x0b-\x1f" + FORMAT_CHARS + "]")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -32,6 +39,8 @@ def _visible(match: re.Match[str]) -> str:
         return chr(0x2400 + code)  # Unicode "control pictures": ␛ ␀ ␇ ␊ ...
     if code == 0x7F:
         return "\u2421"  # ␡
+    if code > 0xFFFF:
+        return f"\\U{code:08x}"
     return f"\\u{code:04x}"
 
 
