@@ -10,7 +10,7 @@ from support.paths import ROOT
 
 #: design notes kept outside the repository while it was written
 OUTSIDE_NOTES = re.compile(r"\b(DESIGN|STYLE)\.md\b")
-#: "docs/architecture.md, "Section"" references in docstrings and comments
+#: references to a section of docs/architecture.md in docstrings and comments
 DOC_SECTION = re.compile(r'docs/architecture\.md, "([^"]+)"')
 
 
