@@ -506,7 +506,12 @@ def _downstream(
                 continue
             parts = []
             seqs: dict[str, list[int]] = {"a": [row.a_seq], "b": [row.b_seq]}  # type: ignore[list-item]
-            evidence: dict[str, Any] = {"row": index + 1, "path": item.path, "a": item.a, "b": item.b}
+            evidence: dict[str, Any] = {
+                "row": index + 1,
+                "path": item.path,
+                "a": item.a,
+                "b": item.b,
+            }
             upstream_rows = []
             for side, src, c, pos in (("A", src_a, result.a, pos_a), ("B", src_b, result.b, pos_b)):
                 if src is None:

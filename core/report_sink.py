@@ -1,6 +1,6 @@
 """Where a process's replay (or record) report goes: one file per process, kept current.
 
-DESIGN.md's ``CASSETTE_REPORT`` is written "when the process exits"; an exit hook alone
+The ``CASSETTE_REPORT`` contract: the report is written "when the process exits"; an exit hook alone
 loses the report when the process is killed (SIGTERM), leaves by ``os._exit``, or wraps
 several dispatchers (each hook overwrote the last). A ``ReportSink`` instead:
 
