@@ -22,14 +22,15 @@ keyword that contradicts the spec is an error.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .cassette import Cassette, load
 from .errors import CassetteFormatError
-from .importers import FORMATS, RunInfo, RunSelectionError, canonical_format, spec_suffix
+from .importers import FORMATS, canonical_format
 from .importers.detect import import_file, sniff
 from .normalize import NormalizationRules
+from .runs import RunInfo, RunSelectionError, TaskPair, spec_suffix, task_pairs
 
 _SPEC_KEYS = ("task", "trial", "from")
 
@@ -224,51 +225,6 @@ def is_multi_run(path: str | Path, *, fmt: str | None = None) -> bool:
     """True when the file holds runs told apart by task and trial (a selector is needed)."""
     runs = list_runs(path, fmt=fmt)
     return any(r.task is not None or r.trial is not None for r in runs)
-
-
-@dataclass(frozen=True)
-class TaskPair:
-    """The trials of one task split by outcome, for "diff a failing run against a passing
-    one".
-
-    Attributes:
-        task: the task id as text.
-        passing: the passing runs, by trial.
-        failing: the failing runs, by trial.
-    """
-
-    task: str
-    passing: list[RunInfo] = field(default_factory=list)
-    failing: list[RunInfo] = field(default_factory=list)
-
-    @property
-    def has_pair(self) -> bool:
-        return bool(self.passing and self.failing)
-
-    def default(self) -> tuple[RunInfo, RunInfo] | None:
-        """``(passing, failing)``: the pair whose call counts are closest (the most
-        comparable runs; ties go to the lowest trials), or ``None`` without a pair."""
-        if not self.has_pair:
-            return None
-        return min(
-            ((p, f) for p in self.passing for f in self.failing),
-            key=lambda pf: (abs(pf[0].calls - pf[1].calls), pf[0].trial or 0, pf[1].trial or 0),
-        )
-
-
-def task_pairs(runs: list[RunInfo]) -> dict[str, TaskPair]:
-    """Group runs by task into ``TaskPair``s (tasks in first-seen order). Runs without a
-    reward are left out."""
-    out: dict[str, TaskPair] = {}
-    for run in runs:
-        if run.task is None or run.passed is None:
-            continue
-        pair = out.setdefault(run.task, TaskPair(run.task))
-        (pair.passing if run.passed else pair.failing).append(run)
-    for pair in out.values():
-        pair.passing.sort(key=lambda r: r.trial or 0)
-        pair.failing.sort(key=lambda r: r.trial or 0)
-    return out
 
 
 def pair_specs(path: str | Path, task: str | int) -> tuple[str, str]:

@@ -61,3 +61,18 @@ def test_check_command_does_not_import_textual() -> None:
     code = "import sys\nimport cassette_tui.tui.commands.check\nprint('textual' in sys.modules)\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_importing_core_stays_cheap() -> None:
+    """``import cassette_tui.core`` (which an agent pays on every replay) brings in none of
+    deepdiff, PyYAML, asyncio or the importers; the public names still resolve."""
+    bad = _imported_after(
+        "cassette_tui.core", ("deepdiff", "yaml", "asyncio", "cassette_tui.core.importers")
+    )
+    assert bad == ""
+    code = (
+        "from cassette_tui.core import wrap_dispatcher, diff_cassettes, open_cassette\n"
+        "import cassette_tui.core as core\n"
+        "assert all(hasattr(core, name) for name in core.__all__)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,7 +1,7 @@
 """Importers: recordings made by other tools, read as cassettes.
 
 Each importer turns one file into an ``Imported``: the list of runs the file holds
-(``RunInfo``: task, trial, reward, call count) and a way to build any run's entries. Files
+(``RunInfo``, from ``core.runs``: task, trial, reward, call count) and a way to build any run's entries. Files
 with one run (a VCR cassette, one chat log) hold a single run whose ``task`` and ``trial``
 are ``None``; a tau-bench results file holds one run per ``(task_id, trial)``; an inspect_ai
 log one per ``(sample id, epoch)``.
@@ -27,8 +27,8 @@ from typing import Any
 
 from ..cassette import Cassette
 from ..entry import Entry
-from ..errors import CassetteFormatError
 from ..normalize import NormalizationRules
+from ..runs import PASS_REWARD, RunInfo, RunSelectionError, spec_suffix, task_order
 
 #: Canonical format names, in the order detection tries them.
 FORMATS: tuple[str, ...] = ("cassette", "tau-bench", "openai", "inspect", "vcr")
@@ -50,9 +50,6 @@ ALIASES: dict[str, str] = {
     "pytest-recording": "vcr",
 }
 
-#: A reward at or above this counts as a pass (tau-bench scores 0.0 or 1.0).
-PASS_REWARD = 1.0 - 1e-6
-
 
 def canonical_format(name: str) -> str:
     """The canonical name of format ``name`` (case-insensitive, aliases accepted).
@@ -65,89 +62,6 @@ def canonical_format(name: str) -> str:
     if key not in FORMATS:
         raise ValueError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
     return key
-
-
-def spec_suffix(task: str | None, trial: int | None, fmt: str | None = None) -> str:
-    """The path-spec selector for these values (``core.sources``): ``"#task=31,trial=2"``,
-    ``"#from=vcr"``, ... in the order task, trial, from; ``""`` when all are ``None``."""
-    keys = [
-        f"{name}={value}"
-        for name, value in (("task", task), ("trial", trial), ("from", fmt))
-        if value is not None
-    ]
-    return "#" + ",".join(keys) if keys else ""
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """One run in an importable file.
-
-    Attributes:
-        task: the task id as text (tau-bench ``task_id``, inspect sample id), or ``None``
-            for a file that holds a single run.
-        trial: the trial number (tau-bench ``trial``, inspect ``epoch``), or ``None``.
-        reward: the run's score as a float (tau-bench ``reward``; inspect: the first
-            score, ``C``/``I`` read as 1.0/0.0), or ``None`` when the file has none.
-        calls: the number of tool calls, i.e. the entries the run's cassette will hold.
-        index: position of the run in the file (0-based).
-    """
-
-    task: str | None
-    trial: int | None
-    reward: float | None
-    calls: int
-    index: int = 0
-
-    @property
-    def passed(self) -> bool | None:
-        """``True`` for reward >= 1 (tau-bench's pass rule), ``None`` without a reward."""
-        if self.reward is None:
-            return None
-        return self.reward >= PASS_REWARD
-
-    @property
-    def label(self) -> str:
-        """A file-name-safe name: ``task-31_trial-2`` (or ``run-<index>``)."""
-        if self.task is None and self.trial is None:
-            return f"run-{self.index}"
-        parts = []
-        if self.task is not None:
-            parts.append("task-" + _safe(self.task))
-        if self.trial is not None:
-            parts.append(f"trial-{self.trial}")
-        return "_".join(parts)
-
-    def spec_suffix(self) -> str:
-        """The path-spec suffix that selects this run: ``#task=31,trial=2`` (or ``""``)."""
-        return spec_suffix(self.task, self.trial)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "task": self.task,
-            "trial": self.trial,
-            "reward": self.reward,
-            "passed": self.passed,
-            "calls": self.calls,
-            "index": self.index,
-        }
-
-
-def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-." else "-" for c in text) or "-"
-
-
-class RunSelectionError(CassetteFormatError):
-    """A file holds several runs and the selector (task, trial) does not pick exactly one.
-
-    Attributes (besides those of ``CassetteFormatError``):
-        runs: every run in the file (``RunInfo``), so a caller can offer a selector.
-        fmt: the file's format.
-    """
-
-    def __init__(self, path: str | Path, reason: str, runs: list[RunInfo], fmt: str) -> None:
-        self.runs = runs
-        self.fmt = fmt
-        super().__init__(path, None, None, reason)
 
 
 @dataclass
@@ -241,7 +155,7 @@ class Imported:
         task_s = str(task)
         of_task = [r for r in runs if r.task == task_s]
         if not of_task:
-            tasks = sorted({r.task for r in runs if r.task is not None}, key=_task_order)
+            tasks = sorted({r.task for r in runs if r.task is not None}, key=task_order)
             raise RunSelectionError(
                 self.path,
                 f"has no run of task {task_s!r}; tasks: {_short_list(tasks)}",
@@ -286,10 +200,6 @@ class Imported:
             f"--trial {example.trial}); list them with 'cassette-tui import "
             f"{self.path.name} --list'"
         )
-
-
-def _task_order(task: str) -> tuple[int, int | str]:
-    return (0, int(task)) if task.lstrip("-").isdigit() else (1, task)
 
 
 def _trials(runs: list[RunInfo]) -> str:
@@ -363,10 +273,12 @@ def loads_json(text: str | bytes) -> Any:
 __all__ = [
     "ALIASES",
     "FORMATS",
+    "PASS_REWARD",
     "Imported",
     "RunInfo",
     "RunSelectionError",
     "canonical_format",
     "json_result",
     "loads_json",
+    "spec_suffix",
 ]

@@ -222,3 +222,25 @@ def test_one_finding_type_for_lint_and_diagnosis(tmp_path) -> None:
     assert lint_finding.to_check_json() == {
         "kind": "repeated_key", "seq": 1, "path": None, "message": "m", "seqs": [1, 2]
     }  # fmt: skip
+
+
+# -- one home for runs -----------------------------------------------------------------------
+
+
+def test_one_task_order_for_pairs_and_groups() -> None:
+    from cassette_tui.core.runs import RunInfo, group_runs, task_order, task_pairs
+
+    runs = [
+        RunInfo(task, trial, reward, calls=3, index=i)
+        for i, (task, trial, reward) in enumerate(
+            [("b", 0, 1.0), ("10", 1, 0.0), ("-1", 0, 1.0), ("2", 0, 0.0), ("10", 0, 1.0),
+             ("2", 1, 1.0), ("-1", 1, 0.0)]
+        )
+    ]  # fmt: skip
+    order = ["-1", "2", "10", "b"]
+    assert sorted({r.task for r in runs if r.task}, key=task_order) == order
+    assert [g.task for g in group_runs(runs)] == order
+    assert list(task_pairs(runs)) == order
+    ten = next(g for g in group_runs(runs) if g.task == "10")
+    assert [r.trial for r in ten.runs] == [0, 1]
+    assert ten.pair is not None and ten.pair[0].passed is False and ten.pair[1].passed is True

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.importers import RunInfo
 from cassette_tui.core.normalize import NormalizationRules
-from cassette_tui.core.sources import open_cassette, task_pairs
+from cassette_tui.core.runs import RunInfo, TaskGroup, group_runs
+from cassette_tui.core.sources import open_cassette
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
@@ -64,50 +64,6 @@ class RunSource:
     def spec(self, run: RunInfo) -> str:
         """The path spec that opens ``run``: ``FILE#task=31,trial=2``."""
         return str(self.path) + run.spec_suffix()
-
-
-@dataclass(frozen=True)
-class TaskGroup:
-    """The trials of one task, and the pair that enter opens.
-
-    Attributes:
-        task: the task id as text (``""`` for runs without one).
-        runs: the task's runs by trial.
-        pair: ``(failing, passing)`` from ``TaskPair.default()`` (A and B), or ``None``
-            when the task lacks a passing or a failing trial.
-    """
-
-    task: str
-    runs: tuple[RunInfo, ...]
-    pair: tuple[RunInfo, RunInfo] | None
-
-    @property
-    def passed(self) -> int:
-        return sum(1 for run in self.runs if run.passed is True)
-
-    @property
-    def failed(self) -> int:
-        return sum(1 for run in self.runs if run.passed is False)
-
-
-def _task_order(task: str) -> tuple[int, int, str]:
-    return (0, int(task), "") if task.isdigit() else (1, 0, task)
-
-
-def group_runs(runs: list[RunInfo]) -> list[TaskGroup]:
-    """The runs grouped by task (numeric ids in numeric order), trials in order, each task
-    with its default failing/passing pair."""
-    by_task: dict[str, list[RunInfo]] = {}
-    for run in runs:
-        by_task.setdefault(run.task if run.task is not None else "", []).append(run)
-    pairs = task_pairs(runs)
-    groups = []
-    for task in sorted(by_task, key=_task_order):
-        trials = sorted(by_task[task], key=lambda r: (r.trial is None, r.trial or 0, r.index))
-        pair = pairs.get(task)
-        chosen = pair.default() if pair is not None else None
-        groups.append(TaskGroup(task, tuple(trials), (chosen[1], chosen[0]) if chosen else None))
-    return groups
 
 
 def outcome(run: RunInfo) -> tuple[str, str, str]:
