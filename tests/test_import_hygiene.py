@@ -1,6 +1,8 @@
 """core never imports the UI: each core module (importers included) imports in a fresh
-interpreter without textual or cassette_tui.tui (docs/architecture.md, "Modules"). The headless commands
-(tui/commands/*.py) stay cheap: importing one never imports textual."""
+interpreter without textual or cassette_tui.tui (docs/architecture.md, "Modules"). The
+headless commands (tui/commands/*.py) stay cheap: importing one never imports textual nor a
+widget module; the text builders they share with the app (tui/text/) never import textual
+either."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ def _modules(package: str, folder: Path, pattern: str) -> list[str]:
 
 MODULES = _modules("cassette_tui.core", ROOT / "core", "**/*.py")
 COMMANDS = _modules("cassette_tui.tui.commands", ROOT / "tui" / "commands", "*.py")
+TEXT = _modules("cassette_tui.tui.text", ROOT / "tui" / "text", "*.py")
 
 
 def _imported_after(module: str, prefixes: tuple[str, ...]) -> str:
@@ -43,6 +46,7 @@ def _imported_after(module: str, prefixes: tuple[str, ...]) -> str:
 def test_the_module_lists_are_complete() -> None:
     assert "cassette_tui.core.importers.detect" in MODULES
     assert "cassette_tui.tui.commands.check" in COMMANDS
+    assert "cassette_tui.tui.text.safe" in TEXT
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -52,8 +56,18 @@ def test_core_module_imports_without_the_ui(module: str) -> None:
 
 
 @pytest.mark.parametrize("module", COMMANDS)
-def test_command_module_does_not_import_textual(module: str) -> None:
-    bad = _imported_after(module, ("textual.",))
+def test_command_module_imports_neither_textual_nor_widgets(module: str) -> None:
+    bad = _imported_after(
+        module, ("textual.", "cassette_tui.tui.widgets", "cassette_tui.tui.screens")
+    )
+    assert bad == "", f"{module} imported {bad}"
+
+
+@pytest.mark.parametrize("module", TEXT)
+def test_text_builder_module_does_not_import_textual(module: str) -> None:
+    bad = _imported_after(
+        module, ("textual.", "cassette_tui.tui.widgets", "cassette_tui.tui.screens")
+    )
     assert bad == "", f"{module} imported {bad}"
 
 

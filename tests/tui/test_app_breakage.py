@@ -18,7 +18,8 @@ import pytest
 from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp, keymap_problem
 from cassette_tui.tui.commands.open_app import open_app
-from cassette_tui.tui.widgets.detail import CUT_HINT, EXPANDED_CHARS, DetailPane
+from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_CHARS
+from cassette_tui.tui.widgets.detail import DetailPane
 from click.testing import CliRunner
 from support.paths import SAMPLES
 from support.pilot import screen_text, sync

@@ -18,7 +18,7 @@ from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.single import SingleScreen
 from cassette_tui.tui.screens.step import StepScreen
-from cassette_tui.tui.widgets.rows import PairRows
+from cassette_tui.tui.text.rows import PairRows
 from click.testing import CliRunner
 from support.pilot import press, screen_segments, screen_text, settle, sync
 from textual.widgets import Input

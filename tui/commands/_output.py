@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import click
 from rich.console import Console
 
-from ..widgets.safe import FORMAT_CHARS, printable
+from ..text.safe import FORMAT_CHARS, printable
 
 #: the width decisions (values cut to fit beside a path) use when stdout is not a terminal
 NOMINAL_WIDTH = 80

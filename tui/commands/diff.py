@@ -22,7 +22,7 @@ import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from rich.text import Text
 
-from ..widgets.marks import STATUS_MARKS
+from ..text.marks import STATUS_MARKS
 from ._options import config_option, from_option
 from ._output import Layout, echo_json, glyph, safe, stdout_console
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 def _fail(message: str) -> None:
-    from ..widgets.safe import printable
+    from ..text.safe import printable
 
     click.echo(f"cassette-tui: {printable(message)}", err=True)
     sys.exit(EXIT_BAD_INPUT)

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from .. import bindings
-from ..widgets.marks import legend
+from ..text.marks import legend
 
 SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Two cassettes (main screen)", bindings.PAIR),

@@ -9,10 +9,10 @@ from rich.text import Text
 from textual import work
 
 from ..bindings import PAIR
-from ..widgets.detail import Limits, pair_detail, pair_title
-from ..widgets.rows import SEQ_WIDTH, PairRows
-from ..widgets.safe import describe_error, printable
-from ..widgets.summary import file_label, loading_summary, pair_summary
+from ..text.detail import Limits, pair_detail, pair_title
+from ..text.rows import SEQ_WIDTH, PairRows
+from ..text.safe import describe_error, printable
+from ..text.summary import file_label, loading_summary, pair_summary
 from .steps import StepsScreen
 
 

@@ -27,7 +27,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from ..bindings import PAIR_FROM_RUNS, RUNS, SINGLE_FROM_RUNS
-from ..widgets.safe import printable
+from ..text.safe import printable
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader
 from .pair import PairScreen

@@ -11,10 +11,10 @@ from rich.text import Text
 from textual import work
 
 from ..bindings import SINGLE
-from ..widgets.detail import Limits, single_detail
-from ..widgets.rows import SEQ_WIDTH, SingleRows
-from ..widgets.safe import describe_error, plain
-from ..widgets.summary import file_label, single_summary
+from ..text.detail import Limits, single_detail
+from ..text.rows import SEQ_WIDTH, SingleRows
+from ..text.safe import describe_error, plain
+from ..text.summary import file_label, single_summary
 from .steps import StepsScreen
 
 

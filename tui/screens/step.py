@@ -12,8 +12,9 @@ from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from ..bindings import STEP
-from ..widgets.detail import DetailPane, Limits
-from ..widgets.safe import printable
+from ..text.detail import Limits
+from ..text.safe import printable
+from ..widgets.detail import DetailPane
 
 if TYPE_CHECKING:
     from .steps import StepsScreen

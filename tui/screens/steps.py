@@ -18,11 +18,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..widgets.detail import DetailPane, Limits
-from ..widgets.rows import RowModel
-from ..widgets.safe import describe_error, plain, printable
+from ..text.detail import Limits
+from ..text.rows import RowModel
+from ..text.safe import describe_error, plain, printable
+from ..text.summary import loading_summary
+from ..widgets.detail import DetailPane
 from ..widgets.step_list import StepList
-from ..widgets.summary import SummaryHeader, loading_summary
+from ..widgets.summary import SummaryHeader
 
 
 class NoRows:

@@ -1,1 +1,2 @@
-"""Reusable widgets of the app: the step list (Line API), the detail pane, the header."""
+"""Textual widgets of the app: the step list (Line API), the detail pane, the header. Their
+text comes from ``tui.text``."""

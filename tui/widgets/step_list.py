@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .rows import RowModel, unreadable_reason
+from ..text.rows import RowModel, unreadable_reason
 
 _STYLE_NAMES = (
     "steplist--same",

@@ -1,0 +1,241 @@
+"""The detail of one step: both sides' args and response, and the drift per JSON path.
+
+The builders are plain functions that turn ``core`` results into Rich renderables; they run
+in a thread worker (parsing an entry and pretty-printing a large response take time) and
+never compute a diff themselves: the drift comes from ``DiffResult.drift``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cassette_tui.core.align import is_error_outcome
+from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row
+from cassette_tui.core.entry import Entry
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+
+from .marks import ERROR, REPEATED, STATUS_MARKS
+from .safe import compact, pretty_lines, printable
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of a long value is shown before it is cut (``e`` expands)."""
+
+    lines: int | None = 12
+    chars: int | None = 160
+    drift_value: int | None = 60
+    is_expanded: bool = False
+
+    @classmethod
+    def expanded(cls) -> Limits:
+        # Still bounded: drawing costs about 5 ms per KB on the UI thread, so a 1 MB
+        # response shown whole froze every key for 5 s. 20k characters a string and 2,000
+        # lines a value take a fraction of a second and are more than a screen can show.
+        return cls(
+            lines=EXPANDED_LINES,
+            chars=EXPANDED_CHARS,
+            drift_value=EXPANDED_CHARS,
+            is_expanded=True,
+        )
+
+    @property
+    def hint(self) -> str:
+        return EXPANDED_HINT if self.is_expanded else CUT_HINT
+
+
+EXPANDED_LINES = 2_000
+EXPANDED_CHARS = 20_000
+CUT_HINT = "press e to expand"
+EXPANDED_HINT = "cut even when expanded: the file holds the rest"
+Styles = Mapping[str, Style]
+DETAIL_STYLES = ("detail--old", "detail--new", "detail--error")
+
+_CHANGE_WORDS = {
+    Change.VALUE_CHANGED: "changed",
+    Change.TYPE_CHANGED: "type changed",
+    Change.NUMBER_TYPE: "number type only",
+    Change.ADDED: "added in B",
+    Change.REMOVED: "removed in B",
+    Change.ITEM_ADDED: "item added in B",
+    Change.ITEM_REMOVED: "item removed in B",
+}
+
+
+def _value(value: Any, limit: int | None) -> str:
+    text = compact(value)
+    if limit is not None and len(text) > limit:
+        return f"{text[: limit - 1]}…"
+    return text
+
+
+def _block(value: Any, limits: Limits, style: str | Style = "") -> Text:
+    lines, cut = pretty_lines(value, max_lines=limits.lines, max_chars=limits.chars)
+    text = Text("\n".join(lines), style=style, overflow="fold")
+    if cut or (limits.chars is not None and "…(+" in text.plain):
+        more = f"… {cut} more lines, " if cut else "… "
+        text.append(f"\n{more}{limits.hint}", style="dim italic")
+    return text
+
+
+def _outcome(entry: Entry) -> tuple[str, Any]:
+    if entry.is_error:
+        return "error", entry.error
+    return "response", entry.response
+
+
+_PART_ORDER = {"args": 0, "response": 1, "error": 2}
+
+
+def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> Text:
+    """One line per drifted path: ``response $.top  "a" -> "b"  (changed)``."""
+    text = Text()
+    # a stable order whatever order the engine reports: args first, then by JSON path
+    ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
+    for n, item in enumerate(ordered):
+        if n:
+            text.append("\n")
+        text.append(f"{item.part} ", style="dim")
+        text.append(printable(item.path), style="bold")
+        text.append("  ")
+        if item.change in (Change.ADDED, Change.ITEM_ADDED):
+            text.append(
+                f"+ {_value(item.b, limits.drift_value)}", style=styles.get("detail--new", "")
+            )
+        elif item.change in (Change.REMOVED, Change.ITEM_REMOVED):
+            text.append(
+                f"- {_value(item.a, limits.drift_value)}", style=styles.get("detail--old", "")
+            )
+        else:
+            text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
+            text.append(" -> ")
+            text.append(_value(item.b, limits.drift_value), style=styles.get("detail--new", ""))
+        text.append(f"  ({_CHANGE_WORDS.get(item.change, str(item.change.value))})", style="dim")
+    return text
+
+
+def _findings_text(findings: Iterable[Any], title: str) -> Text | None:
+    found = list(findings)
+    if not found:
+        return None
+    text = Text(title, style="bold")
+    for finding in found:
+        text.append("\n• ")
+        text.append(printable(str(finding.kind)), style="bold")
+        text.append(": ")
+        text.append(printable(str(finding.message)))
+        action = getattr(finding, "action", None)
+        if action:
+            text.append("\n  → ", style="dim")
+            text.append(printable(str(action)), style="italic")
+    return text
+
+
+def row_findings(findings: Iterable[Finding], row: Row) -> list[Finding]:
+    """The findings whose evidence names this row's seq on either side."""
+    related = []
+    for finding in findings:
+        seqs = finding.seqs or {}
+        if (row.a_seq is not None and row.a_seq in seqs.get("a", ())) or (
+            row.b_seq is not None and row.b_seq in seqs.get("b", ())
+        ):
+            related.append(finding)
+    return related
+
+
+def pair_title(row: Row) -> Text:
+    """``A seq 4 · B seq 4 · search_docs · ~ response drift``."""
+    mark = STATUS_MARKS[row.status]
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}", style="bold")
+    text.append(" · ")
+    text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}", style="bold")
+    text.append(" · ")
+    text.append(printable(row.tool))
+    text.append(f" · {mark.glyph} {mark.label.split(':')[0]}")
+    for flag, on in (
+        (REPEATED, row.repeated_a or row.repeated_b),
+        (ERROR, row.error_a or row.error_b),
+    ):
+        if on:
+            text.append(f" · {flag.glyph} {flag.label.split(':')[0]}")
+    return text
+
+
+def pair_detail(
+    result: Any,
+    row_index: int,
+    drift: Sequence[DriftItem] | None,
+    limits: Limits,
+    styles: Styles,
+    findings: Sequence[Finding] = (),
+) -> RenderableType:
+    """The detail of aligned row ``row_index`` of a ``DiffResult``, with the ``findings``
+    (the result's diagnosis) that name this row."""
+    row: Row = result.rows[row_index]
+    a = result.a[row.a] if row.a is not None else None
+    b = result.b[row.b] if row.b is not None else None
+    parts: list[RenderableType] = [pair_title(row)]
+
+    if drift is None:
+        parts.append(Text("computing drift…", style="dim italic"))
+    elif drift:
+        parts.append(Text(f"drift ({len(drift)} paths, A -> B)", style="bold underline"))
+        parts.append(drift_lines(drift, limits, styles))
+    elif a is not None and b is not None:
+        parts.append(Text("no drift: same args, same response", style="dim"))
+
+    table = Table(box=None, expand=True, show_header=True, padding=(0, 1, 0, 0))
+    table.add_column(Text("A " + ("args" if a else "(no step)"), style="bold"), ratio=1)
+    table.add_column(Text("B " + ("args" if b else "(no step)"), style="bold"), ratio=1)
+    table.add_row(
+        _block(a.args, limits) if a else Text("·", style="dim"),
+        _block(b.args, limits) if b else Text("·", style="dim"),
+    )
+    a_kind, a_value = _outcome(a) if a else ("response", None)
+    b_kind, b_value = _outcome(b) if b else ("response", None)
+    table.add_row(Text(f"A {a_kind}", style="bold"), Text(f"B {b_kind}", style="bold"))
+    table.add_row(
+        _block(a_value, limits, styles.get("detail--error", "") if a_kind == "error" else "")
+        if a
+        else Text("·", style="dim"),
+        _block(b_value, limits, styles.get("detail--error", "") if b_kind == "error" else "")
+        if b
+        else Text("·", style="dim"),
+    )
+    parts.append(table)
+    related = _findings_text(row_findings(findings, row), "findings about this step")
+    if related is not None:
+        parts.append(related)
+    return Group(*parts)
+
+
+def single_detail(
+    cassette: Any, index: int, findings: Sequence[Any], limits: Limits, styles: Styles
+) -> RenderableType:
+    """The detail of entry ``index`` of one cassette, with its lint findings."""
+    entry: Entry = cassette[index]
+    kind, value = _outcome(entry)
+    title = Text(no_wrap=True, overflow="ellipsis")
+    title.append(f"seq {entry.seq}", style="bold")
+    title.append(f" · {printable(entry.tool)} · line {entry.line or '-'} · ")
+    title.append(printable(cassette.digest(index)), style="dim")
+    if is_error_outcome(entry.is_error, entry.response):
+        title.append(f" · {ERROR.glyph} {ERROR.label.split(':')[0]}", style="bold")
+    parts: list[RenderableType] = [title]
+    related = _findings_text(findings, "findings")
+    if related is not None:
+        parts.append(related)
+    parts.append(Text("args", style="bold underline"))
+    parts.append(_block(entry.args, limits))
+    parts.append(Text(kind, style="bold underline"))
+    parts.append(_block(value, limits, styles.get("detail--error", "") if kind == "error" else ""))
+    if entry.extra:
+        parts.append(Text("other fields", style="bold underline"))
+        parts.append(_block(entry.extra, limits, "dim"))
+    return Group(*parts)

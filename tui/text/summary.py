@@ -1,0 +1,123 @@
+"""The header: both files, their entry counts, the first divergence and the findings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from .marks import STATUS_MARKS
+from .safe import printable
+
+
+def file_label(cassette: Any) -> str:
+    """A cassette's file name (or what the importer called the run), printable. A run of a
+    file of many runs is named by task and trial, with its outcome: ``task 31 trial 2 ✗``
+    (the file's name would not leave room for both sides at 80 columns)."""
+    metadata = getattr(cassette, "metadata", None) or {}
+    run = metadata.get("run")
+    if isinstance(run, dict) and run.get("task") is not None:
+        label = f"task {run['task']}"
+        if run.get("trial") is not None:
+            label += f" trial {run['trial']}"
+        passed = run.get("passed")
+        if passed is not None:
+            label += " ✓" if passed else " ✗"
+        return printable(label)
+    name = metadata.get("name")
+    if not name:
+        name = Path(cassette.path).name if cassette.path is not None else "<memory>"
+    return printable(str(name))
+
+
+def _kinds(findings: Iterable[Any]) -> str:
+    counts = Counter(str(f.kind) for f in findings)
+    return ", ".join(
+        f"{n} {kind.replace('_', ' ')}" if n > 1 else kind.replace("_", " ")
+        for kind, n in counts.items()
+    )
+
+
+def _status_counts(counts: Mapping[Any, int]) -> str:
+    parts = []
+    for status, mark in STATUS_MARKS.items():
+        n = counts.get(status, counts.get(status.value, 0))
+        if n:
+            parts.append(f"{n}{mark.glyph}")
+    return " ".join(parts)
+
+
+def pair_summary(
+    result: Any, *, with_findings: bool = True, findings_error: str | None = None
+) -> Text:
+    """Three lines for the header of the pair screen. ``with_findings`` runs the
+    diagnosis (``result.findings``, computed on first use): call it from a worker."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append("A ", style="bold")
+    text.append(file_label(result.a))
+    text.append(f" ({len(result.a)})")
+    text.append("  B ", style="bold")
+    text.append(file_label(result.b))
+    text.append(f" ({len(result.b)})")
+    text.append(f"  by {result.align}", style="dim")
+    text.append("\n")
+    first = result.first_divergence
+    if first is None:
+        text.append("= no divergence: the runs make the same calls with the same responses")
+    else:
+        row = result.rows[first]
+        mark = STATUS_MARKS[row.status]
+        text.append("first divergence ", style="bold")
+        text.append(f"{mark.glyph} row {first + 1}: ")
+        text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}, ")
+        text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'} ")
+        text.append(printable(row.tool))
+        text.append(f" ({row.status.value.replace('_', ' ')})", style="dim")
+    text.append("\n")
+    text.append(f"{len(result.rows)} rows ", style="bold")
+    text.append(_status_counts(result.counts))
+    if findings_error is not None:
+        text.append(" · ")
+        text.append(printable(findings_error), style="bold")
+    elif not with_findings:
+        text.append(" · diagnosing…", style="dim italic")
+    elif result.findings:
+        text.append(" · findings: ", style="bold")
+        text.append(printable(_kinds(result.findings)))
+    return text
+
+
+def single_summary(cassette: Any, findings: list[Any] | None, error: str | None = None) -> Text:
+    """Header lines for one cassette alone (``error``: why the lint could not finish)."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append("cassette ", style="bold")
+    text.append(file_label(cassette))
+    text.append(f" ({len(cassette)} entries)")
+    if cassette.report.dropped_lines:
+        text.append(f"  {cassette.report.dropped_lines} bad lines dropped", style="bold")
+    text.append("\n")
+    if error is not None:
+        text.append(printable(error), style="bold")
+    elif findings is None:
+        text.append("linting…", style="dim italic")
+    elif not findings:
+        text.append("no lint findings")
+    else:
+        text.append(f"{len(findings)} findings: ", style="bold")
+        text.append(printable(_kinds(findings)))
+    return text
+
+
+def loading_summary(a: Any, b: Any | None, what: str) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append("A ", style="bold")
+    text.append(f"{file_label(a)} ({len(a)})")
+    if b is not None:
+        text.append("  B ", style="bold")
+        text.append(f"{file_label(b)} ({len(b)})")
+    text.append("\n")
+    text.append(what, style="dim italic")
+    return text
