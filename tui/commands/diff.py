@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 #: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR); the
-#: glyphs are the app's (tui/widgets/marks.py), so both read the same way.
+#: glyphs are the app's (tui/text/marks.py), so both read the same way.
 _STYLES = {
     "same": ("same", "dim"),
     "response_drift": ("response drift", "yellow"),
