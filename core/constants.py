@@ -26,3 +26,7 @@ ENV_REPORT: Final = "CASSETTE_REPORT"
 ENV_CONFIG: Final = "CASSETTE_CONFIG"
 
 MODES: Final = ("record", "replay", "live")
+
+#: where the replay network guard logs what it refused (set by the debugger per run; the
+#: guard itself, ``guard/sitecustomize.py``, is standard library only and repeats the name)
+ENV_GUARD_LOG: Final = "CASSETTE_GUARD_LOG"

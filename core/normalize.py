@@ -489,6 +489,49 @@ def find_config(start: str | Path | None = None) -> Path | None:
     return None
 
 
+def read_config(
+    config: str | Path | None = None, root: str | Path | None = None
+) -> tuple[Path, dict[str, Any]] | None:
+    """Find and parse the project's config file; ``(path, TOML document)`` or ``None``.
+
+    Where it comes from, first match wins: ``config``; the ``CASSETTE_CONFIG`` environment
+    variable; ``find_config(root)``. Shared by every reader of the config (the
+    normalization rules here, the agent command in ``agent.py``).
+
+    Raises:
+        NormalizationConfigError: an explicitly named config file is missing or unreadable,
+            or the TOML is invalid (``line`` set).
+    """
+    explicit = config if config is not None else os.environ.get(CONFIG_ENV) or None
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise NormalizationConfigError(path, None, None, "config file not found")
+    else:
+        found = find_config(root)
+        if found is None:
+            return None
+        path = found
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise NormalizationConfigError(path, None, None, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise NormalizationConfigError(path, None, None, f"not UTF-8 at byte {exc.start}") from None
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None) or _toml_line(str(exc))
+        raise NormalizationConfigError(path, line, None, f"not valid TOML: {exc}") from None
+    return path, data
+
+
+def config_table(path: Path, data: dict[str, Any], key: str) -> Any:
+    """The value of ``key`` in the project's table: ``[tool.cassette]`` in
+    ``pyproject.toml``; in any other file the top level (or ``[tool.cassette]`` if that is
+    where it is). ``None`` when absent."""
+    tool_value = data.get("tool", {}).get("cassette", {}).get(key)
+    return tool_value if path.name == "pyproject.toml" else data.get(key, tool_value)
+
+
 def load_rules(
     config: str | Path | None = None, root: str | Path | None = None
 ) -> NormalizationRules:
@@ -505,27 +548,11 @@ def load_rules(
         NormalizationConfigError: an explicitly named config file is missing or unreadable,
             the TOML is invalid (``line`` set), or a rule is bad (``field`` set).
     """
-    explicit = config if config is not None else os.environ.get(CONFIG_ENV) or None
-    if explicit is not None:
-        path = Path(explicit)
-        if not path.is_file():
-            raise NormalizationConfigError(path, None, None, "config file not found")
-    else:
-        found = find_config(root)
-        if found is None:
-            return NormalizationRules()
-        path = found
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except OSError as exc:
-        raise NormalizationConfigError(path, None, None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise NormalizationConfigError(path, None, None, f"not UTF-8 at byte {exc.start}") from None
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None) or _toml_line(str(exc))
-        raise NormalizationConfigError(path, line, None, f"not valid TOML: {exc}") from None
-    tool_table = data.get("tool", {}).get("cassette", {}).get("normalize")
-    table = tool_table if path.name == "pyproject.toml" else data.get("normalize", tool_table)
+    found = read_config(config, root)
+    if found is None:
+        return NormalizationRules()
+    path, data = found
+    table = config_table(path, data, "normalize")
     if table is None:
         return NormalizationRules(source=str(path))
     if not isinstance(table, Mapping):

@@ -8,14 +8,22 @@ with ``wrap_dispatcher``, so the environment contract (README, "Recording and re
     CASSETTE_MODE=replay CASSETTE_PATH=sample_cassettes/fix.jsonl python sample_cassettes/agent.py
     # -> exit 0
     CASSETTE_MODE=record CASSETTE_PATH=/tmp/new.jsonl python sample_cassettes/agent.py
+    python sample_cassettes/agent.py --flaky      # the "model" samples: passes about half the time
 
 The "live" tools are a small in-process document index (no network): today's index ranks
 the current ``docs/retry-budget.md`` first and rate-limits the first search once. Exit
 status 0 is a pass (the answer cites the 10% budget), 1 a fail.
+
+``--flaky`` adds nondeterminism above the tool layer, as a sampled model would: the tool
+calls stay the same, but a random draw (``random.random() < 0.5``) decides whether the
+answer trusts the documents or the model's own stale belief, so a gate of this agent is
+flaky and says the nondeterminism is after the tool layer.
 """
 
 from __future__ import annotations
 
+import argparse
+import random
 import sys
 from typing import Any
 
@@ -53,7 +61,11 @@ def live_dispatch(tool: str, args: dict[str, Any]) -> Any:
     raise ValueError(f"unknown tool {tool!r}")
 
 
-def run() -> int:
+#: what the "model" believes without reading the documents (stale: the 2022 policy)
+PRIOR = "Retry budget: retry each failed request up to 10 times, immediately."
+
+
+def run(flaky: bool = False) -> int:
     dispatch = wrap_dispatcher(live_dispatch)
     for _attempt in range(10):
         found = dispatch("search_docs", {"q": "retry budget", "top_k": 5})
@@ -65,9 +77,19 @@ def run() -> int:
     policy = dispatch("read_file", {"path": found["top"]})["text"]
     backoff = dispatch("read_file", {"path": "docs/backoff.md"})["text"]
     answer = f"{policy} {backoff}"
+    if flaky and random.random() < 0.5:
+        answer = f"{PRIOR} {backoff}"  # sampled: the model ignored what it read
     print(answer)
     return 0 if "10%" in answer else 1
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="The retry-budget demo agent.")
+    parser.add_argument(
+        "--flaky", action="store_true", help="sample the answer (passes about half the time)"
+    )
+    return run(flaky=parser.parse_args(argv).flaky)
+
+
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(main())

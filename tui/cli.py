@@ -21,6 +21,10 @@ COMMANDS: dict[str, str] = {
     "check": "cassette_tui.tui.commands.check:check",
     "diff": "cassette_tui.tui.commands.diff:diff",
     "import": "cassette_tui.tui.commands.import_:import_cmd",
+    "replay": "cassette_tui.tui.commands.replay:replay",
+    "gate": "cassette_tui.tui.commands.gate:gate",
+    "pin": "cassette_tui.tui.commands.pin:pin",
+    "record": "cassette_tui.tui.commands.record:record",
 }
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2

@@ -1,0 +1,90 @@
+"""Pin one recorded call as a fixture (DESIGN.md, the debug loop, step 5): a one-entry
+cassette that replays on its own, with where it came from.
+
+The fixture's entry is the recorded one renumbered ``seq`` 1, plus a ``pinned`` field
+(kept verbatim by every reader; never part of a key)::
+
+    "pinned": {"source": "runs/fail.jsonl", "seq": 6,
+               "key": {"tool": "read_file", "args_digest": "sha256:..."},
+               "date": "2026-11-30T21:02:11Z", "reason": "stale retry policy"}
+
+Its file name is ``<tool>-<16 hex of the args digest>.jsonl`` with the tool name made safe
+(:func:`fixture_name`): letters, digits, ``_``, ``-`` and inner dots only, at most 64 of
+them, so a tool named ``../../etc/passwd`` or ``a/b`` or holding control characters stays
+a plain name inside the output folder. The file is written atomically and never replaces
+an existing one unless ``force``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .cassette import Cassette, save
+from .normalize import NormalizationRules
+from .sources import open_cassette
+
+#: the longest tool part of a fixture file name
+MAX_TOOL_CHARS = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def fixture_name(tool: str, args_digest: str) -> str:
+    """The fixture file name for a key: ``read_file-eec0474a17810727.jsonl``.
+
+    The tool part keeps ``[A-Za-z0-9_.-]``, turns every other run of characters into
+    ``_``, drops leading and trailing dots, dashes and underscores (no ``..``, no hidden
+    file), and is cut to ``MAX_TOOL_CHARS``; ``tool`` when nothing is left. The digest part
+    is the digest's hex (anything else in it is dropped)."""
+    name = _UNSAFE.sub("_", tool).strip("._-")
+    name = re.sub(r"\.{2,}", ".", name)[:MAX_TOOL_CHARS].rstrip("._-") or "tool"
+    hexpart = re.sub(r"[^0-9a-f]", "", args_digest.split(":")[-1].lower()) or "nodigest"
+    return f"{name}-{hexpart}.jsonl"
+
+
+def pin(
+    source: str | Path,
+    seq: int,
+    out_dir: str | Path,
+    *,
+    reason: str | None = None,
+    force: bool = False,
+    rules: NormalizationRules | None = None,
+    fmt: str | None = None,
+    now: datetime | None = None,
+) -> Path:
+    """Write the entry of ``source`` with ``seq`` as a fixture in ``out_dir`` (created if
+    needed); return the fixture's path.
+
+    Raises:
+        CassetteFormatError: ``source`` cannot be read.
+        LookupError: no entry has ``seq`` (the message lists the range there is).
+        FileExistsError: the fixture exists and ``force`` is false.
+    """
+    cassette: Cassette = open_cassette(source, fmt=fmt, rules=rules)
+    index = cassette.index_of_seq(seq)
+    if index is None:
+        seqs = cassette.seqs
+        have = f"seqs {min(seqs)}..{max(seqs)}" if seqs else "no entries"
+        raise LookupError(f"{source}: no entry with seq {seq} ({have})")
+    entry = cassette[index]
+    tool, args_digest = cassette.key(index)
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    provenance: dict[str, object] = {
+        "source": str(source),
+        "seq": seq,
+        "key": {"tool": tool, "args_digest": args_digest},
+        "date": stamp.isoformat().replace("+00:00", "Z"),
+    }
+    if reason:
+        provenance["reason"] = reason
+    pinned = replace(entry, seq=1, extra={**entry.extra, "pinned": provenance}, line=None)
+    folder = Path(out_dir)
+    target = folder / fixture_name(tool, args_digest)
+    # the name has no separator and no "..": it cannot leave the folder; checked anyway
+    if target.resolve().parent != folder.resolve():
+        raise ValueError(f"fixture name {target.name!r} would leave {folder}")
+    fixture = Cassette.from_entries([pinned], rules=cassette.rules)
+    return save(fixture, target, overwrite=force, rules=cassette.rules)
