@@ -13,7 +13,9 @@ that into entries numbered by call (``seq`` = ``n``):
   normalized args) and is an error entry ``{"type": "ReplayExhausted", ...}``.
 
 Each entry also carries ``outcome`` (the report's word). Only the report's documented
-fields are read; unknown ones are ignored.
+fields are read; unknown ones are ignored. A process that wrapped several dispatchers
+writes ``{"mode", "wrappers": [report, ...]}``: ``flatten_report`` joins their calls,
+misses and repeats in that order first.
 """
 
 from __future__ import annotations
@@ -24,6 +26,27 @@ from typing import Any
 
 from .cassette import Cassette, save
 from .entry import Entry
+
+
+def flatten_report(report: Mapping[str, Any]) -> dict[str, Any]:
+    """One report from a report of several wrappers (calls renumbered in order, misses,
+    repeats and unused seqs joined); a one-wrapper report unchanged."""
+    wrappers = report.get("wrappers")
+    if not isinstance(wrappers, list):
+        return dict(report)
+    flat: dict[str, Any] = {"mode": report.get("mode"), "calls": [], "misses": []}
+    flat["repeats"], flat["unused_seqs"] = [], []
+    for sub in wrappers:
+        if not isinstance(sub, Mapping):
+            continue
+        for call in sub.get("calls") or []:
+            flat["calls"].append({**call, "n": len(flat["calls"]) + 1})
+        flat["misses"].extend(sub.get("misses") or [])
+        flat["repeats"].extend(sub.get("repeats") or [])
+        flat["unused_seqs"].extend(sub.get("unused_seqs") or [])
+        for key in ("cassette", "entries", "used"):
+            flat.setdefault(key, sub.get(key))
+    return flat
 
 
 def call_log_entries(report: Mapping[str, Any], cassette: Cassette) -> list[Entry]:

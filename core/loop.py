@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .agent import AgentCommand
-from .calllog import write_call_log
+from .calllog import flatten_report, write_call_log
 from .cassette import Cassette, load
 from .constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
 from .errors import CassetteError, CassetteFormatError
@@ -222,7 +222,7 @@ def _read_json(path: Path) -> tuple[dict[str, Any] | None, str]:
         return None, f"{path}: unreadable replay report: {exc}"
     if not isinstance(data, dict):
         return None, f"{path}: the replay report is not a JSON object"
-    return data, ""
+    return flatten_report(data), ""
 
 
 def _read_guard_log(path: Path) -> tuple[bool, list[dict[str, Any]]]:
@@ -282,6 +282,21 @@ def _agent_env(
     return env
 
 
+def check_executable(argv0: str, cwd: Path | None, env: dict[str, str]) -> None:
+    """Raise :class:`AgentNotStarted` unless ``argv0`` names an executable file (looked up
+    on the agent's ``PATH`` when it has no ``/``, else relative to its folder). Checked
+    before any run: behind ``unshare`` a missing program would look like a failed run."""
+    import shutil
+
+    if "/" in argv0:
+        path = Path(argv0) if cwd is None else cwd / argv0
+        ok = path.is_file() and os.access(path, os.X_OK)
+    else:
+        ok = shutil.which(argv0, path=env.get("PATH", os.defpath)) is not None
+    if not ok:
+        raise AgentNotStarted(f"agent command: {argv0!r} is not an executable program here")
+
+
 def _tally(results: list[RunResult]) -> str:
     passed = sum(r.passed for r in results)
     return f"{passed} ✓ {len(results) - passed} ✗"
@@ -317,6 +332,7 @@ def replay_runs(
     source = Path(cassette).resolve()
     loaded = load(source, rules=rules)
     chosen: Isolation = choose(isolation)
+    check_executable(agent.argv[0], agent.cwd, dict(os.environ))
     folder = make_runs_dir(runs_dir, f"cassette-{stage}-{source.stem}-")
     specs = []
     for n in range(1, runs + 1):
@@ -437,6 +453,7 @@ def record_job(
     if target.exists():
         raise FileExistsError(f"{output}: exists; a recording never overwrites a cassette")
     load_rules(config)  # a bad config is bad input before anything runs
+    check_executable(agent.argv[0], agent.cwd, dict(os.environ))
     folder = make_runs_dir(runs_dir, f"cassette-record-{target.stem}-")
     report = folder / "run-01.report.json"
     env = _agent_env("record", target, report, config)

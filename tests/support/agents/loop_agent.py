@@ -1,0 +1,89 @@
+"""An agent for the debug-loop tests: ``loop_agent.py MODE [ARG]`` (run as a subprocess).
+
+Its dispatcher is wrapped with ``wrap_dispatcher`` (the environment contract); its live
+tools raise, so a call that is not replayed fails loudly. Its cassette is
+``support.loop.LOOP_CASSETTE`` (``lookup`` a/b, ``fetch`` x/y).
+
+Modes: ``pass`` / ``fail`` (deterministic), ``flaky`` (same calls, random verdict),
+``fork`` (a random draw picks which recorded ``fetch`` to call; ``x`` passes),
+``network PORT`` (tries TCP to 127.0.0.1:PORT; exit 0 only if it connected),
+``unix PATH`` (connects to a unix socket; exit 0 if it connected), ``hang PIDDIR`` (starts
+a child, writes both pids to PIDDIR, sleeps), ``crash`` (raises), ``abort`` (SIGABRT),
+``miss`` (a call never recorded), ``argv`` (prints its arguments as JSON),
+``overlap DIR`` (writes its start and end times to DIR, sleeps 0.3 s in between).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from cassette_tui.core import wrap_dispatcher
+
+def live(tool: str, args: object) -> object:
+    raise RuntimeError(f"live tool {tool} called in a test")
+
+
+def main(argv: list[str]) -> int:
+    mode = argv[0]
+    dispatch = wrap_dispatcher(live)
+    if mode == "argv":
+        print(json.dumps(argv[1:]))
+        return 0
+    dispatch("lookup", {"key": "a"})
+    if mode == "pass":
+        dispatch("lookup", {"key": "b"})
+        return 0
+    if mode == "fail":
+        dispatch("lookup", {"key": "b"})
+        return 1
+    if mode == "flaky":
+        dispatch("lookup", {"key": "b"})
+        return 0 if random.random() < 0.5 else 1
+    if mode == "fork":
+        path = random.choice(["x", "y"])
+        return 0 if dispatch("fetch", {"path": path})["text"] == "good" else 1
+    if mode == "network":
+        try:
+            with socket.create_connection(("127.0.0.1", int(argv[1])), timeout=5):
+                print("connected")
+                return 0
+        except OSError as exc:
+            print(f"no connection: {exc!r}", file=sys.stderr)
+            return 3
+    if mode == "unix":
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(argv[1])
+            s.sendall(b"hello")
+        return 0
+    if mode == "hang":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        piddir = Path(argv[1])
+        (piddir / f"{os.getpid()}.pids").write_text(f"{os.getpid()} {child.pid}")
+        time.sleep(600)
+        return 0
+    if mode == "crash":
+        raise RuntimeError("boom: the agent crashed")
+    if mode == "abort":
+        os.abort()
+    if mode == "miss":
+        dispatch("lookup", {"key": "zzz"})
+        return 0
+    if mode == "overlap":
+        out = Path(argv[1])
+        start = time.monotonic()
+        time.sleep(0.3)
+        (out / f"{os.getpid()}.span").write_text(f"{start} {time.monotonic()}")
+        return 0
+    print(f"unknown mode {mode}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
