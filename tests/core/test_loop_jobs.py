@@ -14,14 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-from support.loop import DEMO_AGENT, agent_cmd, alive, loop_cassette
-from support.paths import SAMPLES
-
 from cassette_tui.core.agent import AgentCommand, AgentCommandError, resolve_agent
 from cassette_tui.core.gate import gate_job, replay_job
 from cassette_tui.core.isolation import IsolationError, choose, probe_netns
 from cassette_tui.core.jobs import CancelToken, Progress, run_job
 from cassette_tui.core.loop import record_job
+from support.loop import DEMO_AGENT, agent_cmd, alive, loop_cassette
+from support.paths import SAMPLES
 
 NETNS = probe_netns()[0]
 ISOLATIONS = [
@@ -255,7 +254,9 @@ def test_runs_go_in_parallel_up_to_jobs(tmp_path: Path, jobs: int) -> None:
     out = tmp_path / "spans"
     out.mkdir()
     events: list[Progress] = []
-    result = run_job(gate_job(cassette, agent("overlap", str(out)), runs=4, jobs=jobs), events.append)
+    result = run_job(
+        gate_job(cassette, agent("overlap", str(out)), runs=4, jobs=jobs), events.append
+    )
     assert result.passed == 4
     spans = [tuple(map(float, f.read_text().split())) for f in out.glob("*.span")]
     assert len(spans) == 4

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from cassette_tui.core import wrap_dispatcher
 
+
 def live(tool: str, args: object) -> object:
     raise RuntimeError(f"live tool {tool} called in a test")
 
