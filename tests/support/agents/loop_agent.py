@@ -4,7 +4,7 @@ Its dispatcher is wrapped with ``wrap_dispatcher`` (the environment contract); i
 tools raise, so a call that is not replayed fails loudly. Its cassette is
 ``support.loop.LOOP_CASSETTE`` (``lookup`` a/b, ``fetch`` x/y).
 
-Modes: ``pass`` / ``fail`` (deterministic), ``flaky`` (same calls, random verdict),
+Modes: ``one`` (only the first call), ``pass`` / ``fail`` (deterministic), ``flaky`` (same calls, random verdict),
 ``fork`` (a random draw picks which recorded ``fetch`` to call; ``x`` passes),
 ``network PORT`` (tries TCP to 127.0.0.1:PORT; exit 0 only if it connected),
 ``unix PATH`` (connects to a unix socket; exit 0 if it connected), ``hang PIDDIR`` (starts
@@ -38,6 +38,8 @@ def main(argv: list[str]) -> int:
         print(json.dumps(argv[1:]))
         return 0
     dispatch("lookup", {"key": "a"})
+    if mode == "one":
+        return 0
     if mode == "pass":
         dispatch("lookup", {"key": "b"})
         return 0
