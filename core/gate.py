@@ -1,4 +1,4 @@
-"""The pass-rate gate (DESIGN.md, the debug loop, step 3): replay a cassette N times with the
+"""The pass-rate gate (the debug loop, step 3): replay a cassette N times with the
 network off; the pass rate must be 0 or 1.
 
 Verdict: ``deterministic`` when every completed run passed or every one failed, ``flaky``
@@ -231,7 +231,8 @@ class GateResult:
         return sum(int(getattr(r, what)) for r in self.results)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``gate --json`` document (DESIGN.md), with the per-run results::
+        """The ``gate --json`` document (docs/architecture.md, "`--json` documents"), with
+        the per-run results::
 
         {"runs", "passed", "pass_rate", "verdict", "isolation", "divergence",
          "cassette", "agent", "requested", "cancelled", "isolation_detail",

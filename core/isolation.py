@@ -1,4 +1,4 @@
-"""Network isolation of a replayed agent (DESIGN.md: replays run with networking disabled).
+"""Network isolation of a replayed agent (replays run with networking disabled).
 
 Two ways, the stronger first:
 

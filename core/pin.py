@@ -1,4 +1,4 @@
-"""Pin one recorded call as a fixture (DESIGN.md, the debug loop, step 5): a one-entry
+"""Pin one recorded call as a fixture (the debug loop, step 5): a one-entry
 cassette that replays on its own, with where it came from.
 
 The fixture's entry is the recorded one renumbered ``seq`` 1, plus a ``pinned`` field
