@@ -14,6 +14,7 @@ import signal
 import time
 from pathlib import Path
 
+import cassette_tui.tui.commands.open_app as open_app_module
 import pytest
 from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp, keymap_problem
@@ -212,6 +213,7 @@ def test_open_applies_the_normalization_config_like_diff(tmp_path: Path, monkeyp
     config.write_text('[normalize]\npresets = ["uuid", "timestamp"]\n', encoding="utf-8")
     opened: list[CassetteApp] = []
     monkeypatch.setattr(CassetteApp, "run", lambda self, **kw: opened.append(self))
+    monkeypatch.setattr(open_app_module, "terminal_problem", lambda: None)
 
     result = CliRunner().invoke(open_app, ["--config", str(config), str(a), str(b)])
     assert result.exit_code == 0, result.output
@@ -235,6 +237,7 @@ def test_options_before_the_files_belong_to_open(monkeypatch) -> None:
     samples = SAMPLES
     opened: list[CassetteApp] = []
     monkeypatch.setattr(CassetteApp, "run", lambda self, **kw: opened.append(self))
+    monkeypatch.setattr(open_app_module, "terminal_problem", lambda: None)
     args = ["--align", "key", str(samples / "fail.jsonl"), str(samples / "fix.jsonl")]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import cassette_tui.tui.commands.open_app as open_app_module
 import pytest
 from cassette_tui.core.diff import diff_cassettes
 from cassette_tui.core.sources import list_runs, open_cassette
@@ -401,6 +402,7 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[CassetteApp]:
     """The apps ``open`` would run (their ``run`` is replaced: no terminal here)."""
     apps: list[CassetteApp] = []
     monkeypatch.setattr(CassetteApp, "run", lambda self, *a, **k: apps.append(self))
+    monkeypatch.setattr(open_app_module, "terminal_problem", lambda: None)
     return apps
 
 

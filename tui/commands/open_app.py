@@ -1,7 +1,9 @@
 """``cassette-tui open FILES...`` (also plain ``cassette-tui A [B]``): the app.
 
 Inputs are opened and validated before the terminal is taken over, so a bad file is a
-plain error message and exit status 2, never a broken screen.
+plain error message and exit status 2, never a broken screen. Without a terminal (stdin,
+stdout or stderr not one: CI, cron, ``ssh`` without ``-t``) the command exits with status 2
+and one line pointing to ``cassette-tui diff``, writing no escape sequences.
 
 One file that holds many runs (tau-bench results, an inspect_ai log) opened without a
 selector starts on the run selector; ``--task 31`` (or ``FILE#task=31``) opens that task's
@@ -24,6 +26,28 @@ if TYPE_CHECKING:
     from cassette_tui.core.normalize import NormalizationRules
 
     from ..screens.select import RunSource
+
+
+def terminal_problem() -> str | None:
+    """Why the app cannot run here, or ``None``: it reads keys from stdin and draws on the
+    terminal, so stdin, stdout and stderr (where Textual writes) must all be terminals.
+    Without one (CI, cron, ``ssh host cmd`` without ``-t``, a pipe) the app would wait for
+    keys for ever and write escape sequences into a log."""
+    streams = {"stdin": sys.stdin, "stdout": sys.stdout, "stderr": sys.__stderr__}
+    missing = [name for name, stream in streams.items() if not _isatty(stream)]
+    if not missing:
+        return None
+    return (
+        f"the app needs a terminal ({'/'.join(missing)} is not one); for text output use "
+        "`cassette-tui diff A B` (or `cassette-tui check FILE` for one file)"
+    )
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # closed or odd streams
+        return False
 
 
 def _fail(message: str) -> None:
@@ -123,6 +147,12 @@ def open_app(
             keymap = load_keymap(keys_path)
         except ValueError as exc:
             _fail(str(exc))
+    # after the inputs and the keymap are checked (their errors come first)
+    problem = terminal_problem()
+    if problem is not None:
+        click.echo(f"cassette-tui: {problem}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+
     a = cassettes[0] if cassettes else None
     b = cassettes[1] if len(cassettes) > 1 else None
     app = CassetteApp(
