@@ -41,6 +41,7 @@ from .jsontext import (
 )
 from .normalize import NormalizationRules
 from .outcome import Outcome, outcome_fingerprint
+from .readable import open_regular
 
 __all__ = [
     "Cassette",
@@ -365,8 +366,14 @@ class Cassette(Sequence[Entry]):
             if self._entries is not None or i in self._cache:
                 fp = Outcome.of_entry(self._entry(i)).fingerprint()
             else:
-                parsed, exotic = parse_json_checked(self.raw_line(i))
-                fp = Outcome.of_record(parsed).fingerprint(finite=not exotic)
+                try:
+                    parsed, exotic = parse_json_checked(self.raw_line(i))
+                except ValueError:
+                    # a response the load did not parse is bad: reading the entry raises
+                    # the error that names the file, the line and the field
+                    fp = Outcome.of_entry(self._entry(i)).fingerprint()
+                else:
+                    fp = Outcome.of_record(parsed).fingerprint(finite=not exotic)
             self._fingerprints[i] = fp
         return fp
 
@@ -480,10 +487,7 @@ def load(
     """
     rules = rules or _NO_RULES
     p = Path(path)
-    try:
-        fh = open(p, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise CassetteFormatError.from_os_error(p, exc) from None
+    fh = open_regular(p)  # a FIFO, a device or a directory: an error, never a hang
 
     seqs: list[int] = []
     tools: list[str] = []

@@ -60,7 +60,7 @@ class CassetteFormatError(CassetteError):
         elif isinstance(exc, IsADirectoryError):
             reason = "is a directory, not a cassette file"
         else:
-            reason = f"cannot read: {exc.strerror}"
+            reason = f"cannot read: {exc.strerror or exc}"
         return cls(path, None, None, reason)
 
     def _format(self) -> str:

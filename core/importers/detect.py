@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import CassetteFormatError
 from ..jsontext import UTF8_BOM
+from ..readable import check_regular, open_regular, read_regular
 from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, tau_bench, vcr
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -46,7 +47,7 @@ def sniff(path: str | Path) -> str | None:
     """
     p = Path(path)
     try:
-        with open(p, "rb") as fh:
+        with open_regular(p) as fh:
             head = fh.read(4)
             if head.startswith(_ZIP_MAGIC):
                 return None
@@ -57,9 +58,17 @@ def sniff(path: str | Path) -> str | None:
                     return "cassette"  # empty or only blank lines: an empty cassette
                 if line.strip():
                     break
+            if len(line) == _FIRST_LINE_LIMIT and not line.endswith(b"\n"):
+                # a first line longer than the limit (a 100 MB response): when it is a
+                # JSON object, read it whole, as the loader will; else it is no cassette
+                if line.lstrip().removeprefix(UTF8_BOM)[:1] != b"{":
+                    return None
+                line += fh.readline()
     except OSError as exc:
         raise CassetteFormatError.from_os_error(p, exc) from None
     try:
+        if len(line) >= _FIRST_LINE_LIMIT:
+            raise ValueError("a long line: read its keys without its response")
         first = loads_json(line)
     except (ValueError, UnicodeDecodeError):
         # A cassette line whose response is broken (bad JSON or UTF-8 there) is still a
@@ -96,10 +105,7 @@ def import_file(path: str | Path, fmt: str | None = None) -> Imported:
     """
     p = Path(path)
     forced = canonical_format(fmt) if fmt is not None else None
-    try:
-        st = p.stat()
-    except OSError as exc:
-        raise CassetteFormatError.from_os_error(p, exc) from None
+    st = check_regular(p)
     key = (str(p.resolve()), st.st_mtime_ns, st.st_size, forced)
     with _cache_lock:
         hit = _cache.get(key)
@@ -115,10 +121,7 @@ def import_file(path: str | Path, fmt: str | None = None) -> Imported:
 
 
 def _read_bytes(p: Path) -> bytes:
-    try:
-        return p.read_bytes()
-    except OSError as exc:
-        raise CassetteFormatError.from_os_error(p, exc) from None
+    return read_regular(p)
 
 
 def _read(p: Path, forced: str | None) -> Imported:
