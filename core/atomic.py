@@ -64,6 +64,34 @@ def check_replaceable(path: str | Path) -> bool:
     return True
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system says it
+    (``/proc/self/status`` on Linux); elsewhere set and restored at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def default_mode() -> int:
+    """The permission bits of a new file: ``0o666`` less the umask (``0o644`` usually)."""
+    return 0o666 & ~current_umask()
+
+
+def existing_mode(path: Path) -> int:
+    """The permission bits of ``path``, or :func:`default_mode` when it cannot be read."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return default_mode()
+
+
 def write_atomic(
     path: str | Path, chunks: Iterable[bytes], *, overwrite: bool = False, fsync: bool = True
 ) -> Path:
@@ -90,6 +118,9 @@ def write_atomic(
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        # mkstemp makes the file 0600; the result gets the mode a plain open() would give
+        # (0666 less the umask), or keeps the mode of the file it replaces
+        os.fchmod(fd, existing_mode(target) if kind is not None else default_mode())
         with os.fdopen(fd, "wb") as tmp:
             for chunk in chunks:
                 tmp.write(chunk)
