@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "gate": "cassette_tui.tui.commands.gate:gate",
     "pin": "cassette_tui.tui.commands.pin:pin",
     "record": "cassette_tui.tui.commands.record:record",
+    "mcp": "cassette_tui.tui.commands.mcp:mcp",
 }
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2

@@ -1,0 +1,135 @@
+"""``cassette-tui mcp record|replay``: record and replay any MCP server over stdio.
+
+An MCP host is pointed at ``cassette-tui mcp record -o RUN.jsonl -- SERVER_CMD ARGS...``
+instead of ``SERVER_CMD ARGS...`` to record, and at ``cassette-tui mcp replay RUN.jsonl`` to
+replay offline. The proxy and the stand-in server live in ``cassette_tui.tui.mcp`` and are
+imported only here, when one of the two runs (the MCP SDK is never loaded by other
+commands, nor by the engine).
+
+Exit status: ``record`` 0, or the server's status when it crashed mid-session, 2 when the
+cassette or its sidecar exists or the server cannot be started; ``replay`` 0 when every
+request was answered from the recording, 1 on a miss, 2 for an unreadable cassette.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+from cassette_tui.core.atomic import write_atomic
+from cassette_tui.core.constants import (
+    ENV_REPORT,
+    EXIT_BAD_INPUT,
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+)
+from cassette_tui.core.errors import CassetteFormatError
+
+from ._options import config_option
+from ._output import safe
+
+REPORT_HELP = f"Write the session report as JSON to this file (default: ${ENV_REPORT})."
+
+
+@click.group("mcp")
+def mcp() -> None:
+    """Record and replay an MCP server's tool calls through a stdio proxy.
+
+    \b
+    cassette-tui mcp record -o RUN.jsonl -- SERVER_CMD [ARGS...]
+    cassette-tui mcp replay RUN.jsonl
+    """
+
+
+@mcp.command(
+    "record",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The cassette to create (never overwritten); the server facts go to RUN.mcp.json.",
+)
+@click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
+@click.option(
+    "--grace",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    help="Seconds the server gets to exit once the host is done, before SIGTERM/SIGKILL.",
+)
+@config_option
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def record(
+    output: Path, report: str | None, grace: float, config: str | None, command: tuple[str, ...]
+) -> None:
+    """Start the MCP server COMMAND and record its tool calls while forwarding every
+    message between the host (this process's stdin/stdout) and the server unchanged."""
+    from cassette_tui.core.normalize import load_rules
+
+    from ..mcp.record import RecordingProxy
+
+    try:
+        rules = load_rules(config)
+        proxy = RecordingProxy(list(command), output, rules=rules, grace=grace)
+    except (FileExistsError, CassetteFormatError, ValueError) as exc:
+        click.echo(f"cassette-tui mcp record: {safe(exc)}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    summary = proxy.run()
+    _write_report(report, summary.report())
+    if summary.server_exit == 127 and summary.server_crashed and summary.entries == 0:
+        sys.exit(EXIT_BAD_INPUT)
+    sys.exit(summary.exit_status())
+
+
+@mcp.command("replay")
+@click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
+@click.option(
+    "--repeat",
+    type=click.Choice(["error", "last"]),
+    default="error",
+    show_default=True,
+    help="Past the last recording of a call: a miss (error) or the last answer again.",
+)
+@click.option(
+    "--facts",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The server-facts file (default: CASSETTE's name with .mcp.json).",
+)
+@config_option
+def replay(
+    cassette: Path, report: str | None, repeat: str, facts: Path | None, config: str | None
+) -> None:
+    """Stand in for the recorded MCP server on stdin/stdout, offline: initialize and the
+    list calls as recorded, each tools/call from CASSETTE; a miss is a JSON-RPC error."""
+    from cassette_tui.core.normalize import load_rules
+
+    from ..mcp.replay import ReplayServer
+
+    try:
+        server = ReplayServer(cassette, rules=load_rules(config), repeat=repeat, facts=facts)
+    except (CassetteFormatError, ValueError) as exc:
+        click.echo(f"cassette-tui mcp replay: {safe(exc)}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    try:
+        server.run_stdio()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        _write_report(report, server.report())
+    sys.exit(EXIT_FINDINGS if server.missed else EXIT_CLEAN)
+
+
+def _write_report(report: str | None, doc: dict[str, object]) -> None:
+    target = report or os.environ.get(ENV_REPORT) or None
+    if target is None:
+        return
+    data = json.dumps(doc, indent=2, ensure_ascii=False, default=repr) + "\n"
+    write_atomic(target, [data.encode("utf-8")], overwrite=True)

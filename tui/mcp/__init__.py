@@ -1,0 +1,11 @@
+"""MCP record and replay: a stdio proxy that records a real MCP server's ``tools/call``
+exchanges into a cassette (``record``), and a stand-in server that answers a host from that
+cassette offline (``replay``).
+
+Imported only by ``cassette-tui mcp`` (``tui/commands/mcp.py``): the engine
+(``cassette_tui.core``) never imports the MCP SDK, anyio or pydantic.
+
+Modules: ``facts`` (the server-facts sidecar: what replay needs besides the tool calls),
+``wire`` (one JSON-RPC line <-> SDK message types; tools/call <-> cassette entry),
+``record`` (the recording proxy), ``replay`` (the stand-in server).
+"""
