@@ -250,6 +250,10 @@ def _one_sided_context(result: DiffResult, side: str, pos: int) -> dict[str, Any
 def _error_summary(value: Any, is_error: bool) -> str:
     if is_error and isinstance(value, dict):
         return f"{value.get('type', 'Error')}: {_short(value.get('message', ''), 50)}"
+    if isinstance(value, dict) and value.get("isError") is True:  # an MCP tool result
+        texts = [c.get("text") for c in value.get("content") or [] if isinstance(c, dict)]
+        text = next((t for t in texts if isinstance(t, str) and t), "")
+        return "MCP isError" + (f" ({_short(text, 40)})" if text else "")
     if isinstance(value, dict):
         for name in ("status", "status_code", "statusCode", "http_status", "code"):
             if name in value:

@@ -4,8 +4,9 @@ One model, used by the loader (``Cassette.fingerprint``), the alignment, the dif
 diagnosis and the app:
 
 - ``Outcome.of_entry(entry)`` / ``Outcome.of_record(record)``: the tag (``"response"`` or
-  ``"error"``), the value, and whether it is an error (an ``error`` entry, or a response
-  carrying an HTTP 4xx/5xx status; see ``is_error_outcome``);
+  ``"error"``), the value, and whether it is an error (an ``error`` entry, an MCP tool
+  result with ``"isError": true``, or a response carrying an HTTP 4xx/5xx status; see
+  ``is_error_outcome``);
 - ``outcome_fingerprint(tag, value)``: an in-process hash; equal fingerprints mean equal
   JSON values (key order ignored; ``1`` and ``1.0`` differ; ``NaN`` differs from ``null``;
   integers compared exactly at any size). Not stable across processes;
@@ -27,18 +28,24 @@ if TYPE_CHECKING:
     from .entry import Entry
 
 _STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "code")
-_STATUS_KEY_SET = frozenset(_STATUS_KEYS)
+#: an MCP ``CallToolResult`` reports a tool failure with ``"isError": true`` (MCP spec,
+#: "Tools" > "Error handling": tool execution errors are results, not JSON-RPC errors)
+_MCP_IS_ERROR = "isError"
+_ERROR_KEY_SET = frozenset((*_STATUS_KEYS, _MCP_IS_ERROR))
 
 
 def is_error_outcome(is_error: bool, response: Any) -> bool:
-    """True when an outcome is an error: the entry recorded ``error``, or the response is an
-    object whose ``status`` (or ``status_code``, ``statusCode``, ``http_status``, ``code``;
-    an integer, a digit string, or an object with an integer ``code``) is 400-599 — the
-    HTTP error statuses, as a rate limit turns a 200 into a 429."""
+    """True when an outcome is an error: the entry recorded ``error``; the response is an
+    MCP tool result with ``"isError": true``; or the response is an object whose ``status``
+    (or ``status_code``, ``statusCode``, ``http_status``, ``code``; an integer, a digit
+    string, or an object with an integer ``code``) is 400-599 — the HTTP error statuses,
+    as a rate limit turns a 200 into a 429."""
     if is_error:
         return True
-    if not isinstance(response, dict) or _STATUS_KEY_SET.isdisjoint(response):
+    if not isinstance(response, dict) or _ERROR_KEY_SET.isdisjoint(response):
         return False  # the common case, decided without a Python loop
+    if response.get(_MCP_IS_ERROR) is True:
+        return True
     for name in _STATUS_KEYS:
         status = response.get(name)
         if isinstance(status, dict):
@@ -65,7 +72,8 @@ class Outcome:
     Attributes:
         tag: ``"response"`` or ``"error"``.
         value: the response, or the ``{"type", "message"}`` error object.
-        is_error: an ``error`` entry, or a response with an HTTP 4xx/5xx status.
+        is_error: an ``error`` entry, an MCP ``isError`` result, or a response with an HTTP
+            4xx/5xx status.
     """
 
     tag: str

@@ -43,8 +43,10 @@ HANDSHAKES = frozenset({"initialize", "server/discover"})
 def sidecar_path(cassette: str | Path) -> Path:
     """``RUN.jsonl`` -> ``RUN.mcp.json`` (a name without a suffix gets ``.mcp.json``)."""
     path = Path(cassette)
-    return path.with_name(path.stem + ".mcp.json") if path.suffix else path.with_name(
-        path.name + ".mcp.json"
+    return (
+        path.with_name(path.stem + ".mcp.json")
+        if path.suffix
+        else path.with_name(path.name + ".mcp.json")
     )
 
 

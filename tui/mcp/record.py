@@ -324,9 +324,7 @@ class RecordingProxy:
                 .replace("+00:00", "Z"),
                 "duration_ms": round((time.perf_counter() - req.t0) * 1000, 3),
             }
-            self.writer.write(
-                tool, args, result, error_record(error) if error else None, extra
-            )
+            self.writer.write(tool, args, result, error_record(error) if error else None, extra)
             self.summary.entries += 1
             if error is not None or (result or {}).get("isError") is True:
                 self.summary.errors += 1

@@ -76,8 +76,10 @@ class ReplayServer:
             cassette = load(cassette, rules=rules)
         self.replayer = Replayer(cassette, repeat=repeat, rules=rules)
         self.cassette = self.replayer.cassette
-        facts_path = Path(facts) if facts else (
-            sidecar_path(cassette.path) if cassette.path is not None else None
+        facts_path = (
+            Path(facts)
+            if facts
+            else (sidecar_path(cassette.path) if cassette.path is not None else None)
         )
         self.facts_path = facts_path if facts_path and facts_path.exists() else None
         self.facts = ServerFacts.read(self.facts_path) if self.facts_path else None
@@ -126,10 +128,14 @@ class ReplayServer:
             response = self.replayer(tool, args)
         except ToolError as exc:
             entry = next((e for e in self.cassette if e.seq == exc.seq), None)
-            record = entry.error if entry is not None and entry.error else {
-                "type": exc.type,
-                "message": exc.message,
-            }
+            record = (
+                entry.error
+                if entry is not None and entry.error
+                else {
+                    "type": exc.type,
+                    "message": exc.message,
+                }
+            )
             return _error(message.id, error_data_of(record))
         except CassetteMiss as exc:
             return _error(
@@ -140,7 +146,8 @@ class ReplayServer:
                     data={
                         "tool": exc.tool,
                         "digest": exc.digest,
-                        "args": exc.args,
+                        # the call's own args: CassetteMiss.args is Exception.args
+                        "args": args,
                         "nearest": exc.nearest,
                     },
                 ),
@@ -190,18 +197,17 @@ class ReplayServer:
         from mcp.shared.message import SessionMessage
 
         log = log or sys.stderr
-        async with stdio_server() as (read_stream, write_stream):
-            async with read_stream, write_stream:
-                async for item in read_stream:
-                    if isinstance(item, Exception):
-                        print(f"cassette-tui mcp replay: unreadable message: {item}", file=log)
-                        answer: JSONRPCMessage | None = _error(
-                            None, ErrorData(code=PARSE_ERROR_CODE, message=str(item))
-                        )
-                    else:
-                        answer = self.handle(item.message)
-                    if answer is not None:
-                        await write_stream.send(SessionMessage(answer))
+        async with stdio_server() as (read_stream, write_stream), read_stream, write_stream:
+            async for item in read_stream:
+                if isinstance(item, Exception):
+                    print(f"cassette-tui mcp replay: unreadable message: {item}", file=log)
+                    answer: JSONRPCMessage | None = _error(
+                        None, ErrorData(code=PARSE_ERROR_CODE, message=str(item))
+                    )
+                else:
+                    answer = self.handle(item.message)
+                if answer is not None:
+                    await write_stream.send(SessionMessage(answer))
 
     def run_stdio(self) -> None:
         anyio.run(self.serve_stdio)

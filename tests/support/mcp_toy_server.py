@@ -1,0 +1,85 @@
+"""A small MCP server for the ``mcp record``/``mcp replay`` tests, built on the official
+SDK's ``MCPServer`` and run as a script over stdio (``python mcp_toy_server.py``).
+
+Tools:
+- ``echo(text)``: ``{"echo": text}`` (structured content plus its JSON text);
+- ``fail(reason)``: a tool failure, answered as an ``isError`` result;
+- ``reject(reason)``: a JSON-RPC error (code -32001) instead of a result;
+- ``progress(steps)``: sends ``steps`` progress notifications, then ``{"steps": steps}``;
+- ``counter()``: 1, 2, 3... on successive calls (the same key answering differently);
+- ``die(status)``: the process exits at once with ``status``, answering nothing;
+- ``stall(seconds)``: answers after ``seconds``.
+
+``--ignore-sigterm`` makes the process ignore SIGTERM and stdin EOF (only SIGKILL ends it),
+for the shutdown tests.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+
+server = MCPServer("toy", version="1.0")
+_count = {"n": 0}
+
+
+@server.tool()
+def echo(text: str) -> dict[str, str]:
+    """Echo the text back."""
+    return {"echo": text}
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Fail as a tool (an isError result)."""
+    raise ToolError(f"failed: {reason}")
+
+
+@server.tool()
+def reject(reason: str) -> str:
+    """Fail as a protocol error (a JSON-RPC error)."""
+    raise MCPError(code=-32001, message=f"rejected: {reason}", data={"reason": reason})
+
+
+@server.tool()
+async def progress(steps: int, ctx: Context) -> dict[str, int]:
+    """Report progress ``steps`` times."""
+    for i in range(steps):
+        await ctx.report_progress(i + 1, steps, f"step {i + 1}")
+    return {"steps": steps}
+
+
+@server.tool()
+def counter() -> int:
+    """1, 2, 3... on successive calls."""
+    _count["n"] += 1
+    return _count["n"]
+
+
+@server.tool()
+def die(status: int) -> str:
+    """Exit the process at once."""
+    sys.stdout.flush()
+    os._exit(status)
+
+
+@server.tool()
+async def stall(seconds: float) -> str:
+    """Answer after a while."""
+    await anyio.sleep(seconds)
+    return "done"
+
+
+if __name__ == "__main__":
+    if "--ignore-sigterm" in sys.argv:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # keep the process alive past stdin EOF until SIGKILL
+        threading.Thread(target=lambda: threading.Event().wait(), daemon=False).start()
+    server.run("stdio")
