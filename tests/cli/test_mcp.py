@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -442,3 +443,32 @@ def test_core_and_the_other_commands_do_not_import_the_sdk() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+# -- the README's host configuration works as written ----------------------------------------
+
+
+def _readme_server_configs() -> list[dict]:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", readme, re.DOTALL)
+    return [json.loads(b)["mcpServers"]["git"] for b in blocks if "mcpServers" in b]
+
+
+def test_readme_host_configuration_records_and_replays(tmp_path: Path) -> None:
+    record_cfg, replay_cfg = _readme_server_configs()
+    git_repo(tmp_path)
+    (tmp_path / "runs").mkdir()
+    cwd = tmp_path / "repo"
+    (cwd / "runs").symlink_to(tmp_path / "runs")
+
+    def command(cfg: dict) -> list[str]:
+        assert cfg["command"] == "cassette-tui"
+        args = [installed("mcp-server-git") if a == "mcp-server-git" else a for a in cfg["args"]]
+        return [*CLI, *args]
+
+    calls = [("git_status", {"repo_path": "."}), ("git_log", {"repo_path": "."})]
+    recorded = sdk_session(command(record_cfg), calls, cwd=cwd)
+    assert (tmp_path / "runs" / "git.jsonl").is_file()
+    assert (tmp_path / "runs" / "git.mcp.json").is_file()
+    replayed = sdk_session(command(replay_cfg), calls, cwd=cwd, env=offline_env(tmp_path))
+    assert replayed == recorded
