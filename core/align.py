@@ -333,7 +333,7 @@ def seq_statuses(a: Cassette, b: Cassette) -> list[Status]:
     same-key pairs compare outcome fingerprints."""
     n, m = len(a), len(b)
     k = min(n, m)
-    ta, tb, da, db = a._tools, b._tools, a._digests, b._digests
+    ta, tb, da, db = a._tools, b._tools, a.digests(), b.digests()
     ha, hb = a.response_hashes(), b.response_hashes()
     statuses: list[Status] = []
     append = statuses.append
@@ -414,8 +414,8 @@ class SeqRows(Sequence[Row]):
         if self._repeated is None:
             a, b = self.a, self.b
             self._repeated = (
-                Counter(zip(a._tools, a._digests, strict=True)),
-                Counter(zip(b._tools, b._digests, strict=True)),
+                Counter(zip(a._tools, a.digests(), strict=True)),
+                Counter(zip(b._tools, b.digests(), strict=True)),
             )
         return self._repeated
 

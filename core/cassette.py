@@ -17,20 +17,24 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import mmap
+import os
 import re
+import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
+import msgspec
 import orjson
 
 from .atomic import write_atomic
 from .digest import DIGEST_PREFIX, digest
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
+from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsontext import (
     UTF8_BOM,
     DuplicateKey,
@@ -63,19 +67,21 @@ def _parse_json(raw: bytes) -> Any:
     return parse_json(raw)
 
 
-_RESPONSE_KEY = b'"response":'
-_RESPONSE_LEN = len(_RESPONSE_KEY)
-_SEQ_KEY = b'"seq":'
-#: keys that a cut response may hide (the line is then parsed in full)
-_ERROR_KEY = b'"error":'
-_DIGEST_KEY = b'"args_digest":'
 #: bytes read at a time: large enough that the per-read cost vanishes, small enough that
 #: the buffer stays a few MB whatever the file size
 _CHUNK = 1 << 22
+#: a field absent from a line (``msgspec.Raw`` of no bytes)
+_NO_RAW = msgspec.Raw()
+
+
+_RESPONSE_KEY = b'"response":'
+_SEQ_KEY = b'"seq":'
 
 
 def _parse_header(raw: bytes) -> tuple[Any, bool]:
-    """Parse one line for the index without parsing its response, when that is safe.
+    """Parse one line without parsing its response, when that is safe (format detection
+    reads a first line whose response may be broken this way; the loader reads headers
+    with ``_HEADER``).
 
     The response value is cut out and replaced by ``null`` before parsing, for the two
     layouts writers produce: sorted keys (``..."response": R, "seq": N, "tool": T}``) and
@@ -124,13 +130,6 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
                     return record, not exotic
     record, exotic = parse_json_checked(raw)
     return record, not exotic
-
-
-def _fast_digest(value: Any) -> str:
-    """``digest(value)`` for values parsed by orjson (no NaN, infinity or big integers):
-    from orjson's sorted output where it is byte-identical to the canonical JSON (see
-    ``_orjson_digest``), else the standard library."""
-    return _orjson_digest(value) or digest(value)
 
 
 #: orjson's sorted output is the canonical JSON unless it holds non-ASCII text or DEL,
@@ -242,18 +241,17 @@ class Cassette(Sequence[Entry]):
         self,
         path: Path | None,
         *,
-        seqs: list[int],
+        seqs: Sequence[int],
         tools: list[str],
-        digests: list[str],
+        digests: list[str] | None,
         stored: list[str | None],
-        lines: list[int],
-        offsets: list[int] | None = None,
-        lengths: list[int] | None = None,
+        lines: Sequence[int],
+        offsets: Sequence[int] | None = None,
+        lengths: Sequence[int] | None = None,
         entries: list[Entry] | None = None,
         rules: NormalizationRules = _NO_RULES,
         report: LoadReport | None = None,
         metadata: dict[str, Any] | None = None,
-        spans: tuple[list[int], list[int]] | None = None,
     ) -> None:
         self.path = path
         self.rules = rules
@@ -266,10 +264,10 @@ class Cassette(Sequence[Entry]):
         self._cache: OrderedDict[int, Entry] = OrderedDict()
         self._seq_pos: dict[int, int] | None = None
         self._fingerprints: list[int | None] | None = None
-        #: where each line's response text is, relative to the line's start (-1: not
-        #: known, the line was parsed in full); see ``response_hashes``
-        self._spans = spans
+        #: per entry, a hash of its response's bytes as stored (see ``response_hashes``);
+        #: computed with the digests, on first use, for a file-backed cassette
         self._response_hashes: list[int | None] | None = None
+        self._keys_lock = threading.Lock()
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -330,11 +328,26 @@ class Cassette(Sequence[Entry]):
 
     def digest(self, i: int) -> str:
         """The args digest of entry ``i`` recomputed under this cassette's rules."""
-        return self._digests[i]
+        return self.digests()[i]
 
     def key(self, i: int) -> tuple[str, str]:
         """The replay key of entry ``i``: ``(tool, args digest)``."""
-        return self._tools[i], self._digests[i]
+        return self._tools[i], self.digests()[i]
+
+    def digests(self) -> list[str]:
+        """Every entry's args digest under this cassette's rules, in entry order.
+
+        A file-backed cassette computes them on first use, in one sequential read of the
+        file (``load`` does not: opening a cassette to look at it never pays for them),
+        together with ``response_hashes``; thread-safe."""
+        digests = self._digests
+        if digests is None:
+            with self._keys_lock:
+                if self._digests is None:
+                    self._compute_keys()
+                digests = self._digests
+            assert digests is not None
+        return digests
 
     def stored_digest(self, i: int) -> str | None:
         return self._stored[i]
@@ -379,38 +392,65 @@ class Cassette(Sequence[Entry]):
 
     def response_hashes(self) -> list[int | None]:
         """Per entry, an in-process hash of the response's bytes as stored, or ``None``
-        (an error entry, an in-memory cassette, a line the load parsed in full). Equal
+        (an error entry, an in-memory cassette, a line read by the fallback parser). Equal
         hashes mean byte-identical responses, hence equal values; different hashes say
-        nothing (``{"a":1}`` and ``{"a": 1}``): compare ``fingerprint`` then. One
-        sequential read of the file on first call, cached."""
-        hashes = self._response_hashes
-        if hashes is not None:
-            return hashes
+        nothing (``{"a":1}`` and ``{"a": 1}``): compare ``fingerprint`` then. Computed
+        with ``digests`` (one sequential read of the file), cached."""
+        if self._response_hashes is None:
+            if self._entries is not None or self.path is None:
+                self._response_hashes = [None] * len(self)
+            else:
+                self.digests()
+        assert self._response_hashes is not None
+        return self._response_hashes
+
+    def lines_bytes(self) -> Iterator[tuple[int, bytes]]:
+        """``(i, line bytes)`` for every entry of a file-backed cassette, read in order in
+        large chunks (memory stays a few MB whatever the file size).
+
+        Raises:
+            CassetteFormatError: the file is gone or unreadable now.
+        """
+        assert self.path is not None and self._offsets is not None
+        assert self._lengths is not None
+        yield from _read_spans(self.path, self._offsets, self._lengths)
+
+    def _compute_keys(self) -> None:
+        """Fill ``_digests`` and ``_response_hashes`` of a file-backed cassette in one pass
+        (see ``digests``)."""
         n = len(self)
-        hashes = [None] * n
-        if self._spans is not None and self.path is not None and n:
-            assert self._offsets is not None
-            starts, ends = self._spans
-            offsets = self._offsets
+        rules = self.rules
+        identity = rules.is_empty
+        apply = rules.apply
+        tools = self._tools
+        digests: list[str] = [""] * n
+        hashes: list[int | None] = [None] * n
+        decode = _KEYED.decode
+        for i, raw in self.lines_bytes():
             try:
-                with (
-                    open(self.path, "rb") as fh,
-                    mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm,
-                ):
-                    for i in range(n):
-                        s = starts[i]
-                        if s >= 0:
-                            off = offsets[i]
-                            hashes[i] = hash(mm[off + s : off + ends[i]])
-            except (OSError, ValueError):  # the file changed or went away: no shortcut
-                hashes = [None] * n
+                keyed = decode(raw)
+                args, response, finite = keyed.args, keyed.response, True
+            except (msgspec.DecodeError, RecursionError):
+                # NaN or a lone surrogate in the args, or a response the entry access will
+                # report: the line as the load read it
+                try:
+                    record, finite = _parse_header(raw)
+                    args, response = record["args"], None
+                except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+                    raise CassetteFormatError(
+                        self.path, self._lines[i], _error_field(exc), _json_reason(exc, raw)
+                    ) from None
+            value = args if identity else apply(tools[i], args)
+            digests[i] = (_orjson_digest(value) if finite else None) or digest(value)
+            if response:
+                hashes[i] = hash(bytes(response))
         self._response_hashes = hashes
-        return hashes
+        self._digests = digests
 
     def raw_line(self, i: int) -> bytes:
         """The bytes of entry ``i`` as stored (file-backed) or as it would be written."""
         if self._entries is not None or self.path is None:
-            return _dump_line(self._entry(i).to_record(self._digests[i]))
+            return _dump_line(self._entry(i).to_record(self.digest(i)))
         assert self._offsets is not None and self._lengths is not None
         with open(self.path, "rb") as fh:
             fh.seek(self._offsets[i])
@@ -445,7 +485,7 @@ class Cassette(Sequence[Entry]):
     def with_rules(self, rules: NormalizationRules) -> Cassette:
         """The same cassette with digests recomputed under other normalization rules."""
         entries = self._entries
-        digests = [digest(rules.apply(e.tool, e.args)) for e in self]
+        digests = None if entries is None else [digest(rules.apply(e.tool, e.args)) for e in self]
         return Cassette(
             self.path,
             seqs=self._seqs,
@@ -459,8 +499,52 @@ class Cassette(Sequence[Entry]):
             rules=rules,
             report=self.report,
             metadata=dict(self.metadata),
-            spans=self._spans,
         )
+
+
+class _Header(msgspec.Struct):
+    """A cassette line as the index reads it: the args and the response are only checked
+    to be JSON (``msgspec.Raw``: not built), unknown fields are skipped."""
+
+    seq: int
+    tool: str
+    args: msgspec.Raw
+    response: msgspec.Raw = _NO_RAW
+    error: msgspec.Raw = _NO_RAW
+    args_digest: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class _Keyed(msgspec.Struct):
+    """A cassette line as the key pass reads it: the args built, the response kept raw."""
+
+    args: Any
+    response: msgspec.Raw = _NO_RAW
+
+
+_HEADER = msgspec.json.Decoder(_Header)
+_KEYED = msgspec.json.Decoder(_Keyed)
+
+
+def _read_spans(
+    path: Path, offsets: Sequence[int], lengths: Sequence[int]
+) -> Iterator[tuple[int, bytes]]:
+    """``(i, bytes)`` of each span ``offsets[i]:offsets[i] + lengths[i]`` of the file, the
+    spans in increasing order, read in chunks of ``_CHUNK`` bytes."""
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise CassetteFormatError.from_os_error(path, exc) from None
+    with fh:
+        buf = b""
+        base = 0  # file offset of buf[0]
+        for i in range(len(offsets)):
+            off = offsets[i]
+            end = off + lengths[i]
+            if off < base or end > base + len(buf):
+                fh.seek(off)
+                buf = fh.read(max(_CHUNK, end - off))
+                base = off
+            yield i, buf[off - base : end - base]
 
 
 def load(
@@ -471,8 +555,12 @@ def load(
 ) -> Cassette:
     """Open the cassette at ``path`` (UTF-8 JSON Lines, format v1) and index it.
 
-    Blank lines are skipped. Every line is validated (see ``validate_record``) but only
-    seq, tool and the args digest are kept; responses are parsed again on access.
+    Blank lines are skipped. Every line is read as JSON and its fields checked (see
+    ``validate_record``), but only seq, tool, the stored digest and where the line is are
+    kept: a response is parsed when its entry is asked for, and the args digests (the
+    replay keys, under ``rules``) are computed on first use (``Cassette.digests``). A
+    response or args that is JSON but breaks a rule of the engine's parser (a key repeated
+    in an object) is reported when its entry is read (``check`` reads every entry).
 
     Args:
         path: the cassette file.
@@ -485,25 +573,40 @@ def load(
             line is bad (``line`` and ``field`` name it; ``truncated`` is set when it is the
             last line and was cut mid-write).
     """
+    return run_job(load_job(path, lenient=lenient, rules=rules))
+
+
+def load_job(
+    path: str | Path,
+    *,
+    lenient: bool = False,
+    rules: NormalizationRules | None = None,
+    cancel: CancelToken | None = None,
+) -> JobGenerator[Cassette]:
+    """``load`` as a job: yields ``Progress(stage="load", unit="bytes")`` about every
+    ``_CHUNK`` bytes (total: the file size) and returns the ``Cassette``; raises
+    ``Cancelled`` when ``cancel`` is set (checked between chunks)."""
     rules = rules or _NO_RULES
     p = Path(path)
     fh = open_regular(p)  # a FIFO, a device or a directory: an error, never a hang
+    try:
+        size = os.fstat(fh.fileno()).st_size
+    except OSError as exc:
+        fh.close()
+        raise CassetteFormatError.from_os_error(p, exc) from None
 
-    seqs: list[int] = []
+    seqs = array("q")
+    lines = array("q")
+    offsets = array("q")
+    lengths = array("q")
     tools: list[str] = []
-    digests: list[str] = []
     stored: list[str | None] = []
-    lines: list[int] = []
-    offsets: list[int] = []
-    lengths: list[int] = []
-    span_starts: list[int] = []  # the response's text, relative to the line's start
-    span_ends: list[int] = []
     tool_names: dict[str, str] = {}  # interning: a few tool names, 100k references
     report = LoadReport()
-    apply = rules.apply
-    identity = rules.is_empty
-    loads = parse_json
-    hidden = (_ERROR_KEY, _DIGEST_KEY)
+    decode = _HEADER.decode
+    unset = msgspec.UNSET
+    header_errors = (msgspec.DecodeError, RecursionError)
+    stage = p.name
 
     gc_was_enabled = gc.isenabled()
     gc.disable()  # nothing cyclic is built here; the collector would double the time
@@ -517,7 +620,7 @@ def load(
             eof = not buf
             while True:
                 find = buf.find
-                rfind = buf.rfind
+                view = memoryview(buf)
                 while True:
                     # -- one line: buf[pos:nl + 1] -------------------------------------
                     nl = find(b"\n", pos)
@@ -530,58 +633,23 @@ def load(
                     lineno += 1
                     start = pos
                     pos = nl + 1
-                    record = None
-                    if pending_error is None and buf[start] == 0x7B:  # "{"
-                        # Fast path (see _parse_header): the response text cut out and
-                        # replaced by null, found by bytes methods without copying the line.
-                        r = find(_RESPONSE_KEY, start, nl)
-                        close = nl - 1
-                        if buf[close] == 0x0D:  # CRLF
-                            close -= 1
-                        if r > 0 and buf[close] == 0x7D and nl < len(buf):
-                            vs = r + _RESPONSE_LEN
-                            cut = close
-                            j = rfind(_SEQ_KEY, vs, close)
-                            if j > vs:
-                                k = rfind(b",", vs, j)
-                                if k > vs and (k + 1 == j or not buf[k + 1 : j].strip()):
-                                    cut = k
-                            if find(hidden[0], vs, cut) < 0 and find(hidden[1], vs, cut) < 0:
-                                try:
-                                    record = loads(buf[start:vs] + b"null" + buf[cut : close + 1])
-                                except ValueError:
-                                    record = None
-                    if record is not None:
-                        # the checks of validate_record, inline; anything else (and a cut
-                        # that hit a nested "seq") goes to the general path, which decides
-                        got_seq = record.get("seq") if type(record) is dict else None
-                        got_tool = record.get("tool") if got_seq is not None else None
-                        digest_stored = record.get("args_digest") if got_tool else None
-                        if (
-                            type(got_seq) is int
-                            and got_seq > 0
-                            and type(got_tool) is str
-                            and got_tool
-                            and "response" in record
-                            and record["response"] is None
-                            and "args" in record
-                            and "error" not in record
-                            and (type(digest_stored) is str or "args_digest" not in record)
-                        ):
-                            seq = got_seq
-                            tool = tool_names.setdefault(got_tool, got_tool)
-                            args = record["args"]
-                            # None when orjson's text may differ from the canonical one,
-                            # or an integer past 64 bits came back as a float
-                            got_key = _orjson_digest(args if identity else apply(tool, args))
-                            if got_key is None:
-                                record = None
-                            else:
-                                key = got_key
-                                span_start, span_end = vs - start, cut - start
+                    header = None
+                    if pending_error is None:
+                        try:
+                            header = decode(view[start:nl])
+                        except header_errors:
+                            header = None
                         else:
-                            record = None
-                    if record is None:
+                            if header.seq < 1 or not header.tool or not header.response:
+                                header = None  # the general path says what is wrong
+                            elif header.error:
+                                header = None
+                    if header is not None:
+                        seq = header.seq
+                        tool = tool_names.setdefault(header.tool, header.tool)
+                        got = header.args_digest
+                        digest_stored = None if got is unset else got
+                    else:
                         # -- general path: anything unusual, and every line after an error
                         raw = buf[start:pos]
                         if pending_error is not None:
@@ -594,7 +662,9 @@ def load(
                         if raw.isspace():
                             continue
                         try:
-                            record, fast = _parse_header(raw)
+                            # the response cut out when that is safe: a bad response is
+                            # reported when its entry is read, naming the field
+                            record, _finite = _parse_header(raw)
                         except (ValueError, UnicodeDecodeError) as exc:
                             truncated = not raw.endswith(b"\n")
                             why = _json_reason(exc, raw)
@@ -614,24 +684,20 @@ def load(
                             report = LoadReport(1, lineno, str(exc), False)
                             continue
                         seq = record["seq"]
-                        tool = record["tool"]
+                        tool = tool_names.setdefault(record["tool"], record["tool"])
                         digest_stored = record.get("args_digest")
-                        tool = tool_names.setdefault(tool, tool)
-                        args = record["args"]
-                        value = args if identity else apply(tool, args)
-                        key = _fast_digest(value) if fast else digest(value)
-                        span_start = span_end = -1
                     seqs.append(seq)
                     tools.append(tool)
-                    digests.append(key)
                     stored.append(digest_stored)
                     lines.append(lineno)
                     offsets.append(base + start)
                     lengths.append(pos - start if pos <= len(buf) else len(buf) - start)
-                    span_starts.append(span_start)
-                    span_ends.append(span_end)
+                view.release()
                 if eof:
                     break
+                yield Progress("load", base + pos, size, "bytes", stage)
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
                 # the partial last line moves to the front of the next chunk
                 chunk = fh.read(_CHUNK)
                 eof = not chunk
@@ -643,18 +709,18 @@ def load(
     finally:
         if gc_was_enabled:
             gc.enable()
+    yield Progress("load", size, size, "bytes", stage)
     return Cassette(
         p,
         seqs=seqs,
         tools=tools,
-        digests=digests,
+        digests=None,
         stored=stored,
         lines=lines,
         offsets=offsets,
         lengths=lengths,
         rules=rules,
         report=report,
-        spans=(span_starts, span_ends),
     )
 
 

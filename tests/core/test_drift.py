@@ -51,8 +51,9 @@ def test_equal_values_skip_deepdiff(monkeypatch) -> None:
     def boom(*args, **kwargs):
         raise AssertionError("deepdiff must not run on equal values")
 
-    monkeypatch.setattr(drift_mod, "DeepDiff", boom)
+    monkeypatch.setattr(drift_mod, "_deep_reports", boom)
     assert value_drift({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}) == []
+    assert value_drift({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}, fast=False) == []
 
 
 def test_entry_drift_args_and_error_against_response() -> None:
@@ -76,13 +77,17 @@ def many(n: int, salt: str) -> Cassette:
 
 def test_rows_and_first_divergence_run_no_deepdiff(monkeypatch) -> None:
     calls = []
-    real = drift_mod.DeepDiff
+    real_fast, real_deep = drift_mod._fast_reports, drift_mod._deep_reports
 
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
+    def counting(real):
+        def count(*args, **kwargs):
+            calls.append(1)
+            return real(*args, **kwargs)
 
-    monkeypatch.setattr(drift_mod, "DeepDiff", counting)
+        return count
+
+    monkeypatch.setattr(drift_mod, "_fast_reports", counting(real_fast))
+    monkeypatch.setattr(drift_mod, "_deep_reports", counting(real_deep))
     result = diff_cassettes(many(2000, "a"), many(2000, "b"))
     assert result.first_divergence == 0
     assert result.counts[Status.RESPONSE_DRIFT] == 2000

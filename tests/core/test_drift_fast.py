@@ -1,0 +1,70 @@
+"""The fast drift path for plain JSON trees gives exactly deepdiff's items (deepdiff is the
+definition of drift; issue 8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cassette_tui.core.drift import value_drift
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-3, max_value=3),
+    st.integers(min_value=2**63, max_value=2**65),
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-3, max_value=3),
+    st.sampled_from(["", "a", "b", "a.b", "x y", "é", "1"]),
+)
+_keys = st.sampled_from(["a", "b", "c", "a.b", "*", "0", ""])
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(_keys, inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+def _mutate(data: st.DataObject, value: Any) -> Any:
+    """``value`` with a few random edits (a changed leaf, a key or item added or removed)."""
+    if isinstance(value, dict):
+        out = {k: _mutate(data, v) if data.draw(st.booleans()) else v for k, v in value.items()}
+        if data.draw(st.booleans()):
+            out[data.draw(_keys)] = data.draw(_json)
+        if out and data.draw(st.booleans()):
+            out.pop(data.draw(st.sampled_from(sorted(out))))
+        return out
+    if isinstance(value, list):
+        out_list = [_mutate(data, v) if data.draw(st.booleans()) else v for v in value]
+        if data.draw(st.booleans()):
+            out_list.insert(data.draw(st.integers(0, len(out_list))), data.draw(_json))
+        if out_list and data.draw(st.booleans()):
+            out_list.pop(data.draw(st.integers(0, len(out_list) - 1)))
+        return out_list
+    return data.draw(_json) if data.draw(st.booleans()) else value
+
+
+def _items(a: Any, b: Any, fast: bool) -> list[tuple[str, Any, Any, str]]:
+    return [(d.path, d.a, d.b, d.change.value) for d in value_drift(a, b, fast=fast)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data(), _json)
+def test_fast_drift_equals_deepdiff_on_related_values(data, a) -> None:
+    b = _mutate(data, a)
+    assert _items(a, b, fast=True) == _items(a, b, fast=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json, _json)
+def test_fast_drift_equals_deepdiff_on_any_two_values(a, b) -> None:
+    assert _items(a, b, fast=True) == _items(a, b, fast=False)
+
+
+def test_fast_drift_examples() -> None:
+    a = {"hits": [{"id": 1, "t": "x"}, {"id": 2}], "n": 1, "tags": ["a", "b", "c"]}
+    b = {"hits": [{"id": 1, "t": "y"}], "n": 1.0, "tags": ["b", "c", "d"]}
+    assert _items(a, b, fast=True) == _items(a, b, fast=False)
+    assert [i[0] for i in _items(a, b, fast=True)] == [
+        "$.hits[0].t", "$.hits[1]", "$.n", "$.tags[0]", "$.tags[2]"
+    ]  # fmt: skip
