@@ -43,6 +43,7 @@ from .jsontext import (
     parse_json,
     parse_json_checked,
 )
+from .jsonvalue import NONFINITE_MARK, decode_nonfinite, encode_nonfinite
 from .normalize import NormalizationRules
 from .outcome import Outcome, outcome_fingerprint
 from .readable import open_regular
@@ -379,13 +380,16 @@ class Cassette(Sequence[Entry]):
             if self._entries is not None or i in self._cache:
                 fp = Outcome.of_entry(self._entry(i)).fingerprint()
             else:
+                raw = self.raw_line(i)
                 try:
-                    parsed, exotic = parse_json_checked(self.raw_line(i))
+                    parsed, exotic = parse_json_checked(raw)
                 except ValueError:
                     # a response the load did not parse is bad: reading the entry raises
                     # the error that names the file, the line and the field
                     fp = Outcome.of_entry(self._entry(i)).fingerprint()
                 else:
+                    if NONFINITE_MARK in raw:
+                        parsed, exotic = decode_nonfinite(parsed), True
                     fp = Outcome.of_record(parsed).fingerprint(finite=not exotic)
             self._fingerprints[i] = fp
         return fp
@@ -440,6 +444,8 @@ class Cassette(Sequence[Entry]):
                     raise CassetteFormatError(
                         self.path, self._lines[i], _error_field(exc), _json_reason(exc, raw)
                     ) from None
+            if NONFINITE_MARK in raw:  # {"$numberDouble": ...} is read back as the float
+                args, finite = decode_nonfinite(args), False
             value = args if identity else apply(tools[i], args)
             digests[i] = (_orjson_digest(value) if finite else None) or digest(value)
             if response:
@@ -480,6 +486,8 @@ class Cassette(Sequence[Entry]):
                 self.path, self._lines[i], _error_field(exc) or "response", _json_reason(exc, raw)
             ) from None
         validate_record(record, self.path, self._lines[i])
+        if NONFINITE_MARK in raw:
+            record = decode_nonfinite(record)
         return entry_from_record(record, self._lines[i])
 
     def with_rules(self, rules: NormalizationRules) -> Cassette:
@@ -761,7 +769,14 @@ def _dump_line(record: dict[str, Any]) -> bytes:
     # sorted keys like the article's record(); UTF-8 text kept readable. A lone surrogate
     # (which json.loads accepts from "\ud800") cannot be UTF-8: it is written back as its
     # JSON escape, which only ever occurs inside a JSON string, so it reads back the same.
-    text = json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
+    # strict JSON: a NaN or an infinity is written as {"$numberDouble": "NaN"} (see
+    # jsonvalue), never as the bare NaN that strict parsers refuse
+    try:
+        text = json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise
+        text = json.dumps(encode_nonfinite(record), sort_keys=True, ensure_ascii=False) + "\n"
     return text.encode("utf-8", "backslashreplace")
 
 

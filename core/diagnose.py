@@ -119,7 +119,9 @@ def _n(count: int, noun: str) -> str:
 
 
 def _short(value: Any, width: int = 40) -> str:
-    text = repr(value) if not isinstance(value, str) else f'"{value}"'
+    text = (
+        "null" if value is None else (repr(value) if not isinstance(value, str) else f'"{value}"')
+    )
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -334,11 +336,27 @@ def _args_drift_rows(result: DiffResult) -> list[tuple[int, Row, list[DriftItem]
     return out
 
 
+def _null_or_volatile(d: DriftItem) -> str:
+    """One args difference for a message: ``$.cabin absent in A, null in B`` or
+    ``$.since "2024-..." -> "2025-..." (timestamp)``."""
+    if d.change is Change.ADDED:
+        return f"{d.path} absent in A, {_short(d.b, 30)} in B"
+    if d.change is Change.REMOVED:
+        return f"{d.path} {_short(d.a, 30)} in A, absent in B"
+    return f"{d.path} {_short(d.a, 30)} -> {_short(d.b, 30)} ({value_kind(d.a)})"
+
+
 def _volatile_presets(items: list[DriftItem]) -> dict[str, str] | None:
     """``{path: preset}`` when every args difference is a volatile value on both sides
     that one preset normalizes; ``None`` otherwise."""
     presets: dict[str, str] = {}
     for item in items:
+        # null on one side, absent on the other: the nulls preset drops null-valued args
+        if (item.change is Change.ADDED and item.b is None) or (
+            item.change is Change.REMOVED and item.a is None
+        ):
+            presets[item.path] = "nulls"
+            continue
         if item.change is not Change.VALUE_CHANGED:
             return None
         ka, kb = value_kind(item.a), value_kind(item.b)
@@ -373,13 +391,11 @@ def _args_misses(
         )
         merged = [m for c in (result.a, result.b) for m in over_normalization(c, combined)]
         items = [d for d in result.drift(index) if d.part == "args"]
-        shown = "; ".join(
-            f"{d.path} {_short(d.a, 30)} -> {_short(d.b, 30)} ({value_kind(d.a)})"
-            for d in items[:3]
-        )
+        shown = "; ".join(_null_or_volatile(d) for d in items[:3])
         rule_text = ", ".join(proposed.describe())
+        what = "nulls against left-out args" if names == ("nulls",) else "volatile values"
         message = (
-            f"{tool} args differ only in volatile values at {_n(len(hits), 'step')}, first at "
+            f"{tool} args differ only in {what} at {_n(len(hits), 'step')}, first at "
             f"A seq {row.a_seq} / B seq {row.b_seq}: {shown}. Replay would miss: normalize "
             f"before digesting. Rule {rule_text} makes {matches} of {len(hits)} match"
         )

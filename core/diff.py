@@ -15,7 +15,7 @@ from typing import Any
 from .align import ALIGNMENTS, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
 from .cassette import Cassette
-from .diff_model import DriftItem, Finding, Row, Status
+from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
 
 
@@ -124,6 +124,9 @@ class DiffResult:
                             "b": item.b,
                             "change": item.change.value,
                             "part": item.part,
+                            # a/b null may be a real null or an absent path: this names
+                            # the absent side ("a", "b"), else null
+                            "absent": _absent_side(item.change),
                         }
                         for item in self.drift(index)
                     ],
@@ -157,6 +160,14 @@ class DiffResult:
                 for f in self.findings
             ],
         }
+
+
+def _absent_side(change: Change) -> str | None:
+    if change in (Change.ADDED, Change.ITEM_ADDED):
+        return "a"
+    if change in (Change.REMOVED, Change.ITEM_REMOVED):
+        return "b"
+    return None
 
 
 def _side_json(cassette: Cassette) -> dict[str, Any]:

@@ -130,7 +130,14 @@ def _deep_reports(a: Any, b: Any) -> list[_Report]:
     """deepdiff's reports for any two values (the definition of drift)."""
     from deepdiff import DeepDiff
 
-    tree = DeepDiff(a, b, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
+    tree = DeepDiff(
+        a,
+        b,
+        view="tree",
+        verbose_level=2,
+        threshold_to_diff_deeper=0,
+        ignore_nan_inequality=True,  # NaN is NaN; NaN, infinities and null stay apart
+    )
     reports: list[_Report] = []
     for report, levels in tree.items():
         if report not in _REPORTS:

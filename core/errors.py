@@ -205,7 +205,10 @@ class CassetteMiss(CassetteError):
         digest: the args digest of the call after normalization.
         args: the args as the agent passed them.
         nearest: a list of candidates, each a dict ``{"seq", "args_digest", "differences":
-            [{"path", "recorded", "live", "kind"}]}``, nearest first.
+            [{"path", "recorded", "live", "absent", "kind"}]}``, nearest first (``absent``:
+            ``"recorded"``/``"live"`` for a path on one side only, else ``None``).
+        proposed_rule: a rule that would make the call match (``"preset nulls"``), or
+            ``None``.
     """
 
     def __init__(
@@ -220,20 +223,45 @@ class CassetteMiss(CassetteError):
         self.digest = digest
         self.args = args
         self.nearest = nearest or []
+        #: a normalization rule that would turn this miss into a hit, when one is evident
+        #: (``"preset nulls"``: the only differences are nulls against left-out args)
+        self.proposed_rule: str | None = None
         super().__init__(message or self._format())
 
     def _format(self) -> str:
         lines = [f"cassette miss: {self.tool} {self.digest} was not recorded"]
         if not self.nearest:
             lines.append(f"  no call of {self.tool!r} was recorded")
+        null_vs_absent = False
         for cand in self.nearest:
             lines.append(f"  nearest: seq {cand['seq']} ({cand['args_digest']})")
             for diff in cand.get("differences", []):
-                lines.append(
-                    f"    {diff['path']}: recorded {diff['recorded']!r}, "
-                    f"live {diff['live']!r} [{diff['kind']}]"
-                )
+                absent = diff.get("absent")
+                rec = _side(diff["recorded"], absent == "recorded", "recorded", "the recording")
+                live = _side(diff["live"], absent == "live", "live", "the live call")
+                lines.append(f"    {diff['path']}: {rec}, {live} [{diff['kind']}]")
+                if (absent == "recorded" and diff["live"] is None) or (
+                    absent == "live" and diff["recorded"] is None
+                ):
+                    null_vs_absent = True
+        if null_vs_absent:
+            self.proposed_rule = "preset nulls"
+            lines.append(
+                "  an arg is null on one side and left out on the other: the 'nulls' preset "
+                'drops null-valued args before digesting (presets = ["nulls"] in '
+                "[tool.cassette.normalize])"
+            )
         return "\n".join(lines)
+
+
+def _side(value: Any, absent: bool, label: str, where: str) -> str:
+    """One side of a differing arg: ``absent in the recording``, ``null in the live call``,
+    ``recorded 'x'``."""
+    if absent:
+        return f"absent in {where}"
+    if value is None:
+        return f"null in {where}"
+    return f"{label} {value!r}"
 
 
 class ReplayExhausted(CassetteMiss):

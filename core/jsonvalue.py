@@ -25,6 +25,8 @@ from typing import Any
 
 #: the key of the one-key object that stands for a non-finite number
 NONFINITE_KEY = "$numberDouble"
+#: its bytes in a line: a line without them needs no decoding
+NONFINITE_MARK = b'"$numberDouble"'
 _NONFINITE_TEXT = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
@@ -137,12 +139,13 @@ def roundtrip_change(value: Any, path: str = "$") -> tuple[str, str] | None:
 def encode_nonfinite(value: Any) -> Any:
     """``value`` with every non-finite float replaced by ``{"$numberDouble": "NaN"}``
     (``"Infinity"``, ``"-Infinity"``). Returns ``value`` itself when it holds none."""
-    if not _has_nonfinite(value):
+    if not has_nonfinite(value):
         return value
     return _map_floats(value)
 
 
-def _has_nonfinite(value: Any) -> bool:
+def has_nonfinite(value: Any) -> bool:
+    """``True`` when ``value`` holds a NaN or an infinity anywhere."""
     for v in _walk(value):
         if type(v) is float and not math.isfinite(v):
             return True

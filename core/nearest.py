@@ -50,11 +50,17 @@ class ArgDifference:
     kind: str
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"path", "recorded", "live", "kind"}``; a missing side is ``None``."""
+        """``{"path", "recorded", "live", "absent", "kind"}``: a missing side's value is
+        ``None`` and ``absent`` names it (``"recorded"``, ``"live"``), else ``absent`` is
+        ``None`` and a ``None`` value is a real ``null``."""
         return {
             "path": self.path,
             "recorded": None if self.recorded is MISSING else self.recorded,
             "live": None if self.live is MISSING else self.live,
+            # null above may be a real null or an absent path: this says which side is absent
+            "absent": "recorded"
+            if self.recorded is MISSING
+            else ("live" if self.live is MISSING else None),
             "kind": self.kind,
         }
 
@@ -85,7 +91,8 @@ class Candidate:
 
 def _same(a: Any, b: Any) -> bool:
     # JSON equality: 1 and 1.0 differ (another JSON type), as do True and 1
-    return type(a) is type(b) and a == b
+    # NaN equals NaN here (the same recorded value); null, NaN and infinities stay apart
+    return type(a) is type(b) and (a == b or (a != a and b != b))
 
 
 def leaf_differences(recorded: Any, live: Any, path: str = "$") -> Iterator[ArgDifference]:

@@ -21,7 +21,8 @@ order whatever order the config lists them in:
     and date-times to ``<timestamp>``, Unix epoch numbers and digit strings to
     ``<epoch>``), ``request_id`` (``req_8f3a...`` to ``<request_id>``) and ``path``
     (paths under the project root made relative to it, the home folder to ``~``, temporary
-    paths to ``<tmp>/`` + their file name).
+    paths to ``<tmp>/`` + their file name) and ``nulls`` (object keys whose value is
+    ``null`` dropped: an explicit ``null`` asks the same as a left-out optional arg).
 
 Rules are read from ``[tool.cassette.normalize]`` in ``pyproject.toml`` or from the
 top-level ``[normalize]`` table of ``cassette.toml`` (see ``load_rules``)::
@@ -64,7 +65,7 @@ from .volatile import ISO_TIMESTAMP_RE, REQUEST_ID_RE, TEMP_PATH_RE, UUID_RE, is
 if TYPE_CHECKING:
     from .cassette import Cassette
 
-PRESETS = ("uuid", "timestamp", "request_id", "path")
+PRESETS = ("uuid", "timestamp", "request_id", "path", "nulls")
 #: the environment variable naming a config file (``constants.ENV_CONFIG``)
 CONFIG_ENV = ENV_CONFIG
 _IDENTIFIER_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -242,10 +243,23 @@ class PresetRule:
         return True
 
     def apply(self, args: Any) -> Any:
+        if self.name == "nulls":
+            return _drop_nulls(args)
         return _map_leaves(args, _PRESET_FUNCS[self.name](self))
 
     def __str__(self) -> str:
         return f"preset {self.name}"
+
+
+def _drop_nulls(value: Any) -> Any:
+    """``value`` without the object keys whose value is ``null``, at any depth (the
+    ``nulls`` preset: a caller that sends ``"cabin": null`` for an unused optional arg
+    asks the same as one that leaves it out). List items are kept, nulls included."""
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
 
 
 def _preset_uuid(_rule: PresetRule) -> Callable[[Any], Any]:
@@ -317,6 +331,7 @@ def _preset_path(rule: PresetRule) -> Callable[[Any], Any]:
 
 
 _PRESET_FUNCS: dict[str, Callable[[PresetRule], Callable[[Any], Any]]] = {
+    "nulls": lambda _rule: lambda v: v,  # a key-dropping preset: see PresetRule.apply
     "uuid": _preset_uuid,
     "timestamp": _preset_timestamp,
     "request_id": _preset_request_id,

@@ -16,13 +16,13 @@ write the marks (``PYTHONIOENCODING=ascii``), ASCII stand-ins are used.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 import click
+from cassette_tui.core.jsonvalue import dumps_strict
 from rich.console import Console
 
 from ..text.safe import FORMAT_CHARS, printable
@@ -122,10 +122,11 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def json_text(doc: Any, *, indent: int | None = 2) -> str:
-    """``doc`` as JSON text: non-ASCII text kept readable, but every control, bidi or tag
+    """``doc`` as strict JSON text (a non-finite number as ``{"$numberDouble": "NaN"}``,
+    see ``core.jsonvalue``): non-ASCII text kept readable, but every control, bidi or tag
     character written as its ``\\uXXXX`` escape (the same string once parsed; raw, they
     would drive the terminal the JSON is printed to)."""
-    text = json.dumps(doc, indent=indent, ensure_ascii=False, default=str)
+    text = dumps_strict(doc, indent=indent, ensure_ascii=False, default=str)
     # outside strings JSON has only ASCII: the characters replaced here are in strings
     return _JSON_UNSAFE.sub(_escape, text)
 

@@ -229,9 +229,9 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
         sign = CHANGE_SIGNS.get(change, "?")
         head = f"      {sign} {item.part} {safe(item.path)}"
         if change in ("added", "item_added"):
-            values = [f"+ {_value(item.b, width - 12)}"]
+            values = [f"+ {_value(item.b, width - 28)} (absent in A)"]
         elif change in ("removed", "item_removed"):
-            values = [f"- {_value(item.a, width - 12)}"]
+            values = [f"- {_value(item.a, width - 28)} (absent in B)"]
         else:
             half = (width - 18) // 2
             values = [f"{_value(item.a, half)} -> {_value(item.b, half)}"]
