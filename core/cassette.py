@@ -43,7 +43,7 @@ from .jsontext import (
     parse_json,
     parse_json_checked,
 )
-from .jsonvalue import NONFINITE_MARK, decode_nonfinite, encode_nonfinite
+from .jsonvalue import NONFINITE_MARK, decode_nonfinite, encode_nonfinite, has_nonfinite
 from .normalize import NormalizationRules
 from .outcome import Outcome, outcome_fingerprint
 from .readable import open_regular
@@ -147,6 +147,8 @@ def _orjson_digest(value: Any) -> str | None:
         return None
     if _NOT_CANONICAL.search(out) is not None:
         return None
+    if b"null" in out and has_nonfinite(value):
+        return None  # orjson writes NaN/Infinity as null; the canonical JSON does not
     return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
 
 

@@ -8,6 +8,7 @@ rule accepts them as printed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,7 @@ class Candidate:
 def _same(a: Any, b: Any) -> bool:
     # JSON equality: 1 and 1.0 differ (another JSON type), as do True and 1
     # NaN equals NaN here (the same recorded value); null, NaN and infinities stay apart
-    return type(a) is type(b) and (a == b or (a != a and b != b))
+    return type(a) is type(b) and (a == b or (type(a) is float and math.isnan(a) and math.isnan(b)))
 
 
 def leaf_differences(recorded: Any, live: Any, path: str = "$") -> Iterator[ArgDifference]:

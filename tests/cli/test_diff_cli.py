@@ -115,7 +115,7 @@ def test_json_schema(samples) -> None:
         assert {"a_seq", "b_seq", "status", "tool", "drift"} <= set(row)
         assert row["status"] in statuses - {"same"}
         for item in row["drift"]:
-            assert set(item) == {"path", "a", "b", "change", "part"}
+            assert set(item) == {"path", "a", "b", "change", "part", "absent"}
     for f in doc["findings"]:
         assert {"kind", "seqs", "message", "action"} <= set(f)
     assert doc["findings"][0]["kind"] == "first_divergence"

@@ -40,7 +40,7 @@ def test_nearest_ranks_by_differing_paths_and_skips_other_tools() -> None:
     cands = nearest(c, "search", {"q": "x", "k": 1, "lang": "en"}, limit=5)
     assert [(cand.seq, len(cand.differences)) for cand in cands] == [(1, 1), (2, 1), (4, 1)]
     assert cands[0].to_dict()["differences"] == [
-        {"path": "$.q", "recorded": "a", "live": "x", "kind": "other"}
+        {"path": "$.q", "recorded": "a", "live": "x", "absent": None, "kind": "other"}
     ]
     assert nearest(c, "http_get", {}) == []
 

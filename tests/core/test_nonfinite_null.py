@@ -137,3 +137,18 @@ def test_case_32_agent_miss_says_absent_and_null(real: Path) -> None:
         ("$.cabin", "recorded", None),
         ("$.max_stops", "recorded", None),
     ]
+
+
+def test_a_bare_nan_in_args_digests_as_the_live_call(tmp_path: Path) -> None:
+    """Python's json writes bare NaN; the load's digest must be the canonical one (orjson
+    would write NaN as null and give the digest of a null arg)."""
+    from cassette_tui.core import digest
+
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        json.dumps({"seq": 1, "tool": "m", "args": {"x": math.nan}, "response": 1}) + "\n"
+    )
+    assert load(path).key(0) == ("m", digest({"x": math.nan}))
+    null = tmp_path / "n.jsonl"
+    null.write_text(json.dumps({"seq": 1, "tool": "m", "args": {"x": None}, "response": 1}) + "\n")
+    assert load(null).key(0) != load(path).key(0)

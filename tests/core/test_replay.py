@@ -46,7 +46,7 @@ def test_miss_names_nearest_candidates_and_paths() -> None:
     miss = info.value
     assert [c["seq"] for c in miss.nearest] == [1, 2]
     assert miss.nearest[0]["differences"] == [
-        {"path": "$.top_k", "recorded": 5, "live": 5.0, "kind": "number type"}
+        {"path": "$.top_k", "recorded": 5, "live": 5.0, "absent": None, "kind": "number type"}
     ]
     assert "$.top_k: recorded 5, live 5.0 [number type]" in str(miss)
     assert not isinstance(miss, ReplayExhausted)
