@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -472,3 +473,37 @@ def test_readme_host_configuration_records_and_replays(tmp_path: Path) -> None:
     assert (tmp_path / "runs" / "git.mcp.json").is_file()
     replayed = sdk_session(command(replay_cfg), calls, cwd=cwd, env=offline_env(tmp_path))
     assert replayed == recorded
+
+
+# -- the gate on an MCP recording --------------------------------------------------------------
+
+AGENT = [sys.executable, str(Path(__file__).resolve().parents[1] / "support" / "mcp_time_agent.py")]
+
+
+def test_gate_explains_the_time_servers_drift(tmp_path: Path) -> None:
+    """Live, the time answer drifts (two recordings diff as response drift); replayed by
+    the gate from one recording, every run sees the same frozen answer: deterministic. An
+    agent whose verdict also depends on something outside the tool layer is flaky, and the
+    gate says the runs made the same calls (after the tool layer)."""
+    run = tmp_path / "time.jsonl"
+    env = {**os.environ, "CASSETTE_MODE": "record", "CASSETTE_PATH": str(run)}
+    recorded = subprocess.run(AGENT, env=env, check=False, capture_output=True, timeout=120)
+    assert recorded.returncode == 0, recorded.stderr
+    assert [e["tool"] for e in lines_of(run)] == ["get_current_time"]
+
+    def gate(agent: list[str]) -> tuple[int, dict]:
+        out = subprocess.run(
+            [*CLI, "gate", str(run), "--agent", shlex.join(agent), "--runs", "2", "--json"],
+            check=False,
+            capture_output=True,
+            timeout=300,
+        )
+        return out.returncode, json.loads(out.stdout)
+
+    status, doc = gate(AGENT)
+    assert (status, doc["verdict"], doc["passed"], doc["misses"]) == (0, "deterministic", 2, 0)
+    assert all(r["hits"] == 1 for r in doc["results"])  # served by mcp replay's report
+
+    status, doc = gate([*AGENT, "--own-clock", "{run}"])
+    assert (status, doc["verdict"], doc["passed"]) == (1, "flaky", 1)
+    assert doc["divergence"]["kind"] == "after_tool_layer"

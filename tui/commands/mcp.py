@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 from cassette_tui.core.atomic import write_atomic
 from cassette_tui.core.constants import (
+    ENV_PATH,
     ENV_REPORT,
     EXIT_BAD_INPUT,
     EXIT_CLEAN,
@@ -51,9 +52,11 @@ def mcp() -> None:
 @click.option(
     "-o",
     "--output",
+    envvar=ENV_PATH,
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The cassette to create (never overwritten); the server facts go to RUN.mcp.json.",
+    help="The cassette to create (never overwritten; default: $CASSETTE_PATH); the server "
+    "facts go to RUN.mcp.json.",
 )
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
 @click.option(
@@ -88,7 +91,7 @@ def record(
 
 
 @mcp.command("replay")
-@click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("cassette", envvar=ENV_PATH, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
 @click.option(
     "--repeat",
@@ -108,7 +111,8 @@ def replay(
     cassette: Path, report: str | None, repeat: str, facts: Path | None, config: str | None
 ) -> None:
     """Stand in for the recorded MCP server on stdin/stdout, offline: initialize and the
-    list calls as recorded, each tools/call from CASSETTE; a miss is a JSON-RPC error."""
+    list calls as recorded, each tools/call from CASSETTE (default: $CASSETTE_PATH); a miss
+    is a JSON-RPC error."""
     from cassette_tui.core.normalize import load_rules
 
     from ..mcp.replay import ReplayServer
