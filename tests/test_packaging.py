@@ -14,7 +14,12 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
     found = set()
-    for top, name in (("core", "cassette_tui.core"), ("tui", "cassette_tui.tui")):
+    tops = (
+        ("core", "cassette_tui.core"),
+        ("tui", "cassette_tui.tui"),
+        ("pytest_plugin", "cassette_tui.pytest_plugin"),
+    )
+    for top, name in tops:
         for init in (ROOT / top).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / top).parts
             found.add(".".join((name, *rel)))
