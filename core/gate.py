@@ -116,14 +116,14 @@ def _call_summary(log: Cassette, i: int) -> dict[str, Any] | None:
     }
 
 
-def _describe(call: dict[str, Any] | None) -> str:
+def _describe(call: dict[str, Any] | None, passed: int) -> str:
     if call is None:
-        return "made no more calls"
+        return f"made no more calls ({passed} passed)"
     args = json.dumps(call["args"], ensure_ascii=False, sort_keys=True, default=str)
     if len(args) > 60:
         args = args[:57] + "..."
     served = f"seq {call['seq']}" if call.get("seq") is not None else call.get("outcome")
-    return f"called {call['tool']} {args} ({served})"
+    return f"called {call['tool']} {args} ({served}; {passed} passed)"
 
 
 def divergence(logs: Sequence[tuple[RunResult, Cassette | None]], flaky: bool) -> Divergence | None:
@@ -181,8 +181,7 @@ def divergence(logs: Sequence[tuple[RunResult, Cassette | None]], flaky: bool) -
         )
     paths.sort(key=lambda p: (-len(p.runs), p.runs))
     parts = [
-        f"{len(p.runs)} run{'s' if len(p.runs) != 1 else ''} {_describe(p.call)} "
-        f"({p.passed} passed)"
+        f"{len(p.runs)} run{'s' if len(p.runs) != 1 else ''} {_describe(p.call, p.passed)}"
         for p in paths
     ]
     message = f"The runs part at call {first + 1}: " + "; ".join(parts) + "."
