@@ -308,7 +308,7 @@ def test_server_crash_mid_session_is_reported_and_the_recording_kept(tmp_path: P
         raw_script(session, HANDSHAKE)
         session.request(tool_call(2, "echo", {"text": "before"}))
         answer = session.request(tool_call(3, "die", {"status": 3}), timeout=30)
-        status = session.proc.wait(timeout=30)  # exits without the host closing stdin
+        status = session.wait(timeout=30)  # exits without the host closing stdin
     finally:
         session.kill()
     assert "exited (status 3)" in answer["error"]["message"]

@@ -144,8 +144,12 @@ class RawSession:
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.received: list[bytes] = []
         self.stderr = b""
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
+        self._readers = [
+            threading.Thread(target=self._read, daemon=True),
+            threading.Thread(target=self._read_err, daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -180,7 +184,15 @@ class RawSession:
         """Close stdin and wait for the exit status (a hang fails the test)."""
         assert self.proc.stdin is not None
         self.proc.stdin.close()
-        return self.proc.wait(timeout=timeout)
+        return self.wait(timeout)
+
+    def wait(self, timeout: float = TIMEOUT) -> int:
+        """The exit status, once the process has exited and its output is all read (``stderr``
+        complete); a hang fails the test."""
+        status = self.proc.wait(timeout=timeout)
+        for reader in self._readers:
+            reader.join(timeout=timeout)
+        return status
 
     def kill(self) -> None:
         if self.proc.poll() is None:
