@@ -9,11 +9,11 @@ VENV := .venv/bin
 test:
 	$(PY) -m pytest -n 2 -q
 
-# ruff lint and format check over the tree; mypy over the engine
+# ruff lint and format check over the tree; mypy over the engine and the app
 lint:
 	$(VENV)/ruff check
 	$(VENV)/ruff format --check
-	$(VENV)/mypy core
+	$(VENV)/mypy core tui
 
 # the three benchmarks, each against a baseline measured in the same run
 bench:

@@ -325,12 +325,15 @@ def align_by_seq(a: Cassette, b: Cassette) -> list[Row]:
 _EXACT_BY_ENTRY_MAX = 2000
 
 
-def seq_statuses(a: Cassette, b: Cassette) -> list[Status]:
+def seq_statuses(a: Cassette, b: Cassette, *, provisional: list[int] | None = None) -> list[Status]:
     """The status of each row of ``align_by_seq(a, b)``, without building the rows.
 
     A pair with the same key whose responses are byte-identical in the files (see
     ``Cassette.response_hashes``) is ``same`` without parsing either; only the other
-    same-key pairs compare outcome fingerprints."""
+    same-key pairs compare outcome fingerprints. With a ``provisional`` list, when more than
+    ``_EXACT_BY_ENTRY_MAX`` pairs need that comparison (two full parses), they are
+    reported ``response_drift`` from their bytes alone and their rows appended to the list:
+    a first answer that a second, exact call confirms (the app's first screen)."""
     n, m = len(a), len(b)
     k = min(n, m)
     ta, tb, da, db = a._tools, b._tools, a.digests(), b.digests()
@@ -350,7 +353,11 @@ def seq_statuses(a: Cassette, b: Cassette) -> list[Status]:
                 unsure.append(i)
             append(same)
     if unsure:
-        if len(unsure) > _EXACT_BY_ENTRY_MAX:
+        if len(unsure) > _EXACT_BY_ENTRY_MAX and provisional is not None:
+            for i in unsure:
+                statuses[i] = Status.RESPONSE_DRIFT
+            provisional.extend(unsure)
+        elif len(unsure) > _EXACT_BY_ENTRY_MAX:
             fa, fb = outcome_index(a).fingerprints, outcome_index(b).fingerprints
             for i in unsure:
                 if fa[i] != fb[i]:
@@ -370,11 +377,14 @@ class SeqRows(Sequence[Row]):
     (``seq_statuses``, computed up front); its error and repeated-key flags are computed
     when the row is first asked for (one entry each side, or, when all rows are
     iterated, one ``outcome_index`` pass per file). Equal to the list ``align_by_seq``
-    returns; thread-safe."""
+    returns; thread-safe. ``exact=False``: statuses from the bytes where exact ones would
+    parse every response (see ``seq_statuses``); ``provisional`` lists those rows."""
 
-    def __init__(self, a: Cassette, b: Cassette) -> None:
+    def __init__(self, a: Cassette, b: Cassette, *, exact: bool = True) -> None:
         self.a, self.b = a, b
-        self.statuses = seq_statuses(a, b)
+        #: rows whose ``response_drift`` comes from the bytes alone (``exact=False``)
+        self.provisional: list[int] = []
+        self.statuses = seq_statuses(a, b, provisional=None if exact else self.provisional)
         self._rows: list[Row | None] = [None] * len(self.statuses)
         self._repeated: tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]] | None = None
         self._lock = threading.Lock()

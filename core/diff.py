@@ -17,6 +17,7 @@ from .align import align as align_rows
 from .cassette import Cassette
 from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
+from .jobs import CancelToken, JobGenerator, Progress
 
 
 class DiffResult:
@@ -36,6 +37,8 @@ class DiffResult:
         self.b = b
         self.align = align
         self.rows = rows
+        #: False when some statuses are provisional (``diff_cassettes(exact=False)``)
+        self.exact = not (isinstance(rows, SeqRows) and rows.provisional)
         # by seq, the statuses are known before the rows are built (see SeqRows)
         statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
         self.first_divergence: int | None = next(
@@ -177,12 +180,16 @@ def _side_json(cassette: Cassette) -> dict[str, Any]:
     }
 
 
-def diff_cassettes(a: Cassette, b: Cassette, align: str = "seq") -> DiffResult:
+def diff_cassettes(
+    a: Cassette, b: Cassette, align: str = "seq", *, exact: bool = True
+) -> DiffResult:
     """Align cassette ``a`` against cassette ``b`` and return the ``DiffResult``.
 
     ``align`` is ``"seq"`` (row *i* beside row *i*) or ``"key"`` (LCS by call key; see
     ``align.py``). Reads every entry's outcome once (one sequential pass per file-backed
-    cassette) but runs no deepdiff.
+    cassette) but runs no deepdiff. ``exact=False`` (by seq): when many responses differ in
+    their bytes, skip those reads and call them ``response_drift`` for now
+    (``DiffResult.exact`` is then False; see ``align.seq_statuses``).
 
     Raises:
         ValueError: an unknown ``align``.
@@ -190,5 +197,27 @@ def diff_cassettes(a: Cassette, b: Cassette, align: str = "seq") -> DiffResult:
     if align not in ALIGNMENTS:
         raise ValueError(f"unknown alignment {align!r}; expected one of {ALIGNMENTS}")
     if align == "seq":
-        return DiffResult(a, b, align, SeqRows(a, b))
+        return DiffResult(a, b, align, SeqRows(a, b, exact=exact))
     return DiffResult(a, b, align, align_rows(a, b, align))
+
+
+def diff_job(
+    a: Cassette, b: Cassette, align: str = "seq", token: CancelToken | None = None
+) -> JobGenerator[DiffResult]:
+    """``diff_cassettes(a, b, align)`` (exact) as a job: one ``Progress("outcomes", done,
+    2, "files")`` per cassette whose outcomes it reads (the slow part: every response
+    parsed), then ``Progress("align", 2, 2, "files")``.
+
+    Raises:
+        Cancelled: ``token`` was cancelled between two stages.
+        ValueError: an unknown ``align``.
+    """
+    token = token or CancelToken()
+    for done, cassette in enumerate((a, b)):
+        name = cassette.path.name if cassette.path is not None else ""
+        yield Progress("outcomes", done, 2, "files", name)
+        token.raise_if_cancelled()
+        outcome_index(cassette)
+    yield Progress("align", 2, 2, "files")
+    token.raise_if_cancelled()
+    return diff_cassettes(a, b, align)

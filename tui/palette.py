@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
+from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.widget import Widget
 
 from . import bindings
 
@@ -18,14 +21,14 @@ def _commands(provider: Provider) -> list[tuple[str, str, Callable[[], object]]]
     found: list[tuple[str, str, Callable[[], object]]] = []
     seen: set[str] = set()
 
-    def add(binding: Binding, target: object) -> None:
+    def add(binding: Binding, target: Widget | App[Any]) -> None:
         if not binding.id or binding.action in seen:
             return
         if binding.action in ("help",) and target is screen:
             return
         seen.add(binding.action)
         keys = app.get_key_display(binding)  # honours the user's keymap
-        run = partial(app.call_later, target.run_action, binding.action)  # type: ignore[attr-defined]
+        run = partial(app.call_later, target.run_action, binding.action)
         found.append((binding.description, f"key: {keys} · id: {binding.id}", run))
 
     for binding in getattr(type(screen), "BINDINGS", []):

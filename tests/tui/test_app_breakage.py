@@ -17,8 +17,9 @@ from pathlib import Path
 import cassette_tui.tui.commands.open_app as open_app_module
 import pytest
 from cassette_tui.core.sources import open_cassette
-from cassette_tui.tui.app import CassetteApp, keymap_problem
+from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.commands.open_app import open_app
+from cassette_tui.tui.keymap import keymap_problem
 from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_CHARS
 from cassette_tui.tui.widgets.detail import DetailPane
 from click.testing import CliRunner
@@ -191,7 +192,7 @@ async def test_six_digit_seqs_keep_the_columns_aligned(tmp_path: Path) -> None:
             rows = [line for line in lines if "read_file path" in line]
             assert len(rows) == 2, lines
             assert len({row.index("read_file") for row in rows}) == 1, rows
-            if app.b is not None:
+            if app.session.b is not None:
                 assert rows[0].index(" = ") == rows[1].index(" ~ "), rows
                 assert len({row.rindex("read_file") for row in rows}) == 1, rows
             title = next(line for line in lines if line.lstrip().startswith("seq"))
@@ -218,10 +219,12 @@ def test_open_applies_the_normalization_config_like_diff(tmp_path: Path, monkeyp
     result = CliRunner().invoke(open_app, ["--config", str(config), str(a), str(b)])
     assert result.exit_code == 0, result.output
     app = opened[0]
-    assert app.a is not None and app.b is not None
-    statuses = {row.status for row in diff_cassettes(app.a, app.b).rows}
+    assert app.session.a is not None and app.session.b is not None
+    statuses = {row.status for row in diff_cassettes(app.session.a, app.session.b).rows}
     assert Status.ARGS_DRIFT not in statuses  # the presets turn the args misses into hits
-    assert [app.a.key(i) for i in range(len(app.a))] == [app.b.key(i) for i in range(len(app.b))]
+    assert [app.session.a.key(i) for i in range(len(app.session.a))] == [
+        app.session.b.key(i) for i in range(len(app.session.b))
+    ]
 
     config.write_text("[normalize]\npresets = ['no-such-preset']\n", encoding="utf-8")
     result = CliRunner().invoke(open_app, ["--config", str(config), str(a), str(b)])
@@ -241,7 +244,7 @@ def test_options_before_the_files_belong_to_open(monkeypatch) -> None:
     args = ["--align", "key", str(samples / "fail.jsonl"), str(samples / "fix.jsonl")]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    assert opened[0].align == "key"
+    assert opened[0].session.align == "key"
     assert CliRunner().invoke(cli, ["--version"]).exit_code == 0
 
 

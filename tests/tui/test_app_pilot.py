@@ -11,9 +11,10 @@ import pytest
 from cassette_tui.core.diff import diff_cassettes
 from cassette_tui.core.diff_model import Status
 from cassette_tui.core.sources import open_cassette
-from cassette_tui.tui.app import CassetteApp, load_keymap
+from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.bindings import APP, HELP, PAIR, SINGLE, STEP
 from cassette_tui.tui.commands.open_app import open_app
+from cassette_tui.tui.keymap import load_keymap
 from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.single import SingleScreen
@@ -130,14 +131,14 @@ async def test_toggle_alignment_by_key_and_back(pair) -> None:
         await settle(pilot)
         assert "by seq" in screen_text(app)
         await press(pilot, "a")
-        assert app.align == "key"
+        assert app.session.align == "key"
         screen = app.screen
         assert screen.result.align == "key"
         assert [r.status for r in screen.result.rows] == [r.status for r in by_key.rows]
         assert "by key" in screen_text(app)
         # the cursor stays on the same A entry it was on
         await press(pilot, "a")
-        assert app.align == "seq"
+        assert app.session.align == "seq"
         assert "by seq" in screen_text(app)
 
 
@@ -323,7 +324,7 @@ async def test_palette_runs_screen_actions(pair) -> None:
         assert "main.toggle_align" in screen_text(app)
         await press(pilot, "enter")
         await settle(pilot)
-        assert app.align == "key"
+        assert app.session.align == "key"
 
 
 @sync
@@ -334,7 +335,7 @@ async def test_remapped_key(pair, result) -> None:
         await press(pilot, "g", "x")
         assert app.screen.steps.cursor in notable(result)
         await press(pilot, "ctrl+t")
-        assert app.align == "key"
+        assert app.session.align == "key"
         await press(pilot, "question_mark")
         assert "ctrl+t" in screen_text(app).lower() or "^t" in screen_text(app).lower()
 

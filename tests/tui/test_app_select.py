@@ -171,7 +171,10 @@ async def test_enter_on_a_task_opens_its_pair_and_q_comes_back(runs_file: Path) 
         await settle(pilot)
         await press(pilot, "enter")
         assert isinstance(app.screen, RunPairScreen)
-        assert app.a.metadata["run"]["trial"] == 1 and app.b.metadata["run"]["trial"] == 0
+        assert (
+            app.session.a.metadata["run"]["trial"] == 1
+            and app.session.b.metadata["run"]["trial"] == 0
+        )
         text = screen_text(app)
         assert "A task 1 trial 1 ✗ (2)  B task 1 trial 0 ✓ (2)" in text
         assert "first divergence ≠ row 2: A seq 2, B seq 2 cancel (args drift)" in text
@@ -186,7 +189,7 @@ async def test_enter_on_a_task_opens_its_pair_and_q_comes_back(runs_file: Path) 
         await press(pilot, "enter")
         assert isinstance(app.screen, RunPairScreen)
         assert "A task 10 trial 0 ✗ (1)  B task 10 trial 1 ✓ (2)" in screen_text(app)
-        assert app.screen.result.b is app.b  # type: ignore[attr-defined]
+        assert app.screen.result.b is app.session.b  # type: ignore[attr-defined]
         await press(pilot, "q", "q")
         assert not app.is_running
 
@@ -199,7 +202,7 @@ async def test_enter_on_a_trial_opens_it_alone(runs_file: Path) -> None:
         await go_to(pilot, "1", 2)
         await press(pilot, "enter")
         assert isinstance(app.screen, RunSingleScreen)
-        assert app.a.metadata["run"] == {
+        assert app.session.a.metadata["run"] == {
             "task": "1",
             "trial": 2,
             "reward": 0.0,
@@ -244,7 +247,10 @@ async def test_space_marks_a_and_b_and_enter_opens_them(runs_file: Path) -> None
         assert "marked: A task 2 trial 1  B task 2 trial 0  enter opens them" in screen_text(app)
         await press(pilot, "enter")
         assert isinstance(app.screen, RunPairScreen)
-        assert (app.a.metadata["run"]["trial"], app.b.metadata["run"]["trial"]) == (1, 0)
+        assert (app.session.a.metadata["run"]["trial"], app.session.b.metadata["run"]["trial"]) == (
+            1,
+            0,
+        )
         text = screen_text(app)
         assert "A task 2 trial 1 ✗ (1)  B task 2 trial 0 ✗ (1)" in text
         assert "~" in text  # same call, another response: the 429
@@ -411,19 +417,19 @@ def test_open_routes_a_multi_run_file(runs_file: Path, started: list[CassetteApp
     result = runner.invoke(open_app, [str(runs_file)])
     assert result.exit_code == 0, result.output
     (app,) = started
-    assert app.a is None and app.run_source is not None
-    assert app.run_source.path == runs_file and app.run_source.task is None
-    assert len(app.run_source.runs) == 9 and app.run_source.fmt == "tau-bench"
+    assert app.session.a is None and app.session.run_source is not None
+    assert app.session.run_source.path == runs_file and app.session.run_source.task is None
+    assert len(app.session.run_source.runs) == 9 and app.session.run_source.fmt == "tau-bench"
     # --task (or the path spec's task) starts on that task
     for args in ([str(runs_file), "--task", "1"], [f"{runs_file}#task=1"]):
         result = runner.invoke(open_app, args)
         assert result.exit_code == 0, result.output
-        assert started[-1].run_source.task == "1"  # type: ignore[union-attr]
+        assert started[-1].session.run_source.task == "1"  # type: ignore[union-attr]
     # --task with --trial opens that run alone, as the path spec does
     result = runner.invoke(open_app, [str(runs_file), "--task", "1", "--trial", "2"])
     assert result.exit_code == 0, result.output
-    assert started[-1].run_source is None and started[-1].b is None
-    assert started[-1].a.metadata["run"]["trial"] == 2  # type: ignore[union-attr]
+    assert started[-1].session.run_source is None and started[-1].session.b is None
+    assert started[-1].session.a.metadata["run"]["trial"] == 2  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -488,6 +494,6 @@ async def test_real_file_empty_passing_run_against_a_failing_one(airline: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, RunPairScreen)
-        assert len(app.b) == 0 and app.b.metadata["run"]["passed"] is True  # type: ignore[arg-type,union-attr]
-        assert app.a.metadata["run"]["passed"] is False  # type: ignore[union-attr]
+        assert len(app.session.b) == 0 and app.session.b.metadata["run"]["passed"] is True  # type: ignore[arg-type,union-attr]
+        assert app.session.a.metadata["run"]["passed"] is False  # type: ignore[union-attr]
         assert "B task 29 trial 0 ✓ (0)" in screen_text(app)

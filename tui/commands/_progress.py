@@ -6,8 +6,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from cassette_tui.core.jobs import Progress, ProgressSink
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 @contextmanager
@@ -37,7 +41,7 @@ def progress_on_stderr(enabled: bool | None = None) -> Iterator[ProgressSink]:
         console=Console(stderr=True),
         transient=True,
     )
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def sink(event: Progress) -> None:
         task = tasks.get(event.stage)

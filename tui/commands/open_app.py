@@ -138,7 +138,8 @@ def open_app(
         except (OSError, ValueError) as exc:
             _fail(f"{path}: {exc}")
 
-    from ..app import CassetteApp, default_keymap_path, load_keymap
+    from ..app import CassetteApp
+    from ..keymap import default_keymap_path, load_keymap
 
     keymap = None
     keys_path = keys_file or default_keymap_path()

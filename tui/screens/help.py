@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from .. import bindings
 from ..text.marks import legend
+from .base import AppScreen
 
 SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Two cassettes (main screen)", bindings.PAIR),
@@ -56,10 +58,11 @@ def help_text(app: object) -> Text:
     return text
 
 
-class HelpScreen(Screen[None]):
+class HelpScreen(AppScreen):
     """The keys. q, escape or ? goes back."""
 
-    BINDINGS = bindings.HELP
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings.HELP)
+    KEYMAP_NAME = "help screen"
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):

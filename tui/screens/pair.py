@@ -2,37 +2,57 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from cassette_tui.core.diff import DiffResult
+from cassette_tui.core.findings import Finding
+from cassette_tui.core.jobs import Cancelled, CancelToken, run_job
 from rich.console import RenderableType
 from rich.text import Text
-from textual import work
+from textual import on, work
+from textual.binding import BindingType
+from textual.worker import get_current_worker
 
 from ..bindings import PAIR
+from ..messages import DiagnosisReady, DiffFailed, DiffReady, JobCancelled, JobProgress
+from ..session import Alignment
 from ..text.detail import Limits, pair_detail, pair_title
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
 from .steps import StepsScreen
 
+#: what the header says while an exact diff runs
+_STAGES = {"outcomes": "reading every response", "align": "aligning"}
+
 
 class PairScreen(StepsScreen):
-    """A on the left, B on the right, the status mark between, the detail below."""
+    """A on the left, B on the right, the status mark between, the detail below.
 
-    BINDINGS = PAIR
-    result: Any = None
+    The first rows come from ``Session.quick_diff`` (by seq, statuses may come from the
+    responses' bytes when many differ); the exact diff then runs as a ``core`` job whose
+    progress shows in the header, and escape stops it (the rows shown stay)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(PAIR)
+    KEYMAP_NAME = "main screen"
+    result: DiffResult | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._token: CancelToken | None = None
 
     def initial_summary(self) -> Text:
-        return loading_summary(self.app.a, self.app.b, f"diffing by {self.app.align}…")  # type: ignore[attr-defined]
+        session = self.session
+        return loading_summary(session.a, session.b, f"diffing by {session.align}…")
 
     def column_titles(self) -> Text:
         # the step list: a pointer column, side A, a 3-cell mark, side B, a scrollbar
         width = (self.size.width or self.app.size.width) - 1
         side = max(10, (width - 1 - 3) // 2)
         text = Text(no_wrap=True, overflow="ellipsis", end="")
-        cells = getattr(self.model, "seq_width", SEQ_WIDTH)
-        a = f"{'seq':>{cells}}  A {file_label(self.app.a)}"  # type: ignore[attr-defined]
-        b = f"{'seq':>{cells}}  B {file_label(self.app.b)}"  # type: ignore[attr-defined]
+        cells = self.model.seq_width if isinstance(self.model, PairRows) else SEQ_WIDTH
+        a = f"{'seq':>{cells}}  A {file_label(self.session.a)}"
+        b = f"{'seq':>{cells}}  B {file_label(self.session.b)}"
         text.append(f" {a[:side]:<{side}}", style="bold")
         text.append("   ")
         text.append(b[:side], style="bold")
@@ -45,78 +65,184 @@ class PairScreen(StepsScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.compute_diff(self.app.align, None)  # type: ignore[attr-defined]
+        self.compute_diff(self.session.align, None)
 
     def on_resize(self) -> None:
         self.refresh_columns()
 
+    # -- the diff: a quick one, then the exact one as a core job --------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff", description="diff")
-    def compute_diff(
-        self, align: str, keep: tuple[int | None, int | None] | None
-    ) -> tuple[Any, PairRows, int]:
-        result = self.app.diff(align)  # type: ignore[attr-defined]
-        cursor = 0
+    def compute_diff(self, align: Alignment, keep: tuple[int | None, int | None] | None) -> None:
+        """The rows to show first: the exact diff when it is cheap or cached, else by seq
+        statuses from the bytes; by key, the exact diff as a job (escape stops it)."""
+        worker = get_current_worker()
+        session = self.session
+        try:
+            if align == "key" and session.cached_diff(align) is None:
+                token = self._token = CancelToken()
+                result = run_job(
+                    session.diff_job(align, token), lambda p: self.post_message(JobProgress(p))
+                )
+            else:
+                result = session.quick_diff(align)
+            rows = PairRows(result)
+        except Cancelled:
+            self.post_message(JobCancelled(f"diff by {align}"))
+            return
+        except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
+            self.post_message(DiffFailed(align, exc))
+            return
         if keep is not None:
             cursor = _row_of(result.rows, keep)
-        elif result.first_divergence is not None:
-            cursor = result.first_divergence
-        return result, PairRows(result), cursor
+        else:
+            cursor = result.first_divergence or 0
+        if not worker.is_cancelled:
+            self.post_message(DiffReady(result, rows, cursor))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="exact", description="diff")
+    def refine(self, align: Alignment) -> None:
+        """The exact diff after statuses from the bytes, as a job; escape stops it."""
+        token = self._token = CancelToken()
+        try:
+            result = run_job(
+                self.session.diff_job(align, token), lambda p: self.post_message(JobProgress(p))
+            )
+            rows = PairRows(result)
+        except Cancelled:
+            self.post_message(JobCancelled("exact diff"))
+            return
+        except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
+            self.post_message(DiffFailed(align, exc))
+            return
+        self.post_message(DiffReady(result, rows, result.first_divergence or 0))
+
+    def cancel_job(self) -> bool:
+        token = self._token
+        if token is None or token.cancelled:
+            return False
+        token.cancel()
+        return True
+
+    @on(JobProgress)
+    def _job_progress(self, message: JobProgress) -> None:
+        progress = message.progress
+        stage = _STAGES.get(progress.stage, progress.stage)
+        what = f"{stage} ({progress.done}/{progress.total} {progress.unit})"
+        if progress.message:
+            what += f" {printable(progress.message)}"
+        what += " · escape stops"
+        self.show_summary(self._loading_or_rows(what))
+
+    def _loading_or_rows(self, what: str) -> Text:
+        """The header while a job runs: the rows' header with ``what`` on its last line
+        when rows are shown, else the loading header."""
+        if self.result is not None and self.result.align == self.session.align:
+            return pair_summary(self.result, with_findings=False, note=what)
+        session = self.session
+        return loading_summary(session.a, session.b, f"diffing by {session.align}: {what}")
+
+    @on(JobCancelled)
+    def _job_cancelled(self, message: JobCancelled) -> None:
+        token = self._token
+        if token is None or not token.cancelled:
+            return  # stopped by a realignment, not by escape: the new diff is on its way
+        self._token = None
+        self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
+        if self.result is not None:
+            self.session.align = self._align_of(self.result)
+            note = None if self.result.exact else "statuses from the bytes (exact diff stopped)"
+            self.show_summary(pair_summary(self.result, with_findings=False, note=note))
+            self.steps.loading = False
+            if self.result.exact:
+                self.diagnose(self.result)
+        else:
+            text = loading_summary(self.session.a, self.session.b, "")
+            text.append(f"{message.stage} stopped", style="bold")
+            self.show_summary(text)
+            self.steps.loading = False
+
+    @staticmethod
+    def _align_of(result: DiffResult) -> Alignment:
+        return "key" if result.align == "key" else "seq"
+
+    @on(DiffReady)
+    def _diff_ready(self, message: DiffReady) -> None:
+        result = message.result
+        if result.align != self.session.align:
+            return  # the other alignment was asked for meanwhile
+        previous = self.result
+        self.result = result
+        cursor = message.cursor
+        if previous is not None and not previous.exact and previous.align == result.align:
+            # the exact statuses replace the ones from the bytes: the cursor stays where the
+            # user put it, or goes to the exact first divergence if it never moved
+            moved = self.steps.cursor != (previous.first_divergence or 0)
+            cursor = self.steps.cursor if moved else cursor
+        if result.exact:
+            self._token = None
+            self.show_summary(pair_summary(result, with_findings=False))
+            self.show_rows(message.rows, cursor)
+            self.diagnose(result)
+        else:
+            note = "statuses from the bytes; reading every response · escape stops"
+            self.show_summary(pair_summary(result, with_findings=False, note=note))
+            self.show_rows(message.rows, cursor)
+            self.refine(self._align_of(result))
+
+    @on(DiffFailed)
+    def _diff_failed(self, message: DiffFailed) -> None:
+        self.report_failure(message)
+        self._token = None
+        # the engine could not align the runs this way: say so, and keep the rows shown
+        # before (the other alignment), or none, instead of "diffing…" forever
+        if self.result is not None:
+            self.session.align = self._align_of(self.result)
+        text = loading_summary(self.session.a, self.session.b, "")
+        text.append(
+            printable(f"{message.what} failed: {describe_error(message.error)}"), style="bold"
+        )
+        self.show_summary(text)
+        self.steps.loading = False
 
     @work(
         thread=True, exclusive=True, exit_on_error=False, group="diagnose", description="diagnosis"
     )
-    def diagnose(self, result: Any) -> tuple[Any, Text]:
+    def diagnose(self, result: DiffResult) -> None:
         # the diagnosis can take longer than the rows: the header says so until it lands
         _, error = diagnosis(result)
-        return result, pair_summary(result, with_findings=True, findings_error=error)
+        self.post_message(
+            DiagnosisReady(result, pair_summary(result, with_findings=True, findings_error=error))
+        )
 
-    def worker_failed(self, group: str, error: BaseException | None) -> None:
-        if group != "diff":
-            super().worker_failed(group, error)
-            return
-        # the engine could not align the runs this way: say so, and keep the rows shown
-        # before (the other alignment), or none, instead of "diffing…" forever
-        failed = self.app.align  # type: ignore[attr-defined]
-        if self.result is not None:
-            self.app.align = self.result.align  # type: ignore[attr-defined]
-        text = loading_summary(self.app.a, self.app.b, "")  # type: ignore[attr-defined]
-        text.append(printable(f"diff by {failed} failed: {describe_error(error)}"), style="bold")
-        self.query_one("#summary").update(text)  # type: ignore[attr-defined]
-        self.steps.loading = False
+    @on(DiagnosisReady)
+    def _diagnosis_ready(self, message: DiagnosisReady) -> None:
+        if message.result is self.result:
+            self.show_summary(message.summary)
 
-    def worker_done(self, group: str, result: Any) -> None:
-        if group == "diff":
-            diff, rows, cursor = result
-            self.result = diff
-            self.query_one("#summary").update(pair_summary(diff, with_findings=False))  # type: ignore[attr-defined]
-            self.show_rows(rows, cursor)
-            self.diagnose(diff)
-        elif group == "diagnose":
-            diff, summary = result
-            if diff is self.result:
-                self.query_one("#summary").update(summary)  # type: ignore[attr-defined]
-        else:
-            super().worker_done(group, result)
-
+    # -- detail ---------------------------------------------------------------------------
     def build_detail(self, index: int, limits: Limits, styles: Any) -> RenderableType:
         result = self.result
+        assert result is not None
         drift = result.drift(index)
         return pair_detail(result, index, drift, limits, styles, diagnosis(result)[0])
 
     def detail_placeholder(self, index: int) -> RenderableType:
+        assert self.result is not None
         return pair_title(self.result.rows[index])
 
+    # -- actions --------------------------------------------------------------------------
     def action_toggle_align(self) -> None:
         if self.result is None:
             return
-        align = "key" if self.app.align == "seq" else "seq"  # type: ignore[attr-defined]
-        self.app.align = align  # type: ignore[attr-defined]
+        token, self._token = self._token, None
+        if token is not None:
+            token.cancel()  # the job of the other alignment is not wanted any more
+        align: Alignment = "key" if self.session.align == "seq" else "seq"
+        self.session.align = align
         row = self.result.rows[self.steps.cursor] if len(self.model) else None
         keep = (row.a, row.b) if row is not None else None
         self.steps.loading = True
-        self.query_one("#summary").update(  # type: ignore[attr-defined]
-            loading_summary(self.app.a, self.app.b, f"diffing by {align}…")  # type: ignore[attr-defined]
-        )
+        self.show_summary(loading_summary(self.session.a, self.session.b, f"diffing by {align}…"))
         self.compute_diff(align, keep)
 
     def action_first_divergence(self) -> None:
@@ -124,16 +250,19 @@ class PairScreen(StepsScreen):
             self.steps.cursor = self.result.first_divergence
 
 
-def diagnosis(result: Any) -> tuple[list[Any], str | None]:
+def diagnosis(result: DiffResult) -> tuple[list[Finding], str | None]:
     """The result's findings, or ``[]`` and why the engine could not give them (the rows
-    and the drift are still worth showing when the diagnosis fails)."""
+    and the drift are still worth showing when the diagnosis fails). Only an exact
+    result is diagnosed."""
+    if not result.exact:
+        return [], None
     try:
         return list(result.findings), None
     except Exception as exc:  # noqa: BLE001 - shown to the user, never swallowed silently
         return [], f"diagnosis failed: {describe_error(exc)}"
 
 
-def _row_of(rows: list[Any], keep: tuple[int | None, int | None]) -> int:
+def _row_of(rows: Any, keep: tuple[int | None, int | None]) -> int:
     """The row that holds A's entry ``keep[0]`` (else B's ``keep[1]``) after realigning."""
     a, b = keep
     for side, wanted in (("a", a), ("b", b)):

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.normalize import NormalizationRules
 from cassette_tui.core.runs import RunInfo, TaskGroup, group_runs
 from cassette_tui.core.sources import open_cassette
@@ -22,14 +21,15 @@ from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.screen import Screen
+from textual.binding import BindingType
 from textual.widgets import Footer, Input, Static
-from textual.worker import Worker, WorkerState
 
 from ..bindings import PAIR_FROM_RUNS, RUNS, SINGLE_FROM_RUNS
+from ..messages import RunsFailed, RunsOpened
 from ..text.safe import printable
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader
+from .base import AppScreen
 from .pair import PairScreen
 from .single import SingleScreen
 
@@ -163,6 +163,10 @@ class RunRows:
     def matches(self, index: int, needle: str) -> bool:
         return needle in self.lines[index][0].task.lower()
 
+    def next_notable(self, start: int, direction: int) -> int | None:
+        stop = len(self.lines) if direction > 0 else -1
+        return next((i for i in range(start + direction, stop, direction) if self.notable(i)), None)
+
 
 class RunList(StepList):
     """The step list's Line API with the selector's colours (pass, fail, marks)."""
@@ -193,10 +197,11 @@ class RunList(StepList):
         return styles
 
 
-class SelectScreen(Screen[None]):
+class SelectScreen(AppScreen):
     """The runs of one file by task: enter opens a pass/fail pair or a run."""
 
-    BINDINGS = RUNS
+    BINDINGS: ClassVar[list[BindingType]] = list(RUNS)
+    KEYMAP_NAME = "run selector"
 
     DEFAULT_CSS = """
     SelectScreen #runs { height: 1fr; min-height: 4; }
@@ -424,31 +429,34 @@ class SelectScreen(Screen[None]):
             )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open", description="open")
-    def open_runs(self, a: RunInfo, b: RunInfo | None) -> tuple[Cassette, Cassette | None]:
+    def open_runs(self, a: RunInfo, b: RunInfo | None) -> None:
         """Open run ``a`` (and ``b``) as cassettes, off the UI thread."""
         fmt = self.source.fmt
         rules = self.source.rules
-        first = open_cassette(self.source.spec(a), fmt=fmt, rules=rules)
-        second = open_cassette(self.source.spec(b), fmt=fmt, rules=rules) if b is not None else None
-        return first, second
-
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if worker.group != "open":
-            return
-        if event.state is WorkerState.SUCCESS and not worker.is_cancelled:
-            if not self.is_current:
-                return  # a second enter while the first run opened: it is on screen already
-            a, b = worker.result
-            self.app.show_runs(a, b)  # type: ignore[attr-defined]
-        elif event.state is WorkerState.ERROR:
-            self.app.notify(
-                printable(f"cannot open the run: {worker.error}"),
-                title="error",
-                severity="error",
-                markup=False,
+        try:
+            first = open_cassette(self.source.spec(a), fmt=fmt, rules=rules)
+            second = (
+                open_cassette(self.source.spec(b), fmt=fmt, rules=rules) if b is not None else None
             )
+        except Exception as exc:  # noqa: BLE001 - shown as a notification
+            self.post_message(RunsFailed(exc))
+            return
+        self.post_message(RunsOpened(first, second))
+
+    @on(RunsOpened)
+    def _runs_opened(self, message: RunsOpened) -> None:
+        if not self.is_current:
+            return  # a second enter while the first run opened: it is on screen already
+        self.app.show_runs(message.a, message.b)
+
+    @on(RunsFailed)
+    def _runs_failed(self, message: RunsFailed) -> None:
+        self.app.notify(
+            printable(f"{message.what}: {message.error}"),
+            title="error",
+            severity="error",
+            markup=False,
+        )
 
     def action_back(self) -> None:
         """q: the selector is the first view, so going back quits."""
@@ -458,7 +466,7 @@ class SelectScreen(Screen[None]):
 class RunPairScreen(PairScreen):
     """A failing/passing pair opened from the selector; q goes back to it."""
 
-    BINDINGS = PAIR_FROM_RUNS
+    BINDINGS: ClassVar[list[BindingType]] = list(PAIR_FROM_RUNS)
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -467,7 +475,7 @@ class RunPairScreen(PairScreen):
 class RunSingleScreen(SingleScreen):
     """One run opened from the selector; q goes back to it."""
 
-    BINDINGS = SINGLE_FROM_RUNS
+    BINDINGS: ClassVar[list[BindingType]] = list(SINGLE_FROM_RUNS)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, ClassVar
 
+from cassette_tui.core.cassette import Cassette
+from cassette_tui.core.findings import Finding
 from cassette_tui.core.lint import lint
+from cassette_tui.core.outcome import outcome_index
 from rich.console import RenderableType
 from rich.text import Text
-from textual import work
+from textual import on, work
+from textual.binding import BindingType
 
 from ..bindings import SINGLE
+from ..messages import LintFailed, LintReady, RowsReady
 from ..text.detail import Limits, single_detail
-from ..text.rows import SEQ_WIDTH, SingleRows
+from ..text.rows import SEQ_WIDTH, SingleRows, entry_is_error
 from ..text.safe import describe_error, plain
 from ..text.summary import file_label, single_summary
 from .steps import StepsScreen
@@ -21,15 +26,23 @@ from .steps import StepsScreen
 class SingleScreen(StepsScreen):
     """The steps of one cassette, marked with what ``core.lint`` found."""
 
-    BINDINGS = SINGLE
+    BINDINGS: ClassVar[list[BindingType]] = list(SINGLE)
+    KEYMAP_NAME = "single-file screen"
 
     def __init__(self) -> None:
         super().__init__()
-        self.findings: list[Any] | None = None
-        self.by_seq: dict[int, list[Any]] = {}
+        self.findings: list[Finding] | None = None
+        self.by_seq: dict[int, list[Finding]] = {}
+
+    @property
+    def cassette(self) -> Cassette:
+        """The one cassette shown."""
+        cassette = self.session.a
+        assert cassette is not None
+        return cassette
 
     def initial_summary(self) -> Text:
-        return single_summary(self.app.a, None)  # type: ignore[attr-defined]
+        return single_summary(self.cassette, None)
 
     def column_titles(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -38,52 +51,79 @@ class SingleScreen(StepsScreen):
             text.append(self.search_term)
             text.append("  (n/N repeat, escape clears)", style="dim")
             return text
-        cells = getattr(self.model, "seq_width", SEQ_WIDTH)
-        text.append(f" {'seq':>{cells}}  {file_label(self.app.a)}", style="bold")  # type: ignore[attr-defined]
+        cells = self.model.seq_width if isinstance(self.model, SingleRows) else SEQ_WIDTH
+        text.append(f" {'seq':>{cells}}  {file_label(self.cassette)}", style="bold")
         return text
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.show_rows(SingleRows(self.app.a, {}), 0)  # type: ignore[attr-defined]
-        self.run_lint()
+        self.run_lint(self.cassette)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lint", description="lint")
-    def run_lint(self) -> list[Any]:
-        return lint(self.app.a)  # type: ignore[attr-defined]
+    def run_lint(self, cassette: Cassette) -> None:
+        """The rows at once (unmarked), then the lint findings and the rows worth a jump
+        (a finding, or an error outcome from ``core.outcome``)."""
+        try:
+            self.post_message(RowsReady(cassette, SingleRows(cassette, {})))
+            findings = lint(cassette)
+            errors = _errors(cassette)
+        except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
+            self.post_message(LintFailed(exc))
+            return
+        by_seq = _by_seq(findings)
+        notable = [i for i in range(len(cassette)) if errors[i] or cassette.seq(i) in by_seq]
+        self.post_message(LintReady(cassette, findings, notable))
 
-    def worker_done(self, group: str, result: Any) -> None:
-        if group == "lint":
-            self._show_findings(result)
-        else:
-            super().worker_done(group, result)
+    @on(RowsReady)
+    def _rows_ready(self, message: RowsReady) -> None:
+        if message.cassette is self.cassette and self.findings is None:
+            self.show_rows(message.rows, self.steps.cursor)
 
-    def worker_failed(self, group: str, error: BaseException | None) -> None:
-        if group == "lint":
-            summary = single_summary(self.app.a, None, f"lint failed: {describe_error(error)}")  # type: ignore[attr-defined]
-            self.query_one("#summary").update(summary)  # type: ignore[attr-defined]
-            self.show_rows(SingleRows(self.app.a, {}), self.steps.cursor)  # type: ignore[attr-defined]
-        else:
-            super().worker_failed(group, error)
+    @on(LintReady)
+    def _lint_ready(self, message: LintReady) -> None:
+        if message.cassette is not self.cassette:
+            return
+        findings = message.findings
+        self.findings, self.by_seq = findings, _by_seq(findings)
+        self.show_summary(single_summary(self.cassette, findings))
+        model = SingleRows(self.cassette, self.by_seq, notable=message.notable)
+        self.show_rows(model, self.steps.cursor)
 
-    def _show_findings(self, findings: list[Any]) -> None:
-        by_seq: dict[int, list[Any]] = defaultdict(list)
-        for finding in findings:
-            # a repeated key is marked on every recording of it, not only the first
-            for seq in dict.fromkeys((*getattr(finding, "seqs", ()), finding.seq)):
-                if seq is not None:
-                    by_seq[seq].append(finding)
-        self.findings, self.by_seq = findings, dict(by_seq)
-        self.query_one("#summary").update(single_summary(self.app.a, findings))  # type: ignore[attr-defined]
-        self.show_rows(SingleRows(self.app.a, self.by_seq), self.steps.cursor)  # type: ignore[attr-defined]
+    @on(LintFailed)
+    def _lint_failed(self, message: LintFailed) -> None:
+        self.report_failure(message)
+        error = f"lint failed: {describe_error(message.error)}"
+        self.show_summary(single_summary(self.cassette, None, error))
+        self.show_rows(SingleRows(self.cassette, {}), self.steps.cursor)
 
     def build_detail(self, index: int, limits: Limits, styles: Any) -> RenderableType:
-        cassette = self.app.a  # type: ignore[attr-defined]
+        cassette = self.cassette
         return single_detail(
             cassette, index, self.by_seq.get(cassette.seq(index), []), limits, styles
         )
 
     def detail_placeholder(self, index: int) -> RenderableType:
-        return plain(f"seq {self.app.a.seq(index)}", "bold")  # type: ignore[attr-defined]
+        return plain(f"seq {self.cassette.seq(index)}", "bold")
 
     def no_more(self, direction: int) -> str:
         return "no more findings below" if direction > 0 else "no findings above"
+
+
+def _errors(cassette: Cassette) -> list[bool]:
+    """Each entry's outcome is an error (``core.outcome``); an entry the engine cannot
+    read counts as one, so that n/N stop on it (its row says why)."""
+    try:
+        return outcome_index(cassette).errors
+    except Exception:  # noqa: BLE001 - a bad entry: ask entry by entry
+        return [entry_is_error(cassette, i) for i in range(len(cassette))]
+
+
+def _by_seq(findings: list[Finding]) -> dict[int, list[Finding]]:
+    by_seq: dict[int, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        # a repeated key is marked on every recording of it, not only the first
+        seqs = finding.seqs if isinstance(finding.seqs, tuple) else ()
+        for seq in dict.fromkeys((*seqs, finding.seq)):
+            if seq is not None:
+                by_seq[seq].append(finding)
+    return dict(by_seq)

@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.console import RenderableType
 from textual import on, work
 from textual.app import ComposeResult
-from textual.screen import Screen
+from textual.binding import BindingType
 from textual.widgets import Footer
-from textual.worker import Worker, WorkerState
+from textual.worker import get_current_worker
 
 from ..bindings import STEP
+from ..messages import DetailFailed, DetailReady
 from ..text.detail import Limits
 from ..text.safe import printable
 from ..widgets.detail import DetailPane
+from .base import AppScreen
 
 if TYPE_CHECKING:
     from .steps import StepsScreen
 
 
-class StepScreen(Screen[None]):
+class StepScreen(AppScreen):
     """The step under the cursor of ``owner``, full-screen. q or escape goes back."""
 
-    BINDINGS = STEP
+    BINDINGS: ClassVar[list[BindingType]] = list(STEP)
+    KEYMAP_NAME = "step screen"
 
     def __init__(self, owner: StepsScreen, index: int) -> None:
         super().__init__()
@@ -50,20 +52,23 @@ class StepScreen(Screen[None]):
         self.load(index, limits, self.detail.styles_map(), keep_scroll)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="step", description="step")
-    def load(
-        self, index: int, limits: Limits, styles: dict, keep_scroll: bool
-    ) -> tuple[int, RenderableType, bool]:
-        return index, self.owner.build_detail(index, limits, styles), keep_scroll
+    def load(self, index: int, limits: Limits, styles: Any, keep_scroll: bool) -> None:
+        try:
+            body = self.owner.build_detail(index, limits, styles)
+        except Exception as exc:  # noqa: BLE001 - shown as a notification
+            self.post_message(DetailFailed(index, exc))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(DetailReady(index, body, keep_scroll))
 
-    @on(Worker.StateChanged)
-    def _loaded(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if event.state is WorkerState.SUCCESS and not worker.is_cancelled:
-            index, body, keep_scroll = worker.result
-            if index == self.index:
-                self.detail.show(body, keep_scroll=keep_scroll)
-        elif event.state is WorkerState.ERROR:
-            self.app.notify(printable(repr(worker.error)), severity="error", markup=False)
+    @on(DetailReady)
+    def _loaded(self, message: DetailReady) -> None:
+        if message.index == self.index:
+            self.detail.show(message.body, keep_scroll=message.keep_scroll)
+
+    @on(DetailFailed)
+    def _failed(self, message: DetailFailed) -> None:
+        self.app.notify(printable(repr(message.error)), severity="error", markup=False)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -2,7 +2,8 @@
 
 A header, the step list (one row per aligned step), the detail of the selected row, a
 search bar and the footer. Slow work (diffing, drift of the selected row, search, lint)
-runs in thread workers; the key that started it returns at once.
+runs in thread workers; the key that started it returns at once, and the worker posts its
+result as a typed message (``tui/messages.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
+from ..messages import DetailFailed, DetailReady, Failed, SearchDone
 from ..text.detail import Limits
 from ..text.rows import RowModel
 from ..text.safe import describe_error, plain, printable
@@ -25,6 +26,7 @@ from ..text.summary import loading_summary
 from ..widgets.detail import DetailPane
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader
+from .base import AppScreen
 
 
 class NoRows:
@@ -42,8 +44,11 @@ class NoRows:
     def matches(self, index: int, needle: str) -> bool:
         return False
 
+    def next_notable(self, start: int, direction: int) -> int | None:
+        return None
 
-class StepsScreen(Screen[None]):
+
+class StepsScreen(AppScreen):
     """Header, step list, detail pane, search bar, footer."""
 
     #: the search term (lower case) that n/N repeat, or "" when none is active
@@ -64,7 +69,7 @@ class StepsScreen(Screen[None]):
         yield Footer()
 
     def initial_summary(self) -> Text:
-        return loading_summary(self.app.a, self.app.b, "loading…")  # type: ignore[attr-defined]
+        return loading_summary(self.session.a, self.session.b, "loading…")
 
     def column_titles(self) -> Text:
         return Text("")
@@ -87,6 +92,10 @@ class StepsScreen(Screen[None]):
         self.steps.loading = False
         self.steps.set_model(model, cursor)
         self.refresh_columns()
+
+    def show_summary(self, text: Text) -> None:
+        """Put ``text`` in the header."""
+        self.query_one("#summary", SummaryHeader).update(text)
 
     def refresh_columns(self) -> None:
         self.query_one("#columns", Static).update(self.column_titles())
@@ -121,50 +130,50 @@ class StepsScreen(Screen[None]):
         group="detail",
         description="detail and drift of the selected row",
     )
-    def load_detail(
-        self, index: int, limits: Limits, styles: Any, keep_scroll: bool
-    ) -> tuple[int, RenderableType, bool]:
-        return index, self.build_detail(index, limits, styles), keep_scroll
+    def load_detail(self, index: int, limits: Limits, styles: Any, keep_scroll: bool) -> None:
+        # Workers hand their results back as messages (never by blocking on
+        # call_from_thread, which would hang the exit when q lands while one runs).
+        try:
+            body = self.build_detail(index, limits, styles)
+        except Exception as exc:  # noqa: BLE001 - shown where the detail was awaited
+            self.post_message(DetailFailed(index, exc))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(DetailReady(index, body, keep_scroll))
 
-    # Workers hand their results back by returning them (never by blocking on
-    # call_from_thread, which would hang the exit when q lands while one runs); this one
-    # handler puts each result on screen.
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if event.state is WorkerState.SUCCESS and not worker.is_cancelled:
-            self.worker_done(worker.group, worker.result)
-        elif event.state is WorkerState.ERROR:
-            error = event.worker.error
-            self.worker_failed(worker.group, error)
+    def report_failure(self, failure: Failed) -> None:
+        """Show a worker's failure as a notification (where its result was awaited, the
+        handler also says so, instead of "loading…" forever)."""
+        self.app.notify(
+            printable(f"{failure.what}: {failure.error!r}"),
+            title="error",
+            severity="error",
+            markup=False,
+        )
+
+    @on(DetailReady)
+    def _detail_ready(self, message: DetailReady) -> None:
+        if message.index == self.steps.cursor:
+            self.detail.show(message.body, keep_scroll=message.keep_scroll)
+
+    @on(DetailFailed)
+    def _detail_failed(self, message: DetailFailed) -> None:
+        self.report_failure(message)
+        if message.index == self.steps.cursor:
+            text = f"cannot show this step: {describe_error(message.error)}"
+            self.detail.show(plain(text, "bold"))
+
+    @on(SearchDone)
+    def _search_done(self, message: SearchDone) -> None:
+        if message.model is not self.model:
+            return
+        if message.index is not None:
+            self.steps.cursor = message.index
+        else:
+            where = "below" if message.direction > 0 else "above"
             self.app.notify(
-                printable(f"{event.worker.description or event.worker.name}: {error!r}"),
-                title="error",
-                severity="error",
-                markup=False,
+                f"no match {where} for: {printable(message.term)}", markup=False, timeout=3
             )
-
-    def worker_failed(self, group: str, error: BaseException | None) -> None:
-        """A worker of ``group`` raised ``error`` (also shown as a notification): say so
-        where its result was awaited, instead of "loading…" forever."""
-        if group == "detail":
-            self.detail.show(plain(f"cannot show this step: {describe_error(error)}", "bold"))
-
-    def worker_done(self, group: str, result: Any) -> None:
-        """A worker of ``group`` finished with ``result``: show it."""
-        if group == "detail":
-            index, body, keep_scroll = result
-            if index == self.steps.cursor:
-                self.detail.show(body, keep_scroll=keep_scroll)
-        elif group == "search":
-            model, index, term, direction = result
-            if model is not self.model:
-                return
-            if index is not None:
-                self.steps.cursor = index
-            else:
-                where = "below" if direction > 0 else "above"
-                self.app.notify(f"no match {where} for: {printable(term)}", markup=False, timeout=3)
 
     # -- actions: moving ------------------------------------------------------------------
     def _detail_focused(self) -> bool:
@@ -198,13 +207,19 @@ class StepsScreen(Screen[None]):
     def action_switch_pane(self) -> None:
         (self.steps if self._detail_focused() else self.detail).focus()
 
+    def walk_notable(self, direction: int) -> bool:
+        """Move the cursor to the next (``1``) or previous (``-1``) row worth a jump; else
+        say why not. True when the cursor moved."""
+        if self.steps.next_notable(direction):
+            return True
+        self.app.notify(self.no_more(direction), markup=False, timeout=2)
+        return False
+
     def action_next_difference(self) -> None:
-        if not self.steps.next_notable(1):
-            self.app.notify(self.no_more(1), markup=False, timeout=2)
+        self.walk_notable(1)
 
     def action_previous_difference(self) -> None:
-        if not self.steps.next_notable(-1):
-            self.app.notify(self.no_more(-1), markup=False, timeout=2)
+        self.walk_notable(-1)
 
     def no_more(self, direction: int) -> str:
         return "no more differences below" if direction > 0 else "no differences above"
@@ -250,11 +265,18 @@ class StepsScreen(Screen[None]):
         # focus now, not after the keys queued behind "/"
         self.set_focus(bar)
 
+    def cancel_job(self) -> bool:
+        """Stop the running ``core`` job, if any (escape); True when one was stopped."""
+        return False
+
     def action_clear_search(self) -> None:
+        """escape: close the search bar, else stop a running job, else forget the search."""
         bar = self.query_one("#search", Input)
         if bar.has_class("-open"):
             bar.remove_class("-open")
             self.steps.focus()
+        elif self.cancel_job():
+            return
         elif self.search_term:
             self.search_term = ""
             self.workers.cancel_group(self, "search")
@@ -272,16 +294,25 @@ class StepsScreen(Screen[None]):
             self.run_search(term, 1, include_current=False)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
-    def run_search(
-        self, term: str, direction: int, include_current: bool = False
-    ) -> tuple[RowModel, int | None, str, int]:
+    def run_search(self, term: str, direction: int, include_current: bool = False) -> None:
         worker = get_current_worker()
         model = self.model
         start = self.steps.cursor + (0 if include_current else direction)
         stop = len(model) if direction > 0 else -1
-        for n, index in enumerate(range(start, stop, direction)):
-            if n % 512 == 0 and worker.is_cancelled:
-                break
-            if model.matches(index, term):
-                return model, index, term, direction
-        return model, None, term, direction
+        found: int | None = None
+        try:
+            for n, index in enumerate(range(start, stop, direction)):
+                if n % 512 == 0 and worker.is_cancelled:
+                    return
+                if model.matches(index, term):
+                    found = index
+                    break
+        except Exception as exc:  # noqa: BLE001 - shown as a notification
+            self.post_message(Failed("search", exc))
+            return
+        if not worker.is_cancelled:
+            self.post_message(SearchDone(model, found, term, direction))
+
+    @on(Failed)
+    def _failed(self, message: Failed) -> None:
+        self.report_failure(message)

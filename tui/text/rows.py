@@ -7,7 +7,8 @@ whether a row matches a search. It presents what ``core`` computed; it never dif
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from cassette_tui.core.align import is_error_outcome
@@ -44,6 +45,22 @@ class RowModel(Protocol):
 
     def matches(self, index: int, needle: str) -> bool: ...
 
+    def next_notable(self, start: int, direction: int) -> int | None:
+        """The first notable row after ``start`` going ``direction`` (1 down, -1 up), not
+        ``start`` itself; ``None`` when there is none. Called on the UI thread for each
+        ``n``/``N``: answered from an index, never by walking the rows."""
+        ...
+
+
+def next_in(notable: Sequence[int], start: int, direction: int) -> int | None:
+    """The first index in the sorted ``notable`` after ``start`` going ``direction``
+    (a binary search: ``n`` at 1M rows costs as little as at 10)."""
+    if direction > 0:
+        at = bisect_right(notable, start)
+        return notable[at] if at < len(notable) else None
+    at = bisect_left(notable, start)
+    return notable[at - 1] if at > 0 else None
+
 
 def _entry_matches(cassette: Cassette, i: int, needle: str) -> bool:
     """``needle`` (lower case) occurs in entry ``i``'s tool name, args or response."""
@@ -66,7 +83,7 @@ def unreadable_reason(exc: BaseException) -> str:
     return printable(f"unreadable entry: {type(exc).__name__}: {exc}")
 
 
-def _entry_is_error(cassette: Cassette, index: int) -> bool:
+def entry_is_error(cassette: Cassette, index: int) -> bool:
     """The entry errored (or answered HTTP 4xx/5xx); an unreadable entry counts as one, so
     that n/N stop on it and no key press has to parse it on the UI thread twice."""
     try:
@@ -127,7 +144,14 @@ class PairRows:
 
     def __init__(self, result: Any) -> None:
         self.result = result
-        self.rows: list[Row] = result.rows
+        self.rows: Sequence[Row] = result.rows
+        # the rows that are not same, in order (the by-seq rows know their statuses
+        # without being built); built here, in the worker that made the diff
+        statuses = getattr(result.rows, "statuses", None)
+        if statuses is None:
+            statuses = [row.status for row in result.rows]
+        same = Status.SAME
+        self.notable_rows = [i for i, status in enumerate(statuses) if status is not same]
         self._tool_width = _tool_width([result.a, result.b])
         self.seq_width = seq_width([result.a, result.b])
 
@@ -140,7 +164,7 @@ class PairRows:
         side = max(10, (width - 3) // 2)
         base = "steplist--same" if row.status is Status.SAME else "steplist--row"
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        common = {
+        common: dict[str, Any] = {
             "width": side,
             "tool_width": self._tool_width,
             "styles": styles,
@@ -161,6 +185,9 @@ class PairRows:
     def notable(self, index: int) -> bool:
         return self.rows[index].status is not Status.SAME
 
+    def next_notable(self, start: int, direction: int) -> int | None:
+        return next_in(self.notable_rows, start, direction)
+
     def matches(self, index: int, needle: str) -> bool:
         row = self.rows[index]
         return (row.a is not None and _entry_matches(self.result.a, row.a, needle)) or (
@@ -171,9 +198,18 @@ class PairRows:
 class SingleRows:
     """Rows of one cassette, marked with its lint findings (repeated keys, errors, ...)."""
 
-    def __init__(self, cassette: Cassette, findings_by_seq: Mapping[int, list[Any]]) -> None:
+    def __init__(
+        self,
+        cassette: Cassette,
+        findings_by_seq: Mapping[int, list[Any]],
+        *,
+        notable: Sequence[int] | None = None,
+    ) -> None:
+        """``notable``: the entries with a finding or an error, in order (computed with the
+        lint, in a worker); ``None`` until then, when ``n`` finds nothing."""
         self.cassette = cassette
         self.findings_by_seq = findings_by_seq
+        self.notable_rows: Sequence[int] = notable if notable is not None else ()
         self._tool_width = _tool_width([cassette])
         self.seq_width = seq_width([cassette])
 
@@ -193,7 +229,7 @@ class SingleRows:
                 cassette,
                 index,
                 repeated=self._repeated(seq),
-                error=_entry_is_error(cassette, index),
+                error=entry_is_error(cassette, index),
                 width=max(10, width - 2),
                 tool_width=self._tool_width,
                 seq_cells=self.seq_width,
@@ -209,7 +245,10 @@ class SingleRows:
         if self.findings_by_seq.get(self.cassette.seq(index)):
             return True
         # the diff engine's rule: an error entry, or a response with an HTTP 4xx/5xx status
-        return _entry_is_error(self.cassette, index)
+        return entry_is_error(self.cassette, index)
+
+    def next_notable(self, start: int, direction: int) -> int | None:
+        return next_in(self.notable_rows, start, direction)
 
     def matches(self, index: int, needle: str) -> bool:
         return _entry_matches(self.cassette, index, needle)

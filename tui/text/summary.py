@@ -51,10 +51,15 @@ def _status_counts(counts: Mapping[Any, int]) -> str:
 
 
 def pair_summary(
-    result: Any, *, with_findings: bool = True, findings_error: str | None = None
+    result: Any,
+    *,
+    with_findings: bool = True,
+    findings_error: str | None = None,
+    note: str | None = None,
 ) -> Text:
     """Three lines for the header of the pair screen. ``with_findings`` runs the
-    diagnosis (``result.findings``, computed on first use): call it from a worker."""
+    diagnosis (``result.findings``, computed on first use): call it from a worker.
+    ``note``: what is still being computed, in place of "diagnosing…"."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("A ", style="bold")
     text.append(file_label(result.a))
@@ -82,6 +87,8 @@ def pair_summary(
     if findings_error is not None:
         text.append(" · ")
         text.append(printable(findings_error), style="bold")
+    elif note is not None:
+        text.append(f" · {note}", style="dim italic")
     elif not with_findings:
         text.append(" · diagnosing…", style="dim italic")
     elif result.findings:

@@ -140,14 +140,13 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = max(0, len(self.model) - 1)
 
     def next_notable(self, direction: int) -> bool:
-        """Move to the next (``1``) or previous (``-1``) row that is not ``same``."""
-        model = self.model
-        stop = len(model) if direction > 0 else -1
-        for index in range(self.cursor + direction, stop, direction):
-            if model.notable(index):
-                self.cursor = index
-                return True
-        return False
+        """Move to the next (``1``) or previous (``-1``) notable row (not ``same``, a
+        finding, a task with a pair): the model answers from its index, at any size."""
+        index = self.model.next_notable(self.cursor, direction)
+        if index is None:
+            return False
+        self.cursor = index
+        return True
 
     # -- drawing -----------------------------------------------------------------------
     @property

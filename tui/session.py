@@ -1,0 +1,140 @@
+"""What the app has open: one typed object that every screen reads.
+
+The app owns one ``Session``: the cassettes (A alone, or A and B), the alignment the pair
+screen shows, the diffs ``core`` computed for each alignment (computed once, cached), the
+run selector's source, and room for the debug loop's results (replay, gate, pins,
+re-record), which the loop's screens fill. Screens present what it holds; they never
+compute a diff themselves.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from cassette_tui.core.cassette import Cassette
+from cassette_tui.core.diff import DiffResult, diff_cassettes, diff_job
+from cassette_tui.core.jobs import CancelToken, JobGenerator
+
+if TYPE_CHECKING:
+    from .screens.select import RunSource
+
+Alignment = Literal["seq", "key"]
+ALIGNMENTS: tuple[Alignment, ...] = ("seq", "key")
+
+
+@dataclass
+class LoopResults:
+    """The debug loop's results for the open run, filled by the loop's screens (``None``
+    until that step has run): the replay report, the gate verdict, the pinned entries and
+    the re-recorded cassette. Typed ``object`` until those screens land with their types."""
+
+    replay: object | None = None
+    gate: object | None = None
+    pins: object | None = None
+    rerecord: object | None = None
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    # Rows for 100k steps are 100k new objects: without a pause of the cyclic collector,
+    # its full passes over everything already loaded (the cassette indexes, Textual's
+    # widgets) cost more than the alignment itself.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+class Session:
+    """The open cassettes and what ``core`` computed about them.
+
+    Attributes:
+        a: cassette A (the failing run), or the one cassette; ``None`` only while the run
+            selector has not opened a run yet.
+        b: cassette B (the passing run), or ``None`` for one cassette alone.
+        align: the alignment the pair screen shows (``"seq"`` or ``"key"``).
+        run_source: the file of many runs the app started on, or ``None``.
+        loop: the debug loop's results (see ``LoopResults``).
+
+    Raises:
+        ValueError: an unknown alignment, or neither a cassette nor runs to choose from.
+    """
+
+    def __init__(
+        self,
+        a: Cassette | None,
+        b: Cassette | None = None,
+        *,
+        align: str = "seq",
+        run_source: RunSource | None = None,
+    ) -> None:
+        if align not in ALIGNMENTS:
+            raise ValueError(f"align must be 'seq' or 'key', not {align!r}")
+        if a is None and run_source is None:
+            raise ValueError("give a cassette, or runs to choose from")
+        self.a = a
+        self.b = b
+        self.align: Alignment = "key" if align == "key" else "seq"
+        self.run_source = run_source
+        self.loop = LoopResults()
+        self._diffs: dict[Alignment, DiffResult] = {}
+        self._lock = threading.Lock()
+
+    def pair(self) -> tuple[Cassette, Cassette]:
+        """A and B. Raises ``ValueError`` when one cassette alone is open."""
+        if self.a is None or self.b is None:
+            raise ValueError("two cassettes are not open")
+        return self.a, self.b
+
+    def open_runs(self, a: Cassette, b: Cassette | None) -> None:
+        """Replace the open cassettes (a run picked in the selector); forgets the diffs and
+        the loop's results, which were about the others."""
+        with self._lock:
+            self.a, self.b = a, b
+            self._diffs = {}
+            self.loop = LoopResults()
+
+    def cached_diff(self, align: Alignment) -> DiffResult | None:
+        """The exact diff under ``align`` if it was computed already."""
+        with self._lock:
+            return self._diffs.get(align)
+
+    def quick_diff(self, align: Alignment) -> DiffResult:
+        """A first diff to show at once: the exact one when known, else by seq one whose
+        statuses may come from the responses' bytes (``DiffResult.exact`` False; see
+        ``core.diff.diff_cassettes``); by key, the exact one. Call it from a worker."""
+        a, b = self.pair()
+        cached = self.cached_diff(align)
+        if cached is not None:
+            return cached
+        with _no_cyclic_gc():
+            result = diff_cassettes(a, b, align=align, exact=False)
+        if result.exact:
+            self._keep(a, b, align, result)
+        return result
+
+    def diff_job(self, align: Alignment, token: CancelToken) -> JobGenerator[DiffResult]:
+        """The exact diff under ``align`` as a ``core`` job (progress events, cancelled
+        through ``token``), cached once computed. Run it in a worker."""
+        a, b = self.pair()
+        cached = self.cached_diff(align)
+        if cached is not None:
+            return cached
+        with _no_cyclic_gc():
+            result = yield from diff_job(a, b, align, token)
+        self._keep(a, b, align, result)
+        return result
+
+    def _keep(self, a: Cassette, b: Cassette, align: Alignment, result: DiffResult) -> None:
+        with self._lock:
+            # a run picked in the selector meanwhile replaced A and B: not theirs
+            if self.a is a and self.b is b:
+                self._diffs.setdefault(align, result)
