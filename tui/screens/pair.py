@@ -187,7 +187,8 @@ class PairScreen(StepsScreen):
             note = "statuses from the bytes; reading every response · escape stops"
             self.show_summary(pair_summary(result, with_findings=False, note=note))
             self.show_rows(message.rows, cursor)
-            self.refine(self._align_of(result))
+            # once the rows are painted: the exact diff would slow the first paint down
+            self.call_after_refresh(self.refine, self._align_of(result))
 
     @on(DiffFailed)
     def _diff_failed(self, message: DiffFailed) -> None:

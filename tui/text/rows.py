@@ -152,6 +152,10 @@ class PairRows:
             statuses = [row.status for row in result.rows]
         same = Status.SAME
         self.notable_rows = [i for i, status in enumerate(statuses) if status is not same]
+        if len(self.rows):
+            # the by-seq rows count repeated keys when the first row is built: here, not
+            # when the header or the first paint asks for one on the UI thread
+            self.rows[result.first_divergence or 0]
         self._tool_width = _tool_width([result.a, result.b])
         self.seq_width = seq_width([result.a, result.b])
 
