@@ -11,6 +11,7 @@ Textual itself, and every status also has a glyph.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import threading
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 
 DEFAULT_THEME = "ansi-dark"
 
+
+#: rows from which the loaded objects are kept out of the collector's passes (keep_loaded)
+FREEZE_ROWS = 50_000
 
 #: seconds a clean exit after SIGTERM/SIGHUP may take before the process is ended
 SIGNAL_EXIT_GRACE_S = 3.0
@@ -133,6 +137,15 @@ class CassetteApp(App[None]):
 
         self.session.open_runs(a, b)
         self.push_screen(RunPairScreen() if b is not None else RunSingleScreen())
+
+    def keep_loaded(self, rows: int) -> None:
+        """After ``rows`` rows are shown: take what is allocated so far (the cassettes'
+        indexes, the diff and its rows) out of the cyclic collector's full passes
+        (``gc.freeze``) when they are many (``FREEZE_ROWS``): they live as long as the app
+        shows them, and a pass over a million of them paused a key press for half a second
+        at 1M entries. Reference counting still frees them when they go."""
+        if rows >= FREEZE_ROWS:
+            gc.freeze()
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -182,6 +182,7 @@ class PairScreen(StepsScreen):
             self._token = None
             self.show_summary(pair_summary(result, with_findings=False))
             self.show_rows(message.rows, cursor)
+            self.app.keep_loaded(len(self.model))
             self.diagnose(result)
         else:
             note = "statuses from the bytes; reading every response · escape stops"

@@ -88,6 +88,7 @@ class SingleScreen(StepsScreen):
         self.show_summary(single_summary(self.cassette, findings))
         model = SingleRows(self.cassette, self.by_seq, notable=message.notable)
         self.show_rows(model, self.steps.cursor)
+        self.app.keep_loaded(len(self.model))
 
     @on(LintFailed)
     def _lint_failed(self, message: LintFailed) -> None:

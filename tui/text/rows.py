@@ -24,13 +24,15 @@ Styles = Mapping[str, Style]
 SEQ_WIDTH = 5
 
 
-def seq_width(cassettes: list[Any]) -> int:
+def seq_width(cassettes: list[Cassette | None]) -> int:
     """Cells for the seq column: 5, or more when a seq is longer (100000 shifted the
-    columns of its row by one)."""
+    columns of its row by one). Reads the largest and smallest seq (``-1`` is as wide as
+    ``10``), not every seq's digits."""
     width = SEQ_WIDTH
     for cassette in cassettes:
         if cassette is not None and len(cassette):
-            width = max(width, *(len(str(cassette.seq(i))) for i in range(len(cassette))))
+            seqs = cassette.seqs
+            width = max(width, len(str(max(seqs))), len(str(min(seqs))))
     return width
 
 
