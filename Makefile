@@ -15,8 +15,9 @@ lint:
 	$(VENV)/ruff format --check
 	$(VENV)/mypy core tui
 
-# the three benchmarks, each against a baseline measured in the same run
+# the benchmarks, each against a baseline measured in the same run
 bench:
 	$(PY) benchmarks/bench_load.py
 	$(PY) benchmarks/bench_diff.py
 	$(PY) benchmarks/bench_app.py
+	$(PY) benchmarks/bench_gate.py

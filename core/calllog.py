@@ -20,11 +20,13 @@ misses and repeats in that order first.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .cassette import Cassette, save
+from .cassette import Cassette, dump_line
 from .entry import Entry
 
 
@@ -93,12 +95,24 @@ def call_log_entries(report: Mapping[str, Any], cassette: Cassette) -> list[Entr
 def write_call_log(
     report: Mapping[str, Any], cassette: Cassette, path: str | Path
 ) -> tuple[Path, Cassette]:
-    """Write the call log of ``report`` as a cassette at ``path`` (atomically; never over an
-    existing file) and return the path and the in-memory call-log cassette.
+    """Write the call log of ``report`` as a cassette at ``path`` and return the path and
+    the in-memory call-log cassette.
+
+    Atomic (a temporary file hard-linked into place, so the name never shows a partial
+    file and an existing file is never replaced) but not fsync'ed: a call log is scratch
+    output in a runs folder, and a gate writes one per run (an fsync costs 5-10 ms each).
 
     Raises:
         FileExistsError: ``path`` exists.
     """
     entries = call_log_entries(report, cassette)
     log = Cassette.from_entries(entries, path=path, rules=cassette.rules)
-    return save(log, path, rules=cassette.rules), log
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.writelines(dump_line(entry, cassette.rules) for entry in entries)
+        os.link(tmp, target)  # FileExistsError when the name is taken: never replaced
+    finally:
+        os.unlink(tmp)
+    return target, log
