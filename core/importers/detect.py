@@ -18,6 +18,7 @@ why each failed. ``fmt`` forces one format and reports only its own error.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -31,6 +32,8 @@ from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, t
 _ZIP_MAGIC = b"PK\x03\x04"
 _CASSETTE_KEYS = ("seq", "tool", "args")
 _FIRST_LINE_LIMIT = 64 * 1024 * 1024
+#: a top-level ``interactions:`` key at the start of a line: YAML meant as a VCR cassette
+_VCR_TOP_KEY = re.compile(rb"(?m)^interactions[ \t]*:")
 
 _cache: OrderedDict[tuple[str, int, int, str | None], Imported] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -170,6 +173,8 @@ def _read(p: Path, forced: str | None) -> Imported:
     try:
         return vcr.read_file(data, p)
     except CassetteFormatError as exc:
+        if _VCR_TOP_KEY.search(data):
+            raise  # YAML with a top-level `interactions:`: a VCR cassette with a problem
         where = f"line {exc.line}: " if exc.line else ""
         tried.append(("vcr", where + exc.reason))
     if data.lstrip()[:1] == b"{":

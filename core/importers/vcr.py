@@ -23,7 +23,9 @@ which decodes to the recorded bytes exactly and which the lint treats as proper 
 
 YAML is read with PyYAML's C loader (``yaml.CSafeLoader``) when libyaml is there, else
 the pure-Python ``SafeLoader``; both build ``bytes`` for ``!!binary``. Tags that a safe
-loader refuses (``!!python/object``) are an error naming the line.
+loader refuses (``!!python/object``), values a tag cannot build (``!!bool maybe``), sets,
+recursive aliases, nesting deeper than ``MAX_DEPTH`` and alias expansion past
+``MAX_ALIAS_EXPANSION`` are format errors naming the file and the line (``parse_yaml``).
 """
 
 from __future__ import annotations
@@ -62,16 +64,133 @@ def is_binary_envelope(value: Any) -> bool:
     )
 
 
+#: nesting deeper than this (aliases followed) is a format error: every later stage
+#: (digest, drift, the app) then works on values it can walk
+MAX_DEPTH = 500
+#: nodes that aliases may add when expanded (a "billion laughs" file expands 9 aliases of
+#: 9 aliases ... into 10^9 nodes from 500 bytes); a VCR cassette hardly uses aliases
+MAX_ALIAS_EXPANSION = 1_000_000
+
+_SET_TAG = "tag:yaml.org,2002:set"
+
+
+def _mark_line(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def check_graph(root: yaml.Node, path: Path) -> None:
+    """Refuse what a safe loader would turn into a value no later stage can walk, before
+    anything is built, without recursion: a recursive alias (a node inside itself), nesting
+    deeper than :data:`MAX_DEPTH` with aliases followed, and aliases that expand to more
+    than :data:`MAX_ALIAS_EXPANSION` extra nodes.
+
+    Raises:
+        CassetteFormatError: naming the file and the line of the offending node.
+    """
+    height: dict[int, int] = {}  # node id -> levels below it, aliases followed
+    size: dict[int, int] = {}  # node id -> nodes it expands to, aliases followed
+    on_path: set[int] = set()
+    distinct = 0
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            kids = _children(node)
+            height[key] = 1 + max((height[id(k)] for k in kids), default=0)
+            size[key] = 1 + sum(size[id(k)] for k in kids)
+            if height[key] > MAX_DEPTH:
+                raise CassetteFormatError(
+                    path,
+                    _mark_line(node),
+                    None,
+                    f"nested deeper than {MAX_DEPTH} levels (aliases followed)",
+                )
+            continue
+        if key in height:
+            continue  # an alias of a node already measured
+        if key in on_path:
+            raise CassetteFormatError(
+                path, _mark_line(node), None, "a recursive alias (a node that contains itself)"
+            )
+        on_path.add(key)
+        distinct += 1
+        stack.append((node, True))
+        for kid in _children(node):
+            if id(kid) in on_path:
+                raise CassetteFormatError(
+                    path,
+                    _mark_line(kid),
+                    None,
+                    "a recursive alias (a node that contains itself)",
+                )
+            if id(kid) not in height:
+                stack.append((kid, False))
+        if len(on_path) > MAX_DEPTH:
+            raise CassetteFormatError(
+                path, _mark_line(node), None, f"nested deeper than {MAX_DEPTH} levels"
+            )
+    expanded = size[id(root)]
+    if expanded - distinct > MAX_ALIAS_EXPANSION:
+        raise CassetteFormatError(
+            path,
+            None,
+            None,
+            f"aliases expand {distinct} YAML nodes to {expanded} (more than "
+            f"{MAX_ALIAS_EXPANSION} added): refused, as a 'billion laughs' file",
+        )
+
+
+class _Constructor(_Loader):  # type: ignore[misc,valid-type]
+    """The safe loader, where a value its tag cannot build (``!!bool maybe``,
+    ``!!timestamp 'x'``) or a YAML set (no JSON form) is a ``ConstructorError`` with the
+    node's line instead of a ``KeyError`` or ``AttributeError`` from deep inside PyYAML."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if node.tag == _SET_TAG:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a YAML set (!!set) has no JSON form", node.start_mark
+            )
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            shown = repr(node.value)[:60] if isinstance(node, yaml.ScalarNode) else "this node"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{tag} cannot be {shown} ({type(exc).__name__})", node.start_mark
+            ) from None
+
+
 def parse_yaml(text: str | bytes, path: Path) -> tuple[Any, list[int]]:
     """Parse a YAML document; return it and the 1-based line of each interaction.
 
     Raises:
-        CassetteFormatError: not valid YAML (naming the line and the problem), or a tag a
-            safe loader refuses.
+        CassetteFormatError: not valid YAML (naming the line and the problem), a tag a
+            safe loader refuses or a value its tag cannot build, a recursive alias,
+            nesting deeper than ``MAX_DEPTH``, or aliases that expand too far (see
+            ``check_graph``).
     """
-    loader = _Loader(text)
+    loader = _Constructor(text)
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise CassetteFormatError(
+                path, None, None, f"not valid YAML: nested deeper than {MAX_DEPTH} levels"
+            ) from None
+        if node is not None:
+            check_graph(node, path)
         doc = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -294,17 +413,41 @@ def parse_sse(text: str) -> list[dict[str, Any]]:
     return events
 
 
-def _plain(value: Any) -> Any:
-    """``value`` with YAML-only types made JSON: bytes -> binary envelope, dates and
-    timestamps -> ISO-8601 text, sets -> sorted lists, non-string keys -> text."""
-    if isinstance(value, dict):
-        return {k if isinstance(k, str) else str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+def _plain_leaf(value: Any) -> Any:
     if isinstance(value, bytes | bytearray):
         return binary_envelope(bytes(value))
     if isinstance(value, _dt.datetime | _dt.date):
         return value.isoformat()
-    if isinstance(value, set):
-        return sorted(_plain(v) for v in value)
     return value
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with YAML-only types made JSON: bytes -> binary envelope, dates and
+    timestamps -> ISO-8601 text, non-string keys -> text (sets are refused when parsing).
+    Without recursion: values may be nested up to ``MAX_DEPTH`` levels."""
+    if not isinstance(value, dict | list | tuple):
+        return _plain_leaf(value)
+    root: list[Any] = [None]
+    # (source container, target container, or the slot of the parent to fill)
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        source, parent, slot = stack.pop()
+        if isinstance(source, dict):
+            target: Any = {}
+            parent[slot] = target
+            for key, item in source.items():
+                name = key if isinstance(key, str) else str(key)
+                if isinstance(item, dict | list | tuple):
+                    target[name] = None
+                    stack.append((item, target, name))
+                else:
+                    target[name] = _plain_leaf(item)
+        else:
+            target = [None] * len(source)
+            parent[slot] = target
+            for index, item in enumerate(source):
+                if isinstance(item, dict | list | tuple):
+                    stack.append((item, target, index))
+                else:
+                    target[index] = _plain_leaf(item)
+    return root[0]
