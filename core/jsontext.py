@@ -8,8 +8,8 @@ the outcome index, alignment, lint and the app through them). Its rules:
 - ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's ``json`` writes) are read as the
   floats they name, never as ``null``, and numbers too large for a float read as infinity
   like the standard library does;
-- one depth limit: nesting past Python's recursion limit (about 1000 levels) raises
-  ``JSONTooDeep``, never ``RecursionError``;
+- one depth limit: nesting past ``depth.MAX_DEPTH`` (600 levels) raises ``JSONTooDeep``,
+  never ``RecursionError``, and whatever the depth of the caller's stack;
 - a key repeated in one object raises ``DuplicateKey`` naming the key and its path (the
   JSON spec leaves it undefined and every reader keeps another one);
 - every failure is a ``ValueError`` (``json.JSONDecodeError``, ``JSONTooDeep``,
@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 import orjson
 
+from .depth import MAX_DEPTH, depth_of
 from .jsonpath import Part, format_path
 
 #: A UTF-8 byte order mark, which some editors write at the start of a text file.
@@ -40,7 +41,7 @@ class JSONTooDeep(ValueError):
     """JSON nested deeper than the parser can follow."""
 
     def __init__(self) -> None:
-        super().__init__("nested too deeply (more than about 1000 levels of arrays/objects)")
+        super().__init__(f"nested too deeply (more than {MAX_DEPTH} levels of arrays/objects)")
         self.msg = str(self)
 
 
@@ -131,13 +132,30 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
     try:
         value = _decode(raw)
     except msgspec.DecodeError:
-        return _parse_std(raw), True
+        value = _parse_std(raw)
+        _check_depth(raw, value)
+        return value, True
     except RecursionError:
         raise JSONTooDeep() from None
+    _check_depth(raw, value)
     has_colon = b":" in raw if isinstance(raw, bytes) else ":" in raw
     if has_colon and _may_have_duplicates(raw, value):
         _parse_std(raw)  # raises DuplicateKey naming the key and its path
     return value, False
+
+
+def _check_depth(raw: bytes | str, value: Any) -> None:
+    """Raise ``JSONTooDeep`` past ``MAX_DEPTH`` levels: one fixed limit, below Python's
+    recursion limit, so that every later stage (drift, ``--json``, the app) can walk any
+    value the parser returns, whatever the depth of the caller's own stack. Only texts
+    with that many brackets are measured (a count of bytes, then an iterative walk)."""
+    opened = (
+        raw.count(b"[") + raw.count(b"{")
+        if isinstance(raw, bytes)
+        else raw.count("[") + raw.count("{")
+    )
+    if opened > MAX_DEPTH and depth_of(value) > MAX_DEPTH:
+        raise JSONTooDeep()
 
 
 def _may_have_duplicates(raw: bytes | str, value: Any) -> bool:

@@ -105,8 +105,22 @@ class Imported:
         its ``metadata`` has ``format``, ``source``, ``run`` (``RunInfo.to_json()``),
         ``label`` and the importer's own facts (tau-bench: ``info``).
         """
-        entries, meta = self._run(index)
+        from ..depth import check_depth
+        from ..errors import CassetteFormatError
+
+        try:
+            entries, meta = self._run(index)
+        except RecursionError:
+            raise CassetteFormatError(
+                self.path, None, None, "a value nested too deeply to read"
+            ) from None
         run = self.runs[index]
+        for entry in entries:  # one nesting limit for every importer (see depth.py)
+            where = f"{run.label}: seq {entry.seq}" if self.multi_run else f"seq {entry.seq}"
+            check_depth(entry.args, self.path, entry.line, f"{where} args")
+            outcome = entry.error if entry.error is not None else entry.response
+            check_depth(outcome, self.path, entry.line, f"{where} response")
+            check_depth(entry.extra, self.path, entry.line, f"{where} (other fields)")
         metadata = {
             **self.metadata,
             "format": self.fmt,

@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from ..depth import MAX_DEPTH as _MAX_DEPTH
 from ..entry import Entry
 from ..errors import CassetteFormatError
 from . import Imported, RunInfo, loads_json
@@ -65,8 +66,8 @@ def is_binary_envelope(value: Any) -> bool:
 
 
 #: nesting deeper than this (aliases followed) is a format error: every later stage
-#: (digest, drift, the app) then works on values it can walk
-MAX_DEPTH = 500
+#: (digest, drift, the app) then works on values it can walk (one limit: depth.py)
+MAX_DEPTH = _MAX_DEPTH
 #: nodes that aliases may add when expanded (a "billion laughs" file expands 9 aliases of
 #: 9 aliases ... into 10^9 nodes from 500 bytes); a VCR cassette hardly uses aliases
 MAX_ALIAS_EXPANSION = 1_000_000

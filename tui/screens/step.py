@@ -13,7 +13,7 @@ from textual.worker import get_current_worker
 from ..bindings import STEP
 from ..messages import DetailFailed, DetailReady
 from ..text.detail import Limits
-from ..text.safe import printable
+from ..text.safe import describe_error, plain
 from ..widgets.detail import DetailPane
 from .base import AppScreen
 
@@ -68,7 +68,10 @@ class StepScreen(AppScreen):
 
     @on(DetailFailed)
     def _failed(self, message: DetailFailed) -> None:
-        self.app.notify(printable(repr(message.error)), severity="error", markup=False)
+        # as the main screen's pane says it: the error names the file, line and field
+        if message.index == self.index:
+            text = f"cannot show this step: {describe_error(message.error)}"
+            self.detail.show(plain(text, "bold"))
 
     def action_back(self) -> None:
         self.app.pop_screen()
