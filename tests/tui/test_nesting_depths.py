@@ -154,13 +154,19 @@ async def test_the_app_shows_the_value_or_the_error(tmp_path: Path, depth: int) 
     except CassetteFormatError:
         return  # refused before the app, naming the file (tests/cli)
     app = CassetteApp(a, b)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("enter")
+    async with app.run_test(size=(200, 24)) as pilot:
         await settle(pilot)
         text = screen_text(app)
+        # the diff reads every outcome: the value, or a failure naming the file and line
+        diff_failed = "diff by seq failed" in text
+        if diff_failed:
+            assert f"deep-{depth}.jsonl:1: field 'response'" in text and "nested too deeply" in text
+        else:
+            await pilot.press("enter")
+            await settle(pilot)
+            text = screen_text(app)
+            assert "[[[[" in text or "nested too deeply" in text
         assert "RecursionError" not in text
-        assert "[[[[" in text or "nested too deeply" in text
         await pilot.press("q", "j")
         await settle(pilot)
         assert app.return_code in (None, 0)
