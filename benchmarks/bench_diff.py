@@ -13,9 +13,13 @@ Each case then runs in a fresh subprocess and reports wall time and peak memory
 - ``difflib``: load, then ``difflib.SequenceMatcher(autojunk=False)`` on the call keys
   (the standard library's answer to the alignment; 10k only, it is quadratic);
 - ``diff seq`` / ``diff key``: load, align, first divergence and findings (no deepdiff
-  beyond the handful the findings show).
+  beyond the handful the findings show);
+- ``cli diff`` / ``cli json``: the ``cassette-tui diff`` command, text output and
+  ``--json`` (every row with its drift, streamed), output to ``/dev/null``.
 
 Targets (issue 3): under 1 s for 10k entries and under 10 s for 100k, on 2 cores.
+Targets (issue 8): ``cli json`` within 3x the time of ``cli diff`` and under 400 MB at
+100k entries (``--check`` exits 1 when missed).
 """
 
 from __future__ import annotations
@@ -49,6 +53,19 @@ elif kind.startswith("diff"):
     out["rows"] = len(result.rows)
     out["first_divergence"] = result.first_divergence
     out["findings"] = len(result.findings)
+elif kind.startswith("cli"):
+    # the command itself, its output thrown away: `diff` (text) or `diff --json`
+    import os
+    from cassette_tui.tui.cli import main
+    argv = ["diff", path_a, path_b] + (["--json"] if kind == "cli json" else [])
+    real, sys.stdout = sys.stdout, open(os.devnull, "w")
+    try:
+        main(argv)
+    except SystemExit as exit_:
+        out["exit"] = exit_.code
+    finally:
+        sys.stdout.close()
+        sys.stdout = real
 out["seconds"] = time.perf_counter() - t0
 out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
@@ -126,7 +143,10 @@ def run_case(kind: str, a: Path, b: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--cases", help="comma-separated cases (default: all)")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
+    ok = True
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     print(f"{'entries':>8}  {'case':<10} {'seconds':>8} {'x load':>7} {'peak MB':>8}  result")
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,12 +154,15 @@ def main() -> None:
             a, b = Path(tmp) / f"a{n}.jsonl", Path(tmp) / f"b{n}.jsonl"
             generate(a, n, "A")
             generate(b, n, "B")
-            kinds = ["load", "diff seq", "diff key"]
+            kinds = ["load", "diff seq", "diff key", "cli diff", "cli json"]
             if n <= 10_000:
                 kinds.insert(1, "difflib")
+            if args.cases:
+                kinds = ["load", *(k for k in args.cases.split(",") if k != "load")]
             base = None
+            results = {}
             for kind in kinds:
-                res = run_case(kind, a, b)
+                res = results[kind] = run_case(kind, a, b)
                 base = base or res["seconds"]
                 detail = {k: v for k, v in res.items() if k not in ("seconds", "peak_mb")}
                 print(
@@ -149,6 +172,17 @@ def main() -> None:
                 )
             mb = (a.stat().st_size + b.stat().st_size) / 1e6
             print(f"{'':>8}  ({mb:.0f} MB of cassettes)")
+            if "cli diff" in results and "cli json" in results:
+                ratio = results["cli json"]["seconds"] / results["cli diff"]["seconds"]
+                peak = results["cli json"]["peak_mb"]
+                met = ratio <= 3 and peak <= 400
+                print(
+                    f"{'':>8}  diff --json: {ratio:.1f}x the plain diff (target <= 3x), "
+                    f"{peak:.0f} MB (target <= 400 MB): {'met' if met else 'MISSED'}"
+                )
+                ok = ok and met
+    if args.check and not ok:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

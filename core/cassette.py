@@ -271,6 +271,10 @@ class Cassette(Sequence[Entry]):
         #: computed with the digests, on first use, for a file-backed cassette
         self._response_hashes: list[int | None] | None = None
         self._keys_lock = threading.Lock()
+        #: the file descriptor entry access reads with (``raw_line``), opened on first use
+        self._fd: int | None = None
+        #: one thread computes the keys while others wait for them
+        self._compute_lock = threading.Lock()
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -345,11 +349,8 @@ class Cassette(Sequence[Entry]):
         together with ``response_hashes``; thread-safe."""
         digests = self._digests
         if digests is None:
-            with self._keys_lock:
-                if self._digests is None:
-                    self._compute_keys()
-                digests = self._digests
-            assert digests is not None
+            with self._compute_lock:
+                digests = run_job(self.keys_job())
         return digests
 
     def stored_digest(self, i: int) -> str | None:
@@ -410,6 +411,11 @@ class Cassette(Sequence[Entry]):
         assert self._response_hashes is not None
         return self._response_hashes
 
+    @property
+    def is_file_backed(self) -> bool:
+        """True when entries are read from the file on access (``load``), not held."""
+        return self._entries is None and self.path is not None and self._offsets is not None
+
     def lines_bytes(self) -> Iterator[tuple[int, bytes]]:
         """``(i, line bytes)`` for every entry of a file-backed cassette, read in order in
         large chunks (memory stays a few MB whatever the file size).
@@ -421,9 +427,13 @@ class Cassette(Sequence[Entry]):
         assert self._lengths is not None
         yield from _read_spans(self.path, self._offsets, self._lengths)
 
-    def _compute_keys(self) -> None:
-        """Fill ``_digests`` and ``_response_hashes`` of a file-backed cassette in one pass
-        (see ``digests``)."""
+    def keys_job(self, cancel: CancelToken | None = None) -> JobGenerator[list[str]]:
+        """``digests()`` as a job: yields ``Progress(stage="keys", unit="entries")`` while a
+        file-backed cassette computes its digests and response hashes (nothing to do when
+        they are known); returns the digests. Raises ``Cancelled`` when ``cancel`` is set
+        (checked every few thousand entries; nothing is kept then)."""
+        if self._digests is not None:
+            return self._digests
         n = len(self)
         rules = self.rules
         identity = rules.is_empty
@@ -432,7 +442,12 @@ class Cassette(Sequence[Entry]):
         digests: list[str] = [""] * n
         hashes: list[int | None] = [None] * n
         decode = _KEYED.decode
+        stage = self.path.name if self.path is not None else ""
         for i, raw in self.lines_bytes():
+            if not i & 4095:
+                yield Progress("keys", i, n, "entries", stage)
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
             try:
                 keyed = decode(raw)
                 args, response, finite = keyed.args, keyed.response, True
@@ -452,17 +467,56 @@ class Cassette(Sequence[Entry]):
             digests[i] = (_orjson_digest(value) if finite else None) or digest(value)
             if response:
                 hashes[i] = hash(bytes(response))
-        self._response_hashes = hashes
-        self._digests = digests
+        yield Progress("keys", n, n, "entries", stage)
+        with self._keys_lock:
+            if self._digests is None:
+                self._response_hashes = hashes
+                self._digests = digests
+            return self._digests
+
+    def entry_view(self, i: int) -> Entry:
+        """Entry ``i`` as held or cached, not a copy (``self[i]`` hands out copies): for
+        engine code that only reads it (the drift of a row). Do not change it."""
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"entry index {i} out of range (0..{len(self) - 1})")
+        return self._entry(i)
 
     def raw_line(self, i: int) -> bytes:
         """The bytes of entry ``i`` as stored (file-backed) or as it would be written."""
         if self._entries is not None or self.path is None:
             return _dump_line(self._entry(i).to_record(self.digest(i)))
         assert self._offsets is not None and self._lengths is not None
-        with open(self.path, "rb") as fh:
-            fh.seek(self._offsets[i])
-            return fh.read(self._lengths[i])
+        fd = self._fd
+        if fd is None:
+            with self._keys_lock:
+                if self._fd is None:
+                    try:
+                        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                    except OSError as exc:
+                        raise CassetteFormatError.from_os_error(self.path, exc) from None
+                fd = self._fd
+        try:
+            # one positioned read on a descriptor kept open: no seek, safe across threads
+            return os.pread(fd, self._lengths[i], self._offsets[i])
+        except OSError as exc:
+            raise CassetteFormatError.from_os_error(self.path, exc) from None
+
+    def close(self) -> None:
+        """Close the file a file-backed cassette keeps open for entry access (reopened if
+        an entry is read again). Also done when the cassette is garbage-collected."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:  # pragma: no cover - already closed
+                pass
 
     def _entry(self, i: int) -> Entry:
         if self._entries is not None:

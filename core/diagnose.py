@@ -42,6 +42,7 @@ from .diff_model import Change, DriftItem, Row, Status
 from .digest import digest
 from .drift import value_drift
 from .findings import Finding
+from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsonpath import format_path as json_path
 from .jsonpath import iter_leaves
 from .normalize import NormalizationRules, over_normalization
@@ -82,15 +83,38 @@ _STATUS_WORDS = {
 def diagnose(result: DiffResult) -> list[Finding]:
     """The findings of ``result`` (see the module docstring), ``[]`` when the runs are the
     same. Pure: reads the cassettes and the cached drift, changes nothing."""
+    return run_job(diagnose_job(result))
+
+
+def diagnose_job(
+    result: DiffResult, cancel: CancelToken | None = None
+) -> JobGenerator[list[Finding]]:
+    """``diagnose`` as a job: yields ``Progress(stage="diagnose", unit="checks")`` before
+    each of its six checks; raises ``Cancelled`` when ``cancel`` is set between them."""
     if result.is_same:
         return []
-    findings = [_first_divergence(result)]
+    findings: list[Finding] = []
+    examined: list[tuple[int, Row, list[DriftItem]]] = []
+
+    def check(done: int, message: str) -> Progress:
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        return Progress("diagnose", done, 6, "checks", message)
+
+    yield check(0, "first divergence")
+    findings.append(_first_divergence(result))
     findings.extend(_error_responses(result))
+    yield check(1, "args drift")
     examined = _args_drift_rows(result)
+    yield check(2, "args misses")
     findings.extend(_args_misses(result, examined))
+    yield check(3, "downstream drift")
     findings.extend(_downstream(result, examined))
+    yield check(4, "stale responses")
     findings.extend(_stale_responses(result))
+    yield check(5, "repeated keys")
     findings.extend(_repeated_keys(result))
+    yield Progress("diagnose", 6, 6, "checks")
     return findings
 
 
@@ -687,6 +711,10 @@ def _repeated_keys(result: DiffResult) -> list[Finding]:
         key=lambda k: (
             -abs(len(pos_a.get(k, ())) - len(pos_b.get(k, ()))),
             -max(len(pos_a.get(k, ())), len(pos_b.get(k, ()))),
+            # ties: the key seen first, then the key itself (the set above iterates in
+            # hash order, which changes with PYTHONHASHSEED)
+            min(pos_a.get(k, [len(a)])[0], pos_b.get(k, [len(b)])[0]),
+            k,
         ),
     )
     findings = []

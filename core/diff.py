@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from .align import ALIGNMENTS, Outcomes, SeqRows, outcome_index
+from .align import _EXACT_BY_ENTRY_MAX, ALIGNMENTS, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
 from .cassette import Cassette
 from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
-from .jobs import CancelToken, JobGenerator, Progress
+from .jobs import CancelToken, JobGenerator, Progress, run_job
+from .outcome import outcome_index_job
 
 
 class DiffResult:
@@ -74,12 +76,14 @@ class DiffResult:
             cached = self._drift.get(row_index)
         if cached is not None:
             return cached
-        if row.a is None or row.b is None or row.status is Status.SAME:
-            items: list[DriftItem] = []
-        else:
-            items = entry_drift(self.a[row.a], self.b[row.b])
+        items = self._compute_drift(row)
         with self._lock:
             return self._drift.setdefault(row_index, items)
+
+    def _compute_drift(self, row: Row) -> list[DriftItem]:
+        if row.a is None or row.b is None or row.status is Status.SAME:
+            return []
+        return entry_drift(self.a.entry_view(row.a), self.b.entry_view(row.b))
 
     @property
     def findings(self) -> list[Finding]:
@@ -92,49 +96,22 @@ class DiffResult:
                 self._findings = diagnose(self)
             return self._findings
 
-    def to_json(self, include_same: bool = False) -> dict[str, Any]:
-        """The ``--json`` document of ``cassette-tui diff`` (docs/diff-json.md):
+    def findings_job(self, cancel: CancelToken | None = None) -> JobGenerator[list[Finding]]:
+        """``findings`` as a job (``diagnose.diagnose_job``); the result is cached."""
+        with self._findings_lock:
+            if self._findings is not None:
+                return self._findings
+        from .diagnose import diagnose_job
 
-        ``{"a": {"file", "entries"}, "b": {...}, "align", "counts": {status: n},
-        "first_divergence": {"row", "a_seq", "b_seq", "status", "tool"} | null,
-        "rows": [{"row", "a_seq", "b_seq", "status", "tool", "repeated_a", "repeated_b",
-        "error_a", "error_b", "drift": [{"path", "a", "b", "change", "part"}]}],
-        "findings": [{"kind", "seqs", "message", "action", "evidence"}]}``.
+        found = yield from diagnose_job(self, cancel)
+        with self._findings_lock:
+            if self._findings is None:
+                self._findings = found
+            return self._findings
 
-        ``row`` numbers are 1-based, as the text output and the app count rows. ``rows``
-        leaves out ``same`` rows unless ``include_same``; computing it runs the drift of every
-        row it lists.
-        """
-        rows = []
-        for index, row in enumerate(self.rows):
-            if row.status is Status.SAME and not include_same:
-                continue
-            rows.append(
-                {
-                    "row": index + 1,
-                    "a_seq": row.a_seq,
-                    "b_seq": row.b_seq,
-                    "status": row.status.value,
-                    "tool": row.tool,
-                    "repeated_a": row.repeated_a,
-                    "repeated_b": row.repeated_b,
-                    "error_a": row.error_a,
-                    "error_b": row.error_b,
-                    "drift": [
-                        {
-                            "path": item.path,
-                            "a": item.a,
-                            "b": item.b,
-                            "change": item.change.value,
-                            "part": item.part,
-                            # a/b null may be a real null or an absent path: this names
-                            # the absent side ("a", "b"), else null
-                            "absent": _absent_side(item.change),
-                        }
-                        for item in self.drift(index)
-                    ],
-                }
-            )
+    def head_json(self) -> dict[str, Any]:
+        """The ``--json`` document's fields before ``rows``: ``a``, ``b``, ``align``,
+        ``counts``, ``first_divergence`` (see ``to_json``)."""
         first = None
         if self.first_divergence is not None:
             row = self.rows[self.first_divergence]
@@ -151,17 +128,84 @@ class DiffResult:
             "align": self.align,
             "counts": {status.value: n for status, n in self.counts.items()},
             "first_divergence": first,
-            "rows": rows,
-            "findings": [
+        }
+
+    def row_json(self, index: int, row: Row, drift: list[DriftItem]) -> dict[str, Any]:
+        """One element of the ``--json`` document's ``rows`` (``row``: ``index + 1``)."""
+        return {
+            "row": index + 1,
+            "a_seq": row.a_seq,
+            "b_seq": row.b_seq,
+            "status": row.status.value,
+            "tool": row.tool,
+            "repeated_a": row.repeated_a,
+            "repeated_b": row.repeated_b,
+            "error_a": row.error_a,
+            "error_b": row.error_b,
+            "drift": [
                 {
-                    "kind": f.kind,
-                    "seqs": f.seqs,
-                    "message": f.message,
-                    "action": f.action,
-                    "evidence": f.evidence,
+                    "path": item.path,
+                    "a": item.a,
+                    "b": item.b,
+                    "change": item.change.value,
+                    "part": item.part,
+                    # a/b null may be a real null or an absent path: this names
+                    # the absent side ("a", "b"), else null
+                    "absent": _absent_side(item.change),
                 }
-                for f in self.findings
+                for item in drift
             ],
+        }
+
+    def rows_json_job(
+        self,
+        emit: Callable[[dict[str, Any]], None],
+        *,
+        include_same: bool = False,
+        cancel: CancelToken | None = None,
+    ) -> JobGenerator[int]:
+        """Stream the ``--json`` rows: ``emit(row_json)`` for each listed row, in order,
+        as soon as its drift is computed; the drift is not cached, so memory does not grow
+        with the number of rows. Yields ``Progress(stage="rows", unit="rows")``; returns
+        the number of rows emitted. Raises ``Cancelled`` when ``cancel`` is set."""
+        rows = self.rows
+        total = len(rows)
+        emitted = 0
+        for index, row in enumerate(rows):
+            if not index & 255:
+                yield Progress("rows", index, total, "rows")
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+            if row.status is Status.SAME and not include_same:
+                continue
+            with self._lock:
+                drift = self._drift.get(index)
+            if drift is None:
+                drift = self._compute_drift(row)
+            emit(self.row_json(index, row, drift))
+            emitted += 1
+        yield Progress("rows", total, total, "rows")
+        return emitted
+
+    def to_json(self, include_same: bool = False) -> dict[str, Any]:
+        """The ``--json`` document of ``cassette-tui diff`` (docs/diff-json.md):
+
+        ``{"a": {"file", "entries"}, "b": {...}, "align", "counts": {status: n},
+        "first_divergence": {"row", "a_seq", "b_seq", "status", "tool"} | null,
+        "rows": [{"row", "a_seq", "b_seq", "status", "tool", "repeated_a", "repeated_b",
+        "error_a", "error_b", "drift": [{"path", "a", "b", "change", "part"}]}],
+        "findings": [{"kind", "seqs", "message", "action", "evidence"}]}``.
+
+        ``row`` numbers are 1-based, as the text output and the app count rows. ``rows``
+        leaves out ``same`` rows unless ``include_same``; computing it runs the drift of every
+        row it lists.
+        """
+        rows: list[dict[str, Any]] = []
+        run_job(self.rows_json_job(rows.append, include_same=include_same))
+        return {
+            **self.head_json(),
+            "rows": rows,
+            "findings": [f.to_diff_json() for f in self.findings],
         }
 
 
@@ -178,6 +222,55 @@ def _side_json(cassette: Cassette) -> dict[str, Any]:
         "file": str(cassette.path) if cassette.path is not None else None,
         "entries": len(cassette),
     }
+
+
+def diff_job(
+    a: Cassette,
+    b: Cassette,
+    align: str = "seq",
+    token: CancelToken | None = None,
+    *,
+    outcomes: bool = True,
+) -> JobGenerator[DiffResult]:
+    """``diff_cassettes(a, b, align)`` (exact) as a job: computes both cassettes' keys
+    (``Cassette.keys_job``, progress ``"keys"`` in entries) and their outcomes
+    (``outcome.outcome_index_job``, ``"outcomes"``: one full read of each file, so a bad
+    response is found here, before anything is shown or written), then aligns
+    (``"align"``, in rows). ``outcomes=False`` reads the outcomes only where the
+    alignment needs them (many responses that differ in their bytes, or by key).
+
+    Raises:
+        Cancelled: ``token`` was cancelled (checked every few thousand entries).
+        ValueError: an unknown ``align``.
+    """
+    cancel = token
+    if align not in ALIGNMENTS:
+        raise ValueError(f"unknown alignment {align!r}; expected one of {ALIGNMENTS}")
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+    yield from a.keys_job(cancel)
+    yield from b.keys_job(cancel)
+    if outcomes or align == "key" or _unsure_pairs(a, b) > _EXACT_BY_ENTRY_MAX:
+        yield from outcome_index_job(a, cancel)
+        yield from outcome_index_job(b, cancel)
+    yield Progress("align", 0, None, "rows")
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+    result = diff_cassettes(a, b, align)
+    yield Progress("align", len(result.rows), len(result.rows), "rows")
+    return result
+
+
+def _unsure_pairs(a: Cassette, b: Cassette) -> int:
+    """By-seq pairs with the same key whose stored responses are not byte-identical (see
+    ``align.seq_statuses``): past ``_EXACT_BY_ENTRY_MAX`` the outcomes are read in one pass."""
+    ha, hb = a.response_hashes(), b.response_hashes()
+    ka, kb = a.digests(), b.digests()
+    return sum(
+        1
+        for i in range(min(len(a), len(b)))
+        if ka[i] == kb[i] and (ha[i] is None or ha[i] != hb[i])
+    )
 
 
 def diff_cassettes(
@@ -199,25 +292,3 @@ def diff_cassettes(
     if align == "seq":
         return DiffResult(a, b, align, SeqRows(a, b, exact=exact))
     return DiffResult(a, b, align, align_rows(a, b, align))
-
-
-def diff_job(
-    a: Cassette, b: Cassette, align: str = "seq", token: CancelToken | None = None
-) -> JobGenerator[DiffResult]:
-    """``diff_cassettes(a, b, align)`` (exact) as a job: one ``Progress("outcomes", done,
-    2, "files")`` per cassette whose outcomes it reads (the slow part: every response
-    parsed), then ``Progress("align", 2, 2, "files")``.
-
-    Raises:
-        Cancelled: ``token`` was cancelled between two stages.
-        ValueError: an unknown ``align``.
-    """
-    token = token or CancelToken()
-    for done, cassette in enumerate((a, b)):
-        name = cassette.path.name if cassette.path is not None else ""
-        yield Progress("outcomes", done, 2, "files", name)
-        token.raise_if_cancelled()
-        outcome_index(cassette)
-    yield Progress("align", 2, 2, "files")
-    token.raise_if_cancelled()
-    return diff_cassettes(a, b, align)

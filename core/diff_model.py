@@ -38,7 +38,7 @@ class Change(str, Enum):
     ITEM_REMOVED = "item_removed"  # list item present in A only
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     """One aligned step.
 

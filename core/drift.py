@@ -40,9 +40,9 @@ _REPORTS: dict[str, Change] = {
 _CHANGE_ORDER = {change: rank for rank, change in enumerate(Change)}
 
 
-def _path_order(parts: list[Any]) -> tuple[Any, ...]:
+def _path_order(parts: tuple[Any, ...]) -> tuple[Any, ...]:
     """A sort key for a path: list indexes in numeric order, keys in text order."""
-    return tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in parts)
+    return tuple((0, p, "") if type(p) is int else (1, 0, str(p)) for p in parts)
 
 
 def _is_number(value: Any) -> bool:
@@ -52,41 +52,28 @@ def _is_number(value: Any) -> bool:
 #: a difference as deepdiff reports it: (report type, path parts, t1, t2)
 _Report = tuple[str, tuple[Any, ...], Any, Any]
 
-_SCALARS = (str, int, float, bool, type(None))
+_SCALARS = frozenset((str, int, bool, type(None)))
 
 
-def _plain(value: Any) -> bool:
-    """A plain JSON tree: objects with string keys, lists, strings, integers, finite
-    floats, booleans and null (what the fast path handles exactly as deepdiff does)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is dict:
-            for key in node:
-                if type(key) is not str:
-                    return False
-            stack.extend(node.values())
-        elif kind is list:
-            stack.extend(node)
-        elif kind is float:
-            if not math.isfinite(node):
-                return False
-        elif kind not in _SCALARS:
-            return False
-    return True
+class _NotPlain(Exception):
+    """A value the fast walk leaves to deepdiff (see ``_fast_reports``)."""
 
 
-def _fast_reports(a: Any, b: Any) -> list[_Report]:
+def _fast_reports(a: Any, b: Any) -> list[_Report] | None:
     """deepdiff's reports (``view="tree"``, ``threshold_to_diff_deeper=0``) for two plain
     JSON trees, by deepdiff's own rules: another type at a path is ``type_changes``; two
     objects compare key by key (``dictionary_item_added``/``_removed`` for the others);
     two lists holding any object or list compare index by index, the longer one's tail
     ``iterable_item_added``/``_removed``; two lists of scalars only go to deepdiff itself
     (it aligns them with difflib); equal scalars are skipped, others ``values_changed``.
+
+    ``None`` when the walk meets what is not plain JSON where both sides are compared (a
+    non-finite float, a key that is not a string, a tuple...): deepdiff then decides.
     A property test holds this equal to deepdiff (tests/core/test_drift_fast.py)."""
     out: list[_Report] = []
     stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
+    scalars = _SCALARS
+    isfinite = math.isfinite
     while stack:
         parts, x, y = stack.pop()
         tx = type(x)
@@ -94,18 +81,30 @@ def _fast_reports(a: Any, b: Any) -> list[_Report]:
             out.append(("type_changes", parts, x, y))
         elif tx is dict:
             for k in x:
+                if type(k) is not str:
+                    return None
                 if k not in y:
                     out.append(("dictionary_item_removed", parts + (k,), x[k], None))
             for k in y:
                 if k not in x:
+                    if type(k) is not str:
+                        return None
                     out.append(("dictionary_item_added", parts + (k,), None, y[k]))
             for k in x:
                 if k in y:
                     stack.append((parts + (k,), x[k], y[k]))
         elif tx is list:
-            if not any(type(v) is dict or type(v) is list for v in x) and not any(
-                type(v) is dict or type(v) is list for v in y
-            ):
+            nested = False
+            for v in x:
+                if type(v) is dict or type(v) is list:
+                    nested = True
+                    break
+            if not nested:
+                for v in y:
+                    if type(v) is dict or type(v) is list:
+                        nested = True
+                        break
+            if not nested:
                 if len(x) == len(y) and all(
                     type(p) is type(q) and p == q for p, q in zip(x, y, strict=True)
                 ):
@@ -121,6 +120,13 @@ def _fast_reports(a: Any, b: Any) -> list[_Report]:
                 out.append(("iterable_item_removed", parts + (i,), x[i], None))
             for j in range(n, len(y)):
                 out.append(("iterable_item_added", parts + (j,), None, y[j]))
+        elif tx is float:
+            if not (isfinite(x) and isfinite(y)):
+                return None
+            if x != y:
+                out.append(("values_changed", parts, x, y))
+        elif tx not in scalars:
+            return None
         elif x != y:
             out.append(("values_changed", parts, x, y))
     return out
@@ -152,19 +158,18 @@ def value_drift(a: Any, b: Any, part: str = "response", *, fast: bool = True) ->
     sorted by path (list indexes in numeric order), then by kind. ``[]`` when the values
     are equal as JSON (``1`` and ``1.0`` are not: that is a ``number_type`` change).
 
-    deepdiff defines the drift; for two plain JSON trees (see ``_plain``) the same items
+    deepdiff defines the drift; for two plain JSON trees (see ``_fast_reports``) the same items
     come from a walk that skips deepdiff (``fast=False`` forces deepdiff), 10-100x faster.
     """
     if sorted_json_bytes(a) == sorted_json_bytes(b):
         return []
-    if fast and _plain(a) and _plain(b):
-        reports = _fast_reports(a, b)
-    else:
+    reports = _fast_reports(a, b) if fast else None
+    if reports is None:
         reports = _deep_reports(a, b)
     found: list[tuple[tuple[Any, ...], int, Change, tuple[Any, ...], Any, Any]] = []
     for report, parts, t1, t2 in reports:
         change = _REPORTS[report]
-        found.append((_path_order(list(parts)), _CHANGE_ORDER[change], change, parts, t1, t2))
+        found.append((_path_order(parts), _CHANGE_ORDER[change], change, parts, t1, t2))
     # deepdiff keeps each report's levels in a set, whose order follows string hashing
     # (PYTHONHASHSEED): sort by path so the same diff always reads the same way
     found.sort(key=lambda item: item[:2])

@@ -80,12 +80,13 @@ def sorted_json_bytes(value: Any, *, exact_floats: bool = True) -> bytes:
         out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # integers past 64 bits, too deep
         return json.dumps(value, sort_keys=True).encode("utf-8", "backslashreplace")
-    if exact_floats and b"null" in out and _has_non_finite(value):
+    if exact_floats and b"null" in out and has_non_finite(value):
         return json.dumps(value, sort_keys=True).encode("utf-8", "backslashreplace")
     return out
 
 
-def _has_non_finite(value: Any) -> bool:
+def has_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds a ``NaN`` or an infinity anywhere (any depth)."""
     stack = [value]
     pop, extend = stack.pop, stack.extend
     isfinite = math.isfinite

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .errors import CassetteError
+from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsontext import parse_json_checked, sorted_json_bytes
+from .jsonvalue import NONFINITE_MARK, decode_nonfinite
 
 if TYPE_CHECKING:
     from .cassette import Cassette
@@ -111,41 +115,39 @@ class Outcomes:
     errors: list[bool]
 
 
-def _scan_file(cassette: Cassette) -> Outcomes | None:
-    """Read a file-backed cassette's lines in one sequential pass; ``None`` when the
-    cassette's line numbers do not point at its entries in that file (an imported or
-    in-memory cassette), so that the caller falls back to entry access."""
-    path = cassette.path
+def _scan_file(
+    cassette: Cassette, cancel: CancelToken | None
+) -> Generator[Progress, None, Outcomes | None]:
+    """Read a file-backed cassette's lines in one sequential pass; ``None`` when a line no
+    longer holds the entry the index says (the file changed) or does not parse, so that
+    the caller falls back to entry access (which names the bad line)."""
     n = len(cassette)
-    if path is None or n == 0 or not path.is_file():
-        return None
-    lines = [cassette.line(i) for i in range(n)]
-    if lines[0] < 1 or any(lines[i] >= lines[i + 1] for i in range(n - 1)):
+    if cassette.path is None or n == 0 or not cassette.path.is_file():
         return None
     fps: list[int] = []
     errs: list[bool] = []
-    i = 0
+    stage = cassette.path.name
     try:
-        with open(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if lineno != lines[i]:
-                    continue
-                record, exotic = parse_json_checked(raw)
-                if (
-                    not isinstance(record, dict)
-                    or record.get("seq") != cassette.seq(i)
-                    or record.get("tool") != cassette.tool(i)
-                ):
-                    return None
-                outcome = Outcome.of_record(record)
-                fps.append(outcome.fingerprint(finite=not exotic))
-                errs.append(outcome.is_error)
-                i += 1
-                if i == n:
-                    break
-    except (OSError, ValueError):
+        for i, raw in cassette.lines_bytes():
+            if not i & 4095:
+                yield Progress("outcomes", i, n, "entries", stage)
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+            record, exotic = parse_json_checked(raw)
+            if NONFINITE_MARK in raw:  # {"$numberDouble": ...}: the float, as entries read
+                record, exotic = decode_nonfinite(record), True
+            if (
+                not isinstance(record, dict)
+                or record.get("seq") != cassette.seq(i)
+                or record.get("tool") != cassette.tool(i)
+            ):
+                return None
+            outcome = Outcome.of_record(record)
+            fps.append(outcome.fingerprint(finite=not exotic))
+            errs.append(outcome.is_error)
+    except (OSError, ValueError, CassetteError):
         return None
-    return Outcomes(fps, errs) if i == n else None
+    return Outcomes(fps, errs) if len(fps) == n else None
 
 
 _outcome_cache: weakref.WeakKeyDictionary[Cassette, Outcomes] = weakref.WeakKeyDictionary()
@@ -157,15 +159,30 @@ def outcome_index(cassette: Cassette) -> Outcomes:
     (cached weakly) and thread-safe. A file-backed cassette is read sequentially, one parse
     per line; any other cassette is read entry by entry. Each fingerprint equals
     ``cassette.fingerprint(i)``."""
+    return run_job(outcome_index_job(cassette))
+
+
+def outcome_index_job(
+    cassette: Cassette, cancel: CancelToken | None = None
+) -> JobGenerator[Outcomes]:
+    """``outcome_index`` as a job: yields ``Progress(stage="outcomes", unit="entries")``;
+    raises ``Cancelled`` when ``cancel`` is set (nothing is cached then)."""
     with _outcome_lock:
         cached = _outcome_cache.get(cassette)
     if cached is not None:
         return cached
-    result = _scan_file(cassette)
+    result = None
+    if cassette.is_file_backed:
+        result = yield from _scan_file(cassette, cancel)
     if result is None:
         fps: list[int] = []
         errs: list[bool] = []
-        for entry in cassette:
+        n = len(cassette)
+        for i, entry in enumerate(cassette):
+            if not i & 4095:
+                yield Progress("outcomes", i, n, "entries")
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
             outcome = Outcome.of_entry(entry)
             fps.append(outcome.fingerprint())
             errs.append(outcome.is_error)

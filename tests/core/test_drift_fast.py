@@ -68,3 +68,14 @@ def test_fast_drift_examples() -> None:
     assert [i[0] for i in _items(a, b, fast=True)] == [
         "$.hits[0].t", "$.hits[1]", "$.n", "$.tags[0]", "$.tags[2]"
     ]  # fmt: skip
+
+
+def test_values_the_fast_walk_leaves_to_deepdiff() -> None:
+    nan = float("nan")
+    for a, b in [
+        ({"a": nan, "b": 1}, {"a": nan, "b": 2}),
+        ({"a": [1, (2, 3)]}, {"a": [1, (2, 4)]}),
+        ({1: "x"}, {1: "y"}),
+        ({"a": float("inf")}, {"a": 1.0}),
+    ]:
+        assert _items(a, b, fast=True) == _items(a, b, fast=False)

@@ -138,11 +138,9 @@ def test_the_diff_job_reports_each_stage_and_stops_when_cancelled(samples: Path)
     a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
     events: list[Progress] = []
     result = run_job(diff_job(a, b, "key"), events.append)
-    assert [(e.stage, e.done, e.total) for e in events] == [
-        ("outcomes", 0, 2),
-        ("outcomes", 1, 2),
-        ("align", 2, 2),
-    ]
+    stages = [e.stage for e in events]
+    assert stages.index("keys") < stages.index("outcomes") < stages.index("align")
+    assert events[-1].stage == "align" and events[-1].done == events[-1].total
     assert result.exact and result.rows == diff_cassettes(a, b, "key").rows
     token = CancelToken()
     token.cancel()

@@ -5,7 +5,10 @@ mark, colour only repeats it): a summary (both files, counts, the first divergen
 findings with their first action, then the aligned rows that are not ``same`` with their
 drift. Cassette text is printed as data (``rich.text.Text``), never as markup.
 
-``--json`` prints ``DiffResult.to_json()``; the schema is in ``docs/diff-json.md``.
+``--json`` prints ``DiffResult.to_json()``, streamed: each row is written as soon as its
+drift is computed, so memory does not grow with the rows (the schema is in
+``docs/diff-json.md``). On a terminal, stderr shows the progress (keys, outcomes, rows,
+diagnosis).
 
 Exit status: 0 the runs are the same, 1 they differ, 2 bad usage or unreadable input (the
 error on stderr). Does not import Textual.
@@ -19,16 +22,19 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 import click
+import orjson
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from rich.text import Text
 
 from ..text.marks import STATUS_MARKS
+from . import _output
 from ._options import config_option, from_option
-from ._output import Layout, echo_json, glyph, safe, stdout_console
+from ._output import Layout, glyph, json_text, safe, stdout_console
 
 if TYPE_CHECKING:
     from cassette_tui.core.diff import DiffResult
     from cassette_tui.core.diff_model import DriftItem, Row
+    from cassette_tui.core.jobs import ProgressSink
 
 
 #: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR); the
@@ -55,6 +61,10 @@ CHANGE_SIGNS = {
     "item_removed": "-",
 }
 MAX_DRIFT_LINES = 6
+#: the standard library's C encoder, refusing NaN and infinities (a check, output unused)
+_strict_json = json.JSONEncoder(allow_nan=False, check_circular=False, default=str).encode
+#: entries (both sides) from which a terminal's stderr shows the diff's progress
+PROGRESS_MIN_ENTRIES = 20_000
 
 
 @click.command("diff")
@@ -99,28 +109,95 @@ def diff(
     Drift signs: ~ changed  + added  - removed  T type  # number type only
     Exit status: 0 same, 1 the runs differ, 2 bad usage or unreadable input.
     """
-    from cassette_tui.core.diff import diff_cassettes
+    from cassette_tui.core.diff import diff_job
     from cassette_tui.core.errors import CassetteError
+    from cassette_tui.core.jobs import run_job
     from cassette_tui.core.normalize import load_rules
     from cassette_tui.core.sources import open_cassette
+
+    from ._progress import progress_on_stderr
 
     try:
         rules = load_rules(config)
         cassette_a = open_cassette(a, fmt=fmt, rules=rules)
         cassette_b = open_cassette(b, fmt=fmt, rules=rules)
-        result = diff_cassettes(cassette_a, cassette_b, align=align)
-        # responses are parsed on demand: a bad one surfaces here, as unreadable input
-        doc = result.to_json(include_same=include_same) if as_json else None
-        if doc is None:
-            _ = result.findings
+        # a bar only for work long enough to watch (a flash of it would garble a small
+        # diff on a terminal)
+        big = len(cassette_a) + len(cassette_b) >= PROGRESS_MIN_ENTRIES
+        with progress_on_stderr(None if big else False) as sink:
+            # with --json every outcome is read first: a bad response is found before
+            # any row is written, so stdout never holds half a document
+            result = run_job(diff_job(cassette_a, cassette_b, align, outcomes=as_json), sink)
+            if as_json:
+                _stream_json(result, include_same, sink)
+            else:
+                run_job(result.findings_job(), sink)
     except (CassetteError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui diff: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    if doc is not None:
-        echo_json(doc)
-    else:
+    if not as_json:
         _print_human(result, a, b, limit, include_same)
     sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
+
+
+def _stream_json(result: DiffResult, include_same: bool, sink: ProgressSink) -> None:
+    """Write ``result.to_json(include_same)`` to stdout as ``echo_json`` would (indented by
+    2), each row as soon as its drift is computed: memory does not grow with the rows."""
+    from cassette_tui.core.jobs import run_job
+
+    out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+
+    def write(text: str) -> None:
+        data = text.encode("utf-8", "backslashreplace")
+        if out is not None:
+            out.write(data)
+        else:  # pragma: no cover - a text-only stdout (tests capturing output)
+            click.echo(data, nl=False)
+
+    head = result.head_json()
+    write("{\n")
+    for key, value in head.items():
+        write(f"  {json_text(key)}: {_nested(value, 2)},\n")
+    write('  "rows": [')
+    first = True
+
+    def emit(row: dict[str, Any]) -> None:
+        nonlocal first
+        write(("\n" if first else ",\n") + "    " + _row_text(row))
+        first = False
+
+    run_job(result.rows_json_job(emit, include_same=include_same), sink)
+    write("]" if first else "\n  ]")
+    findings = run_job(result.findings_job(), sink)
+    docs = [f.to_diff_json() for f in findings]
+    write(f',\n  "findings": {_nested(docs, 2)}\n}}\n')
+    if out is not None:
+        out.flush()
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    """One row as indented JSON placed 4 deep: orjson's output (the standard library's
+    indenting encoder is pure Python, 5-10x slower), else ``json_text`` for what orjson
+    cannot write exactly (integers past 64 bits; NaN and infinities, which it writes as
+    null). Control, bidi and tag characters are escaped as ``json_text`` does."""
+    try:
+        data = orjson.dumps(row, option=orjson.OPT_INDENT_2)
+    except TypeError:
+        return _nested(row, 4)
+    if b"null" in data:
+        try:  # NaN or an infinity, which orjson wrote as null: the C encoder says
+            _strict_json(row)
+        except ValueError:
+            return _nested(row, 4)
+    text = data.decode("utf-8")
+    if not text.isascii() or "\x7f" in text:
+        text = _output._JSON_UNSAFE.sub(_output._escape, text)
+    return text.replace("\n", "\n    ")
+
+
+def _nested(value: Any, indent: int) -> str:
+    """``value`` as indented JSON text placed ``indent`` spaces deep."""
+    return json_text(value).replace("\n", "\n" + " " * indent)
 
 
 def _marks_help() -> str:
