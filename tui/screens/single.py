@@ -107,6 +107,8 @@ class SingleScreen(StepsScreen):
         return plain(f"seq {self.cassette.seq(index)}", "bold")
 
     def no_more(self, direction: int) -> str:
+        if self.findings is None:
+            return "still reading the entries: n/N stop on findings and errors once it is done"
         return "no more findings below" if direction > 0 else "no findings above"
 
 
