@@ -93,6 +93,7 @@ class SingleScreen(StepsScreen):
     @on(LintFailed)
     def _lint_failed(self, message: LintFailed) -> None:
         self.report_failure(message)
+        self.findings = []  # none to go to: n says so, not "still reading"
         error = f"lint failed: {describe_error(message.error)}"
         self.show_summary(single_summary(self.cassette, None, error))
         self.show_rows(SingleRows(self.cassette, {}), self.steps.cursor)
