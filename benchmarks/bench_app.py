@@ -157,6 +157,16 @@ async def timed_key(app: CassetteApp, key: str) -> float:
     return time.perf_counter() - start
 
 
+async def workers_done(app: CassetteApp) -> None:
+    """Until no worker is pending or running (one cancelled by a newer one of its group
+    counts as done: ``wait_for_complete`` would raise on it)."""
+    from textual.worker import WorkerState
+
+    busy = (WorkerState.PENDING, WorkerState.RUNNING)
+    while any(worker.state in busy for worker in app.workers):
+        await asyncio.sleep(0.005)
+
+
 async def measure_app(
     a_path: Path, b_path: Path, keys: list[str] = KEYS, rounds: int = 5, realign: bool = True
 ) -> dict[str, object]:
@@ -173,7 +183,7 @@ async def measure_app(
         out["first_screen"] = time.perf_counter() - start
         await pilot.pause()  # until the process is idle, at most 1 s
         out["first_idle"] = time.perf_counter() - start
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         out["ready"] = time.perf_counter() - start  # diagnosis and detail done too
 
@@ -181,7 +191,7 @@ async def measure_app(
         for _ in range(rounds):
             for key in keys:
                 per_key.setdefault(key, []).append(await timed_key(app, key))
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
         out["keys"] = per_key
         if not realign:
@@ -189,7 +199,7 @@ async def measure_app(
 
         t = time.perf_counter()
         await pilot.press("a")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         out["realign"] = time.perf_counter() - t
     return out

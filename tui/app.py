@@ -70,6 +70,8 @@ class CassetteApp(App[None]):
         self._theme_name = theme or DEFAULT_THEME
         #: (message, severity) -> monotonic time until which that toast is on screen
         self._toasts: dict[tuple[str, str], float] = {}
+        #: the user's keymap (binding id -> keys), as read from keys.toml
+        self.keymap: dict[str, str] = dict(keymap or {})
         if keymap:
             self.set_keymap(keymap)
 

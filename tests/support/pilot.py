@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 
 def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -26,7 +28,8 @@ async def settle(pilot: Pilot) -> None:
     detail)."""
     for _ in range(20):
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):  # a newer one of its group replaced it
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         if not any(w.is_running for w in pilot.app.workers):
             return

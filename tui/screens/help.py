@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,6 +14,9 @@ from .. import bindings
 from ..text.marks import legend
 from .base import AppScreen
 
+if TYPE_CHECKING:
+    from ..app import CassetteApp
+
 SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Two cassettes (main screen)", bindings.PAIR),
     ("One cassette", bindings.SINGLE),
@@ -24,22 +27,17 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
 ]
 
 
-def key_text(app: object, binding: Binding) -> str:
+def key_text(app: CassetteApp, binding: Binding) -> str:
     """The keys of ``binding`` as the user's keymap has them, for display."""
-    keymap = getattr(app, "_keymap", {}) or {}
-    keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
-    shown = []
-    for key in keys.split(","):
-        key = key.strip()
-        display = app.get_key_display(Binding(key, "")) if hasattr(app, "get_key_display") else key
-        shown.append(display)
+    keys = app.keymap.get(binding.id, binding.key) if binding.id else binding.key
+    shown = [app.get_key_display(Binding(key.strip(), "")) for key in keys.split(",")]
     return " ".join(dict.fromkeys(shown))
 
 
 KEY_WIDTH = 16
 
 
-def help_text(app: object) -> Text:
+def help_text(app: CassetteApp) -> Text:
     """Every mark and every key, one per line: ``keys  what it does  binding id``."""
     text = Text()
     text.append("Marks (the middle column; ↻ ! ? sit next to a seq)\n", style="bold underline")

@@ -93,6 +93,7 @@ class SingleScreen(StepsScreen):
     @on(LintFailed)
     def _lint_failed(self, message: LintFailed) -> None:
         self.report_failure(message)
+        self.findings = []  # none to go to: n says so, not "still reading"
         error = f"lint failed: {describe_error(message.error)}"
         self.show_summary(single_summary(self.cassette, None, error))
         self.show_rows(SingleRows(self.cassette, {}), self.steps.cursor)
@@ -107,6 +108,8 @@ class SingleScreen(StepsScreen):
         return plain(f"seq {self.cassette.seq(index)}", "bold")
 
     def no_more(self, direction: int) -> str:
+        if self.findings is None:
+            return "still reading the entries: n/N stop on findings and errors once it is done"
         return "no more findings below" if direction > 0 else "no findings above"
 
 
