@@ -20,6 +20,7 @@ from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
 from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .outcome import outcome_index_job
+from .refine import QUIET, refine_rows
 
 
 class DiffResult:
@@ -43,8 +44,9 @@ class DiffResult:
         self.exact = not (isinstance(rows, SeqRows) and rows.provisional)
         # by seq, the statuses are known before the rows are built (see SeqRows)
         statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
+        # metadata-only drift and moved calls are shown but are not where the runs part
         self.first_divergence: int | None = next(
-            (i for i, status in enumerate(statuses) if status is not Status.SAME), None
+            (i for i, status in enumerate(statuses) if status not in QUIET), None
         )
         counts = Counter(statuses)
         self.counts: dict[Status, int] = {status: counts.get(status, 0) for status in Status}
@@ -289,6 +291,12 @@ def diff_cassettes(
     """
     if align not in ALIGNMENTS:
         raise ValueError(f"unknown alignment {align!r}; expected one of {ALIGNMENTS}")
-    if align == "seq":
-        return DiffResult(a, b, align, SeqRows(a, b, exact=exact))
-    return DiffResult(a, b, align, align_rows(a, b, align))
+    rows: list[Row] | SeqRows = (
+        SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align)
+    )
+    if isinstance(rows, SeqRows) and rows.provisional:
+        return DiffResult(a, b, align, rows)  # the quick first look: no second look yet
+    statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
+    refined = refine_rows(a, b, rows, statuses)  # metadata-only drift, moved calls
+    return DiffResult(a, b, align, rows if refined is None else refined)
+

@@ -24,6 +24,12 @@ class Status(str, Enum):
     OTHER_CALL = "other_call"  # by-seq alignment: a different tool at that seq
     ONLY_A = "only_a"
     ONLY_B = "only_b"
+    #: same key; the responses differ only in volatile metadata (see refine.py): shown,
+    #: not a divergence
+    METADATA_DRIFT = "metadata_drift"
+    #: the same call with the same answer at another position (parallel calls completed
+    #: in another order; see refine.py): not a divergence
+    MOVED = "moved"
 
 
 class Change(str, Enum):

@@ -15,6 +15,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Self
 
+from .textspot import is_long_pair, spot
+
 
 class CassetteError(Exception):
     """Base class of every error raised by ``cassette_tui.core``."""
@@ -237,6 +239,12 @@ class CassetteMiss(CassetteError):
             lines.append(f"  nearest: seq {cand['seq']} ({cand['args_digest']})")
             for diff in cand.get("differences", []):
                 absent = diff.get("absent")
+                if is_long_pair(diff["recorded"], diff["live"], 60):
+                    # long strings: both sides around the first differing character
+                    where = spot(diff["recorded"], diff["live"], 40)
+                    shown = where.describe("recorded ", ", live ")
+                    lines.append(f"    {diff['path']}: {shown} [{diff['kind']}]")
+                    continue
                 rec = _side(diff["recorded"], absent == "recorded", "recorded", "the recording")
                 live = _side(diff["live"], absent == "live", "live", "the live call")
                 lines.append(f"    {diff['path']}: {rec}, {live} [{diff['kind']}]")

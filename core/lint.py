@@ -8,6 +8,10 @@ Finding kinds (``LintFinding.kind``):
 ``repeated_key``
     A key ``(tool, args digest)`` recorded several times (``seqs`` lists them): replay
     serves them in recorded order; a retry storm or a loop when there are many.
+``header_variants`` / ``distinct_errors``
+    A key recorded several times that is not a retry: imported HTTP calls that differ in
+    an answer-changing request header, or recordings that each failed differently (see
+    ``repeats.py``).
 ``volatile_arg``
     An argument value that looks like a UUID, timestamp, request id or absolute/temp path
     even after normalization: the next live run will send another value and miss.
@@ -29,12 +33,22 @@ from typing import TYPE_CHECKING, Any
 
 from .findings import Finding
 from .jsonpath import format_path, iter_leaves
+from .repeats import classify
 from .volatile import value_kind
 
 if TYPE_CHECKING:
     from .cassette import Cassette
 
-KINDS = ("stale_digest", "repeated_key", "volatile_arg", "binary_as_text", "seq_order", "secret")
+KINDS = (
+    "stale_digest",
+    "repeated_key",
+    "header_variants",
+    "distinct_errors",
+    "volatile_arg",
+    "binary_as_text",
+    "seq_order",
+    "secret",
+)
 
 #: volatile value kind -> (what it is, the preset that normalizes it)
 _VOLATILE_HINTS = {
@@ -65,6 +79,7 @@ def lint(cassette: Cassette) -> list[Finding]:
     rules = cassette.rules
     keys: dict[tuple[str, str], list[int]] = {}
     first_key_pos: dict[tuple[str, str], int] = {}
+    positions: dict[tuple[str, str], list[int]] = {}
     per_entry: list[list[Finding]] = []
     prev_seq: int | None = None
     seen_seqs: dict[int, int] = {}
@@ -107,6 +122,7 @@ def lint(cassette: Cassette) -> list[Finding]:
             )
         key = cassette.key(i)
         keys.setdefault(key, []).append(seq)
+        positions.setdefault(key, []).append(i)
         first_key_pos.setdefault(key, i)
 
         for path, value, kind in _volatile_leaves(rules.apply(entry.tool, entry.args)):
@@ -141,13 +157,14 @@ def lint(cassette: Cassette) -> list[Finding]:
     for key, seqs in keys.items():
         if len(seqs) > 1:
             tool, dig = key
+            # a retry or a loop, or header variants / distinct errors (see repeats.py)
+            kind, why = classify([cassette._entry(i) for i in positions[key]])
             per_entry[first_key_pos[key]].append(
                 Finding(
-                    kind="repeated_key",
+                    kind=kind,
                     seq=seqs[0],
                     message=f"{tool} {dig} recorded {len(seqs)} times (seq "
-                    f"{', '.join(map(str, seqs))}): replay serves them in recorded order; "
-                    "many repeats mean a retry storm or a loop",
+                    f"{', '.join(map(str, seqs))}): {why}",
                     seqs=tuple(seqs),
                 )
             )

@@ -16,6 +16,7 @@ diagnosis and the app:
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections.abc import Generator
@@ -36,6 +37,8 @@ _STATUS_KEYS = ("status", "status_code", "statusCode", "http_status", "code")
 #: "Tools" > "Error handling": tool execution errors are results, not JSON-RPC errors)
 _MCP_IS_ERROR = "isError"
 _ERROR_KEY_SET = frozenset((*_STATUS_KEYS, _MCP_IS_ERROR))
+#: a tool answer that is an error in words: tau-bench's "Error: ...", "ERROR - ..."
+_TEXT_ERROR = re.compile(r"\s*(?:Error|ERROR|error)\s*[:\-]\s")
 
 
 def is_error_outcome(is_error: bool, response: Any) -> bool:
@@ -43,10 +46,20 @@ def is_error_outcome(is_error: bool, response: Any) -> bool:
     MCP tool result with ``"isError": true``; or the response is an object whose ``status``
     (or ``status_code``, ``statusCode``, ``http_status``, ``code``; an integer, a digit
     string, or an object with an integer ``code``) is 400-599 — the HTTP error statuses,
-    as a rate limit turns a 200 into a 429."""
+    as a rate limit turns a 200 into a 429; or the response is text (a string, or the
+    importers' ``{"text": ...}``) that says it is an error: ``Error: ...`` as tau-bench's
+    tools answer a failed action (``"Error: user not found"``). Inspect's tool errors are
+    imported as ``error`` entries."""
     if is_error:
         return True
-    if not isinstance(response, dict) or _ERROR_KEY_SET.isdisjoint(response):
+    if type(response) is str:
+        return _TEXT_ERROR.match(response) is not None
+    if not isinstance(response, dict):
+        return False
+    if len(response) == 1 and type(response.get("text")) is str:
+        # a text result as the importers keep it ({"text": ...}): an error in words
+        return _TEXT_ERROR.match(response["text"]) is not None
+    if _ERROR_KEY_SET.isdisjoint(response):
         return False  # the common case, decided without a Python loop
     if response.get(_MCP_IS_ERROR) is True:
         return True

@@ -140,3 +140,88 @@ def difference_kind(a: Any, b: Any) -> str:
         if (na is None or nb is None) and ("/" in other or "\\" in other):
             return "absolute path"
     return "other"
+
+
+# -- response metadata ----------------------------------------------------------------------
+#: top-level keys of an LLM response envelope that change on every call of the same
+#: conversation (OpenAI's ``id``/``created``/``system_fingerprint``, Anthropic's ``id``)
+LLM_METADATA_KEYS = frozenset({"id", "created", "system_fingerprint"})
+#: HTTP response headers (lower case) that change on every request: dates, request and
+#: trace ids, timing
+HTTP_METADATA_HEADERS = frozenset(
+    {
+        "date",
+        "age",
+        "expires",
+        "x-request-id",
+        "request-id",
+        "x-amz-request-id",
+        "x-amzn-requestid",
+        "x-amzn-trace-id",
+        "x-amz-id-2",
+        "cf-ray",
+        "x-runtime",
+        "server-timing",
+        "x-trace-id",
+        "traceparent",
+        "x-correlation-id",
+        "openai-processing-ms",
+        "x-ratelimit-reset-requests",
+        "x-ratelimit-reset-tokens",
+        "x-ratelimit-remaining-requests",
+        "x-ratelimit-remaining-tokens",
+    }
+)
+#: value kinds that are volatile in a response too (an absolute path is left out: a file a
+#: tool names is the answer, not metadata)
+RESPONSE_VOLATILE_KINDS = frozenset({"uuid", "epoch", "request_id"})
+
+
+def is_llm_envelope(response: Any) -> bool:
+    """A chat-completion style response: an object with ``choices`` (OpenAI) or a
+    ``content`` list with ``role``/``type`` (Anthropic), and a ``model``."""
+    if not isinstance(response, dict) or "model" not in response:
+        return False
+    return isinstance(response.get("choices"), list) or (
+        isinstance(response.get("content"), list) and ("role" in response or "type" in response)
+    )
+
+
+def is_date_time(value: Any) -> bool:
+    """An ISO-8601 date-time with a time of day (``2024-05-15T10:00:03Z``); a bare date
+    (``2024-06-01``, a flight or birth date) is domain data, not a volatile timestamp."""
+    return isinstance(value, str) and is_iso_timestamp(value) and len(value) > 10
+
+
+def response_metadata_reason(response_a: Any, response_b: Any, parts: tuple[Any, ...],
+                             a: Any, b: Any) -> str | None:  # fmt: skip
+    """Why a response difference at path ``parts`` (keys and indexes from the response
+    root) with values ``a``/``b`` is volatile metadata, or ``None`` when it is the answer.
+
+    Metadata: a top-level ``id``/``created``/``system_fingerprint`` of an LLM response
+    envelope on both sides; an HTTP header in ``HTTP_METADATA_HEADERS`` under a top-level
+    ``headers`` object; two values of the same volatile kind (uuid, epoch, request id,
+    date-time with a time of day; a bare date is domain data).
+    """
+    if (
+        len(parts) == 1
+        and parts[0] in LLM_METADATA_KEYS
+        and is_llm_envelope(response_a)
+        and is_llm_envelope(response_b)
+    ):
+        return f"LLM response {parts[0]}"
+    if (
+        len(parts) >= 2
+        and parts[0] == "headers"
+        and isinstance(parts[1], str)
+        and parts[1].lower() in HTTP_METADATA_HEADERS
+    ):
+        return f"HTTP header {parts[1]}"
+    if a is None or b is None:
+        return None
+    ka, kb = value_kind(a), value_kind(b)
+    if ka is not None and ka == kb and ka in RESPONSE_VOLATILE_KINDS:
+        return ka.replace("_", " ")
+    if is_date_time(a) and is_date_time(b):
+        return "timestamp"
+    return None

@@ -4,7 +4,9 @@ A VCR cassette is ``{"interactions": [{"request": {...}, "response": {...}}, ...
 "version": 1}``. Each interaction becomes one entry:
 
 - ``tool`` = ``"http"``;
-- ``args`` = ``{"method", "uri", "body"}``;
+- ``args`` = ``{"method", "uri", "body"}``, plus ``"headers"`` with the request headers
+  that change the answer (``Accept``, ``Accept-Language``, ``Range``, API-version
+  headers; see ``repeats.is_identity_header``) when there are any;
 - ``response`` = ``{"status": <code>, "reason": <message>, "headers": {...},
   "body": ...}``; an HTTP error (4xx/5xx) stays a response, as the server sent it;
 - extras: ``request_headers`` (kept out of the args: they carry auth placeholders,
@@ -40,6 +42,7 @@ import yaml
 from ..depth import MAX_DEPTH as _MAX_DEPTH
 from ..entry import Entry
 from ..errors import CassetteFormatError
+from ..repeats import identity_headers
 from . import Imported, RunInfo, loads_json
 
 NAME = "vcr"
@@ -290,7 +293,12 @@ def _entry(item: Any, i: int, path: Path, line: int | None) -> Entry:
     resp_headers = _plain(resp.get("headers") or {})
     req_body, req_left = _body(req, req_headers)
     resp_body, resp_left = _body(resp, resp_headers)
-    args = {"method": method, "uri": uri, "body": req_body}
+    args: dict[str, Any] = {"method": method, "uri": uri, "body": req_body}
+    identity = identity_headers(req_headers)
+    if identity:
+        # headers that change the answer (Accept, Range, Accept-Language, API version)
+        # are part of the call: two GETs of one URL asking for JSON and for CSV differ
+        args["headers"] = identity
     response: dict[str, Any] = {"status": code}
     if reason is not None:
         response["reason"] = reason

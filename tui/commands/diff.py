@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import orjson
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.textspot import is_long_pair, spot
 from rich.text import Text
 
 from ..text.marks import STATUS_MARKS
@@ -46,6 +47,8 @@ _STYLES = {
     "other_call": ("other call", "red"),
     "only_a": ("only A", "cyan"),
     "only_b": ("only B", "blue"),
+    "metadata_drift": ("metadata only", "dim"),
+    "moved": ("moved", "dim"),
 }
 MARKS: dict[str, tuple[str, str, str]] = {
     status.value: (mark.glyph, *_STYLES[status.value]) for status, mark in STATUS_MARKS.items()
@@ -309,6 +312,10 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
             values = [f"+ {_value(item.b, width - 28)} (absent in A)"]
         elif change in ("removed", "item_removed"):
             values = [f"- {_value(item.a, width - 28)} (absent in B)"]
+        elif is_long_pair(item.a, item.b, (width - 18) // 2):
+            # too long to show whole: both sides around the first differing character
+            where = spot(item.a, item.b, max((width - 40) // 2, 12))
+            values = [where.describe(right=" -> ")]
         else:
             half = (width - 18) // 2
             values = [f"{_value(item.a, half)} -> {_value(item.b, half)}"]

@@ -7,6 +7,7 @@ never compute a diff themselves: the drift comes from ``DiffResult.drift``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from cassette_tui.core.align import is_error_outcome
 from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row
 from cassette_tui.core.entry import Entry
+from cassette_tui.core.textspot import is_long_pair, spot
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
@@ -111,6 +113,16 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(
                 f"- {_value(item.a, limits.drift_value)}", style=styles.get("detail--old", "")
             )
+        elif is_long_pair(item.a, item.b, limits.drift_value or 80):
+            # strings too long to show whole: both sides around the first differing
+            # character
+            where = spot(item.a, item.b, limits.drift_value or 80)
+            text.append(f"at character {where.position}: ")
+            text.append(printable(json.dumps(where.a, ensure_ascii=False)),
+                        style=styles.get("detail--old", ""))  # fmt: skip
+            text.append(" -> ")
+            text.append(printable(json.dumps(where.b, ensure_ascii=False)),
+                        style=styles.get("detail--new", ""))  # fmt: skip
         else:
             text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
             text.append(" -> ")

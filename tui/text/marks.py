@@ -27,6 +27,10 @@ STATUS_MARKS: dict[Status, Mark] = {
     Status.OTHER_CALL: Mark("×", "other call: another tool at this seq", "steplist--drift"),
     Status.ONLY_A: Mark("<", "only in A (left)", "steplist--only"),
     Status.ONLY_B: Mark(">", "only in B (right)", "steplist--only"),
+    Status.METADATA_DRIFT: Mark(
+        "m", "metadata drift: same answer, volatile metadata differs", "steplist--same"
+    ),
+    Status.MOVED: Mark("↕", "moved: same call and answer at another position", "steplist--same"),
 }
 
 #: Per-side flags, shown next to the seq on that side.

@@ -1,0 +1,198 @@
+"""Second look at aligned rows, so the diff blames the right step.
+
+Two kinds of difference are real but are not where two runs part:
+
+``metadata_drift``
+    Same key; the responses differ only in volatile metadata (an LLM response's ``id``,
+    ``created``, ``system_fingerprint``; HTTP ``Date``/request-id headers; two uuids,
+    epochs, request ids or date-times at one path; see
+    ``volatile.response_metadata_reason``) or at response paths the user's ``metadata``
+    rules name. Shown with its drift; not a divergence, not a stale recording.
+``moved``
+    The same calls with the same answers, completed in another order (parallel tool
+    calls): a run of consecutive differing rows whose A-side and B-side entries are the
+    same multiset of (key, outcome). Each A entry is paired with its B twin, status
+    ``moved``; not a divergence, and no advice about how the agent built its args.
+
+``refine_rows`` applies both to the rows of either alignment.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .align import build_row
+from .diff_model import Row, Status
+from .volatile import response_metadata_reason
+
+if TYPE_CHECKING:
+    from .cassette import Cassette
+
+#: statuses that are not a divergence
+QUIET = frozenset({Status.SAME, Status.MOVED, Status.METADATA_DRIFT})
+#: at most this many response-drift rows are read to look for metadata-only drift (each
+#: costs parsing both responses); past it, the rest keep ``response_drift``
+MAX_METADATA_ROWS = 20_000
+#: a window of consecutive differing rows longer than this is not checked for a reorder
+MAX_MOVED_WINDOW = 256
+
+
+def metadata_only(tool: str, a: Any, b: Any, cassette_a: Cassette) -> bool:
+    """Whether responses ``a`` and ``b`` differ, and only in volatile metadata (see the
+    module docstring) or at paths the cassette's ``metadata`` rules name."""
+    rules = cassette_a.rules
+    strip = getattr(rules, "strip_metadata", None)
+    if strip is not None:
+        a, b = strip(tool, a), strip(tool, b)
+    found = False
+    stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
+    while stack:
+        parts, x, y = stack.pop()
+        if type(x) is dict and type(y) is dict:
+            for k in x.keys() | y.keys():
+                if k in x and k in y:
+                    stack.append(((*parts, k), x[k], y[k]))
+                elif response_metadata_reason(a, b, (*parts, k), None, None) is None:
+                    return False
+                else:
+                    found = True
+            continue
+        if type(x) is list and type(y) is list and len(x) == len(y):
+            stack.extend(((*parts, i), p, q) for i, (p, q) in enumerate(zip(x, y, strict=True)))
+            continue
+        if type(x) is type(y) and (x == y or (x != x and y != y)):  # noqa: PLR0124 - NaN
+            continue
+        if response_metadata_reason(a, b, parts, x, y) is None:
+            return False
+        found = True
+    return found
+
+
+def refine_rows(
+    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+) -> list[Row] | None:
+    """The rows with ``metadata_drift`` and ``moved`` found (see the module docstring),
+    or ``None`` when there is neither (the caller keeps its rows, lazy ones included)."""
+    changed: dict[int, Row] = {}
+    examined = 0
+    for index, status in enumerate(statuses):
+        if status is not Status.RESPONSE_DRIFT or examined >= MAX_METADATA_ROWS:
+            continue
+        examined += 1
+        row = rows[index]
+        if row.a is None or row.b is None:
+            continue
+        ea, eb = a._entry(row.a), b._entry(row.b)
+        if ea.is_error or eb.is_error:
+            continue
+        if metadata_only(row.tool, ea.response, eb.response, a):
+            changed[index] = _with_status(row, Status.METADATA_DRIFT)
+    quiet = [(changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)]
+    windows: list[tuple[int, int, list[Row]]] = []
+    i = 0
+    n = len(statuses)
+    while i < n:
+        if quiet[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not quiet[j]:
+            j += 1
+        if 2 <= j - i <= MAX_MOVED_WINDOW:
+            moved = _moved(a, b, [rows[k] for k in range(i, j)])
+            if moved is not None:
+                windows.append((i, j, moved))
+        i = j
+    if not changed and not windows:
+        one_sided = _one_sided_moves(a, b, rows, statuses)
+        return one_sided
+    out: list[Row] = []
+    start = 0
+    for i, j, moved in windows:
+        out.extend(changed.get(k, rows[k]) for k in range(start, i))
+        out.extend(moved)
+        start = j
+    out.extend(changed.get(k, rows[k]) for k in range(start, n))
+    return _one_sided_moves(a, b, out, [r.status for r in out]) or out
+
+
+def _one_sided_moves(
+    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+) -> list[Row] | None:
+    """The call-key alignment leaves a reordered call as an ``only_a`` row and an
+    ``only_b`` row a few rows apart: an ``only_a`` and an ``only_b`` of the same key and
+    outcome, at most ``MAX_MOVED_WINDOW`` rows apart, become one ``moved`` row (at A's
+    place). ``None`` when there is none."""
+    only_b: dict[Any, list[int]] = {}
+    for index, status in enumerate(statuses):
+        if status is Status.ONLY_B:
+            j = rows[index].b
+            assert j is not None
+            only_b.setdefault((b.key(j), b.fingerprint(j)), []).append(index)
+    if not only_b:
+        return None
+    merged: dict[int, Row] = {}
+    dropped: set[int] = set()
+    for index, status in enumerate(statuses):
+        if status is not Status.ONLY_A:
+            continue
+        i = rows[index].a
+        assert i is not None
+        twins = only_b.get((a.key(i), a.fingerprint(i)))
+        if not twins:
+            continue
+        near = next((t for t in twins if abs(t - index) <= MAX_MOVED_WINDOW), None)
+        if near is None:
+            continue
+        twins.remove(near)
+        j = rows[near].b
+        assert j is not None
+        merged[index] = build_row(
+            i, j, a.seq(i), b.seq(j), Status.MOVED, a.tool(i),
+            repeated_a=rows[index].repeated_a, repeated_b=rows[near].repeated_b,
+        )  # fmt: skip
+        dropped.add(near)
+    if not merged:
+        return None
+    return [merged.get(k, row) for k, row in enumerate(rows) if k not in dropped]
+
+
+def _with_status(row: Row, status: Status) -> Row:
+    return Row(row.a, row.b, row.a_seq, row.b_seq, status, row.tool,
+               row.repeated_a, row.repeated_b, row.error_a, row.error_b)  # fmt: skip
+
+
+def _moved(a: Cassette, b: Cassette, window: list[Row]) -> list[Row] | None:
+    """The window re-paired as ``moved`` rows, or ``None`` when its two sides are not the
+    same calls with the same answers."""
+    ia = [r.a for r in window if r.a is not None]
+    ib = [r.b for r in window if r.b is not None]
+    if len(ia) != len(ib) or len(ia) < 2:
+        return None
+    ka = {i: (a.key(i), a.fingerprint(i)) for i in ia}
+    kb = {j: (b.key(j), b.fingerprint(j)) for j in ib}
+    if Counter(ka.values()) != Counter(kb.values()):
+        return None
+    free: dict[Any, list[int]] = {}
+    for j in ib:
+        free.setdefault(kb[j], []).append(j)
+    by_row = {r.a: r for r in window if r.a is not None}
+    out = []
+    for i in ia:
+        j = free[ka[i]].pop(0)
+        status = Status.SAME if i == j and by_row[i].b == j else Status.MOVED
+        out.append(
+            build_row(
+                i,
+                j,
+                a.seq(i),
+                b.seq(j),
+                status,
+                a.tool(i),
+                repeated_a=by_row[i].repeated_a,
+                repeated_b=any(r.repeated_b for r in window if r.b == j),
+            )
+        )
+    return out
