@@ -134,3 +134,9 @@ def test_fixture_names_are_plain_names(tool: str, hexpart: str) -> None:
     assert len(name) <= 64 + 1 + 40 + 6
     base = Path("/fixtures")
     assert (base / name).parent == base
+
+
+def test_flaky_without_any_call_log_says_so() -> None:
+    div = divergence([(Run(1, True), None), (Run(2, False), None)], flaky=True)
+    assert div is not None and div.kind == "no_call_log" and div.without_log == (1, 2)
+    assert divergence([(Run(1, True), None)], flaky=False) is None
