@@ -31,8 +31,9 @@ from .loop import DEFAULT_TIMEOUT, RunResult, RunsResult, replay_runs
 
 #: the gate's verdicts
 VERDICTS = ("deterministic", "flaky", "incomplete")
-#: what a divergence says: ``after_tool_layer`` (same calls everywhere) or ``calls``
-DIVERGENCE_KINDS = ("after_tool_layer", "calls")
+#: what a divergence says: ``after_tool_layer`` (same calls everywhere), ``calls`` (the
+#: first call where runs differ), ``no_call_log`` (flaky, but no run left a call log)
+DIVERGENCE_KINDS = ("after_tool_layer", "calls", "no_call_log")
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class Divergence:
     """Where the runs of a gate part.
 
     Attributes:
-        kind: ``after_tool_layer`` or ``calls``.
+        kind: one of ``DIVERGENCE_KINDS``.
         call: the 1-based call number where runs first differ (``None`` for
             ``after_tool_layer``).
         paths: the paths taken at that call, most runs first (empty for
@@ -132,7 +133,14 @@ def divergence(logs: Sequence[tuple[RunResult, Cassette | None]], flaky: bool) -
     with_log = [(r, log) for r, log in logs if log is not None]
     without = tuple(r.run for r, log in logs if log is None)
     if not with_log:
-        return None
+        if not flaky:
+            return None
+        message = (
+            "No run left a call log (no replay report: the agent does not wrap its "
+            "dispatcher with wrap_dispatcher, or ended before writing one), so where the "
+            "runs part cannot be told."
+        )
+        return Divergence("no_call_log", None, (), None, without, message)
     groups: dict[tuple[tuple[Any, ...], ...], list[tuple[RunResult, Cassette]]] = {}
     for run, log in with_log:
         groups.setdefault(_signature(log), []).append((run, log))

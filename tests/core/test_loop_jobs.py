@@ -393,3 +393,33 @@ def test_record_refuses_an_existing_file_and_records_a_new_one(tmp_path: Path) -
     assert result.run.passed and result.cassette is not None
     assert [e.tool for e in result.cassette] == ["search_docs"] * 2 + ["read_file"] * 2
     assert result.run.isolation == "none (live)"
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_datagrams_name_lookups_and_child_processes_are_cut_off_too(
+    tmp_path: Path, isolation: str
+) -> None:
+    cassette = loop_cassette(tmp_path)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.5)
+    listener = Listener()
+    try:
+        port = str(udp.getsockname()[1])
+        result = run_job(replay_job(cassette, agent("udp", port), isolation=isolation))
+        assert result.run.exit_code == 3, result.run.stderr_tail
+        child = run_job(
+            replay_job(cassette, agent("child-network", str(listener.port)), isolation=isolation)
+        )
+        assert child.run.exit_code == 3, child.run.stderr_tail
+        with pytest.raises(TimeoutError):
+            udp.recvfrom(100)
+        time.sleep(0.3)
+    finally:
+        udp.close()
+        listener.close()
+    assert listener.accepted == 0
+    if isolation == "guard":
+        whats = {b["what"] for b in result.run.blocked}
+        assert whats == {"datagram to", "name lookup of"}
+        assert child.run.blocked  # the child loaded the guard through PYTHONPATH

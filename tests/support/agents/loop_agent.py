@@ -6,7 +6,9 @@ tools raise, so a call that is not replayed fails loudly. Its cassette is
 
 Modes: ``one`` (only the first call), ``pass`` / ``fail`` (deterministic), ``flaky`` (same calls, random verdict),
 ``fork`` (a random draw picks which recorded ``fetch`` to call; ``x`` passes),
-``network PORT`` (tries TCP to 127.0.0.1:PORT; exit 0 only if it connected),
+``network PORT`` (tries TCP to 127.0.0.1:PORT; exit 0 only if it connected), ``udp PORT``
+(a datagram there and a name lookup; exit 3 when both were refused), ``child-network PORT``
+(``network`` in a child Python process),
 ``unix PATH`` (connects to a unix socket; exit 0 if it connected), ``hang PIDDIR`` (starts
 a child, writes both pids to PIDDIR, sleeps), ``crash`` (raises), ``abort`` (SIGABRT),
 ``miss`` (a call never recorded), ``argv`` (prints its arguments as JSON),
@@ -60,6 +62,22 @@ def main(argv: list[str]) -> int:
         except OSError as exc:
             print(f"no connection: {exc!r}", file=sys.stderr)
             return 3
+    if mode == "udp":  # a datagram to 127.0.0.1:PORT, and a name lookup
+        refused = 0
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.sendto(b"leak", ("127.0.0.1", int(argv[1])))
+            except OSError as exc:
+                print(f"no datagram: {exc!r}", file=sys.stderr)
+                refused += 1
+        try:
+            socket.getaddrinfo("cassette-tui.invalid", 80)
+        except OSError as exc:
+            print(f"no lookup: {exc!r}", file=sys.stderr)
+            refused += 1
+        return 3 if refused == 2 else 0
+    if mode == "child-network":  # a Python child process tries the network
+        return subprocess.call([sys.executable, __file__, "network", argv[1]])
     if mode == "unix":
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.connect(argv[1])
