@@ -469,8 +469,10 @@ def test_readme_host_configuration_records_and_replays(tmp_path: Path) -> None:
 
     calls = [("git_status", {"repo_path": "."}), ("git_log", {"repo_path": "."})]
     recorded = sdk_session(command(record_cfg), calls, cwd=cwd)
-    assert (tmp_path / "runs" / "git.jsonl").is_file()
-    assert (tmp_path / "runs" / "git.mcp.json").is_file()
+    again = sdk_session(command(record_cfg), calls, cwd=cwd)  # the host started it again
+    assert again == recorded
+    names = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert names == ["git-1.jsonl", "git-1.mcp.json", "git-2.jsonl", "git-2.mcp.json"]
     replayed = sdk_session(command(replay_cfg), calls, cwd=cwd, env=offline_env(tmp_path))
     assert replayed == recorded
 

@@ -155,7 +155,8 @@ class RecordingProxy:
 
     Args:
         command: the server command and its arguments.
-        cassette: the cassette to create; its sidecar is ``facts.sidecar_path(cassette)``.
+        cassette: the cassette to create; its sidecar is ``facts.sidecar_path(cassette)``;
+            ``{n}`` in the name is the first number whose two files are free.
         rules: normalization rules for the stored ``args_digest``.
         host_in, host_out: the host's side of the stdio transport (file descriptors;
             default the proxy's stdin and stdout).
@@ -182,20 +183,9 @@ class RecordingProxy:
         self.host_in, self.host_out = host_in, host_out
         self.log = log or sys.stderr
         self.grace = grace
-        cassette = Path(cassette)
-        self.summary = RecordSummary(cassette, sidecar_path(cassette))
-        if self.summary.sidecar.exists():
-            raise FileExistsError(
-                f"{self.summary.sidecar}: a server-facts file exists already; record to a new file"
-            )
-        self.writer = CassetteWriter(cassette, rules or NormalizationRules())
-        self.facts = ServerFacts(command=self.command, cassette=cassette.name)
-        try:
-            self.facts.write(self.summary.sidecar, overwrite=False)
-        except BaseException:
-            self.writer.close()
-            cassette.unlink()
-            raise
+        self.writer, self.facts, self.summary = _claim(
+            str(cassette), self.command, rules or NormalizationRules()
+        )
         self._pending: dict[Any, _Pending] = {}
         self._host_lock = threading.Lock()
         self._host_gone = False
@@ -374,6 +364,42 @@ class RecordingProxy:
 
     def _say(self, message: str) -> None:
         print(f"cassette-tui mcp record: {message}", file=self.log, flush=True)
+
+
+#: in ``-o``, replaced by the first number whose cassette and sidecar are both free
+NUMBER = "{n}"
+
+
+def _claim(
+    template: str, command: list[str], rules: NormalizationRules
+) -> tuple[CassetteWriter, ServerFacts, RecordSummary]:
+    """Create the cassette (exclusively) and its sidecar for a new recording. With ``{n}``
+    in ``template`` (``runs/git-{n}.jsonl``), the first n from 1 whose two files are both
+    free; without, the one path, or ``FileExistsError``. A half-claimed pair (the sidecar
+    appeared meanwhile) is undone."""
+    numbered = NUMBER in template
+    for n in range(1, 1_000_000 if numbered else 2):
+        cassette = Path(template.replace(NUMBER, str(n)))
+        sidecar = sidecar_path(cassette)
+        try:
+            if sidecar.exists():
+                raise FileExistsError(
+                    f"{sidecar}: a server-facts file exists already; record to a new file"
+                )
+            writer = CassetteWriter(cassette, rules)
+            facts = ServerFacts(command=command, cassette=cassette.name)
+            try:
+                facts.write(sidecar, overwrite=False)
+            except BaseException:
+                writer.close()
+                cassette.unlink()
+                raise
+        except FileExistsError:
+            if numbered:
+                continue
+            raise
+        return writer, facts, RecordSummary(cassette, sidecar)
+    raise FileExistsError(f"{template}: no free number for {NUMBER}")
 
 
 def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[bytes | None]) -> None:
