@@ -152,6 +152,10 @@ def test_toy_session_entries_and_server_facts(tmp_path: Path) -> None:
         "data": {"reason": "no"},
     }
     assert "_meta" not in json.dumps(progress["args"])  # the progress token is not an arg
+    assert progress["mcp_progress"] == [
+        {"progress": 1, "total": 2, "message": "step 1"},
+        {"progress": 2, "total": 2, "message": "step 2"},
+    ]
     assert c1["args_digest"] == c2["args_digest"]
     assert c1["response"]["structuredContent"] != c2["response"]["structuredContent"]
     for e in entries:
@@ -205,10 +209,10 @@ def test_replay_answers_like_the_server_with_ordered_repeats(tmp_path: Path, toy
         assert replay.close() == 0
     finally:
         replay.kill()
-    answers = [m for m in expected if "id" in m]
-    assert [m for m in got if "id" in m] == answers  # same answers, errors included
-    # progress notifications are not replayed (only answers are)
-    assert not any(m.get("method") == "notifications/progress" for m in got)
+    # the same messages in the same order: answers (errors included) and the progress
+    # notifications of the call that reported progress, to the caller's token
+    assert got == expected
+    assert sum(m.get("method") == "notifications/progress" for m in got) == 2
 
 
 def test_miss_is_a_json_rpc_error_naming_the_nearest_call_and_is_reported(

@@ -7,7 +7,9 @@ each line with the SDK's message types and pairs requests with their answers:
 
 - each answered ``tools/call`` becomes one cassette entry (``wire`` has the mapping),
   written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
-  when the host sent the call) and ``duration_ms`` (until the server answered);
+  when the host sent the call), ``duration_ms`` (until the server answered) and, when the
+  server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
+  params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
   server-facts sidecar (``facts``), rewritten atomically when it grows.
 
@@ -39,9 +41,12 @@ from cassette_tui.core.normalize import NormalizationRules
 
 from .facts import Exchange, ServerFacts, sidecar_path, without_meta
 from .wire import (
+    PROGRESS,
+    PROGRESS_FIELD,
     TOOLS_CALL,
     ErrorData,
     JSONRPCError,
+    JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
     call_of,
@@ -62,6 +67,13 @@ class _Pending:
     params: Any
     started: float
     t0: float
+    #: the ``notifications/progress`` params the server sent for this request
+    progress: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def progress_token(self) -> Any:
+        meta = (self.params or {}).get("_meta") if isinstance(self.params, dict) else None
+        return meta.get("progressToken") if isinstance(meta, dict) else None
 
 
 @dataclass
@@ -299,6 +311,8 @@ class RecordingProxy:
             msg = parse_line(line)
             if isinstance(msg, JSONRPCResponse | JSONRPCError) and msg.id in self._pending:
                 self._record(self._pending.pop(msg.id), msg)
+            elif isinstance(msg, JSONRPCNotification) and msg.method == PROGRESS:
+                self._note_progress(msg.params or {})
             if not self._to_host(line):
                 return
 
@@ -314,6 +328,8 @@ class RecordingProxy:
                 .replace("+00:00", "Z"),
                 "duration_ms": round((time.perf_counter() - req.t0) * 1000, 3),
             }
+            if req.progress:
+                extra[PROGRESS_FIELD] = req.progress
             self.writer.write(tool, args, result, error_record(error) if error else None, extra)
             self.summary.entries += 1
             if error is not None or (result or {}).get("isError") is True:
@@ -329,6 +345,13 @@ class RecordingProxy:
         )
         self.summary.exchanges += 1
         self.facts.write(self.summary.sidecar, overwrite=True)
+
+    def _note_progress(self, params: dict[str, Any]) -> None:
+        token = params.get("progressToken")
+        for req in self._pending.values():
+            if req.method == TOOLS_CALL and token is not None and req.progress_token == token:
+                req.progress.append({k: v for k, v in params.items() if k != "progressToken"})
+                return
 
     def _answer_pending(self, status: int | None) -> None:
         for request_id, req in list(self._pending.items()):
