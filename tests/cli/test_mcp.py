@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -356,6 +357,24 @@ def test_a_server_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
     doc = json.loads(report.read_text())
     assert doc["entries"] == 1
     assert doc["mcp"]["server_exit"] == -9  # SIGKILL after SIGTERM was ignored
+
+
+def test_sigterm_to_the_proxy_stops_the_server_and_keeps_the_recording(tmp_path: Path) -> None:
+    run = tmp_path / "stopped.jsonl"
+    pid_file = tmp_path / "server.pid"
+    session = RawSession(record_cmd(run, toy_server("--pid-file", str(pid_file))))
+    try:
+        raw_script(session, HANDSHAKE)
+        session.request(tool_call(2, "echo", {"text": "kept"}))
+        session.send(tool_call(3, "stall", {"seconds": 60}))
+        session.proc.send_signal(signal.SIGTERM)  # the host shuts its servers down
+        status = session.wait(timeout=30)
+    finally:
+        session.kill()
+    assert status == 0
+    assert [e["tool"] for e in lines_of(run)][:1] == ["echo"]
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # the server went with the proxy
 
 
 def test_a_server_that_cannot_start(tmp_path: Path) -> None:
