@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -152,6 +153,10 @@ def test_toy_session_entries_and_server_facts(tmp_path: Path) -> None:
         "data": {"reason": "no"},
     }
     assert "_meta" not in json.dumps(progress["args"])  # the progress token is not an arg
+    assert progress["mcp_progress"] == [
+        {"progress": 1, "total": 2, "message": "step 1"},
+        {"progress": 2, "total": 2, "message": "step 2"},
+    ]
     assert c1["args_digest"] == c2["args_digest"]
     assert c1["response"]["structuredContent"] != c2["response"]["structuredContent"]
     for e in entries:
@@ -205,10 +210,10 @@ def test_replay_answers_like_the_server_with_ordered_repeats(tmp_path: Path, toy
         assert replay.close() == 0
     finally:
         replay.kill()
-    answers = [m for m in expected if "id" in m]
-    assert [m for m in got if "id" in m] == answers  # same answers, errors included
-    # progress notifications are not replayed (only answers are)
-    assert not any(m.get("method") == "notifications/progress" for m in got)
+    # the same messages in the same order: answers (errors included) and the progress
+    # notifications of the call that reported progress, to the caller's token
+    assert got == expected
+    assert sum(m.get("method") == "notifications/progress" for m in got) == 2
 
 
 def test_miss_is_a_json_rpc_error_naming_the_nearest_call_and_is_reported(
@@ -354,6 +359,24 @@ def test_a_server_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
     assert doc["mcp"]["server_exit"] == -9  # SIGKILL after SIGTERM was ignored
 
 
+def test_sigterm_to_the_proxy_stops_the_server_and_keeps_the_recording(tmp_path: Path) -> None:
+    run = tmp_path / "stopped.jsonl"
+    pid_file = tmp_path / "server.pid"
+    session = RawSession(record_cmd(run, toy_server("--pid-file", str(pid_file))))
+    try:
+        raw_script(session, HANDSHAKE)
+        session.request(tool_call(2, "echo", {"text": "kept"}))
+        session.send(tool_call(3, "stall", {"seconds": 60}))
+        session.proc.send_signal(signal.SIGTERM)  # the host shuts its servers down
+        status = session.wait(timeout=30)
+    finally:
+        session.kill()
+    assert status == 0
+    assert [e["tool"] for e in lines_of(run)][:1] == ["echo"]
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # the server went with the proxy
+
+
 def test_a_server_that_cannot_start(tmp_path: Path) -> None:
     run = tmp_path / "none.jsonl"
     out = subprocess.run(
@@ -469,8 +492,10 @@ def test_readme_host_configuration_records_and_replays(tmp_path: Path) -> None:
 
     calls = [("git_status", {"repo_path": "."}), ("git_log", {"repo_path": "."})]
     recorded = sdk_session(command(record_cfg), calls, cwd=cwd)
-    assert (tmp_path / "runs" / "git.jsonl").is_file()
-    assert (tmp_path / "runs" / "git.mcp.json").is_file()
+    again = sdk_session(command(record_cfg), calls, cwd=cwd)  # the host started it again
+    assert again == recorded
+    names = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert names == ["git-1.jsonl", "git-1.mcp.json", "git-2.jsonl", "git-2.mcp.json"]
     replayed = sdk_session(command(replay_cfg), calls, cwd=cwd, env=offline_env(tmp_path))
     assert replayed == recorded
 

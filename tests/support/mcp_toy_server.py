@@ -11,7 +11,7 @@ Tools:
 - ``stall(seconds)``: answers after ``seconds``.
 
 ``--ignore-sigterm`` makes the process ignore SIGTERM and stdin EOF (only SIGKILL ends it),
-for the shutdown tests.
+for the shutdown tests; ``--pid-file PATH`` writes the process id there.
 """
 
 from __future__ import annotations
@@ -78,6 +78,9 @@ async def stall(seconds: float) -> str:
 
 
 if __name__ == "__main__":
+    if "--pid-file" in sys.argv:
+        with open(sys.argv[sys.argv.index("--pid-file") + 1], "w") as fh:
+            fh.write(str(os.getpid()))
     if "--ignore-sigterm" in sys.argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         # keep the process alive past stdin EOF until SIGKILL

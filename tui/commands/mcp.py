@@ -55,8 +55,8 @@ def mcp() -> None:
     envvar=ENV_PATH,
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The cassette to create (never overwritten; default: $CASSETTE_PATH); the server "
-    "facts go to RUN.mcp.json.",
+    help="The cassette to create (never overwritten; default: $CASSETTE_PATH); {n} in the "
+    "name is the first free number (runs/git-{n}.jsonl). The server facts go to RUN.mcp.json.",
 )
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
 @click.option(

@@ -7,7 +7,9 @@ each line with the SDK's message types and pairs requests with their answers:
 
 - each answered ``tools/call`` becomes one cassette entry (``wire`` has the mapping),
   written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
-  when the host sent the call) and ``duration_ms`` (until the server answered);
+  when the host sent the call), ``duration_ms`` (until the server answered) and, when the
+  server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
+  params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
   server-facts sidecar (``facts``), rewritten atomically when it grows.
 
@@ -39,9 +41,12 @@ from cassette_tui.core.normalize import NormalizationRules
 
 from .facts import Exchange, ServerFacts, sidecar_path, without_meta
 from .wire import (
+    PROGRESS,
+    PROGRESS_FIELD,
     TOOLS_CALL,
     ErrorData,
     JSONRPCError,
+    JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
     call_of,
@@ -62,6 +67,13 @@ class _Pending:
     params: Any
     started: float
     t0: float
+    #: the ``notifications/progress`` params the server sent for this request
+    progress: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def progress_token(self) -> Any:
+        meta = (self.params or {}).get("_meta") if isinstance(self.params, dict) else None
+        return meta.get("progressToken") if isinstance(meta, dict) else None
 
 
 @dataclass
@@ -155,7 +167,8 @@ class RecordingProxy:
 
     Args:
         command: the server command and its arguments.
-        cassette: the cassette to create; its sidecar is ``facts.sidecar_path(cassette)``.
+        cassette: the cassette to create; its sidecar is ``facts.sidecar_path(cassette)``;
+            ``{n}`` in the name is the first number whose two files are free.
         rules: normalization rules for the stored ``args_digest``.
         host_in, host_out: the host's side of the stdio transport (file descriptors;
             default the proxy's stdin and stdout).
@@ -182,20 +195,9 @@ class RecordingProxy:
         self.host_in, self.host_out = host_in, host_out
         self.log = log or sys.stderr
         self.grace = grace
-        cassette = Path(cassette)
-        self.summary = RecordSummary(cassette, sidecar_path(cassette))
-        if self.summary.sidecar.exists():
-            raise FileExistsError(
-                f"{self.summary.sidecar}: a server-facts file exists already; record to a new file"
-            )
-        self.writer = CassetteWriter(cassette, rules or NormalizationRules())
-        self.facts = ServerFacts(command=self.command, cassette=cassette.name)
-        try:
-            self.facts.write(self.summary.sidecar, overwrite=False)
-        except BaseException:
-            self.writer.close()
-            cassette.unlink()
-            raise
+        self.writer, self.facts, self.summary = _claim(
+            str(cassette), self.command, rules or NormalizationRules()
+        )
         self._pending: dict[Any, _Pending] = {}
         self._host_lock = threading.Lock()
         self._host_gone = False
@@ -309,6 +311,8 @@ class RecordingProxy:
             msg = parse_line(line)
             if isinstance(msg, JSONRPCResponse | JSONRPCError) and msg.id in self._pending:
                 self._record(self._pending.pop(msg.id), msg)
+            elif isinstance(msg, JSONRPCNotification) and msg.method == PROGRESS:
+                self._note_progress(msg.params or {})
             if not self._to_host(line):
                 return
 
@@ -324,6 +328,8 @@ class RecordingProxy:
                 .replace("+00:00", "Z"),
                 "duration_ms": round((time.perf_counter() - req.t0) * 1000, 3),
             }
+            if req.progress:
+                extra[PROGRESS_FIELD] = req.progress
             self.writer.write(tool, args, result, error_record(error) if error else None, extra)
             self.summary.entries += 1
             if error is not None or (result or {}).get("isError") is True:
@@ -339,6 +345,13 @@ class RecordingProxy:
         )
         self.summary.exchanges += 1
         self.facts.write(self.summary.sidecar, overwrite=True)
+
+    def _note_progress(self, params: dict[str, Any]) -> None:
+        token = params.get("progressToken")
+        for req in self._pending.values():
+            if req.method == TOOLS_CALL and token is not None and req.progress_token == token:
+                req.progress.append({k: v for k, v in params.items() if k != "progressToken"})
+                return
 
     def _answer_pending(self, status: int | None) -> None:
         for request_id, req in list(self._pending.items()):
@@ -374,6 +387,42 @@ class RecordingProxy:
 
     def _say(self, message: str) -> None:
         print(f"cassette-tui mcp record: {message}", file=self.log, flush=True)
+
+
+#: in ``-o``, replaced by the first number whose cassette and sidecar are both free
+NUMBER = "{n}"
+
+
+def _claim(
+    template: str, command: list[str], rules: NormalizationRules
+) -> tuple[CassetteWriter, ServerFacts, RecordSummary]:
+    """Create the cassette (exclusively) and its sidecar for a new recording. With ``{n}``
+    in ``template`` (``runs/git-{n}.jsonl``), the first n from 1 whose two files are both
+    free; without, the one path, or ``FileExistsError``. A half-claimed pair (the sidecar
+    appeared meanwhile) is undone."""
+    numbered = NUMBER in template
+    for n in range(1, 1_000_000 if numbered else 2):
+        cassette = Path(template.replace(NUMBER, str(n)))
+        sidecar = sidecar_path(cassette)
+        try:
+            if sidecar.exists():
+                raise FileExistsError(
+                    f"{sidecar}: a server-facts file exists already; record to a new file"
+                )
+            writer = CassetteWriter(cassette, rules)
+            facts = ServerFacts(command=command, cassette=cassette.name)
+            try:
+                facts.write(sidecar, overwrite=False)
+            except BaseException:
+                writer.close()
+                cassette.unlink()
+                raise
+        except FileExistsError:
+            if numbered:
+                continue
+            raise
+        return writer, facts, RecordSummary(cassette, sidecar)
+    raise FileExistsError(f"{template}: no free number for {NUMBER}")
 
 
 def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[bytes | None]) -> None:

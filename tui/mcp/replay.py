@@ -13,6 +13,8 @@ message types, and never starts the recorded server nor touches the network:
 - ``initialize``, ``server/discover``, ``tools/list`` and every other request are
   answered from the server-facts sidecar (``facts``); ``ping`` is answered empty; a request
   that was never recorded is ``METHOD_NOT_FOUND`` and in the report;
+- a call recorded with progress (``mcp_progress``) sends those notifications again, to the
+  caller's ``progressToken``, before its answer (when the caller asked for progress);
 - without a sidecar (a cassette recorded by the library, not by ``mcp record``) the
   server introduces itself as ``cassette-tui replay`` and lists the cassette's tool names
   with an open input schema.
@@ -32,10 +34,13 @@ from cassette_tui.core.replay import Replayer
 
 from .facts import HANDSHAKES, ServerFacts, sidecar_path, without_meta
 from .wire import (
+    PROGRESS,
+    PROGRESS_FIELD,
     TOOLS_CALL,
     ErrorData,
     JSONRPCError,
     JSONRPCMessage,
+    JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
     call_of,
@@ -156,6 +161,28 @@ class ReplayServer:
             response = {"content": [{"type": "text", "text": _text(response)}], "isError": False}
         return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=response)
 
+    def progress_before(self, message: JSONRPCMessage) -> list[JSONRPCNotification]:
+        """The recorded progress notifications of the ``tools/call`` just served for
+        ``message``, addressed to its ``progressToken`` (none without one)."""
+        if not isinstance(message, JSONRPCRequest) or message.method != TOOLS_CALL:
+            return []
+        meta = (message.params or {}).get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if token is None:
+            return []
+        seq = self.replayer.report()["calls"][-1]["seq"]  # the entry that served it
+        entry = next((e for e in self.cassette if e.seq == seq), None) if seq else None
+        rows = entry.extra.get(PROGRESS_FIELD) if entry is not None else None
+        if not isinstance(rows, list):
+            return []
+        return [
+            JSONRPCNotification(
+                jsonrpc="2.0", method=PROGRESS, params={"progressToken": token, **row}
+            )
+            for row in rows
+            if isinstance(row, dict)
+        ]
+
     def _fallback(self, message: JSONRPCRequest) -> dict[str, Any] | None:
         if message.method in HANDSHAKES and message.method == "initialize":
             params = message.params or {}
@@ -206,6 +233,8 @@ class ReplayServer:
                     )
                 else:
                     answer = self.handle(item.message)
+                    for note in self.progress_before(item.message):
+                        await write_stream.send(SessionMessage(note))
                 if answer is not None:
                     await write_stream.send(SessionMessage(answer))
 

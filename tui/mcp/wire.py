@@ -8,7 +8,9 @@ newline-delimited, no embedded newlines). ``parse_line`` reads it with the SDK's
 - ``response`` = the ``CallToolResult`` exactly as the server sent it (``content``,
   ``structuredContent``, ``isError``, ``_meta``);
 - ``error`` = ``{"type": "MCPError", "message", "code", "data"?}`` for a JSON-RPC error
-  (``MCPError`` is the SDK's exception for one; replay answers the same error).
+  (``MCPError`` is the SDK's exception for one; replay answers the same error);
+- ``mcp_progress`` (optional) = the params of the server's ``notifications/progress`` for
+  the call, without the token, in order.
 """
 
 from __future__ import annotations
@@ -26,11 +28,17 @@ from mcp_types import (
 )
 
 TOOLS_CALL = "tools/call"
+PROGRESS = "notifications/progress"
+#: the optional entry field with a call's progress notifications (``[{"progress",
+#: "total"?, "message"?}]``, in order); replay sends them again with the caller's token
+PROGRESS_FIELD = "mcp_progress"
 #: the ``error.type`` of an entry recorded from a JSON-RPC error
 ERROR_TYPE = "MCPError"
 
 __all__ = [
     "ERROR_TYPE",
+    "PROGRESS",
+    "PROGRESS_FIELD",
     "TOOLS_CALL",
     "ErrorData",
     "JSONRPCError",
