@@ -36,7 +36,9 @@ def test_manifest_is_valid_for_pre_commit() -> None:
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        args, check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture
