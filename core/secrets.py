@@ -77,6 +77,7 @@ __all__ = [
     "hash8",
     "load_secret_config",
     "mask",
+    "mask_value",
     "scan_entry",
     "scan_value",
     "secret_findings",
@@ -531,6 +532,15 @@ def load_secret_config(
     return SecretConfig.from_mapping(value, source=str(path))
 
 
+def app_secret_config() -> SecretConfig:
+    """The project's redaction settings for a screen: ``load_secret_config()``, or the
+    defaults when the config cannot be read (the screen shows the lint's own error)."""
+    try:
+        return load_secret_config()
+    except NormalizationConfigError:
+        return SecretConfig()
+
+
 # -- scanning --------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SecretHit:
@@ -642,6 +652,49 @@ def scan_entry(entry: Entry, config: SecretConfig | None = None) -> list[SecretH
     for name, value in entry_parts(entry):
         hits.extend(scan_value(value, (name,), config))
     return hits
+
+
+def mask_value(value: Any, key: str | None = None) -> Any:
+    """``value`` for display: each secret in it (the scan without config; ``key``: the key
+    a bare string was found under) replaced by ``mask(secret)`` in guillemets, so a screen
+    never shows one whole. Returns ``value`` itself when nothing is a secret."""
+    if isinstance(value, str):
+        secrets = [s for s, _, _ in _scan_string(value, key)]
+        return _mask_text(value, secrets) if secrets else value
+    hits = scan_value(value, ())
+    if not hits:
+        return value
+    by_leaf: dict[tuple[Part, ...], list[str]] = {}
+    for hit in hits:
+        by_leaf.setdefault(hit.parts, []).append(hit.secret)
+    for parts, secrets in by_leaf.items():
+        value = _replace_at(value, parts, lambda leaf, s=secrets: _mask_text(leaf, s))
+    return value
+
+
+def _mask_text(text: str, secrets: list[str]) -> str:
+    import json as _json
+
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        shown = f"«{mask(secret)}»"
+        text = text.replace(secret, shown)
+        escaped = _json.dumps(secret, ensure_ascii=False)[1:-1]
+        if escaped != secret:
+            text = text.replace(escaped, shown)
+    return text
+
+
+def _replace_at(value: Any, parts: tuple[Part, ...], fn: Any) -> Any:
+    if not parts:
+        return fn(value) if isinstance(value, str) else value
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replace_at(value[head], rest, fn)}
+    if isinstance(value, list) and isinstance(head, int):
+        out = list(value)
+        out[head] = _replace_at(value[head], rest, fn)
+        return out
+    return value
 
 
 _LABELS = {
