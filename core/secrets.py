@@ -189,6 +189,55 @@ def _plugins() -> tuple[list[Any], Any, Any, Any]:
     return regex_plugins, KeywordDetector(), Base64HighEntropyString(), HexHighEntropyString()
 
 
+#: the words every context pattern of the library needs before its value
+_CONTEXT = re.compile("key|pw|pass|token")
+
+
+def _token_hits(
+    token: str, regexes: list[tuple[str, re.Pattern[str]]], found: list[tuple[str, str]]
+) -> None:
+    for slug, regex in regexes:
+        for m in regex.finditer(token):
+            secret = _plugin_secret(m, token)
+            if secret and not looks_masked(secret):
+                found.append((secret, slug))
+
+
+@functools.cache
+def _any_token_pattern() -> re.Pattern[str]:
+    """One search that matches where any context-free pattern of the library matches."""
+    parts = []
+    for _, regex in _pattern_groups()[0]:
+        flags = "i" if regex.flags & re.IGNORECASE else ""
+        parts.append(f"(?{flags}:{regex.pattern})" if flags else f"(?:{regex.pattern})")
+    return re.compile("|".join(parts))
+
+
+@functools.cache
+def _pattern_groups() -> tuple[
+    list[tuple[str, re.Pattern[str]]],
+    list[tuple[str, re.Pattern[str]]],
+    list[tuple[str, re.Pattern[str]]],
+]:
+    """The library's regex patterns in three groups, by what they need around the secret:
+    nothing (run on each candidate token), a keyword before it (``(?:key|pwd|...)``, run
+    in windows around candidates), or a URL (``://``, run on texts holding ``//``)."""
+    token, context, url = [], [], []
+    for plugin in _plugins()[0]:
+        slug = _slug(plugin.secret_type)
+        for regex in plugin.denylist:
+            if slug == "private_key":
+                continue  # the whole PEM block, found apart
+            pattern = regex.pattern
+            if "(?:key|pwd" in pattern or "(?<=\\W)" in pattern:
+                context.append((slug, regex))
+            elif "://" in pattern or "\\/\\/" in pattern or "http" in pattern:
+                url.append((slug, regex))
+            else:
+                token.append((slug, regex))
+    return token, context, url
+
+
 def _slug(secret_type: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
 
@@ -246,16 +295,20 @@ def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
         for piece in PLACEHOLDER_RE.split(text):
             found.extend(scan_text(piece, entropy))
         return _longest_first(found)
-    regex_plugins, keyword, _, _ = _plugins()
+    _, keyword, _, _ = _plugins()
     found = []
     if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
         blocks = _PEM.findall(text)
         found.extend((b, "private_key") for b in blocks or [text])
+    token_regexes, context_regexes, url_regexes = _pattern_groups()
     spans: list[tuple[int, int]] = []
     for m in _CANDIDATE.finditer(text):
         token = m.group(0)
         if len(token) >= 20 or (_DIGIT.search(token) and _LETTER.search(token)):
             spans.append(m.span())
+            # patterns that need no context, on the token; one combined search first
+            if _any_token_pattern().search(token) is not None:
+                _token_hits(token, token_regexes, found)
             if entropy and len(token) >= _HEX_MIN:
                 for run_m in _B64_RUN.finditer(token):
                     run = run_m.group(0)
@@ -265,18 +318,25 @@ def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
                         kind = _entropy_hit(run)
                         if kind is not None:
                             found.append((run, kind))
-    if "://" in text or "xox" in text:
-        spans.append((0, len(text)))
-    for window in _windows(text, spans, 100, 100):
-        for plugin in regex_plugins:
-            for regex in plugin.denylist:
+    # patterns with a keyword before the value (``aws_secret = "..."``): around candidates,
+    # when one of their keywords is there
+    for window in _windows(text, spans, 100, 10):
+        lowered_window = window.lower()
+        if _CONTEXT.search(lowered_window):
+            for slug, regex in context_regexes:
                 for m in regex.finditer(window):
                     secret = _plugin_secret(m, window)
                     if secret and not looks_masked(secret):
-                        found.append((secret, _slug(plugin.secret_type)))
+                        found.append((secret, slug))
+    if "//" in text:  # URL patterns (passwords in URLs, webhook and registry URLs)
+        for slug, regex in url_regexes:
+            for m in regex.finditer(text):
+                secret = _plugin_secret(m, text)
+                if secret and not looks_masked(secret):
+                    found.append((secret, slug))
     lowered = text.lower()
     keyword_spans: list[tuple[int, int]] = []
-    if any(word in lowered for word in _KEYWORD_STEMS):
+    if _STEMS.search(lowered):
         # the plugin's keywords are lower case: a case-sensitive search of the lowered
         # text is many times faster than an IGNORECASE one (same offsets unless lower()
         # changed the length, then the slow search)
@@ -308,7 +368,7 @@ _CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.\-:~]{8,}")
 _DIGIT = re.compile(r"[0-9]")
 _LETTER = re.compile(r"[A-Za-z]")
 #: a substring of every keyword of the keyword plugin (a cheap test before its regex)
-_KEYWORD_STEMS = ("key", "pass", "pwd", "secret", "contrase")
+_STEMS = re.compile("key|pass|pwd|secret|contrase")
 
 
 @functools.cache
@@ -349,6 +409,7 @@ def _windows(text: str, spans: list[tuple[int, int]], before: int, after: int) -
     return out
 
 
+_SPACE = re.compile(r"\s")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+/=")
 
 
@@ -367,13 +428,18 @@ def _plugin_secret(m: re.Match[str], text: str) -> str:
         start += 1
     while end > start and text[end - 1] in " \t\r\n\"'":
         end -= 1
+    cut = _SPACE.search(text, start, end)  # a token never holds whitespace (npm's ".+")
+    if cut is not None:
+        end = cut.start()
     if end > start and text[end - 1] in ".":
         while end < len(text) and text[end] in _TOKEN_CHARS:
             end += 1
     return text[start:end]
 
 
-def _longest_first(found: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+def _longest_first(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    if not found:
+        return ()
     out: list[tuple[str, str]] = []
     for secret, kind in sorted(set(found), key=lambda p: (-len(p[0]), p[0], p[1])):
         if not any(secret in longer for longer, _ in out):
