@@ -23,6 +23,7 @@ Where redaction applies, and why replay still matches:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -133,7 +134,7 @@ class Redactor:
     def redact_entry(self, entry: Entry, known: Iterable[str] = ()) -> tuple[Entry, int]:
         """``entry`` redacted, and how many secrets were replaced. ``known``: secrets found
         elsewhere in the cassette, also replaced outside the args."""
-        known_set = set(known)
+        known_set = known if isinstance(known, frozenset) else frozenset(known)
         count = 0
         changes: dict[str, Any] = {}
         extra = dict(entry.extra)
@@ -153,11 +154,16 @@ class Redactor:
         return (replace(entry, **changes) if changes else entry), count
 
 
-def _replace_known(value: Any, known: set[str]) -> Any:
+@functools.lru_cache(maxsize=4)
+def _known_pattern(known: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(s) for s in sorted(known, key=len, reverse=True)))
+
+
+def _replace_known(value: Any, known: frozenset[str]) -> Any:
     """Every string below ``value`` with the ``known`` secrets in it replaced."""
     from .jsonpath import iter_leaves
 
-    pattern = re.compile("|".join(re.escape(s) for s in sorted(known, key=len, reverse=True)))
+    pattern = _known_pattern(known)
     for parts, leaf in iter_leaves(value):
         if isinstance(leaf, str) and pattern.search(leaf):
             value = _set_at(value, parts, lambda s: _replace_all(s, known))
@@ -252,6 +258,7 @@ def redact_job(
             known.update(h.secret for h in scan_value(value, (name,), redactor.config))
     yield Progress("scan", total, total, "entries")
     replaced = changed = 0
+    frozen = frozenset(s for s in known if s)
     with tempfile.TemporaryFile() as spool:
         for i in range(total):
             if i % 1000 == 0:
@@ -259,7 +266,7 @@ def redact_job(
                 if cancel is not None:
                     cancel.raise_if_cancelled()
             entry = entry_at(i)
-            new, count = redactor.redact_entry(entry, known)
+            new, count = redactor.redact_entry(entry, frozen)
             replaced += count
             if new is not entry:
                 changed += 1

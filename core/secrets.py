@@ -126,6 +126,8 @@ _PEM = re.compile(
 _B64_RUN = re.compile(r"[A-Za-z0-9+/\\\-_=]{16,}")
 #: longer runs are data (an image, a binary body), not a credential
 _ENTROPY_MAX = 512
+#: a token longer than this is data: the library's token patterns are not run on it
+_TOKEN_MAX = 8192
 _HEX = re.compile(r"[0-9a-fA-F]+\Z")
 _B64_MIN, _HEX_MIN = 20, 16
 #: JSON text in a string is parsed and scanned inside, up to this size (characters)
@@ -280,8 +282,23 @@ def _entropy_hit(token: str) -> str | None:
     return kind
 
 
-@functools.lru_cache(maxsize=65536)
 def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
+    """The secrets inside one string (see ``_scan_text``); strings up to 4 KB, the ones
+    that repeat across entries (arg values, short results), are remembered."""
+    if len(text) <= _CACHED_MAX:
+        return _scan_text_cached(text, entropy)
+    return _scan_text(text, entropy)
+
+
+_CACHED_MAX = 4096
+
+
+@functools.lru_cache(maxsize=32768)
+def _scan_text_cached(text: str, entropy: bool) -> tuple[tuple[str, str], ...]:
+    return _scan_text(text, entropy)
+
+
+def _scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
     """The secrets inside one string, as ``(secret, detector)`` pairs, longest first,
     without one that is part of another. ``entropy=False`` leaves out the entropy test
     (values under id-like keys). Placeholders are never secrets.
@@ -295,20 +312,20 @@ def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
         for piece in PLACEHOLDER_RE.split(text):
             found.extend(scan_text(piece, entropy))
         return _longest_first(found)
-    _, keyword, _, _ = _plugins()
     found = []
     if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
         blocks = _PEM.findall(text)
         found.extend((b, "private_key") for b in blocks or [text])
-    token_regexes, context_regexes, url_regexes = _pattern_groups()
     spans: list[tuple[int, int]] = []
     for m in _CANDIDATE.finditer(text):
         token = m.group(0)
+        if len(token) > _TOKEN_MAX:
+            continue  # data (a blob, a padded field), not a credential
         if len(token) >= 20 or (_DIGIT.search(token) and _LETTER.search(token)):
             spans.append(m.span())
             # patterns that need no context, on the token; one combined search first
             if _any_token_pattern().search(token) is not None:
-                _token_hits(token, token_regexes, found)
+                _token_hits(token, _pattern_groups()[0], found)
             if entropy and len(token) >= _HEX_MIN:
                 for run_m in _B64_RUN.finditer(token):
                     run = run_m.group(0)
@@ -323,13 +340,13 @@ def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
     for window in _windows(text, spans, 100, 10):
         lowered_window = window.lower()
         if _CONTEXT.search(lowered_window):
-            for slug, regex in context_regexes:
+            for slug, regex in _pattern_groups()[1]:
                 for m in regex.finditer(window):
                     secret = _plugin_secret(m, window)
                     if secret and not looks_masked(secret):
                         found.append((secret, slug))
     if "//" in text:  # URL patterns (passwords in URLs, webhook and registry URLs)
-        for slug, regex in url_regexes:
+        for slug, regex in _pattern_groups()[2]:
             for m in regex.finditer(text):
                 secret = _plugin_secret(m, text)
                 if secret and not looks_masked(secret):
@@ -349,7 +366,7 @@ def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
         for window in _windows(text, keyword_spans, 40, 200):
             if '"' not in window and "'" not in window and "`" not in window:
                 continue  # each of the plugin's (quotes-required) patterns needs a quote
-            for secret in keyword.analyze_string(window):
+            for secret in _plugins()[1].analyze_string(window):
                 if secret and not looks_masked(secret) and not templated(secret):
                     found.append((secret, "password_assignment"))
     if "earer" in text or "EARER" in text:
