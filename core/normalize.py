@@ -511,7 +511,8 @@ def read_config(
 
     Where it comes from, first match wins: ``config``; the ``CASSETTE_CONFIG`` environment
     variable; ``find_config(root)``. Shared by every reader of the config (the
-    normalization rules here, the agent command in ``agent.py``).
+    normalization rules here, the agent command in ``agent.py``, the redaction settings
+    in ``secrets.py``).
 
     Raises:
         NormalizationConfigError: an explicitly named config file is missing or unreadable,

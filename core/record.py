@@ -33,6 +33,7 @@ from .entry import Entry
 from .errors import CassetteError
 from .jsonvalue import json_copy, roundtrip_change
 from .normalize import NormalizationRules
+from .redact import Redactor
 
 
 class NotSerializable(CassetteError, TypeError):
@@ -84,6 +85,9 @@ class Recorder:
         rules: normalization rules for the stored ``args_digest`` (default: none).
         fsync: also ``os.fsync`` after every line (survives a power cut, costs a disk
             round trip per call); lines are always flushed.
+        redactor: redact each call before it is written (``redact.Redactor``; the config's
+            ``record = true``): args (digested after redaction), response, error and extra
+            fields; ``None`` writes them as they are.
 
     Use as a context manager, or call ``close()``; ``wrap(dispatch)`` gives a dispatcher
     (sync or async, like ``dispatch``) that records every call.
@@ -101,8 +105,10 @@ class Recorder:
         rules: NormalizationRules | None = None,
         *,
         fsync: bool = False,
+        redactor: Redactor | None = None,
     ) -> None:
         self.path = Path(path)
+        self.redactor = redactor
         self.rules = rules or NormalizationRules()
         self.fsync = fsync
         self._lock = threading.Lock()
@@ -151,6 +157,8 @@ class Recorder:
                 error=error,
                 extra={"recorded_at": recorded_at, "duration_ms": duration_ms},
             )
+            if self.redactor is not None:  # record = true: no secret reaches the disk
+                entry = self.redactor.redact_entry(entry)[0]
             try:
                 if error is None:
                     _check_json(tool, "response", response)

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from .cassette import Cassette, load
-from .digest import digest
 from .errors import CassetteMiss, ReplayExhausted
 from .nearest import nearest
 from .normalize import NormalizationRules
+from .redact import Redactor, lookup_key
 
 REPEAT_POLICIES = ("error", "last")
 
@@ -33,6 +33,9 @@ class Replayer:
         repeat: ``"error"`` (past the last recording of a key raise ``ReplayExhausted``)
             or ``"last"`` (serve the last recording again).
         rules: normalization rules for the keys (default: the cassette's own rules).
+        redactor: the redaction applied to live args that miss, so a cassette redacted
+            after recording still matches the real call (default: ``Redactor()``, the
+            scan with no config).
 
     Raises:
         ValueError: an unknown ``repeat`` policy.
@@ -44,6 +47,7 @@ class Replayer:
         cassette: Cassette | str | Path,
         repeat: str = "error",
         rules: NormalizationRules | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         if repeat not in REPEAT_POLICIES:
             raise ValueError(f"unknown repeat policy {repeat!r}; expected 'error' or 'last'")
@@ -54,6 +58,8 @@ class Replayer:
         self.cassette = cassette
         self.rules = cassette.rules
         self.repeat = repeat
+        #: live args that miss are looked up again redacted (see ``redact.lookup_key``)
+        self.redactor = redactor if redactor is not None else Redactor()
         self._lock = threading.Lock()
         self._index: dict[tuple[str, str], list[int]] = {}
         for i in range(len(cassette)):
@@ -71,15 +77,16 @@ class Replayer:
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
             ToolError: the recording is an ``error`` entry.
         """
-        dig = digest(self.rules.apply(tool, args))
-        key = (tool, dig)
+        key = lookup_key(self._index, self.rules, self.redactor, tool, args)
+        dig = key[1]
         with self._lock:
             n = len(self._log) + 1
             recorded = self._index.get(key)
             if recorded is None:
                 cands = [c.to_dict() for c in nearest(self.cassette, tool, args, rules=self.rules)]
+                shown = self.redactor.redact_args(tool, args)  # the report goes to disk
                 self._misses.append(
-                    {"tool": tool, "digest": dig, "args": copy.deepcopy(args), "nearest": cands}
+                    {"tool": tool, "digest": dig, "args": copy.deepcopy(shown), "nearest": cands}
                 )
                 self._log.append(_log_row(n, tool, dig, None, "miss"))
                 raise CassetteMiss(tool, dig, args, cands)

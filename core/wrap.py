@@ -21,8 +21,10 @@ from .cassette import load
 from .constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
 from .normalize import load_rules
 from .record import Recorder, _is_async
+from .redact import Redactor, record_redactor
 from .replay import Replayer
 from .report_sink import ReportSink, attach
+from .secrets import load_secret_config
 
 
 class _LiveCounter:
@@ -61,7 +63,9 @@ def wrap_dispatcher(
             goes, at exit and on SIGTERM; wrappers of one process that name the same file
             share it (see ``report_sink``).
         config: normalization config file; default ``CASSETTE_CONFIG``, else the project's
-            ``cassette.toml`` / ``pyproject.toml`` (see ``normalize.load_rules``).
+            ``cassette.toml`` / ``pyproject.toml`` (see ``normalize.load_rules``). Its
+            redaction settings apply too (``secrets.load_secret_config``): live args that
+            miss are looked up again redacted, and ``record = true`` redacts as it writes.
         repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
         overwrite: record mode only: replace an existing cassette (else an error).
 
@@ -106,11 +110,14 @@ def wrap_dispatcher(
         if path is None:
             raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
         rules = load_rules(config)
+        redaction = load_secret_config(config)
         if mode == "record":
-            engine = Recorder(path, overwrite=overwrite, rules=rules)
+            engine = Recorder(
+                path, overwrite=overwrite, rules=rules, redactor=record_redactor(redaction)
+            )
             wrapped = engine.wrap(dispatch)
         else:
-            engine = Replayer(load(path, rules=rules), repeat=repeat)
+            engine = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
             replayer = engine
             if is_async:
 

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "pin": "cassette_tui.tui.commands.pin:pin",
     "record": "cassette_tui.tui.commands.record:record",
     "mcp": "cassette_tui.tui.commands.mcp:mcp",
+    "redact": "cassette_tui.tui.commands.redact:redact",
 }
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2

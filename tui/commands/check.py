@@ -34,6 +34,12 @@ from cassette_tui.core.errors import CassetteError
 from cassette_tui.core.jobs import Progress, run_job
 from cassette_tui.core.lint import LintFinding, lint
 from cassette_tui.core.normalize import NormalizationRules, load_rules
+from cassette_tui.core.secrets import (
+    SecretConfig,
+    check_rows,
+    load_secret_config,
+    secret_findings,
+)
 from cassette_tui.core.sources import open_cassette
 from rich.console import Console
 from rich.text import Text
@@ -100,17 +106,27 @@ def expand(paths: tuple[str, ...]) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(files)), errors
 
 
-def check_one(file: str, fmt: str | None, lenient: bool, rules: NormalizationRules) -> Checked:
-    """Open and lint ``file``; an unreadable file is a ``Checked`` with its ``error``."""
+def check_one(
+    file: str,
+    fmt: str | None,
+    lenient: bool,
+    rules: NormalizationRules,
+    secrets: SecretConfig | None = None,
+    lint_too: bool = True,
+) -> Checked:
+    """Open and lint ``file`` and scan it for secrets (``secrets``: the scan's config;
+    ``None`` skips it; ``lint_too=False`` runs the scan alone); an unreadable file is a
+    ``Checked`` with its ``error``."""
     try:
         cassette = open_cassette(file, fmt=fmt, lenient=lenient, rules=rules)
-        findings = lint(cassette)
+        findings = lint(cassette) if lint_too else []
+        secret_rows = check_rows(secret_findings(cassette, secrets)) if secrets is not None else []
     except (CassetteError, ValueError, OSError) as exc:
         message = str(exc)
         if isinstance(exc, OSError) and file not in message:
             message = f"{file}: {exc.strerror or exc}"
         return Checked(file, error=message)
-    rows = [f.to_dict() for f in findings]
+    rows = [f.to_dict() for f in findings] + secret_rows
     dropped = cassette.report.dropped_lines
     if dropped:
         rows.insert(
@@ -130,14 +146,19 @@ def check_one(file: str, fmt: str | None, lenient: bool, rules: NormalizationRul
 
 
 def check_job(
-    files: list[str], fmt: str | None, lenient: bool, rules: NormalizationRules
+    files: list[str],
+    fmt: str | None,
+    lenient: bool,
+    rules: NormalizationRules,
+    secrets: SecretConfig | None = None,
+    lint_too: bool = True,
 ) -> Generator[Progress, None, list[Checked]]:
     """Check ``files`` one by one: yields ``Progress(stage="check", unit="files")``."""
     results: list[Checked] = []
     total = len(files)
     for done, file in enumerate(files):
         yield Progress("check", done, total, "files", Path(file).name)
-        results.append(check_one(file, fmt, lenient, rules))
+        results.append(check_one(file, fmt, lenient, rules, secrets, lint_too))
     yield Progress("check", total, total, "files")
     return results
 
@@ -148,27 +169,45 @@ def check_job(
 @click.option(
     "--lenient", is_flag=True, help="Keep the entries before a bad last line and report it."
 )
+@click.option(
+    "--secrets",
+    "secrets_only",
+    is_flag=True,
+    help="Run the secret scan alone (no lint).",
+)
+@click.option("--no-secrets", is_flag=True, help="Lint only, without the secret scan.")
 @from_option("Read every input as this format instead of detecting it.")
 @config_option
 def check(
-    paths: tuple[str, ...], as_json: bool, lenient: bool, fmt: str | None, config: str | None
+    paths: tuple[str, ...],
+    as_json: bool,
+    lenient: bool,
+    secrets_only: bool,
+    no_secrets: bool,
+    fmt: str | None,
+    config: str | None,
 ) -> None:
     """Validate and lint cassettes: files, folders (every *.jsonl in them) or globs.
 
     \b
-    Findings: stale_digest, repeated_key, volatile_arg, binary_as_text, seq_order.
+    Findings: stale_digest, repeated_key, volatile_arg, binary_as_text, seq_order,
+    secret (values shown masked; --secrets runs the scan alone).
     --json: one FILE gives an object; several paths, a folder or a glob give a list.
     Exit status: 0 clean, 1 findings, 2 unreadable input.
     """
+    if secrets_only and no_secrets:
+        click.echo("cassette-tui check: --secrets and --no-secrets exclude each other", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     try:
         rules = load_rules(config)
+        secrets = None if no_secrets else load_secret_config(config)
     except (CassetteError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui check: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     files, missing = expand(paths)
     single = len(paths) == 1 and files == [paths[0]] and not missing
     with progress_on_stderr(None if len(files) > 1 else False) as sink:
-        results = run_job(check_job(files, fmt, lenient, rules), sink)
+        results = run_job(check_job(files, fmt, lenient, rules, secrets, not secrets_only), sink)
 
     for problem in missing:
         click.echo(f"cassette-tui check: {safe(problem)}", err=True)

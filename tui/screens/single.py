@@ -1,4 +1,4 @@
-"""One cassette alone: its steps, repeated keys, errors and lint findings."""
+"""One cassette alone: its steps, repeated keys, errors, lint and secret findings."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.findings import Finding
 from cassette_tui.core.lint import lint
 from cassette_tui.core.outcome import outcome_index
+from cassette_tui.core.secrets import app_secret_config, secret_findings
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
@@ -65,7 +66,7 @@ class SingleScreen(StepsScreen):
         (a finding, or an error outcome from ``core.outcome``)."""
         try:
             self.post_message(RowsReady(cassette, SingleRows(cassette, {})))
-            findings = lint(cassette)
+            findings = lint(cassette) + secret_findings(cassette, app_secret_config())
             errors = _errors(cassette)
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
             self.post_message(LintFailed(exc))

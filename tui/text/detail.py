@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cassette_tui.core.align import is_error_outcome
 from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row
 from cassette_tui.core.entry import Entry
+from cassette_tui.core.jsonpath import parse_path
+from cassette_tui.core.secrets import mask_value
 from cassette_tui.core.textspot import is_long_pair, spot
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -76,7 +78,18 @@ def _value(value: Any, limit: int | None) -> str:
     return text
 
 
+def _leaf_key(path: str) -> str | None:
+    """The last object key of a drift path (``$.headers.Authorization`` -> ``Authorization``)."""
+    try:
+        parts = parse_path(path)
+    except ValueError:
+        return None
+    keys = [p for p in parts if isinstance(p, str)]
+    return keys[-1] if keys else None
+
+
 def _block(value: Any, limits: Limits, style: str | Style = "") -> Text:
+    value = mask_value(value)  # a secret is never shown whole (core.secrets)
     lines, cut = pretty_lines(value, max_lines=limits.lines, max_chars=limits.chars)
     text = Text("\n".join(lines), style=style, overflow="fold")
     if cut or (limits.chars is not None and "…(+" in text.plain):
@@ -100,6 +113,8 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
     # a stable order whatever order the engine reports: args first, then by JSON path
     ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
     for n, item in enumerate(ordered):
+        key = _leaf_key(item.path)
+        item = replace(item, a=mask_value(item.a, key), b=mask_value(item.b, key))
         if n:
             text.append("\n")
         text.append(f"{item.part} ", style="dim")

@@ -1,0 +1,853 @@
+"""Secret scanning: where a cassette holds a credential (``check``; ``redact`` uses the same scan).
+
+What counts as a secret, on every string in an entry's ``args``, ``response`` / ``error``
+and extra fields (``request_headers`` of an imported VCR cassette, say), at any depth, and
+inside JSON held in a string (a request body, a tool's text result):
+
+- the patterns of the detect-secrets library (Yelp/detect-secrets, its plugins run on
+  strings in memory): provider key formats (AWS, GitHub, GitLab, OpenAI, Slack, Stripe,
+  JWT, ...), private keys (the whole PEM block is the secret), passwords in URLs
+  (``https://user:pw@host``), ``password = "..."`` assignments in text, and high-entropy
+  base64/hex strings (its Shannon-entropy limits: 4.5 and 3.0 bits per character, for
+  tokens of at least 20 and 16 characters; UUIDs and sequential strings excepted, and
+  values under id-like keys such as ``request_id`` or ``etag``);
+- bearer tokens (``Bearer <token>`` anywhere in a string);
+- key-name rules on top: the string under a key whose last word is ``authorization``,
+  ``token``, ``password``/``passwd``/``pwd``, ``secret``, ``cookie``, ``credentials`` or
+  ``api key`` (``Authorization``, ``x-api-key``, ``access_token``, ``client_secret``,
+  ``Set-Cookie``; not ``max_tokens`` or ``token_type``), and URL query parameters named so
+  (``?access_token=...``). A scheme word (``Bearer``, ``Basic``) is kept, the rest is the
+  secret;
+- values at the paths listed under ``redact.paths`` in the config (``kind`` ``redact_path``).
+
+Not secrets: values that already look masked (``<redacted:kind:hash8>`` placeholders,
+``XXX``/``***`` runs, ``<...>``, ``{{...}}``, ``${...}``, ``REDACTED``), empty strings,
+numbers and booleans, and binary envelopes (``{"_binary": true, ...}``).
+
+The config (``[tool.cassette.redact]`` in ``pyproject.toml``, ``[redact]`` in
+``cassette.toml``)::
+
+    [tool.cassette.redact]
+    record = true                          # recording redacts as it writes
+    paths = ["$.args.user.email"]          # always redacted (and reported while present)
+    allow = ["$.response.build_sha"]       # never a finding (a path pattern, ** and * work)
+    allow_hashes = ["3f2a1b9c"]            # a value marked as not a secret, by its hash
+
+``redact = true`` directly under ``[tool.cassette]`` is short for ``record = true``. A
+finding's hash (``hash8``) is the first 8 hex digits of SHA-256 over the secret's UTF-8
+text: the same secret has the same hash in every file, so an allowed hash stays allowed.
+Values are never shown whole: ``mask`` keeps at most 4 characters and a quarter of the value.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from collections.abc import Generator, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .findings import Finding
+from .jobs import Progress
+from .jsonpath import (
+    ANY_DEPTH,
+    JSONPathError,
+    Part,
+    Segment,
+    format_path,
+    iter_leaves,
+    parse_path,
+    segment_matches,
+)
+from .normalize import NormalizationConfigError, config_table, read_config
+
+if TYPE_CHECKING:
+    from .cassette import Cassette
+    from .entry import Entry
+
+__all__ = [
+    "PLACEHOLDER_RE",
+    "SecretConfig",
+    "SecretHit",
+    "classify",
+    "hash8",
+    "load_secret_config",
+    "mask",
+    "mask_value",
+    "scan_entry",
+    "scan_value",
+    "secret_findings",
+    "secret_scan_job",
+]
+
+#: the placeholder ``redact`` writes: ``<redacted:KIND:HASH8>``
+PLACEHOLDER_RE = re.compile(r"<redacted:[a-z0-9_]+:[0-9a-f]{8}>")
+
+# -- key-name rules --------------------------------------------------------------------------
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+#: the last word of a key that names a secret
+_SECRET_LAST_WORDS = frozenset(
+    {
+        "authorization",
+        "token",
+        "password",
+        "passwd",
+        "pwd",
+        "secret",
+        "cookie",
+        "credentials",
+        "apikey",
+        "passphrase",
+    }
+)
+#: ``<word> key`` pairs that name a secret (``api_key``, ``x-api-key``, ``secret_key``)
+_KEY_PREFIXES = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
+#: last words of keys whose values are identifiers, never scanned for entropy
+_ID_WORDS = frozenset(
+    {"id", "ids", "uuid", "guid", "etag", "hash", "digest", "sha", "checksum", "fingerprint"}
+)
+_SCHEME = re.compile(r"(?i)^\s*(bearer|basic|token|bot|digest)\s+")
+_BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)")
+_QUERY = re.compile(r"[?&;]([A-Za-z0-9_.\-]+)=([^&#\s\"'<>]+)")
+_MASKED = re.compile(
+    r"(?is)^(?:.*(?:xxx|\*\*\*|•••).*|<[^<>]*>|\{\{.*\}\}|\$\{.*\}|%\([a-z_]+\)s"
+    r"|\[?(?:redacted|filtered|masked|hidden|removed)\]?)$"
+)
+_PEM = re.compile(
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+#: base64-ish runs the entropy test looks at (the library's charset)
+_B64_RUN = re.compile(r"[A-Za-z0-9+/\\\-_=]{16,}")
+#: longer runs are data (an image, a binary body), not a credential
+_ENTROPY_MAX = 512
+#: a token longer than this is data: the library's token patterns are not run on it
+_TOKEN_MAX = 8192
+_HEX = re.compile(r"[0-9a-fA-F]+\Z")
+_B64_MIN, _HEX_MIN = 20, 16
+#: JSON text in a string is parsed and scanned inside, up to this size (characters)
+_JSON_TEXT_MAX = 8_000_000
+
+
+def key_words(key: str) -> list[str]:
+    """``"x-api-key"`` -> ``["x", "api", "key"]``; ``"accessToken"`` -> ``["access", "token"]``."""
+    return [w.lower() for w in _WORDS.findall(key)]
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_key(key: str) -> bool:
+    """Whether a key names a secret (the key-name rules; see the module docstring)."""
+    words = key_words(key)
+    if not words:
+        return False
+    last = words[-1]
+    if last in _SECRET_LAST_WORDS:
+        return True
+    if last == "key" and len(words) > 1 and words[-2] in _KEY_PREFIXES:
+        return True
+    return "".join(words[-2:]) == "apikey"
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_id_key(key: str) -> bool:
+    words = key_words(key)
+    return bool(words) and words[-1] in _ID_WORDS
+
+
+def looks_masked(text: str) -> bool:
+    """Whether ``text`` is already a placeholder or a mask, not a secret."""
+    text = text.strip()
+    return not text or PLACEHOLDER_RE.fullmatch(text) is not None or bool(_MASKED.match(text))
+
+
+# -- detect-secrets --------------------------------------------------------------------------
+@functools.cache
+def _plugins() -> tuple[list[Any], Any, Any, Any]:
+    """The library's regex plugins (instances), its keyword plugin, and its two entropy
+    plugins. Public IPs are not secrets here; the keyword and entropy plugins are run apart
+    (the keyword one needs no file type, the entropy ones run on every token, unquoted)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.ip_public import IPPublicDetector
+    from detect_secrets.plugins.keyword import KeywordDetector
+
+    apart: tuple[type, ...] = (
+        IPPublicDetector,
+        KeywordDetector,
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    regex_plugins = [cls() for cls in classes if cls not in apart]
+    regex_plugins.sort(key=lambda p: p.secret_type)
+    return regex_plugins, KeywordDetector(), Base64HighEntropyString(), HexHighEntropyString()
+
+
+#: the words every context pattern of the library needs before its value
+_CONTEXT = re.compile("key|pw|pass|token")
+
+
+def _token_hits(
+    token: str, regexes: list[tuple[str, re.Pattern[str]]], found: list[tuple[str, str]]
+) -> None:
+    for slug, regex in regexes:
+        for m in regex.finditer(token):
+            secret = _plugin_secret(m, token)
+            if secret and not looks_masked(secret):
+                found.append((secret, slug))
+
+
+@functools.cache
+def _any_token_pattern() -> re.Pattern[str]:
+    """One search that matches where any context-free pattern of the library matches."""
+    parts = []
+    for _, regex in _pattern_groups()[0]:
+        flags = "i" if regex.flags & re.IGNORECASE else ""
+        parts.append(f"(?{flags}:{regex.pattern})" if flags else f"(?:{regex.pattern})")
+    return re.compile("|".join(parts))
+
+
+@functools.cache
+def _pattern_groups() -> tuple[
+    list[tuple[str, re.Pattern[str]]],
+    list[tuple[str, re.Pattern[str]]],
+    list[tuple[str, re.Pattern[str]]],
+]:
+    """The library's regex patterns in three groups, by what they need around the secret:
+    nothing (run on each candidate token), a keyword before it (``(?:key|pwd|...)``, run
+    in windows around candidates), or a URL (``://``, run on texts holding ``//``)."""
+    token, context, url = [], [], []
+    for plugin in _plugins()[0]:
+        slug = _slug(plugin.secret_type)
+        for regex in plugin.denylist:
+            if slug == "private_key":
+                continue  # the whole PEM block, found apart
+            pattern = regex.pattern
+            if "(?:key|pwd" in pattern or "(?<=\\W)" in pattern:
+                context.append((slug, regex))
+            elif "://" in pattern or "\\/\\/" in pattern or "http" in pattern:
+                url.append((slug, regex))
+            else:
+                token.append((slug, regex))
+    return token, context, url
+
+
+def _slug(secret_type: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+
+
+@functools.cache
+def _heuristics() -> tuple[Any, Any, Any]:
+    from detect_secrets.filters.heuristic import (
+        is_potential_uuid,
+        is_sequential_string,
+        is_templated_secret,
+    )
+
+    return is_sequential_string, is_potential_uuid, is_templated_secret
+
+
+def _entropy_hit(token: str) -> str | None:
+    """``"high_entropy_hex"``/``"high_entropy_base64"`` when the library's entropy plugins
+    call ``token`` random (over their limits), else ``None``."""
+    _, _, b64, hexp = _plugins()
+    sequential, uuid_like, _ = _heuristics()
+    distinct = len(set(token))
+    if _HEX.match(token):
+        if (
+            distinct < 9
+            or len(token) < _HEX_MIN
+            or hexp.calculate_shannon_entropy(token) <= hexp.entropy_limit
+        ):
+            return None
+        kind = "high_entropy_hex"
+    else:
+        if (
+            distinct < 23
+            or len(token) < _B64_MIN
+            or b64.calculate_shannon_entropy(token) <= b64.entropy_limit
+        ):
+            return None
+        kind = "high_entropy_base64"
+    if sequential(token) or uuid_like(token):
+        return None
+    return kind
+
+
+def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
+    """The secrets inside one string (see ``_scan_text``); strings up to 4 KB, the ones
+    that repeat across entries (arg values, short results), are remembered."""
+    if len(text) <= _CACHED_MAX:
+        return _scan_text_cached(text, entropy)
+    return _scan_text(text, entropy)
+
+
+_CACHED_MAX = 4096
+
+
+@functools.lru_cache(maxsize=32768)
+def _scan_text_cached(text: str, entropy: bool) -> tuple[tuple[str, str], ...]:
+    return _scan_text(text, entropy)
+
+
+def _scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
+    """The secrets inside one string, as ``(secret, detector)`` pairs, longest first,
+    without one that is part of another. ``entropy=False`` leaves out the entropy test
+    (values under id-like keys). Placeholders are never secrets.
+
+    The library's patterns run on windows of the text around what could start a secret
+    (a token of 8+ characters with a digit and a letter, or of 20+; a keyword of its keyword plugin;
+    ``://``; ``xox``), not over all of it: prose without such a token costs one regex
+    pass (see ``benchmarks/bench_secrets.py``)."""
+    if "<redacted:" in text and PLACEHOLDER_RE.search(text):
+        found: list[tuple[str, str]] = []
+        for piece in PLACEHOLDER_RE.split(text):
+            found.extend(scan_text(piece, entropy))
+        return _longest_first(found)
+    found = []
+    if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
+        blocks = _PEM.findall(text)
+        found.extend((b, "private_key") for b in blocks or [text])
+    spans: list[tuple[int, int]] = []
+    for m in _CANDIDATE.finditer(text):
+        token = m.group(0)
+        if len(token) > _TOKEN_MAX:
+            continue  # data (a blob, a padded field), not a credential
+        if len(token) >= 20 or (_DIGIT.search(token) and _LETTER.search(token)):
+            spans.append(m.span())
+            # patterns that need no context, on the token; one combined search first
+            if _any_token_pattern().search(token) is not None:
+                _token_hits(token, _pattern_groups()[0], found)
+            if entropy and len(token) >= _HEX_MIN:
+                for run_m in _B64_RUN.finditer(token):
+                    run = run_m.group(0)
+                    if len(run) <= _ENTROPY_MAX and not _after_id_key(
+                        text, m.start() + run_m.start()
+                    ):
+                        kind = _entropy_hit(run)
+                        if kind is not None:
+                            found.append((run, kind))
+    # patterns with a keyword before the value (``aws_secret = "..."``): around candidates,
+    # when one of their keywords is there
+    for window in _windows(text, spans, 100, 10):
+        lowered_window = window.lower()
+        if _CONTEXT.search(lowered_window):
+            for slug, regex in _pattern_groups()[1]:
+                for m in regex.finditer(window):
+                    secret = _plugin_secret(m, window)
+                    if secret and not looks_masked(secret):
+                        found.append((secret, slug))
+    if "//" in text:  # URL patterns (passwords in URLs, webhook and registry URLs)
+        for slug, regex in _pattern_groups()[2]:
+            for m in regex.finditer(text):
+                secret = _plugin_secret(m, text)
+                if secret and not looks_masked(secret):
+                    found.append((secret, slug))
+    lowered = text.lower()
+    keyword_spans: list[tuple[int, int]] = []
+    if _STEMS.search(lowered):
+        # the plugin's keywords are lower case: a case-sensitive search of the lowered
+        # text is many times faster than an IGNORECASE one (same offsets unless lower()
+        # changed the length, then the slow search)
+        if len(lowered) == len(text):
+            keyword_spans = [m.span() for m in _KEYWORDS(False).finditer(lowered)]
+        else:
+            keyword_spans = [m.span() for m in _KEYWORDS(True).finditer(text)]
+    if keyword_spans:
+        _, _, templated = _heuristics()
+        for window in _windows(text, keyword_spans, 40, 200):
+            if '"' not in window and "'" not in window and "`" not in window:
+                continue  # each of the plugin's (quotes-required) patterns needs a quote
+            for secret in _plugins()[1].analyze_string(window):
+                if secret and not looks_masked(secret) and not templated(secret):
+                    found.append((secret, "password_assignment"))
+    if "earer" in text or "EARER" in text:
+        for m in _BEARER.finditer(text):
+            if not looks_masked(m.group(1)):
+                found.append((m.group(1), "bearer_token"))
+    if "=" in text:
+        for m in _QUERY.finditer(text):
+            if is_secret_key(m.group(1)) and not looks_masked(m.group(2)):
+                found.append((m.group(2), "key_name"))
+    return _longest_first(found)
+
+
+#: what could start a secret: a run of token characters (ASCII)
+_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.\-:~]{8,}")
+_DIGIT = re.compile(r"[0-9]")
+_LETTER = re.compile(r"[A-Za-z]")
+#: a substring of every keyword of the keyword plugin (a cheap test before its regex)
+_STEMS = re.compile("key|pass|pwd|secret|contrase")
+
+
+@functools.cache
+def _KEYWORDS(ignore_case: bool) -> re.Pattern[str]:
+    """The keyword plugin's keywords, as one search (where its assignments can start)."""
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    return re.compile("|".join(DENYLIST), re.IGNORECASE if ignore_case else 0)
+
+
+_KEY_BEFORE = re.compile(r"""["']?([A-Za-z0-9_.\-]+)["']?\s*[:=]\s*["']?\Z""")
+
+
+def _after_id_key(text: str, at: int) -> bool:
+    """Whether the token at ``at`` is the value of an id-like key written in the text
+    (``"id": "chatcmpl-..."``, ``request_id=...``): an identifier, not a credential."""
+    m = _KEY_BEFORE.search(text, max(0, at - 60), at)
+    return m is not None and _is_id_key(m.group(1))
+
+
+def _windows(text: str, spans: list[tuple[int, int]], before: int, after: int) -> list[str]:
+    """The parts of ``text`` around ``spans`` (``before``/``after`` characters more),
+    overlapping ones merged; the whole text when it is short."""
+    if not spans:
+        return []
+    if len(text) <= 400:
+        return [text]
+    spans.sort()
+    out: list[str] = []
+    cur_start, cur_end = max(spans[0][0] - before, 0), spans[0][1] + after
+    for s, e in spans[1:]:
+        if s - before <= cur_end:
+            cur_end = max(cur_end, e + after)
+        else:
+            out.append(text[cur_start:cur_end])
+            cur_start, cur_end = max(s - before, 0), e + after
+    out.append(text[cur_start:cur_end])
+    return out
+
+
+_SPACE = re.compile(r"\s")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+/=")
+
+
+def _plugin_secret(m: re.Match[str], text: str) -> str:
+    """The secret in a match of one of the library's patterns: the group that holds it
+    when the pattern captures one after some context (``://user:(pw)@``), else the whole
+    match (``(ghp)_...`` captures only the prefix), without the delimiters some patterns
+    include, and carried to the end of the token when the pattern stops short (a JWT's
+    lazy signature)."""
+    start, end = m.span()
+    for g in range(1, (m.re.groups or 0) + 1):
+        if m.start(g) > start and m.group(g):
+            start, end = m.span(g)
+            break
+    while start < end and text[start] in " \t\r\n\"'=:":
+        start += 1
+    while end > start and text[end - 1] in " \t\r\n\"'":
+        end -= 1
+    cut = _SPACE.search(text, start, end)  # a token never holds whitespace (npm's ".+")
+    if cut is not None:
+        end = cut.start()
+    if end > start and text[end - 1] in ".":
+        while end < len(text) and text[end] in _TOKEN_CHARS:
+            end += 1
+    return text[start:end]
+
+
+def _longest_first(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    if not found:
+        return ()
+    out: list[tuple[str, str]] = []
+    for secret, kind in sorted(set(found), key=lambda p: (-len(p[0]), p[0], p[1])):
+        if not any(secret in longer for longer, _ in out):
+            out.append((secret, kind))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=65536)
+def classify(secret: str) -> str:
+    """The kind a placeholder names for ``secret``: a function of the value alone, so the
+    same secret gets the same placeholder wherever it was found (``github_token``,
+    ``private_key``, ``json_web_token``, ..., ``high_entropy_base64``; else ``secret``)."""
+    regex_plugins, _, _, _ = _plugins()
+    if "PRIVATE KEY" in secret or "PuTTY-User-Key" in secret:
+        return "private_key"
+    for plugin in regex_plugins:
+        for _ in plugin.analyze_string(secret):
+            return _slug(plugin.secret_type)
+    if _B64_RUN.fullmatch(secret) and len(secret) <= _ENTROPY_MAX:
+        kind = _entropy_hit(secret)
+        if kind is not None:
+            return kind
+    return "secret"
+
+
+def value_hash(secret: str) -> str:
+    """SHA-256 (hex) over the secret's UTF-8 text."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def hash8(secret: str) -> str:
+    """The first 8 hex digits of ``value_hash``: what findings show and placeholders carry."""
+    return value_hash(secret)[:8]
+
+
+def mask(secret: str) -> str:
+    """The secret with at most 4 characters (and at most a quarter of it) left, and its
+    length: ``"ghp_…(40 chars)"``, ``"…(6 chars)"``. Never the whole value."""
+    keep = min(4, len(secret) // 4)
+    shown = "".join(c if c.isprintable() else "?" for c in secret[:keep])
+    return f"{shown}…({len(secret)} chars)"
+
+
+# -- config ----------------------------------------------------------------------------------
+def _parse_pattern(text: str) -> tuple[Segment, ...]:
+    return parse_path(text, pattern=True)
+
+
+def path_matches(pattern: tuple[Segment, ...], parts: tuple[Part, ...]) -> bool:
+    """Whether ``pattern`` matches ``parts`` or one of its ancestors (a rule on a node
+    covers everything below it). ``**`` matches any number of levels."""
+    if not pattern:
+        return True
+    head, rest = pattern[0], pattern[1:]
+    if head is ANY_DEPTH:
+        return any(path_matches(rest, parts[i:]) for i in range(len(parts) + 1))
+    if not parts or not segment_matches(head, parts[0]):
+        return False
+    return path_matches(rest, parts[1:])
+
+
+@dataclass(frozen=True)
+class SecretConfig:
+    """The scan and redaction settings (see the module docstring).
+
+    Attributes:
+        record: recording redacts as it writes (``record = true`` / ``redact = true``).
+        paths: path patterns whose values are always redacted (entry-rooted: ``$.args...``).
+        allow: path patterns where nothing is a finding.
+        allow_hashes: hex prefixes (8 to 64 digits) of ``value_hash`` of allowed values.
+        source: the config file, for messages.
+    """
+
+    record: bool = False
+    paths: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    allow_hashes: tuple[str, ...] = ()
+    source: str | None = field(default=None, compare=False)
+    _paths: tuple[tuple[Segment, ...], ...] = field(init=False, repr=False, compare=False)
+    _allow: tuple[tuple[Segment, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_paths", tuple(_parse_pattern(p) for p in self.paths))
+        object.__setattr__(self, "_allow", tuple(_parse_pattern(p) for p in self.allow))
+
+    def allowed(self, parts: tuple[Part, ...], secret: str) -> bool:
+        """Whether a value at ``parts`` is marked as not a secret (by path or by hash)."""
+        if any(path_matches(p, parts) for p in self._allow):
+            return True
+        if self.allow_hashes:
+            full = value_hash(secret)
+            return any(full.startswith(h) for h in self.allow_hashes)
+        return False
+
+    def redact_path(self, parts: tuple[Part, ...]) -> bool:
+        """Whether a value at ``parts`` is under a ``redact.paths`` pattern."""
+        return any(path_matches(p, parts) for p in self._paths)
+
+    @classmethod
+    def from_mapping(cls, table: Mapping[str, Any], source: str | None = None) -> SecretConfig:
+        """From the ``redact`` table; raises ``NormalizationConfigError`` naming the field."""
+
+        def bad(fld: str, why: str) -> NormalizationConfigError:
+            return NormalizationConfigError(source, None, f"redact.{fld}", why)
+
+        known = {"record", "paths", "allow", "allow_hashes"}
+        for key in table:
+            if key not in known:
+                raise bad(key, f"unknown key; expected one of {', '.join(sorted(known))}")
+        record = table.get("record", False)
+        if not isinstance(record, bool):
+            raise bad("record", "expected true or false")
+        lists: dict[str, tuple[str, ...]] = {}
+        for name in ("paths", "allow", "allow_hashes"):
+            value = table.get(name, [])
+            if not isinstance(value, list):
+                raise bad(name, f"expected a list of strings, got {type(value).__name__}")
+            for i, item in enumerate(value):
+                if not isinstance(item, str) or not item:
+                    raise bad(f"{name}[{i}]", "expected a non-empty string")
+                if name == "allow_hashes":
+                    if not re.fullmatch(r"(?:sha256:)?[0-9a-fA-F]{8,64}", item):
+                        raise bad(f"{name}[{i}]", "expected 8 to 64 hex digits (a finding's hash)")
+                else:
+                    try:
+                        _parse_pattern(item)
+                    except JSONPathError as exc:
+                        raise bad(f"{name}[{i}]", str(exc)) from None
+            lists[name] = tuple(value)
+        hashes = tuple(h.lower().removeprefix("sha256:") for h in lists["allow_hashes"])
+        return cls(record, lists["paths"], lists["allow"], hashes, source=source)
+
+
+def load_secret_config(
+    config: str | Path | None = None, root: str | Path | None = None
+) -> SecretConfig:
+    """The redaction settings from the project's config (the file ``normalize.read_config``
+    finds): ``[tool.cassette.redact]`` or ``redact = true`` under ``[tool.cassette]`` in
+    ``pyproject.toml``; ``[redact]`` or a top-level ``redact = true`` in ``cassette.toml``.
+    No config gives the defaults (scan everything, allow nothing, record unredacted).
+
+    Raises:
+        NormalizationConfigError: a missing named config, bad TOML, or a bad field.
+    """
+    found = read_config(config, root)
+    if found is None:
+        return SecretConfig()
+    path, data = found
+    value = config_table(path, data, "redact")
+    if value is None:
+        return SecretConfig(source=str(path))
+    if isinstance(value, bool):
+        return SecretConfig(record=value, source=str(path))
+    if not isinstance(value, Mapping):
+        raise NormalizationConfigError(path, None, "redact", "expected true/false or a table")
+    return SecretConfig.from_mapping(value, source=str(path))
+
+
+def app_secret_config() -> SecretConfig:
+    """The project's redaction settings for a screen: ``load_secret_config()``, or the
+    defaults when the config cannot be read (the screen shows the lint's own error)."""
+    try:
+        return load_secret_config()
+    except NormalizationConfigError:
+        return SecretConfig()
+
+
+# -- scanning --------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SecretHit:
+    """One secret in an entry.
+
+    Attributes:
+        parts: where the string holding it is, from the entry (``("args", "headers",
+            "Authorization")``).
+        secret: the secret's text (a part of that string, or all of it).
+        detector: what found it (``key_name``, ``bearer_token``, ``github_token``,
+            ``private_key``, ``high_entropy_base64``, ``redact_path``, ...).
+        inner: the path inside JSON text held in that string, or ``None``.
+    """
+
+    parts: tuple[Part, ...]
+    secret: str
+    detector: str
+    inner: tuple[Part, ...] | None = None
+
+    @property
+    def path(self) -> str:
+        return format_path(self.parts)
+
+    @property
+    def hash8(self) -> str:
+        return hash8(self.secret)
+
+    @property
+    def masked(self) -> str:
+        return mask(self.secret)
+
+
+def _is_envelope(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("_binary") is True
+
+
+def _last_key(parts: tuple[Part, ...]) -> str | None:
+    for p in reversed(parts):
+        if isinstance(p, str):
+            return p
+    return None
+
+
+def _scan_string(
+    text: str, key: str | None, depth: int = 0
+) -> list[tuple[str, str, tuple[Part, ...] | None]]:
+    """``(secret, detector, inner path)`` for one string found under ``key``."""
+    if not text or text.isspace():
+        return []
+    if key is not None and is_secret_key(key) and not PLACEHOLDER_RE.search(text):
+        m = _SCHEME.match(text)
+        secret = text[m.end() :] if m else text
+        if secret.strip() and not looks_masked(secret):
+            bearer = m is not None and m.group(1).lower() == "bearer"
+            return [(secret, "bearer_token" if bearer else "key_name", None)]
+        return []
+    head = text.lstrip()[:1]
+    if head in ("{", "[") and depth < 4 and len(text) <= _JSON_TEXT_MAX:
+        try:
+            inner_value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            inner_value = None
+        if isinstance(inner_value, dict | list):
+            out: list[tuple[str, str, tuple[Part, ...] | None]] = []
+            for parts, leaf in iter_leaves(inner_value, skip=_is_envelope):
+                if isinstance(leaf, str):
+                    for secret, detector, _ in _scan_string(leaf, _last_key(parts), depth + 1):
+                        out.append((secret, detector, parts))
+            return out
+    entropy = key is None or not _is_id_key(key)
+    return [(s, d, None) for s, d in scan_text(text, entropy)]
+
+
+def scan_value(
+    value: Any, prefix: tuple[Part, ...], config: SecretConfig | None = None
+) -> list[SecretHit]:
+    """Every secret below ``value`` (found at ``prefix`` in the entry), in document order,
+    allowed ones left out. Values at ``config.paths`` are hits of kind ``redact_path``."""
+    config = config or _DEFAULT
+    hits: list[SecretHit] = []
+    for parts, leaf in iter_leaves(value, prefix, skip=_is_envelope):
+        if config._paths and config.redact_path(parts):
+            if isinstance(leaf, str) and not looks_masked(leaf) and not config.allowed(parts, leaf):
+                hits.append(SecretHit(parts, leaf, "redact_path"))
+            continue
+        if not isinstance(leaf, str):
+            continue
+        for secret, detector, inner in _scan_string(leaf, _last_key(parts)):
+            if not config.allowed(parts, secret):
+                hits.append(SecretHit(parts, secret, detector, inner))
+    return hits
+
+
+_DEFAULT = SecretConfig()
+
+
+def entry_parts(entry: Entry) -> list[tuple[str, Any]]:
+    """The parts of an entry a secret can be in: ``args``, ``response`` or ``error``, and
+    every extra field, as ``(name, value)``."""
+    out: list[tuple[str, Any]] = [("args", entry.args)]
+    out.append(("error", entry.error) if entry.is_error else ("response", entry.response))
+    out.extend(entry.extra.items())
+    return out
+
+
+def scan_entry(entry: Entry, config: SecretConfig | None = None) -> list[SecretHit]:
+    """Every secret in ``entry`` (args, response or error, extra fields)."""
+    hits: list[SecretHit] = []
+    for name, value in entry_parts(entry):
+        hits.extend(scan_value(value, (name,), config))
+    return hits
+
+
+def mask_value(value: Any, key: str | None = None) -> Any:
+    """``value`` for display: each secret in it (the scan without config; ``key``: the key
+    a bare string was found under) replaced by ``mask(secret)`` in guillemets, so a screen
+    never shows one whole. Returns ``value`` itself when nothing is a secret."""
+    if isinstance(value, str):
+        secrets = [s for s, _, _ in _scan_string(value, key)]
+        return _mask_text(value, secrets) if secrets else value
+    hits = scan_value(value, ())
+    if not hits:
+        return value
+    by_leaf: dict[tuple[Part, ...], list[str]] = {}
+    for hit in hits:
+        by_leaf.setdefault(hit.parts, []).append(hit.secret)
+    for parts, secrets in by_leaf.items():
+        value = _replace_at(value, parts, lambda leaf, s=secrets: _mask_text(leaf, s))
+    return value
+
+
+def _mask_text(text: str, secrets: list[str]) -> str:
+    import json as _json
+
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        shown = f"«{mask(secret)}»"
+        text = text.replace(secret, shown)
+        escaped = _json.dumps(secret, ensure_ascii=False)[1:-1]
+        if escaped != secret:
+            text = text.replace(escaped, shown)
+    return text
+
+
+def _replace_at(value: Any, parts: tuple[Part, ...], fn: Any) -> Any:
+    if not parts:
+        return fn(value) if isinstance(value, str) else value
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replace_at(value[head], rest, fn)}
+    if isinstance(value, list) and isinstance(head, int):
+        out = list(value)
+        out[head] = _replace_at(value[head], rest, fn)
+        return out
+    return value
+
+
+_LABELS = {
+    "key_name": "a value under a secret-named key",
+    "bearer_token": "a bearer token",
+    "password_assignment": "a password assignment",
+    "private_key": "a private key",
+    "basic_auth_credentials": "a password in a URL",
+    "high_entropy_base64": "a high-entropy string",
+    "high_entropy_hex": "a high-entropy hex string",
+    "redact_path": "a value at a redact path",
+}
+
+
+def hit_finding(seq: int, hit: SecretHit) -> Finding:
+    """The ``secret`` finding of one hit; the message shows the value masked only."""
+    label = _LABELS.get(hit.detector, f"a {hit.detector.replace('_', ' ')}")
+    where = hit.path
+    if hit.inner is not None:
+        where += f" (in the JSON text, at {format_path(hit.inner)})"
+    return Finding(
+        kind="secret",
+        seq=seq,
+        path=hit.path,
+        seqs=(seq,),
+        message=f"{label} at {where}: {hit.masked}, hash {hit.hash8}; redact it "
+        f"(cassette-tui redact), or mark it as not a secret "
+        f'(allow_hashes = ["{hit.hash8}"] under [tool.cassette.redact])',
+        action="cassette-tui redact FILE -o OUT",
+        evidence={
+            "detector": hit.detector,
+            "masked": hit.masked,
+            "hash": hit.hash8,
+            "inner_path": format_path(hit.inner) if hit.inner is not None else None,
+        },
+    )
+
+
+def secret_scan_job(
+    cassette: Cassette, config: SecretConfig | None = None
+) -> Generator[Progress, None, list[Finding]]:
+    """Scan every entry: yields ``Progress(stage="secrets", unit="entries")`` every 1000
+    entries; returns the ``secret`` findings in entry order."""
+    findings: list[Finding] = []
+    total = len(cassette)
+    # the entry as parsed, without the defensive copy ``cassette[i]`` makes: only read here
+    entry_at = getattr(cassette, "_entry", cassette.__getitem__)
+    for i in range(total):
+        entry = entry_at(i)
+        if i % 1000 == 0:
+            yield Progress("secrets", i, total, "entries")
+        for hit in scan_entry(entry, config):
+            findings.append(hit_finding(entry.seq, hit))
+    yield Progress("secrets", total, total, "entries")
+    return findings
+
+
+def check_rows(findings: Iterable[Finding]) -> list[dict[str, Any]]:
+    """``check --json`` rows of ``secret`` findings: the usual fields plus ``"secret":
+    {"detector", "masked", "hash", "inner_path"}`` (the value itself never)."""
+    rows = []
+    for f in findings:
+        row = f.to_check_json()
+        row["secret"] = dict(f.evidence)
+        rows.append(row)
+    return rows
+
+
+def secret_findings(cassette: Cassette, config: SecretConfig | None = None) -> list[Finding]:
+    """``secret_scan_job`` run to its end."""
+    from .jobs import run_job
+
+    return run_job(secret_scan_job(cassette, config))

@@ -1,0 +1,74 @@
+"""The app never shows a secret whole: secret findings in the single-file view (summary and
+row marks), masked values in the detail pane of one cassette and of a pair."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cassette_tui.core.sources import open_cassette
+from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.screens.pair import PairScreen
+from cassette_tui.tui.screens.single import SingleScreen
+from support.pilot import press, screen_text, settle, sync
+
+TOKEN = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+SIZE = (80, 24)
+
+
+def cassette_file(tmp_path: Path, name: str, token: str) -> Path:
+    rows = [
+        {
+            "seq": 1,
+            "tool": "call_api",
+            "args": {"headers": {"Authorization": f"Bearer {token}"}},
+            "response": {"user": "demo", "access_token": token},
+        },
+        {"seq": 2, "tool": "search_docs", "args": {"q": "x"}, "response": {"hits": 1}},
+    ]
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def detail_text(app: CassetteApp) -> str:
+    return app.screen.query_one("#detail").body_text()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def no_project_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("CASSETTE_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+@sync
+async def test_single_view_marks_secret_findings_and_masks_values(tmp_path: Path) -> None:
+    app = CassetteApp(open_cassette(cassette_file(tmp_path, "c.jsonl", TOKEN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, SingleScreen)
+        kinds = [f.kind for f in app.screen.findings or []]
+        assert kinds.count("secret") == 2
+        assert set(app.screen.by_seq) == {1}  # the entry holding them carries the mark
+        text = detail_text(app)
+        assert "secret" in text and "ghp_…(40 chars)" in text
+        assert TOKEN not in text and TOKEN[4:12] not in text
+        await press(pilot, "enter")  # the step full-screen too
+        shown = screen_text(app)
+        assert "Authorization" in shown and TOKEN[4:12] not in shown
+
+
+@sync
+async def test_pair_detail_and_drift_mask_values(tmp_path: Path) -> None:
+    other = TOKEN[:-4] + "WXYZ"
+    a = open_cassette(cassette_file(tmp_path, "a.jsonl", TOKEN))
+    b = open_cassette(cassette_file(tmp_path, "b.jsonl", other))
+    app = CassetteApp(a, b)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PairScreen)
+        text = detail_text(app)
+        assert "drift" in text and "ghp_…(40 chars)" in text
+        for secret in (TOKEN, other):
+            assert secret[4:12] not in text

@@ -1,0 +1,126 @@
+"""``cassette-tui redact FILE -o OUT``: replace every secret with a stable placeholder
+(headless; no Textual).
+
+    cassette-tui redact runs/fail.jsonl -o runs/fail.redacted.jsonl
+    cassette-tui redact runs/fail.jsonl --in-place        # keeps runs/fail.jsonl.bak
+
+Each secret the scan of ``check`` finds, and each value at a ``redact.paths`` pattern of
+the config, becomes ``<redacted:KIND:HASH8>`` (the same secret, the same placeholder);
+every ``args_digest`` is recomputed. Replay redacts the agent's live args the same way, so
+the redacted cassette still matches the real calls. FILE may be any format ``check``
+reads (a VCR cassette, say); the output is a cassette (JSONL). The output is written
+atomically; an existing OUT is only replaced with ``--force``; ``--in-place`` copies FILE
+to FILE.bak (``--backup`` names another path; never over an existing file) first.
+
+Exit status: 0 written, 2 bad usage, unreadable input or an existing output.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN
+from cassette_tui.core.errors import CassetteError
+from cassette_tui.core.jobs import run_job
+from cassette_tui.core.normalize import load_rules
+from cassette_tui.core.redact import redact_job
+from cassette_tui.core.secrets import load_secret_config
+from cassette_tui.core.sources import detect_format, open_cassette
+
+from ._options import config_option, from_option
+from ._output import echo_json, safe
+from ._progress import progress_on_stderr
+
+
+def _fail(message: object) -> None:
+    click.echo(f"cassette-tui redact: {safe(message)}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+@click.command("redact")
+@click.argument("file", type=str)
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The redacted cassette to write.",
+)
+@click.option("--in-place", is_flag=True, help="Replace FILE itself (a backup is kept).")
+@click.option(
+    "--backup",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where --in-place copies FILE first (default: FILE.bak).",
+)
+@click.option("--force", is_flag=True, help="Replace an existing OUT.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+@from_option("Read FILE as this format instead of detecting it.")
+@config_option
+def redact(
+    file: str,
+    out: Path | None,
+    in_place: bool,
+    backup: Path | None,
+    force: bool,
+    as_json: bool,
+    fmt: str | None,
+    config: str | None,
+) -> None:
+    """Replace every secret in FILE with <redacted:KIND:HASH8> and write OUT.
+
+    \b
+    Secrets: what `check --secrets` finds, and values at the config's redact.paths.
+    Args digests are recomputed; replay redacts live args the same way.
+    Exit status: 0 written, 2 bad usage, unreadable input or an existing output.
+    """
+    if (out is None) == (not in_place):
+        _fail("give exactly one of -o OUT or --in-place")
+    if backup is not None and not in_place:
+        _fail("--backup goes with --in-place")
+    try:
+        rules = load_rules(config)
+        secrets = load_secret_config(config)
+        if in_place and detect_format(file, fmt=fmt) != "cassette":
+            _fail(f"{file}: --in-place needs a cassette (JSONL); write this one with -o OUT")
+        cassette = open_cassette(file, fmt=fmt, rules=rules)
+    except (CassetteError, ValueError, OSError) as exc:
+        _fail(exc)
+        return
+    target = Path(file) if in_place else out
+    assert target is not None
+    keep = (backup or Path(file + ".bak")) if in_place else None
+    try:
+        with progress_on_stderr() as sink:
+            result = run_job(
+                redact_job(
+                    cassette, target, config=secrets, overwrite=force or in_place, backup=keep
+                ),
+                sink,
+            )
+    except (CassetteError, OSError) as exc:
+        _fail(exc)
+        return
+    if as_json:
+        echo_json(
+            {
+                "file": file,
+                "out": str(result.out),
+                "entries": result.entries,
+                "replaced": result.replaced,
+                "changed_entries": result.changed_entries,
+                "backup": str(result.backup) if result.backup else None,
+            }
+        )
+    else:
+        line = (
+            f"{safe(file)}: {result.replaced} secret(s) replaced in "
+            f"{result.changed_entries} of {result.entries} entries -> {safe(result.out)}"
+        )
+        if result.backup is not None:
+            line += f" (original kept as {safe(result.backup)})"
+        click.echo(line)
+    sys.exit(EXIT_CLEAN)
