@@ -299,4 +299,3 @@ def diff_cassettes(
     statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
     refined = refine_rows(a, b, rows, statuses)  # metadata-only drift, moved calls
     return DiffResult(a, b, align, rows if refined is None else refined)
-
