@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT
@@ -43,9 +43,9 @@ def terminal_problem() -> str | None:
     )
 
 
-def _isatty(stream: object) -> bool:
+def _isatty(stream: TextIO | None) -> bool:
     try:
-        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+        return bool(stream is not None and stream.isatty())
     except (AttributeError, ValueError, OSError):  # closed or odd streams
         return False
 
