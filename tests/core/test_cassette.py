@@ -197,7 +197,9 @@ entries = st.lists(
 )
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(entries)
 def test_load_save_round_trip(tmp_path: Path, items: list[Any]) -> None:
     made = [
