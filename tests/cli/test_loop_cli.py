@@ -15,7 +15,7 @@ import pytest
 from cassette_tui.core import load
 from cassette_tui.core.isolation import probe_netns
 from support.factory import entry, write_cassette
-from support.loop import DEMO_AGENT, agent_cmd, alive, loop_cassette
+from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES, SCRIPT
 
 
@@ -67,7 +67,7 @@ def test_replay_unused_entries_and_timeout(tmp_path: Path) -> None:
     piddir.mkdir()
     done = cli("replay", str(cassette), "--agent", agent_cmd("hang", str(piddir)), "--timeout", "2")
     assert done.returncode == 1 and "timeout after 2." in done.stdout
-    assert not any(alive(int(p)) for f in piddir.glob("*") for p in f.read_text().split())
+    assert not still_alive([int(p) for f in piddir.glob("*") for p in f.read_text().split()])
 
 
 @pytest.mark.parametrize("isolation", ["netns", "guard"])
@@ -173,7 +173,7 @@ def test_ctrl_c_cancels_the_gate_kills_the_runs_and_prints_the_partial_result(
     assert proc.returncode == 130, err
     assert "cancelled after 0 of 4 runs" in out and "4 cancelled" in out
     pids = [int(p) for f in piddir.glob("*.pids") for p in f.read_text().split()]
-    assert len(pids) == 4 and not any(alive(pid) for pid in pids)
+    assert len(pids) == 4 and not still_alive(pids)
 
 
 def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:

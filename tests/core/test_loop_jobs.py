@@ -19,7 +19,7 @@ from cassette_tui.core.gate import gate_job, replay_job
 from cassette_tui.core.isolation import IsolationError, choose, probe_netns
 from cassette_tui.core.jobs import CancelToken, Progress, run_job
 from cassette_tui.core.loop import record_job
-from support.loop import DEMO_AGENT, agent_cmd, alive, loop_cassette
+from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES
 
 NETNS = probe_netns()[0]
@@ -224,7 +224,7 @@ def test_a_hanging_agent_is_killed_at_its_timeout_with_its_children(tmp_path: Pa
     assert result.run.status == "timeout" and not result.run.passed
     pids = _pids(piddir)
     assert len(pids) == 2
-    assert not any(alive(pid) for pid in pids)
+    assert not still_alive(pids)
 
 
 @pytest.mark.parametrize(("mode", "needle"), [("crash", "boom"), ("abort", "")])
@@ -286,7 +286,7 @@ def test_cancel_kills_every_process_group_and_keeps_the_partial_result(tmp_path:
     assert sum(r.exit_code is not None for r in result.results) == 2  # two had started
     assert result.verdict == "incomplete" and result.to_json()["cancelled"] is True
     pids = _pids(piddir)
-    assert len(pids) == 4 and not any(alive(pid) for pid in pids)
+    assert len(pids) == 4 and not still_alive(pids)
 
 
 def test_a_partial_gate_keeps_the_runs_that_finished(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 from .paths import ROOT
@@ -46,3 +47,15 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def still_alive(pids: list[int], within: float = 10.0) -> list[int]:
+    """The pids still alive after up to ``within`` seconds: a SIGKILL sent to a process
+    group is delivered asynchronously, so a loaded machine may show a killed child for a
+    moment. A process the runner failed to kill (the test agents hang forever) stays."""
+    deadline = time.monotonic() + within
+    while True:
+        left = [pid for pid in pids if alive(pid)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
