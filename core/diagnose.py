@@ -46,7 +46,8 @@ from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsonpath import format_path as json_path
 from .jsonpath import iter_leaves
 from .normalize import NormalizationRules, over_normalization
-from .volatile import value_kind
+from .urls import is_url_spelling
+from .volatile import difference_kind, volatile_kind
 
 if TYPE_CHECKING:
     from .cassette import Cassette
@@ -367,7 +368,7 @@ def _null_or_volatile(d: DriftItem) -> str:
         return f"{d.path} absent in A, {_short(d.b, 30)} in B"
     if d.change is Change.REMOVED:
         return f"{d.path} {_short(d.a, 30)} in A, absent in B"
-    return f"{d.path} {_short(d.a, 30)} -> {_short(d.b, 30)} ({value_kind(d.a)})"
+    return f"{d.path} {_short(d.a, 30)} -> {_short(d.b, 30)} ({difference_kind(d.a, d.b)})"
 
 
 def _volatile_presets(items: list[DriftItem]) -> dict[str, str] | None:
@@ -383,7 +384,11 @@ def _volatile_presets(items: list[DriftItem]) -> dict[str, str] | None:
             continue
         if item.change is not Change.VALUE_CHANGED:
             return None
-        ka, kb = value_kind(item.a), value_kind(item.b)
+        if is_url_spelling(item.a, item.b):
+            presets[item.path] = "url"  # one URL written two ways
+            continue
+        # a bare date (a flight date) that differs is a different request, not volatile
+        ka, kb = volatile_kind(item.a), volatile_kind(item.b)
         pa, pb = PRESET_FOR_KIND.get(ka or ""), PRESET_FOR_KIND.get(kb or "")
         if pa is None or pa != pb:
             return None
@@ -417,7 +422,11 @@ def _args_misses(
         items = [d for d in result.drift(index) if d.part == "args"]
         shown = "; ".join(_null_or_volatile(d) for d in items[:3])
         rule_text = ", ".join(proposed.describe())
-        what = "nulls against left-out args" if names == ("nulls",) else "volatile values"
+        kinds: dict[tuple[str, ...], str] = {
+            ("nulls",): "nulls against left-out args",
+            ("url",): "spellings of one URL",
+        }
+        what = kinds.get(names, "volatile values")
         message = (
             f"{tool} args differ only in {what} at {_n(len(hits), 'step')}, first at "
             f"A seq {row.a_seq} / B seq {row.b_seq}: {shown}. Replay would miss: normalize "

@@ -20,7 +20,7 @@ from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
 from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .outcome import outcome_index_job
-from .refine import QUIET, refine_rows
+from .refine import QUIET, numeric_drift, refine_rows
 
 
 class DiffResult:
@@ -157,6 +157,8 @@ class DiffResult:
                 }
                 for item in drift
             ],
+            # how large the numeric drift is: {"count", "max_abs_delta"}, or null
+            "numbers": numeric_drift(drift),
         }
 
     def rows_json_job(
@@ -233,6 +235,7 @@ def diff_job(
     token: CancelToken | None = None,
     *,
     outcomes: bool = True,
+    tolerance: float | None = None,
 ) -> JobGenerator[DiffResult]:
     """``diff_cassettes(a, b, align)`` (exact) as a job: computes both cassettes' keys
     (``Cassette.keys_job``, progress ``"keys"`` in entries) and their outcomes
@@ -258,7 +261,7 @@ def diff_job(
     yield Progress("align", 0, None, "rows")
     if cancel is not None:
         cancel.raise_if_cancelled()
-    result = diff_cassettes(a, b, align)
+    result = diff_cassettes(a, b, align, tolerance=tolerance)
     yield Progress("align", len(result.rows), len(result.rows), "rows")
     return result
 
@@ -276,7 +279,12 @@ def _unsure_pairs(a: Cassette, b: Cassette) -> int:
 
 
 def diff_cassettes(
-    a: Cassette, b: Cassette, align: str = "seq", *, exact: bool = True
+    a: Cassette,
+    b: Cassette,
+    align: str = "seq",
+    *,
+    exact: bool = True,
+    tolerance: float | None = None,
 ) -> DiffResult:
     """Align cassette ``a`` against cassette ``b`` and return the ``DiffResult``.
 
@@ -284,7 +292,8 @@ def diff_cassettes(
     ``align.py``). Reads every entry's outcome once (one sequential pass per file-backed
     cassette) but runs no deepdiff. ``exact=False`` (by seq): when many responses differ in
     their bytes, skip those reads and call them ``response_drift`` for now
-    (``DiffResult.exact`` is then False; see ``align.seq_statuses``).
+    (``DiffResult.exact`` is then False; see ``align.seq_statuses``). ``tolerance``: an
+    absolute |Δ| within which numbers in responses count as equal (see ``refine.py``).
 
     Raises:
         ValueError: an unknown ``align``.
@@ -297,5 +306,6 @@ def diff_cassettes(
     if isinstance(rows, SeqRows) and rows.provisional:
         return DiffResult(a, b, align, rows)  # the quick first look: no second look yet
     statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
-    refined = refine_rows(a, b, rows, statuses)  # metadata-only drift, moved calls
+    # metadata-only drift, moved calls, numbers within the tolerance
+    refined = refine_rows(a, b, rows, statuses, tolerance)
     return DiffResult(a, b, align, rows if refined is None else refined)

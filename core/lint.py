@@ -21,6 +21,8 @@ Finding kinds (``LintFinding.kind``):
     ``{"_binary": true, "encoding": "base64", "data": ...}``, which is never flagged.
 ``seq_order``
     A ``seq`` that repeats an earlier one or is lower than the one before it.
+``over_normalization`` / ``unused_rule``
+    The configured normalization rules checked against the data (see ``rulecheck.py``).
 ``secret``
     Reserved for the redaction pass (not produced by ``lint``).
 """
@@ -34,7 +36,8 @@ from typing import TYPE_CHECKING, Any
 from .findings import Finding
 from .jsonpath import format_path, iter_leaves
 from .repeats import classify
-from .volatile import value_kind
+from .rulecheck import rule_findings
+from .volatile import volatile_kind
 
 if TYPE_CHECKING:
     from .cassette import Cassette
@@ -47,6 +50,8 @@ KINDS = (
     "volatile_arg",
     "binary_as_text",
     "seq_order",
+    "over_normalization",
+    "unused_rule",
     "secret",
 )
 
@@ -170,12 +175,18 @@ def lint(cassette: Cassette) -> list[Finding]:
             )
     for here in per_entry:
         findings.extend(here)
+    # the configured rules against the data: over-normalization, rules matching nothing
+    checked = rule_findings(cassette)
+    merged = {f.seqs for f in checked if f.kind == "over_normalization"}
+    if merged:  # calls merged by a rule are not repeats of one call
+        findings = [f for f in findings if not (f.kind == "repeated_key" and f.seqs in merged)]
+    findings.extend(checked)
     return findings
 
 
 def _volatile_leaves(value: Any) -> Iterator[tuple[str, Any, str]]:
     for parts, leaf in iter_leaves(value):
-        kind = value_kind(leaf)
+        kind = volatile_kind(leaf)  # a bare date (flight, birth date) is domain data
         if kind is not None:
             yield format_path(parts), leaf, kind
 

@@ -22,7 +22,9 @@ order whatever order the config lists them in:
     ``<epoch>``), ``request_id`` (``req_8f3a...`` to ``<request_id>``) and ``path``
     (paths under the project root made relative to it, the home folder to ``~``, temporary
     paths to ``<tmp>/`` + their file name) and ``nulls`` (object keys whose value is
-    ``null`` dropped: an explicit ``null`` asks the same as a left-out optional arg).
+    ``null`` dropped: an explicit ``null`` asks the same as a left-out optional arg) and
+    ``url`` (every absolute URL in one spelling: query order, ``+``/``%20``, escape case,
+    default port; see ``urls.canonical_url``).
 
 Rules are read from ``[tool.cassette.normalize]`` in ``pyproject.toml`` or from the
 top-level ``[normalize]`` table of ``cassette.toml`` (see ``load_rules``)::
@@ -60,12 +62,13 @@ from .jsonpath import (
     parse_path,
     segment_matches,
 )
+from .urls import canonical_url
 from .volatile import ISO_TIMESTAMP_RE, REQUEST_ID_RE, TEMP_PATH_RE, UUID_RE, is_epoch
 
 if TYPE_CHECKING:
     from .cassette import Cassette
 
-PRESETS = ("uuid", "timestamp", "request_id", "path", "nulls")
+PRESETS = ("uuid", "timestamp", "request_id", "path", "nulls", "url")
 #: the environment variable naming a config file (``constants.ENV_CONFIG``)
 CONFIG_ENV = ENV_CONFIG
 _IDENTIFIER_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -332,6 +335,8 @@ def _preset_path(rule: PresetRule) -> Callable[[Any], Any]:
 
 _PRESET_FUNCS: dict[str, Callable[[PresetRule], Callable[[Any], Any]]] = {
     "nulls": lambda _rule: lambda v: v,  # a key-dropping preset: see PresetRule.apply
+    # one spelling per URL: query order, +/%20, escape case, default port (urls.py)
+    "url": lambda _rule: lambda v: canonical_url(v) if isinstance(v, str) else v,
     "uuid": _preset_uuid,
     "timestamp": _preset_timestamp,
     "request_id": _preset_request_id,

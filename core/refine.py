@@ -14,17 +14,24 @@ Two kinds of difference are real but are not where two runs part:
     same multiset of (key, outcome). Each A entry is paired with its B twin, status
     ``moved``; not a divergence, and no advice about how the agent built its args.
 
-``refine_rows`` applies both to the rows of either alignment.
+``same`` within a tolerance
+    With ``tolerance`` (``diff --tolerance``), response drift made only of numbers whose
+    |Δ| is within it (float noise in embeddings and scores) is ``same``; it is never the
+    first divergence, whatever follows. ``numeric_drift`` says how large a row's numeric
+    drift is (count, largest |Δ|).
+
+``refine_rows`` applies these to the rows of either alignment.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .align import build_row
-from .diff_model import Row, Status
+from .diff_model import DriftItem, Row, Status
 from .volatile import response_metadata_reason
 
 if TYPE_CHECKING:
@@ -39,14 +46,22 @@ MAX_METADATA_ROWS = 20_000
 MAX_MOVED_WINDOW = 256
 
 
-def metadata_only(tool: str, a: Any, b: Any, cassette_a: Cassette) -> bool:
-    """Whether responses ``a`` and ``b`` differ, and only in volatile metadata (see the
-    module docstring) or at paths the cassette's ``metadata`` rules name."""
+def _is_number(v: Any) -> bool:
+    return type(v) in (int, float)
+
+
+def classify_response_drift(
+    tool: str, a: Any, b: Any, cassette_a: Cassette, tolerance: float | None = None
+) -> str | None:
+    """How responses ``a`` and ``b`` differ: ``"noise"`` (only numbers within
+    ``tolerance``), ``"metadata"`` (only volatile metadata, or metadata and noise; see the
+    module docstring, or paths the cassette's ``metadata`` rules name), or ``None`` (the
+    answer differs, or they are equal)."""
     rules = cassette_a.rules
     strip = getattr(rules, "strip_metadata", None)
     if strip is not None:
         a, b = strip(tool, a), strip(tool, b)
-    found = False
+    metadata = noise = False
     stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
     while stack:
         parts, x, y = stack.pop()
@@ -55,26 +70,62 @@ def metadata_only(tool: str, a: Any, b: Any, cassette_a: Cassette) -> bool:
                 if k in x and k in y:
                     stack.append(((*parts, k), x[k], y[k]))
                 elif response_metadata_reason(a, b, (*parts, k), None, None) is None:
-                    return False
+                    return None
                 else:
-                    found = True
+                    metadata = True
             continue
         if type(x) is list and type(y) is list and len(x) == len(y):
             stack.extend(((*parts, i), p, q) for i, (p, q) in enumerate(zip(x, y, strict=True)))
             continue
         if type(x) is type(y) and (x == y or (x != x and y != y)):  # noqa: PLR0124 - NaN
             continue
+        if (
+            tolerance is not None
+            and _is_number(x)
+            and _is_number(y)
+            and math.isfinite(x)
+            and math.isfinite(y)
+            and abs(x - y) <= tolerance
+        ):
+            noise = True
+            continue
         if response_metadata_reason(a, b, parts, x, y) is None:
-            return False
-        found = True
-    return found
+            return None
+        metadata = True
+    if metadata:
+        return "metadata"
+    return "noise" if noise else None
+
+
+def metadata_only(tool: str, a: Any, b: Any, cassette_a: Cassette) -> bool:
+    """Whether responses ``a`` and ``b`` differ, and only in volatile metadata."""
+    return classify_response_drift(tool, a, b, cassette_a) == "metadata"
+
+
+def numeric_drift(items: Sequence[DriftItem]) -> dict[str, Any] | None:
+    """How large a row's numeric drift is: ``{"count": n, "max_abs_delta": x}`` over the
+    drift items whose two sides are finite numbers (``None`` when there are none)."""
+    deltas = [
+        abs(i.a - i.b)
+        for i in items
+        if _is_number(i.a) and _is_number(i.b) and math.isfinite(i.a) and math.isfinite(i.b)
+    ]
+    if not deltas:
+        return None
+    return {"count": len(deltas), "max_abs_delta": max(deltas)}
 
 
 def refine_rows(
-    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+    a: Cassette,
+    b: Cassette,
+    rows: Sequence[Row],
+    statuses: Sequence[Status],
+    tolerance: float | None = None,
 ) -> list[Row] | None:
     """The rows with ``metadata_drift`` and ``moved`` found (see the module docstring),
-    or ``None`` when there is neither (the caller keeps its rows, lazy ones included)."""
+    and with ``tolerance`` (an absolute |Δ|) response drift made only of numbers within
+    it turned ``same`` (float noise: embeddings, scores); ``None`` when nothing changed
+    (the caller keeps its rows, lazy ones included)."""
     changed: dict[int, Row] = {}
     examined = 0
     for index, status in enumerate(statuses):
@@ -87,8 +138,11 @@ def refine_rows(
         ea, eb = a._entry(row.a), b._entry(row.b)
         if ea.is_error or eb.is_error:
             continue
-        if metadata_only(row.tool, ea.response, eb.response, a):
+        how = classify_response_drift(row.tool, ea.response, eb.response, a, tolerance)
+        if how == "metadata":
             changed[index] = _with_status(row, Status.METADATA_DRIFT)
+        elif how == "noise":
+            changed[index] = _with_status(row, Status.SAME)
     quiet = [(changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)]
     windows: list[tuple[int, int, list[Row]]] = []
     i = 0

@@ -15,6 +15,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+from .urls import is_url_spelling
+
 #: value kinds returned by ``value_kind``
 KINDS = ("uuid", "timestamp", "epoch", "request_id", "temp_path", "abs_path")
 
@@ -125,12 +127,15 @@ def difference_kind(a: Any, b: Any) -> str:
     """Name the kind of a difference between two values at the same path.
 
     Returns ``"number type"`` (the same number as int and float, ``1`` vs ``1.0``),
+    ``"url spelling"`` (two spellings of one URL, see ``urls.py``),
     ``"uuid"``, ``"timestamp"`` (ISO-8601 or epoch on both sides), ``"request id"``,
     ``"absolute path"`` (both absolute or temp paths, or one path and one other string),
     or ``"other"``. Equal values also give ``"other"``: call it on differences only.
     """
     if _is_number(a) and _is_number(b) and type(a) is not type(b) and a == b:
         return "number type"
+    if is_url_spelling(a, b):
+        return "url spelling"  # one URL written two ways (the url preset)
     ka, kb = value_kind(a), value_kind(b)
     na, nb = _DIFFERENCE_NAMES.get(ka or ""), _DIFFERENCE_NAMES.get(kb or "")
     if na is not None and na == nb:
@@ -225,3 +230,14 @@ def response_metadata_reason(response_a: Any, response_b: Any, parts: tuple[Any,
     if is_date_time(a) and is_date_time(b):
         return "timestamp"
     return None
+
+
+def volatile_kind(value: Any) -> str | None:
+    """``value_kind(value)``, except that a bare ISO date (``2024-06-01``: a flight date,
+    a birth date) is domain data, not a volatile timestamp: ``None``. A date-time with a
+    time of day, an epoch, a uuid... keep their kind. Used where a kind is taken as a
+    sign that the value changes on every run (lint, the diagnosis' proposed presets)."""
+    kind = value_kind(value)
+    if kind == "timestamp" and not is_date_time(value):
+        return None
+    return kind

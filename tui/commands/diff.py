@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import orjson
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.refine import numeric_drift
 from cassette_tui.core.textspot import is_long_pair, spot
 from rich.text import Text
 
@@ -92,6 +93,13 @@ PROGRESS_MIN_ENTRIES = 20_000
     help="Rows listed in the human output (0: all). --json lists every row.",
 )
 @click.option("--all", "include_same", is_flag=True, help="List `same` rows too.")
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Numbers in responses within this absolute difference count as equal (float "
+    "noise in embeddings and scores).",
+)
 def diff(
     a: str,
     b: str,
@@ -101,6 +109,7 @@ def diff(
     config: str | None,
     limit: int,
     include_same: bool,
+    tolerance: float | None,
 ) -> None:
     """Align cassette A (the failing run) with B (the passing run) and diagnose.
 
@@ -130,7 +139,10 @@ def diff(
         with progress_on_stderr(None if big else False) as sink:
             # with --json every outcome is read first: a bad response is found before
             # any row is written, so stdout never holds half a document
-            result = run_job(diff_job(cassette_a, cassette_b, align, outcomes=as_json), sink)
+            result = run_job(
+                diff_job(cassette_a, cassette_b, align, outcomes=as_json, tolerance=tolerance),
+                sink,
+            )
             if as_json:
                 _stream_json(result, include_same, sink)
             else:
@@ -372,8 +384,18 @@ def _print_human(
     cut = shown if limit == 0 else shown[:limit]
     for index, row in cut:
         console.print(_row_line(index, row))
-        for line in _drift_lines(result.drift(index), layout):
+        drift = result.drift(index)
+        for line in _drift_lines(drift, layout):
             console.print(line)
+        numbers = numeric_drift(drift)
+        if numbers is not None:
+            console.print(
+                Text(
+                    f"      numbers: {numbers['count']} differ, largest |Δ| "
+                    f"{numbers['max_abs_delta']:.6g}",
+                    style="dim",
+                )
+            )
     if len(cut) < len(shown):
         console.print(
             Text(
