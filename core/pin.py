@@ -18,11 +18,11 @@ an existing one unless ``force``.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .cassette import Cassette, save
+from .cassette import Cassette, dump_line, save
 from .normalize import NormalizationRules
 from .sources import open_cassette
 
@@ -42,6 +42,78 @@ def fixture_name(tool: str, args_digest: str) -> str:
     name = re.sub(r"\.{2,}", ".", name)[:MAX_TOOL_CHARS].rstrip("._-") or "tool"
     hexpart = re.sub(r"[^0-9a-f]", "", args_digest.split(":")[-1].lower()) or "nodigest"
     return f"{name}-{hexpart}.jsonl"
+
+
+@dataclass(frozen=True)
+class PinPlan:
+    """A fixture about to be written: where (``target``), and what (``fixture``, one entry
+    renumbered ``seq`` 1 with its ``pinned`` provenance), under ``rules``. Made by
+    :func:`plan_pin`, written by :func:`write_pin`; the app shows it before writing."""
+
+    target: Path
+    fixture: Cassette
+    rules: NormalizationRules
+
+    def text(self) -> str:
+        """The fixture file's content as it will be written (one JSONL line)."""
+        return b"".join(dump_line(entry, self.rules) for entry in self.fixture).decode("utf-8")
+
+    @property
+    def exists(self) -> bool:
+        """A file is at ``target`` already (writing it needs ``force``)."""
+        return self.target.exists()
+
+
+def plan_pin(
+    cassette: Cassette,
+    seq: int,
+    out_dir: str | Path,
+    *,
+    source: str | Path | None = None,
+    reason: str | None = None,
+    now: datetime | None = None,
+) -> PinPlan:
+    """The fixture of the entry of ``cassette`` with ``seq`` in ``out_dir``, not written
+    yet. ``source`` is the provenance's source (default: the cassette's path).
+
+    Raises:
+        LookupError: no entry has ``seq`` (the message lists the range there is).
+        ValueError: the fixture's name would leave ``out_dir``.
+    """
+    where = source if source is not None else (cassette.path or "<memory>")
+    index = cassette.index_of_seq(seq)
+    if index is None:
+        seqs = cassette.seqs
+        have = f"seqs {min(seqs)}..{max(seqs)}" if seqs else "no entries"
+        raise LookupError(f"{where}: no entry with seq {seq} ({have})")
+    entry = cassette[index]
+    tool, args_digest = cassette.key(index)
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    provenance: dict[str, object] = {
+        "source": str(where),
+        "seq": seq,
+        "key": {"tool": tool, "args_digest": args_digest},
+        "date": stamp.isoformat().replace("+00:00", "Z"),
+    }
+    if reason:
+        provenance["reason"] = reason
+    pinned = replace(entry, seq=1, extra={**entry.extra, "pinned": provenance}, line=None)
+    folder = Path(out_dir)
+    target = folder / fixture_name(tool, args_digest)
+    # the name has no separator and no "..": it cannot leave the folder; checked anyway
+    if target.resolve().parent != folder.resolve():
+        raise ValueError(f"fixture name {target.name!r} would leave {folder}")
+    fixture = Cassette.from_entries([pinned], rules=cassette.rules)
+    return PinPlan(target, fixture, cassette.rules)
+
+
+def write_pin(plan: PinPlan, *, force: bool = False) -> Path:
+    """Write ``plan``'s fixture atomically (its folder created if needed); return its path.
+
+    Raises:
+        FileExistsError: the fixture exists and ``force`` is false.
+    """
+    return save(plan.fixture, plan.target, overwrite=force, rules=plan.rules)
 
 
 def pin(
@@ -64,27 +136,5 @@ def pin(
         FileExistsError: the fixture exists and ``force`` is false.
     """
     cassette: Cassette = open_cassette(source, fmt=fmt, rules=rules)
-    index = cassette.index_of_seq(seq)
-    if index is None:
-        seqs = cassette.seqs
-        have = f"seqs {min(seqs)}..{max(seqs)}" if seqs else "no entries"
-        raise LookupError(f"{source}: no entry with seq {seq} ({have})")
-    entry = cassette[index]
-    tool, args_digest = cassette.key(index)
-    stamp = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
-    provenance: dict[str, object] = {
-        "source": str(source),
-        "seq": seq,
-        "key": {"tool": tool, "args_digest": args_digest},
-        "date": stamp.isoformat().replace("+00:00", "Z"),
-    }
-    if reason:
-        provenance["reason"] = reason
-    pinned = replace(entry, seq=1, extra={**entry.extra, "pinned": provenance}, line=None)
-    folder = Path(out_dir)
-    target = folder / fixture_name(tool, args_digest)
-    # the name has no separator and no "..": it cannot leave the folder; checked anyway
-    if target.resolve().parent != folder.resolve():
-        raise ValueError(f"fixture name {target.name!r} would leave {folder}")
-    fixture = Cassette.from_entries([pinned], rules=cassette.rules)
-    return save(fixture, target, overwrite=force, rules=cassette.rules)
+    plan = plan_pin(cassette, seq, out_dir, source=source, reason=reason, now=now)
+    return write_pin(plan, force=force)

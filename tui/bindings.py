@@ -115,6 +115,13 @@ PAIR = [
         id="main.toggle_align",
         tooltip="Align the runs by seq / by call key",
     ),
+    Binding(
+        "p",
+        "pin",
+        "Pin",
+        id="main.pin",
+        tooltip="Pin the selected entry (A's, else B's) as a fixture: preview, then write",
+    ),
     *_MOVE,
 ]
 
@@ -177,6 +184,14 @@ HELP = [
     Binding("up,k", "scroll_up", "Scroll up", show=False, id="help.scroll_up"),
     Binding("g,home", "scroll_top", "Top", show=False, id="help.top"),
     Binding("G,end", "scroll_bottom", "Bottom", show=False, id="help.bottom"),
+]
+
+#: The pin preview (p on the main screen).
+PIN = [
+    Binding("enter,y", "confirm", "Write", id="pin.confirm", tooltip="Write the fixture"),
+    Binding("escape,n,q", "cancel", "Cancel", id="pin.cancel", tooltip="Leave without writing"),
+    Binding("down,j", "scroll_down", "Scroll down", show=False, id="pin.scroll_down"),
+    Binding("up,k", "scroll_up", "Scroll up", show=False, id="pin.scroll_up"),
 ]
 
 #: The run selector (a file holding many runs, such as tau-bench results).

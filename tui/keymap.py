@@ -50,13 +50,14 @@ def screens() -> dict[str, list[Binding]]:
     """Every screen's name (``KEYMAP_NAME``) and bindings, from the screen classes."""
     from .screens.help import HelpScreen
     from .screens.pair import PairScreen
+    from .screens.pin import PinScreen
     from .screens.select import SelectScreen
     from .screens.single import SingleScreen
     from .screens.step import StepScreen
 
     return {
         screen.KEYMAP_NAME: _bindings(screen.BINDINGS)
-        for screen in (PairScreen, SingleScreen, StepScreen, HelpScreen, SelectScreen)
+        for screen in (PairScreen, SingleScreen, StepScreen, HelpScreen, SelectScreen, PinScreen)
     }
 
 

@@ -13,7 +13,8 @@ import gc
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from cassette_tui.core.cassette import Cassette
@@ -31,11 +32,11 @@ ALIGNMENTS: tuple[Alignment, ...] = ("seq", "key")
 class LoopResults:
     """The debug loop's results for the open run, filled by the loop's screens (``None``
     until that step has run): the replay report, the gate verdict, the pinned entries and
-    the re-recorded cassette. Typed ``object`` until those screens land with their types."""
+    the re-recorded cassette. ``pins``: the fixture files written from the app, in order."""
 
     replay: object | None = None
     gate: object | None = None
-    pins: object | None = None
+    pins: list[Path] = field(default_factory=list)
     rerecord: object | None = None
 
 

@@ -21,6 +21,7 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Two cassettes (main screen)", bindings.PAIR),
     ("One cassette", bindings.SINGLE),
     ("Step full-screen (enter)", bindings.STEP),
+    ("Pin preview (p)", bindings.PIN),
     ("Run selector (a file of many runs)", [*bindings.RUNS, bindings.BACK_TO_RUNS]),
     ("Everywhere", bindings.APP),
     ("This help", bindings.HELP),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from cassette_tui.core.diff import DiffResult
 from cassette_tui.core.findings import Finding
 from cassette_tui.core.jobs import Cancelled, CancelToken, run_job
+from cassette_tui.core.pin import plan_pin
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
@@ -20,7 +22,11 @@ from ..text.detail import Limits, pair_detail, pair_title
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
+from .pin import PinScreen
 from .steps import StepsScreen
+
+#: where the pin key writes fixtures (relative to the working folder, as ``pin -o``)
+FIXTURES_DIR = Path("fixtures")
 
 #: what the header says while an exact diff runs
 _STAGES = {"outcomes": "reading every response", "align": "aligning"}
@@ -250,6 +256,32 @@ class PairScreen(StepsScreen):
     def action_first_divergence(self) -> None:
         if self.result is not None and self.result.first_divergence is not None:
             self.steps.cursor = self.result.first_divergence
+
+    def action_pin(self) -> None:
+        """Preview the selected entry (A's, else B's) as a fixture; enter writes it."""
+        result = self.result
+        if result is None or not len(self.model):
+            self.app.notify("nothing to pin yet: the diff is loading", timeout=3)
+            return
+        row = result.rows[self.steps.cursor]
+        a, b = self.session.pair()
+        cassette, index = (a, row.a) if row.a is not None else (b, row.b)
+        if index is None:
+            return
+        try:
+            plan = plan_pin(cassette, cassette.seq(index), FIXTURES_DIR)
+        except (LookupError, ValueError, OSError) as exc:
+            self.app.notify(
+                printable(f"cannot pin: {describe_error(exc)}"), severity="error", markup=False
+            )
+            return
+        self.app.push_screen(PinScreen(plan), self._pinned)
+
+    def _pinned(self, path: Path | None) -> None:
+        if path is None:
+            return
+        self.session.loop.pins.append(path)
+        self.app.notify(printable(f"pinned -> {path}"), markup=False, timeout=5)
 
 
 def diagnosis(result: DiffResult) -> tuple[list[Finding], str | None]:

@@ -1,0 +1,32 @@
+"""``plan_pin``/``write_pin``: the preview the app shows is byte for byte what is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cassette_tui.core.pin import plan_pin, write_pin
+from cassette_tui.core.sources import open_cassette
+
+
+def test_the_plan_is_what_gets_written(samples: Path, tmp_path: Path) -> None:
+    cassette = open_cassette(samples / "fail.jsonl")
+    seq = cassette.seqs[-1]
+    plan = plan_pin(cassette, seq, tmp_path / "fixtures", source="fail.jsonl", reason="flaky")
+    assert not plan.exists and not plan.target.exists()
+    path = write_pin(plan)
+    assert path == plan.target and plan.exists
+    assert path.read_text(encoding="utf-8") == plan.text()
+    fixture = open_cassette(path)
+    assert len(fixture) == 1
+    assert fixture[0].extra["pinned"]["source"] == "fail.jsonl"
+    assert fixture[0].extra["pinned"]["reason"] == "flaky"
+    with pytest.raises(FileExistsError):
+        write_pin(plan)
+    assert write_pin(plan, force=True) == path
+
+
+def test_an_unknown_seq_names_the_range(samples: Path, tmp_path: Path) -> None:
+    cassette = open_cassette(samples / "fail.jsonl")
+    with pytest.raises(LookupError, match=r"no entry with seq 999 \(seqs 1\.\."):
+        plan_pin(cassette, 999, tmp_path)

@@ -1,0 +1,64 @@
+"""The pin preview's text: where the fixture goes and what it holds, before it is written.
+
+Built from a ``core.pin.PinPlan``; no Textual here (the screen is ``tui/screens/pin.py``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from cassette_tui.core.pin import PinPlan
+from rich.text import Text
+
+from .safe import printable, printable_block
+
+
+def pin_heading(plan: PinPlan) -> Text:
+    """Two lines: which entry is pinned (source, seq, tool) and the fixture's path."""
+    provenance = plan.fixture[0].extra.get("pinned", {})
+    key = provenance.get("key", {}) if isinstance(provenance, dict) else {}
+    text = Text(no_wrap=False, end="")
+    text.append("Pin ", style="bold")
+    text.append(
+        printable(
+            f"seq {provenance.get('seq')} of {provenance.get('source')} "
+            f"({key.get('tool', plan.fixture[0].tool)})"
+        )
+    )
+    text.append("\nfile ", style="bold")
+    text.append(printable(str(plan.target)))
+    return text
+
+
+def pin_content(plan: PinPlan) -> Text:
+    """The fixture's one line, indented for reading (written as one JSONL line)."""
+    line = plan.text()
+    try:
+        shown = json.dumps(json.loads(line), indent=2, sort_keys=True, ensure_ascii=False)
+    except ValueError:
+        shown = line
+    text = Text(end="")
+    text.append("content (one JSONL line, shown indented)\n", style="dim")
+    text.append(printable_block(shown))
+    return text
+
+
+def pin_prompt(plan: PinPlan, armed: bool, error: str | None = None) -> Text:
+    """What enter will do: write, or (the file exists) ask again before replacing it."""
+    text = Text(end="")
+    if error:
+        text.append(printable(f"cannot write: {error}"), style="bold")
+        text.append("\n")
+    if armed:
+        text.append("! ", style="bold")
+        text.append(
+            printable(f"{plan.target.name} exists: enter again REPLACES it, escape keeps it"),
+            style="bold",
+        )
+    elif plan.exists:
+        text.append("! ", style="bold")
+        text.append(printable(f"{plan.target.name} exists already. "))
+        text.append("enter: replace (asks again) · escape: cancel")
+    else:
+        text.append("enter: write the fixture · escape: cancel")
+    return text
