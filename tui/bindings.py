@@ -119,6 +119,7 @@ PAIR = [
         "p",
         "pin",
         "Pin",
+        show=False,
         id="main.pin",
         tooltip="Pin the selected entry (A's, else B's) as a fixture: preview, then write",
     ),

@@ -17,6 +17,7 @@ from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem, screens
 from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.pair import PairScreen
+from cassette_tui.tui.screens.pin import PinScreen
 from cassette_tui.tui.screens.select import SelectScreen
 from cassette_tui.tui.screens.single import SingleScreen
 from cassette_tui.tui.screens.step import StepScreen
@@ -170,7 +171,8 @@ def test_n_answers_from_the_index_as_a_walk_would(a_tools, b_tools, start) -> No
 def test_the_keymap_checks_every_screen_class() -> None:
     table = screens()
     assert set(table) == {
-        cls.KEYMAP_NAME for cls in (PairScreen, SingleScreen, StepScreen, HelpScreen, SelectScreen)
+        cls.KEYMAP_NAME
+        for cls in (PairScreen, SingleScreen, StepScreen, HelpScreen, SelectScreen, PinScreen)
     }
     assert all(table.values())
     problem = keymap_problem({"step.expand": "n"})
