@@ -88,7 +88,8 @@ def lint(cassette: Cassette) -> list[Finding]:
     per_entry: list[list[Finding]] = []
     prev_seq: int | None = None
     seen_seqs: dict[int, int] = {}
-    for i, entry in enumerate(cassette):
+    for i in range(len(cassette)):
+        entry = cassette.entry_view(i)  # read only: no copy of each entry
         here: list[Finding] = []
         seq = entry.seq
         line = cassette.line(i)
@@ -220,9 +221,33 @@ def _is_envelope(node: Any) -> bool:
 
 def _binary_texts(value: Any, part: str) -> Iterator[tuple[str, str]]:
     """``(path, why)`` of every string leaf below ``value`` (the entry's ``part``,
-    ``"response"`` or ``"error"``) that looks like binary data decoded as text."""
-    for parts, leaf in iter_leaves(value, (part,), skip=_is_envelope):
-        if isinstance(leaf, str):
-            why = binary_text_reason(leaf)
-            if why is not None:
-                yield format_path(parts), why
+    ``"response"`` or ``"error"``) that looks like binary data decoded as text, in
+    document order. A base64 envelope is not entered. No recursion, and a path is built
+    only for a string that is flagged (this runs over every response of ``check``)."""
+    if type(value) is str:
+        why = binary_text_reason(value)
+        if why is not None:
+            yield format_path((part,)), why
+        return
+    if _is_envelope(value) or not isinstance(value, dict | list):
+        return
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    stack: list[tuple[tuple[Any, ...], Iterator[tuple[Any, Any]]]] = [((part,), iter(items))]
+    while stack:
+        parts, it = stack[-1]
+        for key, child in it:
+            kind = type(child)
+            if kind is str:
+                if child:
+                    why = binary_text_reason(child)
+                    if why is not None:
+                        yield format_path(parts + (key,)), why
+            elif kind is dict:
+                if child.get("_binary") is not True:
+                    stack.append((parts + (key,), iter(child.items())))
+                    break
+            elif kind is list:
+                stack.append((parts + (key,), iter(enumerate(child))))
+                break
+        else:
+            stack.pop()
