@@ -24,6 +24,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from .bindings import APP
+from .colours import apply_plain
 from .palette import StepActions
 from .session import Session
 
@@ -62,8 +63,14 @@ class CassetteApp(App[None]):
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
         handle_signals: bool = False,
+        plain: bool = False,
     ) -> None:
-        super().__init__()
+        # plain: default colours only (NO_COLOR, or a terminal of 16 colours or fewer;
+        # tui/colours.py). Textual reads NO_COLOR itself, but picks a greying filter.
+        plain = plain or "NO_COLOR" in os.environ
+        super().__init__(ansi_color=True if plain else None)
+        if plain:
+            apply_plain(self)
         self._handle_signals = handle_signals
         #: what is open, and what core computed about it
         self.session = Session(a, b, align=align, run_source=run_source)

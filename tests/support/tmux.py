@@ -35,7 +35,11 @@ class Tmux:
         self.last_error = out.stderr
         return out.stdout
 
-    def start(self, *command: str) -> None:
+    def start(self, *command: str, env: dict[str, str] | None = None) -> None:
+        """Start ``command`` in the session; ``env`` is set for the command only (``NO_COLOR``,
+        ``TERM=vt100``: tmux itself keeps its own terminal)."""
+        if env:
+            command = ("env", *(f"{k}={v}" for k, v in env.items()), *command)
         env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
         subprocess.run(
             [
@@ -67,6 +71,10 @@ class Tmux:
         joined."""
         extra = ("-J", "-S", "-") if history else ()
         return self.run("capture-pane", "-p", *extra, "-t", "e2e")
+
+    def screen_escapes(self) -> str:
+        """The visible screen with its colours and attributes (``capture-pane -e``)."""
+        return self.run("capture-pane", "-p", "-e", "-t", "e2e")
 
     def pane(self, fmt: str) -> str:
         return self.run("display-message", "-p", "-t", "e2e", fmt).strip()
@@ -102,6 +110,14 @@ class Tmux:
         )
 
 
-def open_pair(tmux: Tmux) -> str:
-    tmux.start(str(SCRIPT), str(SAMPLES / "fail.jsonl"), str(SAMPLES / "fix.jsonl"))
+#: the terminals the app is run in: a 256-colour one, NO_COLOR, a 16-colour vt100
+TERMINALS: dict[str, dict[str, str]] = {
+    "256-colour": {"TERM": "screen-256color"},
+    "NO_COLOR": {"TERM": "screen-256color", "NO_COLOR": "1"},
+    "vt100": {"TERM": "vt100"},
+}
+
+
+def open_pair(tmux: Tmux, env: dict[str, str] | None = None) -> str:
+    tmux.start(str(SCRIPT), str(SAMPLES / "fail.jsonl"), str(SAMPLES / "fix.jsonl"), env=env)
     return tmux.wait_for(lambda s: "first divergence" in s and "findings:" in s, "main screen")

@@ -156,8 +156,17 @@ def open_app(
 
     a = cassettes[0] if cassettes else None
     b = cassettes[1] if len(cassettes) > 1 else None
+    from ..colours import plain_colours
+
     app = CassetteApp(
-        a, b, run_source=source, align=align, theme=theme, keymap=keymap, handle_signals=True
+        a,
+        b,
+        run_source=source,
+        align=align,
+        theme=theme,
+        keymap=keymap,
+        handle_signals=True,
+        plain=plain_colours(),
     )
     app.run()
     # non-zero after a crash (Textual has printed the traceback) or a SIGTERM / SIGHUP
