@@ -18,6 +18,7 @@ from rich.style import Style
 from rich.text import Text
 
 from .marks import ERROR, LINT, REPEATED, STATUS_MARKS
+from .names import shorten
 from .safe import args_summary, compact, printable
 
 Styles = Mapping[str, Style]
@@ -95,12 +96,13 @@ def entry_is_error(cassette: Cassette, index: int) -> bool:
     return is_error_outcome(entry.is_error, entry.response)
 
 
-def _tool_width(cassettes: list[Cassette]) -> int:
-    longest = 4
-    for cassette in cassettes:
-        names = {cassette.tool(i) for i in range(len(cassette))}
-        longest = max([longest, *(len(name) for name in names)])
-    return longest
+def _tool_names(cassettes: list[Cassette]) -> frozenset[str]:
+    """Every tool name of the cassettes (shortened together: tui/text/names.py)."""
+    return frozenset(c.tool(i) for c in cassettes for i in range(len(c)))
+
+
+def _tool_width(names: frozenset[str]) -> int:
+    return max([4, *(len(name) for name in names)])
 
 
 def _side(
@@ -114,6 +116,7 @@ def _side(
     styles: Styles,
     base: str,
     seq_cells: int = SEQ_WIDTH,
+    tool_names: frozenset[str] = frozenset(),
 ) -> Text:
     """One side of a row, exactly ``width`` cells wide."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -128,10 +131,10 @@ def _side(
     text.append(f"{cassette.seq(index):>{seq_cells}}", styles.get("steplist--seq"))
     text.append(REPEATED.glyph if repeated else " ", styles.get(REPEATED.style))
     text.append(ERROR.glyph if error else " ", styles.get(ERROR.style))
-    tool = printable(cassette.tool(index))
     tw = min(tool_width, max(4, width // 2 - seq_cells))
-    if len(tool) > tw:
-        tool = tool[: tw - 1] + "…"
+    # cut so that tools that differ still read differently (tui/text/names.py)
+    tool = shorten(tool_names, tw).get(cassette.tool(index)) or cassette.tool(index)[:tw]
+    tool = printable(tool)
     text.append(f"{tool:<{tw}} ", styles.get(base))
     if unreadable:
         text.append(f"⚠ {unreadable}", styles.get("steplist--error"))
@@ -158,7 +161,8 @@ class PairRows:
             # the by-seq rows count repeated keys when the first row is built: here, not
             # when the header or the first paint asks for one on the UI thread
             self.rows[result.first_divergence or 0]
-        self._tool_width = _tool_width([result.a, result.b])
+        self._tool_names = _tool_names([result.a, result.b])
+        self._tool_width = _tool_width(self._tool_names)
         self.seq_width = seq_width([result.a, result.b])
 
     def __len__(self) -> int:
@@ -173,6 +177,7 @@ class PairRows:
         common: dict[str, Any] = {
             "width": side,
             "tool_width": self._tool_width,
+            "tool_names": self._tool_names,
             "styles": styles,
             "base": base,
             "seq_cells": self.seq_width,
@@ -216,7 +221,8 @@ class SingleRows:
         self.cassette = cassette
         self.findings_by_seq = findings_by_seq
         self.notable_rows: Sequence[int] = notable if notable is not None else ()
-        self._tool_width = _tool_width([cassette])
+        self._tool_names = _tool_names([cassette])
+        self._tool_width = _tool_width(self._tool_names)
         self.seq_width = seq_width([cassette])
 
     def __len__(self) -> int:
@@ -238,6 +244,7 @@ class SingleRows:
                 error=entry_is_error(cassette, index),
                 width=max(10, width - 2),
                 tool_width=self._tool_width,
+                tool_names=self._tool_names,
                 seq_cells=self.seq_width,
                 styles=styles,
                 base="steplist--row",
