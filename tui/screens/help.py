@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -35,26 +37,48 @@ def key_text(app: CassetteApp, binding: Binding) -> str:
     return " ".join(dict.fromkeys(shown))
 
 
-KEY_WIDTH = 16
+KEY_WIDTH = 14
+#: the text width the help keeps within at 80 columns (padding and scroll bar taken off)
+LINE_WIDTH = 76
 
 
-def help_text(app: CassetteApp) -> Text:
-    """Every mark and every key, one per line: ``keys  what it does  binding id``."""
-    text = Text()
-    text.append("Marks (the middle column; ↻ ! ? sit next to a seq)\n", style="bold underline")
-    for mark in legend():
-        text.append(f"  {mark.glyph:<{KEY_WIDTH - 2}}", style="bold")
-        text.append(f"{mark.label}\n")
+def _section(title: str, rows: list[tuple[str, str, str]]) -> Table:
+    """One section: keys, what they do (wrapped within its column), binding id (never
+    wrapped), in three columns that fit ``LINE_WIDTH``."""
+    table = Table(
+        title=title,
+        title_style="bold underline",
+        title_justify="left",
+        box=None,
+        show_header=False,
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+        expand=False,
+    )
+    table.add_column(style="bold", width=KEY_WIDTH, no_wrap=True)
+    table.add_column(overflow="fold", ratio=1)
+    table.add_column(style="dim", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def help_text(app: CassetteApp) -> Group:
+    """Every mark and every key: ``keys  what it does  binding id``, as columns that fit 80
+    columns; a long description wraps within its column, a binding id never wraps."""
+    parts: list[RenderableType] = [
+        _section(
+            "Marks (the middle column; ↻ ! ? sit next to a seq)",
+            [(f"  {mark.glyph}", mark.label, "") for mark in legend()],
+        )
+    ]
     for title, section in SECTIONS:
-        text.append(f"\n{title}\n", style="bold underline")
-        for binding in section:
-            keys = key_text(app, binding)
-            text.append(f"  {keys:<{KEY_WIDTH - 2}}", style="bold")
-            text.append(binding.tooltip or binding.description)
-            text.append(f"  {binding.id}\n", style="dim")
-    text.append(f"\n  {'ctrl+p':<{KEY_WIDTH - 2}}", style="bold")
-    text.append("command palette: every action by name\n")
-    return text
+        rows = [(f"  {key_text(app, b)}", b.tooltip or b.description, b.id or "") for b in section]
+        parts.extend([Text(""), _section(title, rows)])
+    parts.extend(
+        [Text(""), _section("", [("  ctrl+p", "command palette: every action by name", "")])]
+    )
+    return Group(*parts)
 
 
 class HelpScreen(AppScreen):
