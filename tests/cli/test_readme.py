@@ -3,17 +3,18 @@ exits as a command that worked (0 or 1, never 2 or a traceback), and every block
 starts with ``$ cassette-tui ...`` prints what the block shows (in an 80-column terminal
 with NO_COLOR; a line ``...`` stands for any lines left out). Commands run from the
 repository root, where the README's relative paths point; what they write goes to a
-temporary folder."""
+temporary folder, whose ``runs/`` holds the sample pair as ``fail.jsonl`` and ``fix.jsonl``."""
 
 from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from support.paths import REAL, ROOT, SCRIPT
+from support.paths import REAL, ROOT, SAMPLES, SCRIPT
 from support.terminal import run_in_terminal
 
 README = ROOT / "README.md"
@@ -95,8 +96,14 @@ def test_a_readme_command_works(line: str, variables: dict[str, str], tmp_path: 
                 pytest.skip(f"real-world data not available: {REAL} is absent")
             value = str(REAL / value.removeprefix("../shared/real/"))
         line = line.replace(f"${name}", value)
+    # the README's runs/ folder (where the debug loop records) holds the sample pair
+    (tmp_path / "runs").mkdir()
+    for name in ("fail.jsonl", "fix.jsonl"):
+        shutil.copy(SAMPLES / name, tmp_path / "runs" / name)
     argv = [str(SCRIPT), *shlex.split(line)[1:]]
-    argv = [a.replace("runs/", f"{tmp_path}/runs/") if a.startswith("runs/") else a for a in argv]
+    argv = [
+        a.replace("runs/", f"{tmp_path}/runs/", 1) if a.startswith("runs/") else a for a in argv
+    ]
     proc = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=300, check=False)
     err = proc.stderr.decode()
     assert proc.returncode in (0, 1), f"{line}: exit {proc.returncode}\n{err}"
