@@ -63,6 +63,23 @@ def _section(title: str, rows: list[tuple[str, str, str]]) -> Table:
     return table
 
 
+def help_plain_text(app: CassetteApp, width: int = LINE_WIDTH) -> str:
+    """:func:`help_text` as plain text laid out at ``width`` columns (for tests, logs)."""
+    from rich.console import Console
+
+    console = Console(width=width, color_system=None, record=True, file=_Discard())
+    console.print(help_text(app))
+    return console.export_text()
+
+
+class _Discard:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
 def help_text(app: CassetteApp) -> Group:
     """Every mark and every key: ``keys  what it does  binding id``, as columns that fit 80
     columns; a long description wraps within its column, a binding id never wraps."""
