@@ -29,6 +29,7 @@ from .palette import StepActions
 from .session import Session
 
 if TYPE_CHECKING:
+    from cassette_tui.core.agent import AgentCommand
     from textual.notifications import SeverityLevel
 
     from .screens.select import RunSource
@@ -64,6 +65,8 @@ class CassetteApp(App[None]):
         keymap: dict[str, str] | None = None,
         handle_signals: bool = False,
         plain: bool = False,
+        agent: AgentCommand | None = None,
+        agent_problem: str | None = None,
     ) -> None:
         # plain: default colours only (NO_COLOR, or a terminal of 16 colours or fewer;
         # tui/colours.py). Textual reads NO_COLOR itself, but picks a greying filter.
@@ -74,6 +77,8 @@ class CassetteApp(App[None]):
         self._handle_signals = handle_signals
         #: what is open, and what core computed about it
         self.session = Session(a, b, align=align, run_source=run_source)
+        self.session.agent = agent
+        self.session.agent_problem = agent_problem if agent is None else None
         self._theme_name = theme or DEFAULT_THEME
         #: (message, severity) -> monotonic time until which that toast is on screen
         self._toasts: dict[tuple[str, str], float] = {}

@@ -123,6 +123,13 @@ PAIR = [
         id="main.pin",
         tooltip="Pin the selected entry (A's, else B's) as a fixture: preview, then write",
     ),
+    Binding(
+        "l",
+        "loop",
+        "Loop",
+        id="main.loop",
+        tooltip="The debug loop: Record, Replay, Gate, Diff, Pin, Re-record and what each found",
+    ),
     *_MOVE,
 ]
 
@@ -194,6 +201,9 @@ PIN = [
     Binding("down,j", "scroll_down", "Scroll down", show=False, id="pin.scroll_down"),
     Binding("up,k", "scroll_up", "Scroll up", show=False, id="pin.scroll_up"),
 ]
+
+#: The debug loop panel (l on the main screen).
+LOOP = [Binding("escape,q,l", "back", "Back", id="loop.back")]
 
 #: The run selector (a file holding many runs, such as tau-bench results).
 RUNS = [

@@ -49,6 +49,7 @@ def load_keymap(path: str | Path) -> dict[str, str]:
 def screens() -> dict[str, list[Binding]]:
     """Every screen's name (``KEYMAP_NAME``) and bindings, from the screen classes."""
     from .screens.help import HelpScreen
+    from .screens.loop import LoopScreen
     from .screens.pair import PairScreen
     from .screens.pin import PinScreen
     from .screens.select import SelectScreen
@@ -57,7 +58,15 @@ def screens() -> dict[str, list[Binding]]:
 
     return {
         screen.KEYMAP_NAME: _bindings(screen.BINDINGS)
-        for screen in (PairScreen, SingleScreen, StepScreen, HelpScreen, SelectScreen, PinScreen)
+        for screen in (
+            PairScreen,
+            SingleScreen,
+            StepScreen,
+            HelpScreen,
+            SelectScreen,
+            PinScreen,
+            LoopScreen,
+        )
     }
 
 

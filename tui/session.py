@@ -22,6 +22,8 @@ from cassette_tui.core.diff import DiffResult, diff_cassettes, diff_job
 from cassette_tui.core.jobs import CancelToken, JobGenerator
 
 if TYPE_CHECKING:
+    from cassette_tui.core.agent import AgentCommand
+
     from .screens.select import RunSource
 
 Alignment = Literal["seq", "key"]
@@ -64,6 +66,8 @@ class Session:
         align: the alignment the pair screen shows (``"seq"`` or ``"key"``).
         run_source: the file of many runs the app started on, or ``None``.
         loop: the debug loop's results (see ``LoopResults``).
+        agent: the agent command the loop runs (``--agent`` or the config), or ``None``.
+        agent_problem: why there is no agent (how to configure one), or ``None``.
 
     Raises:
         ValueError: an unknown alignment, or neither a cassette nor runs to choose from.
@@ -86,6 +90,8 @@ class Session:
         self.align: Alignment = "key" if align == "key" else "seq"
         self.run_source = run_source
         self.loop = LoopResults()
+        self.agent: AgentCommand | None = None
+        self.agent_problem: str | None = None
         self._diffs: dict[Alignment, DiffResult] = {}
         self._lock = threading.Lock()
 

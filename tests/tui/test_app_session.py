@@ -16,6 +16,7 @@ from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem, screens
 from cassette_tui.tui.screens.help import HelpScreen
+from cassette_tui.tui.screens.loop import LoopScreen
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.pin import PinScreen
 from cassette_tui.tui.screens.select import SelectScreen
@@ -172,7 +173,15 @@ def test_the_keymap_checks_every_screen_class() -> None:
     table = screens()
     assert set(table) == {
         cls.KEYMAP_NAME
-        for cls in (PairScreen, SingleScreen, StepScreen, HelpScreen, SelectScreen, PinScreen)
+        for cls in (
+            PairScreen,
+            SingleScreen,
+            StepScreen,
+            HelpScreen,
+            SelectScreen,
+            PinScreen,
+            LoopScreen,
+        )
     }
     assert all(table.values())
     problem = keymap_problem({"step.expand": "n"})

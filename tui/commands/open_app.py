@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT
 
+from ._loop import agent_option
 from ._options import config_option, from_option
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ def _fail(message: str) -> None:
     help="Textual theme (default ansi-dark: the terminal's own colours).",
 )
 @config_option
+@agent_option
 @click.option(
     "--keys",
     "keys_file",
@@ -103,6 +105,7 @@ def open_app(
     trial: int | None,
     theme: str | None,
     config: str | None,
+    agent: str | None,
     keys_file: Path | None,
 ) -> None:
     """Open one cassette, or two side by side (A = failing run, B = passing run); a file of
@@ -122,6 +125,20 @@ def open_app(
     try:
         # the same rules as `diff` and `check`, so the app shows the same statuses
         rules = load_rules(config)
+    except (CassetteError, OSError, ValueError) as exc:
+        _fail(str(exc))
+    from cassette_tui.core.agent import AgentCommand, AgentCommandError, resolve_agent
+
+    # the loop's agent: --agent (a bad one is an error), else the config's (its absence is
+    # fine: Diff and Pin work without one, and the loop panel says how to configure it)
+    agent_command: AgentCommand | None = None
+    agent_problem: str | None = None
+    try:
+        agent_command = resolve_agent(agent, config)
+    except AgentCommandError as exc:
+        if agent is not None:
+            _fail(str(exc))
+        agent_problem = str(exc)
     except (CassetteError, OSError, ValueError) as exc:
         _fail(str(exc))
     cassettes = []
@@ -166,7 +183,12 @@ def open_app(
         theme=theme,
         keymap=keymap,
         handle_signals=True,
+<<<<<<< HEAD
         plain=plain_colours(),
+=======
+        agent=agent_command,
+        agent_problem=agent_problem,
+>>>>>>> 1a45295 (app: the debug loop bar on the main screen (Record · Replay · Gate · Diff · Pin · Re-record, what each found), its panel (l, palette); open --agent; main snapshots: the bar's line (reviewed))
     )
     app.run()
     # non-zero after a crash (Textual has printed the traceback) or a SIGTERM / SIGHUP

@@ -24,6 +24,7 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("One cassette", bindings.SINGLE),
     ("Step full-screen (enter)", bindings.STEP),
     ("Pin preview (p)", bindings.PIN),
+    ("Debug loop panel (l)", bindings.LOOP),
     ("Run selector (a file of many runs)", [*bindings.RUNS, bindings.BACK_TO_RUNS]),
     ("Everywhere", bindings.APP),
     ("This help", bindings.HELP),

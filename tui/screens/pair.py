@@ -12,16 +12,20 @@ from cassette_tui.core.pin import plan_pin
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
+from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..bindings import PAIR
 from ..messages import DiagnosisReady, DiffFailed, DiffReady, JobCancelled, JobProgress
 from ..session import Alignment
 from ..text.detail import Limits, pair_detail, pair_title
+from ..text.loop import loop_bar, loop_stages
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
+from .loop import LoopScreen
 from .pin import PinScreen
 from .steps import StepsScreen
 
@@ -46,6 +50,20 @@ class PairScreen(StepsScreen):
     def __init__(self) -> None:
         super().__init__()
         self._token: CancelToken | None = None
+
+    def compose_bars(self) -> ComposeResult:
+        yield Static(self._loop_bar_text(), id="loopbar")
+
+    def _loop_bar_text(self) -> Text:
+        return loop_bar(loop_stages(self.session, self.result))
+
+    def refresh_loop_bar(self) -> None:
+        """Say again what each stage of the loop found (after a diff, a pin...)."""
+        self.query_one("#loopbar", Static).update(self._loop_bar_text())
+
+    def action_loop(self) -> None:
+        stages = loop_stages(self.session, self.result)
+        self.app.push_screen(LoopScreen(stages, self.session.agent_problem))
 
     def initial_summary(self) -> Text:
         session = self.session
@@ -178,6 +196,7 @@ class PairScreen(StepsScreen):
             return  # the other alignment was asked for meanwhile
         previous = self.result
         self.result = result
+        self.refresh_loop_bar()
         cursor = message.cursor
         if previous is not None and not previous.exact and previous.align == result.align:
             # the exact statuses replace the ones from the bytes: the cursor stays where the
@@ -281,6 +300,7 @@ class PairScreen(StepsScreen):
         if path is None:
             return
         self.session.loop.pins.append(path)
+        self.refresh_loop_bar()
         self.app.notify(printable(f"pinned -> {path}"), markup=False, timeout=5)
 
 

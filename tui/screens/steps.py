@@ -62,11 +62,16 @@ class StepsScreen(AppScreen):
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield SummaryHeader(self.initial_summary(), id="summary")
+        yield from self.compose_bars()
         yield Static(self.column_titles(), id="columns")
         yield StepList(self.model, id="steps")
         yield DetailPane(id="detail")
         yield Input(placeholder="search tool names, args, responses", id="search")
         yield Footer()
+
+    def compose_bars(self) -> ComposeResult:
+        """Bars between the header and the column titles (the pair screen's loop bar)."""
+        yield from ()
 
     def initial_summary(self) -> Text:
         return loading_summary(self.session.a, self.session.b, "loading…")

@@ -1,0 +1,100 @@
+"""The debug loop's bar and panel text: Record · Replay · Gate · Diff · Pin · Re-record,
+each with what it found so far. Built from the ``Session`` and the shown diff; no Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from .safe import printable
+
+if TYPE_CHECKING:
+    from cassette_tui.core.diff import DiffResult
+
+    from ..session import Session
+
+#: what the bar says of a stage that needs the agent when none is configured (the loop
+#: panel, ``l``, says how to configure one)
+NO_AGENT = "⊘"
+#: how to configure one (the same words as ``core.agent.resolve_agent``'s error)
+HOW_TO_CONFIGURE = (
+    'start the app with --agent CMD, or set agent = "..." under [tool.cassette] in '
+    "pyproject.toml (or at the top of cassette.toml)"
+)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the loop: its ``name``, what it found (``found``), and ``how`` to run
+    it from here."""
+
+    name: str
+    found: str
+    how: str
+
+
+def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
+    """The six stages in order, from what the session holds."""
+    agent = session.agent is not None
+    a, b = session.a, session.b
+    record = str(len(a)) if a is not None else "–"
+    if result is None:
+        diff = "…"
+    elif result.first_divergence is None:
+        diff = "= same"
+    else:
+        diff = f"≠ row {result.first_divergence + 1}"
+    pins = len(session.loop.pins)
+    pin = f"{pins} fixture{'s' if pins != 1 else ''}" if pins else "–"
+    needs = "–" if agent else NO_AGENT
+    how_agent = (
+        "from the command line: cassette-tui {} A.jsonl (the agent is configured)"
+        if agent
+        else HOW_TO_CONFIGURE
+    )
+    if not agent:
+        how_agent = f"no agent: {HOW_TO_CONFIGURE}"
+    return [
+        Stage(
+            "Record",
+            record + " calls" if a is not None else record,
+            "A is the recorded run" + (", B the other" if b else ""),
+        ),
+        Stage("Replay", needs, how_agent.format("replay")),
+        Stage("Gate", needs, how_agent.format("gate")),
+        Stage("Diff", diff, "the main view: n/N step through the differences"),
+        Stage("Pin", pin, "p on the main view pins the selected row as a fixture"),
+        Stage("Re-record", needs, how_agent.format("record")),
+    ]
+
+
+def loop_bar(stages: list[Stage]) -> Text:
+    """One line: ``Record 7 · Replay – · Gate – · Diff ≠ row 2 · Pin – · Re-record –``
+    (``⊘``: needs an agent, none configured)."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    for i, stage in enumerate(stages):
+        if i:
+            text.append(" · ", style="dim")
+        text.append(stage.name, style="bold")
+        found = stage.found.removesuffix(" calls")  # the bar is one line at 80 columns
+        text.append(f" {printable(found)}")
+    return text
+
+
+def loop_panel(stages: list[Stage], agent_problem: str | None) -> Text:
+    """Every stage with what it found and how to run it; why there is no agent, if so."""
+    text = Text(end="")
+    text.append("The debug loop\n", style="bold underline")
+    width = max(len(stage.name) for stage in stages) + 2
+    for stage in stages:
+        text.append(f"\n{stage.name:<{width}}", style="bold")
+        text.append(printable("⊘ no agent configured" if stage.found == NO_AGENT else stage.found))
+        text.append(f"\n{'':<{width}}{printable(stage.how)}\n", style="dim")
+    if agent_problem:
+        text.append("\nno agent: ", style="bold")
+        text.append(printable(agent_problem))
+        text.append("\n")
+    return text
