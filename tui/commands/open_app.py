@@ -183,12 +183,9 @@ def open_app(
         theme=theme,
         keymap=keymap,
         handle_signals=True,
-<<<<<<< HEAD
         plain=plain_colours(),
-=======
         agent=agent_command,
         agent_problem=agent_problem,
->>>>>>> 1a45295 (app: the debug loop bar on the main screen (Record · Replay · Gate · Diff · Pin · Re-record, what each found), its panel (l, palette); open --agent; main snapshots: the bar's line (reviewed))
     )
     app.run()
     # non-zero after a crash (Textual has printed the traceback) or a SIGTERM / SIGHUP
