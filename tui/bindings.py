@@ -54,6 +54,14 @@ _MOVE = [
         tooltip="Show long values whole / cut them again",
     ),
     Binding(
+        "v",
+        "toggle_reveal",
+        "Reveal",
+        show=False,
+        id="main.reveal",
+        tooltip="Show secrets whole in the detail pane / mask them again",
+    ),
+    Binding(
         "slash",
         "search",
         "Search",
@@ -184,6 +192,14 @@ STEP = [
         tooltip="Show the previous row that is not same",
     ),
     Binding("e", "toggle_expand", "Expand", id="step.expand"),
+    Binding(
+        "v",
+        "toggle_reveal",
+        "Reveal",
+        show=False,
+        id="step.reveal",
+        tooltip="Show secrets whole / mask them again",
+    ),
 ]
 
 HELP = [

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from textual.app import App
 from textual.filter import Monochrome, NoColor
@@ -47,7 +48,7 @@ def plain_colours(environ: Mapping[str, str] | None = None) -> bool:
     return "NO_COLOR" in env or colour_system(env) in _FEW_COLOURS
 
 
-def apply_plain(app: App[object]) -> None:
+def apply_plain(app: App[Any]) -> None:
     """Make ``app`` draw in default colours only: Textual's ``NoColor`` filter in place of
     its ``Monochrome`` one (or added), and the ``-plain`` class on the app for the styles
     that need another cue than colour (the input cursor as reverse video)."""

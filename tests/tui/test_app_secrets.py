@@ -72,3 +72,20 @@ async def test_pair_detail_and_drift_mask_values(tmp_path: Path) -> None:
         assert "drift" in text and "ghp_…(40 chars)" in text
         for secret in (TOKEN, other):
             assert secret[4:12] not in text
+
+
+@sync
+async def test_v_reveals_a_masked_secret_and_masks_it_again(tmp_path: Path) -> None:
+    app = CassetteApp(open_cassette(cassette_file(tmp_path, "c.jsonl", TOKEN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert TOKEN not in detail_text(app)
+        await press(pilot, "v")
+        assert TOKEN in detail_text(app)  # shown whole on request
+        await press(pilot, "enter")  # the full-screen step follows the choice
+        assert TOKEN[4:20] in screen_text(app)
+        await press(pilot, "v")
+        assert TOKEN[4:12] not in screen_text(app)
+        await press(pilot, "q")
+        assert isinstance(app.screen, SingleScreen)
+        assert TOKEN not in detail_text(app) and "ghp_…(40 chars)" in detail_text(app)

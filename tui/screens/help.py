@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
@@ -68,17 +69,9 @@ def help_plain_text(app: CassetteApp, width: int = LINE_WIDTH) -> str:
     """:func:`help_text` as plain text laid out at ``width`` columns (for tests, logs)."""
     from rich.console import Console
 
-    console = Console(width=width, color_system=None, record=True, file=_Discard())
+    console = Console(width=width, color_system=None, record=True, file=io.StringIO())
     console.print(help_text(app))
     return console.export_text()
-
-
-class _Discard:
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
 
 
 def help_text(app: CassetteApp) -> Group:

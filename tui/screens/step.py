@@ -110,3 +110,10 @@ class StepScreen(AppScreen):
     def action_toggle_expand(self) -> None:
         self.owner.expanded = not self.owner.expanded
         self.show_step(self.index, keep_scroll=True)
+
+    def action_toggle_reveal(self) -> None:
+        """v: show secrets whole, or mask them again (shared with the list's detail pane)."""
+        self.owner.revealed = not self.owner.revealed
+        self.show_step(self.index, keep_scroll=True)
+        if len(self.owner.model):  # the list's pane below must not keep the old choice
+            self.owner.start_detail(self.owner.steps.cursor, keep_scroll=True)

@@ -9,6 +9,7 @@ result as a typed message (``tui/messages.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from rich.console import RenderableType
@@ -48,12 +49,18 @@ class NoRows:
         return None
 
 
+REVEAL_NOTE = "secrets shown whole: press v to mask them again"
+MASK_NOTE = "secrets masked"
+
+
 class StepsScreen(AppScreen):
     """Header, step list, detail pane, search bar, footer."""
 
     #: the search term (lower case) that n/N repeat, or "" when none is active
     search_term: str = ""
     expanded: bool = False
+    #: secrets shown whole in the detail pane (v); masked by default
+    revealed: bool = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -126,7 +133,8 @@ class StepsScreen(AppScreen):
         self.load_detail(index, self.limits(self.expanded), self.detail.styles_map(), keep_scroll)
 
     def limits(self, expanded: bool) -> Limits:
-        return Limits.expanded() if expanded else Limits()
+        limits = Limits.expanded() if expanded else Limits()
+        return replace(limits, reveal_secrets=self.revealed)
 
     @work(
         thread=True,
@@ -250,6 +258,13 @@ class StepsScreen(AppScreen):
 
     def action_toggle_expand(self) -> None:
         self.expanded = not self.expanded
+        if len(self.model):
+            self.start_detail(self.steps.cursor, keep_scroll=True)
+
+    def action_toggle_reveal(self) -> None:
+        """v: show secrets whole in the detail pane, or mask them again."""
+        self.revealed = not self.revealed
+        self.notify(REVEAL_NOTE if self.revealed else MASK_NOTE, timeout=3)
         if len(self.model):
             self.start_detail(self.steps.cursor, keep_scroll=True)
 

@@ -35,6 +35,8 @@ class Limits:
     chars: int | None = 160
     drift_value: int | None = 60
     is_expanded: bool = False
+    #: show secrets whole (``v``); masked by default so a shared screen never shows one
+    reveal_secrets: bool = False
 
     @classmethod
     def expanded(cls) -> Limits:
@@ -89,7 +91,8 @@ def _leaf_key(path: str) -> str | None:
 
 
 def _block(value: Any, limits: Limits, style: str | Style = "") -> Text:
-    value = mask_value(value)  # a secret is never shown whole (core.secrets)
+    if not limits.reveal_secrets:
+        value = mask_value(value)  # a secret is not shown whole until revealed (core.secrets)
     lines, cut = pretty_lines(value, max_lines=limits.lines, max_chars=limits.chars)
     text = Text("\n".join(lines), style=style, overflow="fold")
     if cut or (limits.chars is not None and "…(+" in text.plain):
@@ -113,8 +116,9 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
     # a stable order whatever order the engine reports: args first, then by JSON path
     ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
     for n, item in enumerate(ordered):
-        key = _leaf_key(item.path)
-        item = replace(item, a=mask_value(item.a, key), b=mask_value(item.b, key))
+        if not limits.reveal_secrets:
+            key = _leaf_key(item.path)
+            item = replace(item, a=mask_value(item.a, key), b=mask_value(item.b, key))
         if n:
             text.append("\n")
         text.append(f"{item.part} ", style="dim")
