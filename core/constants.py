@@ -15,6 +15,8 @@ EXIT_CLEAN: Final = 0
 EXIT_FINDINGS: Final = 1
 #: bad usage or unreadable input (the message names the file, the line and the field)
 EXIT_BAD_INPUT: Final = 2
+#: a loop command stopped by Ctrl-C: 128 + SIGINT, after printing the partial result
+EXIT_CANCELLED: Final = 130
 
 #: ``record``, ``replay`` or ``live`` (the default)
 ENV_MODE: Final = "CASSETTE_MODE"

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT
 
 #: subcommand name -> "module:attribute" of its click command
 COMMANDS: dict[str, str] = {
@@ -28,8 +29,6 @@ COMMANDS: dict[str, str] = {
     "mcp": "cassette_tui.tui.commands.mcp:mcp",
     "redact": "cassette_tui.tui.commands.redact:redact",
 }
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class CassetteGroup(click.Group):

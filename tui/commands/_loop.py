@@ -16,16 +16,13 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT
 
 from ._output import safe
 from ._progress import progress_on_stderr
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
-
-EXIT_BAD_INPUT = 2
-#: a cancelled (Ctrl-C) command: 128 + SIGINT
-EXIT_CANCELLED = 130
 
 
 def agent_option(f: F) -> F:

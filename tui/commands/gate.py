@@ -19,9 +19,9 @@ import textwrap
 from typing import Any
 
 import click
+from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ._loop import (
-    EXIT_CANCELLED,
     agent_option,
     fail,
     isolation_option,
@@ -33,7 +33,8 @@ from ._options import config_option
 from ._output import echo_json, safe
 from .replay import isolation_line, run_line
 
-EXIT_DETERMINISTIC, EXIT_FLAKY = 0, 1
+EXIT_DETERMINISTIC = EXIT_CLEAN
+EXIT_FLAKY = EXIT_FINDINGS
 
 
 @click.command("gate")

@@ -13,11 +13,12 @@ from __future__ import annotations
 import sys
 
 import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN
 
 from ._options import config_option, from_option
 from ._output import echo_json, safe
 
-EXIT_WRITTEN, EXIT_BAD_INPUT = 0, 2
+EXIT_WRITTEN = EXIT_CLEAN
 
 
 @click.command("pin")

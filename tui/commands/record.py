@@ -14,13 +14,12 @@ from __future__ import annotations
 import sys
 
 import click
+from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
-from ._loop import EXIT_CANCELLED, agent_option, fail, run_cancellable, timeout_option
+from ._loop import agent_option, fail, run_cancellable, timeout_option
 from ._options import config_option
 from ._output import echo_json, safe
 from .replay import run_line
-
-EXIT_CLEAN, EXIT_FINDINGS = 0, 1
 
 
 @click.command("record")

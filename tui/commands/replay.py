@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 import click
+from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ._loop import (
-    EXIT_CANCELLED,
     agent_option,
     fail,
     isolation_option,
@@ -28,8 +28,6 @@ from ._loop import (
 )
 from ._options import config_option
 from ._output import echo_json, safe
-
-EXIT_CLEAN, EXIT_FINDINGS = 0, 1
 
 
 @click.command("replay")
