@@ -38,7 +38,7 @@ async def test_the_bar_says_what_each_stage_found(pair, tmp_path, monkeypatch) -
         await settle(pilot)
         first = app.screen.result.first_divergence
         assert bar(app) == (
-            f"Record {len(pair[0])} · Replay ⊘ · Gate ⊘ · Diff ≠ row {first + 1} · Pin – · "
+            f"Record {len(pair[0])} · Replay ⊘ · Gate ⊘ · Diff parts at row {first + 1} · Pin – · "
             "Re-record ⊘"
         )
         await press(pilot, "p")

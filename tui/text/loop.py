@@ -46,7 +46,7 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
     elif result.first_divergence is None:
         diff = "= same"
     else:
-        diff = f"≠ row {result.first_divergence + 1}"
+        diff = f"parts at row {result.first_divergence + 1}"
     pins = len(session.loop.pins)
     pin = f"{pins} fixture{'s' if pins != 1 else ''}" if pins else "–"
     needs = "–" if agent else NO_AGENT
@@ -72,7 +72,7 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
 
 
 def loop_bar(stages: list[Stage]) -> Text:
-    """One line: ``Record 7 · Replay – · Gate – · Diff ≠ row 2 · Pin – · Re-record –``
+    """One line: ``Record 7 · Replay – · Gate – · Diff parts at row 2 · Pin – · Re-record –``
     (``⊘``: needs an agent, none configured)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     for i, stage in enumerate(stages):
