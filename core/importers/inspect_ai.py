@@ -20,10 +20,11 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..context import RunOutcome, attach_outcome, message_text, passed_of
 from ..entry import Entry
 from ..errors import CassetteFormatError
 from . import Imported, RunInfo, loads_json
-from .openai_chat import count_calls, entries_from_messages
+from .openai_chat import chat_outcome, count_calls, entries_from_messages
 
 NAME = "inspect"
 
@@ -145,7 +146,10 @@ def _imported(
             (member_names[index] + ":messages") if member_names else (f"{where}[{index}].messages")
         )
         entries = entries_from_messages(sample["messages"], path=path, where=field)
+        outcome = run_outcome(sample, runs[index].reward)
+        attach_outcome(entries, outcome)
         return entries, {
+            "run_outcome": outcome.to_json(),
             "sample_id": sample.get("id"),
             "epoch": sample.get("epoch"),
             "scores": sample.get("scores"),
@@ -154,3 +158,49 @@ def _imported(
         }
 
     return Imported(NAME, path, runs, build, metadata=meta)
+
+
+def run_outcome(sample: dict[str, Any], reward: float | None) -> RunOutcome:
+    """How one sample ended: the reward (the first score, see ``_reward``), the final
+    answer (``output.completion``, else the text of ``output.choices[0].message``, else
+    the last assistant message after the last call), the agent's turns, and the limit.
+
+    The limit, from the data: inspect records a sample that hit a limit as ``"limit":
+    {"type": "message" | "token" | "time" | "working" | ..., "limit": N}``, so an object
+    there means ``limit_reached`` true with that kind and value. Logs leave the key out
+    when no limit was hit, and older logs never write it, so its absence means unknown
+    (``None``), not false.
+    """
+    base = chat_outcome(sample["messages"])
+    final = base.final_answer
+    output = sample.get("output")
+    if isinstance(output, dict):
+        completion = output.get("completion")
+        choices = output.get("choices")
+        if isinstance(completion, str) and completion.strip():
+            final = completion
+        elif isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            message = choices[0].get("message")
+            if isinstance(message, dict) and not message.get("tool_calls"):
+                final = message_text(message)[0] or final
+    limit = sample.get("limit")
+    reached: bool | None = None
+    kind: str | None = None
+    value: int | None = None
+    evidence: str | None = None
+    if isinstance(limit, dict):
+        reached = True
+        kind = str(limit.get("type") or "limit")
+        got = limit.get("limit")
+        value = got if isinstance(got, int) and not isinstance(got, bool) else None
+        evidence = "the sample's 'limit' field: inspect stopped it at this limit"
+    return RunOutcome(
+        reward=reward,
+        passed=passed_of(reward),
+        final_answer=final,
+        steps=base.steps,
+        limit_reached=reached,
+        limit=kind,
+        limit_value=value,
+        evidence=evidence,
+    )

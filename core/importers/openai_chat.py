@@ -23,6 +23,11 @@ the calling message), ``answer_tool_call_id`` when the answer names another id,
 of an error message, and ``unanswered`` / ``unpaired_result`` for a call without an
 answer (an ``error`` entry of type ``NoToolResult``) and a result without a call
 (``args`` = ``null``).
+
+The words (``core/context.py``): each call's entry carries ``context`` (the calling
+message's text and reasoning, and the message it answered: a user message's text, or the
+seqs of the tool results right before it), and the last entry ``run_outcome``
+(``chat_outcome``: the final answer and the number of agent turns).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from ..context import CONTEXT_FIELD, RunOutcome, attach_outcome, message_text
 from ..entry import Entry
 from ..errors import CassetteFormatError
 from . import Imported, RunInfo, json_result, loads_json
@@ -111,6 +117,8 @@ def entries_from_messages(
     out: list[Entry] = []
     pending: deque[tuple[int, int, dict[str, Any]]] = deque()
     run_extra = extra or {}
+    contexts: dict[int, dict[str, Any]] = {}  # calling message -> the words before it
+    seq_of_result: dict[int, int] = {}  # tool message -> the seq of the entry it answered
 
     def emit(
         tool: str,
@@ -136,6 +144,8 @@ def entries_from_messages(
             i, j, call = pending.popleft()
             tool, args, fields = _parse_call(call, path, f"{where}[{i}]", j)
             fields["message_index"] = i
+            if contexts.get(i):
+                fields[CONTEXT_FIELD] = contexts[i]
             emit(tool, args, {**fields, "unanswered": True}, error=dict(_NO_RESULT))
 
     for i, m in enumerate(messages):
@@ -146,6 +156,7 @@ def entries_from_messages(
         calls = _calls_of(m)
         if calls:
             flush()
+            contexts[i] = _context(messages, i, seq_of_result)
             for j, call in enumerate(calls):
                 pending.append((i, j, call))
             continue
@@ -155,6 +166,8 @@ def entries_from_messages(
             ci, cj, call = pending.popleft()
             tool, args, fields = _parse_call(call, path, f"{where}[{ci}]", cj)
             fields["message_index"] = ci
+            if contexts.get(ci):
+                fields[CONTEXT_FIELD] = contexts[ci]
             answer_id = m.get("tool_call_id")
             if answer_id is not None and answer_id != fields.get("tool_call_id"):
                 fields["answer_tool_call_id"] = answer_id
@@ -178,8 +191,60 @@ def entries_from_messages(
             emit(tool, args, fields, error=error)
         else:
             emit(tool, args, fields, response=json_result(m.get("content")))
+        seq_of_result[i] = len(out)
     flush()
     return out
+
+
+def _context(messages: list[Any], i: int, seq_of_result: dict[int, int]) -> dict[str, Any]:
+    """The ``context`` field of the calls of message ``i`` (``core.context``): its text and
+    reasoning, and the message it answered (the one before it; for tool results, the seqs
+    of every result right before it)."""
+    text, reasoning = message_text(messages[i])
+    out: dict[str, Any] = {}
+    if text is not None:
+        out["assistant"] = text
+    if reasoning is not None:
+        out["reasoning"] = reasoning
+    if i == 0:
+        return out
+    before = messages[i - 1]
+    role = before.get("role")
+    if role in ("tool", "function"):
+        seqs = []
+        k = i - 1
+        while (
+            k >= 0 and _is_message(messages[k]) and messages[k].get("role") in ("tool", "function")
+        ):
+            if k in seq_of_result:
+                seqs.append(seq_of_result[k])
+            k -= 1
+        out["answered"] = {"role": "tool", "seqs": sorted(seqs)}
+    elif role == "system":  # the prompt: long, and the same for every run; named only
+        out["answered"] = {"role": "system"}
+    else:
+        said, _ = message_text(before)
+        out["answered"] = {"role": role, "text": said or ""}
+    return out
+
+
+def chat_outcome(messages: list[Any]) -> RunOutcome:
+    """What a chat log says about how its run ended: ``steps`` (the assistant messages),
+    ``final_answer`` (the text of the last assistant message, when that message makes no
+    tool call and none comes after it), and nothing about a reward or a limit (a bare log
+    does not say: ``limit_reached`` stays ``None``). An importer that knows more
+    (tau-bench, inspect) adds it."""
+    steps = 0
+    final: str | None = None
+    for m in messages:
+        if not _is_message(m):
+            continue
+        if m["role"] == "assistant":
+            steps += 1
+            final = None if _calls_of(m) else message_text(m)[0]
+        elif _calls_of(m):
+            final = None
+    return RunOutcome(final_answer=final, steps=steps)
 
 
 def _parse_call(
@@ -255,9 +320,15 @@ def read(doc: Any, path: Path) -> Imported:
         messages, where, meta = doc, "", {}
     entries = entries_from_messages(messages, path=path, where=where)
     run = RunInfo(task=None, trial=None, reward=None, calls=len(entries))
+    outcome = chat_outcome(messages)
+    attach_outcome(entries, outcome)
 
     def build(index: int) -> tuple[list[Entry], dict[str, Any]]:
-        return entries, {"messages": len(messages), **({"log": meta} if meta else {})}
+        return entries, {
+            "messages": len(messages),
+            "run_outcome": outcome.to_json(),
+            **({"log": meta} if meta else {}),
+        }
 
     return Imported(NAME, path, [run], build)
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..context import RunOutcome, attach_outcome, passed_of
 from ..entry import Entry
 from ..errors import CassetteFormatError
 from . import Imported, RunInfo
-from .openai_chat import count_calls, entries_from_messages
+from .openai_chat import chat_outcome, count_calls, entries_from_messages
 
 NAME = "tau-bench"
 
@@ -92,7 +93,10 @@ def read(doc: Any, path: Path) -> Imported:
         entries = entries_from_messages(
             run["traj"], path=path, where=f"[{index}].traj", extra={"run": tag}
         )
+        outcome = run_outcome(run, info.reward)
+        attach_outcome(entries, outcome)
         meta: dict[str, Any] = {
+            "run_outcome": outcome.to_json(),
             "task_id": run["task_id"],
             "trial": info.trial,
             "reward": run.get("reward"),
@@ -108,3 +112,44 @@ def read(doc: Any, path: Path) -> Imported:
         return entries, meta
 
     return Imported(NAME, path, runs, build)
+
+
+#: why ``limit_reached`` is true (the evidence stored with the outcome)
+STEP_LIMIT_EVIDENCE = (
+    "info.reward_info is null: tau-bench fills it only when the episode ends (the user's "
+    "###STOP###, a transfer to a human), so the agent's step loop ran out first"
+)
+
+
+def run_outcome(run: dict[str, Any], reward: float | None) -> RunOutcome:
+    """How one tau-bench run ended: its ``reward`` (``passed``: reward >= 1), the final
+    answer and the agent's steps (``openai_chat.chat_outcome`` over ``traj``), and
+    whether it hit the step limit.
+
+    The step limit, derived from the data only: tau-bench's agents run
+    ``for _ in range(max_num_steps)`` (30 by default; one assistant message per step) and
+    stop early when the environment reports the episode done; the environment computes
+    ``info["reward_info"]`` only at that moment. So ``info.reward_info`` present and
+    ``null`` means the loop ended without the episode ending: ``limit_reached`` true (the
+    5 such runs of ``gpt-4o-airline.json`` all have exactly 30 assistant messages; task 2
+    trial 1 ends on a tool result with no final answer). A ``reward_info`` object means the
+    episode ended: false. No ``reward_info`` key: ``None``, the file does not say. The
+    limit's value (``max_num_steps``) is not in the file: ``limit_value`` is ``None`` and
+    ``steps`` counts the steps taken.
+    """
+    base = chat_outcome(run["traj"])
+    info = run.get("info")
+    reached: bool | None = None
+    evidence: str | None = None
+    if isinstance(info, dict) and "reward_info" in info:
+        reached = info["reward_info"] is None
+        evidence = STEP_LIMIT_EVIDENCE if reached else "info.reward_info is set: the episode ended"
+    return RunOutcome(
+        reward=reward,
+        passed=passed_of(reward),
+        final_answer=base.final_answer,
+        steps=base.steps,
+        limit_reached=reached,
+        limit="steps",
+        evidence=evidence,
+    )
