@@ -222,9 +222,14 @@ def _absent_side(change: Change) -> str | None:
 
 
 def _side_json(cassette: Cassette) -> dict[str, Any]:
+    from .context import run_outcome
+
+    outcome, _warnings = run_outcome(cassette)  # the command prints the warnings
     return {
         "file": str(cassette.path) if cassette.path is not None else None,
         "entries": len(cassette),
+        # how the run ended (core/context.py), or null when the cassette does not say
+        "outcome": outcome.to_json() if outcome is not None else None,
     }
 
 

@@ -101,7 +101,7 @@ def test_json_schema(samples) -> None:
     res = run(samples / "fail.jsonl", samples / "fix.jsonl", "--json", "--align", "key")
     assert res.exit_code == 1
     doc = json.loads(res.output)
-    assert doc["a"] == {"file": str(samples / "fail.jsonl"), "entries": 7}
+    assert doc["a"] == {"file": str(samples / "fail.jsonl"), "entries": 7, "outcome": None}
     assert doc["b"]["entries"] == 4 and doc["align"] == "key"
     assert doc["first_divergence"] == {
         "row": 2,

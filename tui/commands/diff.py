@@ -133,6 +133,7 @@ def diff(
         rules = load_rules(config)
         cassette_a = open_cassette(a, fmt=fmt, rules=rules)
         cassette_b = open_cassette(b, fmt=fmt, rules=rules)
+        _outcome_warnings(cassette_a, cassette_b)
         # a bar only for work long enough to watch (a flash of it would garble a small
         # diff on a terminal)
         big = len(cassette_a) + len(cassette_b) >= PROGRESS_MIN_ENTRIES
@@ -271,6 +272,7 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
         n = len(c)
         line.append(f"  ({n} entr{'y' if n == 1 else 'ies'})", style="dim")
         lines.append(line)
+        lines.extend(_outcome_lines(c, layout))
     groups = [Text(f"aligned by {result.align}: {len(result.rows)} rows")]
     for status, n in result.counts.items():
         if n:
@@ -290,6 +292,40 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
         line.append(f"{glyph(mark)} {label}", style=style)
         lines.append(line)
     return lines
+
+
+def _outcome_lines(cassette: Any, layout: Layout) -> list[Text]:
+    """How the run ended (core/context.py), under its file's line: ``outcome: ✗ reward 0 ·
+    step limit reached (30 steps)`` and the final answer on one line; none when the
+    cassette does not say."""
+    from cassette_tui.core.context import run_outcome
+
+    outcome, _ = run_outcome(cassette)
+    if outcome is None:
+        return []
+    lines = []
+    summary = outcome.summary()
+    if summary:
+        line = Text("   outcome: ", style="dim")
+        line.append(safe(summary), style="bold")
+        lines.append(line)
+    if outcome.final_answer is not None:
+        answer = " ".join(outcome.final_answer.split())
+        width = layout.width - 20 if layout.wrap else 200
+        line = Text("   final answer: ", style="dim")
+        line.append(_value(answer, max(width, 20)))
+        lines.append(line)
+    return lines
+
+
+def _outcome_warnings(*cassettes: Any) -> None:
+    """Words that were ignored (a bad ``context`` or ``run_outcome`` value): one line each
+    on stderr, naming the file, line and field."""
+    from cassette_tui.core.context import run_outcome
+
+    for cassette in cassettes:
+        for warning in run_outcome(cassette)[1]:
+            click.echo(f"cassette-tui diff: warning: {safe(str(warning))}", err=True)
 
 
 def _row_line(index: int, row: Row) -> Text:
