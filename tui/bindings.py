@@ -138,6 +138,15 @@ PAIR = [
         id="main.loop",
         tooltip="The debug loop: Record, Replay, Gate, Diff, Pin, Re-record and what each found",
     ),
+    Binding(
+        "R",
+        "rerecord",
+        "Re-record",
+        show=False,
+        id="main.rerecord",
+        tooltip="Re-record A: run the agent once, live, into a new file (asks first), then "
+        "open A against it",
+    ),
     *_MOVE,
 ]
 
@@ -221,6 +230,35 @@ PIN = [
 #: The debug loop panel (l on the main screen).
 LOOP = [Binding("escape,q,l", "back", "Back", id="loop.back")]
 
+#: The re-record screen (R on the main screen): confirm, run, result.
+RERECORD = [
+    Binding("enter,y", "run", "Run live", id="rerecord.run", tooltip="Run the agent live"),
+    Binding("escape,n", "cancel", "Cancel", id="rerecord.cancel", tooltip="Leave; nothing runs"),
+    Binding(
+        "escape",
+        "stop",
+        "Stop",
+        id="rerecord.stop",
+        tooltip="While it runs: kill the agent's process group (what it recorded stays)",
+    ),
+    Binding(
+        "enter,o",
+        "open",
+        "Open A vs new",
+        id="rerecord.open",
+        tooltip="Open A against the new recording in the main view",
+    ),
+    Binding("escape,q", "back", "Back", id="rerecord.back", tooltip="Back to the main view"),
+    Binding("down,j", "scroll_down", "Scroll down", show=False, id="rerecord.scroll_down"),
+    Binding("up,k", "scroll_up", "Scroll up", show=False, id="rerecord.scroll_up"),
+]
+
+#: ``q`` on A against its re-recording goes back to the pair opened before (same id as the
+#: main screen's ``q``, so a remap applies to both).
+BACK_FROM_RERECORD = Binding(
+    "q", "back", "Back", id="main.back", tooltip="Back to the pair opened before (a re-recording)"
+)
+
 #: The run selector (a file holding many runs, such as tau-bench results).
 RUNS = [
     Binding(
@@ -296,3 +334,5 @@ def _from_runs(table: list[Binding]) -> list[Binding]:
 #: The pair and single-file screens of runs opened from the run selector.
 PAIR_FROM_RUNS = _from_runs(PAIR)
 SINGLE_FROM_RUNS = _from_runs(SINGLE)
+#: A against its re-recording (R, then enter).
+PAIR_RERECORDED = [BACK_FROM_RERECORD if b.id == "main.back" else b for b in PAIR]

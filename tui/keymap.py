@@ -52,6 +52,7 @@ def screens() -> dict[str, list[Binding]]:
     from .screens.loop import LoopScreen
     from .screens.pair import PairScreen
     from .screens.pin import PinScreen
+    from .screens.rerecord import RerecordScreen
     from .screens.select import SelectScreen
     from .screens.single import SingleScreen
     from .screens.step import StepScreen
@@ -66,6 +67,7 @@ def screens() -> dict[str, list[Binding]]:
             SelectScreen,
             PinScreen,
             LoopScreen,
+            RerecordScreen,
         )
     }
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.diff import DiffResult
     from cassette_tui.core.findings import Finding
     from cassette_tui.core.jobs import Progress
+    from cassette_tui.core.loop import RecordResult
     from rich.console import RenderableType
     from rich.text import Text
 
@@ -149,3 +150,18 @@ class RunsFailed(Failed):
 
     def __init__(self, error: BaseException) -> None:
         super().__init__("cannot open the run", error)
+
+
+class RecordReady(Message):
+    """The re-recording ended (ran to its end, or stopped by escape: ``result.cancelled``)."""
+
+    def __init__(self, result: RecordResult) -> None:
+        super().__init__()
+        self.result = result
+
+
+class RecordFailed(Failed):
+    """The re-recording could not start (the file exists, the agent is no program...)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__("re-record", error)

@@ -23,6 +23,7 @@ from cassette_tui.core.jobs import CancelToken, JobGenerator
 
 if TYPE_CHECKING:
     from cassette_tui.core.agent import AgentCommand
+    from cassette_tui.core.loop import RecordResult
 
     from .screens.select import RunSource
 
@@ -34,12 +35,13 @@ ALIGNMENTS: tuple[Alignment, ...] = ("seq", "key")
 class LoopResults:
     """The debug loop's results for the open run, filled by the loop's screens (``None``
     until that step has run): the replay report, the gate verdict, the pinned entries and
-    the re-recorded cassette. ``pins``: the fixture files written from the app, in order."""
+    the re-recorded cassette. ``pins``: the fixture files written from the app, in order;
+    ``rerecord``: the last re-recording (``R``), run to its end or stopped."""
 
     replay: object | None = None
     gate: object | None = None
     pins: list[Path] = field(default_factory=list)
-    rerecord: object | None = None
+    rerecord: RecordResult | None = None
 
 
 @contextmanager
@@ -108,6 +110,14 @@ class Session:
             self.a, self.b = a, b
             self._diffs = {}
             self.loop = LoopResults()
+
+    def against(self, b: Cassette) -> Session:
+        """A session of A against ``b`` (a re-recording of A) that shares this one's loop
+        results and agent, so what the loop found stays in view on both."""
+        other = Session(self.a, b, align=self.align)
+        other.loop = self.loop
+        other.agent, other.agent_problem = self.agent, self.agent_problem
+        return other
 
     def cached_diff(self, align: Alignment) -> DiffResult | None:
         """The exact diff under ``align`` if it was computed already."""

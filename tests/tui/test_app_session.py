@@ -19,6 +19,7 @@ from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.loop import LoopScreen
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.pin import PinScreen
+from cassette_tui.tui.screens.rerecord import RerecordScreen
 from cassette_tui.tui.screens.select import SelectScreen
 from cassette_tui.tui.screens.single import SingleScreen
 from cassette_tui.tui.screens.step import StepScreen
@@ -181,6 +182,7 @@ def test_the_keymap_checks_every_screen_class() -> None:
             SelectScreen,
             PinScreen,
             LoopScreen,
+            RerecordScreen,
         )
     }
     assert all(table.values())

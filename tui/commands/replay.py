@@ -18,6 +18,7 @@ from typing import Any
 import click
 from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
+from ..text.runs import run_line
 from ._loop import (
     agent_option,
     fail,
@@ -84,17 +85,6 @@ def replay(
 def _args(value: Any, width: int = 70) -> str:
     text = safe(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def run_line(run: Any) -> str:
-    """``passed (exit 0) in 0.21 s``, ``timeout after 5.0 s``, ``crashed (signal 9)``..."""
-    if run.status == "timeout":
-        return f"timeout after {run.duration_s:.1f} s (process group killed)"
-    if run.status in ("cancelled", "not_started"):
-        return f"{run.status}{': ' + safe(run.error) if run.error else ''}"
-    code = run.exit_code
-    how = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
-    return f"{run.status} ({how}) in {run.duration_s:.2f} s"
 
 
 def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:

@@ -26,6 +26,7 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Step full-screen (enter)", bindings.STEP),
     ("Pin preview (p)", bindings.PIN),
     ("Debug loop panel (l)", bindings.LOOP),
+    ("Re-record (R)", [*bindings.RERECORD, bindings.BACK_FROM_RERECORD]),
     ("Run selector (a file of many runs)", [*bindings.RUNS, bindings.BACK_TO_RUNS]),
     ("Everywhere", bindings.APP),
     ("This help", bindings.HELP),

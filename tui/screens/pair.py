@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cassette_tui.core.diff import DiffResult
 from cassette_tui.core.findings import Finding
@@ -28,6 +28,9 @@ from ..text.summary import file_label, loading_summary, pair_summary
 from .loop import LoopScreen
 from .pin import PinScreen
 from .steps import StepsScreen
+
+if TYPE_CHECKING:
+    from cassette_tui.core.loop import RecordResult
 
 #: where the pin key writes fixtures (relative to the working folder, as ``pin -o``)
 FIXTURES_DIR = Path("fixtures")
@@ -295,6 +298,16 @@ class PairScreen(StepsScreen):
             )
             return
         self.app.push_screen(PinScreen(plan), self._pinned)
+
+    def action_rerecord(self) -> None:
+        """Re-record A live into a new file (asks first), then A against it."""
+        from .rerecord import RerecordedPairScreen, RerecordScreen
+
+        def opened(result: RecordResult | None) -> None:
+            if result is not None and result.cassette is not None:
+                self.app.push_screen(RerecordedPairScreen(self.session.against(result.cassette)))
+
+        self.app.push_screen(RerecordScreen(self.session, self.refresh_loop_bar), opened)
 
     def _pinned(self, path: Path | None) -> None:
         if path is None:

@@ -67,8 +67,21 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
         Stage("Gate", needs, how_agent.format("gate")),
         Stage("Diff", diff, "the main view: n/N step through the differences"),
         Stage("Pin", pin, "p on the main view pins the selected row as a fixture"),
-        Stage("Re-record", needs, how_agent.format("record")),
+        _rerecord_stage(session, needs, agent),
     ]
+
+
+def _rerecord_stage(session: Session, needs: str, agent: bool) -> Stage:
+    from .rerecord import rerecord_found
+
+    result = session.loop.rerecord
+    found = rerecord_found(result) if result is not None else needs
+    if not agent:
+        return Stage("Re-record", found, f"no agent: {HOW_TO_CONFIGURE}")
+    how = "R on the main view re-records A live into a new file, then opens A against it"
+    if result is not None:
+        how += f" (last: {result.path.name})"
+    return Stage("Re-record", found, how)
 
 
 def loop_bar(stages: list[Stage]) -> Text:

@@ -12,7 +12,8 @@ Modes: ``one`` (only the first call), ``pass`` / ``fail`` (deterministic), ``fla
 ``unix PATH`` (connects to a unix socket; exit 0 if it connected), ``hang PIDDIR`` (starts
 a child, writes both pids to PIDDIR, sleeps), ``crash`` (raises), ``abort`` (SIGABRT),
 ``miss`` (a call never recorded), ``argv`` (prints its arguments as JSON),
-``overlap DIR`` (writes its start and end times to DIR, sleeps 0.3 s in between).
+``overlap DIR`` (writes its start and end times to DIR, sleeps 0.3 s in between),
+``record-hang PIDDIR`` (records one answered call, then ``hang``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ def live(tool: str, args: object) -> object:
 
 def main(argv: list[str]) -> int:
     mode = argv[0]
+    if mode == "record-hang":  # records one answered call, starts a child, writes the pids
+        answer = wrap_dispatcher(lambda tool, args: {"ok": True})
+        answer("lookup", {"key": "a"})
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        (Path(argv[1]) / f"{os.getpid()}.pids").write_text(f"{os.getpid()} {child.pid}")
+        time.sleep(600)
+        return 0
     dispatch = wrap_dispatcher(live)
     if mode == "argv":
         print(json.dumps(argv[1:]))

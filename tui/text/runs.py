@@ -1,0 +1,24 @@
+"""One agent run in a line, as the loop's commands and screens both say it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .safe import printable
+
+
+def _safe(text: Any) -> str:
+    # printable, and a lone surrogate as its escape (a terminal cannot write it)
+    return printable(str(text)).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def run_line(run: Any) -> str:
+    """``passed (exit 0) in 0.21 s``, ``timeout after 5.0 s``, ``crashed (signal 9)``...
+    of a ``core.loop.RunResult``."""
+    if run.status == "timeout":
+        return f"timeout after {run.duration_s:.1f} s (process group killed)"
+    if run.status in ("cancelled", "not_started"):
+        return f"{run.status}{': ' + _safe(run.error) if run.error else ''}"
+    code = run.exit_code
+    how = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
+    return f"{run.status} ({how}) in {run.duration_s:.2f} s"
