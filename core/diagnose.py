@@ -35,6 +35,7 @@ whose counts differ most between the runs.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -150,6 +151,12 @@ def _short(value: Any, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def _json_short(value: Any, width: int = 60) -> str:
+    """``value`` as compact JSON, cut to ``width`` characters."""
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def _step(c: Cassette, i: int | None, side: str) -> str:
     if i is None:
         return f"no step in {side}"
@@ -189,13 +196,21 @@ def _first_divergence(result: DiffResult) -> Finding:
     where = f"row {index + 1}: {_step(a, row.a, 'A')} vs {_step(b, row.b, 'B')}"
     evidence: dict[str, Any] = {"row": index + 1, "status": row.status.value}
     paths: list[str] = []
+    calls = ""
     if row.a is not None and row.b is not None:
         evidence["key_a"] = list(a.key(row.a))
         evidence["key_b"] = list(b.key(row.b))
         drift = result.drift(index)
         paths = [f"{d.part} {d.path}" for d in drift[:6]]
         evidence["paths"] = paths
-    message = f"The runs part at {where} ({_STATUS_WORDS[row.status]})"
+        if row.status is Status.OTHER_CALL:
+            # two different tools: both calls as made, never one's args against the other's
+            args_a, args_b = a.entry_view(row.a).args, b.entry_view(row.b).args
+            calls = (
+                f": A called {a.tool(row.a)} {_json_short(args_a)}, "
+                f"B called {b.tool(row.b)} {_json_short(args_b)}"
+            )
+    message = f"The runs part at {where} ({_STATUS_WORDS[row.status]}){calls}"
     message += f"; differing: {', '.join(paths)}." if paths else "."
     empty = [(name, other) for name, c, other in (("A", a, b), ("B", b, a)) if not len(c)]
     if len(empty) == 1:

@@ -13,8 +13,9 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from .align import _EXACT_BY_ENTRY_MAX, ALIGNMENTS, Outcomes, SeqRows, outcome_index
+from .align import _EXACT_BY_ENTRY_MAX, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
+from .alignchoice import ALIGN_CHOICES, choose_alignment
 from .cassette import Cassette
 from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
@@ -22,23 +23,36 @@ from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .outcome import outcome_index_job
 from .refine import QUIET, numeric_drift, refine_rows
 
+#: rows without drift items: nothing differs, or two different calls (see ``calls``)
+_NO_DRIFT = frozenset({Status.SAME, Status.OTHER_CALL})
+
 
 class DiffResult:
     """The aligned rows of two cassettes, with drift and findings on demand.
 
     Attributes:
         a, b: the two cassettes (A is usually the failing run, B the passing one).
-        align: ``"seq"`` or ``"key"``, the alignment used.
+        align: ``"seq"`` or ``"key"``, the alignment used (``"auto"`` resolves to one).
+        align_reason: why ``auto`` chose it (``None`` when the caller chose).
         rows: the aligned rows in order; every entry of each side is in exactly one row.
         first_divergence: index in ``rows`` of the first row that is not ``same``, or
             ``None`` when the runs are the same.
         counts: rows per ``Status`` (every status present, zero when absent).
     """
 
-    def __init__(self, a: Cassette, b: Cassette, align: str, rows: list[Row] | SeqRows) -> None:
+    def __init__(
+        self,
+        a: Cassette,
+        b: Cassette,
+        align: str,
+        rows: list[Row] | SeqRows,
+        align_reason: str | None = None,
+    ) -> None:
         self.a = a
         self.b = b
         self.align = align
+        #: why ``align`` was chosen when it was asked for as ``"auto"`` (``alignchoice.py``)
+        self.align_reason = align_reason
         self.rows = rows
         #: False when some statuses are provisional (``diff_cassettes(exact=False)``)
         self.exact = not (isinstance(rows, SeqRows) and rows.provisional)
@@ -83,7 +97,9 @@ class DiffResult:
             return self._drift.setdefault(row_index, items)
 
     def _compute_drift(self, row: Row) -> list[DriftItem]:
-        if row.a is None or row.b is None or row.status is Status.SAME:
+        # two different tools are two calls side by side (``calls``), not a drift of one
+        # tool's args and answer against another's
+        if row.a is None or row.b is None or row.status in _NO_DRIFT:
             return []
         return entry_drift(self.a.entry_view(row.a), self.b.entry_view(row.b))
 
@@ -128,6 +144,7 @@ class DiffResult:
             "a": _side_json(self.a),
             "b": _side_json(self.b),
             "align": self.align,
+            "align_reason": self.align_reason,
             "counts": {status.value: n for status, n in self.counts.items()},
             "first_divergence": first,
         }
@@ -140,6 +157,9 @@ class DiffResult:
             "b_seq": row.b_seq,
             "status": row.status.value,
             "tool": row.tool,
+            "tool_b": self.b.tool(row.b) if row.b is not None else None,
+            # two different tools at one step: both calls, side by side (else null)
+            "calls": self.calls(row) if row.status is Status.OTHER_CALL else None,
             "repeated_a": row.repeated_a,
             "repeated_b": row.repeated_b,
             "error_a": row.error_a,
@@ -160,6 +180,17 @@ class DiffResult:
             # how large the numeric drift is: {"count", "max_abs_delta"}, or null
             "numbers": numeric_drift(drift),
         }
+
+    def calls(self, row: Row) -> dict[str, Any]:
+        """Both sides' calls of a row, side by side: ``{"a": {"seq", "tool", "args"} |
+        None, "b": ...}`` (the row's ``other_call`` view: two different tools)."""
+
+        def call(c: Cassette, i: int | None) -> dict[str, Any] | None:
+            if i is None:
+                return None
+            return {"seq": c.seq(i), "tool": c.tool(i), "args": c.entry_view(i).args}
+
+        return {"a": call(self.a, row.a), "b": call(self.b, row.b)}
 
     def rows_json_job(
         self,
@@ -254,12 +285,15 @@ def diff_job(
         ValueError: an unknown ``align``.
     """
     cancel = token
-    if align not in ALIGNMENTS:
-        raise ValueError(f"unknown alignment {align!r}; expected one of {ALIGNMENTS}")
+    _check_align(align)
     if cancel is not None:
         cancel.raise_if_cancelled()
     yield from a.keys_job(cancel)
     yield from b.keys_job(cancel)
+    reason = None
+    if align == "auto":
+        choice = choose_alignment(a, b)
+        align, reason = choice.align, choice.reason
     if outcomes or align == "key" or _unsure_pairs(a, b) > _EXACT_BY_ENTRY_MAX:
         yield from outcome_index_job(a, cancel)
         yield from outcome_index_job(b, cancel)
@@ -267,6 +301,7 @@ def diff_job(
     if cancel is not None:
         cancel.raise_if_cancelled()
     result = diff_cassettes(a, b, align, tolerance=tolerance)
+    result.align_reason = reason
     yield Progress("align", len(result.rows), len(result.rows), "rows")
     return result
 
@@ -293,8 +328,9 @@ def diff_cassettes(
 ) -> DiffResult:
     """Align cassette ``a`` against cassette ``b`` and return the ``DiffResult``.
 
-    ``align`` is ``"seq"`` (row *i* beside row *i*) or ``"key"`` (LCS by call key; see
-    ``align.py``). Reads every entry's outcome once (one sequential pass per file-backed
+    ``align`` is ``"seq"`` (row *i* beside row *i*), ``"key"`` (LCS by call key; see
+    ``align.py``) or ``"auto"`` (one of them, by ``alignchoice.choose_alignment``; the
+    result's ``align`` says which and ``align_reason`` why). Reads every entry's outcome once (one sequential pass per file-backed
     cassette) but runs no deepdiff. ``exact=False`` (by seq): when many responses differ in
     their bytes, skip those reads and call them ``response_drift`` for now
     (``DiffResult.exact`` is then False; see ``align.seq_statuses``). ``tolerance``: an
@@ -303,14 +339,23 @@ def diff_cassettes(
     Raises:
         ValueError: an unknown ``align``.
     """
-    if align not in ALIGNMENTS:
-        raise ValueError(f"unknown alignment {align!r}; expected one of {ALIGNMENTS}")
+    _check_align(align)
+    reason = None
+    if align == "auto":
+        choice = choose_alignment(a, b)
+        align, reason = choice.align, choice.reason
     rows: list[Row] | SeqRows = (
         SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align)
     )
     if isinstance(rows, SeqRows) and rows.provisional:
-        return DiffResult(a, b, align, rows)  # the quick first look: no second look yet
+        # the quick first look: no second look yet
+        return DiffResult(a, b, align, rows, reason)
     statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
     # metadata-only drift, moved calls, numbers within the tolerance
     refined = refine_rows(a, b, rows, statuses, tolerance)
-    return DiffResult(a, b, align, rows if refined is None else refined)
+    return DiffResult(a, b, align, rows if refined is None else refined, reason)
+
+
+def _check_align(align: str) -> None:
+    if align not in ALIGN_CHOICES:
+        raise ValueError(f"unknown alignment {align!r}; expected one of {ALIGN_CHOICES}")

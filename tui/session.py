@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from cassette_tui.core.alignchoice import choose_alignment
 from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.diff import DiffResult, diff_cassettes, diff_job
 from cassette_tui.core.jobs import CancelToken, JobGenerator
@@ -65,7 +66,9 @@ class Session:
         a: cassette A (the failing run), or the one cassette; ``None`` only while the run
             selector has not opened a run yet.
         b: cassette B (the passing run), or ``None`` for one cassette alone.
-        align: the alignment the pair screen shows (``"seq"`` or ``"key"``).
+        align: the alignment the pair screen shows (``"seq"`` or ``"key"``); created with
+            ``"auto"``, it is chosen per pair by ``resolve_align``.
+        align_reason: why ``auto`` chose ``align``, or ``None``.
         run_source: the file of many runs the app started on, or ``None``.
         loop: the debug loop's results (see ``LoopResults``).
         agent: the agent command the loop runs (``--agent`` or the config), or ``None``.
@@ -83,13 +86,18 @@ class Session:
         align: str = "seq",
         run_source: RunSource | None = None,
     ) -> None:
-        if align not in ALIGNMENTS:
-            raise ValueError(f"align must be 'seq' or 'key', not {align!r}")
+        if align not in (*ALIGNMENTS, "auto"):
+            raise ValueError(f"align must be 'auto', 'seq' or 'key', not {align!r}")
         if a is None and run_source is None:
             raise ValueError("give a cassette, or runs to choose from")
         self.a = a
         self.b = b
         self.align: Alignment = "key" if align == "key" else "seq"
+        #: ``align`` is still to be chosen for the open pair (``resolve_align``)
+        self.align_auto = align == "auto"
+        self._auto = align == "auto"
+        #: why the alignment was chosen (``core.alignchoice``), once ``auto`` resolved
+        self.align_reason: str | None = None
         self.run_source = run_source
         self.loop = LoopResults()
         self.agent: AgentCommand | None = None
@@ -110,6 +118,19 @@ class Session:
             self.a, self.b = a, b
             self._diffs = {}
             self.loop = LoopResults()
+            self.align_auto = self._auto  # the new pair's story picks its alignment again
+            self.align_reason = None
+
+    def resolve_align(self) -> Alignment:
+        """The alignment to show: with ``auto`` still pending, the one
+        ``core.alignchoice.choose_alignment`` picks for A and B (computing their keys:
+        call it from a worker), kept in ``align`` with its reason; else ``align``."""
+        if self.align_auto and self.a is not None and self.b is not None:
+            choice = choose_alignment(self.a, self.b)
+            self.align = "key" if choice.align == "key" else "seq"
+            self.align_reason = choice.reason
+            self.align_auto = False
+        return self.align
 
     def against(self, b: Cassette) -> Session:
         """A session of A against ``b`` (a re-recording of A) that shares this one's loop
@@ -136,6 +157,8 @@ class Session:
             result = diff_cassettes(a, b, align=align, exact=False)
         if result.exact:
             self._keep(a, b, align, result)
+        elif self.align_reason is not None and align == self.align:
+            result.align_reason = self.align_reason
         return result
 
     def diff_job(self, align: Alignment, token: CancelToken) -> JobGenerator[DiffResult]:
@@ -151,6 +174,8 @@ class Session:
         return result
 
     def _keep(self, a: Cassette, b: Cassette, align: Alignment, result: DiffResult) -> None:
+        if self.align_reason is not None and align == self.align and result.align_reason is None:
+            result.align_reason = self.align_reason  # auto chose it: the header says so
         with self._lock:
             # a run picked in the selector meanwhile replaced A and B: not theirs
             if self.a is a and self.b is b:

@@ -217,3 +217,32 @@ def test_the_app_is_typed_without_attr_defined_escapes() -> None:
         if "type: ignore[attr-defined]" in line
     ]
     assert escapes == []
+
+
+@sync
+async def test_auto_alignment_picks_key_for_an_inserted_step_and_a_toggles() -> None:
+    """``cassette-tui A B`` aligns with ``auto``: an extra lookup in A (B's call comes one
+    step later in A) opens by key, with A's extra step as the first divergence; ``a``
+    still toggles to seq; a pair picked later chooses again."""
+    calls = [("get", {"id": x}, {"r": x}) for x in ("x", "y")] + [("pay", {"id": "y"}, {"ok": 1})]
+    a = make_cassette(calls)
+    b = make_cassette(calls[1:])
+    app = CassetteApp(a, b, align="auto")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PairScreen) and screen.result is not None
+        assert app.session.align == "key" and screen.result.align == "key"
+        assert app.session.align_reason and "A makes 1 extra call" in app.session.align_reason
+        row = screen.result.rows[screen.steps.cursor]
+        assert row.status is Status.ONLY_A and row.a_seq == 1
+        assert "by key (auto)" in screen_text(app)
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.session.align == "seq" and screen.result.align == "seq"
+        assert not app.session.align_auto
+    session = Session(b, a, align="auto")
+    assert session.resolve_align() == "key"
+    session.open_runs(a, a)  # another pair: chosen again, for it
+    assert session.align_auto and session.resolve_align() == "seq"
+    assert "same calls" in (session.align_reason or "")

@@ -29,6 +29,7 @@ from cassette_tui.core.textspot import is_long_pair, spot
 from rich.text import Text
 
 from ..text.marks import STATUS_MARKS
+from ..text.safe import args_summary
 from . import _output
 from ._options import config_option, from_option
 from ._output import Layout, glyph, json_text, safe, stdout_console
@@ -77,11 +78,12 @@ PROGRESS_MIN_ENTRIES = 20_000
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
     "--align",
-    type=click.Choice(["seq", "key"]),
-    default="seq",
+    type=click.Choice(["auto", "seq", "key"]),
+    default="auto",
     show_default=True,
     help="Pair row i with row i (seq), or align by call key so inserted retries and "
-    "extra lookups show as one-sided steps (key).",
+    "extra lookups show as one-sided steps (key); auto: key when the runs part at an "
+    "inserted step, else seq.",
 )
 @from_option("Read both inputs as this format instead of detecting it.")
 @config_option
@@ -279,6 +281,9 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
             mark, label, style = MARKS[status.value]
             groups.append(Text(f"{glyph(mark)} {n} {label}", style=style))
     lines.extend(_pack(groups, layout.width) if layout.wrap else [Text("   ").join(groups)])
+    if result.align_reason:
+        reason = f"(auto: {result.align_reason})"
+        lines.append(Text(_wrap(safe(reason), layout, "  "), style="dim"))
     if result.first_divergence is None:
         lines.append(Text("= the runs are the same", style="bold green"))
     else:
@@ -386,6 +391,24 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
     return lines
 
 
+def _call_lines(result: DiffResult, row: Row, layout: Layout) -> list[Text]:
+    """Two different tools at one step: each side's call on its own line (``A tool
+    args``), not a drift of one tool's args against the other's."""
+    calls = result.calls(row)
+    lines = []
+    for side in ("a", "b"):
+        call = calls[side]
+        if call is None:
+            continue
+        line = Text(f"      {side.upper()} ", style="bold")
+        line.append(safe(call["tool"]), style="bold")
+        line.append("  " + args_summary(call["args"], limit=max(layout.width - 12, 40)))
+        if layout.wrap:
+            line.truncate(layout.width, overflow="ellipsis")
+        lines.append(line)
+    return lines
+
+
 def _print_human(
     result: DiffResult, name_a: str, name_b: str, limit: int, include_same: bool
 ) -> None:
@@ -420,6 +443,10 @@ def _print_human(
     cut = shown if limit == 0 else shown[:limit]
     for index, row in cut:
         console.print(_row_line(index, row))
+        if row.status.value == "other_call":
+            for line in _call_lines(result, row, layout):
+                console.print(line)
+            continue
         drift = result.drift(index)
         for line in _drift_lines(drift, layout):
             console.print(line)

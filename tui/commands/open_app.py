@@ -62,10 +62,11 @@ def _fail(message: str) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--align",
-    type=click.Choice(["seq", "key"]),
-    default="seq",
+    type=click.Choice(["auto", "seq", "key"]),
+    default="auto",
     show_default=True,
-    help="Align the two runs by seq, or by call key (keeps inserted steps apart).",
+    help="Align the two runs by seq, or by call key (keeps inserted steps apart); auto: "
+    "key when the runs part at an inserted step, else seq (a toggles).",
 )
 @from_option("Force the input format instead of detecting it from the content.")
 @click.option(

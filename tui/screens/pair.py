@@ -70,7 +70,8 @@ class PairScreen(StepsScreen):
 
     def initial_summary(self) -> Text:
         session = self.session
-        return loading_summary(session.a, session.b, f"diffing by {session.align}…")
+        how = "" if session.align_auto else f" by {session.align}"
+        return loading_summary(session.a, session.b, f"diffing{how}…")
 
     def column_titles(self) -> Text:
         # the step list: a pointer column, side A, a 3-cell mark, side B, a scrollbar
@@ -105,6 +106,8 @@ class PairScreen(StepsScreen):
         worker = get_current_worker()
         session = self.session
         try:
+            if session.align_auto:
+                align = session.resolve_align()
             if align == "key" and session.cached_diff(align) is None:
                 token = self._token = CancelToken()
                 result = run_job(
@@ -257,8 +260,10 @@ class PairScreen(StepsScreen):
         return pair_detail(result, index, drift, limits, styles, diagnosis(result)[0])
 
     def detail_placeholder(self, index: int) -> RenderableType:
-        assert self.result is not None
-        return pair_title(self.result.rows[index])
+        result = self.result
+        assert result is not None
+        row = result.rows[index]
+        return pair_title(row, result.b.tool(row.b) if row.b is not None else None)
 
     # -- actions --------------------------------------------------------------------------
     def action_toggle_align(self) -> None:
@@ -269,6 +274,8 @@ class PairScreen(StepsScreen):
             token.cancel()  # the job of the other alignment is not wanted any more
         align: Alignment = "key" if self.session.align == "seq" else "seq"
         self.session.align = align
+        self.session.align_auto = False  # the user chose
+        self.session.align_reason = None
         row = self.result.rows[self.steps.cursor] if len(self.model) else None
         keep = (row.a, row.b) if row is not None else None
         self.steps.loading = True

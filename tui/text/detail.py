@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cassette_tui.core.align import is_error_outcome
-from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row
+from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.entry import Entry
 from cassette_tui.core.jsonpath import parse_path
 from cassette_tui.core.secrets import mask_value
@@ -179,8 +179,9 @@ def row_findings(findings: Iterable[Finding], row: Row) -> list[Finding]:
     return related
 
 
-def pair_title(row: Row) -> Text:
-    """``A seq 4 · B seq 4 · search_docs · ~ response drift``."""
+def pair_title(row: Row, tool_b: str | None = None) -> Text:
+    """``A seq 4 · B seq 4 · search_docs · ~ response drift``; for two different tools
+    (``tool_b``, ``other_call``): ``A seq 3 · B seq 3 · search_direct ≠ search_onestop``."""
     mark = STATUS_MARKS[row.status]
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}", style="bold")
@@ -188,6 +189,9 @@ def pair_title(row: Row) -> Text:
     text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}", style="bold")
     text.append(" · ")
     text.append(printable(row.tool))
+    if row.status is Status.OTHER_CALL and tool_b is not None:
+        text.append(" ≠ ")
+        text.append(printable(tool_b))
     text.append(f" · {mark.glyph} {mark.label.split(':')[0]}")
     for flag, on in (
         (REPEATED, row.repeated_a or row.repeated_b),
@@ -211,9 +215,14 @@ def pair_detail(
     row: Row = result.rows[row_index]
     a = result.a[row.a] if row.a is not None else None
     b = result.b[row.b] if row.b is not None else None
-    parts: list[RenderableType] = [pair_title(row)]
+    other_call = row.status is Status.OTHER_CALL and a is not None and b is not None
+    parts: list[RenderableType] = [pair_title(row, b.tool if b is not None else None)]
 
-    if drift is None:
+    if other_call:
+        # two different tools: the two calls side by side below, never a drift of one
+        # tool's args against the other's
+        parts.append(Text("two different calls at this step, side by side", style="bold"))
+    elif drift is None:
         parts.append(Text("computing drift…", style="dim italic"))
     elif drift:
         parts.append(Text(f"drift ({len(drift)} paths, A -> B)", style="bold underline"))
@@ -222,8 +231,16 @@ def pair_detail(
         parts.append(Text("no drift: same args, same response", style="dim"))
 
     table = Table(box=None, expand=True, show_header=True, padding=(0, 1, 0, 0))
-    table.add_column(Text("A " + ("args" if a else "(no step)"), style="bold"), ratio=1)
-    table.add_column(Text("B " + ("args" if b else "(no step)"), style="bold"), ratio=1)
+
+    def head(side: str, entry: Entry | None) -> Text:
+        if entry is None:
+            return Text(f"{side} (no step)", style="bold")
+        if other_call:
+            return Text(f"{side} {printable(entry.tool)} args", style="bold")
+        return Text(f"{side} args", style="bold")
+
+    table.add_column(head("A", a), ratio=1)
+    table.add_column(head("B", b), ratio=1)
     table.add_row(
         _block(a.args, limits) if a else Text("·", style="dim"),
         _block(b.args, limits) if b else Text("·", style="dim"),

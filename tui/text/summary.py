@@ -67,7 +67,8 @@ def pair_summary(
     text.append("  B ", style="bold")
     text.append(file_label(result.b))
     text.append(f" ({len(result.b)})")
-    text.append(f"  by {result.align}", style="dim")
+    auto = " (auto)" if getattr(result, "align_reason", None) else ""
+    text.append(f"  by {result.align}{auto}", style="dim")
     text.append("\n")
     first = result.first_divergence
     if first is None:
