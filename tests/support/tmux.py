@@ -35,9 +35,12 @@ class Tmux:
         self.last_error = out.stderr
         return out.stdout
 
-    def start(self, *command: str, env: dict[str, str] | None = None) -> None:
-        """Start ``command`` in the session; ``env`` is set for the command only (``NO_COLOR``,
-        ``TERM=vt100``: tmux itself keeps its own terminal)."""
+    def start(
+        self, *command: str, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> None:
+        """Start ``command`` in the session (in the folder ``cwd``, if given); ``env`` is set
+        for the command only (``NO_COLOR``, ``TERM=vt100``: tmux itself keeps its own
+        terminal)."""
         if env:
             command = ("env", *(f"{k}={v}" for k, v in env.items()), *command)
         env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
@@ -56,6 +59,7 @@ class Tmux:
                 "24",
                 "-s",
                 "e2e",
+                *(("-c", str(cwd)) if cwd is not None else ()),
                 *command,
             ],
             check=True,

@@ -44,7 +44,7 @@ async def test_the_bar_says_what_each_stage_found(pair, tmp_path, monkeypatch) -
         await press(pilot, "p")
         assert isinstance(app.screen, PinScreen)
         await press(pilot, "enter")
-        assert "Pin 1 fixture ·" in bar(app)
+        assert "Pin 1 ·" in bar(app)
 
 
 @sync

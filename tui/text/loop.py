@@ -4,6 +4,7 @@ each with what it found so far. Built from the ``Session`` and the shown diff; n
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,10 @@ HOW_TO_CONFIGURE = (
     'start the app with --agent CMD, or set agent = "..." under [tool.cassette] in '
     "pyproject.toml (or at the top of cassette.toml)"
 )
+
+
+#: the unit after a count, left out of the bar (the panel says it)
+_UNIT = re.compile(r"(?<=\d) (?:calls|fixtures?)$")
 
 
 @dataclass(frozen=True)
@@ -85,14 +90,15 @@ def _rerecord_stage(session: Session, needs: str, agent: bool) -> Stage:
 
 
 def loop_bar(stages: list[Stage]) -> Text:
-    """One line: ``Record 7 · Replay – · Gate – · Diff parts at row 2 · Pin – · Re-record –``
+    """One line: ``Record 7 · Replay – · Gate – · Diff parts at row 2 · Pin 1 · Re-record ✓ 4``
     (``⊘``: needs an agent, none configured)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     for i, stage in enumerate(stages):
         if i:
             text.append(" · ", style="dim")
         text.append(stage.name, style="bold")
-        found = stage.found.removesuffix(" calls")  # the bar is one line at 80 columns
+        # the bar is one line at 80 columns: the counts without their unit ("Pin 1")
+        found = _UNIT.sub("", stage.found)
         text.append(f" {printable(found)}")
     return text
 
