@@ -135,7 +135,8 @@ class Session:
     def against(self, b: Cassette) -> Session:
         """A session of A against ``b`` (a re-recording of A) that shares this one's loop
         results and agent, so what the loop found stays in view on both."""
-        other = Session(self.a, b, align=self.align)
+        # a session opened with "auto" lets the new pair pick its own alignment
+        other = Session(self.a, b, align="auto" if self._auto else self.align)
         other.loop = self.loop
         other.agent, other.agent_problem = self.agent, self.agent_problem
         return other
