@@ -25,6 +25,7 @@ from rich.text import Text
 
 from .marks import ERROR, REPEATED, STATUS_MARKS
 from .safe import compact, pretty_lines, printable
+from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,8 @@ def pair_detail(
     b = result.b[row.b] if row.b is not None else None
     other_call = row.status is Status.OTHER_CALL and a is not None and b is not None
     parts: list[RenderableType] = [pair_title(row, b.tool if b is not None else None)]
+    # the words before the call first: why the agent chose (core/context.py)
+    parts.extend(pair_before(result, row, a, b, limits))
 
     if other_call:
         # two different tools: the two calls side by side below, never a drift of one
@@ -257,6 +260,7 @@ def pair_detail(
         else Text("·", style="dim"),
     )
     parts.append(table)
+    parts.extend(pair_after(result, row, a, b, limits))
     related = _findings_text(row_findings(findings, row), "findings about this step")
     if related is not None:
         parts.append(related)
@@ -279,11 +283,15 @@ def single_detail(
     related = _findings_text(findings, "findings")
     if related is not None:
         parts.append(related)
+    before, after = single_words(cassette, index, entry, limits)  # the words (core/context.py)
+    parts.extend(before)
     parts.append(Text("args", style="bold underline"))
     parts.append(_block(entry.args, limits))
     parts.append(Text(kind, style="bold underline"))
     parts.append(_block(value, limits, styles.get("detail--error", "") if kind == "error" else ""))
-    if entry.extra:
+    parts.extend(after)
+    other = {k: v for k, v in entry.extra.items() if k not in WORD_FIELDS}
+    if other:
         parts.append(Text("other fields", style="bold underline"))
-        parts.append(_block(entry.extra, limits, "dim"))
+        parts.append(_block(other, limits, "dim"))
     return Group(*parts)

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from .marks import STATUS_MARKS
 from .safe import printable
+from .words import outcome_line
 
 
 def file_label(cassette: Any) -> str:
@@ -57,7 +58,8 @@ def pair_summary(
     findings_error: str | None = None,
     note: str | None = None,
 ) -> Text:
-    """Three lines for the header of the pair screen. ``with_findings`` runs the
+    """Three lines for the header of the pair screen (four when a run says how it ended:
+    its outcome is the second). ``with_findings`` runs the
     diagnosis (``result.findings``, computed on first use): call it from a worker.
     ``note``: what is still being computed, in place of "diagnosing…"."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -70,6 +72,7 @@ def pair_summary(
     auto = " (auto)" if getattr(result, "align_reason", None) else ""
     text.append(f"  by {result.align}{auto}", style="dim")
     text.append("\n")
+    _outcomes(text, result.a, result.b)
     first = result.first_divergence
     if first is None:
         text.append("= no divergence: the runs make the same calls with the same responses")
@@ -107,6 +110,7 @@ def single_summary(cassette: Any, findings: list[Any] | None, error: str | None 
     if cassette.report.dropped_lines:
         text.append(f"  {cassette.report.dropped_lines} bad lines dropped", style="bold")
     text.append("\n")
+    _outcomes(text, cassette, None)
     if error is not None:
         text.append(printable(error), style="bold")
     elif findings is None:
@@ -127,5 +131,16 @@ def loading_summary(a: Any, b: Any | None, what: str) -> Text:
         text.append("  B ", style="bold")
         text.append(f"{file_label(b)} ({len(b)})")
     text.append("\n")
+    _outcomes(text, a, b)
     text.append(what, style="dim italic")
     return text
+
+
+def _outcomes(text: Text, a: Any, b: Any | None) -> None:
+    """The line with how each run ended (``A ✗ reward 0 · step limit reached (30 steps)``),
+    when a cassette says (core/context.py); nothing otherwise, so a recording of your own
+    agent keeps its three lines."""
+    line = outcome_line(a, b)
+    if line is not None:
+        text.append_text(line)
+        text.append("\n")
