@@ -15,8 +15,10 @@ keys, paths, values) and a first action. The kinds, in the order they are report
     whether it would merge other recorded calls with different responses
     (``normalize.over_normalization``).
 ``downstream_drift``
-    A drifted argument value that an earlier response of the same run returned: the
-    earlier step is the likelier cause.
+    A drifted argument value that an earlier response of the same run returned, where
+    that earlier step differs between the runs (an answer both runs got alike is not a
+    cause: the agent chose): the earlier step is the likelier cause. Each side names one
+    source seq, the step that fed that side's value.
 ``stale_response``
     The same key answered differently by the two recordings: the article's "replay passes
     but live fails" signature; re-record and diff.
@@ -47,6 +49,7 @@ from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsonpath import format_path as json_path
 from .jsonpath import iter_leaves
 from .normalize import NormalizationRules, over_normalization
+from .refine import QUIET
 from .urls import is_url_spelling
 from .volatile import difference_kind, volatile_kind
 
@@ -572,7 +575,21 @@ def _downstream(
             src_b = index_b.find(row.b, item.b) if _traceable(item.b) else None
             if src_a is None and src_b is None:
                 continue
+            sources = []
+            for side, src, c, pos in (("A", src_a, result.a, pos_a), ("B", src_b, result.b, pos_b)):
+                if src is None:
+                    continue
+                i, path = src
+                up_row = result.rows[pos[i]]
+                # the earlier step is a likelier cause only where it differs between the
+                # runs: an identical answer (both runs read the same values) is not
+                if up_row.status in QUIET:
+                    continue
+                sources.append((side, c, i, path, up_row, pos[i]))
+            if not sources:
+                continue
             parts = []
+            actions = []
             seqs: dict[str, list[int]] = {"a": [row.a_seq], "b": [row.b_seq]}  # type: ignore[list-item]
             evidence: dict[str, Any] = {
                 "row": index + 1,
@@ -580,23 +597,21 @@ def _downstream(
                 "a": item.a,
                 "b": item.b,
             }
-            upstream_rows = []
-            for side, src, c, pos in (("A", src_a, result.a, pos_a), ("B", src_b, result.b, pos_b)):
-                if src is None:
-                    continue
-                i, path = src
-                up_row = result.rows[pos[i]]
-                upstream_rows.append(up_row)
+            for side, c, i, path, up_row, up_index in sources:
+                seq, tool = c.seq(i), c.tool(i)
                 parts.append(
-                    f"{side}'s value came from {side} seq {c.seq(i)} {c.tool(i)} response "
-                    f"{path} ({up_row.status.value.replace('_', ' ')} there)"
+                    f"{side}'s value came from {side} seq {seq} {tool} response {path} "
+                    f"({up_row.status.value.replace('_', ' ')} there)"
                 )
-                seqs[side.lower()].insert(0, c.seq(i))
+                # one seq per side: the step that fed this side's value, never the seq its
+                # row happens to pair it with
+                actions.append(f"{side} seq {seq} ({tool}) fed {side}'s value")
+                seqs[side.lower()].insert(0, seq)
                 evidence[f"source_{side.lower()}"] = {
-                    "seq": c.seq(i),
-                    "tool": c.tool(i),
+                    "seq": seq,
+                    "tool": tool,
                     "path": path,
-                    "row": pos[i] + 1,
+                    "row": up_index + 1,
                     "status": up_row.status.value,
                 }
             message = (
@@ -605,10 +620,10 @@ def _downstream(
                 + "; ".join(parts)
                 + ". The earlier step is the likelier cause."
             )
-            first_up = upstream_rows[0]
             action = (
-                f"Look upstream first: the response at A seq {first_up.a_seq} / B seq "
-                f"{first_up.b_seq} ({first_up.tool}) fed this argument."
+                "Look upstream first, at the response that differs between the runs: "
+                + "; ".join(actions)
+                + "."
             )
             findings.append(_finding("downstream_drift", seqs, message, action, evidence))
     return findings
