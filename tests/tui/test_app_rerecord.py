@@ -325,3 +325,42 @@ def test_snapshot_rerecord_done(snapshot_dir: Path, snap_compare) -> None:
         await asyncio.sleep(0)
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+@sync
+async def test_quitting_while_it_records_kills_the_agent(workdir: Path) -> None:
+    piddir = workdir / "pids"
+    piddir.mkdir()
+    app = demo_app(workdir, agent_cmd("record-hang", str(piddir)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "R")
+        await pilot.press("enter")
+        deadline = time.monotonic() + RUN_DEADLINE
+        while not list(piddir.glob("*.pids")) and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        pids = [int(p) for f in piddir.glob("*.pids") for p in f.read_text().split()]
+        assert len(pids) == 2, "the agent and its child started"
+        await pilot.press("ctrl+q")
+    assert not still_alive(pids), "the agent must not outlive the app"
+
+
+@sync
+async def test_a_failing_agent_shows_its_status_and_stderr_tail(workdir: Path) -> None:
+    # the test agent's live tools raise: the call is recorded as an error, then it crashes
+    app = demo_app(workdir, agent_cmd("pass"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "R")
+        screen = app.screen
+        assert isinstance(screen, RerecordScreen)
+        await press(pilot, "enter")
+        await until_ended(pilot, screen)
+        result = app.session.loop.rerecord
+        assert result is not None and result.run.status == "crashed"
+        text = flat(app)
+        assert "crashed (exit 1)" in text and "stderr (last lines)" in text
+        assert "RuntimeError: live tool lookup called in a test" in text
+        assert "Re-record ✗ 1" in bar_of_owner(app)
+    recorded = load(screen.target)
+    assert len(recorded) == 1 and recorded[0].error is not None
