@@ -96,6 +96,9 @@ def keymap_problem(keymap: dict[str, str]) -> str | None:
         if not keys.strip() or any(not key.strip() for key in keys.split(",")):
             return f'"{binding_id}" = "{keys}": empty key'
     for where, table in tables.items():
+        # bindings that share a key by default act in different states of their screen
+        # (re-record: escape cancels, stops or goes back); keeping that key is no clash
+        shared = _shared_by_default(table)
         owner: dict[str, str] = {}
         # the app's own keys (? for help) give way to a screen's; only priority ones clash
         for binding in (*(b for b in bindings.APP if b.priority), *table):
@@ -103,9 +106,28 @@ def keymap_problem(keymap: dict[str, str]) -> str | None:
                 continue
             for key in _keys_of(keymap.get(binding.id, binding.key)):
                 other = owner.setdefault(key, binding.id)
+                if (key, frozenset((other, binding.id))) in shared:
+                    continue
                 if other != binding.id and (binding.id in keymap or other in keymap):
                     return (
                         f'"{key}" would be both "{other}" and "{binding.id}" on the {where}; '
                         "give one of them another key"
                     )
     return None
+
+
+def _shared_by_default(table: list[Binding]) -> set[tuple[str, frozenset[str]]]:
+    """The (key, pair of ids) of the bindings of ``table`` that have a key in common by
+    default."""
+    ids: dict[str, list[str]] = {}
+    for binding in table:
+        if binding.id:
+            for key in _keys_of(binding.key):
+                ids.setdefault(key, []).append(binding.id)
+    return {
+        (key, frozenset((x, y)))
+        for key, owners in ids.items()
+        for x in owners
+        for y in owners
+        if x != y
+    }

@@ -19,6 +19,7 @@ from cassette_tui.core.cassette import load
 from cassette_tui.core.loop import record_job
 from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.keymap import keymap_problem
 from cassette_tui.tui.screens import rerecord as rerecord_screen
 from cassette_tui.tui.screens.help import help_plain_text
 from cassette_tui.tui.screens.pair import PairScreen
@@ -364,3 +365,11 @@ async def test_a_failing_agent_shows_its_status_and_stderr_tail(workdir: Path) -
         assert "Re-record ✗ 1" in bar_of_owner(app)
     recorded = load(screen.target)
     assert len(recorded) == 1 and recorded[0].error is not None
+
+
+def test_keys_shared_by_the_states_stay_remappable() -> None:
+    # escape cancels, stops or goes back by state: remapping one of them keeps escape
+    assert keymap_problem({"rerecord.back": "escape,b"}) is None
+    assert keymap_problem({"rerecord.stop": "s"}) is None
+    problem = keymap_problem({"rerecord.open": "j"})
+    assert problem is not None and '"j" would be both' in problem
