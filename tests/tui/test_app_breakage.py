@@ -24,7 +24,7 @@ from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_CHARS
 from cassette_tui.tui.widgets.detail import DetailPane
 from click.testing import CliRunner
 from support.paths import SAMPLES
-from support.pilot import screen_text, sync
+from support.pilot import screen_text, settle, sync
 from support.tmux import Tmux, open_pair
 
 # -- signals: SIGTERM left the terminal in the alternate screen with mouse reporting on --
@@ -134,14 +134,14 @@ async def test_deeply_nested_response_is_shown(tmp_path: Path) -> None:
     )
     app = CassetteApp(open_cassette(path), open_cassette(path))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.5)
+        await settle(pilot)  # the diff, then the detail (workers), however loaded the machine
         detail = app.screen.query_one("#detail", DetailPane)
         body = detail.body_text()
         assert "RecursionError" not in body and "cannot show" not in body, body[:500]
         assert '"k": [' in body and "press e to expand" in body
         assert 'x={"k":[{"k":[' in screen_text(app)
         await pilot.press("enter")
-        await pilot.pause(0.5)
+        await settle(pilot)
         assert '"k": [' in app.screen.query_one("#step-detail", DetailPane).body_text()
 
 
