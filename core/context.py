@@ -45,6 +45,9 @@ from .runs import PASS_REWARD
 CONTEXT_FIELD = "context"
 #: the entry field (last entry) and metadata key holding the run's outcome
 OUTCOME_FIELD = "run_outcome"
+#: the field's key as written in a line's bytes (by this project and by ``json.dumps``; a
+#: key spelled with ``\u`` escapes is not looked for)
+_OUTCOME_KEY = b'"run_outcome"'
 
 
 @dataclass(frozen=True)
@@ -316,9 +319,15 @@ def run_outcome(cassette: Any) -> tuple[RunOutcome | None, list[ContextWarning]]
     metadata = getattr(cassette, "metadata", None) or {}
     if OUTCOME_FIELD in metadata:
         return outcome_from_json(metadata[OUTCOME_FIELD], cassette.path)
-    if not len(cassette):
+    n = len(cassette)
+    if not n:
         return None, []
-    last = cassette[len(cassette) - 1]
+    # a recording of one's own agent has no outcome: say so from the line's bytes, without
+    # parsing a response that may be megabytes long (the app asks on its UI thread)
+    if getattr(cassette, "is_file_backed", False) and _OUTCOME_KEY not in cassette.raw_line(n - 1):
+        return None, []
+    view = getattr(cassette, "entry_view", None)
+    last = view(n - 1) if view is not None else cassette[n - 1]  # read only: no copy
     raw = last.extra.get(OUTCOME_FIELD) if last.extra else None
     return outcome_from_json(raw, cassette.path, last.line)
 

@@ -265,3 +265,20 @@ def test_the_imported_cassette_metadata_has_the_outcome(tmp_path: Path, fmt: str
     assert imported.fmt == fmt
     cassette = imported.cassette(0)
     assert cassette.metadata[OUTCOME_FIELD]["final_answer"] == CHAT[-1]["content"]
+
+
+def test_a_cassette_without_an_outcome_is_told_from_the_bytes(tmp_path: Path) -> None:
+    """The app asks on its UI thread: a last line without the field is not parsed (its
+    response may be megabytes long), so even a response that only the full parse refuses
+    does not stop the answer."""
+    from cassette_tui.core.errors import CassetteFormatError
+
+    path = tmp_path / "own.jsonl"
+    path.write_text(
+        '{"seq": 1, "tool": "t", "args": {}, "response": {"a": 1}}\n'
+        '{"seq": 2, "tool": "t", "args": {"n": 2}, "response": {"a": 1, "a": 2}}\n'
+    )
+    cassette = load(path)
+    assert run_outcome(cassette) == (None, [])
+    with pytest.raises(CassetteFormatError):
+        cassette[1]  # the full parse names the duplicate key

@@ -13,6 +13,7 @@ No Textual import: the builders run in the detail's thread worker.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from cassette_tui.core.context import (
@@ -43,13 +44,7 @@ def outcome_line(a: Any, b: Any | None) -> Text | None:
     """``A ✗ reward 0 · step limit reached (30 steps)   B ✓ reward 1``, or ``None`` when
     neither cassette says how its run ended (a side that does not say shows ``-``)."""
     sides = [("A", a)] + ([("B", b)] if b is not None else [])
-    summaries = []
-    for name, cassette in sides:
-        try:
-            outcome, _ = run_outcome(cassette)
-        except Exception:  # noqa: BLE001 - an unreadable last line is the loader's to report
-            outcome = None
-        summaries.append((name, outcome.summary() if outcome is not None else ""))
+    summaries = [(name, _summary_of(cassette)) for name, cassette in sides]
     if not any(summary for _, summary in summaries):
         return None
     text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -66,6 +61,27 @@ def outcome_line(a: Any, b: Any | None) -> Text | None:
         else:
             text.append("-", style="dim")
     return text
+
+
+#: cassette -> its outcome summary: the header is redrawn on every progress step of a diff
+_SUMMARIES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def _summary_of(cassette: Any) -> str:
+    try:
+        return _SUMMARIES[cassette]
+    except (KeyError, TypeError):
+        pass
+    try:
+        outcome, _ = run_outcome(cassette)
+    except Exception:  # noqa: BLE001 - an unreadable last line is the loader's to report
+        outcome = None
+    summary = outcome.summary() if outcome is not None else ""
+    try:
+        _SUMMARIES[cassette] = summary
+    except TypeError:  # not weakly referable: asked again next time
+        pass
+    return summary
 
 
 def _cut(text: str, limits: Any) -> tuple[str, bool]:
