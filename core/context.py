@@ -135,7 +135,7 @@ class RunOutcome:
             what = f"{self.limit} limit" if self.limit and self.limit != "steps" else "step limit"
             used = ""
             if self.limit in (None, "steps") and self.steps is not None:
-                used = f" ({self.steps} steps)"
+                used = f" ({self.steps} step{'' if self.steps == 1 else 's'})"
             elif self.limit_value is not None:
                 used = f" ({self.limit_value})"
             parts.append(f"{what} reached{used}")

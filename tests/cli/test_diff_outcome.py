@@ -56,3 +56,41 @@ def test_a_bad_outcome_is_a_warning_and_changes_nothing_else(tmp_path: Path) -> 
     assert "   outcome: step limit reached (3 steps)" in out.stdout.splitlines()
     doc = json.loads(diff(str(pa), str(pb), "--json").stdout)
     assert doc["a"]["outcome"]["reward"] is None and doc["b"]["outcome"] is None
+
+
+def _tau(tmp_path: Path) -> Path:
+    call = {"id": "c0", "type": "function", "function": {"name": "get", "arguments": "{}"}}
+    cut = [
+        {"role": "user", "content": "help"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c0", "content": "{}"},
+    ]
+    talk = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello."}]
+    runs = [
+        {"task_id": 1, "trial": 0, "reward": 0.0, "info": {"reward_info": None}, "traj": cut},
+        {"task_id": 1, "trial": 1, "reward": 1.0, "info": {"reward_info": {}}, "traj": talk},
+    ]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(runs))
+    return path
+
+
+def test_import_says_the_limit_and_keeps_every_outcome(tmp_path: Path) -> None:
+    from cassette_tui.tui.cli import cli
+    from click.testing import CliRunner
+
+    src = _tau(tmp_path)
+    one = tmp_path / "cut.jsonl"
+    r = CliRunner().invoke(cli, ["import", f"{src}#task=1,trial=0", "-o", str(one)])
+    assert r.exit_code == 0, r.output
+    assert r.output.rstrip().endswith("reward 0.0 (fail), step limit reached (1 step)")
+    # the written file alone still says so, to diff and to --json
+    assert '"limit_reached": true' in one.read_text()
+    r = CliRunner().invoke(cli, ["import", str(src), "-o", str(tmp_path / "all"), "--json"])
+    assert r.exit_code == 0, r.output
+    written = json.loads(r.output)["written"]
+    # the run with no call has an empty file: its outcome is kept in the index
+    assert [w["entries"] for w in written] == [1, 0]
+    assert written[1]["outcome"]["final_answer"] == "Hello."
+    index = json.loads((tmp_path / "all" / "runs.json").read_text())
+    assert index["runs"][0]["outcome"]["limit_reached"] is True

@@ -113,13 +113,15 @@ def import_cmd(
     except OSError as exc:
         _fail(f"{out}: cannot write: {exc.strerror or exc}")
     run = cassette.metadata.get("run") or {}
-    record = {"file": str(out), "entries": len(cassette), **_run_fields(run)}
+    outcome = cassette.metadata.get("run_outcome")
+    record = {"file": str(out), "entries": len(cassette), **_run_fields(run), "outcome": outcome}
     if as_json:
         echo_json({"source": str(spec.path), "format": kind, "written": [record]}, indent=None)
     else:
         click.echo(
             safe(f"wrote {out} ({_n(len(cassette))}) from {kind} {cassette.path}")
             + _reward_note(run)
+            + _limit_note(outcome)
         )
 
 
@@ -131,6 +133,17 @@ def _reward_note(run: dict[str, Any]) -> str:
     if run.get("reward") is None:
         return ""
     return f", reward {run['reward']} ({'pass' if run.get('passed') else 'fail'})"
+
+
+def _limit_note(outcome: Any) -> str:
+    """``, step limit reached (30 steps)`` when the run hit its limit (core/context.py)."""
+    if not isinstance(outcome, dict) or not outcome.get("limit_reached"):
+        return ""
+    from cassette_tui.core.context import outcome_from_json
+
+    parsed, _ = outcome_from_json(outcome)
+    summary = parsed.summary() if parsed is not None else ""
+    return ", " + summary.rpartition(" · ")[2] if "limit reached" in summary else ""
 
 
 def _write_all(
@@ -198,7 +211,13 @@ def _write_runs(
         yield Progress("write", done, len(runs), "runs", target.name)
         save(cassette, target, overwrite=force)
         written.append(
-            {"file": str(target), "entries": len(cassette), **_run_fields(run.to_json())}
+            {
+                "file": str(target),
+                "entries": len(cassette),
+                **_run_fields(run.to_json()),
+                # how the run ended: kept here for a run with no call too (an empty file)
+                "outcome": cassette.metadata.get("run_outcome"),
+            }
         )
     yield Progress("write", len(runs), len(runs), "runs")
     return written
