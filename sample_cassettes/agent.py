@@ -9,6 +9,7 @@ with ``wrap_dispatcher``, so the environment contract (README, "Recording and re
     # -> exit 0
     CASSETTE_MODE=record CASSETTE_PATH=/tmp/new.jsonl python sample_cassettes/agent.py
     python sample_cassettes/agent.py --flaky      # the "model" samples: passes about half the time
+    python sample_cassettes/agent.py --flaky --seed 2   # a reproducible draw (--seed {run} in a gate)
 
 The "live" tools are a small in-process document index (no network): today's index ranks
 the current ``docs/retry-budget.md`` first and rate-limits the first search once. Exit
@@ -65,7 +66,9 @@ def live_dispatch(tool: str, args: dict[str, Any]) -> Any:
 PRIOR = "Retry budget: retry each failed request up to 10 times, immediately."
 
 
-def run(flaky: bool = False) -> int:
+def run(flaky: bool = False, seed: int | None = None) -> int:
+    if seed is not None:
+        random.seed(seed)
     dispatch = wrap_dispatcher(live_dispatch)
     for _attempt in range(10):
         found = dispatch("search_docs", {"q": "retry budget", "top_k": 5})
@@ -88,7 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--flaky", action="store_true", help="sample the answer (passes about half the time)"
     )
-    return run(flaky=parser.parse_args(argv).flaky)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed the sampling, for a reproducible draw (a gate's --agent '... --seed {run}' "
+        "gives each run its own)",
+    )
+    args = parser.parse_args(argv)
+    return run(flaky=args.flaky, seed=args.seed)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ class CassetteApp(App[None]):
         plain: bool = False,
         agent: AgentCommand | None = None,
         agent_problem: str | None = None,
+        config: str | None = None,
     ) -> None:
         # plain: default colours only (NO_COLOR, or a terminal of 16 colours or fewer;
         # tui/colours.py). Textual reads NO_COLOR itself, but picks a greying filter.
@@ -79,6 +80,7 @@ class CassetteApp(App[None]):
         self.session = Session(a, b, align=align, run_source=run_source)
         self.session.agent = agent
         self.session.agent_problem = agent_problem if agent is None else None
+        self.session.config = config
         self._theme_name = theme or DEFAULT_THEME
         #: (message, severity) -> monotonic time until which that toast is on screen
         self._toasts: dict[tuple[str, str], float] = {}

@@ -132,6 +132,23 @@ PAIR = [
         tooltip="Pin the selected entry (A's, else B's) as a fixture: preview, then write",
     ),
     Binding(
+        "r",
+        "replay",
+        "Replay",
+        show=False,
+        id="main.replay",
+        tooltip="Replay A once, offline, with the agent: its hits, misses and repeats",
+    ),
+    Binding(
+        "t",
+        "gate",
+        "Gate",
+        show=False,
+        id="main.gate",
+        tooltip="Gate: replay A N times (default 20); deterministic or flaky, and where "
+        "the runs part",
+    ),
+    Binding(
         "l",
         "loop",
         "Loop",
@@ -258,6 +275,87 @@ RERECORD = [
 BACK_FROM_RERECORD = Binding(
     "q", "back", "Back", id="main.back", tooltip="Back to the pair opened before (a re-recording)"
 )
+#: The replay screen (r on the main screen).
+REPLAY = [
+    Binding(
+        "escape",
+        "cancel",
+        "Cancel/back",
+        id="replay.cancel",
+        tooltip="Cancel the running replay (its agent is killed), then leave",
+    ),
+    Binding("q", "back", "Back", id="replay.back", tooltip="Leave (cancels a running replay)"),
+    Binding(
+        "enter",
+        "open_miss",
+        "Nearest call",
+        id="replay.open_miss",
+        tooltip="The miss under the cursor: its nearest recorded calls, the differing "
+        "argument paths highlighted",
+    ),
+    Binding(
+        "d",
+        "diff",
+        "Diff",
+        id="replay.diff",
+        tooltip="The replay's call log (B) against the recorded cassette (A) in the main view",
+    ),
+    Binding("r", "again", "Again", id="replay.again", tooltip="Replay once more"),
+    Binding("down,j", "cursor_down", "Down", show=False, id="replay.cursor_down"),
+    Binding("up,k", "cursor_up", "Up", show=False, id="replay.cursor_up"),
+]
+
+#: The nearest recorded call of a miss (enter on the replay screen).
+MISS = [
+    Binding("q,escape", "back", "Back", id="miss.back"),
+    Binding("down,j", "scroll_down", "Scroll down", show=False, id="miss.scroll_down"),
+    Binding("up,k", "scroll_up", "Scroll up", show=False, id="miss.scroll_up"),
+    Binding("pagedown,space", "page_down", "Page down", show=False, id="miss.page_down"),
+    Binding("pageup", "page_up", "Page up", show=False, id="miss.page_up"),
+]
+
+#: The gate screen (t on the main screen).
+GATE = [
+    Binding(
+        "escape",
+        "cancel",
+        "Cancel/back",
+        id="gate.cancel",
+        tooltip="Cancel the running gate (its agents are killed; the runs so far stay), then leave",
+    ),
+    Binding("q", "back", "Back", id="gate.back", tooltip="Leave (cancels a running gate)"),
+    Binding(
+        "space",
+        "mark",
+        "Mark",
+        id="gate.mark",
+        tooltip="Mark the run under the cursor as A, then another as B; again to unmark",
+    ),
+    Binding(
+        "enter",
+        "open",
+        "Open",
+        id="gate.open",
+        tooltip="Two marked runs side by side in the main view; else the run under the "
+        "cursor against the recorded cassette",
+    ),
+    Binding(
+        "d",
+        "diff",
+        "Fail vs pass",
+        id="gate.diff",
+        tooltip="The first failing run against the first passing one (or where the runs "
+        "part) side by side",
+    ),
+    Binding("t", "again", "Again", id="gate.again", tooltip="Choose N and gate again"),
+    Binding("down,j", "cursor_down", "Down", show=False, id="gate.cursor_down"),
+    Binding("up,k", "cursor_up", "Up", show=False, id="gate.cursor_up"),
+    Binding("g,home", "first", "First run", show=False, id="gate.first"),
+    Binding("G,end", "last", "Last run", show=False, id="gate.last"),
+]
+
+#: Replay and Gate without an agent configured: how to configure one.
+NO_AGENT = [Binding("q,escape", "back", "Back", id="noagent.back")]
 
 #: The run selector (a file holding many runs, such as tau-bench results).
 RUNS = [
@@ -330,6 +428,23 @@ BACK_TO_RUNS = Binding(
 def _from_runs(table: list[Binding]) -> list[Binding]:
     return [BACK_TO_RUNS if binding.id == "main.back" else binding for binding in table]
 
+
+#: ``q`` on runs opened from a loop screen (a replay's or a gate's call logs) goes back to
+#: it (same id as the main screen's ``q``, so a remap applies to both).
+BACK_TO_LOOP = Binding(
+    "q",
+    "back",
+    "Back",
+    id="main.back",
+    tooltip="Back to the replay or gate screen that opened these runs",
+)
+
+#: The pair view of runs opened from a loop screen: no Replay, Gate or Re-record of call logs.
+PAIR_FROM_LOOP = [
+    BACK_TO_LOOP if binding.id == "main.back" else binding
+    for binding in PAIR
+    if binding.id not in ("main.replay", "main.gate", "main.rerecord")
+]
 
 #: The pair and single-file screens of runs opened from the run selector.
 PAIR_FROM_RUNS = _from_runs(PAIR)

@@ -48,10 +48,14 @@ def load_keymap(path: str | Path) -> dict[str, str]:
 
 def screens() -> dict[str, list[Binding]]:
     """Every screen's name (``KEYMAP_NAME``) and bindings, from the screen classes."""
+    from .screens.gate import GateScreen
     from .screens.help import HelpScreen
     from .screens.loop import LoopScreen
+    from .screens.loop_pair import LoopPairScreen
+    from .screens.no_agent import NoAgentScreen
     from .screens.pair import PairScreen
     from .screens.pin import PinScreen
+    from .screens.replay import MissScreen, ReplayScreen
     from .screens.rerecord import RerecordScreen
     from .screens.select import SelectScreen
     from .screens.single import SingleScreen
@@ -68,6 +72,11 @@ def screens() -> dict[str, list[Binding]]:
             PinScreen,
             LoopScreen,
             RerecordScreen,
+            ReplayScreen,
+            MissScreen,
+            GateScreen,
+            NoAgentScreen,
+            LoopPairScreen,
         )
     }
 

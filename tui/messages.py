@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.cassette import Cassette
     from cassette_tui.core.diff import DiffResult
     from cassette_tui.core.findings import Finding
+    from cassette_tui.core.gate import GateResult, ReplayResult
     from cassette_tui.core.jobs import Progress
     from cassette_tui.core.loop import RecordResult
     from rich.console import RenderableType
@@ -160,8 +161,40 @@ class RecordReady(Message):
         self.result = result
 
 
+class ReplayDone(Message):
+    """A replay ended (``result.runs_result.cancelled``: stopped by escape or by leaving)."""
+
+    def __init__(self, result: ReplayResult) -> None:
+        super().__init__()
+        self.result = result
+
+
 class RecordFailed(Failed):
     """The re-recording could not start (the file exists, the agent is no program...)."""
 
     def __init__(self, error: BaseException) -> None:
         super().__init__("re-record", error)
+
+
+class GateDone(Message):
+    """A gate ended; cancelled, ``result`` holds the runs completed before."""
+
+    def __init__(self, result: GateResult) -> None:
+        super().__init__()
+        self.result = result
+
+
+class LoopFailed(Failed):
+    """A loop job could not run at all (``what``: "replay", "gate"): a bad cassette or
+    config, an agent command that cannot start, a runs folder in use."""
+
+
+class CallLogsOpened(Message):
+    """Two cassettes to open side by side from a loop screen (a call log against the
+    recorded cassette, or two runs' call logs); ``label`` says which, for the header."""
+
+    def __init__(self, a: Cassette, b: Cassette, label: str) -> None:
+        super().__init__()
+        self.a = a
+        self.b = b
+        self.label = label

@@ -24,6 +24,7 @@ from cassette_tui.core.jobs import CancelToken, JobGenerator
 
 if TYPE_CHECKING:
     from cassette_tui.core.agent import AgentCommand
+    from cassette_tui.core.gate import GateResult, ReplayResult
     from cassette_tui.core.loop import RecordResult
 
     from .screens.select import RunSource
@@ -35,12 +36,14 @@ ALIGNMENTS: tuple[Alignment, ...] = ("seq", "key")
 @dataclass
 class LoopResults:
     """The debug loop's results for the open run, filled by the loop's screens (``None``
-    until that step has run): the replay report, the gate verdict, the pinned entries and
-    the re-recorded cassette. ``pins``: the fixture files written from the app, in order;
-    ``rerecord``: the last re-recording (``R``), run to its end or stopped."""
+    until that step has run): the last replay (``core.gate.ReplayResult``, a cancelled one
+    too), the last gate (``GateResult``, partial when cancelled), the pinned entries and
+    the re-recording (``core.loop.RecordResult``). ``pins``: the fixture files written
+    from the app, in order; ``rerecord``: the last re-recording (``R``), run to its end
+    or stopped."""
 
-    replay: object | None = None
-    gate: object | None = None
+    replay: ReplayResult | None = None
+    gate: GateResult | None = None
     pins: list[Path] = field(default_factory=list)
     rerecord: RecordResult | None = None
 
@@ -73,6 +76,8 @@ class Session:
         loop: the debug loop's results (see ``LoopResults``).
         agent: the agent command the loop runs (``--agent`` or the config), or ``None``.
         agent_problem: why there is no agent (how to configure one), or ``None``.
+        config: the config file the app was started with (``--config``), handed to the
+            loop's jobs, or ``None`` (the default lookup).
 
     Raises:
         ValueError: an unknown alignment, or neither a cassette nor runs to choose from.
@@ -102,6 +107,7 @@ class Session:
         self.loop = LoopResults()
         self.agent: AgentCommand | None = None
         self.agent_problem: str | None = None
+        self.config: str | None = None
         self._diffs: dict[Alignment, DiffResult] = {}
         self._lock = threading.Lock()
 

@@ -59,3 +59,17 @@ def still_alive(pids: list[int], within: float = 10.0) -> list[int]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
+
+
+def miss_cassette(samples: Path, folder: Path) -> Path:
+    """fail.jsonl recorded with ``top_k`` 3: the demo agent's search (top_k 5) misses."""
+    lines = []
+    for line in (samples / "fail.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["tool"] == "search_docs":
+            record["args"]["top_k"] = 3
+            record.pop("args_digest", None)
+        lines.append(json.dumps(record))
+    path = folder / "miss.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

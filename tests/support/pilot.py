@@ -44,6 +44,19 @@ def screen_segments(app: App) -> list[str]:
     return [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
 
 
+async def wait_until(
+    pilot: Pilot, ready: Callable[[], object], what: str, within: float = 60.0
+) -> None:
+    """Let the app run until ``ready()`` is true (a worker's result landed, a real agent
+    process ended), polling; fail after ``within`` seconds with ``what`` and the screen."""
+    deadline = asyncio.get_running_loop().time() + within
+    while not ready():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"gave up waiting for {what}:\n{screen_text(pilot.app)}")
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
 async def press(pilot: Pilot, *keys: str) -> None:
     for key in keys:
         await pilot.press(key)

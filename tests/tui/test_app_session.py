@@ -15,10 +15,14 @@ from cassette_tui.core.jobs import CancelToken, Progress
 from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem, screens
+from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.loop import LoopScreen
+from cassette_tui.tui.screens.loop_pair import LoopPairScreen
+from cassette_tui.tui.screens.no_agent import NoAgentScreen
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.pin import PinScreen
+from cassette_tui.tui.screens.replay import MissScreen, ReplayScreen
 from cassette_tui.tui.screens.rerecord import RerecordScreen
 from cassette_tui.tui.screens.select import SelectScreen
 from cassette_tui.tui.screens.single import SingleScreen
@@ -183,6 +187,11 @@ def test_the_keymap_checks_every_screen_class() -> None:
             PinScreen,
             LoopScreen,
             RerecordScreen,
+            ReplayScreen,
+            MissScreen,
+            GateScreen,
+            NoAgentScreen,
+            LoopPairScreen,
         )
     }
     assert all(table.values())

@@ -34,6 +34,10 @@ async def test_every_binding_id_is_whole_on_one_line_at_80_columns() -> None:
             bindings.RUNS,
             bindings.APP,
             bindings.HELP,
+            bindings.REPLAY,
+            bindings.MISS,
+            bindings.GATE,
+            bindings.NO_AGENT,
         )
         for b in table
         if b.id
@@ -42,7 +46,17 @@ async def test_every_binding_id_is_whole_on_one_line_at_80_columns() -> None:
         assert any(binding_id in line for line in rendered), binding_id
     assert max(len(line.rstrip()) for line in rendered) <= width
     # each id on the line of its keys and description, not wrapped onto a line of its own
-    tables = (bindings.PAIR, bindings.SINGLE, bindings.STEP, bindings.RUNS, bindings.HELP)
+    tables = (
+        bindings.PAIR,
+        bindings.SINGLE,
+        bindings.STEP,
+        bindings.RUNS,
+        bindings.HELP,
+        bindings.REPLAY,
+        bindings.MISS,
+        bindings.GATE,
+        bindings.NO_AGENT,
+    )
     for binding in (b for table in tables for b in table if b.id):
         first_word = (binding.tooltip or binding.description).split()[0]
         line = next(line for line in rendered if line.rstrip().endswith(binding.id))
@@ -56,5 +70,9 @@ async def test_every_binding_id_is_whole_on_one_line_at_80_columns() -> None:
                 "help",
                 "runs",
                 "single",
+                "replay",
+                "miss",
+                "gate",
+                "noagent",
             ):
                 assert word.rstrip(",") in ids, f"a cut binding id: {word!r} in {line!r}"

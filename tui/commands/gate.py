@@ -21,6 +21,16 @@ from typing import Any
 import click
 from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
+from ..text.gate import (
+    cancelled_line,
+    isolation_lines,
+    odd_run_lines,
+    pick_pair,
+    status_counts_line,
+    totals_line,
+    verdict_line,
+    without_log_line,
+)
 from ._loop import (
     agent_option,
     fail,
@@ -31,7 +41,6 @@ from ._loop import (
 )
 from ._options import config_option
 from ._output import echo_json, safe
-from .replay import isolation_line, run_line
 
 EXIT_DETERMINISTIC = EXIT_CLEAN
 EXIT_FLAKY = EXIT_FINDINGS
@@ -102,59 +111,32 @@ def gate(
     sys.exit(EXIT_FLAKY if result.verdict == "flaky" else EXIT_DETERMINISTIC)
 
 
-def _pair(result: Any) -> tuple[Any, Any] | None:
-    """Two runs worth opening side by side: from the two biggest paths where the runs
-    part, else a passing and a failing one, else the first two."""
-    logged = [r for r in result.results if r.call_log is not None]
-    by_run = {r.run: r for r in logged}
-    div = result.divergence
-    if div is not None and len(div.paths) >= 2:
-        a, b = by_run.get(div.paths[0].runs[0]), by_run.get(div.paths[1].runs[0])
-        if a is not None and b is not None:
-            return a, b
-    passed = [r for r in logged if r.passed]
-    failed = [r for r in logged if not r.passed]
-    if passed and failed:
-        return failed[0], passed[0]
-    return (logged[0], logged[1]) if len(logged) >= 2 else None
-
-
 def print_gate(result: Any, name: str) -> None:
+    """The gate's report, in the words of the app's gate screen (``tui/text/gate.py``)."""
     echo = click.echo
     rr = result.runs_result
     echo(f"gate    {safe(name)}  x{rr.requested}")
     echo(f"agent   {safe(rr.agent)}")
-    blocked = [b for r in result.results for b in r.blocked]
-    isolations = sorted({r.isolation for r in result.results if r.completed}) or [rr.isolation]
-    for iso in isolations:
-        echo(isolation_line(iso, blocked if iso.startswith("guard") else []))
-    pct = f"{result.pass_rate:.0%}"
-    echo(f"verdict {result.verdict}: {result.passed}/{result.runs} passed ({pct})")
-    if result.cancelled:
-        echo(f"cancelled after {result.runs} of {rr.requested} runs (partial result)")
-    counts: dict[str, int] = {}
-    for r in result.results:
-        counts[r.status] = counts.get(r.status, 0) + 1
-    echo("runs    " + " · ".join(f"{n} {status}" for status, n in sorted(counts.items())))
-    echo(
-        f"calls   {result.total('misses')} misses · {result.total('exhausted')} past the last "
-        f"recording · {result.total('repeated_calls')} repeated calls (summed over runs)"
-    )
+    for line in isolation_lines(result):
+        echo(line)
+    echo(verdict_line(result))
+    cancelled = cancelled_line(result)
+    if cancelled:
+        echo(cancelled)
+    echo(status_counts_line(result))
+    echo(totals_line(result))
     div = result.divergence
     if div is not None:
         echo("where the runs part:")
         echo(textwrap.fill(safe(div.message), width=88, initial_indent="  ",
                            subsequent_indent="  "))  # fmt: skip
-        if div.without_log:
-            echo(f"  (runs {', '.join(map(str, div.without_log))} left no call log)")
-    odd = [r for r in result.results if r.status in ("timeout", "crashed", "not_started")]
-    for r in odd[:5]:
-        echo(f"  run {r.run}: {run_line(r)}")
-        tail = r.stderr_tail.splitlines()[-1:] if r.status == "crashed" else []
-        for line in tail:
-            echo(f"    {safe(line)}")
+        missing = without_log_line(result)
+        if missing:
+            echo(f"  {missing}")
+    for line in odd_run_lines(result):
+        echo(line)
     echo(f"files   {safe(rr.runs_dir)}")
-    pair = _pair(result)
+    pair = pick_pair(result)
     if pair is not None:
         a, b = pair
         echo(

@@ -187,6 +187,7 @@ def open_app(
         plain=plain_colours(),
         agent=agent_command,
         agent_problem=agent_problem,
+        config=config,
     )
     app.run()
     # non-zero after a crash (Textual has printed the traceback) or a SIGTERM / SIGHUP

@@ -1,5 +1,6 @@
 """The base of the app's screens: typed against the app, so ``self.app.session`` is a
-``Session`` to the type checker, not an attribute it cannot see."""
+``Session`` to the type checker, not an attribute it cannot see. A screen may be given a
+session of its own (runs opened from a loop screen), which leaves the app's untouched."""
 
 from __future__ import annotations
 
@@ -23,7 +24,12 @@ class AppScreen(Screen[None]):
 
     app = getters.app(CassetteApp)
 
+    def __init__(self, session: Session | None = None) -> None:
+        super().__init__()
+        self._own_session = session
+
     @property
     def session(self) -> Session:
-        """The app's ``Session``: the open cassettes and their diffs."""
-        return self.app.session
+        """The ``Session`` this screen shows: its own when it was given one (two runs of a
+        gate opened side by side over the user's pair), else the app's."""
+        return self._own_session if self._own_session is not None else self.app.session

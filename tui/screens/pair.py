@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -14,12 +15,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..bindings import PAIR
 from ..messages import DiagnosisReady, DiffFailed, DiffReady, JobCancelled, JobProgress
-from ..session import Alignment
+from ..session import Alignment, Session
 from ..text.detail import Limits, pair_detail, pair_title
 from ..text.loop import loop_bar, loop_stages
 from ..text.rows import SEQ_WIDTH, PairRows
@@ -50,19 +52,43 @@ class PairScreen(StepsScreen):
     KEYMAP_NAME = "main screen"
     result: DiffResult | None = None
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, session: Session | None = None) -> None:
+        super().__init__(session)
         self._token: CancelToken | None = None
 
     def compose_bars(self) -> ComposeResult:
         yield Static(self._loop_bar_text(), id="loopbar")
 
     def _loop_bar_text(self) -> Text:
-        return loop_bar(loop_stages(self.session, self.result))
+        width = (self.size.width or self.app.size.width) - 2  # the bar's padding
+        return loop_bar(loop_stages(self.session, self.result), width)
 
     def refresh_loop_bar(self) -> None:
         """Say again what each stage of the loop found (after a diff, a pin...)."""
         self.query_one("#loopbar", Static).update(self._loop_bar_text())
+
+    def on_screen_resume(self) -> None:
+        self.refresh_loop_bar()  # a loop screen above may have stored a result
+
+    def action_replay(self) -> None:
+        """r: one offline replay of A (or how to configure an agent)."""
+        from .replay import ReplayScreen
+
+        self._open_loop_screen("Replay", ReplayScreen)
+
+    def action_gate(self) -> None:
+        """t: the gate, N replays of A (or how to configure an agent)."""
+        from .gate import GateScreen
+
+        self._open_loop_screen("Gate", GateScreen)
+
+    def _open_loop_screen(self, stage: str, screen: Callable[[], Screen[None]]) -> None:
+        if self.session.agent is None:
+            from .no_agent import NoAgentScreen
+
+            self.app.push_screen(NoAgentScreen(stage))
+        else:
+            self.app.push_screen(screen())
 
     def action_loop(self) -> None:
         stages = loop_stages(self.session, self.result)
@@ -97,6 +123,7 @@ class PairScreen(StepsScreen):
 
     def on_resize(self) -> None:
         self.refresh_columns()
+        self.refresh_loop_bar()
 
     # -- the diff: a quick one, then the exact one as a core job --------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="diff", description="diff")

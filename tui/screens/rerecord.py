@@ -240,12 +240,7 @@ class RerecordedPairScreen(PairScreen):
     BINDINGS: ClassVar[list[BindingType]] = list(bindings.PAIR_RERECORDED)
 
     def __init__(self, session: Session) -> None:
-        self._own_session = session
-        super().__init__()
-
-    @property
-    def session(self) -> Session:
-        return self._own_session
+        super().__init__(session)  # AppScreen: a session of its own
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ..messages import DetailFailed, DetailReady, Failed, SearchDone
+from ..session import Session
 from ..text.detail import Limits
 from ..text.rows import RowModel
 from ..text.safe import describe_error, plain, printable
@@ -62,8 +63,8 @@ class StepsScreen(AppScreen):
     #: secrets shown whole in the detail pane (v); masked by default
     revealed: bool = False
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, session: Session | None = None) -> None:
+        super().__init__(session)
         self.model: RowModel = NoRows()
 
     # -- layout ---------------------------------------------------------------------------

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from .gate import gate_found
+from .replay import replay_found
 from .safe import printable
 
 if TYPE_CHECKING:
@@ -34,11 +36,13 @@ _UNIT = re.compile(r"(?<=\d) (?:calls|fixtures?)$")
 @dataclass(frozen=True)
 class Stage:
     """One stage of the loop: its ``name``, what it found (``found``), and ``how`` to run
-    it from here."""
+    it from here; ``short``: what the bar says when ``found`` does not fit (``None``: the
+    same)."""
 
     name: str
     found: str
     how: str
+    short: str | None = None
 
 
 def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
@@ -56,20 +60,26 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
     pin = f"{pins} fixture{'s' if pins != 1 else ''}" if pins else "–"
     needs = "–" if agent else NO_AGENT
     how_agent = (
-        "from the command line: cassette-tui {} A.jsonl (the agent is configured)"
+        "{} on the main view, or from the command line: cassette-tui {} A.jsonl"
         if agent
         else HOW_TO_CONFIGURE
     )
     if not agent:
         how_agent = f"no agent: {HOW_TO_CONFIGURE}"
+    replay, replay_short = needs, None
+    if session.loop.replay is not None:
+        replay, replay_short = replay_found(session.loop.replay)
+    gate, gate_short = needs, None
+    if session.loop.gate is not None:
+        gate, gate_short = gate_found(session.loop.gate)
     return [
         Stage(
             "Record",
             record + " calls" if a is not None else record,
             "A is the recorded run" + (", B the other" if b else ""),
         ),
-        Stage("Replay", needs, how_agent.format("replay")),
-        Stage("Gate", needs, how_agent.format("gate")),
+        Stage("Replay", replay, how_agent.format("r", "replay"), replay_short),
+        Stage("Gate", gate, how_agent.format("t", "gate"), gate_short),
         Stage("Diff", diff, "the main view: n/N step through the differences"),
         Stage("Pin", pin, "p on the main view pins the selected row as a fixture"),
         _rerecord_stage(session, needs, agent),
@@ -89,18 +99,27 @@ def _rerecord_stage(session: Session, needs: str, agent: bool) -> Stage:
     return Stage("Re-record", found, how)
 
 
-def loop_bar(stages: list[Stage]) -> Text:
+def loop_bar(stages: list[Stage], width: int | None = None) -> Text:
     """One line: ``Record 7 · Replay – · Gate – · Diff parts at row 2 · Pin 1 · Re-record ✓ 4``
-    (``⊘``: needs an agent, none configured)."""
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
-    for i, stage in enumerate(stages):
-        if i:
-            text.append(" · ", style="dim")
-        text.append(stage.name, style="bold")
-        # the bar is one line at 80 columns: the counts without their unit ("Pin 1")
-        found = _UNIT.sub("", stage.found)
-        text.append(f" {printable(found)}")
-    return text
+    (``⊘``: needs an agent, none configured). When that is wider than ``width`` cells,
+    the stages' short forms (``Gate 0/20 ✓`` for ``Gate 0/20 ✓ deterministic``)."""
+
+    def build(short: bool) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        for i, stage in enumerate(stages):
+            if i:
+                text.append(" · ", style="dim")
+            text.append(stage.name, style="bold")
+            found = stage.short if short and stage.short is not None else stage.found
+            # the bar is one line at 80 columns: the counts without their unit ("Pin 1")
+            found = _UNIT.sub("", found)
+            text.append(f" {printable(found)}")
+        return text
+
+    full = build(short=False)
+    if width is not None and full.cell_len > width:
+        return build(short=True)
+    return full
 
 
 def loop_panel(stages: list[Stage], agent_problem: str | None) -> Text:

@@ -10,7 +10,8 @@ Modes: ``one`` (only the first call), ``pass`` / ``fail`` (deterministic), ``fla
 (a datagram there and a name lookup; exit 3 when both were refused), ``child-network PORT``
 (``network`` in a child Python process),
 ``unix PATH`` (connects to a unix socket; exit 0 if it connected), ``hang PIDDIR`` (starts
-a child, writes both pids to PIDDIR, sleeps), ``crash`` (raises), ``abort`` (SIGABRT),
+a child, writes both pids to PIDDIR, sleeps), ``pass-then-hang RUN PIDDIR`` (run 1 is
+``pass``, every other run ``hang``: a gate with a completed run and hanging ones), ``crash`` (raises), ``abort`` (SIGABRT),
 ``miss`` (a call never recorded), ``argv`` (prints its arguments as JSON),
 ``overlap DIR`` (writes its start and end times to DIR, sleeps 0.3 s in between),
 ``record-hang PIDDIR`` (records one answered call, then ``hang``).
@@ -91,6 +92,11 @@ def main(argv: list[str]) -> int:
             s.connect(argv[1])
             s.sendall(b"hello")
         return 0
+    if mode == "pass-then-hang" and argv[1] == "1":
+        dispatch("lookup", {"key": "b"})
+        return 0
+    if mode == "pass-then-hang":
+        mode, argv = "hang", argv[1:]
     if mode == "hang":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         piddir = Path(argv[1])

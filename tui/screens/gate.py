@@ -1,0 +1,379 @@
+"""The gate screen (``t`` on the main screen): N offline replays of cassette A
+(``core.gate.gate_job`` in a thread worker; N is asked first, 20 by default, enter starts),
+a progress bar with live tallies (``3 ✓ 1 ✗``) from the job's ``Progress`` events, the
+verdict in words and in the words of ``cassette-tui gate`` (``tui/text/gate.py``), where the
+runs part, and a table of the runs.
+
+Any two runs open side by side in a main view pushed over this screen (space marks A and
+B, enter opens them; ``d`` opens the first failing run against the first passing one, or
+the two biggest paths where the runs part); q or escape there comes back here, and from
+here to the user's own pair. Escape cancels a running gate (every agent's process group is
+killed); the runs completed so far stay, the verdict says it is partial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from cassette_tui.core.gate import GateResult, gate_job
+from cassette_tui.core.jobs import CancelToken, Progress, run_job
+from cassette_tui.core.loop import RunResult
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Input, ProgressBar, Static
+
+from .. import bindings
+from ..messages import GateDone, JobProgress, LoopFailed
+from ..text.gate import (
+    cancelled_line,
+    isolation_lines,
+    odd_run_lines,
+    pick_pair,
+    status_counts_line,
+    tally,
+    totals_line,
+    verdict_line,
+    verdict_words,
+    without_log_line,
+)
+from ..text.replay import FAIL, PASS, clean
+from ..text.safe import printable
+from .loop_job import LoopJobScreen
+from .select import RunList
+
+Styles = Mapping[str, Style]
+
+#: runs a gate makes unless the user says otherwise (as ``cassette-tui gate``)
+DEFAULT_RUNS = 20
+#: what the screen says before the first gate
+INTRO = (
+    "The gate replays A N times with the network off: the pass rate must be 0% or 100%. "
+    "Anything in between is flaky, and the gate says where the runs part."
+)
+#: the most runs the screen starts at once (a typo such as 2000 would be a long wait)
+MAX_RUNS = 1000
+
+
+def gate_columns() -> str:
+    return f" {'run':>4}  {'result':<11}{'time':>8}{'calls':>7}{'misses':>8}  mark"
+
+
+def duration(run: RunResult) -> str:
+    return f"{run.duration_s:.2f} s" if run.completed else "-"
+
+
+class GateRows:
+    """The runs of a gate as step-list rows: number, pass/fail, duration, calls, misses,
+    the A/B mark."""
+
+    def __init__(self, results: list[RunResult], marks: Mapping[str, int]) -> None:
+        self.results = results
+        self.marks = {run: side for side, run in marks.items()}
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def render(self, index: int, width: int, styles: Styles) -> Text:
+        run = self.results[index]
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        text.append(f"{run.run:>4}  ")
+        if run.passed:
+            text.append(f"{PASS} {run.status:<9}", styles.get("runlist--pass"))
+        elif run.completed:
+            text.append(f"{FAIL} {run.status:<9}", styles.get("runlist--fail"))
+        else:
+            text.append(f"- {run.status:<9}", styles.get("runlist--muted"))
+        calls = (run.report or {}).get("calls")
+        text.append(f"{duration(run):>8}{len(calls) if calls is not None else '-':>7}")
+        text.append(f"{run.misses if run.report is not None else '-':>8}  ")
+        side = self.marks.get(run.run)
+        if side is not None:
+            text.append(f" {side} ", styles.get("runlist--mark"))
+        return text
+
+    def notable(self, index: int) -> bool:
+        return not self.results[index].passed
+
+    def matches(self, index: int, needle: str) -> bool:
+        return needle in self.results[index].status
+
+    def next_notable(self, start: int, direction: int) -> int | None:
+        stop = len(self.results) if direction > 0 else -1
+        return next((i for i in range(start + direction, stop, direction) if self.notable(i)), None)
+
+
+def verdict_text(result: GateResult) -> Text:
+    """The verdict block: the verdict in words, the command's lines, where the runs part."""
+    text = Text(end="")
+    glyph = PASS if result.verdict == "deterministic" else FAIL
+    text.append(f"{glyph} {verdict_words(result)}", style="bold")
+    text.append(f" · {verdict_line(result)}")
+    for line in isolation_lines(result):
+        text.append(f"\n{line}")
+    cancelled = cancelled_line(result)
+    if cancelled:
+        text.append(f"\n{cancelled}", style="bold")
+    text.append(f"\n{status_counts_line(result)}\n{totals_line(result)}")
+    div = result.divergence
+    if div is not None:
+        text.append("\nwhere the runs part: ", style="bold")
+        text.append(printable(div.message))
+        missing = without_log_line(result)
+        if missing:
+            text.append(f" {missing}")
+    for line in odd_run_lines(result, limit=3):
+        text.append(f"\n{line}")
+    text.append(f"\nfiles   {clean(result.runs_result.runs_dir)}", style="dim")
+    pair = pick_pair(result)
+    hint = "space marks two runs, enter opens them"
+    if pair is not None:
+        a, b = pair
+        hint = f"d: run {a.run} ({a.status}) vs run {b.run} ({b.status}) · {hint}"
+    text.append(f"\n{hint}", style="dim")
+    return text
+
+
+class GateScreen(LoopJobScreen):
+    """N replays of A: progress and tallies, the verdict, the runs."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings.GATE)
+    KEYMAP_NAME = "gate screen"
+    STAGE = "gate"
+
+    DEFAULT_CSS = """
+    GateScreen #gate-title { height: 1; padding: 0 1; }
+    GateScreen #gate-n { height: 1; padding: 0 1; }
+    GateScreen #gate-n Static { width: auto; }
+    GateScreen #gate-n-input { width: 8; height: 1; border: none; padding: 0 1; }
+    GateScreen #gate-progress { height: 1; padding: 0 1; }
+    GateScreen #gate-bar { width: 32; }
+    GateScreen #gate-tally { width: 1fr; }
+    GateScreen #gate-verdict { height: auto; padding: 0 1; }
+    GateScreen #gate-columns { height: 1; color: $text-muted; }
+    GateScreen #gate-runs { height: 1fr; min-height: 3; }
+    """
+
+    def __init__(self, runs: int = DEFAULT_RUNS) -> None:
+        super().__init__()
+        self.requested = runs
+        self.result: GateResult | None = None
+        #: the last progress event of the running gate (runs done, the tally)
+        self.last_progress: Progress | None = None
+        self.marks: dict[str, int] = {}
+        self.rows = GateRows([], self.marks)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="gate-title")
+        with Horizontal(id="gate-n"):
+            yield Static("runs ")
+            yield Input(str(self.requested), type="integer", max_length=4, id="gate-n-input")
+            yield Static(" enter starts · escape leaves", id="gate-n-hint")
+        with Horizontal(id="gate-progress"):
+            yield ProgressBar(
+                total=self.requested, show_eta=False, show_percentage=False, id="gate-bar"
+            )
+            yield Static("", id="gate-tally")
+        yield Static("", id="gate-verdict")
+        yield Static(Text(gate_columns(), style="bold"), id="gate-columns")
+        yield RunList(self.rows, id="gate-runs")
+        yield Footer()
+
+    def _title(self) -> Text:
+        a = self.session.a
+        name = a.path.name if a is not None and a.path is not None else "A"
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        text.append("Gate ", style="bold underline")
+        text.append(printable(name), style="bold")
+        text.append(f" · agent {printable(self.agent.template)}", style="dim")
+        return text
+
+    def on_mount(self) -> None:
+        self.query_one("#gate-verdict", Static).update(Text(INTRO, style="dim"))
+        self.ask_runs()
+
+    @property
+    def runs_list(self) -> RunList:
+        return self.query_one("#gate-runs", RunList)
+
+    @property
+    def runs_input(self) -> Input:
+        return self.query_one("#gate-n-input", Input)
+
+    def ask_runs(self) -> None:
+        """Show N, ready to be changed; enter starts."""
+        field = self.runs_input
+        field.disabled = False
+        field.value = str(self.requested)
+        field.cursor_position = len(field.value)
+        self.query_one("#gate-n-hint", Static).update(" enter starts · escape leaves")
+        self.set_focus(field)
+
+    @on(Input.Submitted, "#gate-n-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        try:
+            runs = int(event.value)
+        except ValueError:
+            runs = 0
+        if not 1 <= runs <= MAX_RUNS:
+            self.app.notify(f"runs: a number from 1 to {MAX_RUNS}", severity="warning", timeout=3)
+            return
+        self.requested = runs
+        self.start()
+
+    # -- the job ---------------------------------------------------------------------
+    def start(self) -> None:
+        try:
+            path = self.cassette_path()
+        except ValueError as exc:
+            self.post_message(LoopFailed("gate", exc))
+            return
+        self.result = None
+        self.last_progress = None
+        self.marks.clear()
+        self.show_rows()
+        self.query_one("#gate-verdict").display = False
+        self.runs_input.disabled = True
+        self.query_one("#gate-n-hint", Static).update(" running · escape cancels")
+        bar = self.query_one("#gate-bar", ProgressBar)
+        bar.update(total=self.requested, progress=0)
+        self._tally(f"0/{self.requested} runs · escape cancels")
+        self.runs_list.focus()
+        self.run_gate(path, self.requested, self.begin())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="gate")
+    def run_gate(self, path: Path, runs: int, token: CancelToken) -> None:
+        session = self.session
+        job = gate_job(path, self.agent, runs=runs, config=session.config, token=token)
+        try:
+            result = run_job(job, lambda p: self.post_message(JobProgress(p)))
+        except Exception as exc:  # noqa: BLE001 - shown on the screen
+            self.post_message(LoopFailed("gate", exc))
+            return
+        session.loop.gate = result  # kept even when the screen was left meanwhile
+        self.post_message(GateDone(result))
+
+    def _tally(self, text: str) -> None:
+        self.query_one("#gate-tally", Static).update(Text(f" {text}", no_wrap=True, end=""))
+
+    @on(JobProgress)
+    def _progress(self, message: JobProgress) -> None:
+        p = message.progress
+        if not self.running:
+            return
+        self.last_progress = p
+        self.query_one("#gate-bar", ProgressBar).update(total=p.total, progress=p.done)
+        tallies = f" · {printable(p.message)}" if p.message else ""
+        self._tally(f"{p.done}/{p.total} runs{tallies} · escape cancels")
+
+    @on(GateDone)
+    def _done(self, message: GateDone) -> None:
+        self.show_result(message.result)
+        self.finish()
+
+    def show_result(self, result: GateResult) -> None:
+        """Show ``result``: the verdict, the tallies, the runs."""
+        self.result = result
+        rr = result.runs_result
+        self.query_one("#gate-bar", ProgressBar).update(total=rr.requested, progress=result.runs)
+        how = f"cancelled after {result.runs} of {rr.requested}" if result.cancelled else "done"
+        self._tally(f"{result.runs}/{rr.requested} runs · {tally(result)} · {how}")
+        verdict = self.query_one("#gate-verdict", Static)
+        verdict.update(verdict_text(result))
+        verdict.display = True
+        self.runs_input.disabled = False
+        self.query_one("#gate-n-hint", Static).update(" t: gate again")
+        self.show_rows()
+        self.runs_list.focus()
+
+    def show_rows(self, cursor: int = 0) -> None:
+        results = self.result.results if self.result is not None else []
+        self.rows = GateRows(results, self.marks)
+        self.runs_list.set_model(self.rows, cursor)
+
+    def show_failure(self, text: str) -> None:
+        verdict = self.query_one("#gate-verdict", Static)
+        verdict.update(Text(printable(text), style="bold"))
+        verdict.display = True
+        self._tally("nothing ran")
+        self.runs_input.disabled = False
+        self.query_one("#gate-n-hint", Static).update(" enter starts · escape leaves")
+
+    # -- keys ------------------------------------------------------------------------
+    def action_cursor_down(self) -> None:
+        self.runs_list.move(1)
+
+    def action_cursor_up(self) -> None:
+        self.runs_list.move(-1)
+
+    def action_first(self) -> None:
+        self.runs_list.first()
+
+    def action_last(self) -> None:
+        self.runs_list.last()
+
+    def _current(self) -> RunResult | None:
+        if not len(self.rows):
+            return None
+        return self.rows.results[self.runs_list.cursor]
+
+    def action_mark(self) -> None:
+        run = self._current()
+        if run is None:
+            return
+        if run.call_log is None:
+            self.app.notify(f"run {run.run} left no call log to open", timeout=3)
+            return
+        side = next((s for s, n in self.marks.items() if n == run.run), None)
+        if side is not None:
+            del self.marks[side]
+        elif "A" not in self.marks:
+            self.marks["A"] = run.run
+        elif "B" not in self.marks:
+            self.marks["B"] = run.run
+        else:
+            self.app.notify("A and B are marked: enter opens them; space on one unmarks it")
+            return
+        self.show_rows(self.runs_list.cursor)
+
+    def _by_run(self, number: int) -> RunResult:
+        assert self.result is not None
+        return next(r for r in self.result.results if r.run == number)
+
+    def open_runs(self, a: RunResult, b: RunResult) -> None:
+        assert a.call_log is not None and b.call_log is not None
+        label = f"A run {a.run} ({a.status}) · B run {b.run} ({b.status}) of the gate"
+        self.open_side_by_side(a.call_log, b.call_log, label)
+
+    def action_open(self) -> None:
+        if self.result is None:
+            return
+        if "A" in self.marks and "B" in self.marks:
+            self.open_runs(self._by_run(self.marks["A"]), self._by_run(self.marks["B"]))
+            return
+        run = self._current()
+        if run is None or run.call_log is None or self.session.a is None:
+            self.app.notify("this run left no call log to open", timeout=3)
+            return
+        a = self.session.a
+        name = a.path.name if a.path is not None else "A"
+        label = f"A recorded {name} · B run {run.run}'s call log ({run.status})"
+        self.open_side_by_side(a, run.call_log, label)
+
+    def action_diff(self) -> None:
+        pair = pick_pair(self.result) if self.result is not None else None
+        if pair is None:
+            self.app.notify("no two runs with a call log to open", timeout=3)
+            return
+        self.open_runs(*pair)
+
+    def action_again(self) -> None:
+        if self.running:
+            self.app.notify("a gate is running: escape cancels it", timeout=3)
+            return
+        self.ask_runs()

@@ -1,0 +1,307 @@
+"""The replay screen (``r`` on the main screen): one offline replay of cassette A with the
+configured agent (``core.gate.replay_job`` in a thread worker), in the words of
+``cassette-tui replay`` (``tui/text/replay.py``): the run's status, the isolation, hits,
+repeats, misses and unused entries. Each miss is a row; enter opens its nearest recorded
+call with the differing argument paths highlighted (``MissScreen``); ``d`` opens the
+replay's call log against the recorded cassette in the main view. Escape cancels a running
+replay (its agent's process group is killed), escape again leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from cassette_tui.core.gate import ReplayResult, replay_job
+from cassette_tui.core.jobs import CancelToken, run_job
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Static
+
+from .. import bindings
+from ..messages import JobProgress, LoopFailed, ReplayDone
+from ..text.miss import miss_detail
+from ..text.replay import (
+    calls_line,
+    clean,
+    exhausted_lines,
+    isolation_line,
+    miss_line,
+    misses,
+    repeat_lines,
+    run_line,
+    stderr_lines,
+    unused_line,
+)
+from ..text.safe import printable
+from ..widgets.detail import DetailPane
+from ..widgets.step_list import StepList
+from .base import AppScreen
+from .loop_job import LoopJobScreen
+
+Styles = Mapping[str, Style]
+
+
+class MissRows:
+    """The replay's misses as step-list rows: the call, then its nearest recorded seq and
+    how many paths differ."""
+
+    def __init__(self, found: Sequence[Mapping[str, Any]]) -> None:
+        self.found = list(found)
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+    def render(self, index: int, width: int, styles: Styles) -> Text:
+        miss = self.found[index]
+        nearest = miss.get("nearest") or []
+        if nearest:
+            first = nearest[0]
+            n = len(first.get("differences") or [])
+            near = f"nearest seq {first.get('seq')}: {n} path{'s differ' if n != 1 else ' differs'}"
+        else:
+            near = "no call of this tool recorded"
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        text.append(f"{index + 1:>3} ", styles.get("steplist--seq"))
+        text.append(f"{near}  ", styles.get("steplist--drift"))
+        text.append(miss_line(miss, max(10, width)), styles.get("steplist--args"))
+        return text
+
+    def notable(self, index: int) -> bool:
+        return True
+
+    def matches(self, index: int, needle: str) -> bool:
+        return needle in miss_line(self.found[index], 10_000).lower()
+
+    def next_notable(self, start: int, direction: int) -> int | None:
+        index = start + direction
+        return index if 0 <= index < len(self.found) else None
+
+
+def replay_report(result: ReplayResult | None, name: str, agent: str, note: str = "") -> Text:
+    """The replay screen's report: the command's lines but the misses (they are rows)."""
+    text = Text(end="")
+    text.append("Replay ", style="bold underline")
+    text.append(printable(name), style="bold")
+    text.append(f"\nagent   {printable(agent)}")
+    if result is None:
+        text.append(f"\n{note or 'replaying… escape cancels'}", style="italic")
+        return text
+    run = result.run
+    status = run_line(run)
+    text.append("\nresult  ")
+    text.append(status, style="bold")
+    if result.runs_result.cancelled:
+        text.append("  (cancelled: the agent was stopped)", style="bold")
+    text.append(f"\n{isolation_line(run.isolation, run.blocked)}")
+    if run.report is None:
+        text.append(f"\nno replay report: {clean(run.error)}")
+    else:
+        text.append(f"\n{calls_line(run)}")
+        for line in [*repeat_lines(run), *exhausted_lines(run)]:
+            text.append(f"\n{line}")
+        unused = unused_line(run)
+        if unused:
+            text.append(f"\n{unused}")
+        if run.call_log is not None:
+            text.append(f"\ncall log: {clean(run.call_log)}  (d: against A)", style="dim")
+    for line in stderr_lines(run, count=4):
+        text.append(f"\n{line}", style="dim")
+    text.append(f"\nfiles: {clean(result.runs_result.runs_dir)}", style="dim")
+    return text
+
+
+class ReplayScreen(LoopJobScreen):
+    """One replay of A: the report above, the misses below (enter: the nearest call)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings.REPLAY)
+    KEYMAP_NAME = "replay screen"
+    STAGE = "replay"
+
+    DEFAULT_CSS = """
+    ReplayScreen #replay-report { height: 1fr; padding: 0 1; }
+    ReplayScreen #misses-title { height: 1; padding: 0 1; text-style: bold; }
+    ReplayScreen #misses { height: 3; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: ReplayResult | None = None
+        self.rows = MissRows([])
+        self.progress_note = ""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="replay-report"):
+            yield Static(self._report(), id="replay-text")
+        yield Static("", id="misses-title")
+        yield StepList(self.rows, id="misses")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.miss_list.display = False
+        self.query_one("#misses-title").display = False
+        self.query_one("#replay-report").focus()
+        self.start()
+
+    @property
+    def miss_list(self) -> StepList:
+        return self.query_one("#misses", StepList)
+
+    def a_name(self) -> str:
+        a = self.session.a
+        return a.path.name if a is not None and a.path is not None else "A"
+
+    def _report(self, note: str = "") -> Text:
+        return replay_report(self.result, self.a_name(), self.agent.template, note)
+
+    # -- the job ---------------------------------------------------------------------
+    def start(self) -> None:
+        try:
+            path = self.cassette_path()
+        except ValueError as exc:
+            self.post_message(LoopFailed("replay", exc))
+            return
+        self.result = None
+        self.rows = MissRows([])
+        self.miss_list.set_model(self.rows)
+        self.miss_list.display = False
+        self.query_one("#misses-title").display = False
+        self.query_one("#replay-text", Static).update(self._report())
+        self.run_replay(path, self.begin())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="replay")
+    def run_replay(self, path: Any, token: CancelToken) -> None:
+        session = self.session
+        job = replay_job(path, self.agent, config=session.config, token=token)
+        try:
+            result = run_job(job, lambda p: self.post_message(JobProgress(p)))
+        except Exception as exc:  # noqa: BLE001 - shown on the screen
+            self.post_message(LoopFailed("replay", exc))
+            return
+        session.loop.replay = result  # kept even when the screen was left meanwhile
+        self.post_message(ReplayDone(result))
+
+    @on(JobProgress)
+    def _progress(self, message: JobProgress) -> None:
+        p = message.progress
+        if self.result is None:
+            note = f"replaying ({p.done}/{p.total} {p.unit})… escape cancels"
+            self.query_one("#replay-text", Static).update(self._report(note))
+
+    @on(ReplayDone)
+    def _done(self, message: ReplayDone) -> None:
+        self.show_result(message.result)
+        self.finish()
+
+    def show_result(self, result: ReplayResult) -> None:
+        """Show ``result`` (the report, the misses as rows)."""
+        self.result = result
+        self.query_one("#replay-text", Static).update(self._report())
+        found = misses(result.run)
+        self.rows = MissRows(found)
+        title = self.query_one("#misses-title", Static)
+        title.update(
+            f"misses ({len(found)}, never served live) · enter: the nearest recorded call"
+            if found
+            else ""
+        )
+        title.display = bool(found)
+        self.miss_list.display = bool(found)
+        self.miss_list.styles.height = min(max(len(found), 1), 6)
+        self.miss_list.set_model(self.rows)
+        if found:
+            self.miss_list.focus()
+
+    def show_failure(self, text: str) -> None:
+        self.query_one("#replay-text", Static).update(self._report(printable(text)))
+
+    # -- keys ------------------------------------------------------------------------
+    def action_cursor_down(self) -> None:
+        if self.miss_list.display:
+            self.miss_list.move(1)
+        else:
+            self.query_one("#replay-report", VerticalScroll).scroll_down(animate=False)
+
+    def action_cursor_up(self) -> None:
+        if self.miss_list.display:
+            self.miss_list.move(-1)
+        else:
+            self.query_one("#replay-report", VerticalScroll).scroll_up(animate=False)
+
+    def action_open_miss(self) -> None:
+        if self.result is None or not len(self.rows):
+            self.app.notify("no miss to open: every call was served", timeout=3)
+            return
+        miss = self.rows.found[self.miss_list.cursor]
+        self.app.push_screen(MissScreen(miss, self.result.cassette))
+
+    def action_diff(self) -> None:
+        result = self.result
+        if result is None or self.running:
+            self.app.notify("the replay has not finished", timeout=3)
+            return
+        log = result.run.call_log
+        if log is None or self.session.a is None:
+            self.app.notify(
+                printable(
+                    f"no call log to diff: {result.run.error or 'the agent wrote no report'}"
+                ),
+                markup=False,
+                timeout=5,
+            )
+            return
+        label = f"A recorded {self.a_name()} · B the replay's call log ({result.run.status})"
+        self.open_side_by_side(self.session.a, log, label)
+
+    def action_again(self) -> None:
+        if self.running:
+            self.app.notify("a replay is running: escape cancels it", timeout=3)
+            return
+        self.start()
+
+
+class MissScreen(AppScreen):
+    """One miss: the call, its nearest recorded calls, the differing paths highlighted."""
+
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings.MISS)
+    KEYMAP_NAME = "miss screen"
+
+    DEFAULT_CSS = """
+    MissScreen #miss-detail { height: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, miss: Mapping[str, Any], cassette: Any) -> None:
+        super().__init__()
+        self.miss = miss
+        self.cassette = cassette
+
+    def compose(self) -> ComposeResult:
+        yield DetailPane(id="miss-detail")
+        yield Footer()
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one("#miss-detail", DetailPane)
+
+    def on_mount(self) -> None:
+        self.detail.focus()
+        self.detail.show(miss_detail(self.miss, self.cassette, self.detail.styles_map()))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_scroll_down(self) -> None:
+        self.detail.scroll_down(animate=False)
+
+    def action_scroll_up(self) -> None:
+        self.detail.scroll_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.detail.scroll_page_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self.detail.scroll_page_up(animate=False)

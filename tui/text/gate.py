@@ -1,0 +1,117 @@
+"""What a gate says, in the same words for ``cassette-tui gate`` and the app's gate screen:
+the isolation, the verdict and the pass rate, the runs by status, the calls summed over
+the runs, where the runs part (``Divergence.message``), the odd runs, and two runs worth
+opening side by side. Plain strings; no Textual.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .replay import FAIL, PASS, clean, isolation_line, run_line
+
+if TYPE_CHECKING:
+    from cassette_tui.core.gate import GateResult
+    from cassette_tui.core.loop import RunResult
+
+
+def isolation_lines(result: GateResult) -> list[str]:
+    """One ``network: off (...)`` line per isolation the completed runs had."""
+    rr = result.runs_result
+    blocked = [b for r in result.results for b in r.blocked]
+    isolations = sorted({r.isolation for r in result.results if r.completed}) or [rr.isolation]
+    return [isolation_line(iso, blocked if iso.startswith("guard") else []) for iso in isolations]
+
+
+def verdict_line(result: GateResult) -> str:
+    """``verdict deterministic: 0/20 passed (0%)``."""
+    return (
+        f"verdict {result.verdict}: {result.passed}/{result.runs} passed ({result.pass_rate:.0%})"
+    )
+
+
+def verdict_words(result: GateResult) -> str:
+    """The verdict for a person: ``deterministic pass`` (every run passed),
+    ``deterministic fail`` (every run failed), ``flaky``, ``incomplete``; a cancelled gate
+    says so and how far it got."""
+    if result.verdict == "deterministic":
+        words = "deterministic pass" if result.passed else "deterministic fail"
+    else:
+        words = result.verdict
+    if result.cancelled:
+        words += f" so far (cancelled after {result.runs} of {result.runs_result.requested} runs)"
+    return words
+
+
+def cancelled_line(result: GateResult) -> str | None:
+    if not result.cancelled:
+        return None
+    return f"cancelled after {result.runs} of {result.runs_result.requested} runs (partial result)"
+
+
+def status_counts_line(result: GateResult) -> str:
+    """``runs    11 failed · 9 passed``."""
+    counts: dict[str, int] = {}
+    for r in result.results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    return "runs    " + " · ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+
+
+def totals_line(result: GateResult) -> str:
+    return (
+        f"calls   {result.total('misses')} misses · {result.total('exhausted')} past the last "
+        f"recording · {result.total('repeated_calls')} repeated calls (summed over runs)"
+    )
+
+
+def without_log_line(result: GateResult) -> str | None:
+    div = result.divergence
+    if div is None or not div.without_log:
+        return None
+    return f"(runs {', '.join(map(str, div.without_log))} left no call log)"
+
+
+def odd_run_lines(result: GateResult, limit: int = 5) -> list[str]:
+    """The runs that timed out, crashed or never started (and a crash's last line)."""
+    lines = []
+    odd = [r for r in result.results if r.status in ("timeout", "crashed", "not_started")]
+    for r in odd[:limit]:
+        lines.append(f"  run {r.run}: {run_line(r)}")
+        tail = r.stderr_tail.splitlines()[-1:] if r.status == "crashed" else []
+        lines.extend(f"    {clean(line)}" for line in tail)
+    return lines
+
+
+def pick_pair(result: GateResult) -> tuple[RunResult, RunResult] | None:
+    """Two runs worth opening side by side: from the two biggest paths where the runs
+    part, else a failing and a passing one, else the first two (runs with a call log)."""
+    logged = [r for r in result.results if r.call_log is not None]
+    by_run = {r.run: r for r in logged}
+    div = result.divergence
+    if div is not None and len(div.paths) >= 2:
+        a, b = by_run.get(div.paths[0].runs[0]), by_run.get(div.paths[1].runs[0])
+        if a is not None and b is not None:
+            return a, b
+    passed = [r for r in logged if r.passed]
+    failed = [r for r in logged if not r.passed]
+    if passed and failed:
+        return failed[0], passed[0]
+    return (logged[0], logged[1]) if len(logged) >= 2 else None
+
+
+def gate_found(result: GateResult) -> tuple[str, str]:
+    """What the loop bar says of a gate: ``(full, short)``, e.g. ``("0/20 ✓ deterministic",
+    "0/20 ✓")``, ``("9/20 ✗ flaky", "9/20 ✗")``, ``("1/2 of 20 cancelled", ...)``."""
+    counts = f"{result.passed}/{result.runs}"
+    if result.cancelled:
+        full = f"{counts} of {result.runs_result.requested} cancelled"
+        return full, full
+    glyph = PASS if result.verdict == "deterministic" else FAIL
+    return f"{counts} {glyph} {result.verdict}", f"{counts} {glyph}"
+
+
+def tally(result: GateResult) -> str:
+    """``3 ✓ 1 ✗``: the completed runs that passed and failed (the job's progress words)."""
+    done = result.runs_result.completed
+    passed = sum(r.passed for r in done)
+    return f"{passed} {PASS} {len(done) - passed} {FAIL}"

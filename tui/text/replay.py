@@ -1,0 +1,178 @@
+"""What a replay says, in the same words for ``cassette-tui replay`` and the app's replay
+screen: the run's result, the isolation, the calls (hits, misses, past the last recording,
+entries used), the repeated keys, each miss with its nearest recorded calls and the
+argument paths that differ, the unused entries. Plain strings (the command prints them,
+the app puts them in Rich ``Text``); every value from a cassette or a file name goes
+through ``printable``. No Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .runs import run_line
+from .safe import printable
+
+__all__ = ["run_line"]  # the one run line (tui/text/runs.py), re-exported
+
+if TYPE_CHECKING:
+    from cassette_tui.core.gate import ReplayResult
+    from cassette_tui.core.loop import RunResult
+
+#: the glyphs of a run's outcome (the loop bar, the gate's table)
+PASS, FAIL = "✓", "✗"
+
+
+def clean(value: Any) -> str:
+    """``value`` as one printable line."""
+    return printable(str(value))
+
+
+def short_json(value: Any, width: int = 70) -> str:
+    """Compact sorted JSON of ``value``, cut to ``width`` characters with ``...``."""
+    text = clean(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:
+    """``network: off (netns)``; the guard that never loaded says the network was on."""
+    line = f"network: off ({isolation})"
+    if isolation == "guard (not loaded)":
+        line = (
+            "network: NOT off: the guard never loaded (the agent is not a Python process "
+            "that reads PYTHONPATH); use --isolation netns where the system allows it"
+        )
+    if blocked:
+        where = ", ".join(sorted({clean(b.get("address")) for b in blocked})[:3])
+        line += f"; refused {len(blocked)} connection attempt(s): {where}"
+    return line
+
+
+def calls_line(run: RunResult) -> str:
+    """``calls 7: 7 hits · 0 misses · 0 past the last recording · 7 of 7 entries used``."""
+    report = run.report or {}
+    calls = report.get("calls") or []
+    return (
+        f"calls {len(calls)}: {run.hits} hits · {run.misses} misses · "
+        f"{run.exhausted} past the last recording · "
+        f"{report.get('used', '?')} of {report.get('entries', '?')} entries used"
+    )
+
+
+def repeat_lines(run: RunResult) -> list[str]:
+    """The repeated keys (served in recorded order), a heading and one line per key."""
+    repeats = (run.report or {}).get("repeats") or []
+    if not repeats:
+        return []
+    lines = ["repeated keys (served in recorded order):"]
+    for r in repeats:
+        lines.append(
+            f"  {clean(r.get('tool'))} {clean(r.get('digest'))}  called "
+            f"{r.get('calls')}x, recorded {r.get('recorded')}x"
+        )
+    return lines
+
+
+def misses(run: RunResult) -> list[Mapping[str, Any]]:
+    """The report's misses: ``{"tool", "digest", "args", "nearest": [{"seq",
+    "args_digest", "differences": [{"path", "recorded", "live", "absent", "kind"}]}]}``."""
+    return list((run.report or {}).get("misses") or [])
+
+
+def miss_line(miss: Mapping[str, Any], width: int = 70) -> str:
+    """``search_docs sha256:… {"q": "retry budget", "top_k": 5}``."""
+    return f"{clean(miss.get('tool'))} {clean(miss.get('digest'))} {short_json(miss.get('args'), width)}"
+
+
+def difference_line(d: Mapping[str, Any]) -> str:
+    """``$.top_k: recorded 3, live 5 [other]``."""
+    return (
+        f"{clean(d.get('path'))}: recorded {short_json(d.get('recorded'), 30)}"
+        f", live {short_json(d.get('live'), 30)} [{clean(d.get('kind'))}]"
+    )
+
+
+def nearest_lines(miss: Mapping[str, Any], indent: str = "  ") -> Iterator[str]:
+    """Each nearest recorded call and its differing paths, or that none was recorded."""
+    nearest = miss.get("nearest") or []
+    if not nearest:
+        yield f"{indent}no call of {clean(miss.get('tool'))} was recorded"
+    for cand in nearest:
+        yield f"{indent}nearest: seq {cand.get('seq')} ({clean(cand.get('args_digest'))})"
+        for d in cand.get("differences") or []:
+            yield f"{indent}  {difference_line(d)}"
+
+
+def exhausted_lines(run: RunResult) -> list[str]:
+    calls = (run.report or {}).get("calls") or []
+    return [
+        f"  call {call.get('n')} {clean(call.get('tool'))} {clean(call.get('digest'))}:"
+        " past the last recording of its key"
+        for call in calls
+        if call.get("outcome") == "exhausted"
+    ]
+
+
+def unused_line(run: RunResult) -> str | None:
+    """``unused entries: seq 1, 2, 3`` (the first 20), or ``None``."""
+    unused = (run.report or {}).get("unused_seqs") or []
+    if not unused:
+        return None
+    shown = ", ".join(map(str, unused[:20])) + (" ..." if len(unused) > 20 else "")
+    return f"unused entries: seq {shown}"
+
+
+def replay_lines(result: ReplayResult, name: str) -> list[str]:
+    """Everything ``cassette-tui replay`` prints, line by line."""
+    run = result.run
+    lines = [
+        f"replay  {clean(name)}",
+        f"agent   {clean(result.runs_result.agent)}",
+        f"result  {run_line(run)}",
+        isolation_line(run.isolation, run.blocked),
+    ]
+    if run.report is None:
+        lines.append(f"no replay report: {clean(run.error)}")
+    else:
+        lines.append(calls_line(run))
+        lines.extend(repeat_lines(run))
+        found = misses(run)
+        if found:
+            lines.append("misses (never served live):")
+            for m in found:
+                lines.append(f"  {miss_line(m)}")
+                lines.extend(nearest_lines(m, "    "))
+        lines.extend(exhausted_lines(run))
+        unused = unused_line(run)
+        if unused:
+            lines.append(unused)
+        if run.call_log is not None:
+            lines.append(f"call log: {clean(run.call_log)}")
+    lines.extend(stderr_lines(run))
+    lines.append(f"files: {clean(result.runs_result.runs_dir)}")
+    return lines
+
+
+def stderr_lines(run: RunResult, count: int = 8) -> list[str]:
+    """The agent's last lines of stderr when it did not pass."""
+    if run.passed or not run.stderr_tail:
+        return []
+    return ["agent stderr (last lines):"] + [
+        f"  {clean(line)}" for line in run.stderr_tail.splitlines()[-count:]
+    ]
+
+
+def replay_found(result: ReplayResult) -> tuple[str, str]:
+    """What the loop bar says of a replay: ``(full, short)``, e.g. ``("✗ failed · 1 miss",
+    "1 miss")``, ``("✓ passed", "✓")``."""
+    run = result.run
+    if result.runs_result.cancelled:
+        return "cancelled", "cancelled"
+    glyph = PASS if run.passed else FAIL
+    full = f"{glyph} {run.status}"
+    if run.misses:
+        many = f"{run.misses} miss{'es' if run.misses != 1 else ''}"
+        return f"{full} · {many}", many
+    return full, glyph
