@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import Annotated, Any, overload
 
 import msgspec
 import orjson
@@ -39,7 +39,9 @@ from .jsontext import (
     UTF8_BOM,
     DuplicateKey,
     JSONTooDeep,
+    check_top_level_keys,
     loads_std,
+    may_have_duplicates,
     parse_json,
     parse_json_checked,
 )
@@ -138,13 +140,22 @@ def _parse_header(raw: bytes) -> tuple[Any, bool]:
 _NOT_CANONICAL = re.compile(rb"[\x7f-\xff]|\d[eE]|0\.0000")
 
 
-def _orjson_digest(value: Any) -> str | None:
-    """``digest(value)`` from orjson's sorted output, or ``None`` when that output may not
-    be the canonical JSON (see ``_NOT_CANONICAL``) or orjson cannot write the value."""
+def _sorted_json(value: Any) -> bytes | None:
+    """orjson's sorted output for ``value``, or ``None`` when orjson cannot write it."""
     try:
-        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:
         return None
+
+
+def _orjson_digest(value: Any, out: bytes | None = None) -> str | None:
+    """``digest(value)`` from orjson's sorted output (``out``, when already made), or
+    ``None`` when that output may not be the canonical JSON (see ``_NOT_CANONICAL``) or
+    orjson cannot write the value."""
+    if out is None:
+        out = _sorted_json(value)
+        if out is None:
+            return None
     if _NOT_CANONICAL.search(out) is not None:
         return None
     if b"null" in out and has_nonfinite(value):
@@ -442,6 +453,7 @@ class Cassette(Sequence[Entry]):
         digests: list[str] = [""] * n
         hashes: list[int | None] = [None] * n
         decode = _KEYED.decode
+        decode_value = msgspec.json.decode
         stage = self.path.name if self.path is not None else ""
         for i, raw in self.lines_bytes():
             if not i & 4095:
@@ -450,7 +462,8 @@ class Cassette(Sequence[Entry]):
                     cancel.raise_if_cancelled()
             try:
                 keyed = decode(raw)
-                args, response, finite = keyed.args, keyed.response, True
+                args_raw = bytes(keyed.args)
+                args, response, finite = decode_value(args_raw), keyed.response, True
             except (msgspec.DecodeError, RecursionError):
                 # NaN or a lone surrogate in the args, or a response the entry access will
                 # report: the line as the load read it
@@ -461,10 +474,27 @@ class Cassette(Sequence[Entry]):
                     raise CassetteFormatError(
                         self.path, self._lines[i], _error_field(exc), _json_reason(exc, raw)
                     ) from None
+                args_raw = b""  # the fallback parse checked the args for repeated keys
             if NONFINITE_MARK in raw:  # {"$numberDouble": ...} is read back as the float
                 args, finite = decode_nonfinite(args), False
-            value = args if identity else apply(tools[i], args)
-            digests[i] = (_orjson_digest(value) if finite else None) or digest(value)
+            if identity:
+                # the sorted JSON that gives the digest also tells whether msgspec dropped
+                # a repeated key (one colon less: see jsontext.may_have_duplicates)
+                value, out = args, _sorted_json(args) if finite else None
+                if args_raw and (
+                    (b"\\u003" in args_raw)
+                    if out is not None and out.count(b":") == args_raw.count(b":")
+                    else may_have_duplicates(args_raw, args)
+                ):
+                    self._refuse_repeated_args(i, args_raw, raw)
+                digests[i] = (_orjson_digest(value, out) if out is not None else None) or digest(
+                    value
+                )
+            else:
+                if args_raw and b":" in args_raw and may_have_duplicates(args_raw, args):
+                    self._refuse_repeated_args(i, args_raw, raw)
+                value = apply(tools[i], args)
+                digests[i] = (_orjson_digest(value) if finite else None) or digest(value)
             if response:
                 hashes[i] = hash(bytes(response))
         yield Progress("keys", n, n, "entries", stage)
@@ -473,6 +503,16 @@ class Cassette(Sequence[Entry]):
                 self._response_hashes = hashes
                 self._digests = digests
             return self._digests
+
+    def _refuse_repeated_args(self, i: int, args_raw: bytes, raw: bytes) -> None:
+        """Raise ``CassetteFormatError`` (field ``args``) when the args of entry ``i`` hold
+        a key twice in one object, as the entry parse would."""
+        try:
+            parse_json(args_raw)
+        except DuplicateKey as exc:
+            raise CassetteFormatError(
+                self.path, self._lines[i], "args", _json_reason(exc, raw)
+            ) from None
 
     def entry_view(self, i: int) -> Entry:
         """Entry ``i`` as held or cached, not a copy (``self[i]`` hands out copies): for
@@ -566,22 +606,24 @@ class Cassette(Sequence[Entry]):
         )
 
 
-class _Header(msgspec.Struct):
+class _Header(msgspec.Struct, gc=False):
     """A cassette line as the index reads it: the args and the response are only checked
-    to be JSON (``msgspec.Raw``: not built), unknown fields are skipped."""
+    to be JSON (``msgspec.Raw``: not built), unknown fields are skipped. A seq below 1 or
+    an empty tool fails here, and the general path words the error."""
 
-    seq: int
-    tool: str
+    seq: Annotated[int, msgspec.Meta(ge=1)]
+    tool: Annotated[str, msgspec.Meta(min_length=1)]
     args: msgspec.Raw
     response: msgspec.Raw = _NO_RAW
     error: msgspec.Raw = _NO_RAW
     args_digest: str | msgspec.UnsetType = msgspec.UNSET
 
 
-class _Keyed(msgspec.Struct):
-    """A cassette line as the key pass reads it: the args built, the response kept raw."""
+class _Keyed(msgspec.Struct, gc=False):
+    """A cassette line as the key pass reads it: the args and the response kept raw (the
+    args are built next, and checked for a repeated key like ``parse_json`` does)."""
 
-    args: Any
+    args: msgspec.Raw
     response: msgspec.Raw = _NO_RAW
 
 
@@ -622,9 +664,12 @@ def load(
     Blank lines are skipped. Every line is read as JSON and its fields checked (see
     ``validate_record``), but only seq, tool, the stored digest and where the line is are
     kept: a response is parsed when its entry is asked for, and the args digests (the
-    replay keys, under ``rules``) are computed on first use (``Cassette.digests``). A
+    replay keys, under ``rules``) are computed on first use (``Cassette.digests``). A key
+    repeated at the top level of a line is an error here (the index reads those keys); a
     response or args that is JSON but breaks a rule of the engine's parser (a key repeated
-    in an object) is reported when its entry is read (``check`` reads every entry).
+    in a nested object) is reported by whatever reads that value: the entry (``check``
+    reads every entry), and the key pass for the args, so no replay key is made from args
+    the entry refuses.
 
     Args:
         path: the cassette file.
@@ -672,6 +717,7 @@ def load_job(
     header_errors = (msgspec.DecodeError, RecursionError)
     stage = p.name
 
+    seq_lo, seq_hi, seq_len = 1, 10, 1  # seqs in [seq_lo, seq_hi) have seq_len digits
     gc_was_enabled = gc.isenabled()
     gc.disable()  # nothing cyclic is built here; the collector would double the time
     try:
@@ -684,6 +730,7 @@ def load_job(
             eof = not buf
             while True:
                 find = buf.find
+                startswith = buf.startswith
                 view = memoryview(buf)
                 while True:
                     # -- one line: buf[pos:nl + 1] -------------------------------------
@@ -704,15 +751,46 @@ def load_job(
                         except header_errors:
                             header = None
                         else:
-                            if header.seq < 1 or not header.tool or not header.response:
+                            if header.error or not header.response:
                                 header = None  # the general path says what is wrong
-                            elif header.error:
-                                header = None
                     if header is not None:
                         seq = header.seq
-                        tool = tool_names.setdefault(header.tool, header.tool)
+                        tool = header.tool
+                        tool = tool_names.setdefault(tool, tool)
                         got = header.args_digest
-                        digest_stored = None if got is unset else got
+                        # a repeated top-level key: msgspec kept its last value, while the
+                        # entry parse refuses the line. The line's length rules one out
+                        # in the usual layouts (see _FRAME4); else the exact check runs
+                        if not seq_lo <= seq < seq_hi:
+                            seq_lo, seq_hi, seq_len = _digit_range(seq)
+                        args_len = len(header.args)
+                        free = nl - start - args_len - len(header.response) - len(tool) - seq_len
+                        if got is unset:
+                            digest_stored = None
+                            plain = free == _FRAME4 or free == _FRAME4_SPACED
+                        else:
+                            digest_stored = got
+                            free -= len(got)
+                            plain = free == _FRAME5 or (
+                                free == _FRAME5_SPACED
+                                and (
+                                    (
+                                        startswith(b'{"args": ', start)
+                                        and (at := start + 10 + args_len) < nl
+                                        and buf[at] == 0x20
+                                    )
+                                    or _spaced_seq_first(buf, start, nl, seq_len)
+                                )
+                            )
+                        if not plain:
+                            try:
+                                check_top_level_keys(view[start:nl])
+                            except DuplicateKey as exc:
+                                pending_error = CassetteFormatError(
+                                    p, lineno, _error_field(exc), _json_reason(exc, b"")
+                                )
+                                report = LoadReport(1, lineno, str(pending_error), False)
+                                continue
                     else:
                         # -- general path: anything unusual, and every line after an error
                         raw = buf[start:pos]
@@ -742,6 +820,15 @@ def load_job(
                             report = LoadReport(1, lineno, str(pending_error), truncated)
                             continue
                         try:
+                            # the cut response may hide a repeated top-level key
+                            check_top_level_keys(raw)
+                        except DuplicateKey as exc:
+                            pending_error = CassetteFormatError(
+                                p, lineno, _error_field(exc), _json_reason(exc, raw)
+                            )
+                            report = LoadReport(1, lineno, str(pending_error), False)
+                            continue
+                        try:
                             validate_record(record, p, lineno)
                         except CassetteFormatError as exc:
                             pending_error = exc
@@ -755,7 +842,7 @@ def load_job(
                     stored.append(digest_stored)
                     lines.append(lineno)
                     offsets.append(base + start)
-                    lengths.append(pos - start if pos <= len(buf) else len(buf) - start)
+                    lengths.append(pos - start)  # one too many for a last line with no newline
                 view.release()
                 if eof:
                     break
@@ -770,6 +857,8 @@ def load_job(
                 pos = 0
             if pending_error is not None and not lenient:
                 raise pending_error
+            if offsets and offsets[-1] + lengths[-1] > base + len(buf):
+                lengths[-1] = base + len(buf) - offsets[-1]  # a last line with no newline
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -786,6 +875,46 @@ def load_job(
         rules=rules,
         report=report,
     )
+
+
+#: The bytes of a line beyond its values when written compactly, ``{"seq":,"tool":"",
+#: "args":,"response":}`` in any order (``_FRAME5``: with ``,"args_digest":""``), and with
+#: the spaces of ``json.dumps``' default separators (one after each colon and comma).
+#:
+#: Why the length rules out a repeated key: the load knows the length of each value it
+#: kept (msgspec keeps a repeated key's last value), and every other byte of the line is
+#: whitespace, a key, a colon, a comma, a brace, or a value the index did not keep (an
+#: unknown field, or the earlier value of a repeated key), and escapes only lengthen text.
+#: So ``free`` (the line's length less the kept values, the tool and digest counted in
+#: characters) is at least the compact frame, and a repeated known key adds at least 8
+#: bytes (``,"seq":0``). ``free`` equal to the compact frame leaves no room for one; the
+#: spaced frame leaves 7 bytes (4 keys: no room either) or 9 (5 keys), where two
+#: whitespace bytes found outside the values leave 7 (``_spaced_seq_first``). Two
+#: occurrences of an unknown key take at least 12 bytes. Anything else goes to
+#: ``jsontext.check_top_level_keys``, which is exact.
+_FRAME4 = 38
+_FRAME5 = 55
+_FRAME4_SPACED = _FRAME4 + 7
+_FRAME5_SPACED = _FRAME5 + 9
+
+
+def _digit_range(seq: int) -> tuple[int, int, int]:
+    """``(lo, hi, n)``: the positive integers in ``[lo, hi)`` are written with ``n``
+    characters, ``seq`` (at least 1) among them."""
+    n = len(str(seq))
+    return 10 ** (n - 1), 10**n, n
+
+
+def _spaced_seq_first(buf: bytes, start: int, end: int, seq_len: int) -> bool:
+    """Whether the line ``buf[start:end]`` starts ``{"seq": `` and has a space after the
+    comma that follows the seq: two whitespace bytes outside the values. (The loader
+    checks the sorted layout's ``{"args": `` the same way, inline. If a value begins after
+    more than one space, the byte looked at may be inside it, but then the byte before the
+    value is whitespace too, so two are there all the same.)"""
+    if not buf.startswith(b'{"seq": ', start):
+        return False
+    at = start + 9 + seq_len
+    return at < end and buf[at] == 0x20
 
 
 def _count_dropped(report: LoadReport) -> LoadReport:

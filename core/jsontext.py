@@ -140,9 +140,32 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
         raise JSONTooDeep() from None
     _check_depth(raw, value)
     has_colon = b":" in raw if isinstance(raw, bytes) else ":" in raw
-    if has_colon and _may_have_duplicates(raw, value):
+    if has_colon and may_have_duplicates(raw, value):
         _parse_std(raw)  # raises DuplicateKey naming the key and its path
     return value, False
+
+
+_TOP_LEVEL = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def check_top_level_keys(raw: bytes | memoryview) -> None:
+    """Raise ``DuplicateKey`` when the top-level object of the JSON text ``raw`` holds a
+    key twice (exact; nested objects are not looked at, except when a top-level key is
+    written with an escaped colon, which sends the line to the full check).
+
+    Cheap: the top level is read with its values left as raw bytes, written back, and the
+    colons counted; a key that parsing dropped takes its ``:`` with it. Only then is the
+    text parsed by the standard library to name the key. Not an object, or not JSON:
+    nothing is raised here (the caller's parse reports it).
+    """
+    try:
+        top = _TOP_LEVEL.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return
+    data = bytes(raw)
+    if b"\\u003" not in data and _encode(top).count(b":") == data.count(b":"):
+        return
+    _parse_std(data)  # raises DuplicateKey naming the key (top level first)
 
 
 def _check_depth(raw: bytes | str, value: Any) -> None:
@@ -159,10 +182,10 @@ def _check_depth(raw: bytes | str, value: Any) -> None:
         raise JSONTooDeep()
 
 
-def _may_have_duplicates(raw: bytes | str, value: Any) -> bool:
-    """Whether ``raw`` may hold a repeated key that parsing dropped: every key costs one
-    ``:`` outside strings, and re-encoding keeps every ``:`` inside strings, so a dropped
-    key shows as fewer colons. A ``\\u003a`` escape (a colon written escaped) could hide
+def may_have_duplicates(raw: bytes | str, value: Any) -> bool:
+    """Whether ``raw`` (JSON text that msgspec parsed into ``value``) may hold a repeated
+    key that parsing dropped: every key costs one ``:`` outside strings, and re-encoding
+    keeps every ``:`` inside strings, so a dropped key shows as fewer colons. A ``\\u003a`` escape (a colon written escaped) could hide
     one: then the exact check runs."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogatepass")

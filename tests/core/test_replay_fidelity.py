@@ -459,11 +459,6 @@ def test_overwrite_refuses_special_files(tmp_path: Path, kind: str) -> None:
 
 
 # -- duplicate keys in a line --------------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (issue 10): load's msgspec header struct keeps the last of a repeated "
-    "'tool' without an error; the entry parse names it, the index does not",
-)
 def test_a_second_tool_after_the_response_is_a_format_error_not_a_wrong_replay(
     tmp_path: Path,
 ) -> None:

@@ -1,0 +1,171 @@
+"""A key repeated at the top level of a line is a format error at load (file, line, field),
+whatever the layout, the spacing and where the repeat is; keys nested in the args or the
+response, or written inside string values, never are (hypothesis). The load's fast check
+(see ``cassette._FRAME4``) and its exact fallback (``jsontext.check_top_level_keys``) are
+both exercised: compact and spaced lines, unknown fields, odd whitespace."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cassette_tui.core import CassetteFormatError, load
+from cassette_tui.core.digest import digest
+from cassette_tui.core.jsontext import DuplicateKey, check_top_level_keys
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+KNOWN = ["seq", "tool", "args", "response", "args_digest"]
+#: key names that look like the top-level ones, to hide inside values
+TRICKY = KNOWN + ["error", "x", 'to"ol', "seq:", "\u00e9"]
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(TRICKY).map(lambda k: f'"{k}": 1'),  # a key's text inside a string
+    st.text(max_size=8),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(TRICKY) | st.text(max_size=4), inner, max_size=4),
+    ),
+    max_leaves=12,
+)
+#: the text between tokens: compact, json.dumps' spaces, or anything JSON allows
+spacing = st.sampled_from(["compact", "spaced", "odd"])
+
+
+def _sep(style: str, draw: Any, before: str, after: str) -> str:
+    if style == "compact":
+        return before
+    if style == "spaced":
+        return before + after
+    return (
+        draw(st.sampled_from(["", " ", "  ", "\t"]))
+        + before
+        + draw(st.sampled_from(["", " ", "\t "]))
+    )
+
+
+@st.composite
+def lines(draw: Any) -> tuple[str, bool, str | None]:
+    """``(line, has_duplicate, repeated_key)``: one cassette line as text."""
+    args = draw(st.dictionaries(st.sampled_from(TRICKY) | st.text(max_size=4), values))
+    record: dict[str, Any] = {
+        "seq": draw(st.integers(1, 10**7)),
+        "tool": draw(st.sampled_from(["search_docs", "t", "read_file", "é_tool"])),
+        "args": args,
+        "response": draw(values),
+    }
+    if draw(st.booleans()):
+        record["args_digest"] = digest(args)
+    for name in draw(st.lists(st.sampled_from(["recorded_at", "x", "tool_"]), max_size=2)):
+        record[name] = draw(values)
+    items = [(k, json.dumps(v, ensure_ascii=draw(st.booleans()))) for k, v in record.items()]
+    items = draw(st.permutations(items))
+    repeated = None
+    if draw(st.booleans()):
+        repeated = draw(st.sampled_from([k for k, _ in items]))
+        if repeated == "seq":
+            again = json.dumps(draw(st.integers(-5, 10**7)))
+        elif repeated in ("tool", "args_digest"):
+            again = json.dumps(draw(st.text(max_size=6)))
+        else:
+            again = json.dumps(draw(values))
+        items.insert(draw(st.integers(0, len(items))), (repeated, again))
+    style = draw(spacing)
+    parts = [json.dumps(k) + _sep(style, draw, ":", " ") + v for k, v in items]
+    text = (
+        "{"
+        + "".join(p if i == 0 else _sep(style, draw, ",", " ") + p for i, p in enumerate(parts))
+        + "}"
+    )
+    return text, repeated is not None, repeated
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines())
+def test_a_top_level_key_twice_always_errors_and_nested_keys_never_do(
+    case: tuple[str, bool, str | None],
+) -> None:
+    text, has_duplicate, repeated = case
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "one.jsonl"
+        path.write_text(text + "\n", encoding="utf-8")
+        if has_duplicate:
+            with pytest.raises(CassetteFormatError) as info:
+                load(path)
+            assert (info.value.path, info.value.line) == (str(path), 1)
+            assert "duplicate key" in str(info.value)
+            assert info.value.field == repeated
+        else:
+            cassette = load(path)
+            assert cassette[0].to_record(None)["args"] == json.loads(text)["args"]
+
+
+@given(lines())
+@settings(max_examples=200, deadline=None)
+def test_the_exact_check_agrees_with_the_parser(case: tuple[str, bool, str | None]) -> None:
+    text, has_duplicate, repeated = case
+    if has_duplicate:
+        with pytest.raises(DuplicateKey) as info:
+            check_top_level_keys(text.encode())
+        assert (info.value.key, info.value.parts) == (repeated, ())
+    else:
+        check_top_level_keys(text.encode())
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # json.dumps' sorted, spaced layout: a repeated seq fits in the spaces it saves
+        '{"args": {},"seq":3,"args_digest":"sha256:44136fa355b3678a","response":1,"seq":2,"tool":"t"}',
+        '{"args": {},"args":0,"args_digest":"sha256:44136fa355b3678a","response":1,"seq":2,"tool":"t"}',
+        '{"seq":2,"tool":"t","args":{},"response":{"hits":2},"tool":"delete_all"}',
+        '{"seq": 2, "tool": "t", "args": {}, "response": 1, "t\\u006fol": "x"}',
+    ],
+)
+def test_repeats_hidden_in_the_spacing_or_escaped_are_found(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(CassetteFormatError, match="duplicate key") as info:
+        load(path)
+    assert info.value.line == 1
+
+
+@pytest.mark.parametrize("where", ["args", "response"])
+def test_a_key_repeated_inside_a_value_is_refused_by_every_reader_of_that_value(
+    tmp_path: Path, where: str
+) -> None:
+    """The load indexes the line (its top level is sound); every reader of the value that
+    holds the repeat refuses it, naming the line and the field: the entry, and the key
+    pass for the args (so no replay key is ever made from a value the entry refuses)."""
+    path = tmp_path / "nested.jsonl"
+    inner = '{"q": "a", "opts": {"k": 1, "k": 2}}'
+    args = inner if where == "args" else '{"q": "a"}'
+    response = inner if where == "response" else '{"hits": 1}'
+    path.write_text(
+        '{"seq": 1, "tool": "t", "args": {}, "response": 1}\n'
+        f'{{"seq": 2, "tool": "t", "args": {args}, "response": {response}}}\n',
+        encoding="utf-8",
+    )
+    cassette = load(path)
+    assert len(cassette) == 2
+    with pytest.raises(CassetteFormatError, match=r"duplicate key 'k' in \$\.") as info:
+        cassette[1]
+    assert (info.value.line, info.value.field) == (2, where)
+    if where == "args":
+        with pytest.raises(CassetteFormatError, match="duplicate key 'k'") as info:
+            cassette.digests()
+        assert (info.value.line, info.value.field) == (2, "args")
+    else:
+        assert len(cassette.digests()) == 2  # the key pass does not read responses
+        with pytest.raises(CassetteFormatError):
+            cassette.fingerprint(1)
