@@ -16,6 +16,12 @@ order whatever order the config lists them in:
 ``replace``
     A regex replacement on string values (``re.sub``), everywhere or only at and below a
     path, optionally for one tool.
+``ignore_response``
+    Response paths whose changes are not a divergence (a timing, a trace id, a cache
+    flag): same syntax as ``drop`` (``$.took_ms``, ``**.trace_id``, ``search:$.meta``).
+    They never touch the args or the keys; a diff row whose responses differ only there is
+    ``metadata_drift`` (shown, not the first divergence, not a stale recording; see
+    ``refine.py``), and ``check`` reports one that matches no recorded response.
 ``presets``
     Built-in replacements: ``uuid`` (UUIDs to ``<uuid>``), ``timestamp`` (ISO-8601 dates
     and date-times to ``<timestamp>``, Unix epoch numbers and digit strings to
@@ -34,6 +40,7 @@ top-level ``[normalize]`` table of ``cassette.toml`` (see ``load_rules``)::
     drop = ["metadata.request_id", "search_docs:since"]
     transport = ["timeout"]
     replace = [{pattern = "session-[0-9a-f]+", replacement = "session-X", path = "query"}]
+    ignore_response = ["$.took_ms", "search_docs:$.meta.trace_id"]
 
 Rules never touch the stored args: ``apply`` returns a normalized copy. Every rule has a
 one-line ``str()`` (``drop search_docs:since``, ``preset uuid``) used when the engine
@@ -177,6 +184,30 @@ class DropRule:
 
     def __str__(self) -> str:
         return f"drop {self.tool + ':' if self.tool else ''}{self.path}"
+
+
+@dataclass(frozen=True)
+class IgnoreResponseRule:
+    """Ignore the response nodes matching ``path`` (for ``tool`` only when set) when two
+    responses are compared: a change there is metadata drift, not a divergence. Applies to
+    responses, never to args or keys."""
+
+    path: str
+    tool: str | None = None
+    _pattern: tuple[Segment, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_pattern", _parse_path(self.path))
+
+    def applies_to(self, tool: str) -> bool:
+        return self.tool is None or self.tool == tool
+
+    def apply(self, response: Any) -> Any:
+        """A copy of ``response`` without the matching nodes (containers rebuilt)."""
+        return _drop(response, self._pattern)
+
+    def __str__(self) -> str:
+        return f"ignore_response {self.tool + ':' if self.tool else ''}{self.path}"
 
 
 @dataclass(frozen=True)
@@ -356,10 +387,13 @@ class NormalizationRules:
     Attributes:
         rules: the rules, applied drop -> transport -> replace -> presets.
         source: where they came from (a config file path, ``"presets"``, ...), for messages.
+        ignore_response: response paths a diff does not count as a divergence
+            (``strip_metadata``); never applied to args.
     """
 
     rules: tuple[Rule, ...] = ()
     source: str | None = field(default=None, compare=False)
+    ignore_response: tuple[IgnoreResponseRule, ...] = ()
 
     def __post_init__(self) -> None:
         ordered = tuple(sorted(self.rules, key=lambda r: _ORDER[type(r)]))
@@ -397,7 +431,7 @@ class NormalizationRules:
         def bad(fld: str, why: str) -> NormalizationConfigError:
             return NormalizationConfigError(src, None, f"normalize.{fld}", why)
 
-        known = {"presets", "drop", "transport", "replace"}
+        known = {"presets", "drop", "transport", "replace", "ignore_response"}
         for key in table:
             if key not in known:
                 raise bad(key, f"unknown key; expected one of {', '.join(sorted(known))}")
@@ -427,6 +461,13 @@ class NormalizationRules:
             if not _IDENTIFIER_ARG.match(name) and any(c in name for c in '.*[]"$'):
                 raise bad(f"transport[{i}]", "a transport field is a top-level arg name")
             rules.append(TransportRule(name, tool))
+        ignored: list[IgnoreResponseRule] = []
+        for i, spec in enumerate(strings("ignore_response")):
+            tool, path = _split_tool(spec)
+            try:
+                ignored.append(IgnoreResponseRule(path, tool))
+            except ValueError as exc:
+                raise bad(f"ignore_response[{i}]", str(exc)) from None
         replace = table.get("replace", [])
         if isinstance(replace, Mapping):
             replace = [{"pattern": k, "replacement": v} for k, v in replace.items()]
@@ -455,7 +496,7 @@ class NormalizationRules:
                 raise bad(f"{fld}.pattern", f"not a valid regex: {exc}") from None
             except ValueError as exc:
                 raise bad(f"{fld}.path", str(exc)) from None
-        return cls(tuple(rules), source=src)
+        return cls(tuple(rules), source=src, ignore_response=tuple(ignored))
 
     # -- use --------------------------------------------------------------------------------
     @property
@@ -471,21 +512,39 @@ class NormalizationRules:
                 args = rule.apply(args)
         return args
 
+    def strip_metadata(self, tool: str, response: Any) -> Any:
+        """``response`` without the paths the ``ignore_response`` rules name for ``tool``
+        (a copy; ``response`` itself when no rule applies). Used when two responses are
+        compared (``refine.classify_response_drift``)."""
+        for rule in self.ignore_response:
+            if rule.applies_to(tool):
+                response = rule.apply(response)
+        return response
+
+    def ignores_response(self, tool: str) -> bool:
+        """Whether some ``ignore_response`` rule applies to ``tool``."""
+        return any(rule.applies_to(tool) for rule in self.ignore_response)
+
     def describe(self) -> list[str]:
-        """One short line per rule, in application order (``["drop a.b", "preset uuid"]``)."""
-        return [str(r) for r in self.rules]
+        """One short line per rule, in application order (``["drop a.b", "preset uuid"]``),
+        then the ``ignore_response`` rules."""
+        return [str(r) for r in self.rules] + [str(r) for r in self.ignore_response]
 
     def __str__(self) -> str:
         return "; ".join(self.describe()) or "no rules (strict)"
 
     def __len__(self) -> int:
-        return len(self.rules)
+        """Every rule, the ``ignore_response`` ones included (a set of only those is
+        not empty: ``rules or default`` keeps it)."""
+        return len(self.rules) + len(self.ignore_response)
 
     def with_rule(self, rule: Rule) -> NormalizationRules:
         """These rules plus ``rule`` (a no-op if it is already there)."""
         if rule in self.rules:
             return self
-        return NormalizationRules((*self.rules, rule), source=self.source)
+        return NormalizationRules(
+            (*self.rules, rule), source=self.source, ignore_response=self.ignore_response
+        )
 
 
 # -- config -------------------------------------------------------------------------------

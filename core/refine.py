@@ -6,8 +6,9 @@ Two kinds of difference are real but are not where two runs part:
     Same key; the responses differ only in volatile metadata (an LLM response's ``id``,
     ``created``, ``system_fingerprint``; HTTP ``Date``/request-id headers; two uuids,
     epochs, request ids or date-times at one path; see
-    ``volatile.response_metadata_reason``) or at response paths the user's ``metadata``
-    rules name. Shown with its drift; not a divergence, not a stale recording.
+    ``volatile.response_metadata_reason``) or at response paths the user's
+    rules name (``ignore_response`` under ``[tool.cassette.normalize]``). Shown with its
+    drift; not a divergence, not a stale recording.
 ``moved``
     The same calls with the same answers, completed in another order (parallel tool
     calls): a run of consecutive differing rows whose A-side and B-side entries are the
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from .align import build_row
 from .diff_model import DriftItem, Row, Status
+from .jsontext import sorted_json_bytes
 from .volatile import response_metadata_reason
 
 if TYPE_CHECKING:
@@ -55,12 +57,14 @@ def classify_response_drift(
 ) -> str | None:
     """How responses ``a`` and ``b`` differ: ``"noise"`` (only numbers within
     ``tolerance``), ``"metadata"`` (only volatile metadata, or metadata and noise; see the
-    module docstring, or paths the cassette's ``metadata`` rules name), or ``None`` (the
+    module docstring, or paths the cassette's ``ignore_response`` rules name), or ``None`` (the
     answer differs, or they are equal)."""
     rules = cassette_a.rules
-    strip = getattr(rules, "strip_metadata", None)
-    if strip is not None:
-        a, b = strip(tool, a), strip(tool, b)
+    # the user's ignore_response rules: a change at those paths is metadata
+    ignored = rules.ignores_response(tool)
+    original_a, original_b = a, b
+    if ignored:
+        a, b = rules.strip_metadata(tool, a), rules.strip_metadata(tool, b)
     metadata = noise = False
     stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
     while stack:
@@ -69,7 +73,10 @@ def classify_response_drift(
             for k in x.keys() | y.keys():
                 if k in x and k in y:
                     stack.append(((*parts, k), x[k], y[k]))
-                elif response_metadata_reason(a, b, (*parts, k), None, None) is None:
+                elif (
+                    response_metadata_reason(original_a, original_b, (*parts, k), None, None)
+                    is None
+                ):
                     return None
                 else:
                     metadata = True
@@ -89,11 +96,13 @@ def classify_response_drift(
         ):
             noise = True
             continue
-        if response_metadata_reason(a, b, parts, x, y) is None:
+        if response_metadata_reason(original_a, original_b, parts, x, y) is None:
             return None
         metadata = True
     if metadata:
         return "metadata"
+    if ignored and sorted_json_bytes(original_a) != sorted_json_bytes(original_b):
+        return "metadata"  # what differs is only at ignored paths (and numbers within noise)
     return "noise" if noise else None
 
 

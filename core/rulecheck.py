@@ -8,8 +8,9 @@ it wrong in two ways, and ``check`` reports both (each a finding, so ``check`` e
     key although their outcomes differ too: replay would serve one call another's answer.
     The finding names the tool, the seqs and the rules that changed those args.
 ``unused_rule``
-    A configured rule that changes no recorded call's args: a typo in a path, a tool name
-    that does not exist, or a rule that is no longer needed.
+    A configured rule that changes no recorded call's args, or an ``ignore_response``
+    rule that matches no recorded response: a typo in a path, a tool name that does not
+    exist, or a rule that is no longer needed.
 """
 
 from __future__ import annotations
@@ -27,14 +28,25 @@ def rule_findings(cassette: Cassette) -> list[Finding]:
     """``over_normalization`` and ``unused_rule`` findings for the cassette's own rules
     (``load(path, rules=...)``); ``[]`` without rules."""
     rules = cassette.rules
-    if rules.is_empty:
+    if rules.is_empty and not rules.ignore_response:
         return []
     groups: dict[tuple[str, str], list[int]] = {}
     strict: list[str] = []
     used = [False] * len(rules.rules)
+    used_response = [False] * len(rules.ignore_response)
     changed_by: dict[int, set[int]] = {}
     for i in range(len(cassette)):
         entry = cassette._entry(i)
+        if not entry.is_error:
+            for r, ignore in enumerate(rules.ignore_response):
+                if (
+                    not used_response[r]
+                    and ignore.applies_to(entry.tool)
+                    and ignore.apply(entry.response) != entry.response
+                ):
+                    used_response[r] = True
+        if rules.is_empty:
+            continue
         strict.append(digest(entry.args))
         groups.setdefault(cassette.key(i), []).append(i)
         for r, rule in enumerate(rules.rules):
@@ -73,6 +85,16 @@ def rule_findings(cassette: Cassette) -> list[Finding]:
                     message=f"normalization rule {rule} changes no recorded call's args: a "
                     "typo in its path or tool, or a rule no longer needed",
                     evidence={"rule": str(rule)},
+                )
+            )
+    for r, ignore in enumerate(rules.ignore_response):
+        if not used_response[r]:
+            findings.append(
+                Finding(
+                    kind="unused_rule",
+                    message=f"normalization rule {ignore} matches no recorded response: a "
+                    "typo in its path or tool, or a rule no longer needed",
+                    evidence={"rule": str(ignore)},
                 )
             )
     return findings
