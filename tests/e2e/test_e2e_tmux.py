@@ -60,9 +60,14 @@ def test_keys_walk_the_diffs_and_open_a_step(tmux: Tmux) -> None:
     tmux.keys("q")
     screen = tmux.wait_for(lambda s: "first divergence" in s, "back on the main screen")
     tmux.keys("a")
-    screen = tmux.wait_for(
-        lambda s: "by key" in s and "first divergence" in s, "rows aligned by key"
-    )
+
+    def by_key_rows(s: str) -> bool:
+        # the header says "by key" a frame before the re-aligned rows are drawn: wait for both
+        lines = s.splitlines()
+        row_drawn = "< only in A" in s or (len(lines) > 5 and "<" in lines[5])
+        return "by key" in s and "first divergence" in s and row_drawn
+
+    screen = tmux.wait_for(by_key_rows, "rows aligned by key")
     assert "< only in A" in screen or "<" in screen.splitlines()[5]
 
 
