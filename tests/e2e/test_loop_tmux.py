@@ -3,9 +3,10 @@ real terminal (tmux, 80x24), on the demo agent.
 
 ``fail.jsonl`` and ``fix.jsonl`` are copied to a fresh folder, the app runs there with
 ``--agent`` the demo agent (``sample_cassettes/agent.py``, a real subprocess), and the
-test presses what a person would press: ``f`` then ``p`` pins the first divergence (the
-fixture file is read back with ``core.cassette.load``), ``R`` re-records A live into a new
-file next to it and opens A against it, ``q`` comes back to A against B, ``q`` quits. It
+test presses what a person would press: ``t`` gates A over 5 offline replays (the verdict,
+then the loop bar), ``f`` then ``p`` pins the first divergence (the fixture file is read
+back with ``core.cassette.load``), ``R`` re-records A live into a new file next to it and
+opens A against it, ``q`` comes back to A against B, ``q`` quits. It
 asserts on what ``capture-pane`` shows (file names, never full paths, so the folder's
 length does not matter), polling each screen up to a deadline; no fixed sleeps.
 """
@@ -40,7 +41,7 @@ def rows(screen: str) -> str:
 
 
 @pytest.mark.parametrize("terminal", ["256-colour", "NO_COLOR"])
-def test_the_loop_by_keyboard_pin_then_re_record(tmux: Tmux, tmp_path: Path, terminal: str) -> None:
+def test_the_loop_by_keyboard_gate_pin_re_record(tmux: Tmux, tmp_path: Path, terminal: str) -> None:
     work = tmp_path / "w"
     work.mkdir()
     for name in ("fail.jsonl", "fix.jsonl"):
@@ -56,6 +57,24 @@ def test_the_loop_by_keyboard_pin_then_re_record(tmux: Tmux, tmp_path: Path, ter
     )
     assert "A fail.jsonl (7)" in screen and "B fix.jsonl (4)" in screen
     assert bar(screen).startswith("Record 7 · Replay – · Gate – · Diff parts at row")
+
+    # Gate: A replayed 5 times with the network off, the verdict, back to the main screen
+    tmux.keys("t")
+    tmux.wait_for(lambda s: "runs  20 " in s and "enter starts" in s, "the gate asking for N")
+    tmux.keys("BSpace")
+    tmux.wait_for(lambda s: "runs  2 " in s, "N edited")
+    tmux.keys("BSpace")
+    tmux.wait_for(lambda s: "runs  2 " not in s, "N empty")
+    tmux.keys("5")
+    tmux.wait_for(lambda s: "runs  5 " in s, "N = 5")
+    tmux.keys("Enter")
+    screen = tmux.wait_for(
+        lambda s: "verdict deterministic: 0/5 passed (0%)" in rows(s), "the gate's verdict"
+    )
+    assert "network: off" in screen and "5 failed" in screen
+    tmux.keys("q")
+    screen = tmux.wait_for(lambda s: "Gate 0/5 ✓" in bar(s), "the gate in the loop bar")
+    assert "B fix.jsonl (4)" in screen
 
     # Pin: the first divergence, previewed, then written
     tmux.keys("f", "p")
