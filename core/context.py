@@ -30,7 +30,8 @@ These are context, not identity: they never change the args digest, matching, re
 diff statuses (``tests/core/test_context.py`` holds a cassette with them equal to one
 without). Bad values are **ignored with a warning**, never an error: a ``ContextWarning``
 names the file, the line and the field (``run_outcome.reward: expected a number``), and
-the readers return what is usable (a wrong-typed key is dropped, the rest kept).
+the readers return what is usable (a wrong-typed key is dropped, the rest kept); ``check``
+reports them as ``bad_context`` findings (``lint.py``).
 """
 
 from __future__ import annotations

@@ -23,6 +23,11 @@ Finding kinds (``LintFinding.kind``):
     A ``seq`` that repeats an earlier one or is lower than the one before it.
 ``over_normalization`` / ``unused_rule``
     The configured normalization rules checked against the data (see ``rulecheck.py``).
+``bad_context``
+    A ``context`` or ``run_outcome`` value (the words around the calls, ``context.py``)
+    that readers ignore: a wrong type (the path names the field), or a ``run_outcome``
+    on an entry that is not the last. Replay, the diff and the app still work: they are
+    only context; the app and ``diff`` say so too.
 ``secret``
     Reserved for the redaction pass (not produced by ``lint``).
 """
@@ -33,6 +38,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from .context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from .findings import Finding
 from .jsonpath import format_path, iter_leaves
 from .repeats import classify
@@ -158,6 +164,8 @@ def lint(cassette: Cassette) -> list[Finding]:
                     '{"_binary": true, "encoding": "base64", "data": ...}',
                 )
             )
+        if entry.extra and (CONTEXT_FIELD in entry.extra or OUTCOME_FIELD in entry.extra):
+            here.extend(_word_findings(entry, i == len(cassette) - 1, cassette.path))
         per_entry.append(here)
 
     for key, seqs in keys.items():
@@ -183,6 +191,44 @@ def lint(cassette: Cassette) -> list[Finding]:
         findings = [f for f in findings if not (f.kind == "repeated_key" and f.seqs in merged)]
     findings.extend(checked)
     return findings
+
+
+def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:
+    """``bad_context`` findings for one entry's words (``context.py``): each value the
+    readers ignore, and a ``run_outcome`` that is not on the last entry."""
+    _, warnings = call_context(entry, path)
+    found = [
+        Finding(
+            kind="bad_context",
+            seq=entry.seq,
+            path="$." + w.field,
+            message=f"{w.field} at line {w.line}: {w.message}; ignored (only context)",
+        )
+        for w in warnings
+    ]
+    if OUTCOME_FIELD in entry.extra:
+        if not last:
+            found.append(
+                Finding(
+                    kind="bad_context",
+                    seq=entry.seq,
+                    path="$." + OUTCOME_FIELD,
+                    message=f"{OUTCOME_FIELD} at line {entry.line} is not on the last entry: "
+                    "readers take a run's outcome from the last entry only; ignored",
+                )
+            )
+        else:
+            _, bad = outcome_from_json(entry.extra[OUTCOME_FIELD], path, entry.line)
+            found.extend(
+                Finding(
+                    kind="bad_context",
+                    seq=entry.seq,
+                    path="$." + w.field,
+                    message=f"{w.field} at line {w.line}: {w.message}; ignored (only context)",
+                )
+                for w in bad
+            )
+    return found
 
 
 def _volatile_leaves(value: Any) -> Iterator[tuple[str, Any, str]]:

@@ -230,7 +230,7 @@ def test_bad_words_are_ignored_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     cassette = load(path)  # the loader does not mind: every line is a good entry
-    assert [f.kind for f in lint(cassette)] == []
+    assert {f.kind for f in lint(cassette)} == {"bad_context"}  # check says it
     context, warnings = call_context(cassette[0], cassette.path)
     assert context == call_context(cassette[0])[0]
     assert context is not None and context.assistant is None
@@ -282,3 +282,25 @@ def test_a_cassette_without_an_outcome_is_told_from_the_bytes(tmp_path: Path) ->
     assert run_outcome(cassette) == (None, [])
     with pytest.raises(CassetteFormatError):
         cassette[1]  # the full parse names the duplicate key
+
+
+def test_check_reports_bad_words_as_bad_context(tmp_path: Path) -> None:
+    records = [
+        {"seq": 1, "tool": "t", "args": {}, "response": 1, CONTEXT_FIELD: {"reasoning": ["x"]},
+         OUTCOME_FIELD: {"reward": 1.0}},
+        {"seq": 2, "tool": "t", "args": {"n": 2}, "response": 2,
+         OUTCOME_FIELD: {"steps": -1, "final_answer": "done"}},
+    ]  # fmt: skip
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    found = [(f.kind, f.seq, f.path) for f in lint(load(path))]
+    assert found == [
+        ("bad_context", 1, "$.context.reasoning"),
+        ("bad_context", 1, "$.run_outcome"),  # not on the last entry: ignored
+        ("bad_context", 2, "$.run_outcome.steps"),
+    ]
+    messages = [f.message for f in lint(load(path))]
+    assert (
+        messages[0]
+        == "context.reasoning at line 1: expected text, got a list; ignored (only context)"
+    )
