@@ -140,11 +140,12 @@ class Session:
 
     def against(self, b: Cassette) -> Session:
         """A session of A against ``b`` (a re-recording of A) that shares this one's loop
-        results and agent, so what the loop found stays in view on both."""
+        results, agent and config, so what the loop found stays in view on both."""
         # a session opened with "auto" lets the new pair pick its own alignment
         other = Session(self.a, b, align="auto" if self._auto else self.align)
         other.loop = self.loop
         other.agent, other.agent_problem = self.agent, self.agent_problem
+        other.config = self.config
         return other
 
     def cached_diff(self, align: Alignment) -> DiffResult | None:

@@ -373,3 +373,22 @@ def test_keys_shared_by_the_states_stay_remappable() -> None:
     assert keymap_problem({"rerecord.stop": "s"}) is None
     problem = keymap_problem({"rerecord.open": "j"})
     assert problem is not None and '"j" would be both' in problem
+
+
+@sync
+async def test_the_recording_gets_the_apps_config(workdir: Path) -> None:
+    # the config the app was started with (--config) goes to the recording: a bad one is
+    # refused before the agent runs, naming the file
+    config = workdir / "bad.toml"
+    config.write_text("[normalize\n", encoding="utf-8")
+    app = demo_app(workdir, config=str(config))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "R")
+        screen = app.screen
+        assert isinstance(screen, RerecordScreen)
+        await press(pilot, "enter")
+        await until_ended(pilot, screen)
+        assert screen.state == "failed"
+        assert shows_name(app, "bad.toml") and "Re-record A: not started" in flat(app)
+    assert rerecordings(workdir) == []

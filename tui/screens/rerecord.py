@@ -31,6 +31,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Footer, ProgressBar, Static
 
 from .. import bindings
@@ -105,6 +106,7 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
         self.runs_dir: Path | None = None
         self._started = 0.0
         self._error = ""
+        self._ticker: Timer | None = None
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -143,6 +145,9 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
 
     def _show(self, state: State) -> None:
         self.state = state
+        if state != "running" and self._ticker is not None:
+            self._ticker.stop()  # the run ended: nothing more to read
+            self._ticker = None
         self.query_one("#rerecord-text", Static).update(self._body())
         self.query_one("#rerecord-prompt", Static).update(self._prompt())
         self.query_one("#rerecord-progress").display = state == "running"
@@ -166,7 +171,7 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
         self.runs_dir = Path(tempfile.mkdtemp(prefix=f"cassette-record-{self.target.stem}-"))
         self._started = time.monotonic()
         self._show("running")
-        self.set_interval(TICK_S, self._tick, name="rerecord-tick")
+        self._ticker = self.set_interval(TICK_S, self._tick, name="rerecord-tick")
         self.record(self.token, self.runs_dir)
 
     def _tick(self) -> None:
@@ -179,7 +184,13 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
         assert self.agent is not None
         try:
             result = run_job(
-                record_job(self.agent, self.target, runs_dir=runs_dir, token=token),
+                record_job(
+                    self.agent,
+                    self.target,
+                    runs_dir=runs_dir,
+                    config=self.owner_session.config,
+                    token=token,
+                ),
                 lambda p: self.post_message(JobProgress(p)),
             )
         except Exception as exc:  # noqa: BLE001 - shown on the screen, nothing ran
