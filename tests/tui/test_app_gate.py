@@ -211,3 +211,39 @@ async def test_the_palette_help_and_loop_panel_list_replay_and_gate(samples: Pat
         for binding_id in ("main.replay", "main.gate", "replay.open_miss", "replay.diff",
                            "gate.mark", "gate.open", "gate.diff", "gate.cancel"):  # fmt: skip
             assert binding_id in help_text
+
+
+@sync
+async def test_an_agent_that_cannot_start_is_said_and_nothing_runs(samples: Path) -> None:
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    app = CassetteApp(a, b, agent=AgentCommand.parse("no-such-agent-program --task x"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_gate(pilot, 3)
+        await wait_until(pilot, lambda: not screen.running, "the refusal")
+        text = flat(app)
+        assert "gate could not run: agent command: 'no-such-agent-program'" in text
+        assert screen.result is None and app.session.loop.gate is None
+        await press(pilot, "escape")
+        assert isinstance(app.screen, PairScreen)
+
+
+@sync
+async def test_the_last_gate_stays_in_view_and_enter_starts_a_new_one(samples: Path) -> None:
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    app = CassetteApp(a, b, agent=demo())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = await gated(pilot, await start_gate(pilot, 2))
+        await press(pilot, "escape")
+        await press(pilot, "t")
+        screen = app.screen
+        assert isinstance(screen, GateScreen) and screen is not first
+        assert screen.result is app.session.loop.gate  # the last gate, shown again
+        assert screen.runs_input.value == "2" and screen.runs_input.has_focus
+        assert "verdict deterministic: 0/2 passed" in flat(app)
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: screen.result is not first.result and not screen.running, "a new gate"
+        )
+        assert app.session.loop.gate is screen.result and screen.result.runs == 2

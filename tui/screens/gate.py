@@ -194,7 +194,12 @@ class GateScreen(LoopJobScreen):
         return text
 
     def on_mount(self) -> None:
-        self.query_one("#gate-verdict", Static).update(Text(INTRO, style="dim"))
+        last = self.session.loop.gate
+        if last is not None:  # the last gate stays in view until a new one starts
+            self.requested = last.runs_result.requested
+            self.show_result(last, focus=False)
+        else:
+            self.query_one("#gate-verdict", Static).update(Text(INTRO, style="dim"))
         self.ask_runs()
 
     @property
@@ -276,8 +281,9 @@ class GateScreen(LoopJobScreen):
         self.show_result(message.result)
         self.finish()
 
-    def show_result(self, result: GateResult) -> None:
-        """Show ``result``: the verdict, the tallies, the runs."""
+    def show_result(self, result: GateResult, focus: bool = True) -> None:
+        """Show ``result``: the verdict, the tallies, the runs (focused, unless not
+        ``focus``)."""
         self.result = result
         rr = result.runs_result
         self.query_one("#gate-bar", ProgressBar).update(total=rr.requested, progress=result.runs)
@@ -289,7 +295,8 @@ class GateScreen(LoopJobScreen):
         self.runs_input.disabled = False
         self.query_one("#gate-n-hint", Static).update(" t: gate again")
         self.show_rows()
-        self.runs_list.focus()
+        if focus:
+            self.runs_list.focus()
 
     def show_rows(self, cursor: int = 0) -> None:
         results = self.result.results if self.result is not None else []
