@@ -247,3 +247,23 @@ async def test_the_last_gate_stays_in_view_and_enter_starts_a_new_one(samples: P
             pilot, lambda: screen.result is not first.result and not screen.running, "a new gate"
         )
         assert app.session.loop.gate is screen.result and screen.result.runs == 2
+
+
+@sync
+async def test_keys_other_than_digits_reach_the_screen_from_the_runs_input(samples: Path) -> None:
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    app = CassetteApp(a, b, agent=demo())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "t")
+        screen = app.screen
+        assert isinstance(screen, GateScreen) and screen.runs_input.has_focus
+        await press(pilot, "x", "5")  # a letter is not typed, a digit is
+        assert screen.runs_input.value == "205"
+        await press(pilot, "question_mark")
+        assert "gate.mark" in help_plain_text(app)
+        await press(pilot, "escape")
+        assert app.screen is screen and screen.runs_input.has_focus
+        await press(pilot, "q")
+        assert isinstance(app.screen, PairScreen)
+        assert app.session.loop.gate is None  # nothing ran

@@ -22,7 +22,7 @@ from cassette_tui.core.jobs import CancelToken, Progress, run_job
 from cassette_tui.core.loop import RunResult
 from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
@@ -66,6 +66,24 @@ def gate_columns() -> str:
 
 def duration(run: RunResult) -> str:
     return f"{run.duration_s:.2f} s" if run.completed else "-"
+
+
+class RunsInput(Input):
+    """The gate's N: it takes digits only; any other printable key is the screen's or the
+    app's (q leaves, ? shows the keys), as the user's keymap has them."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character is not None and character.isdigit()
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Input's own handler (next in the MRO) types printable keys; a non-digit goes to
+        # the binding that has it instead, and Input's handler is skipped
+        if event.is_printable and not (event.character or "").isdigit():
+            event.prevent_default()
+            event.stop()
+            active = self.screen.active_bindings.get(event.key)
+            if active is not None and active.enabled:
+                await self.app.run_action(active.binding.action, active.node)
 
 
 class GateRows:
@@ -172,7 +190,7 @@ class GateScreen(LoopJobScreen):
         yield Static(self._title(), id="gate-title")
         with Horizontal(id="gate-n"):
             yield Static("runs ")
-            yield Input(str(self.requested), type="integer", max_length=4, id="gate-n-input")
+            yield RunsInput(str(self.requested), type="integer", max_length=4, id="gate-n-input")
             yield Static(" enter starts · escape leaves", id="gate-n-hint")
         with Horizontal(id="gate-progress"):
             yield ProgressBar(
