@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .cassette import Cassette, dump_line, save
+from .context import OUTCOME_FIELD
 from .normalize import NormalizationRules
 from .sources import open_cassette
 
@@ -97,7 +98,10 @@ def plan_pin(
     }
     if reason:
         provenance["reason"] = reason
-    pinned = replace(entry, seq=1, extra={**entry.extra, "pinned": provenance}, line=None)
+    # the run's outcome (on a run's last entry) tells how that run ended, not what this one
+    # call returned: a fixture opened alone must not claim the run's reward or step limit
+    extra = {k: v for k, v in entry.extra.items() if k != OUTCOME_FIELD}
+    pinned = replace(entry, seq=1, extra={**extra, "pinned": provenance}, line=None)
     folder = Path(out_dir)
     target = folder / fixture_name(tool, args_digest)
     # the name has no separator and no "..": it cannot leave the folder; checked anyway

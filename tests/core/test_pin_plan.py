@@ -30,3 +30,22 @@ def test_an_unknown_seq_names_the_range(samples: Path, tmp_path: Path) -> None:
     cassette = open_cassette(samples / "fail.jsonl")
     with pytest.raises(LookupError, match=r"no entry with seq 999 \(seqs 1\.\."):
         plan_pin(cassette, 999, tmp_path)
+
+
+def test_a_runs_last_entry_pins_its_call_and_words_but_not_the_runs_outcome(
+    tmp_path: Path,
+) -> None:
+    """The run's outcome rides on its last entry; a fixture of that call is not the run, so
+    opened alone it must not show the run's reward or step limit. The words stay."""
+    source = tmp_path / "run.jsonl"
+    source.write_text(
+        '{"seq": 1, "tool": "search", "args": {"q": "x"}, "response": [1],'
+        ' "context": {"assistant": "let me search"},'
+        ' "run_outcome": {"reward": 0, "limit_reached": true}}\n',
+        encoding="utf-8",
+    )
+    plan = plan_pin(open_cassette(source), 1, tmp_path / "fixtures")
+    entry = open_cassette(write_pin(plan))[0]
+    assert "run_outcome" not in entry.extra
+    assert entry.extra["context"] == {"assistant": "let me search"}
+    assert entry.response == [1]
