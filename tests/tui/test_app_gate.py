@@ -267,3 +267,31 @@ async def test_keys_other_than_digits_reach_the_screen_from_the_runs_input(sampl
         await press(pilot, "q")
         assert isinstance(app.screen, PairScreen)
         assert app.session.loop.gate is None  # nothing ran
+
+
+@sync
+async def test_without_colour_the_runs_read_by_glyphs_and_the_cursor_by_reverse(
+    samples: Path,
+) -> None:
+    a, b = open_cassette(samples / "fix.jsonl"), open_cassette(samples / "fail.jsonl")
+    app = CassetteApp(a, b, agent=demo("--flaky", "--seed", "{run}"), plain=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await gated(pilot, await start_gate(pilot, 3))
+        await press(pilot, "space")
+        strips = app.screen._compositor.render_strips()
+        rows = {}
+        for strip in strips:
+            text = strip.text
+            if text.lstrip("▶ ").split(" ", 1)[0] in ("1", "2", "3") and " s " in text:
+                rows[text.lstrip("▶ ").split(" ", 1)[0]] = strip
+        assert set(rows) == {"1", "2", "3"}
+        assert "✗ failed" in rows["1"].text and "✓ passed" in rows["2"].text
+        assert rows["1"].text.startswith("▶") and " A " in rows["1"].text
+        # no colour anywhere, the cursor row in reverse video
+        for strip in rows.values():
+            for segment in strip:
+                style = segment.style
+                assert style is None or (style.color is None or style.color.is_default)
+        assert any(seg.style is not None and seg.style.reverse for seg in rows["1"])
+        assert screen.result is not None
