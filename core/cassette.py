@@ -571,10 +571,29 @@ class Cassette(Sequence[Entry]):
             self._cache.popitem(last=False)
         return entry
 
-    def _parse_entry(self, i: int) -> Entry:
-        """Parse entry ``i`` from its bytes. The load skipped its response; a bad one is
-        reported here as a ``CassetteFormatError`` naming the file, line and field."""
-        raw = self.raw_line(i)
+    def entries_read(self) -> Iterator[tuple[int, Entry, bytes | None]]:
+        """``(i, entry, line bytes)`` for every entry in order, for one pass that reads them
+        all (lint, the secret scan): a file-backed cassette reads its lines sequentially in
+        large chunks and parses each once, without the cache (the bytes let a caller skip
+        work a line cannot need); an in-memory one gives its entries and ``None``. The
+        entries are not copies: do not change them.
+
+        Raises:
+            CassetteFormatError: an entry that does not parse (file, line, field).
+        """
+        if not self.is_file_backed:
+            for i in range(len(self)):
+                yield i, self._entry(i), None
+            return
+        for i, raw in self.lines_bytes():
+            yield i, self._parse_entry(i, raw), raw
+
+    def _parse_entry(self, i: int, raw: bytes | None = None) -> Entry:
+        """Parse entry ``i`` from its bytes (``raw``, else read). The load skipped its
+        response; a bad one is reported here as a ``CassetteFormatError`` naming the file,
+        line and field."""
+        if raw is None:
+            raw = self.raw_line(i)
         try:
             record = _parse_json(raw)
         except (ValueError, UnicodeDecodeError) as exc:

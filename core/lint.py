@@ -35,7 +35,7 @@ Finding kinds (``LintFinding.kind``):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
@@ -43,10 +43,11 @@ from .findings import Finding
 from .jsonpath import format_path, iter_leaves
 from .repeats import classify
 from .rulecheck import rule_findings
-from .volatile import volatile_kind
+from .volatile import EPOCH_MIN_S, volatile_kind
 
 if TYPE_CHECKING:
     from .cassette import Cassette
+    from .entry import Entry
 
 KINDS = (
     "stale_digest",
@@ -75,16 +76,29 @@ _VOLATILE_HINTS = {
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
+#: what every volatile string holds (``volatile.value_kind``): a UUID or a date a hyphen,
+#: a request id one of ``-_:``, a path ``/``, ``\\``, ``:`` or ``%TEMP%``, an epoch ten
+#: digits; a string with none of them is not looked at further
+_MAY_BE_VOLATILE = re.compile(r"[-_:/\\%]|\d{10}")
+#: what a line's bytes show when a string in it looks like binary data decoded as text
+#: (``binary_text_reason``): a ``\u`` escape (NUL, controls, U+FFFD), ``\b``, a DEL, a
+#: C1 control or U+FFFD written as UTF-8; never a false negative, sometimes a false positive
+_MAY_BE_BINARY = re.compile(rb"\\u|\\b|\x7f|\xc2[\x80-\x9f]|\xef\xbf\xbd")
+
 #: lint's findings are the engine's one finding type (``findings.py``)
 LintFinding = Finding
 
 
-def lint(cassette: Cassette) -> list[Finding]:
+def lint(
+    cassette: Cassette, each: Callable[[int, Entry, bytes | None], None] | None = None
+) -> list[Finding]:
     """Every finding for ``cassette``, in entry order (``repeated_key`` at the first seq).
 
     Digests are recomputed under the cassette's own normalization rules (``load(...,
     rules=)``); volatile args are looked for in the normalized args, so a value a rule
-    already neutralizes is not reported.
+    already neutralizes is not reported. ``each(i, entry, line bytes or None)`` is called
+    for every entry as it is read (``check`` scans for secrets in the same pass); the
+    entry is not a copy: do not change it.
     """
     findings: list[Finding] = []
     rules = cassette.rules
@@ -94,8 +108,9 @@ def lint(cassette: Cassette) -> list[Finding]:
     per_entry: list[list[Finding]] = []
     prev_seq: int | None = None
     seen_seqs: dict[int, int] = {}
-    for i in range(len(cassette)):
-        entry = cassette.entry_view(i)  # read only: no copy of each entry
+    for i, entry, raw in cassette.entries_read():  # read once, in order, no copies
+        if each is not None:
+            each(i, entry, raw)
         here: list[Finding] = []
         seq = entry.seq
         line = cassette.line(i)
@@ -153,7 +168,10 @@ def lint(cassette: Cassette) -> list[Finding]:
             outcome, part = entry.error, "error"
         else:
             outcome, part = entry.response, "response"
-        for path, why in _binary_texts(outcome, part):
+        # bytes decoded as text show in the line as an escape (\u0000, \b, \ufffd), a
+        # DEL, a C1 control or U+FFFD: a line with none of them skips the walk
+        binary = raw is None or _MAY_BE_BINARY.search(raw) is not None
+        for path, why in _binary_texts(outcome, part) if binary else ():
             here.append(
                 Finding(
                     kind="binary_as_text",
@@ -233,6 +251,15 @@ def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:
 
 def _volatile_leaves(value: Any) -> Iterator[tuple[str, Any, str]]:
     for parts, leaf in iter_leaves(value):
+        kind_of = type(leaf)
+        if kind_of is str:
+            if _MAY_BE_VOLATILE.search(leaf) is None:
+                continue
+        elif kind_of is int or kind_of is float:
+            if not leaf >= EPOCH_MIN_S:  # smaller numbers (and NaN) are never epochs
+                continue
+        elif kind_of is bool or leaf is None or kind_of is dict or kind_of is list:
+            continue
         kind = volatile_kind(leaf)  # a bare date (flight, birth date) is domain data
         if kind is not None:
             yield format_path(parts), leaf, kind

@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -139,6 +139,7 @@ def key_words(key: str) -> list[str]:
     return [w.lower() for w in _WORDS.findall(key)]
 
 
+@functools.lru_cache(maxsize=4096)
 @functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
     """Whether a key names a secret (the key-name rules; see the module docstring)."""
@@ -317,24 +318,25 @@ def _scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
         blocks = _PEM.findall(text)
         found.extend((b, "private_key") for b in blocks or [text])
     spans: list[tuple[int, int]] = []
+    any_token = _any_token_pattern()
+    digit, letter = _DIGIT.search, _LETTER.search
     for m in _CANDIDATE.finditer(text):
         token = m.group(0)
         if len(token) > _TOKEN_MAX:
             continue  # data (a blob, a padded field), not a credential
-        if len(token) >= 20 or (_DIGIT.search(token) and _LETTER.search(token)):
-            spans.append(m.span())
-            # patterns that need no context, on the token; one combined search first
-            if _any_token_pattern().search(token) is not None:
-                _token_hits(token, _pattern_groups()[0], found)
-            if entropy and len(token) >= _HEX_MIN:
-                for run_m in _B64_RUN.finditer(token):
-                    run = run_m.group(0)
-                    if len(run) <= _ENTROPY_MAX and not _after_id_key(
-                        text, m.start() + run_m.start()
-                    ):
-                        kind = _entropy_hit(run)
-                        if kind is not None:
-                            found.append((run, kind))
+        if len(token) < 20 and not (digit(token) and letter(token)):
+            continue
+        spans.append(m.span())
+        # patterns that need no context, on the token; one combined search first
+        if any_token.search(token) is not None:
+            _token_hits(token, _pattern_groups()[0], found)
+        if entropy and len(token) >= _HEX_MIN:
+            for run_m in _B64_RUN.finditer(token):
+                run = run_m.group(0)
+                if len(run) <= _ENTROPY_MAX and not _after_id_key(text, m.start() + run_m.start()):
+                    kind = _entropy_hit(run)
+                    if kind is not None:
+                        found.append((run, kind))
     # patterns with a keyword before the value (``aws_secret = "..."``): around candidates,
     # when one of their keywords is there
     for window in _windows(text, spans, 100, 10):
@@ -697,6 +699,52 @@ def _scan_string(
     return [(s, d, None) for s, d in scan_text(text, entropy)]
 
 
+def _string_leaves(
+    value: Any, prefix: tuple[Part, ...]
+) -> Iterator[tuple[tuple[Part, ...], str | None, str]]:
+    """``(parts, key, text)`` for every string below ``value`` in document order, as
+    ``iter_leaves(value, prefix, skip=_is_envelope)`` gives them (``key``:
+    ``_last_key(parts)``), without recursion and without its per-node lists; a base64
+    envelope is not entered."""
+    if type(value) is str:
+        yield prefix, _last_key(prefix), value
+        return
+    if not isinstance(value, dict | list) or _is_envelope(value):
+        return
+    top_key = _last_key(prefix)
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    # each frame: the path to its node, the last key on it, the node's items
+    stack: list[tuple[tuple[Part, ...], str | None, Iterator[tuple[Any, Any]]]] = [
+        (prefix, top_key, iter(items))
+    ]
+    while stack:
+        parts, last, it = stack[-1]
+        for key, child in it:
+            kind = type(child)
+            if kind is str:
+                yield (parts + (key,), key if type(key) is str else last, child)
+            elif kind is dict:
+                if child and child.get("_binary") is not True:
+                    stack.append(
+                        (parts + (key,), key if type(key) is str else last, iter(child.items()))
+                    )
+                    break
+            elif kind is list:
+                if child:
+                    stack.append(
+                        (parts + (key,), key if type(key) is str else last, iter(enumerate(child)))
+                    )
+                    break
+            elif isinstance(child, str):
+                yield (parts + (key,), key if type(key) is str else last, child)
+            elif isinstance(child, dict | list) and child and not _is_envelope(child):
+                sub = child.items() if isinstance(child, dict) else enumerate(child)
+                stack.append((parts + (key,), key if type(key) is str else last, iter(sub)))
+                break
+        else:
+            stack.pop()
+
+
 def scan_value(
     value: Any, prefix: tuple[Part, ...], config: SecretConfig | None = None
 ) -> list[SecretHit]:
@@ -704,6 +752,12 @@ def scan_value(
     allowed ones left out. Values at ``config.paths`` are hits of kind ``redact_path``."""
     config = config or _DEFAULT
     hits: list[SecretHit] = []
+    if not config._paths:  # the common case: only strings matter, a path only for a hit
+        for parts, key, leaf in _string_leaves(value, prefix):
+            for secret, detector, inner in _scan_string(leaf, key):
+                if not config.allowed(parts, secret):
+                    hits.append(SecretHit(parts, secret, detector, inner))
+        return hits
     for parts, leaf in iter_leaves(value, prefix, skip=_is_envelope):
         if config._paths and config.redact_path(parts):
             if isinstance(leaf, str) and not looks_masked(leaf) and not config.allowed(parts, leaf):
@@ -816,6 +870,11 @@ def hit_finding(seq: int, hit: SecretHit) -> Finding:
     )
 
 
+def entry_secret_findings(entry: Entry, config: SecretConfig | None = None) -> list[Finding]:
+    """The ``secret`` findings of one entry, in document order."""
+    return [hit_finding(entry.seq, hit) for hit in scan_entry(entry, config)]
+
+
 def secret_scan_job(
     cassette: Cassette, config: SecretConfig | None = None
 ) -> Generator[Progress, None, list[Finding]]:
@@ -829,8 +888,7 @@ def secret_scan_job(
         entry = entry_at(i)
         if i % 1000 == 0:
             yield Progress("secrets", i, total, "entries")
-        for hit in scan_entry(entry, config):
-            findings.append(hit_finding(entry.seq, hit))
+        findings.extend(entry_secret_findings(entry, config))
     yield Progress("secrets", total, total, "entries")
     return findings
 

@@ -30,13 +30,16 @@ from typing import Any
 
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.entry import Entry
 from cassette_tui.core.errors import CassetteError
+from cassette_tui.core.findings import Finding
 from cassette_tui.core.jobs import Progress, run_job
 from cassette_tui.core.lint import LintFinding, lint
 from cassette_tui.core.normalize import NormalizationRules, load_rules
 from cassette_tui.core.secrets import (
     SecretConfig,
     check_rows,
+    entry_secret_findings,
     load_secret_config,
     secret_findings,
 )
@@ -119,8 +122,21 @@ def check_one(
     ``Checked`` with its ``error``."""
     try:
         cassette = open_cassette(file, fmt=fmt, lenient=lenient, rules=rules)
-        findings = lint(cassette) if lint_too else []
-        secret_rows = check_rows(secret_findings(cassette, secrets)) if secrets is not None else []
+        if lint_too and secrets is not None:
+            # one read of the entries for both: the scan runs on each entry lint reads
+            found: list[Finding] = []
+            config = secrets
+
+            def scan(_i: int, entry: Entry, _raw: bytes | None) -> None:
+                found.extend(entry_secret_findings(entry, config))
+
+            findings = lint(cassette, each=scan)
+            secret_rows = check_rows(found)
+        else:
+            findings = lint(cassette) if lint_too else []
+            secret_rows = (
+                check_rows(secret_findings(cassette, secrets)) if secrets is not None else []
+            )
     except (CassetteError, ValueError, OSError) as exc:
         message = str(exc)
         if isinstance(exc, OSError) and file not in message:

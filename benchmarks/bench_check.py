@@ -1,0 +1,115 @@
+"""Benchmark: ``cassette-tui check`` on a large cassette, against a baseline run on the same
+file in the same run.
+
+    .venv/bin/python benchmarks/bench_check.py                 # 100k text-heavy entries
+    .venv/bin/python benchmarks/bench_check.py --file BIG.jsonl --max-seconds 30
+
+Without ``--file`` it makes the shared generator's text-heavy cassette
+(``../shared/bench/gen_cassette.py``, ``--entries`` entries, 171 MB at 100k) in a
+temporary folder. Each case runs in a fresh subprocess; wall time, CPU time (user +
+system, what a loaded machine distorts least) and peak memory (``ru_maxrss``) are printed:
+
+- ``parse`` (the baseline): ``json.loads`` of every line, as the article's loader does,
+  keeping nothing: the least any check that reads every value must pay;
+- ``check``: ``cassette-tui check --json FILE`` (lint and the secret scan), output to
+  ``/dev/null``;
+- ``check --no-secrets``: lint alone.
+
+Issue 8's target: ``check`` on 1M entries within 30 s (``--max-seconds 30`` exits 1 when
+missed). The ratio to ``parse`` is the figure to compare between machines and loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATOR = ROOT.parent / "shared" / "bench" / "gen_cassette.py"
+
+CASE = r"""
+import json, os, resource, sys, time
+kind, path = sys.argv[1:3]
+t0 = time.perf_counter()
+c0 = os.times()
+if kind == "parse":
+    n = 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line.strip():
+                json.loads(line)
+                n += 1
+else:
+    from cassette_tui.tui.cli import main
+    argv = ["check", "--json", path] + (["--no-secrets"] if kind == "check --no-secrets" else [])
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    try:
+        main(argv)
+    except SystemExit:
+        pass
+c1 = os.times()
+wall = time.perf_counter() - t0
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+cpu = (c1.user - c0.user) + (c1.system - c0.system)
+print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": rss}), file=sys.stderr)
+"""
+
+
+def run(kind: str, path: Path) -> dict[str, float]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    out = subprocess.run(
+        [sys.executable, "-c", CASE, kind, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    last = out.stderr.strip().splitlines()[-1]
+    return json.loads(last)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--file", type=Path, help="check this cassette instead")
+    parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument("--max-seconds", type=float, help="require check within this")
+    parser.add_argument("--no-lint-only", action="store_true", help="skip --no-secrets")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench_check.") as tmp:
+        path = args.file
+        if path is None:
+            if not GENERATOR.is_file():
+                sys.exit(f"no generator at {GENERATOR}: pass --file")
+            made = subprocess.run(
+                [sys.executable, str(GENERATOR), "--out", tmp, "--sizes", str(args.entries)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            path = Path(made.stdout.split("\t", 1)[0].strip())
+        print(f"{path.name}: {path.stat().st_size / 1e6:.0f} MB; load average {os.getloadavg()}")
+        kinds = ["parse", "check"] + ([] if args.no_lint_only else ["check --no-secrets"])
+        results = {k: run(k, path) for k in kinds}
+        base = results["parse"]["cpu"]
+        print(f"{'case':<22}{'wall s':>9}{'cpu s':>9}{'x parse':>9}{'peak MB':>9}")
+        for kind, r in results.items():
+            print(
+                f"{kind:<22}{r['wall']:>9.1f}{r['cpu']:>9.1f}{r['cpu'] / base:>9.1f}"
+                f"{r['peak_mb']:>9.0f}"
+            )
+        print(f"load average after: {os.getloadavg()}")
+        if args.max_seconds is not None:
+            ok = results["check"]["wall"] <= args.max_seconds
+            print(f"check: {results['check']['wall']:.1f} s (target <= {args.max_seconds} s)")
+            sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
