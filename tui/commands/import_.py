@@ -16,7 +16,6 @@ Exit status: 0 written, 2 bad usage, unreadable input or an existing output.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -30,6 +29,7 @@ from cassette_tui.core.errors import CassetteFormatError
 from cassette_tui.core.importers import FORMATS, RunInfo, RunSelectionError
 from cassette_tui.core.importers.detect import import_file
 from cassette_tui.core.jobs import Progress, run_job
+from cassette_tui.core.jsonvalue import dumps_strict
 from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
 
 from ._options import from_option
@@ -168,7 +168,7 @@ def _write_all(
             written = run_job(_write_runs(runs, targets, imported, force), sink)
         index = {"source": str(imported.path), "format": kind, "runs": written}
         write_atomic(
-            out / INDEX_NAME, [(json.dumps(index, indent=1) + "\n").encode()], overwrite=force
+            out / INDEX_NAME, [(dumps_strict(index, indent=1) + "\n").encode()], overwrite=force
         )
     except CassetteFormatError as exc:
         _fail(str(exc))

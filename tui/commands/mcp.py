@@ -13,7 +13,6 @@ request was answered from the recording, 1 on a miss, 2 for an unreadable casset
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ from cassette_tui.core.constants import (
 from cassette_tui.core.errors import CassetteFormatError
 
 from ._options import config_option
-from ._output import safe
+from ._output import json_text, safe
 
 REPORT_HELP = f"Write the session report as JSON to this file (default: ${ENV_REPORT})."
 
@@ -135,5 +134,5 @@ def _write_report(report: str | None, doc: dict[str, object]) -> None:
     target = report or os.environ.get(ENV_REPORT) or None
     if target is None:
         return
-    data = json.dumps(doc, indent=2, ensure_ascii=False, default=repr) + "\n"
+    data = json_text(doc) + "\n"  # strict: a NaN argument as {"$numberDouble": "NaN"}
     write_atomic(target, [data.encode("utf-8")], overwrite=True)

@@ -33,6 +33,7 @@ from typing import Any
 from cassette_tui.core.atomic import write_atomic
 from cassette_tui.core.digest import canonical_json
 from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.jsonvalue import decode_nonfinite, dumps_strict
 
 FORMAT = "cassette-tui/mcp-server-facts"
 VERSION = 1
@@ -101,7 +102,7 @@ class ServerFacts:
         Raises:
             FileExistsError: ``path`` exists and ``overwrite`` is false.
         """
-        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        text = dumps_strict(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
         write_atomic(path, [text.encode("utf-8")], overwrite=overwrite)
 
     @classmethod
@@ -117,7 +118,7 @@ class ServerFacts:
         except OSError as exc:
             raise CassetteFormatError.from_os_error(path, exc) from None
         try:
-            doc = json.loads(raw)
+            doc = decode_nonfinite(json.loads(raw))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CassetteFormatError(path, None, None, f"not JSON: {exc}") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:

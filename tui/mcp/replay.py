@@ -18,6 +18,11 @@ message types, and never starts the recorded server nor touches the network:
 - without a sidecar (a cassette recorded by the library, not by ``mcp record``) the
   server introduces itself as ``cassette-tui replay`` and lists the cassette's tool names
   with an open input schema.
+
+Nothing sent to the host loses a non-finite number: a NaN or an infinity in a result or in
+an error's ``data`` (a NaN argument echoed back in a miss) goes on the wire as
+``{"$numberDouble": "NaN"}`` (``core.jsonvalue``'s documented encoding), not as the
+``null`` the SDK's encoder would write.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any, TextIO
 import anyio
 from cassette_tui.core.cassette import Cassette, load
 from cassette_tui.core.errors import CassetteMiss, ToolError
+from cassette_tui.core.jsonvalue import dumps_strict, encode_nonfinite
 from cassette_tui.core.normalize import NormalizationRules
 from cassette_tui.core.replay import Replayer
 
@@ -103,13 +109,13 @@ class ReplayServer:
         if self.facts is None:
             result = self._fallback(message)
             if result is not None:
-                return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
+                return _response(message.id, result)
         else:
             exchange = self.facts.answer(message.method, message.params)
             if exchange is not None:
                 if exchange.error is not None:
                     return _error(message.id, error_data_of(exchange.error))
-                return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=exchange.result or {})
+                return _response(message.id, exchange.result or {})
         params = without_meta(message.params)
         self.not_recorded.append({"method": message.method, "params": params})
         recorded = self.facts.recorded_params(message.method) if self.facts else []
@@ -159,7 +165,7 @@ class ReplayServer:
             )
         if not isinstance(response, dict):  # a library cassette's plain value
             response = {"content": [{"type": "text", "text": _text(response)}], "isError": False}
-        return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=response)
+        return _response(message.id, response)
 
     def progress_before(self, message: JSONRPCMessage) -> list[JSONRPCNotification]:
         """The recorded progress notifications of the ``tools/call`` just served for
@@ -242,11 +248,17 @@ class ReplayServer:
         anyio.run(self.serve_stdio)
 
 
+def _response(request_id: Any, result: dict[str, Any]) -> JSONRPCResponse:
+    """A result with its non-finite numbers encoded (see the module doc)."""
+    return JSONRPCResponse(jsonrpc="2.0", id=request_id, result=encode_nonfinite(result))
+
+
 def _error(request_id: Any, data: ErrorData) -> JSONRPCError:
+    """An error with the non-finite numbers of its ``data`` encoded (see the module doc)."""
+    if data.data is not None:
+        data = data.model_copy(update={"data": encode_nonfinite(data.data)})
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=data)
 
 
 def _text(value: Any) -> str:
-    import json
-
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else dumps_strict(value, ensure_ascii=False)
