@@ -40,6 +40,8 @@ class Progress:
         total: units in all, or ``None`` when not known in advance.
         unit: what a unit is (``"entries"``, ``"rows"``, ``"files"``, ``"runs"``, ``"bytes"``).
         message: a short line for a person (a file name, a tally such as ``"3 ✓ 1 ✗"``).
+        item: the unit just finished, when the job hands it out (a loop job: the
+            ``loop.RunResult`` of the run that ended), else ``None``.
     """
 
     stage: str
@@ -47,6 +49,7 @@ class Progress:
     total: int | None = None
     unit: str = ""
     message: str = ""
+    item: object | None = None
 
     @property
     def fraction(self) -> float | None:

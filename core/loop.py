@@ -1,7 +1,8 @@
 """The debug loop's jobs: replay a cassette, gate it over N replays, record a new one.
 
 Each is a core job (``jobs.py``): a generator that yields ``Progress`` (stage ``"replay"``,
-``"gate"`` or ``"record"``, unit ``"runs"``, message the pass/fail tally ``"3 ✓ 1 ✗"``),
+``"gate"`` or ``"record"``, unit ``"runs"``, message the pass/fail tally ``"3 ✓ 1 ✗"``,
+``item`` the ``RunResult`` of the run that just ended, so a screen can list it at once),
 honours a ``CancelToken`` (cancelling kills every agent's process group at once and the job
 returns the partial result, ``cancelled=True``) and returns its result. The CLI drives
 them with a progress bar, the app with a worker.
@@ -358,7 +359,7 @@ def replay_runs(
     for outcome in run_processes(specs, jobs or default_jobs(), token):
         run = _run_result(outcome, folder, chosen, loaded)
         result.results.append(run)
-        yield Progress(stage, len(result.results), runs, "runs", _tally(result.results))
+        yield Progress(stage, len(result.results), runs, "runs", _tally(result.results), run)
     started = {r.run for r in result.results}
     result.results.extend(
         RunResult(n, "cancelled", None, 0.0, chosen.name, error="cancelled before it started")

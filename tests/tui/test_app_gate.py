@@ -149,6 +149,8 @@ async def test_escape_cancels_the_gate_keeping_the_runs_done(tmp_path: Path) -> 
         )
         await wait_until(pilot, lambda: pids_in(piddir), "a hanging run")
         assert "1/3 runs · 1 ✓ 0 ✗ · escape cancels" in flat(app)
+        # the run that ended is listed while the others still run
+        assert [r.run for r in screen.rows.results] == [1] and "✓ passed" in flat(app)
         pids = pids_in(piddir)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not screen.running, "the cancelled gate")

@@ -2,7 +2,8 @@
 (``core.gate.gate_job`` in a thread worker; N is asked first, 20 by default, enter starts),
 a progress bar with live tallies (``3 ✓ 1 ✗``) from the job's ``Progress`` events, the
 verdict in words and in the words of ``cassette-tui gate`` (``tui/text/gate.py``), where the
-runs part, and a table of the runs.
+runs part, and a table of the runs (each listed as soon as it ends: the job hands its
+``RunResult`` out with the progress event).
 
 Any two runs open side by side in a main view pushed over this screen (space marks A and
 B, enter opens them; ``d`` opens the first failing run against the first passing one, or
@@ -184,6 +185,8 @@ class GateScreen(LoopJobScreen):
         #: the last progress event of the running gate (runs done, the tally)
         self.last_progress: Progress | None = None
         self.marks: dict[str, int] = {}
+        #: the runs of the running gate that have ended, as the job hands them out
+        self.live: list[RunResult] = []
         self.rows = GateRows([], self.marks)
 
     def compose(self) -> ComposeResult:
@@ -258,6 +261,7 @@ class GateScreen(LoopJobScreen):
             return
         self.result = None
         self.last_progress = None
+        self.live = []
         self.marks.clear()
         self.show_rows()
         self.query_one("#gate-verdict").display = False
@@ -290,6 +294,9 @@ class GateScreen(LoopJobScreen):
         if not self.running:
             return
         self.last_progress = p
+        if isinstance(p.item, RunResult):  # a run ended: its row at once
+            self.live.append(p.item)
+            self.show_rows(self.runs_list.cursor)
         self.query_one("#gate-bar", ProgressBar).update(total=p.total, progress=p.done)
         tallies = f" · {printable(p.message)}" if p.message else ""
         self._tally(f"{p.done}/{p.total} runs{tallies} · escape cancels")
@@ -312,12 +319,16 @@ class GateScreen(LoopJobScreen):
         verdict.display = True
         self.runs_input.disabled = False
         self.query_one("#gate-n-hint", Static).update(" t: gate again")
-        self.show_rows()
+        self.show_rows(self.runs_list.cursor)
         if focus:
             self.runs_list.focus()
 
     def show_rows(self, cursor: int = 0) -> None:
-        results = self.result.results if self.result is not None else []
+        """The runs: the gate's, or while it runs those that have ended (by run number)."""
+        if self.result is not None:
+            results = self.result.results
+        else:
+            results = sorted(self.live, key=lambda r: r.run)
         self.rows = GateRows(results, self.marks)
         self.runs_list.set_model(self.rows, cursor)
 
@@ -367,8 +378,7 @@ class GateScreen(LoopJobScreen):
         self.show_rows(self.runs_list.cursor)
 
     def _by_run(self, number: int) -> RunResult:
-        assert self.result is not None
-        return next(r for r in self.result.results if r.run == number)
+        return next(r for r in self.rows.results if r.run == number)
 
     def open_runs(self, a: RunResult, b: RunResult) -> None:
         assert a.call_log is not None and b.call_log is not None
@@ -376,7 +386,9 @@ class GateScreen(LoopJobScreen):
         self.open_side_by_side(a.call_log, b.call_log, label)
 
     def action_open(self) -> None:
-        if self.result is None:
+        """Open two marked runs, or the run under the cursor against A (while the gate
+        runs too: the runs that have ended)."""
+        if not len(self.rows):
             return
         if "A" in self.marks and "B" in self.marks:
             self.open_runs(self._by_run(self.marks["A"]), self._by_run(self.marks["B"]))
