@@ -21,7 +21,7 @@ from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
 from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .outcome import outcome_index_job
-from .refine import QUIET, numeric_drift, refine_rows
+from .refine import QUIET, first_real_divergence, numeric_drift, refine_rows
 
 #: rows without drift items: nothing differs, or two different calls (see ``calls``)
 _NO_DRIFT = frozenset({Status.SAME, Status.OTHER_CALL})
@@ -35,8 +35,10 @@ class DiffResult:
         align: ``"seq"`` or ``"key"``, the alignment used (``"auto"`` resolves to one).
         align_reason: why ``auto`` chose it (``None`` when the caller chose).
         rows: the aligned rows in order; every entry of each side is in exactly one row.
-        first_divergence: index in ``rows`` of the first row that is not ``same``, or
-            ``None`` when the runs are the same.
+        first_divergence: index in ``rows`` of the first row that is not ``same`` (nor
+            another quiet status: ``metadata_drift``, ``moved``), passing over rows that
+            differ only by float noise when a later row differs for real (see
+            ``refine.first_real_divergence``); ``None`` when the runs are the same.
         counts: rows per ``Status`` (every status present, zero when absent).
     """
 
@@ -58,9 +60,12 @@ class DiffResult:
         self.exact = not (isinstance(rows, SeqRows) and rows.provisional)
         # by seq, the statuses are known before the rows are built (see SeqRows)
         statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
-        # metadata-only drift and moved calls are shown but are not where the runs part
-        self.first_divergence: int | None = next(
-            (i for i, status in enumerate(statuses) if status not in QUIET), None
+        # metadata-only drift, moved calls and float noise are shown but are not where the
+        # runs part (provisional statuses: the first non-quiet one, for now)
+        self.first_divergence: int | None = (
+            first_real_divergence(a, b, rows, statuses)
+            if self.exact
+            else next((i for i, status in enumerate(statuses) if status not in QUIET), None)
         )
         counts = Counter(statuses)
         self.counts: dict[Status, int] = {status: counts.get(status, 0) for status in Status}

@@ -21,6 +21,19 @@ Two kinds of difference are real but are not where two runs part:
     first divergence, whatever follows. ``numeric_drift`` says how large a row's numeric
     drift is (count, largest |Δ|).
 
+Float noise without a tolerance
+    A ``response_drift`` row whose every differing leaf is a number with at least one float
+    side, both finite, and ``|a - b| <= FLOAT_NOISE * max(|a|, |b|)`` (volatile metadata
+    may differ too) is float noise (``float_noise_row``): the same value computed in
+    another order, or rounded once through float32 and printed through float64. It keeps
+    its status and its drift (the ``numbers`` line), but it is not the first divergence
+    when a row after it changes for real (``first_real_divergence``); when nothing else
+    differs it still is, so the user sees it. ``FLOAT_NOISE`` is float32's machine epsilon,
+    2**-23 (about 1.19e-7): one float32 rounding is at most half of it, and float64's
+    rounding noise (2**-52 per operation) is far below it; two integers that differ are a
+    count that changed, never noise; near zero nothing is noise (the bound scales with the
+    values). ``diff --tolerance`` is the user's own, absolute bound.
+
 ``refine_rows`` applies these to the rows of either alignment.
 """
 
@@ -44,6 +57,10 @@ QUIET = frozenset({Status.SAME, Status.MOVED, Status.METADATA_DRIFT})
 #: at most this many response-drift rows are read to look for metadata-only drift (each
 #: costs parsing both responses); past it, the rest keep ``response_drift``
 MAX_METADATA_ROWS = 20_000
+#: the relative bound of float noise (see the module doc): float32's machine epsilon
+FLOAT_NOISE = 2.0**-23
+#: at most this many float-noise rows are passed over looking for a real first divergence
+MAX_NOISE_ROWS = MAX_METADATA_ROWS
 #: a window of consecutive differing rows longer than this is not checked for a reorder
 MAX_MOVED_WINDOW = 256
 
@@ -52,13 +69,30 @@ def _is_number(v: Any) -> bool:
     return type(v) in (int, float)
 
 
+def _float_noise(x: Any, y: Any) -> bool:
+    """Two numbers that differ only by float noise (see the module doc)."""
+    return (
+        (type(x) is float or type(y) is float)
+        and math.isfinite(x)
+        and math.isfinite(y)
+        and abs(x - y) <= FLOAT_NOISE * max(abs(x), abs(y))
+    )
+
+
 def classify_response_drift(
-    tool: str, a: Any, b: Any, cassette_a: Cassette, tolerance: float | None = None
+    tool: str,
+    a: Any,
+    b: Any,
+    cassette_a: Cassette,
+    tolerance: float | None = None,
+    *,
+    relative: bool = False,
 ) -> str | None:
     """How responses ``a`` and ``b`` differ: ``"noise"`` (only numbers within
-    ``tolerance``), ``"metadata"`` (only volatile metadata, or metadata and noise; see the
-    module docstring, or paths the cassette's ``ignore_response`` rules name), or ``None`` (the
-    answer differs, or they are equal)."""
+    ``tolerance``, an absolute |Δ|; or with ``relative=True`` within float noise, see the
+    module doc), ``"metadata"`` (only volatile metadata, or metadata and noise; see the
+    module docstring, or paths the cassette's ``ignore_response`` rules name), or ``None``
+    (the answer differs, or they are equal)."""
     rules = cassette_a.rules
     # the user's ignore_response rules: a change at those paths is metadata
     ignored = rules.ignores_response(tool)
@@ -93,7 +127,7 @@ def classify_response_drift(
             and math.isfinite(x)
             and math.isfinite(y)
             and abs(x - y) <= tolerance
-        ):
+        ) or (relative and _is_number(x) and _is_number(y) and _float_noise(x, y)):
             noise = True
             continue
         if response_metadata_reason(original_a, original_b, parts, x, y) is None:
@@ -104,6 +138,38 @@ def classify_response_drift(
     if ignored and sorted_json_bytes(original_a) != sorted_json_bytes(original_b):
         return "metadata"  # what differs is only at ignored paths (and numbers within noise)
     return "noise" if noise else None
+
+
+def float_noise_row(a: Cassette, b: Cassette, row: Row) -> bool:
+    """Whether ``row`` is a ``response_drift`` whose responses differ only by float noise
+    (and perhaps volatile metadata); see the module doc."""
+    if row.status is not Status.RESPONSE_DRIFT or row.a is None or row.b is None:
+        return False
+    ea, eb = a._entry(row.a), b._entry(row.b)
+    if ea.is_error or eb.is_error:
+        return False
+    how = classify_response_drift(row.tool, ea.response, eb.response, a, relative=True)
+    return how is not None
+
+
+def first_real_divergence(
+    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+) -> int | None:
+    """The index of the first row that is not quiet (``QUIET``), passing over rows of
+    float noise (``float_noise_row``) when a later row differs for real; the first
+    non-quiet row when only noise differs; ``None`` when every row is quiet. At most
+    ``MAX_NOISE_ROWS`` noise rows are passed over."""
+    first: int | None = None
+    passed = 0
+    for index, status in enumerate(statuses):
+        if status in QUIET:
+            continue
+        if first is None:
+            first = index
+        if passed >= MAX_NOISE_ROWS or not float_noise_row(a, b, rows[index]):
+            return index
+        passed += 1
+    return first
 
 
 def metadata_only(tool: str, a: Any, b: Any, cassette_a: Cassette) -> bool:
