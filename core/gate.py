@@ -29,8 +29,9 @@ from .diff import diff_cassettes
 from .jobs import CancelToken, JobGenerator
 from .loop import DEFAULT_TIMEOUT, RunResult, RunsResult, replay_runs
 
-#: the gate's verdicts
-VERDICTS = ("deterministic", "flaky", "incomplete")
+#: the gate's verdicts (``no_replay``: a completed run exited 0 but replayed nothing, a
+#: mis-wired agent; never a pass)
+VERDICTS = ("deterministic", "flaky", "incomplete", "no_replay")
 #: what a divergence says: ``after_tool_layer`` (same calls everywhere), ``calls`` (the
 #: first call where runs differ), ``no_call_log`` (flaky, but no run left a call log)
 DIVERGENCE_KINDS = ("after_tool_layer", "calls", "no_call_log")
@@ -227,6 +228,8 @@ class GateResult:
     def verdict(self) -> str:
         if not self.runs:
             return "incomplete"
+        if any(r.no_replay for r in self.runs_result.completed):
+            return "no_replay"
         return "deterministic" if self.passed in (0, self.runs) else "flaky"
 
     @property
@@ -319,6 +322,11 @@ class ReplayResult:
     @property
     def run(self) -> RunResult:
         return self.runs_result.results[0]
+
+    @property
+    def no_replay(self) -> bool:
+        """The agent exited 0 but replayed nothing (``RunResult.no_replay``)."""
+        return bool(self.runs_result.results) and self.run.no_replay
 
     @property
     def clean(self) -> bool:

@@ -41,6 +41,13 @@ from .runner import ProcessOutcome, ProcessSpec, run_processes
 DEFAULT_TIMEOUT = 120.0
 #: lines of the agent's stderr kept in a result
 TAIL_LINES = 20
+#: the status of a replay run that exited 0 but replayed nothing
+NO_REPLAY = "no_replay"
+#: why a run is ``no_replay``, for a person
+NO_REPLAY_WHY = (
+    "the agent exited 0 but replayed nothing: does it wrap its dispatcher with "
+    "wrap_dispatcher / read CASSETTE_MODE?"
+)
 
 
 class AgentNotStarted(CassetteError):
@@ -63,7 +70,9 @@ class RunResult:
         run: 1-based run number.
         status: ``passed`` (exit 0), ``failed`` (another exit status), ``crashed`` (ended
             by a signal, or a Python traceback on stderr), ``timeout``, ``cancelled``,
-            ``not_started``.
+            ``not_started``, or (replays only) ``no_replay``: the agent exited 0 but
+            replayed nothing (no replay report, or one with no call while the cassette has
+            entries), a mis-wired agent, never a pass.
         exit_code: the exit status (negative: the signal), ``None`` when it never ran.
         duration_s: wall time, seconds.
         isolation: ``"netns"``, ``"guard"``, ``"guard (not loaded)"`` when the guard never
@@ -89,6 +98,11 @@ class RunResult:
     stderr: Path | None = None
     stderr_tail: str = ""
     error: str = ""
+
+    @property
+    def no_replay(self) -> bool:
+        """The agent exited 0 without replaying anything (see ``status``)."""
+        return self.status == NO_REPLAY
 
     @property
     def passed(self) -> bool:
@@ -401,10 +415,17 @@ def _run_result(
     if outcome.status == "not_started":
         return run
     report, why = _read_json(folder / f"{name}.report.json")
+    if run.status == "passed" and (
+        report is None or (not report.get("calls") and len(cassette) > 0)
+    ):
+        run.status = NO_REPLAY
+        why = f"{NO_REPLAY_WHY} (it wrote no replay report)" if report is None else NO_REPLAY_WHY
     if report is None:
         run.error = why
         return run
     run.report = report
+    if run.no_replay:
+        run.error = why
     try:
         run.call_log, _ = write_call_log(report, cassette, folder / f"{name}.jsonl")
     except (CassetteError, OSError, ValueError, TypeError) as exc:

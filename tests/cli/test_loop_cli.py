@@ -275,3 +275,40 @@ def test_record_refuses_to_overwrite_then_records_and_diffs(tmp_path: Path) -> N
                "--against", str(new), "--json")  # fmt: skip
     doc = json.loads(same.stdout)
     assert same.returncode == 0 and doc["entries"] == 4 and doc["diff"]["first_divergence"] is None
+
+
+# -- an agent that replays nothing ------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", ["true", agent_cmd("none")], ids=["true", "wrapped-no-call"])
+def test_an_agent_that_replays_nothing_is_no_pass_but_bad_setup(tmp_path: Path, agent: str) -> None:
+    """``true`` writes no replay report; the wrapped agent writes one with 0 of 4 calls:
+    neither is a pass (exit 2, status ``no_replay``, gate verdict ``no_replay``)."""
+    cassette = loop_cassette(tmp_path)
+    done = cli("replay", str(cassette), "--agent", agent)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "result  no_replay (exit 0)" in done.stdout
+    assert "no replay: the agent exited 0 but replayed nothing: does it wrap its dispatcher" in (
+        done.stdout
+    )
+    assert "passed" not in done.stdout
+    done = cli("replay", str(cassette), "--agent", agent, "--json")
+    doc = json.loads(done.stdout)
+    assert done.returncode == 2 and not doc["passed"] and not doc["clean"]
+    assert doc["run"]["status"] == "no_replay" and "replayed nothing" in doc["run"]["error"]
+    done = cli("gate", str(cassette), "--agent", agent, "--runs", "3")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "verdict no_replay: 0/3 passed (0%)" in done.stdout
+    assert "replayed nothing" in done.stdout and "(3 of 3 runs)" in done.stdout
+    assert "runs    3 no_replay" in done.stdout and "deterministic" not in done.stdout
+    done = cli("gate", str(cassette), "--agent", agent, "--runs", "2", "--json")
+    doc = json.loads(done.stdout)
+    assert done.returncode == 2 and doc["verdict"] == "no_replay" and doc["passed"] == 0
+    assert [r["status"] for r in doc["results"]] == ["no_replay", "no_replay"]
+
+
+def test_an_agent_that_replays_one_call_still_passes(tmp_path: Path) -> None:
+    """One call of four replayed is a replay (the unused entries are listed), not no_replay."""
+    done = cli("replay", str(loop_cassette(tmp_path)), "--agent", agent_cmd("one"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "result  passed (exit 0)" in done.stdout and "no replay" not in done.stdout

@@ -297,3 +297,21 @@ async def test_without_colour_the_runs_read_by_glyphs_and_the_cursor_by_reverse(
                 assert style is None or (style.color is None or style.color.is_default)
         assert any(seg.style is not None and seg.style.reverse for seg in rows["1"])
         assert screen.result is not None
+
+
+@sync
+async def test_an_agent_that_replays_nothing_is_no_replay_not_a_pass(samples: Path) -> None:
+    """``true`` as the agent: no run replays a call; the gate says no_replay, not a pass."""
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    app = CassetteApp(a, b, agent=AgentCommand.parse("true"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await gated(pilot, await start_gate(pilot, 2))
+        assert screen.result is not None and screen.result.verdict == "no_replay"
+        text = flat(app)
+        assert "✗ no replay (the agent replayed nothing)" in text
+        assert "verdict no_replay: 0/2 passed" in text
+        assert "replayed nothing: does it wrap its dispatcher" in text
+        assert "deterministic" not in text
+        await press(pilot, "escape")
+        assert "Gate 0/2 ✗" in flat(app)

@@ -204,3 +204,21 @@ async def test_without_an_agent_the_screen_says_how_to_configure_one(
         assert app.session.loop.replay is None and app.session.loop.gate is None
         await press(pilot, "p")  # Pin (and the diff under it) work without an agent
         assert isinstance(app.screen, PinScreen)
+
+
+@sync
+async def test_an_agent_that_replays_nothing_is_no_replay_not_a_pass(samples: Path) -> None:
+    """``true`` as the agent writes no replay report: the replay screen says no_replay."""
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    app = CassetteApp(a, b, agent=AgentCommand.parse("true"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        screen = await replayed(pilot)
+        assert screen.result is not None and screen.result.run.status == "no_replay"
+        text = flat(app)
+        assert "result no_replay (exit 0)" in text
+        assert "no replay: the agent exited 0 but replayed nothing" in text
+        assert "passed" not in text
+        await press(pilot, "escape")
+        assert "Replay ✗" in flat(app)

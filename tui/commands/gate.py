@@ -7,7 +7,8 @@ output names two runs to open side by side in the app. ``--json`` prints
 ``GateResult.to_json()``: ``runs, passed, pass_rate, verdict, isolation, divergence`` and
 the per-run ``results``.
 
-Exit status: 0 deterministic, 1 flaky, 2 bad usage or unreadable input, 130 cancelled (the
+Exit status: 0 deterministic, 1 flaky, 2 bad usage, unreadable input or verdict ``no_replay``
+(the agent exited 0 but replayed nothing), 130 cancelled (the
 partial result is printed first). Does not import Textual.
 """
 
@@ -19,11 +20,12 @@ import textwrap
 from typing import Any
 
 import click
-from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ..text.gate import (
     cancelled_line,
     isolation_lines,
+    no_replay_line,
     odd_run_lines,
     pick_pair,
     status_counts_line,
@@ -79,7 +81,8 @@ def gate(
     """Replay CASSETTE --runs times with the network off; the pass rate must be 0 or 1.
 
     \b
-    Exit status: 0 deterministic, 1 flaky, 2 bad usage, 130 cancelled.
+    Exit status: 0 deterministic, 1 flaky, 2 bad usage or an agent that replayed
+    nothing, 130 cancelled.
     """
     from cassette_tui.core.agent import resolve_agent
     from cassette_tui.core.errors import CassetteError
@@ -108,6 +111,8 @@ def gate(
         print_gate(result, cassette)
     if result.cancelled:
         sys.exit(EXIT_CANCELLED)
+    if result.verdict == "no_replay":
+        sys.exit(EXIT_BAD_INPUT)  # a mis-wired agent: bad setup, never a pass
     sys.exit(EXIT_FLAKY if result.verdict == "flaky" else EXIT_DETERMINISTIC)
 
 
@@ -120,6 +125,9 @@ def print_gate(result: Any, name: str) -> None:
     for line in isolation_lines(result):
         echo(line)
     echo(verdict_line(result))
+    empty = no_replay_line(result)
+    if empty:
+        echo(empty)
     cancelled = cancelled_line(result)
     if cancelled:
         echo(cancelled)

@@ -5,8 +5,8 @@ misses with their nearest recorded calls and the argument paths that differ, unu
 entries; the isolation in force; where the run's files are. ``--json`` prints
 ``ReplayResult.to_json()``.
 
-Exit status: 0 the agent passed with no miss, 1 otherwise, 2 bad usage or unreadable input,
-130 cancelled. Does not import Textual.
+Exit status: 0 the agent passed with no miss, 1 otherwise, 2 bad usage, unreadable input or
+an agent that exited 0 but replayed nothing (status ``no_replay``), 130 cancelled. Does not import Textual.
 """
 
 from __future__ import annotations
@@ -15,7 +15,12 @@ import sys
 from typing import Any
 
 import click
-from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.constants import (
+    EXIT_BAD_INPUT,
+    EXIT_CANCELLED,
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+)
 
 from ..text.replay import isolation_line, replay_lines
 from ..text.runs import run_line
@@ -54,7 +59,8 @@ def replay(
 
     \b
     The agent runs with CASSETTE_MODE=replay, CASSETTE_PATH and CASSETTE_REPORT set.
-    Exit status: 0 the agent passed with no miss, 1 otherwise, 2 bad usage.
+    Exit status: 0 the agent passed with no miss, 1 otherwise, 2 bad usage or an agent
+    that replayed nothing.
     """
     from cassette_tui.core.agent import resolve_agent
     from cassette_tui.core.errors import CassetteError
@@ -81,6 +87,8 @@ def replay(
         print_replay(result, cassette)
     if result.runs_result.cancelled:
         sys.exit(EXIT_CANCELLED)
+    if result.no_replay:
+        sys.exit(EXIT_BAD_INPUT)  # a mis-wired agent: bad setup, never a pass
     sys.exit(EXIT_CLEAN if result.clean else EXIT_FINDINGS)
 
 

@@ -34,6 +34,7 @@ from ..messages import GateDone, JobProgress, LoopFailed
 from ..text.gate import (
     cancelled_line,
     isolation_lines,
+    no_replay_line,
     odd_run_lines,
     pick_pair,
     status_counts_line,
@@ -135,6 +136,9 @@ def verdict_text(result: GateResult) -> Text:
     text.append(f" · {verdict_line(result)}")
     for line in isolation_lines(result):
         text.append(f"\n{line}")
+    empty = no_replay_line(result)
+    if empty:
+        text.append(f"\n{empty}", style="bold")
     cancelled = cancelled_line(result)
     if cancelled:
         text.append(f"\n{cancelled}", style="bold")

@@ -32,6 +32,7 @@ from ..text.replay import (
     isolation_line,
     miss_line,
     misses,
+    no_replay_lines,
     repeat_lines,
     run_line,
     stderr_lines,
@@ -99,9 +100,12 @@ def replay_report(result: ReplayResult | None, name: str, agent: str, note: str 
         text.append("  (cancelled: the agent was stopped)", style="bold")
     text.append(f"\n{isolation_line(run.isolation, run.blocked)}")
     if run.report is None:
-        text.append(f"\nno replay report: {clean(run.error)}")
+        for line in no_replay_lines(run):
+            text.append(f"\n{line}", style="bold" if run.no_replay else "")
     else:
         text.append(f"\n{calls_line(run)}")
+        for line in no_replay_lines(run):
+            text.append(f"\n{line}", style="bold")
         for line in [*repeat_lines(run), *exhausted_lines(run)]:
             text.append(f"\n{line}")
         unused = unused_line(run)

@@ -36,11 +36,24 @@ def verdict_words(result: GateResult) -> str:
     says so and how far it got."""
     if result.verdict == "deterministic":
         words = "deterministic pass" if result.passed else "deterministic fail"
+    elif result.verdict == "no_replay":
+        words = "no replay (the agent replayed nothing)"
     else:
         words = result.verdict
     if result.cancelled:
         words += f" so far (cancelled after {result.runs} of {result.runs_result.requested} runs)"
     return words
+
+
+def no_replay_line(result: GateResult) -> str | None:
+    """Why the verdict is ``no_replay``: ``the agent exited 0 but replayed nothing: does it
+    wrap its dispatcher ...? (4 of 4 runs)``, or ``None``."""
+    done = result.runs_result.completed
+    empty = [r for r in done if r.no_replay]
+    if not empty:
+        return None
+    why = clean(empty[0].error).split(" (", 1)[0]
+    return f"{why} ({len(empty)} of {len(done)} runs)"
 
 
 def cancelled_line(result: GateResult) -> str | None:

@@ -124,6 +124,16 @@ def unused_line(run: RunResult) -> str | None:
     return f"unused entries: seq {shown}"
 
 
+def no_replay_lines(run: RunResult) -> list[str]:
+    """Why nothing was replayed: ``no replay: the agent exited 0 but replayed nothing: ...``
+    (status ``no_replay``), ``no replay report: ...`` (a run that wrote none), or nothing."""
+    if run.no_replay:
+        return [f"no replay: {clean(run.error)}"]
+    if run.report is None:
+        return [f"no replay report: {clean(run.error)}"]
+    return []
+
+
 def replay_lines(result: ReplayResult, name: str) -> list[str]:
     """Everything ``cassette-tui replay`` prints, line by line."""
     run = result.run
@@ -134,9 +144,10 @@ def replay_lines(result: ReplayResult, name: str) -> list[str]:
         isolation_line(run.isolation, run.blocked),
     ]
     if run.report is None:
-        lines.append(f"no replay report: {clean(run.error)}")
+        lines.extend(no_replay_lines(run))
     else:
         lines.append(calls_line(run))
+        lines.extend(no_replay_lines(run))
         lines.extend(repeat_lines(run))
         found = misses(run)
         if found:

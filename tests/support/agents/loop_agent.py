@@ -13,6 +13,7 @@ Modes: ``one`` (only the first call), ``pass`` / ``fail`` (deterministic), ``fla
 a child, writes both pids to PIDDIR, sleeps), ``pass-then-hang RUN PIDDIR`` (run 1 is
 ``pass``, every other run ``hang``: a gate with a completed run and hanging ones), ``crash`` (raises), ``abort`` (SIGABRT),
 ``miss`` (a call never recorded), ``argv`` (prints its arguments as JSON),
+``none`` (wraps its dispatcher but makes no call, exit 0),
 ``overlap DIR`` (writes its start and end times to DIR, sleeps 0.3 s in between),
 ``record-hang PIDDIR`` (records one answered call, then ``hang``).
 """
@@ -45,10 +46,12 @@ def main(argv: list[str]) -> int:
         time.sleep(600)
         return 0
     dispatch = wrap_dispatcher(live)
+    if mode == "none":  # wrapped, but replays nothing
+        return 0
+    dispatch("lookup", {"key": "a"})
     if mode == "argv":
         print(json.dumps(argv[1:]))
         return 0
-    dispatch("lookup", {"key": "a"})
     if mode == "one":
         return 0
     if mode == "pass":
