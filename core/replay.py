@@ -117,7 +117,9 @@ class Replayer:
                         "outcome": "hit" | "miss" | "exhausted" | "error"}]}
 
         ``used`` counts recorded entries served at least once; ``repeats`` lists every key
-        called or recorded more than once, with its call count against its recorded count.
+        called more than once, or called and recorded more than once, with its call count
+        against its recorded count (a key never called is unused, not repeated: its
+        entries are in ``unused_seqs``).
         """
         with self._lock:
             c = self.cassette
@@ -129,7 +131,7 @@ class Replayer:
                     "recorded": len(idxs),
                 }
                 for (tool, dig), idxs in self._index.items()
-                if len(idxs) > 1 or self._calls_per_key.get((tool, dig), 0) > 1
+                if _repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
             ]
             return {
                 "mode": "replay",
@@ -141,6 +143,12 @@ class Replayer:
                 "misses": list(self._misses),
                 "calls": list(self._log),
             }
+
+
+def _repeated(recorded: int, calls: int) -> bool:
+    """A key is repeated when it was called more than once, or called at all and recorded
+    more than once; one never called is unused."""
+    return calls > 1 or (calls >= 1 and recorded > 1)
 
 
 def _log_row(n: int, tool: str, dig: str, seq: int | None, outcome: str) -> dict[str, Any]:

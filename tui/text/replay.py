@@ -63,7 +63,8 @@ def calls_line(run: RunResult) -> str:
 
 def repeat_lines(run: RunResult) -> list[str]:
     """The repeated keys (served in recorded order), a heading and one line per key."""
-    repeats = (run.report or {}).get("repeats") or []
+    # a key called 0 times is unused (its seqs are in the unused line), not repeated
+    repeats = [r for r in (run.report or {}).get("repeats") or [] if _count(r.get("calls")) > 0]
     if not repeats:
         return []
     lines = ["repeated keys (served in recorded order):"]
@@ -73,6 +74,13 @@ def repeat_lines(run: RunResult) -> list[str]:
             f"{r.get('calls')}x, recorded {r.get('recorded')}x"
         )
     return lines
+
+
+def _count(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 def misses(run: RunResult) -> list[Mapping[str, Any]]:
