@@ -272,7 +272,41 @@ def _tail(path: Path | None, lines: int = TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _status(outcome: ProcessOutcome, stderr_tail: str) -> str:
+#: what starts a Python traceback on stderr
+TRACEBACK = b"Traceback (most recent call last):"
+#: bytes of stderr scanned for a traceback (its first and its last ones)
+TRACEBACK_SCAN = 4 * 1024 * 1024
+
+
+def has_traceback(path: Path | None, limit: int = TRACEBACK_SCAN) -> bool:
+    """Whether the file at ``path`` holds a Python traceback's first line, anywhere in its
+    first ``limit`` bytes or its last ``limit`` bytes (read in 1 MiB chunks, so a long
+    stderr costs at most ``2 * limit`` bytes read). ``False`` when it cannot be read."""
+    if path is None:
+        return False
+    chunk, keep = 1 << 20, len(TRACEBACK) - 1
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            spans = [(0, min(size, limit))]
+            if size > limit:
+                spans.append((max(limit, size - limit), size))
+            for start, end in spans:
+                fh.seek(start)
+                carry = b""
+                while fh.tell() < end:
+                    data = carry + fh.read(min(chunk, end - fh.tell()))
+                    if TRACEBACK in data:
+                        return True
+                    carry = data[-keep:]
+    except OSError:
+        return False
+    return False
+
+
+def _status(outcome: ProcessOutcome, stderr: Path | None) -> str:
+    """The run's status (``RunResult.status``); ``crashed`` for a Python traceback anywhere
+    on stderr (``has_traceback``), not only in the tail kept for display."""
     if outcome.status != "exited":
         return outcome.status
     code = outcome.returncode
@@ -280,7 +314,7 @@ def _status(outcome: ProcessOutcome, stderr_tail: str) -> str:
         return "passed"
     if code is not None and code < 0:
         return "crashed"
-    if "Traceback (most recent call last):" in stderr_tail:
+    if has_traceback(stderr):
         return "crashed"
     return "failed"
 
@@ -402,7 +436,7 @@ def _run_result(
             iso = "guard (not loaded)"
     run = RunResult(
         outcome.index,
-        _status(outcome, tail) if outcome.status != "not_started" else "not_started",
+        _status(outcome, stderr) if outcome.status != "not_started" else "not_started",
         outcome.returncode,
         outcome.duration_s,
         iso,
@@ -493,7 +527,7 @@ def record_job(
     tail = _tail(spec.stderr)
     run = RunResult(
         1,
-        _status(outcome, tail),
+        _status(outcome, spec.stderr),
         outcome.returncode,
         outcome.duration_s,
         "none (live)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -423,3 +424,40 @@ def test_datagrams_name_lookups_and_child_processes_are_cut_off_too(
         whats = {b["what"] for b in result.run.blocked}
         assert whats == {"datagram to", "name lookup of"}
         assert child.run.blocked  # the child loaded the guard through PYTHONPATH
+
+
+# -- a crash is read from the whole stderr ------------------------------------------------
+
+
+def test_a_traceback_far_above_the_tail_still_makes_the_run_crashed(tmp_path: Path) -> None:
+    """The demo agent's miss prints a traceback then the miss's nearest calls; an agent
+    whose traceback is followed by 200 lines of stderr: both are ``crashed`` (the whole
+    stderr is scanned), the tail kept for display is still the last lines."""
+    from cassette_tui.core.loop import TAIL_LINES, has_traceback
+    from support.loop import miss_cassette
+
+    demo = AgentCommand.parse(agent_cmd(script=DEMO_AGENT))
+    result = run_job(replay_job(miss_cassette(SAMPLES, tmp_path), demo, runs_dir=tmp_path / "m"))
+    assert result.run.status == "crashed" and result.run.misses == 1
+    code = (
+        "import sys, traceback\n"
+        "try:\n    raise RuntimeError('boom')\nexcept RuntimeError:\n    traceback.print_exc()\n"
+        "for i in range(200):\n    print(f'log line {i}', file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    noisy = AgentCommand.parse(shlex.join([sys.executable, "-c", code]))
+    run = run_job(replay_job(loop_cassette(tmp_path), noisy, runs_dir=tmp_path / "n")).run
+    assert run.status == "crashed" and run.exit_code == 1
+    tail = run.stderr_tail.splitlines()
+    assert len(tail) == TAIL_LINES and tail[-1] == "log line 199"
+    assert "Traceback" not in run.stderr_tail
+    # the marker across a 1 MiB read boundary, and past the first scanned bytes
+    big = tmp_path / "big.stderr"
+    marker = b"Traceback (most recent call last):"
+    big.write_bytes(b"x" * ((1 << 20) - 10) + marker + b"\n" + b"y" * 100)
+    assert has_traceback(big)
+    big.write_bytes(b"x" * 5000 + marker + b"z" * 5000)
+    assert has_traceback(big, limit=2048) is False  # beyond both scanned ends
+    assert has_traceback(big, limit=6000)
+    big.write_bytes(b"plain failure\n" * 1000)
+    assert not has_traceback(big) and not has_traceback(tmp_path / "absent")
