@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 class Failed(Message):
     """Base of the failures: ``what`` failed (a few words shown to the user) with
-    ``error``."""
+    ``error``. Never posted nor handled as such: Textual's ``@on(Failed)`` would also
+    catch every subclass, so each failure has its own class and exactly one handler
+    (``tests/tui/test_failures_once.py``)."""
 
     def __init__(self, what: str, error: BaseException) -> None:
         super().__init__()
@@ -53,6 +55,20 @@ class DiffFailed(Failed):
     def __init__(self, align: str, error: BaseException) -> None:
         super().__init__(f"diff by {align}", error)
         self.align = align
+
+
+class SearchFailed(Failed):
+    """A search over the rows failed."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__("search", error)
+
+
+class OpenRunsFailed(Failed):
+    """Runs to open side by side from a loop screen could not be loaded."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__("cannot open the runs", error)
 
 
 class DiagnosisReady(Message):

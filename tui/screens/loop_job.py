@@ -18,7 +18,7 @@ from cassette_tui.core.cassette import Cassette, load
 from cassette_tui.core.jobs import CancelToken
 from textual import on, work
 
-from ..messages import CallLogsOpened, Failed, LoopFailed
+from ..messages import CallLogsOpened, LoopFailed, OpenRunsFailed
 from ..session import Session
 from ..text.safe import describe_error, printable
 from .base import AppScreen
@@ -126,7 +126,7 @@ class LoopJobScreen(AppScreen):
             first = a if isinstance(a, Cassette) else load(a, rules=rules)
             second = load(b, rules=rules)
         except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(Failed("cannot open the runs", exc))
+            self.post_message(OpenRunsFailed(exc))
             return
         self.post_message(CallLogsOpened(first, second, label))
 
@@ -139,10 +139,8 @@ class LoopJobScreen(AppScreen):
         session = Session(message.a, message.b, align=self.session.align)
         self.app.push_screen(LoopPairScreen(session, message.label))
 
-    @on(Failed)
-    def _failed(self, message: Failed) -> None:
-        if isinstance(message, LoopFailed):
-            return
+    @on(OpenRunsFailed)
+    def _open_runs_failed(self, message: OpenRunsFailed) -> None:
         self.app.notify(
             printable(f"{message.what}: {describe_error(message.error)}"),
             title="error",

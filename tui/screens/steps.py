@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ..messages import DetailFailed, DetailReady, Failed, SearchDone
+from ..messages import DetailFailed, DetailReady, Failed, SearchDone, SearchFailed
 from ..session import Session
 from ..text.detail import Limits
 from ..text.rows import RowModel
@@ -329,11 +329,11 @@ class StepsScreen(AppScreen):
                     found = index
                     break
         except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(Failed("search", exc))
+            self.post_message(SearchFailed(exc))
             return
         if not worker.is_cancelled:
             self.post_message(SearchDone(model, found, term, direction))
 
-    @on(Failed)
-    def _failed(self, message: Failed) -> None:
+    @on(SearchFailed)
+    def _search_failed(self, message: SearchFailed) -> None:
         self.report_failure(message)
