@@ -23,7 +23,7 @@ from cassette_tui.core.jobs import CancelToken, Progress, run_job
 from cassette_tui.core.loop import RunResult
 from rich.style import Style
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
@@ -46,6 +46,7 @@ from ..text.gate import (
 )
 from ..text.replay import FAIL, PASS, clean
 from ..text.safe import printable
+from ..widgets.text_input import TextInput
 from .loop_job import LoopJobScreen
 from .select import RunList
 
@@ -70,22 +71,13 @@ def duration(run: RunResult) -> str:
     return f"{run.duration_s:.2f} s" if run.completed else "-"
 
 
-class RunsInput(Input):
+class RunsInput(TextInput):
     """The gate's N: it takes digits only; any other printable key is the screen's or the
-    app's (q leaves, ? shows the keys), as the user's keymap has them."""
+    app's (q leaves, ? shows the keys), as the user's keymap has them (``TextInput`` runs
+    the binding of a key the input does not consume, and never types that key)."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return character is not None and character.isdigit()
-
-    async def _on_key(self, event: events.Key) -> None:
-        # Input's own handler (next in the MRO) types printable keys; a non-digit goes to
-        # the binding that has it instead, and Input's handler is skipped
-        if event.is_printable and not (event.character or "").isdigit():
-            event.prevent_default()
-            event.stop()
-            active = self.screen.active_bindings.get(event.key)
-            if active is not None and active.enabled:
-                await self.app.run_action(active.binding.action, active.node)
 
 
 class GateRows:

@@ -29,6 +29,7 @@ from ..messages import RunsFailed, RunsOpened
 from ..text.safe import printable
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader
+from ..widgets.text_input import TextInput
 from .base import AppScreen
 from .pair import PairScreen
 from .single import SingleScreen
@@ -222,7 +223,7 @@ class SelectScreen(AppScreen):
         yield SummaryHeader(self.summary(), id="summary")
         yield Static(self.columns_line(), id="columns")
         yield RunList(self.model, id="runs")
-        yield Input(placeholder="filter tasks by id", id="runs-filter")
+        yield TextInput(placeholder="filter tasks by id", id="runs-filter")
         yield Footer()
 
     @property

@@ -28,6 +28,7 @@ from ..text.summary import loading_summary
 from ..widgets.detail import DetailPane
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader
+from ..widgets.text_input import TextInput
 from .base import AppScreen
 
 
@@ -74,7 +75,7 @@ class StepsScreen(AppScreen):
         yield Static(self.column_titles(), id="columns")
         yield StepList(self.model, id="steps")
         yield DetailPane(id="detail")
-        yield Input(placeholder="search tool names, args, responses", id="search")
+        yield TextInput(placeholder="search tool names, args, responses", id="search")
         yield Footer()
 
     def compose_bars(self) -> ComposeResult:
