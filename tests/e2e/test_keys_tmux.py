@@ -57,7 +57,7 @@ def test_the_search_bar_takes_a_burst_with_backspaces(tmux: Tmux, tmp_path: Path
     tmux.keys("/", "w", "e", "x", "BSpace", "a", "t", "h", "Left", "Left", "BSpace", "x", "r")
     # weath, the cursor two left, the a deleted, xr typed there
     tmux.wait_for(lambda s: "wexrth" in s, "the search bar showing wexrth")
-    # a second burst: backspaces, then the word is submitted as the search
+    # a second burst: end, backspaces, letters
     tmux.keys("End", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "e", "a", "t", "h")
     tmux.wait_for(lambda s: "weath" in s, "the search bar showing weath")
     # backspaces then a (bracketed) paste, in one tmux command: the paste lands after them
