@@ -19,6 +19,7 @@ import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cassette_tui.core.cassette import Cassette
+from cassette_tui.core.constants import EXIT_BAD_INPUT
 from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -30,6 +31,7 @@ from .session import Session
 
 if TYPE_CHECKING:
     from cassette_tui.core.agent import AgentCommand
+    from cassette_tui.core.errors import CassetteFormatError
     from textual.notifications import SeverityLevel
 
     from .screens.select import RunSource
@@ -86,6 +88,9 @@ class CassetteApp(App[None]):
         self._toasts: dict[tuple[str, str], float] = {}
         #: the user's keymap (binding id -> keys), as read from keys.toml
         self.keymap: dict[str, str] = dict(keymap or {})
+        #: why the app ended on bad input (``file:line: field ...``), for the command to
+        #: print once the terminal is restored; ``None`` otherwise
+        self.bad_input: str | None = None
         if keymap:
             self.set_keymap(keymap)
 
@@ -106,6 +111,15 @@ class CassetteApp(App[None]):
         shown = timeout if timeout is not None else self.NOTIFICATION_TIMEOUT
         self._toasts[(message, severity)] = now + shown
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def fail_bad_input(self, error: CassetteFormatError) -> None:
+        """End the app on an input found bad after it started (the full parse is deferred to
+        workers: a bad line in the middle surfaces there): exit status 2
+        (``EXIT_BAD_INPUT``) and ``bad_input`` holding the error's one line, which ``open``
+        prints once the terminal is restored, as ``diff`` would before anything."""
+        if self.bad_input is None:
+            self.bad_input = str(error)
+            self.exit(return_code=EXIT_BAD_INPUT)
 
     def on_mount(self) -> None:
         self.theme = self._theme_name

@@ -63,3 +63,37 @@ def test_bad_input_still_names_the_file_first(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "bad.jsonl:1: field 'response'" in proc.stderr.decode()
+
+
+def test_with_stderr_redirected_the_reason_is_on_the_terminal_too(tmp_path: Path) -> None:
+    """``2>err.log`` in a real terminal: Textual draws on stderr, so the app cannot start;
+    the reason goes to the log and to the terminal the user looks at (stdout)."""
+    err = tmp_path / "err.log"
+    status, screen = run_in_terminal(
+        [
+            "sh",
+            "-c",
+            f'"{SCRIPT}" "$1" "$2" 2> "$3"',
+            "sh",
+            SAMPLES / "fail.jsonl",
+            SAMPLES / "fix.jsonl",
+            err,
+        ],
+        env={"TERM": "xterm"},
+    )
+    assert status == 2
+    (logged,) = err.read_text().splitlines()
+    assert "stderr is not one" in logged and "cassette-tui diff" in logged
+    assert screen.strip() == logged
+    assert "\x1b" not in screen
+
+
+def test_term_dumb_is_refused_like_no_terminal() -> None:
+    status, screen = run_in_terminal(
+        [SCRIPT, SAMPLES / "fail.jsonl", SAMPLES / "fix.jsonl"], env={"TERM": "dumb"}
+    )
+    assert status == 2
+    (line,) = screen.strip().splitlines()
+    assert line.startswith("cassette-tui: the app needs a full-screen terminal (TERM=dumb")
+    assert "cassette-tui diff A B" in line and "cassette-tui check FILE" in line
+    assert "\x1b" not in screen

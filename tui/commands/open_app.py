@@ -1,9 +1,12 @@
 """``cassette-tui open FILES...`` (also plain ``cassette-tui A [B]``): the app.
 
 Inputs are opened and validated before the terminal is taken over, so a bad file is a
-plain error message and exit status 2, never a broken screen. Without a terminal (stdin,
-stdout or stderr not one: CI, cron, ``ssh`` without ``-t``) the command exits with status 2
-and one line pointing to ``cassette-tui diff``, writing no escape sequences.
+plain error message and exit status 2, never a broken screen; a bad line found after the
+start (entries are parsed by workers) ends the app the same way once the terminal is back.
+Without a terminal (stdin, stdout or stderr not one: CI, cron, ``ssh`` without ``-t``), or
+on ``TERM=dumb``, the command exits with status 2 and one line pointing to
+``cassette-tui diff``, writing no escape sequences. Every such line goes to stderr, and also
+to stdout (or ``/dev/tty``) when stderr is not a terminal, so ``2>err.log`` still shows why.
 
 One file that holds many runs (tau-bench results, an inspect_ai log) opened without a
 selector starts on the run selector; ``--task 31`` (or ``FILE#task=31``) opens that task's
@@ -13,9 +16,10 @@ failing trial against a passing one at once, with the selector behind it (``q``)
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT
@@ -33,15 +37,19 @@ def terminal_problem() -> str | None:
     """Why the app cannot run here, or ``None``: it reads keys from stdin and draws on the
     terminal, so stdin, stdout and stderr (where Textual writes) must all be terminals.
     Without one (CI, cron, ``ssh host cmd`` without ``-t``, a pipe) the app would wait for
-    keys for ever and write escape sequences into a log."""
+    keys for ever and write escape sequences into a log. ``TERM=dumb`` (Emacs'
+    ``M-x shell``, some CI consoles) is a terminal that cannot move its cursor: a
+    full-screen app would draw garbage there, so it is refused the same way."""
     streams = {"stdin": sys.stdin, "stdout": sys.stdout, "stderr": sys.__stderr__}
     missing = [name for name, stream in streams.items() if not _isatty(stream)]
-    if not missing:
-        return None
-    return (
-        f"the app needs a terminal ({'/'.join(missing)} is not one); for text output use "
-        "`cassette-tui diff A B` (or `cassette-tui check FILE` for one file)"
+    plain_output = (
+        "for text output use `cassette-tui diff A B` (or `cassette-tui check FILE` for one file)"
     )
+    if missing:
+        return f"the app needs a terminal ({'/'.join(missing)} is not one); {plain_output}"
+    if os.environ.get("TERM", "") == "dumb":
+        return f"the app needs a full-screen terminal (TERM=dumb cannot draw one); {plain_output}"
+    return None
 
 
 def _isatty(stream: TextIO | None) -> bool:
@@ -51,11 +59,31 @@ def _isatty(stream: TextIO | None) -> bool:
         return False
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
+    """Say ``message`` (``_say``) and exit with status 2."""
+    _say(message)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _say(message: str) -> None:
+    """``cassette-tui: message`` on stderr, and also where the user looks when stderr is
+    not a terminal (``2>err.log``): on stdout if it is a terminal, else on ``/dev/tty``
+    when there is one. Otherwise the app would quit with nothing on the screen, its
+    reason only in a log. One plain line, never an escape sequence."""
     from ..text.safe import printable
 
-    click.echo(f"cassette-tui: {printable(message)}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+    line = f"cassette-tui: {printable(message)}"
+    click.echo(line, err=True)
+    if _isatty(sys.stderr):
+        return
+    if _isatty(sys.stdout):
+        click.echo(line)
+        return
+    try:
+        with open("/dev/tty", "w", encoding="utf-8", errors="replace") as tty:
+            tty.write(line + "\n")
+    except OSError:  # no controlling terminal (cron, CI, setsid): stderr is all there is
+        pass
 
 
 @click.command("open")
@@ -169,8 +197,7 @@ def open_app(
     # after the inputs and the keymap are checked (their errors come first)
     problem = terminal_problem()
     if problem is not None:
-        click.echo(f"cassette-tui: {problem}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        _fail(problem)
 
     a = cassettes[0] if cassettes else None
     b = cassettes[1] if len(cassettes) > 1 else None
@@ -190,6 +217,8 @@ def open_app(
         config=config,
     )
     app.run()
+    if app.bad_input is not None:  # a bad line found after the start (the terminal is back)
+        _fail(app.bad_input)
     # non-zero after a crash (Textual has printed the traceback) or a SIGTERM / SIGHUP
     if app.return_code:
         sys.exit(app.return_code)

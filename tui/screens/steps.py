@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from cassette_tui.core.errors import CassetteFormatError
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
@@ -158,9 +159,14 @@ class StepsScreen(AppScreen):
 
     def report_failure(self, failure: Failed) -> None:
         """Show a worker's failure as a notification (where its result was awaited, the
-        handler also says so, instead of "loading…" forever)."""
+        handler also says so, instead of "loading…" forever). A bad line in a file the
+        user opened (found by a worker: the full parse is deferred) ends the app with
+        exit status 2 and the error's one line, the outcome ``diff`` gives."""
+        if isinstance(failure.error, CassetteFormatError) and self._own_session is None:
+            self.app.fail_bad_input(failure.error)
+            return
         self.app.notify(
-            printable(f"{failure.what}: {failure.error!r}"),
+            printable(f"{failure.what}: {describe_error(failure.error)}"),
             title="error",
             severity="error",
             markup=False,
