@@ -28,6 +28,13 @@ Finding kinds (``LintFinding.kind``):
     that readers ignore: a wrong type (the path names the field), or a ``run_outcome``
     on an entry that is not the last. Replay, the diff and the app still work: they are
     only context; the app and ``diff`` say so too.
+``empty``
+    The cassette has no calls (an empty file, blank lines only, or an imported run that
+    made no tool call). There is nothing to replay or compare: a replay serves nothing
+    (the agent's first call misses) and a gate on it tests nothing. Most often the
+    recording failed (the agent stopped before its first call, or recorded elsewhere).
+    It is a finding like the others, so ``check`` exits 1: a cassette with no calls is
+    never a useful fixture, and CI should say so rather than pass it.
 ``secret``
     Reserved for the redaction pass (not produced by ``lint``).
 """
@@ -59,6 +66,7 @@ KINDS = (
     "seq_order",
     "over_normalization",
     "unused_rule",
+    "empty",
     "secret",
 )
 
@@ -84,6 +92,8 @@ _MAY_BE_VOLATILE = re.compile(r"[-_:/\\%]|\d{10}")
 #: (``binary_text_reason``): a ``\u`` escape (NUL, controls, U+FFFD), ``\b``, a DEL, a
 #: C1 control or U+FFFD written as UTF-8; never a false negative, sometimes a false positive
 _MAY_BE_BINARY = re.compile(rb"\\u|\\b|\x7f|\xc2[\x80-\x9f]|\xef\xbf\xbd")
+#: the ``empty`` finding's message (the app's header says the same)
+EMPTY_MESSAGE = "the cassette has no calls"
 
 #: lint's findings are the engine's one finding type (``findings.py``)
 LintFinding = Finding
@@ -208,6 +218,8 @@ def lint(
     if merged:  # calls merged by a rule are not repeats of one call
         findings = [f for f in findings if not (f.kind == "repeated_key" and f.seqs in merged)]
     findings.extend(checked)
+    if len(cassette) == 0:
+        findings.insert(0, Finding(kind="empty", message=EMPTY_MESSAGE))
     return findings
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from cassette_tui.core.lint import EMPTY_MESSAGE
 from rich.text import Text
 
 from .marks import STATUS_MARKS
@@ -42,6 +43,23 @@ def _kinds(findings: Iterable[Any]) -> str:
     )
 
 
+def status_words(status: Any) -> str:
+    """A row status in words, as the rest of the app says it (``only in B``, ``response
+    drift``)."""
+    value = str(getattr(status, "value", status))
+    if value in ("only_a", "only_b"):
+        return f"only in {value[-1].upper()}"
+    return value.replace("_", " ")
+
+
+def _size(text: Text, cassette: Any) -> None:
+    """`` (12)`` after a file's name, or that it is empty (``lint``'s ``empty``)."""
+    if len(cassette):
+        text.append(f" ({len(cassette)})")
+    else:
+        text.append(" (empty: no calls)", style="bold")
+
+
 def _status_counts(counts: Mapping[Any, int]) -> str:
     parts = []
     for status, mark in STATUS_MARKS.items():
@@ -65,10 +83,10 @@ def pair_summary(
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("A ", style="bold")
     text.append(file_label(result.a))
-    text.append(f" ({len(result.a)})")
+    _size(text, result.a)
     text.append("  B ", style="bold")
     text.append(file_label(result.b))
-    text.append(f" ({len(result.b)})")
+    _size(text, result.b)
     auto = " (auto)" if getattr(result, "align_reason", None) else ""
     text.append(f"  by {result.align}{auto}", style="dim")
     text.append("\n")
@@ -84,7 +102,7 @@ def pair_summary(
         text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}, ")
         text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'} ")
         text.append(printable(row.tool))
-        text.append(f" ({row.status.value.replace('_', ' ')})", style="dim")
+        text.append(f" ({status_words(row.status)})", style="dim")
     text.append("\n")
     text.append(f"{len(result.rows)} rows ", style="bold")
     text.append(_status_counts(result.counts))
@@ -106,7 +124,10 @@ def single_summary(cassette: Any, findings: list[Any] | None, error: str | None 
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("cassette ", style="bold")
     text.append(file_label(cassette))
-    text.append(f" ({len(cassette)} entries)")
+    if len(cassette):
+        text.append(f" ({len(cassette)} entries)")
+    else:
+        text.append(f"  empty: {EMPTY_MESSAGE}", style="bold")
     if cassette.report.dropped_lines:
         text.append(f"  {cassette.report.dropped_lines} bad lines dropped", style="bold")
     text.append("\n")
@@ -126,10 +147,12 @@ def single_summary(cassette: Any, findings: list[Any] | None, error: str | None 
 def loading_summary(a: Any, b: Any | None, what: str) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("A ", style="bold")
-    text.append(f"{file_label(a)} ({len(a)})")
+    text.append(file_label(a))
+    _size(text, a)
     if b is not None:
         text.append("  B ", style="bold")
-        text.append(f"{file_label(b)} ({len(b)})")
+        text.append(file_label(b))
+        _size(text, b)
     text.append("\n")
     _outcomes(text, a, b)
     text.append(what, style="dim italic")

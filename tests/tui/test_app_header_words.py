@@ -1,0 +1,46 @@
+"""The pair and single headers: an empty cassette is said (``empty: no calls``), and a row
+status is in the app's words (``only in B``, as the marks and the help say it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cassette_tui.core.sources import open_cassette
+from cassette_tui.tui.app import CassetteApp
+from support.factory import line
+from support.paths import SAMPLES
+from support.pilot import screen_text, settle, sync
+
+
+async def _header(app: CassetteApp) -> str:
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        return screen_text(app)
+
+
+@sync
+async def test_an_empty_cassette_alone_says_it_has_no_calls(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    screen = await _header(CassetteApp(open_cassette(empty)))
+    assert "empty: the cassette has no calls" in screen, screen
+    assert "1 findings: empty" in screen or "findings: empty" in screen, screen
+
+
+@sync
+async def test_an_empty_side_of_a_pair_says_it_has_no_calls(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    screen = await _header(CassetteApp(open_cassette(empty), open_cassette(SAMPLES / "fix.jsonl")))
+    assert "A empty.jsonl (empty: no calls)" in screen, screen
+    assert "B fix.jsonl (4)" in screen, screen
+
+
+@sync
+async def test_the_first_divergence_says_only_in_b(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(line(1, response={"ok": 1}) + "\n")
+    b.write_text(line(1, response={"ok": 1}) + "\n" + line(2, "fetch", response={"ok": 2}) + "\n")
+    screen = await _header(CassetteApp(open_cassette(a), open_cassette(b)))
+    assert "(only in B)" in screen, screen
+    assert "(only b)" not in screen
