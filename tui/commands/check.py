@@ -7,7 +7,7 @@ process, with one summary line at the end; an unreadable file is reported (namin
 the others are still checked.
 
 ``--json``: one plain FILE argument prints the object ``{"file", "entries", "findings"}``
-(the shape of a single check); several arguments, a folder or a glob print a list of those
+(the shape of a single check), or ``{"file", "error"}`` when it cannot be read; several arguments, a folder or a glob print a list of those
 objects, one per file, where an unreadable file is ``{"file", "error"}``. The shape depends
 on the command line only, never on how many files a glob matched.
 
@@ -207,8 +207,9 @@ def check(
 
     \b
     Findings: stale_digest, repeated_key, volatile_arg, binary_as_text, seq_order,
-    secret (values shown masked; --secrets runs the scan alone).
-    --json: one FILE gives an object; several paths, a folder or a glob give a list.
+    empty (no calls), secret (values shown masked; --secrets runs the scan alone).
+    --json: one FILE gives an object ({"file", "error"} when unreadable); several
+    paths, a folder or a glob give a list.
     Exit status: 0 clean, 1 findings, 2 unreadable input.
     """
     if secrets_only and no_secrets:
@@ -231,7 +232,9 @@ def check(
         if single:
             (only,) = results
             if only.error is not None:
+                # still a document on stdout (`{"file", "error"}`), so `| jq` reads why
                 click.echo(f"cassette-tui check: {safe(only.error)}", err=True)
+                echo_json(only.to_json())
                 sys.exit(EXIT_BAD_INPUT)
             echo_json(only.to_json())
         else:

@@ -32,7 +32,7 @@ from ..text.marks import STATUS_MARKS
 from ..text.safe import args_summary
 from . import _output
 from ._options import config_option, from_option
-from ._output import Layout, glyph, json_text, safe, stdout_console
+from ._output import Layout, echo_json, glyph, json_text, safe, stdout_console
 
 if TYPE_CHECKING:
     from cassette_tui.core.diff import DiffResult
@@ -131,10 +131,15 @@ def diff(
 
     from ._progress import progress_on_stderr
 
+    reading: str | None = config  # the input being read, for --json's error document
+    streamed: list[bool] = []  # whether the --json document has begun on stdout
     try:
         rules = load_rules(config)
+        reading = a
         cassette_a = open_cassette(a, fmt=fmt, rules=rules)
+        reading = b
         cassette_b = open_cassette(b, fmt=fmt, rules=rules)
+        reading = None
         _outcome_warnings(cassette_a, cassette_b)
         # a bar only for work long enough to watch (a flash of it would garble a small
         # diff on a terminal)
@@ -147,20 +152,29 @@ def diff(
                 sink,
             )
             if as_json:
-                _stream_json(result, include_same, sink)
+                _stream_json(result, include_same, sink, streamed)
             else:
                 run_job(result.findings_job(), sink)
+    except BrokenPipeError:
+        raise  # the reader went away: cli.py ends quietly (141), not bad input
     except (CassetteError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui diff: {safe(exc)}", err=True)
+        if as_json and not streamed:
+            # a document on stdout in every case: {"error", "file"} (docs/diff-json.md)
+            file = getattr(exc, "path", None) or getattr(exc, "filename", None) or reading
+            echo_json({"error": str(exc), "file": None if file is None else str(file)})
         sys.exit(EXIT_BAD_INPUT)
     if not as_json:
         _print_human(result, a, b, limit, include_same)
     sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
 
 
-def _stream_json(result: DiffResult, include_same: bool, sink: ProgressSink) -> None:
+def _stream_json(
+    result: DiffResult, include_same: bool, sink: ProgressSink, started: list[bool] | None = None
+) -> None:
     """Write ``result.to_json(include_same)`` to stdout as ``echo_json`` would (indented by
-    2), each row as soon as its drift is computed: memory does not grow with the rows."""
+    2), each row as soon as its drift is computed: memory does not grow with the rows.
+    ``started`` gets ``True`` appended once the first byte is written."""
     from cassette_tui.core.jobs import run_job
 
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
@@ -173,6 +187,8 @@ def _stream_json(result: DiffResult, include_same: bool, sink: ProgressSink) -> 
             click.echo(data, nl=False)
 
     head = result.head_json()
+    if started is not None:
+        started.append(True)
     write("{\n")
     for key, value in head.items():
         write(f"  {json_text(key)}: {_nested(value, 2)},\n")
