@@ -4,17 +4,45 @@
 subcommand lives in its own module under ``tui/commands`` and is imported only when used,
 so ``cassette-tui check`` never pays for importing Textual.
 
-Exit status everywhere (README, "The debug loop, headless"): 0 clean, 1 findings, 2 bad usage or unreadable input.
+Exit status everywhere (README, "The debug loop, headless"): 0 clean, 1 findings, 2 bad usage or unreadable input;
+141 (128 + SIGPIPE) when the reader of stdout went away (``| head -1``), quietly.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT
+
+#: the status of a command whose reader went away (``| head -1``): 128 + SIGPIPE, what a
+#: shell reports for a program the signal ended (``yes | head -1``), never 1 ("findings")
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+
+
+def _exit_broken_pipe() -> NoReturn:
+    """End quietly after stdout's reader closed the pipe: no traceback, no message (the
+    reader asked for no more), status ``EXIT_BROKEN_PIPE``.
+
+    Why not ``signal(SIGPIPE, SIG_DFL)``, the usual C-tool way: the signal would kill the
+    process at once, skipping the ``finally`` blocks that end an agent's process group
+    (``replay``, ``gate``, ``record``) or remove a temporary file. Python ignores SIGPIPE
+    and raises ``BrokenPipeError`` instead; click turns that into status 1, which means
+    "findings" here, so it is caught before click sees it. stdout is pointed at
+    ``/dev/null`` so the interpreter's last flush of the buffered rest cannot fail again
+    (``Exception ignored ... BrokenPipeError``, status 120)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout: nothing left to flush
+        pass
+    sys.exit(EXIT_BROKEN_PIPE)
+
 
 #: subcommand name -> "module:attribute" of its click command
 COMMANDS: dict[str, str] = {
@@ -52,6 +80,12 @@ class CassetteGroup(click.Group):
         command: click.Command = getattr(module, attr)
         return command
 
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:  # `cassette-tui --help | head -1` prints the help here
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            _exit_broken_pipe()
+
     def invoke(self, ctx: click.Context) -> Any:
         # The last line of defence: bad input found deep in a command (an entry parsed on
         # demand, say) is a one-line error and exit status 2, never a traceback.
@@ -64,6 +98,8 @@ class CassetteGroup(click.Group):
 
             click.echo(f"cassette-tui: {safe(exc)}", err=True)
             sys.exit(EXIT_BAD_INPUT)
+        except BrokenPipeError:  # every command: the reader of stdout went away
+            _exit_broken_pipe()
 
     #: the group's own options; anything else before the files belongs to ``open``
     GROUP_OPTIONS = frozenset({"-h", "--help", "--version"})
@@ -92,7 +128,16 @@ def main(argv: list[str] | None = None) -> Any:
     from .commands._output import tolerant_streams
 
     tolerant_streams()  # an ASCII locale must not crash a command on a mark or a name
-    return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="cassette-tui")
+    try:
+        return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="cassette-tui")
+    finally:
+        # what is still buffered goes out now, where a closed pipe can be handled
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _exit_broken_pipe()
+        except (OSError, ValueError):  # a closed stdout: nothing to say it on
+            pass
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ write the marks (``PYTHONIOENCODING=ascii``), ASCII stand-ins are used.
 
 from __future__ import annotations
 
+import errno
 import re
 import sys
 from dataclasses import dataclass
@@ -92,6 +93,15 @@ class Layout:
     wrap: bool
 
 
+class _StdoutConsole(Console):
+    """Rich's console, but a closed pipe is left to ``cli.py`` (status 141 for every
+    command) instead of Rich's own exit with status 1, which means "findings" here."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "the reader of stdout went away")
+
+
 def stdout_console() -> tuple[Console, Layout]:
     """The Rich console for a command's text output and its layout.
 
@@ -99,7 +109,7 @@ def stdout_console() -> tuple[Console, Layout]:
     (``soft_wrap``), and :data:`NOMINAL_WIDTH` only decides how long a quoted value may be.
     """
     tty = sys.stdout.isatty()
-    console = Console(
+    console = _StdoutConsole(
         highlight=False,
         soft_wrap=not tty,
         emoji=False,
