@@ -17,19 +17,27 @@ an existing one unless ``force``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .atomic import NotReplaceable, file_kind
 from .cassette import Cassette, dump_line, save
 from .context import OUTCOME_FIELD
+from .errors import CassetteError
 from .normalize import NormalizationRules
 from .sources import open_cassette
 
 #: the longest tool part of a fixture file name
 MAX_TOOL_CHARS = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class PinError(CassetteError):
+    """The fixture cannot be written where it is planned. The message is plain words that
+    name the path at fault and what to do (the app and ``pin`` print it as it is)."""
 
 
 def fixture_name(tool: str, args_digest: str) -> str:
@@ -62,7 +70,10 @@ class PinPlan:
     @property
     def exists(self) -> bool:
         """A file is at ``target`` already (writing it needs ``force``)."""
-        return self.target.exists()
+        try:
+            return file_kind(self.target) is not None
+        except OSError:  # its folder became a file: writing says so (``write_pin``)
+            return False
 
 
 def plan_pin(
@@ -79,7 +90,9 @@ def plan_pin(
 
     Raises:
         LookupError: no entry has ``seq`` (the message lists the range there is).
-        ValueError: the fixture's name would leave ``out_dir``.
+        PinError: the fixture cannot be written there: ``out_dir`` (or a folder above
+            it) is a file, or the fixture's path is a symlink or anything else than a
+            regular file (a symlink is never written through, wherever it points).
     """
     where = source if source is not None else (cassette.path or "<memory>")
     index = cassette.index_of_seq(seq)
@@ -103,10 +116,14 @@ def plan_pin(
     extra = {k: v for k, v in entry.extra.items() if k != OUTCOME_FIELD}
     pinned = replace(entry, seq=1, extra={**extra, "pinned": provenance}, line=None)
     folder = Path(out_dir)
-    target = folder / fixture_name(tool, args_digest)
+    name = fixture_name(tool, args_digest)
     # the name has no separator and no "..": it cannot leave the folder; checked anyway
-    if target.resolve().parent != folder.resolve():
-        raise ValueError(f"fixture name {target.name!r} would leave {folder}")
+    if Path(name).name != name or name in (".", ".."):  # pragma: no cover - by construction
+        raise PinError(f"fixture name {name!r} would leave {folder}")
+    target = folder / name
+    problem = _folder_problem(folder) or _target_problem(target)
+    if problem is not None:
+        raise PinError(problem)
     fixture = Cassette.from_entries([pinned], rules=cassette.rules)
     return PinPlan(target, fixture, cassette.rules)
 
@@ -116,8 +133,63 @@ def write_pin(plan: PinPlan, *, force: bool = False) -> Path:
 
     Raises:
         FileExistsError: the fixture exists and ``force`` is false.
+        PinError: it cannot be written (what ``plan_pin`` checks, if it changed since; the
+            folder cannot be created or written), in plain words naming the path.
     """
-    return save(plan.fixture, plan.target, overwrite=force, rules=plan.rules)
+    problem = _folder_problem(plan.target.parent) or _target_problem(plan.target)
+    if problem is not None:
+        raise PinError(problem)
+    try:
+        return save(plan.fixture, plan.target, overwrite=force, rules=plan.rules)
+    except NotReplaceable as exc:  # appeared since the check
+        raise PinError(_not_regular(plan.target, exc.kind)) from None
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise PinError(_cannot_write(plan.target, exc)) from None
+
+
+def _folder_problem(folder: Path) -> str | None:
+    """Why fixtures cannot go in ``folder``: it, or the nearest folder above it that
+    exists, is a file (or a broken symlink); ``None`` when it is or can be a folder."""
+    for place in (folder, *folder.parents):
+        if not os.path.lexists(place):
+            continue
+        if os.path.isdir(place):
+            return None
+        what = "a file" if os.path.exists(place) else "a symlink to nothing"
+        return (
+            f"{place}: is {what}, not a folder; fixtures are written in {folder}/: move or "
+            "rename it, or pin into another folder"
+        )
+    return None
+
+
+def _target_problem(target: Path) -> str | None:
+    kind = file_kind(target)
+    if kind is None or kind == "regular file":
+        return None
+    return _not_regular(target, kind)
+
+
+def _not_regular(target: Path, kind: str) -> str:
+    return (
+        f"{target}: is a {kind}, not a regular file; refusing to write through it, even "
+        "with --force: remove it, or pin into another folder"
+    )
+
+
+def _cannot_write(target: Path, exc: OSError) -> str:
+    """An ``OSError`` of the write in words: ``fixtures/x.jsonl: cannot write (permission
+    denied): ...``, naming the file (or the folder the error names)."""
+    where = exc.filename or target
+    why = (exc.strerror or str(exc)).lower()
+    hint = ""
+    if isinstance(exc, PermissionError):
+        hint = ": check the folder's permissions, or pin into another folder"
+    elif exc.errno == 28:  # ENOSPC
+        hint = ": free some space and pin again"
+    return f"{where}: cannot write {target.name} ({why}){hint}"
 
 
 def pin(

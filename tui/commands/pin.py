@@ -28,7 +28,7 @@ EXIT_WRITTEN = EXIT_CLEAN
     "-o",
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False),
+    type=click.Path(),  # a file there is said by core.pin, in the app's words
     default="fixtures",
     show_default=True,
     help="The folder for the fixture.",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cassette_tui.core.diff import DiffResult
+from cassette_tui.core.errors import CassetteError
 from cassette_tui.core.findings import Finding
 from cassette_tui.core.jobs import Cancelled, CancelToken, run_job
 from cassette_tui.core.pin import plan_pin
@@ -326,7 +327,8 @@ class PairScreen(StepsScreen):
             return
         try:
             plan = plan_pin(cassette, cassette.seq(index), FIXTURES_DIR)
-        except (LookupError, ValueError, OSError) as exc:
+        except (CassetteError, LookupError, ValueError, OSError) as exc:
+            # PinError: plain words naming the path and what to do, as `pin` prints them
             self.app.notify(
                 printable(f"cannot pin: {describe_error(exc)}"), severity="error", markup=False
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from cassette_tui.core.pin import PinPlan, write_pin
+from cassette_tui.core.pin import PinError, PinPlan, write_pin
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -57,7 +57,7 @@ class PinScreen(ModalScreen[Path | None]):
             self.armed = True
             self._prompt()
             return
-        except OSError as exc:
+        except (PinError, OSError) as exc:  # PinError: plain words, as `pin` says them
             self._prompt(describe_error(exc))
             return
         self.dismiss(path)

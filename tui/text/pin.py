@@ -47,7 +47,7 @@ def pin_prompt(plan: PinPlan, armed: bool, error: str | None = None) -> Text:
     """What enter will do: write, or (the file exists) ask again before replacing it."""
     text = Text(end="")
     if error:
-        text.append(printable(f"cannot write: {error}"), style="bold")
+        text.append(printable(f"not written: {error}"), style="bold")
         text.append("\n")
     if armed:
         text.append("! ", style="bold")

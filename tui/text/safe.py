@@ -176,9 +176,14 @@ def pretty_lines(
 
 def describe_error(error: BaseException) -> str:
     """One line for a failure shown in the app: a cassette error's own message (it names
-    the file, the line and the field), else ``Type: message``."""
+    the file, the line and the field), an ``OSError`` as its path and reason in words,
+    else ``Type: message``."""
     from cassette_tui.core.errors import CassetteError
 
     if isinstance(error, CassetteError):
         return str(error)
+    if isinstance(error, OSError) and error.strerror:
+        # plain words naming the path (``fixtures: not a directory``), not Python's repr
+        where = error.filename if error.filename is not None else "a file"
+        return f"{where}: {error.strerror.lower()}"
     return f"{type(error).__name__}: {error}"
