@@ -76,6 +76,51 @@ class PinPlan:
             return False
 
 
+@dataclass(frozen=True)
+class ExistingFixture:
+    """What the fixture file already at a plan's target holds, so replacing it is a choice
+    made knowing what goes: fixtures are named by tool and args digest, so two calls with
+    the same key (a 429 and the 200 of its retry) share one file.
+
+    Attributes:
+        source, seq, date: its ``pinned`` provenance (``None`` where it does not say).
+        same_outcome: its response (or error) equals the one about to be written;
+            ``None`` when the file could not be read.
+        problem: why it could not be read (``None`` when it was).
+    """
+
+    source: str | None = None
+    seq: int | None = None
+    date: str | None = None
+    same_outcome: bool | None = None
+    problem: str | None = None
+
+
+def existing_fixture(plan: PinPlan) -> ExistingFixture | None:
+    """The fixture already at ``plan.target`` (``None`` when there is none)."""
+    if not plan.exists:
+        return None
+    from .cassette import load
+
+    try:
+        old = load(plan.target, rules=plan.rules)
+        if len(old) == 0:
+            return ExistingFixture(problem="it holds no call")
+        entry = old[0]
+        same = old.fingerprint(0) == plan.fixture.fingerprint(0)
+    except (CassetteError, OSError, ValueError) as exc:
+        return ExistingFixture(problem=str(exc))
+    pinned = entry.extra.get("pinned")
+    pinned = pinned if isinstance(pinned, dict) else {}
+    source, seq, date = pinned.get("source"), pinned.get("seq"), pinned.get("date")
+    return ExistingFixture(
+        source=source if isinstance(source, str) else None,
+        seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
+        date=date if isinstance(date, str) else None,
+        same_outcome=same,
+    )
+
+
 def plan_pin(
     cassette: Cassette,
     seq: int,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from cassette_tui.core.pin import PinPlan
+from cassette_tui.core.pin import ExistingFixture, PinPlan, existing_fixture
 from rich.text import Text
 
 from .safe import printable, printable_block
@@ -51,14 +51,36 @@ def pin_prompt(plan: PinPlan, armed: bool, error: str | None = None) -> Text:
         text.append("\n")
     if armed:
         text.append("! ", style="bold")
+        old = existing_fixture(plan)
+        if old is not None:
+            text.append(printable(f"{plan.target.name}: {existing_words(old)}.\n"))
         text.append(
             printable(f"{plan.target.name} exists: enter again REPLACES it, escape keeps it"),
             style="bold",
         )
     elif plan.exists:
         text.append("! ", style="bold")
-        text.append(printable(f"{plan.target.name} exists already. "))
-        text.append("enter: replace (asks again) · escape: cancel")
+        text.append(printable(f"{plan.target.name} exists already"))
+        old = existing_fixture(plan)
+        if old is not None:
+            text.append(printable(f": {existing_words(old)}"))
+        text.append(".\nenter: replace (asks again) · escape: cancel")
     else:
         text.append("enter: write the fixture · escape: cancel")
     return text
+
+
+def existing_words(old: ExistingFixture) -> str:
+    """What replacing the fixture loses, in a line: ``it holds seq 2 of runs/fail.jsonl,
+    pinned 2026-11-30T21:02:11Z, with another response than this one`` (the same key:
+    fixtures are named by tool and args digest)."""
+    if old.problem is not None:
+        return f"it cannot be read ({old.problem})"
+    what = f"seq {old.seq}" if old.seq is not None else "a call"
+    where = f" of {old.source}" if old.source is not None else ""
+    when = f", pinned {old.date}" if old.date is not None else ", not pinned by cassette-tui"
+    if old.same_outcome:
+        answer = "with the same response as this one"
+    else:
+        answer = "with ANOTHER response than this one (same key: replacing loses it)"
+    return f"it holds {what}{where}{when}, {answer}"
