@@ -496,4 +496,4 @@ async def test_real_file_empty_passing_run_against_a_failing_one(airline: Path) 
         assert isinstance(app.screen, RunPairScreen)
         assert len(app.session.b) == 0 and app.session.b.metadata["run"]["passed"] is True  # type: ignore[arg-type,union-attr]
         assert app.session.a.metadata["run"]["passed"] is False  # type: ignore[union-attr]
-        assert "B task 29 trial 0 ✓ (0)" in screen_text(app)
+        assert "B task 29 trial 0 ✓ (empty: no calls)" in screen_text(app)
