@@ -455,7 +455,7 @@ def _run_result(
         run.status = NO_REPLAY
         why = f"{NO_REPLAY_WHY} (it wrote no replay report)" if report is None else NO_REPLAY_WHY
     if report is None:
-        run.error = why
+        run.error = "stopped before it wrote a replay report" if run.status == "cancelled" else why
         return run
     run.report = report
     if run.no_replay:

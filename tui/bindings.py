@@ -323,7 +323,9 @@ GATE = [
         id="gate.cancel",
         tooltip="Cancel the running gate (its agents are killed; the runs so far stay), then leave",
     ),
-    Binding("q", "back", "Back", id="gate.back", tooltip="Leave (cancels a running gate)"),
+    Binding(
+        "q", "back", "Back", show=False, id="gate.back", tooltip="Leave (cancels a running gate)"
+    ),
     Binding(
         "space",
         "mark",
@@ -342,7 +344,7 @@ GATE = [
     Binding(
         "d",
         "diff",
-        "Fail vs pass",
+        "Fail/pass",
         id="gate.diff",
         tooltip="The first failing run against the first passing one (or where the runs "
         "part) side by side",

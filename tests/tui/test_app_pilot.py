@@ -365,7 +365,7 @@ async def test_single_file_mode(samples: Path) -> None:
         assert isinstance(app.screen, SingleScreen)
         text = screen_text(app)
         assert f"cassette fail.jsonl ({len(cassette)} entries)" in text
-        assert f"{len(findings)} findings" in text
+        assert f"{len(findings)} finding{'s' if len(findings) != 1 else ''}:" in text
         repeated = {s for f in findings if f.kind == "repeated_key" for s in f.seqs}
         assert repeated, "the sample repeats a key"
         rows = [line for line in text.splitlines() if "search_docs" in line or "read_file" in line]

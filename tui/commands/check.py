@@ -47,6 +47,7 @@ from cassette_tui.core.sources import open_cassette
 from rich.console import Console
 from rich.text import Text
 
+from ..text.plural import plural
 from ._options import config_option, from_option
 from ._output import Layout, echo_json, safe, stdout_console
 from ._progress import progress_on_stderr
@@ -256,8 +257,7 @@ def check(
     sys.exit(EXIT_BAD_INPUT if unreadable else EXIT_FINDINGS if findings else EXIT_CLEAN)
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
+_plural = plural  # the one plural helper (tui/text/plural.py)
 
 
 def _summary(results: list[Checked], missing: list[str]) -> str:

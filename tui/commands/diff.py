@@ -29,6 +29,7 @@ from cassette_tui.core.textspot import is_long_pair, spot
 from rich.text import Text
 
 from ..text.marks import STATUS_MARKS
+from ..text.plural import plural
 from ..text.safe import args_summary
 from . import _output
 from ._options import config_option, from_option
@@ -288,10 +289,10 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
         line = Text(f"{side}  ", style="bold")
         line.append(safe(name))
         n = len(c)
-        line.append(f"  ({n} entr{'y' if n == 1 else 'ies'})", style="dim")
+        line.append(f"  ({plural(n, 'entry')})", style="dim")
         lines.append(line)
         lines.extend(_outcome_lines(c, layout))
-    groups = [Text(f"aligned by {result.align}: {len(result.rows)} rows")]
+    groups = [Text(f"aligned by {result.align}: {plural(len(result.rows), 'row')}")]
     for status, n in result.counts.items():
         if n:
             mark, label, style = MARKS[status.value]

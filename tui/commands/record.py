@@ -16,6 +16,7 @@ import sys
 import click
 from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
+from ..text.plural import plural
 from ._loop import agent_option, fail, run_cancellable, timeout_option
 from ._options import config_option
 from ._output import echo_json, safe
@@ -95,7 +96,7 @@ def record(
             }
         )
     else:
-        click.echo(f"record  {safe(output)}: {entries} entries")
+        click.echo(f"record  {safe(output)}: {plural(entries, 'entry')}")
         click.echo(f"agent   {safe(command.template)}: {run_line(run)}")
         if run.error:
             click.echo(f"        {safe(run.error)}")

@@ -29,6 +29,7 @@ from cassette_tui.core.redact import redact_job
 from cassette_tui.core.secrets import load_secret_config
 from cassette_tui.core.sources import detect_format, open_cassette
 
+from ..text.plural import plural
 from ._options import config_option, from_option
 from ._output import echo_json, safe
 from ._progress import progress_on_stderr
@@ -118,7 +119,7 @@ def redact(
     else:
         line = (
             f"{safe(file)}: {result.replaced} secret(s) replaced in "
-            f"{result.changed_entries} of {result.entries} entries -> {safe(result.out)}"
+            f"{result.changed_entries} of {plural(result.entries, 'entry')} -> {safe(result.out)}"
         )
         if result.backup is not None:
             line += f" (original kept as {safe(result.backup)})"

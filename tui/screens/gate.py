@@ -45,6 +45,7 @@ from ..text.gate import (
     without_log_line,
 )
 from ..text.replay import FAIL, PASS, clean
+from ..text.runs import short_command
 from ..text.safe import printable
 from ..widgets.text_input import TextInput
 from .loop_job import LoopJobScreen
@@ -207,7 +208,7 @@ class GateScreen(LoopJobScreen):
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append("Gate ", style="bold underline")
         text.append(printable(name), style="bold")
-        text.append(f" · agent {printable(self.agent.template)}", style="dim")
+        text.append(f" · agent {printable(short_command(self.agent.template))}", style="dim")
         return text
 
     def on_mount(self) -> None:
@@ -308,7 +309,7 @@ class GateScreen(LoopJobScreen):
         self.result = result
         rr = result.runs_result
         self.query_one("#gate-bar", ProgressBar).update(total=rr.requested, progress=result.runs)
-        how = f"cancelled after {result.runs} of {rr.requested}" if result.cancelled else "done"
+        how = "cancelled" if result.cancelled else "done"  # the counts say how far
         self._tally(f"{result.runs}/{rr.requested} runs · {tally(result)} · {how}")
         verdict = self.query_one("#gate-verdict", Static)
         verdict.update(verdict_text(result))

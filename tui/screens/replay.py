@@ -96,7 +96,8 @@ def replay_report(result: ReplayResult | None, name: str, agent: str, note: str 
     status = run_line(run)
     text.append("\nresult  ")
     text.append(status, style="bold")
-    if result.runs_result.cancelled:
+    if result.runs_result.cancelled and not (run.status == "cancelled" and run.error):
+        # (a cancelled run's error already says why, on the status line)
         text.append("  (cancelled: the agent was stopped)", style="bold")
     text.append(f"\n{isolation_line(run.isolation, run.blocked)}")
     if run.report is None:

@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .marks import ERROR, REPEATED, STATUS_MARKS
+from .plural import plural
 from .safe import compact, pretty_lines, printable
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
@@ -228,7 +229,7 @@ def pair_detail(
     elif drift is None:
         parts.append(Text("computing drift…", style="dim italic"))
     elif drift:
-        parts.append(Text(f"drift ({len(drift)} paths, A -> B)", style="bold underline"))
+        parts.append(Text(f"drift ({plural(len(drift), 'path')}, A -> B)", style="bold underline"))
         parts.append(drift_lines(drift, limits, styles))
     elif a is not None and b is not None:
         parts.append(Text("no drift: same args, same response", style="dim"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .plural import plural
 from .replay import FAIL, PASS, clean, isolation_line, run_line
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ def verdict_words(result: GateResult) -> str:
     else:
         words = result.verdict
     if result.cancelled:
-        words += f" so far (cancelled after {result.runs} of {result.runs_result.requested} runs)"
+        asked = plural(result.runs_result.requested, "run")
+        words += f" so far (cancelled after {result.runs} of {asked})"
     return words
 
 
@@ -53,13 +55,14 @@ def no_replay_line(result: GateResult) -> str | None:
     if not empty:
         return None
     why = clean(empty[0].error).split(" (", 1)[0]
-    return f"{why} ({len(empty)} of {len(done)} runs)"
+    return f"{why} ({len(empty)} of {plural(len(done), 'run')})"
 
 
 def cancelled_line(result: GateResult) -> str | None:
     if not result.cancelled:
         return None
-    return f"cancelled after {result.runs} of {result.runs_result.requested} runs (partial result)"
+    asked = plural(result.runs_result.requested, "run")
+    return f"cancelled after {result.runs} of {asked} (partial result)"
 
 
 def status_counts_line(result: GateResult) -> str:
@@ -72,8 +75,9 @@ def status_counts_line(result: GateResult) -> str:
 
 def totals_line(result: GateResult) -> str:
     return (
-        f"calls   {result.total('misses')} misses · {result.total('exhausted')} past the last "
-        f"recording · {result.total('repeated_calls')} repeated calls (summed over runs)"
+        f"calls   {plural(result.total('misses'), 'miss')} · {result.total('exhausted')} past "
+        f"the last recording · {plural(result.total('repeated_calls'), 'repeated call')} "
+        "(summed over runs)"
     )
 
 

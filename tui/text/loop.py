@@ -5,12 +5,14 @@ each with what it found so far. Built from the ``Session`` and the shown diff; n
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from .gate import gate_found
+from .plural import plural
 from .replay import replay_found
 from .safe import printable
 
@@ -57,15 +59,15 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
     else:
         diff = f"parts at row {result.first_divergence + 1}"
     pins = len(session.loop.pins)
-    pin = f"{pins} fixture{'s' if pins != 1 else ''}" if pins else "–"
+    pin = plural(pins, "fixture") if pins else "–"
     needs = "–" if agent else NO_AGENT
-    how_agent = (
-        "{} on the main view, or from the command line: cassette-tui {} A.jsonl"
-        if agent
-        else HOW_TO_CONFIGURE
-    )
-    if not agent:
-        how_agent = f"no agent: {HOW_TO_CONFIGURE}"
+    a_file = shlex.quote(a.path.name) if a is not None and a.path is not None else "A.jsonl"
+
+    def how_agent(key: str, command: str) -> str:
+        if not agent:
+            return f"no agent: {HOW_TO_CONFIGURE}"
+        return f"{key} on the main view, or from the command line: cassette-tui {command} {a_file}"
+
     replay, replay_short = needs, None
     if session.loop.replay is not None:
         replay, replay_short = replay_found(session.loop.replay)
@@ -78,8 +80,8 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
             record + " calls" if a is not None else record,
             "A is the recorded run" + (", B the other" if b else ""),
         ),
-        Stage("Replay", replay, how_agent.format("r", "replay"), replay_short),
-        Stage("Gate", gate, how_agent.format("t", "gate"), gate_short),
+        Stage("Replay", replay, how_agent("r", "replay"), replay_short),
+        Stage("Gate", gate, how_agent("t", "gate"), gate_short),
         Stage("Diff", diff, "the main view: n/N step through the differences"),
         Stage("Pin", pin, "p on the main view pins the selected row as a fixture"),
         _rerecord_stage(session, needs, agent),

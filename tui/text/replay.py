@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .plural import plural
 from .runs import run_line
 from .safe import printable
 
@@ -54,10 +55,11 @@ def calls_line(run: RunResult) -> str:
     """``calls 7: 7 hits · 0 misses · 0 past the last recording · 7 of 7 entries used``."""
     report = run.report or {}
     calls = report.get("calls") or []
+    entries = report.get("entries")
+    of = plural(entries, "entry") if isinstance(entries, int) else "? entries"
     return (
-        f"calls {len(calls)}: {run.hits} hits · {run.misses} misses · "
-        f"{run.exhausted} past the last recording · "
-        f"{report.get('used', '?')} of {report.get('entries', '?')} entries used"
+        f"calls {len(calls)}: {plural(run.hits, 'hit')} · {plural(run.misses, 'miss')} · "
+        f"{run.exhausted} past the last recording · {report.get('used', '?')} of {of} used"
     )
 
 
@@ -137,7 +139,7 @@ def no_replay_lines(run: RunResult) -> list[str]:
     (status ``no_replay``), ``no replay report: ...`` (a run that wrote none), or nothing."""
     if run.no_replay:
         return [f"no replay: {clean(run.error)}"]
-    if run.report is None:
+    if run.report is None and run.status != "cancelled":  # the run line says why
         return [f"no replay report: {clean(run.error)}"]
     return []
 
@@ -192,6 +194,6 @@ def replay_found(result: ReplayResult) -> tuple[str, str]:
     glyph = PASS if run.passed else FAIL
     full = f"{glyph} {run.status}"
     if run.misses:
-        many = f"{run.misses} miss{'es' if run.misses != 1 else ''}"
+        many = plural(run.misses, "miss")
         return f"{full} · {many}", many
     return full, glyph

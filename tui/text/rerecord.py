@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .loop import HOW_TO_CONFIGURE
+from .plural import plural
 from .runs import run_line
 from .safe import printable, printable_block
 
@@ -129,19 +130,22 @@ def result_text(agent: AgentCommand, result: RecordResult, target: Path) -> Rend
     agent's stderr tail."""
     run = result.run
     entries = entries_of(result)
+    # the agent wrote no file: said once, on the record row
+    no_file = result.cassette is None and run.error.endswith("(no file written)")
+    recorded = "nothing recorded (no file written)" if no_file else plural(entries, "entry")
+    status = "cancelled" if run.status == "cancelled" else run_line(run)
     rows: list[tuple[str, str | Text]] = [
-        ("record", f"{target}: {entries} entries"),
-        ("agent", f"{agent.template}: {run_line(run)}"),
+        ("record", f"{target}: {recorded}"),
+        ("agent", f"{agent.template}: {status}"),
     ]
     if result.cancelled:
         kept = (
-            f"the {entries} call{'s' if entries != 1 else ''} recorded before stay in "
-            f"{result.path.name}"
+            f"; the {plural(entries, 'call')} recorded before stay in {result.path.name}"
             if result.cassette is not None
-            else "nothing was recorded (no file written)"
+            else ""
         )
-        rows.append(("", f"stopped: the agent's process group was killed; {kept}"))
-    if run.error:
+        rows.append(("", f"stopped: the agent's process group was killed{kept}"))
+    if run.error and not no_file:
         rows.append(("", run.error))
     heading = "Re-record A: " + (
         "stopped" if result.cancelled else "done" if result.cassette is not None else "failed"
@@ -189,7 +193,7 @@ def rerecord_found(result: RecordResult) -> str:
     ``✗ 7 calls`` (it failed), ``stopped · 3 calls``, ``✗ no file``."""
     entries = entries_of(result)
     if result.cancelled:
-        return f"stopped · {entries} calls" if result.cassette is not None else "stopped"
+        return f"stopped · {plural(entries, 'call')}" if result.cassette is not None else "stopped"
     if result.cassette is None:
         return "✗ no file"
-    return f"{'✓' if result.run.passed else '✗'} {entries} calls"
+    return f"{'✓' if result.run.passed else '✗'} {plural(entries, 'call')}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from .safe import printable
@@ -10,6 +11,19 @@ from .safe import printable
 def _safe(text: Any) -> str:
     # printable, and a lone surrogate as its escape (a terminal cannot write it)
     return printable(str(text)).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def short_command(template: str) -> str:
+    """The agent command for a one-line header: the program's file name instead of its
+    path (``/…/.venv/bin/python agent.py`` -> ``python agent.py``), the arguments as
+    written, so the script stays in view. ``template`` itself when it cannot be split."""
+    try:
+        argv = shlex.split(template)
+    except ValueError:
+        return template
+    if not argv or "/" not in argv[0]:
+        return template
+    return shlex.join([argv[0].rstrip("/").rsplit("/", 1)[-1] or argv[0], *argv[1:]])
 
 
 def run_line(run: Any) -> str:

@@ -11,6 +11,7 @@ from cassette_tui.core.lint import EMPTY_MESSAGE
 from rich.text import Text
 
 from .marks import STATUS_MARKS
+from .plural import plural
 from .safe import printable
 from .words import outcome_line
 
@@ -104,7 +105,7 @@ def pair_summary(
         text.append(printable(row.tool))
         text.append(f" ({status_words(row.status)})", style="dim")
     text.append("\n")
-    text.append(f"{len(result.rows)} rows ", style="bold")
+    text.append(f"{plural(len(result.rows), 'row')} ", style="bold")
     text.append(_status_counts(result.counts))
     if findings_error is not None:
         text.append(" · ")
@@ -125,7 +126,7 @@ def single_summary(cassette: Any, findings: list[Any] | None, error: str | None 
     text.append("cassette ", style="bold")
     text.append(file_label(cassette))
     if len(cassette):
-        text.append(f" ({len(cassette)} entries)")
+        text.append(f" ({plural(len(cassette), 'entry')})")
     else:
         text.append(f"  empty: {EMPTY_MESSAGE}", style="bold")
     if cassette.report.dropped_lines:
@@ -139,7 +140,7 @@ def single_summary(cassette: Any, findings: list[Any] | None, error: str | None 
     elif not findings:
         text.append("no lint findings")
     else:
-        text.append(f"{len(findings)} findings: ", style="bold")
+        text.append(f"{plural(len(findings), 'finding')}: ", style="bold")
         text.append(printable(_kinds(findings)))
     return text
 
