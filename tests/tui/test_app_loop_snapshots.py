@@ -96,3 +96,44 @@ def test_snapshot_gate_screen_flaky(snap_compare, python3_on_path: None) -> None
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_loop_panel_without_an_agent(snap_compare) -> None:
+    """``l`` with no agent configured: every stage, and how to configure one."""
+    app = CassetteApp(
+        open_cassette(SAMPLES / "fail.jsonl"),
+        open_cassette(SAMPLES / "fix.jsonl"),
+        theme="ansi-dark",
+    )
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_loop_panel_after_a_gate(snap_compare, python3_on_path: None) -> None:
+    """``l`` after a 3-run gate of the flaky demo agent: the stages say what they found."""
+    app = CassetteApp(
+        open_cassette(SAMPLES / "fix.jsonl"),
+        open_cassette(SAMPLES / "fail.jsonl"),
+        theme="ansi-dark",
+        agent=demo("--flaky", "--seed", "{run}"),
+    )
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press("backspace", "backspace", "3", "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, GateScreen)
+        await wait_until(pilot, lambda: screen.result is not None and not screen.running, "gate")
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

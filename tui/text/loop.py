@@ -9,6 +9,8 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 
 from .gate import gate_found
@@ -124,17 +126,22 @@ def loop_bar(stages: list[Stage], width: int | None = None) -> Text:
     return full
 
 
-def loop_panel(stages: list[Stage], agent_problem: str | None) -> Text:
-    """Every stage with what it found and how to run it; why there is no agent, if so."""
-    text = Text(end="")
-    text.append("The debug loop\n", style="bold underline")
-    width = max(len(stage.name) for stage in stages) + 2
-    for stage in stages:
-        text.append(f"\n{stage.name:<{width}}", style="bold")
-        text.append(printable("⊘ no agent configured" if stage.found == NO_AGENT else stage.found))
-        text.append(f"\n{'':<{width}}{printable(stage.how)}\n", style="dim")
+def loop_panel(stages: list[Stage], agent_problem: str | None) -> Group:
+    """Every stage with what it found and how to run it; why there is no agent, if so.
+
+    A two-column grid, so that a line wrapped at 80 columns stays under its stage's text
+    instead of running back under the stage names."""
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    for n, stage in enumerate(stages):
+        cell = Text("\n" if n else "", end="")
+        cell.append(printable("⊘ no agent configured" if stage.found == NO_AGENT else stage.found))
+        cell.append(f"\n{printable(stage.how)}", style="dim")
+        grid.add_row(("\n" if n else "") + stage.name, cell)
+    parts: list[Text | Table] = [Text("The debug loop\n", style="bold underline", end="\n"), grid]
     if agent_problem:
-        text.append("\nno agent: ", style="bold")
-        text.append(printable(agent_problem))
-        text.append("\n")
-    return text
+        tail = Text("\nno agent: ", style="bold", end="")
+        tail.append(printable(agent_problem), style="not bold")
+        parts.append(tail)
+    return Group(*parts)
