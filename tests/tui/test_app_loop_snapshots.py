@@ -18,7 +18,8 @@ from cassette_tui.core.agent import AgentCommand
 from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.gate import GateScreen
-from cassette_tui.tui.screens.replay import ReplayScreen
+from cassette_tui.tui.screens.no_agent import NoAgentScreen
+from cassette_tui.tui.screens.replay import MissScreen, ReplayScreen
 from support.loop import miss_cassette
 from support.paths import ROOT, SAMPLES
 from support.pilot import settle, wait_until
@@ -135,5 +136,41 @@ def test_snapshot_loop_panel_after_a_gate(snap_compare, python3_on_path: None) -
         await settle(pilot)
         await pilot.press("l")
         await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_miss_screen(snap_compare, tmp_path: Path, python3_on_path: None) -> None:
+    """enter on a replay's miss: its nearest recorded call, the differing path marked."""
+    a = open_cassette(miss_cassette(SAMPLES, tmp_path))
+    app = CassetteApp(a, open_cassette(SAMPLES / "fix.jsonl"), theme="ansi-dark", agent=demo())
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("r")
+        screen = pilot.app.screen
+        assert isinstance(screen, ReplayScreen)
+        await wait_until(pilot, lambda: screen.result is not None and not screen.running, "replay")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, MissScreen), "miss screen")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_gate_without_an_agent(snap_compare) -> None:
+    """``t`` with no agent configured: how to configure one; nothing runs."""
+    app = CassetteApp(
+        open_cassette(SAMPLES / "fail.jsonl"),
+        open_cassette(SAMPLES / "fix.jsonl"),
+        theme="ansi-dark",
+        agent_problem="no agent command: pass --agent CMD or set agent = ...",
+    )
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, NoAgentScreen)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
