@@ -22,6 +22,12 @@ that is an error by ``outcome.is_error_outcome``: MCP ``isError``, an HTTP 4xx/5
 status, ``Error: ...`` text), it is ``distinct_errors``. A storm with one odd error (5
 timeouts and one 500) stays a storm; a group of different answers that did not fail
 (polling a clock) stays a ``repeated_key``.
+
+Outcomes are compared with their volatile parts set aside (``volatile.comparable``: request
+and trace ids, uuids, date-times and epochs, HTTP ``Date``/``x-request-id`` headers): a
+429 answered three times with a fresh ``request_id`` each time is one failure repeated, a
+retry storm, not three ways to fail. The same holds for ``header_variants``: responses that
+differ only there are one answer.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from typing import Any
 
 from .entry import Entry
 from .outcome import is_error_outcome
+from .volatile import comparable
 
 #: request headers whose value changes what the server answers (content negotiation,
 #: partial content, API versions); lower case
@@ -62,9 +69,17 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     ``header_variants``, ``distinct_errors``, or ``repeated_key`` (a retry or a loop); the
     rule is in the module doc."""
     outcomes = [_outcome(e) for e in entries]
-    distinct_outcomes = len({repr(o) for o in outcomes}) > 1
+    failed = sum(_failed(e) for e in entries)
     headers = [identity_headers(e.extra.get("request_headers")) for e in entries]
-    if distinct_outcomes and len({repr(sorted(h.items())) for h in headers}) > 1:
+    header_variants = len({repr(sorted(h.items())) for h in headers}) > 1
+    forms: list[Any] = [repr(o) for o in outcomes]
+    if (header_variants or 2 * failed > len(outcomes)) and len(set(forms)) > 1:
+        # outcomes that differ where that could change the kind: compare them again with
+        # the volatile values set aside (only then: a loop of different answers that did
+        # not fail is a repeat either way, and identical recordings stay cheap)
+        forms = [(tag, comparable(value)) for tag, value in outcomes]
+    distinct_outcomes = len(set(forms)) > 1
+    if distinct_outcomes and header_variants:
         names = sorted({k for h in headers for k in h})
         shown = "; ".join(
             f"seq {e.seq}: " + ", ".join(f"{k}={h[k]!r}" for k in sorted(h)) for e, h in
@@ -76,11 +91,10 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
             "in another order gets the other answer; these headers belong to the call's "
             "identity (re-import the recording)"
         )
-    failed = sum(_failed(e) for e in entries)
-    counts = Counter(repr(o) for o in outcomes)
+    counts = Counter(forms)
     top = max(counts.values(), default=0)
     if not (top >= 2 and 2 * top >= len(outcomes)) and 2 * failed > len(outcomes):
-        ways = len({repr(o) for e, o in zip(entries, outcomes, strict=True) if _failed(e)})
+        ways = len({f for e, f in zip(entries, forms, strict=True) if _failed(e)})
         return "distinct_errors", (
             f"{failed} of {len(outcomes)} recordings failed, in {ways} different ways (no "
             f"outcome repeats in half of them): the tool fails in several ways, not a retry "

@@ -10,11 +10,13 @@ conservative so that ordinary strings and small numbers are never called volatil
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from datetime import datetime
 from typing import Any
 
+from .jsonpath import iter_leaves
 from .urls import is_url_spelling
 
 #: value kinds returned by ``value_kind``
@@ -241,3 +243,90 @@ def volatile_kind(value: Any) -> str | None:
     if kind == "timestamp" and not is_date_time(value):
         return None
     return kind
+
+
+# -- a value with its volatile parts set aside ----------------------------------------------
+#: object keys (lower case, ``_`` read as ``-``) whose value is a request or trace id, at any
+#: depth and whatever it looks like (``"request_id": "req_abc"``, ``"x-request-id": ...``)
+ID_KEYS = frozenset(
+    {
+        "request-id",
+        "requestid",
+        "x-request-id",
+        "trace-id",
+        "traceid",
+        "x-trace-id",
+        "span-id",
+        "correlation-id",
+        "x-correlation-id",
+        "x-amz-request-id",
+        "x-amzn-requestid",
+        "x-amzn-trace-id",
+        "x-amz-id-2",
+        "cf-ray",
+        "traceparent",
+    }
+)
+#: an ISO-8601 date-time with a time of day, inside text (a bare date is domain data)
+DATE_TIME_IN_TEXT_RE = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?"
+)
+#: what stands for a value set aside (by ``comparable``)
+_ASIDE = "<volatile>"
+
+
+def _is_id_key(part: Any) -> bool:
+    return isinstance(part, str) and part.lower().replace("_", "-") in ID_KEYS
+
+
+def _set_aside_leaf(value: Any) -> Any:
+    """One leaf with its volatile part set aside: a whole uuid, request id, epoch or
+    date-time becomes its kind; inside text, each uuid, request id and date-time does."""
+    if isinstance(value, str):
+        if not value or len(value) > 65536:
+            return value
+        text = UUID_RE.sub("<uuid>", value)
+        text = DATE_TIME_IN_TEXT_RE.sub("<timestamp>", text)
+        return REQUEST_ID_RE.sub("<request_id>", text)
+    if _is_number(value) and is_epoch(value):
+        return "<epoch>"
+    return value
+
+
+def comparable(value: Any) -> tuple[tuple[str, str], ...]:
+    """A hashable form of the JSON value ``value`` with its volatile parts set aside, so
+    two values that differ only there have the same form (the same error answered to a
+    retry with a fresh request id and time). Set aside (the response-metadata rules of
+    ``response_metadata_reason``, applied to one value):
+
+    - the value under a key that names a request or trace id (``ID_KEYS``: ``request_id``,
+      ``x-request-id``, ``trace_id``, ...), at any depth, whatever it holds;
+    - an HTTP header in ``HTTP_METADATA_HEADERS`` (``date``, ``x-ratelimit-reset-*``, ...)
+      under a ``headers`` object;
+    - the top-level ``id``, ``created`` and ``system_fingerprint`` of an LLM response
+      envelope (``is_llm_envelope``);
+    - a uuid, a request id (``REQUEST_ID_RE``) or a date-time with a time of day, whole or
+      inside text (``"Rate limit reached (request req_8f3a9c01)"``), and a number that is a
+      plausible epoch (``is_epoch``). A bare date, a path and ordinary numbers stay.
+
+    Returns ``((path, leaf), ...)`` sorted by path (``repr`` of the key parts and of the
+    leaf: key order ignored; ``1`` and ``1.0``, ``null`` and ``NaN`` kept apart). Walks
+    without recursion (``jsonpath.iter_leaves``): any depth is safe.
+    """
+    envelope = is_llm_envelope(value)
+    form: list[tuple[str, str]] = []
+    for parts, leaf in iter_leaves(value):
+        aside = any(_is_id_key(p) for p in parts) or (
+            envelope and len(parts) == 1 and parts[0] in LLM_METADATA_KEYS
+        )
+        if not aside:
+            aside = any(
+                here == "headers"
+                and isinstance(name, str)
+                and name.lower() in HTTP_METADATA_HEADERS
+                for here, name in itertools.pairwise(parts)
+            )
+        shown = _ASIDE if aside else _set_aside_leaf(leaf)
+        form.append((repr(parts), repr(shown)))
+    form.sort()
+    return tuple(form)
