@@ -21,7 +21,10 @@ keys, paths, values) and a first action. The kinds, in the order they are report
     source seq, the step that fed that side's value.
 ``stale_response``
     The same key answered differently by the two recordings: the article's "replay passes
-    but live fails" signature; re-record and diff.
+    but live fails" signature; re-record and diff. A row whose responses differ only by
+    float noise (``refine.float_noise_row``: numbers within 2**-23 of each other, relative)
+    is not one: it stays shown with its drift, and when it is the first divergence that
+    finding says it is only noise. At most ``refine.MAX_NOISE_ROWS`` rows are checked.
 ``repeated_key``
     A key called more than once within a run, with counts and seqs on both sides;
     consecutive repeats are named a retry storm, a repeating cycle of keys a loop.
@@ -49,7 +52,7 @@ from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsonpath import format_path as json_path
 from .jsonpath import iter_leaves
 from .normalize import NormalizationRules, over_normalization
-from .refine import QUIET
+from .refine import MAX_NOISE_ROWS, QUIET, float_noise_row
 from .urls import is_url_spelling
 from .volatile import difference_kind, volatile_kind
 
@@ -215,6 +218,12 @@ def _first_divergence(result: DiffResult) -> Finding:
             )
     message = f"The runs part at {where} ({_STATUS_WORDS[row.status]}){calls}"
     message += f"; differing: {', '.join(paths)}." if paths else "."
+    if float_noise_row(a, b, row):
+        message += (
+            " Only float noise: the numbers differ by at most 2^-23 of their size "
+            "(float32 rounding, another summation order), not a stale recording."
+        )
+        evidence["float_noise"] = True
     empty = [(name, other) for name, c, other in (("A", a, b), ("B", b, a)) if not len(c)]
     if len(empty) == 1:
         # one run made no tool call at all: say so before anything else
@@ -634,8 +643,14 @@ def _downstream(
 
 def _stale_responses(result: DiffResult) -> list[Finding]:
     by_tool: dict[str, list[tuple[int, Row]]] = defaultdict(list)
+    checked = 0
     for i, row in enumerate(result.rows):
         if row.status is Status.RESPONSE_DRIFT and not (row.error_a or row.error_b):
+            if checked < MAX_NOISE_ROWS:
+                # float noise alone is no stale recording (shown, with its numbers line)
+                checked += 1
+                if float_noise_row(result.a, result.b, row):
+                    continue
             by_tool[row.tool].append((i, row))
     findings = []
     for tool, rows in by_tool.items():
