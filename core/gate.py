@@ -27,7 +27,7 @@ from .agent import AgentCommand
 from .cassette import Cassette, load
 from .diff import diff_cassettes
 from .jobs import CancelToken, JobGenerator
-from .loop import DEFAULT_TIMEOUT, RunResult, RunsResult, replay_runs
+from .loop import DEFAULT_TIMEOUT, RunResult, RunsFolder, RunsResult, replay_runs
 
 #: the gate's verdicts (``no_replay``: a completed run exited 0 but replayed nothing, a
 #: mis-wired agent; never a pass)
@@ -264,7 +264,7 @@ class GateResult:
             "misses": self.total("misses"),
             "exhausted": self.total("exhausted"),
             "repeated_calls": self.total("repeated_calls"),
-            "runs_dir": str(rr.runs_dir),
+            "runs_dir": str(rr.runs_dir) if rr.runs_dir is not None else None,
             "results": [r.to_json() for r in self.results],
         }
 
@@ -293,23 +293,31 @@ def gate_job(
     runs_dir: str | Path | None = None,
     config: str | Path | None = None,
     token: CancelToken | None = None,
+    keep: bool | None = None,
 ) -> JobGenerator[GateResult]:
-    """Replay ``cassette`` ``runs`` times (see ``loop.replay_runs`` for the arguments and
-    errors) and return the :class:`GateResult`. Cancelled: the result of the runs that
-    completed, ``cancelled`` set."""
-    result, _ = yield from replay_runs(
-        cassette,
-        agent,
-        runs=runs,
-        jobs=jobs,
-        timeout=timeout,
-        isolation=isolation,
-        runs_dir=runs_dir,
-        config=config,
-        token=token,
-        stage="gate",
-    )
-    return analyse(result)
+    """Replay ``cassette`` ``runs`` times (see ``loop.replay_runs`` for the arguments,
+    errors and where the run files go) and return the :class:`GateResult`, analysed from
+    the call logs before a temporary runs folder is removed. Cancelled: the result of the
+    runs that completed, ``cancelled`` set."""
+    folder = RunsFolder(runs_dir, keep)
+    try:
+        result, _ = yield from replay_runs(
+            cassette,
+            agent,
+            runs=runs,
+            jobs=jobs,
+            timeout=timeout,
+            isolation=isolation,
+            runs_dir=folder,
+            config=config,
+            token=token,
+            stage="gate",
+        )
+        gate = analyse(result)
+        folder.forget(result)
+        return gate
+    finally:
+        folder.remove()
 
 
 @dataclass
@@ -359,8 +367,10 @@ def replay_job(
     runs_dir: str | Path | None = None,
     config: str | Path | None = None,
     token: CancelToken | None = None,
+    keep: bool | None = None,
 ) -> JobGenerator[ReplayResult]:
-    """One offline replay of ``cassette`` with ``agent`` (see ``loop.replay_runs``)."""
+    """One offline replay of ``cassette`` with ``agent`` (see ``loop.replay_runs``; a
+    temporary runs folder is removed when it ends)."""
     result, loaded = yield from replay_runs(
         cassette,
         agent,
@@ -372,5 +382,6 @@ def replay_job(
         config=config,
         token=token,
         stage="replay",
+        keep=keep,
     )
     return ReplayResult(result, loaded)

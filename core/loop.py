@@ -10,18 +10,30 @@ them with a progress bar, the app with a worker.
 An agent run gets the environment contract (``constants.py``): ``CASSETTE_MODE``,
 ``CASSETTE_PATH`` (absolute), ``CASSETTE_REPORT`` (a file in the runs folder) and
 ``CASSETTE_CONFIG`` when a config was named. Replays run with the network off
-(``isolation.py``); a recording runs live. Every file of a run stays in the runs folder::
+(``isolation.py``); a recording runs live. Every file of a run goes in the runs folder::
 
     run-01.stdout  run-01.stderr      the agent's output
     run-01.report.json                the replay report the agent wrote
     run-01.jsonl                      its call log as a cassette (``calllog.py``)
     run-01.guard.log                  what the network guard refused (guard isolation)
+
+The runs folder (``RunsFolder``) is ``runs_dir`` when the caller names one (``--runs-dir``):
+it is kept, files and all. Without it the job makes a temporary folder
+(``tempfile.mkdtemp``, ``cassette-<stage>-<stem>-*``) and removes it when it ends, however
+it ends (its result, an error, a cancel, or the generator closed), after reading what it
+needs (the reports, the call logs the gate compares); the result then names no file
+(``runs_dir`` and each run's ``stdout``, ``stderr`` and ``call_log`` are ``None``).
+``keep`` overrides either way: ``keep=True`` keeps a temporary folder, ``keep=False``
+removes the files a job wrote in a named folder (the folder too when that leaves it
+empty; nothing else in it is touched). A recording's cassette is never in the runs folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,7 +201,8 @@ class RunsResult:
         isolation: the isolation in force (``Isolation.name``), ``"none (live)"`` when
             recording.
         isolation_detail: how it was set up, for a person.
-        runs_dir: the folder holding every run's files.
+        runs_dir: the folder holding every run's files, or ``None``: the job's temporary
+            folder, removed when it ended (see the module doc).
         cancelled: the job was cancelled; ``results`` holds what finished before.
     """
 
@@ -199,7 +212,7 @@ class RunsResult:
     results: list[RunResult]
     isolation: str
     isolation_detail: str
-    runs_dir: Path
+    runs_dir: Path | None
     cancelled: bool = False
 
     @property
@@ -209,7 +222,7 @@ class RunsResult:
 
 def make_runs_dir(runs_dir: str | Path | None, prefix: str) -> Path:
     """``runs_dir`` created (it must not hold run files already: never overwritten), or a
-    new folder in the system's temporary folder.
+    new folder in the system's temporary folder (``tempfile.mkdtemp(prefix=prefix)``).
 
     Raises:
         FileExistsError: ``runs_dir`` already holds ``run-*`` files.
@@ -223,6 +236,58 @@ def make_runs_dir(runs_dir: str | Path | None, prefix: str) -> Path:
             f"{folder}: holds the files of earlier runs; choose an empty folder (never overwritten)"
         )
     return folder
+
+
+class RunsFolder:
+    """The folder of one job's run files (see the module doc), made by ``open``.
+
+    Attributes:
+        path: the folder, ``None`` until ``open``.
+        made: the job makes it (``runs_dir`` was ``None``).
+        kept: it outlives the job (a named ``runs_dir``, or ``keep=True``).
+    """
+
+    def __init__(self, runs_dir: str | Path | None = None, keep: bool | None = None) -> None:
+        self.runs_dir = runs_dir
+        self.made = runs_dir is None
+        self.kept = (not self.made) if keep is None else keep
+        self.path: Path | None = None
+
+    def open(self, prefix: str) -> Path:
+        """The folder, made on the first call (``make_runs_dir``; ``prefix`` names a
+        temporary one). Raises ``FileExistsError`` as ``make_runs_dir``."""
+        if self.path is None:
+            self.path = make_runs_dir(self.runs_dir, prefix)
+        return self.path
+
+    def forget(self, result: RunsResult | RecordResult) -> None:
+        """For a folder that goes when the job ends: ``result`` names none of its files."""
+        if self.kept:
+            return
+        if isinstance(result, RunsResult):
+            result.runs_dir = None
+            runs = result.results
+        else:
+            runs = [result.run]
+        for run in runs:
+            run.stdout = run.stderr = run.call_log = None
+
+    def remove(self) -> None:
+        """Remove what goes when the job ends: a folder the job made, whole; in a named
+        folder, the ``run-*`` files the job wrote (no other file was there: see
+        ``make_runs_dir``), then the folder if that left it empty. Never raises."""
+        path = self.path
+        if self.kept or path is None:
+            return
+        if self.made:
+            shutil.rmtree(path, ignore_errors=True)
+            return
+        for item in path.glob("run-*"):
+            with contextlib.suppress(OSError):
+                if not item.is_dir() or item.is_symlink():
+                    item.unlink()
+        with contextlib.suppress(OSError):
+            path.rmdir()  # only when empty: anything else in it stays
 
 
 def _read_json(path: Path) -> tuple[dict[str, Any] | None, str]:
@@ -359,13 +424,17 @@ def replay_runs(
     jobs: int | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
     isolation: str | None = None,
-    runs_dir: str | Path | None = None,
+    runs_dir: str | Path | RunsFolder | None = None,
     config: str | Path | None = None,
     token: CancelToken | None = None,
     stage: str = "gate",
+    keep: bool | None = None,
 ) -> JobGenerator[tuple[RunsResult, Cassette]]:
     """Replay ``cassette`` ``runs`` times with ``agent``, ``jobs`` at once (default: the
     CPUs), network off. Returns the runs and the loaded cassette.
+
+    ``runs_dir`` and ``keep``: where the run files go and whether they stay (module doc);
+    a ``RunsFolder`` is the caller's to remove (a job that reads the files afterwards).
 
     Raises (before any run starts):
         CassetteFormatError: the cassette cannot be loaded, or the config is bad.
@@ -374,6 +443,32 @@ def replay_runs(
         ValueError: ``runs`` < 1.
         AgentNotStarted: the agent command cannot be started (every run failed to start).
     """
+    owned = not isinstance(runs_dir, RunsFolder)
+    folder = runs_dir if isinstance(runs_dir, RunsFolder) else RunsFolder(runs_dir, keep)
+    try:
+        result, loaded = yield from _replay_runs(
+            cassette, agent, folder, runs, jobs, timeout, isolation, config, token, stage
+        )
+        if owned:
+            folder.forget(result)
+        return result, loaded
+    finally:
+        if owned:
+            folder.remove()
+
+
+def _replay_runs(
+    cassette: str | Path,
+    agent: AgentCommand,
+    runs_folder: RunsFolder,
+    runs: int,
+    jobs: int | None,
+    timeout: float | None,
+    isolation: str | None,
+    config: str | Path | None,
+    token: CancelToken | None,
+    stage: str,
+) -> JobGenerator[tuple[RunsResult, Cassette]]:
     if runs < 1:
         raise ValueError(f"runs must be at least 1, got {runs}")
     token = token or CancelToken()
@@ -382,7 +477,7 @@ def replay_runs(
     loaded = load(source, rules=rules)
     chosen: Isolation = choose(isolation)
     check_executable(agent.argv[0], agent.cwd, dict(os.environ))
-    folder = make_runs_dir(runs_dir, f"cassette-{stage}-{source.stem}-")
+    folder = runs_folder.open(f"cassette-{stage}-{source.stem}-")
     specs = []
     for n in range(1, runs + 1):
         name = f"run-{n:02d}"
@@ -495,8 +590,11 @@ def record_job(
     config: str | Path | None = None,
     runs_dir: str | Path | None = None,
     token: CancelToken | None = None,
+    keep: bool | None = None,
 ) -> JobGenerator[RecordResult]:
-    """Run ``agent`` once, live, recording its calls into ``output`` (a new file).
+    """Run ``agent`` once, live, recording its calls into ``output`` (a new file, always
+    kept). ``runs_dir`` and ``keep``: where the run's output and report go and whether
+    they stay (module doc).
 
     Raises:
         FileExistsError: ``output`` exists (checked before the agent starts; the agent's
@@ -504,13 +602,30 @@ def record_job(
         AgentNotStarted: the agent command cannot be started.
         CassetteFormatError: the config is bad.
     """
+    folder = RunsFolder(runs_dir, keep)
+    try:
+        result = yield from _record(agent, output, timeout, config, folder, token)
+        folder.forget(result)
+        return result
+    finally:
+        folder.remove()
+
+
+def _record(
+    agent: AgentCommand,
+    output: str | Path,
+    timeout: float | None,
+    config: str | Path | None,
+    runs_folder: RunsFolder,
+    token: CancelToken | None,
+) -> JobGenerator[RecordResult]:
     token = token or CancelToken()
     target = Path(output).resolve()
     if target.exists():
         raise FileExistsError(f"{output}: exists; a recording never overwrites a cassette")
     load_rules(config)  # a bad config is bad input before anything runs
     check_executable(agent.argv[0], agent.cwd, dict(os.environ))
-    folder = make_runs_dir(runs_dir, f"cassette-record-{target.stem}-")
+    folder = runs_folder.open(f"cassette-record-{target.stem}-")
     report = folder / "run-01.report.json"
     env = _agent_env("record", target, report, config)
     argv = agent.render({"cassette": str(target), "report": str(report), "run": "1"})

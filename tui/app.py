@@ -126,6 +126,10 @@ class CassetteApp(App[None]):
         if self._handle_signals:
             self._install_signal_handlers()
 
+    def on_unmount(self) -> None:
+        # the app ends (its screens, and so their jobs, are gone): the loop's run files go
+        self.session.run_folders.close()
+
     def _install_signal_handlers(self) -> None:
         """SIGTERM (``kill``, a service stop) and SIGHUP (the SSH connection dropped) quit
         the app the way ``ctrl+q`` does, so the terminal gets back its main screen, its
@@ -141,10 +145,15 @@ class CassetteApp(App[None]):
         # After SIGHUP the terminal is gone, and Textual's shutdown can block for ever on
         # writes to it (its writer queue; seen when an SSH session or tmux server dies):
         # a watchdog ends the process if the clean exit has not done so within seconds.
-        watchdog = threading.Timer(SIGNAL_EXIT_GRACE_S, os._exit, args=(128 + signum,))
+        watchdog = threading.Timer(SIGNAL_EXIT_GRACE_S, self._exit_now, args=(128 + signum,))
         watchdog.daemon = True
         watchdog.start()
         self.exit(return_code=128 + signum)
+
+    def _exit_now(self, code: int) -> None:
+        """End the process at once (the clean exit hung), the loop's run files removed."""
+        self.session.run_folders.close()
+        os._exit(code)
 
     def get_default_screen(self) -> Screen[Any]:
         session = self.session

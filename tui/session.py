@@ -10,7 +10,10 @@ compute a diff themselves.
 from __future__ import annotations
 
 import gc
+import os
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,6 +51,48 @@ class LoopResults:
     rerecord: RecordResult | None = None
 
 
+class RunFolders:
+    """Where the loop's jobs put their run files while the app is open, so runs can be
+    opened side by side after the job ended: one temporary folder (``cassette-tui-*``,
+    made on first use) with a folder per job in it. ``close`` removes it all; the app calls
+    it when it ends (and ``tempfile``'s finalizer would at interpreter exit). Thread-safe."""
+
+    #: seconds ``close`` keeps trying while a job still writes into its folder
+    CLOSE_TRIES = (0.0, 0.1, 0.3, 0.6)
+
+    def __init__(self) -> None:
+        self._root: tempfile.TemporaryDirectory[str] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def root(self) -> Path | None:
+        """The temporary folder, or ``None`` before the first ``new`` (or after ``close``)."""
+        root = self._root
+        return Path(root.name) if root is not None else None
+
+    def new(self, stage: str) -> Path:
+        """A new empty folder for one job (``<stage>-*``), inside the app's temporary one."""
+        with self._lock:
+            if self._root is None:
+                self._root = tempfile.TemporaryDirectory(
+                    prefix="cassette-tui-", ignore_cleanup_errors=True
+                )
+            return Path(tempfile.mkdtemp(prefix=f"{stage}-", dir=self._root.name))
+
+    def close(self) -> None:
+        """Remove every job's folder (a job still stopping may write a last file: tried
+        again for a moment). Never raises; a later ``new`` starts a new temporary folder."""
+        with self._lock:
+            root, self._root = self._root, None
+        if root is None:
+            return
+        for pause in self.CLOSE_TRIES:
+            time.sleep(pause)
+            root.cleanup()
+            if not os.path.exists(root.name):
+                return
+
+
 @contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
     # Rows for 100k steps are 100k new objects: without a pause of the cyclic collector,
@@ -74,6 +119,8 @@ class Session:
         align_reason: why ``auto`` chose ``align``, or ``None``.
         run_source: the file of many runs the app started on, or ``None``.
         loop: the debug loop's results (see ``LoopResults``).
+        run_folders: where the loop's jobs put their run files (``RunFolders``), removed
+            when the app closes.
         agent: the agent command the loop runs (``--agent`` or the config), or ``None``.
         agent_problem: why there is no agent (how to configure one), or ``None``.
         config: the config file the app was started with (``--config``), handed to the
@@ -105,6 +152,8 @@ class Session:
         self.align_reason: str | None = None
         self.run_source = run_source
         self.loop = LoopResults()
+        #: the run files of the loop's jobs, until the app closes
+        self.run_folders = RunFolders()
         self.agent: AgentCommand | None = None
         self.agent_problem: str | None = None
         self.config: str | None = None
@@ -144,6 +193,7 @@ class Session:
         # a session opened with "auto" lets the new pair pick its own alignment
         other = Session(self.a, b, align="auto" if self._auto else self.align)
         other.loop = self.loop
+        other.run_folders = self.run_folders
         other.agent, other.agent_problem = self.agent, self.agent_problem
         other.config = self.config
         return other

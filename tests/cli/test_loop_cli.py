@@ -43,11 +43,17 @@ def test_replay_reproduces_the_failure_and_the_fix(tmp_path: Path) -> None:
     assert "failed (exit 1)" in out and "7 hits" in out and "0 misses" in out
     assert "search_docs sha256:0bde2b47072f677b  called 5x, recorded 5x" in out
     assert "network: off (" in out
-    done = cli("replay", str(SAMPLES / "fix.jsonl"), "--agent", DEMO, "--json")
+    runs = tmp_path / "runs"
+    done = cli(
+        "replay", str(SAMPLES / "fix.jsonl"), "--agent", DEMO, "--json", "--runs-dir", str(runs)
+    )
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert doc["passed"] and doc["clean"] and doc["isolation"] in ("netns", "guard")
-    assert doc["replay_report"]["used"] == 4 and doc["run"]["call_log"].endswith("run-01.jsonl")
+    assert doc["replay_report"]["used"] == 4 and doc["run"]["call_log"] == str(
+        runs / "run-01.jsonl"
+    )
+    assert (runs / "run-01.jsonl").is_file()  # --runs-dir keeps the files
 
 
 def test_replay_reports_misses_with_the_nearest_call(tmp_path: Path) -> None:
@@ -121,7 +127,8 @@ def test_gate_of_the_flaky_demo(tmp_path: Path) -> None:
 
 def test_gate_human_output_names_the_verdict_and_two_runs_to_open(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    done = cli("gate", str(cassette), "--agent", agent_cmd("fork"), "--runs", "20", "-j", "2")
+    done = cli("gate", str(cassette), "--agent", agent_cmd("fork"), "--runs", "20", "-j", "2",
+               "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
     assert done.returncode == 1, done.stderr
     out = done.stdout
     assert "verdict flaky" in out and "The runs part at call 2:" in out

@@ -335,7 +335,8 @@ def test_flaky_after_the_tool_layer(tmp_path: Path) -> None:
 
 def test_flaky_with_runs_taking_different_paths(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    result = run_job(gate_job(cassette, agent("fork"), runs=20, jobs=2))
+    runs = tmp_path / "runs"  # kept: the call logs are read below
+    result = run_job(gate_job(cassette, agent("fork"), runs=20, jobs=2, runs_dir=runs))
     assert result.verdict == "flaky"
     div = result.divergence
     assert div is not None and div.kind == "calls" and div.call == 2
@@ -354,7 +355,7 @@ def test_flaky_with_runs_taking_different_paths(tmp_path: Path) -> None:
 
 def test_misses_are_summed_and_logged(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    result = run_job(gate_job(cassette, agent("miss"), runs=3))
+    result = run_job(gate_job(cassette, agent("miss"), runs=3, runs_dir=tmp_path / "runs"))
     assert result.total("misses") == 3
     assert all(r.status == "crashed" for r in result.results)  # CassetteMiss is raised
     from cassette_tui.core import load

@@ -62,7 +62,7 @@ def runs_dir_option(f: F) -> F:
         type=click.Path(file_okay=False),
         default=None,
         help="Keep each run's output, report and call log here (an empty or new folder; "
-        "default: a new temporary folder).",
+        "default: a temporary folder, removed when the command ends).",
     )(f)
 
 

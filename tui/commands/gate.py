@@ -33,6 +33,7 @@ from ..text.gate import (
     verdict_line,
     without_log_line,
 )
+from ..text.runs import files_text
 from ._loop import (
     agent_option,
     fail,
@@ -143,7 +144,7 @@ def print_gate(result: Any, name: str) -> None:
             echo(f"  {missing}")
     for line in odd_run_lines(result):
         echo(line)
-    echo(f"files   {safe(rr.runs_dir)}")
+    echo(f"files   {files_text(rr.runs_dir)}")
     pair = pick_pair(result)
     if pair is not None:
         a, b = pair
@@ -151,3 +152,5 @@ def print_gate(result: Any, name: str) -> None:
             f"open two runs side by side (run {a.run} {a.status}, run {b.run} {b.status}):\n"
             f"  cassette-tui {shlex.quote(str(a.call_log))} {shlex.quote(str(b.call_log))}"
         )
+    elif rr.runs_dir is None and result.verdict == "flaky":
+        echo("open two runs side by side: gate again with --runs-dir DIR to keep their call logs")

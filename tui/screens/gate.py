@@ -44,8 +44,8 @@ from ..text.gate import (
     verdict_words,
     without_log_line,
 )
-from ..text.replay import FAIL, PASS, clean
-from ..text.runs import short_command
+from ..text.replay import FAIL, PASS
+from ..text.runs import files_text, short_command
 from ..text.safe import printable
 from ..widgets.text_input import TextInput
 from .loop_job import LoopJobScreen
@@ -145,7 +145,7 @@ def verdict_text(result: GateResult) -> Text:
             text.append(f" {missing}")
     for line in odd_run_lines(result, limit=3):
         text.append(f"\n{line}")
-    text.append(f"\nfiles   {clean(result.runs_result.runs_dir)}", style="dim")
+    text.append(f"\nfiles   {files_text(result.runs_result.runs_dir)}", style="dim")
     pair = pick_pair(result)
     hint = "space marks two runs, enter opens them"
     if pair is not None:
@@ -273,7 +273,14 @@ class GateScreen(LoopJobScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="gate")
     def run_gate(self, path: Path, runs: int, token: CancelToken) -> None:
         session = self.session
-        job = gate_job(path, self.agent, runs=runs, config=session.config, token=token)
+        job = gate_job(
+            path,
+            self.agent,
+            runs=runs,
+            config=session.config,
+            token=token,
+            runs_dir=session.run_folders.new("gate"),  # kept to open runs; gone at exit
+        )
         try:
             result = run_job(job, lambda p: self.post_message(JobProgress(p)))
         except Exception as exc:  # noqa: BLE001 - shown on the screen

@@ -38,6 +38,7 @@ from ..text.replay import (
     stderr_lines,
     unused_line,
 )
+from ..text.runs import files_text
 from ..text.safe import printable
 from ..widgets.detail import DetailPane
 from ..widgets.step_list import StepList
@@ -116,7 +117,7 @@ def replay_report(result: ReplayResult | None, name: str, agent: str, note: str 
             text.append(f"\ncall log: {clean(run.call_log)}  (d: against A)", style="dim")
     for line in stderr_lines(run, count=4):
         text.append(f"\n{line}", style="dim")
-    text.append(f"\nfiles: {clean(result.runs_result.runs_dir)}", style="dim")
+    text.append(f"\nfiles: {files_text(result.runs_result.runs_dir)}", style="dim")
     return text
 
 
@@ -181,7 +182,13 @@ class ReplayScreen(LoopJobScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="replay")
     def run_replay(self, path: Any, token: CancelToken) -> None:
         session = self.session
-        job = replay_job(path, self.agent, config=session.config, token=token)
+        job = replay_job(
+            path,
+            self.agent,
+            config=session.config,
+            token=token,
+            runs_dir=session.run_folders.new("replay"),  # kept to open the log; gone at exit
+        )
         try:
             result = run_job(job, lambda p: self.post_message(JobProgress(p)))
         except Exception as exc:  # noqa: BLE001 - shown on the screen

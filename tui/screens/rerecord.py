@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -168,7 +167,7 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
     def action_run(self) -> None:
         assert self.agent is not None
         self.token = CancelToken()
-        self.runs_dir = Path(tempfile.mkdtemp(prefix=f"cassette-record-{self.target.stem}-"))
+        self.runs_dir = self.owner_session.run_folders.new("record")
         self._started = time.monotonic()
         self._show("running")
         self._ticker = self.set_interval(TICK_S, self._tick, name="rerecord-tick")
@@ -190,12 +189,13 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
                     runs_dir=runs_dir,
                     config=self.owner_session.config,
                     token=token,
+                    keep=False,  # its output is read while it runs, then removed
                 ),
                 lambda p: self.post_message(JobProgress(p)),
             )
         except Exception as exc:  # noqa: BLE001 - shown on the screen, nothing ran
             with contextlib.suppress(OSError):
-                runs_dir.rmdir()  # empty: the agent never started
+                runs_dir.rmdir()  # empty: the agent never started (else the job removed it)
             self.post_message(RecordFailed(exc))
             return
         self.post_message(RecordReady(result))

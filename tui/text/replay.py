@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .plural import plural
-from .runs import run_line
+from .runs import files_text, run_line
 from .safe import printable
 
 __all__ = ["run_line"]  # the one run line (tui/text/runs.py), re-exported
@@ -172,7 +172,7 @@ def replay_lines(result: ReplayResult, name: str) -> list[str]:
         if run.call_log is not None:
             lines.append(f"call log: {clean(run.call_log)}")
     lines.extend(stderr_lines(run))
-    lines.append(f"files: {clean(result.runs_result.runs_dir)}")
+    lines.append(f"files: {files_text(result.runs_result.runs_dir)}")
     return lines
 
 

@@ -36,3 +36,14 @@ def run_line(run: Any) -> str:
     code = run.exit_code
     how = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
     return f"{run.status} ({how}) in {run.duration_s:.2f} s"
+
+
+#: what the loop's commands say of the run files of a job that removed them at its end
+NOT_KEPT = (
+    "removed when the job ended (--runs-dir DIR keeps each run's output, report and call log)"
+)
+
+
+def files_text(runs_dir: Any) -> str:
+    """Where a job's run files are (``RunsResult.runs_dir``), or that they were removed."""
+    return _safe(runs_dir) if runs_dir is not None else NOT_KEPT
