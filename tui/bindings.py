@@ -78,7 +78,7 @@ _MOVE = [
         "Clear search",
         show=False,
         id="main.clear_search",
-        tooltip="Close the search bar, then forget the search",
+        tooltip="Close the search bar; stop a running diff; then forget the search",
     ),
     Binding("q", "back", "Quit", id="main.back", tooltip="Quit (from a step or the help: back)"),
 ]

@@ -61,3 +61,8 @@ async def press(pilot: Pilot, *keys: str) -> None:
     for key in keys:
         await pilot.press(key)
         await settle(pilot)
+
+
+def notes(app: App) -> str:
+    """The notifications (toasts) on screen, as text, one a line."""
+    return "\n".join(str(note.message) for note in app._notifications)

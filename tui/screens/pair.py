@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from cassette_tui.core.diff import DiffResult
 from cassette_tui.core.errors import CassetteError
 from cassette_tui.core.findings import Finding
-from cassette_tui.core.jobs import Cancelled, CancelToken, run_job
+from cassette_tui.core.jobs import Cancelled, CancelToken, Progress, run_job
 from cassette_tui.core.pin import plan_pin
 from rich.console import RenderableType
 from rich.text import Text
@@ -25,6 +25,7 @@ from ..messages import DiagnosisReady, DiffFailed, DiffReady, JobCancelled, JobP
 from ..session import Alignment, Session
 from ..text.detail import Limits, pair_detail, pair_title
 from ..text.loop import loop_bar, loop_stages
+from ..text.progress import progress_count
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
@@ -56,6 +57,8 @@ class PairScreen(StepsScreen):
     def __init__(self, session: Session | None = None) -> None:
         super().__init__(session)
         self._token: CancelToken | None = None
+        #: the diff escape stopped before any row was shown (its rows by seq are coming)
+        self._stopped: str | None = None
 
     def compose_bars(self) -> ComposeResult:
         yield Static(self._loop_bar_text(), id="loopbar")
@@ -138,9 +141,7 @@ class PairScreen(StepsScreen):
                 align = session.resolve_align()
             if align == "key" and session.cached_diff(align) is None:
                 token = self._token = CancelToken()
-                result = run_job(
-                    session.diff_job(align, token), lambda p: self.post_message(JobProgress(p))
-                )
+                result = run_job(session.diff_job(align, token), self._progress_sink(token))
             else:
                 result = session.quick_diff(align)
             rows = PairRows(result)
@@ -162,9 +163,7 @@ class PairScreen(StepsScreen):
         """The exact diff after statuses from the bytes, as a job; escape stops it."""
         token = self._token = CancelToken()
         try:
-            result = run_job(
-                self.session.diff_job(align, token), lambda p: self.post_message(JobProgress(p))
-            )
+            result = run_job(self.session.diff_job(align, token), self._progress_sink(token))
             rows = PairRows(result)
         except Cancelled:
             self.post_message(JobCancelled("exact diff"))
@@ -174,18 +173,33 @@ class PairScreen(StepsScreen):
             return
         self.post_message(DiffReady(result, rows, result.first_divergence or 0))
 
+    def _progress_sink(self, token: CancelToken) -> Callable[[Progress], None]:
+        """Post a job's progress to the header until its token is cancelled (a stopped job
+        runs on to its next check: its progress must not cover the rows shown since)."""
+
+        def sink(progress: Progress) -> None:
+            if not token.cancelled:
+                self.post_message(JobProgress(progress))
+
+        return sink
+
     def cancel_job(self) -> bool:
         token = self._token
         if token is None or token.cancelled:
             return False
         token.cancel()
+        if self.result is None:
+            # nothing shown yet: the rows by seq now, not once the job sees its token (the
+            # key diff's alignment pass does not look at it; what it returns is ignored)
+            self._token = None
+            self._rows_by_seq(f"diff by {self.session.align}")
         return True
 
     @on(JobProgress)
     def _job_progress(self, message: JobProgress) -> None:
         progress = message.progress
         stage = _STAGES.get(progress.stage, progress.stage)
-        what = f"{stage} ({progress.done}/{progress.total} {progress.unit})"
+        what = f"{stage} ({progress_count(progress)})"
         if progress.message:
             what += f" {printable(progress.message)}"
         what += " · escape stops"
@@ -205,19 +219,30 @@ class PairScreen(StepsScreen):
         if token is None or not token.cancelled:
             return  # stopped by a realignment, not by escape: the new diff is on its way
         self._token = None
-        self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
         if self.result is not None:
+            self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
             self.session.align = self._align_of(self.result)
-            note = None if self.result.exact else "statuses from the bytes (exact diff stopped)"
+            note = None
+            if not self.result.exact:
+                note = f"statuses from the bytes ({message.stage} stopped; a realigns)"
             self.show_summary(pair_summary(self.result, with_findings=False, note=note))
             self.steps.loading = False
             if self.result.exact:
                 self.diagnose(self.result)
         else:
-            text = loading_summary(self.session.a, self.session.b, "")
-            text.append(f"{message.stage} stopped", style="bold")
-            self.show_summary(text)
-            self.steps.loading = False
+            self._rows_by_seq(message.stage)
+
+    def _rows_by_seq(self, stage: str) -> None:
+        """After escape stopped the diff by key before any row was shown: the rows by seq,
+        which the bytes give at once (never an empty screen), and no new job; ``a`` aligns
+        by key again (at once if that diff ended anyway: the session keeps it)."""
+        self._stopped = stage
+        session = self.session
+        session.align, session.align_auto, session.align_reason = "seq", False, None
+        words = f"{stage} stopped: the rows by seq (a aligns by key again)"
+        self.app.notify(words, markup=False, timeout=5)
+        self.show_summary(loading_summary(session.a, session.b, f"{stage} stopped; by seq…"))
+        self.compute_diff("seq", None)
 
     @staticmethod
     def _align_of(result: DiffResult) -> Alignment:
@@ -237,12 +262,18 @@ class PairScreen(StepsScreen):
             # user put it, or goes to the exact first divergence if it never moved
             moved = self.steps.cursor != (previous.first_divergence or 0)
             cursor = self.steps.cursor if moved else cursor
+        stopped, self._stopped = self._stopped, None
         if result.exact:
             self._token = None
             self.show_summary(pair_summary(result, with_findings=False))
             self.show_rows(message.rows, cursor)
             self.app.keep_loaded(len(self.model))
             self.diagnose(result)
+        elif stopped is not None:
+            # the rows after a stopped diff: the bytes' word, and no job the user just stopped
+            note = f"statuses from the bytes ({stopped} stopped; a realigns)"
+            self.show_summary(pair_summary(result, with_findings=False, note=note))
+            self.show_rows(message.rows, cursor)
         else:
             note = "statuses from the bytes; reading every response · escape stops"
             self.show_summary(pair_summary(result, with_findings=False, note=note))

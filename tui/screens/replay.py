@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static
 from .. import bindings
 from ..messages import JobProgress, LoopFailed, ReplayDone
 from ..text.miss import miss_detail
+from ..text.progress import progress_count
 from ..text.replay import (
     calls_line,
     clean,
@@ -201,7 +202,7 @@ class ReplayScreen(LoopJobScreen):
     def _progress(self, message: JobProgress) -> None:
         p = message.progress
         if self.result is None:
-            note = f"replaying ({p.done}/{p.total} {p.unit})… escape cancels"
+            note = f"replaying ({progress_count(p)})… escape cancels"
             self.query_one("#replay-text", Static).update(self._report(note))
 
     @on(ReplayDone)
