@@ -162,9 +162,9 @@ async def test_escape_during_the_exact_diff_keeps_the_rows_and_a_realigns(
         await pilot.press("a")
         await wait_until(
             pilot,
-            lambda: screen.result is not None
-            and screen.result.align == "seq"
-            and screen.result.exact,
+            lambda: (
+                screen.result is not None and screen.result.align == "seq" and screen.result.exact
+            ),
             "the exact diff by seq",
         )
         await settle(pilot)
