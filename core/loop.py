@@ -48,6 +48,7 @@ from .isolation import Isolation, choose
 from .jobs import CancelToken, JobGenerator, Progress
 from .normalize import load_rules
 from .runner import ProcessOutcome, ProcessSpec, run_processes
+from .served import open_served
 
 #: seconds an agent run may take by default before its process group is killed
 DEFAULT_TIMEOUT = 120.0
@@ -204,6 +205,8 @@ class RunsResult:
         runs_dir: the folder holding every run's files, or ``None``: the job's temporary
             folder, removed when it ended (see the module doc).
         cancelled: the job was cancelled; ``results`` holds what finished before.
+        source_format: ``"cassette"``, or the format of an imported run (``cassette`` is
+            then its path spec; the agent read it written as a cassette, ``served.py``).
     """
 
     cassette: Path
@@ -214,6 +217,7 @@ class RunsResult:
     isolation_detail: str
     runs_dir: Path | None
     cancelled: bool = False
+    source_format: str = "cassette"
 
     @property
     def completed(self) -> list[RunResult]:
@@ -436,6 +440,10 @@ def replay_runs(
     ``runs_dir`` and ``keep``: where the run files go and whether they stay (module doc);
     a ``RunsFolder`` is the caller's to remove (a job that reads the files afterwards).
 
+    ``cassette`` is any path spec (``core.sources``): a run imported from another format
+    (``FILE#task=31,trial=2``, a VCR cassette) is written as a cassette into the runs
+    folder for the agent (``served.py``).
+
     Raises (before any run starts):
         CassetteFormatError: the cassette cannot be loaded, or the config is bad.
         IsolationError: the requested isolation cannot be had.
@@ -473,11 +481,12 @@ def _replay_runs(
         raise ValueError(f"runs must be at least 1, got {runs}")
     token = token or CancelToken()
     rules = load_rules(config)
-    source = Path(cassette).resolve()
-    loaded = load(source, rules=rules)
+    served = open_served(cassette, rules)  # any path spec: an imported run too
+    loaded = served.cassette
     chosen: Isolation = choose(isolation)
     check_executable(agent.argv[0], agent.cwd, dict(os.environ))
-    folder = runs_folder.open(f"cassette-{stage}-{source.stem}-")
+    folder = runs_folder.open(f"cassette-{stage}-{served.stem}-")
+    source = served.place(folder)  # an imported run: written as a cassette for the agent
     specs = []
     for n in range(1, runs + 1):
         name = f"run-{n:02d}"
@@ -496,8 +505,9 @@ def _replay_runs(
             )
         )
     result = RunsResult(
-        source, agent.template, runs, [], chosen.name, chosen.detail, folder, cancelled=False
-    )
+        served.source, agent.template, runs, [], chosen.name, chosen.detail, folder,
+        cancelled=False, source_format=served.fmt,
+    )  # fmt: skip
     yield Progress(stage, 0, runs, "runs", "")
     for outcome in run_processes(specs, jobs or default_jobs(), token):
         run = _run_result(outcome, folder, chosen, loaded)

@@ -33,6 +33,7 @@ from ..text.gate import (
     verdict_line,
     without_log_line,
 )
+from ..text.replay import served_line
 from ..text.runs import files_text
 from ._loop import (
     agent_option,
@@ -122,6 +123,9 @@ def print_gate(result: Any, name: str) -> None:
     echo = click.echo
     rr = result.runs_result
     echo(f"gate    {safe(name)}  x{rr.requested}")
+    served = served_line(rr)
+    if served:
+        echo(served)
     echo(f"agent   {safe(rr.agent)}")
     for line in isolation_lines(result):
         echo(line)

@@ -44,7 +44,7 @@ from ..text.gate import (
     verdict_words,
     without_log_line,
 )
-from ..text.replay import FAIL, PASS
+from ..text.replay import FAIL, PASS, served_line
 from ..text.runs import files_text, short_command
 from ..text.safe import printable
 from ..widgets.text_input import TextInput
@@ -129,6 +129,9 @@ def verdict_text(result: GateResult) -> Text:
     text.append(f" · {verdict_line(result)}")
     for line in isolation_lines(result):
         text.append(f"\n{line}")
+    served = served_line(result.runs_result)
+    if served:
+        text.append(f"\n{served}")
     empty = no_replay_line(result)
     if empty:
         text.append(f"\n{empty}", style="bold")

@@ -36,6 +36,7 @@ from ..text.replay import (
     no_replay_lines,
     repeat_lines,
     run_line,
+    served_line,
     stderr_lines,
     unused_line,
 )
@@ -102,6 +103,9 @@ def replay_report(result: ReplayResult | None, name: str, agent: str, note: str 
         # (a cancelled run's error already says why, on the status line)
         text.append("  (cancelled: the agent was stopped)", style="bold")
     text.append(f"\n{isolation_line(run.isolation, run.blocked)}")
+    served = served_line(result.runs_result)
+    if served:
+        text.append(f"\n{served}")
     if run.report is None:
         for line in no_replay_lines(run):
             text.append(f"\n{line}", style="bold" if run.no_replay else "")

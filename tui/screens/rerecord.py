@@ -99,7 +99,11 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
         self.state: State = "no_agent" if self.agent is None else "confirm"
         a = session.a
         self.old_label = file_label(a) if a is not None else "A"
-        self.target = rerecord_path(a.path if a is not None else None, now())
+        fmt = a.metadata.get("format") if a is not None else None
+        self.imported_from: str | None = fmt if fmt not in (None, "cassette") else None
+        self.target = rerecord_path(
+            a.path if a is not None else None, now(), imported=self.imported_from is not None
+        )
         self.result: RecordResult | None = None
         self.token: CancelToken | None = None
         self.runs_dir: Path | None = None
@@ -125,7 +129,7 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
         if agent is None:
             return no_agent_text(self.owner_session.agent_problem)
         if self.state == "confirm":
-            return confirm_text(agent, self.target, self.old_label)
+            return confirm_text(agent, self.target, self.old_label, self.imported_from)
         if self.state == "running":
             tail = stderr_tail(self.runs_dir / "run-01.stderr") if self.runs_dir else ""
             return running_text(agent, self.target, time.monotonic() - self._started, tail)

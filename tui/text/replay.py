@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from cassette_tui.core.served import IMPORTED_NAME
+
 from .plural import plural
 from .runs import files_text, run_line
 from .safe import printable
@@ -20,7 +22,7 @@ __all__ = ["run_line"]  # the one run line (tui/text/runs.py), re-exported
 
 if TYPE_CHECKING:
     from cassette_tui.core.gate import ReplayResult
-    from cassette_tui.core.loop import RunResult
+    from cassette_tui.core.loop import RunResult, RunsResult
 
 #: the glyphs of a run's outcome (the loop bar, the gate's table)
 PASS, FAIL = "✓", "✗"
@@ -49,6 +51,16 @@ def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:
         where = ", ".join(sorted({clean(b.get("address")) for b in blocked})[:3])
         line += f"; refused {len(blocked)} connection attempt(s): {where}"
     return line
+
+
+def served_line(runs_result: RunsResult) -> str | None:
+    """For a run imported from another format (``FILE#task=31,trial=2``, a VCR cassette):
+    ``served  a tau-bench run, written as a cassette for the agent (run-cassette.jsonl)``;
+    ``None`` for a cassette file."""
+    fmt = runs_result.source_format
+    if fmt == "cassette":
+        return None
+    return f"served  a {clean(fmt)} run, written as a cassette for the agent ({IMPORTED_NAME})"
 
 
 def calls_line(run: RunResult) -> str:
@@ -147,8 +159,10 @@ def no_replay_lines(run: RunResult) -> list[str]:
 def replay_lines(result: ReplayResult, name: str) -> list[str]:
     """Everything ``cassette-tui replay`` prints, line by line."""
     run = result.run
+    served = served_line(result.runs_result)
     lines = [
         f"replay  {clean(name)}",
+        *([served] if served else []),
         f"agent   {clean(result.runs_result.agent)}",
         f"result  {run_line(run)}",
         isolation_line(run.isolation, run.blocked),

@@ -63,16 +63,25 @@ def _agent_rows(agent: AgentCommand, target: Path) -> list[tuple[str, str | Text
     return rows
 
 
-def confirm_text(agent: AgentCommand, target: Path, old: str) -> RenderableType:
+def confirm_text(
+    agent: AgentCommand, target: Path, old: str, imported_from: str | None = None
+) -> RenderableType:
     """Before anything runs: the exact command, that it runs live, the new file it writes
-    (next to A, a name no file holds) and what follows."""
+    (next to A, a name no file holds; in the current folder when A is a run imported from
+    another format, ``imported_from`` that format) and what follows."""
     live = Text(LIVE, style="bold")
     live.append(f" ({ENV_MODE}=record {ENV_PATH}=the new file)", style="none")
+    where = (
+        "a new file beside A; A stays as it is"
+        if imported_from is None
+        else f"a new file in the current folder, not beside A: A is a {imported_from} run "
+        "imported from a file whose folder is left alone"
+    )
     rows = [
         *_agent_rows(agent, target),
         ("mode", live),
         ("writes", Text(printable(str(target)))),
-        ("", "a new file beside A; A stays as it is; a recording never overwrites a cassette"),
+        ("", f"{where}; a recording never overwrites a cassette"),
         ("then", f"A ({old}) against the new recording, in the main view"),
     ]
     heading = Text("Re-record A: run the agent once, live", style="bold")
