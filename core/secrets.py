@@ -466,6 +466,235 @@ def _longest_first(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+# -- the line prefilter ----------------------------------------------------------------------
+# ``check`` scans every entry of a cassette; most lines of a real one hold no secret, and
+# the bytes of a line can prove it without walking its values: one pass of RE2's
+# multi-pattern matcher (google-re2, linear time) over the line looks for a necessary
+# condition of each source of hits in ``_scan_string`` / ``_scan_text``. When none is
+# there, ``scan_entry`` of the line's entry finds nothing; a property test holds the two
+# equal, and the full scan stays the definition of a secret.
+
+#: the JSON escapes a line's text is rebuilt from (``\\`` is not one: a text holding a
+#: backslash may hold JSON whose own escapes the scan decodes again)
+_ESCAPES = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"b": b"\b", b"f": b"\f", b"/": b"/"}
+_UNICODE_ESCAPE = re.compile(
+    rb"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
+)
+#: each JSON string of a rebuilt line in turn (``\x00`` delimits them): an object key
+#: (followed by ``:``) is captured, a value is matched as the empty capture
+_JSON_KEY = re.compile("\x00([^\x00]*)\x00\\s*:|\x00[^\x00]*\x00")
+#: a key the key-name rules name holds one of these, in any case: its last word, or the
+#: last two joined ("apikey" split anywhere holds "key" or "apik")
+_KEY_STEMS = "key|token|pass|pwd|secret|cookie|credentials|authorization|apik"
+#: the bytes of ``_B64_RUN``'s class (a rebuilt line holds no backslash)
+_B64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=")
+#: where a base64 run the entropy test can call random is: 23 characters or more (the
+#: base64 limit needs 23 distinct ones), or 16 hex digits
+_RUN_PATTERN = r"[A-Za-z0-9+/\-_=]{23,}|[0-9a-fA-F]{16,}"
+
+#: the library's patterns that need a keyword before the value, loosened so that a match
+#: in a window of one text implies a match in the line: no lookbehind, no lookahead, the
+#: union of their keywords, separators and value characters, at least the shortest value
+_CONTEXT_LOOSE = (
+    r"(?i)(?:key|pwd|pw|password|pass|token)(?:\"|'|)(?:\]|)(?: *)(?:=|:|:=|=>| +|::)"
+    r"(?: *)(?:\"|'|)[a-z0-9/+_\-]{24}"
+)
+
+#: the prefilter's patterns (RE2 syntax, on the line's UTF-8 bytes), by what a match means
+_MAYBE = "maybe"  # a source of hits may be there: scan the entry
+_KEY = "key"  # an object key holding a key-name stem: test the line's keys exactly
+_QUERY_NAME = "query"  # a query parameter holding a stem: test the line's parameters
+_SLASHES, _URL_NEED = "//", "url need"  # both: a URL pattern may match
+_QUOTE, _STEM = "quote", "stem"  # both: the keyword plugin may match
+_RUN = "run"  # a base64 run of 23+ or hex run of 16+: test the runs' entropy
+
+
+def _loosened(pattern: str) -> str:
+    """A library pattern without what RE2 lacks or a token alone sees otherwise: the
+    lookaheads and the start/end delimiters go, repeats over 1000 become open; every
+    match of the pattern in a token is a match of this in the line."""
+    pattern = pattern.replace(r"(?!\w)", "")
+    pattern = pattern.replace(r'(?:\s|=|:|"|^)', "").replace(r'(?:\s|"|$)', "")
+    return re.sub(r"\{(\d+),(\d{4,})\}", r"{\1,}", pattern)
+
+
+@functools.cache
+def _prefilter() -> tuple[Any, tuple[str, ...], Any] | None:
+    """The RE2 set, per pattern index what a match means, and the runs' pattern compiled;
+    ``None`` without RE2."""
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - a dependency; without it, no prefilter
+        return None
+    patterns: list[tuple[str, str]] = [
+        # placeholders, PEM blocks, bearer words (``_scan_text``'s own tests)
+        (_MAYBE, r"<redacted:|PRIVATE KEY|PuTTY-User-Key|earer|EARER"),
+        # Python's case-insensitive [a-z] also matches these two; RE2's does not
+        (_MAYBE, "\u0130|\u0131"),
+        (_KEY, rf"\x00[^\x00]*(?i:{_KEY_STEMS})[^\x00]*\x00\s*:"),
+        # a key of JSON held in a text (its own quotes are the only ones in the line)
+        (_MAYBE, rf'"[^"\x00]*(?i:{_KEY_STEMS})[^"\x00]*"\s*:'),
+        (_QUERY_NAME, rf"[?&;][A-Za-z0-9_.\-]*(?i:{_KEY_STEMS})[A-Za-z0-9_.\-]*="),
+        (_SLASHES, r"//"),
+        # the URL patterns: basic-auth and Cloudant need "@", npm "_authToken", the rest
+        # their hosts
+        (_URL_NEED, r"@|_authToken|(?i:slack|softlayer)"),
+        (_QUOTE, r"['`\"]"),
+        (_STEM, r"(?i:key|pass|pwd|secret|contrase)"),
+        (_RUN, _RUN_PATTERN),
+        # the context patterns, loosened: their keywords, separators and value characters
+        # (at least the shortest value); the AWS one has no lookaround
+        (_MAYBE, _CONTEXT_LOOSE),
+    ]
+    for _, regex in _pattern_groups()[1]:
+        if "(?<" not in regex.pattern and "(?!" not in regex.pattern:
+            flags = "(?i)" if regex.flags & re.IGNORECASE else ""
+            patterns.append((_MAYBE, flags + regex.pattern))
+    for _, regex in _pattern_groups()[0]:
+        flags = "(?i)" if regex.flags & re.IGNORECASE else ""
+        patterns.append((_MAYBE, flags + _loosened(regex.pattern)))
+    options = re2.Options()
+    options.log_errors = False
+    matcher = re2.Set.SearchSet(options)
+    for _, pattern in patterns:
+        matcher.Add(pattern)
+    matcher.Compile()
+    return matcher, tuple(meaning for meaning, _ in patterns), re2.compile(_RUN_PATTERN, options)
+
+
+_entropy_seen: dict[bytes, bool] = {}
+
+
+def _run_may_be_entropic(run: bytes) -> bool:
+    hit = _entropy_seen.get(run)
+    if hit is None:
+        hit = _entropy_hit(run.decode("ascii")) is not None
+        if len(_entropy_seen) < 65536:
+            _entropy_seen[run] = hit
+    return hit
+
+
+def _unicode_char(m: re.Match[bytes]) -> bytes:
+    if m.group(3) is not None:
+        code = int(m.group(3), 16)
+        if 0xD800 <= code <= 0xDFFF or code in (0, 0x5C):
+            raise ValueError("a lone surrogate, a NUL or a backslash")
+    else:
+        code = 0x10000 + ((int(m.group(1), 16) - 0xD800) << 10) + int(m.group(2), 16) - 0xDC00
+    return chr(code).encode("utf-8")
+
+
+def _texts_line(raw: bytes) -> bytes | None:
+    """The line with each JSON string's text as it is decoded, between ``\x00``
+    delimiters (so every text the scan sees, keys included, is a substring of it and
+    ``"`` is only ever a text's own), or ``None`` when that cannot be made: an escaped
+    backslash (or one written ``\\u005c``), a NUL, a lone surrogate, bytes not UTF-8."""
+    if b"\x00" in raw or b"\x01" in raw:
+        return None
+    if b"\\" not in raw:
+        return raw.replace(b'"', b"\x00")
+    if b"\\\\" in raw:
+        return None
+    line = raw.replace(b'\\"', b"\x01").replace(b'"', b"\x00").replace(b"\x01", b'"')
+    for code, char in _ESCAPES.items():
+        line = line.replace(b"\\" + code, char)
+    if b"\\u" in line:
+        try:
+            line = _UNICODE_ESCAPE.sub(_unicode_char, line)
+        except ValueError:
+            return None
+    if b"\\" in line:
+        return None
+    return line
+
+
+def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
+    """Whether the bytes of one cassette line prove that ``scan_entry`` (without a config's
+    ``paths``) finds no secret in its entry: ``True`` means none; ``False`` means "maybe"
+    (scan the entry). ``stored_digest``: the entry's top-level ``args_digest`` (a field the
+    scan does not look at), left out of the test when given.
+
+    Conservative: a line whose texts cannot be rebuilt as substrings of one line
+    (``_texts_line``: an escaped backslash, say) is a maybe. Otherwise the line is a maybe
+    when it holds a key the key-name rules name (or a stem of one in a key of JSON held in
+    a text), a query parameter they name, a placeholder, a PEM block, a URL with what a URL
+    pattern needs, a bearer word, a keyword with a quote (``'`` or a backtick), what one of
+    the library's token or context patterns matches (loosened), or a base64/hex run over
+    the entropy limits. Raises nothing (a line that is not UTF-8 is a maybe)."""
+    built = _prefilter()
+    if built is None:
+        return False
+    matcher, meanings, runs = built
+    if stored_digest is not None:
+        raw = raw.replace(b'"args_digest":"' + stored_digest.encode() + b'"', b"", 1)
+    rebuilt = _texts_line(raw)
+    if rebuilt is None:
+        return False
+    raw = rebuilt
+    found = matcher.Match(raw)
+    if not found:
+        return True
+    seen = {meanings[i] for i in found}
+    if (
+        _MAYBE in seen
+        or (_SLASHES in seen and _URL_NEED in seen)
+        or (_QUOTE in seen and _STEM in seen)
+    ):
+        return False
+    try:
+        line = raw.decode("utf-8") if _KEY in seen or _QUERY_NAME in seen else ""
+    except UnicodeDecodeError:
+        return False
+    if _KEY in seen:
+        for key in set(_JSON_KEY.findall(line)):
+            if is_secret_key(key):
+                return False
+    if _QUERY_NAME in seen:
+        for m in _QUERY.finditer(line):
+            if is_secret_key(m.group(1)):
+                return False
+    if _RUN in seen:
+        for m in runs.finditer(raw):
+            # the whole base64 run around the match (a hex match may start inside one)
+            start, end = m.span()
+            while start and raw[start - 1] in _B64_BYTES:
+                start -= 1
+            while end < len(raw) and raw[end] in _B64_BYTES:
+                end += 1
+            if not _entropy_skipped(raw, start) and _run_may_be_entropic(raw[start:end]):
+                return False
+    return True
+
+
+def _entropy_skipped(line: bytes, at: int) -> bool:
+    """Whether the scan never tests the entropy of a run at ``at`` of a rebuilt line: it
+    is outside every text (a number), or in a text (not JSON) that is the value of an
+    id-like key (``request_id``, ``etag``, ...: ``_scan_string``'s ``entropy=False``)."""
+    opened = line.count(b"\x00", 0, at)
+    if not opened & 1:
+        return True  # not in a string: numbers are never scanned
+    start = line.rfind(b"\x00", 0, at)
+    end = line.find(b"\x00", at)
+    try:
+        text = line[start + 1 : end].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if text.lstrip()[:1] in ("{", "["):
+        return False  # JSON in a text: its leaves have keys of their own
+    key_end = line.rfind(b"\x00", 0, start)
+    if key_end < 0:
+        return False
+    between = line[key_end + 1 : start].strip(b" \t\n\r")
+    if between != b":":
+        return False  # a list item, or not an object's value
+    key_start = line.rfind(b"\x00", 0, key_end)
+    try:
+        key = line[key_start + 1 : key_end].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return _is_id_key(key)
+
+
 @functools.lru_cache(maxsize=65536)
 def classify(secret: str) -> str:
     """The kind a placeholder names for ``secret``: a function of the value alone, so the
@@ -870,8 +1099,16 @@ def hit_finding(seq: int, hit: SecretHit) -> Finding:
     )
 
 
-def entry_secret_findings(entry: Entry, config: SecretConfig | None = None) -> list[Finding]:
-    """The ``secret`` findings of one entry, in document order."""
+def entry_secret_findings(
+    entry: Entry, config: SecretConfig | None = None, raw: bytes | None = None
+) -> list[Finding]:
+    """The ``secret`` findings of one entry, in document order. ``raw``: the entry's line
+    as stored, when known; a line whose bytes prove it holds no secret
+    (``line_secret_free``) is not walked (without ``paths`` in the config)."""
+    if raw is not None and not (config or _DEFAULT)._paths:
+        stored = entry.args_digest if isinstance(entry.args_digest, str) else None
+        if line_secret_free(raw, stored):
+            return []
     return [hit_finding(entry.seq, hit) for hit in scan_entry(entry, config)]
 
 
@@ -882,13 +1119,12 @@ def secret_scan_job(
     entries; returns the ``secret`` findings in entry order."""
     findings: list[Finding] = []
     total = len(cassette)
-    # the entry as parsed, without the defensive copy ``cassette[i]`` makes: only read here
-    entry_at = getattr(cassette, "_entry", cassette.__getitem__)
-    for i in range(total):
-        entry = entry_at(i)
+    # one sequential read, the entries as parsed (no defensive copy: only read here), with
+    # their lines' bytes when the cassette is file-backed (the line prefilter)
+    for i, entry, raw in cassette.entries_read():
         if i % 1000 == 0:
             yield Progress("secrets", i, total, "entries")
-        findings.extend(entry_secret_findings(entry, config))
+        findings.extend(entry_secret_findings(entry, config, raw))
     yield Progress("secrets", total, total, "entries")
     return findings
 

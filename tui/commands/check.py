@@ -128,8 +128,8 @@ def check_one(
             found: list[Finding] = []
             config = secrets
 
-            def scan(_i: int, entry: Entry, _raw: bytes | None) -> None:
-                found.extend(entry_secret_findings(entry, config))
+            def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
+                found.extend(entry_secret_findings(entry, config, raw))
 
             findings = lint(cassette, each=scan)
             secret_rows = check_rows(found)
