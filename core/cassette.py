@@ -571,22 +571,29 @@ class Cassette(Sequence[Entry]):
             self._cache.popitem(last=False)
         return entry
 
-    def entries_read(self) -> Iterator[tuple[int, Entry, bytes | None]]:
-        """``(i, entry, line bytes)`` for every entry in order, for one pass that reads them
-        all (lint, the secret scan): a file-backed cassette reads its lines sequentially in
-        large chunks and parses each once, without the cache (the bytes let a caller skip
-        work a line cannot need); an in-memory one gives its entries and ``None``. The
-        entries are not copies: do not change them.
+    def entries_read(
+        self, start: int = 0, stop: int | None = None
+    ) -> Iterator[tuple[int, Entry, bytes | None]]:
+        """``(i, entry, line bytes)`` for every entry ``start <= i < stop`` (all of them by
+        default) in order, for one pass that reads them all (lint, the secret scan): a
+        file-backed cassette reads its lines sequentially in large chunks and parses each
+        once, without the cache (the bytes let a caller skip work a line cannot need); an
+        in-memory one gives its entries and ``None``. The entries are not copies: do not
+        change them.
 
         Raises:
             CassetteFormatError: an entry that does not parse (file, line, field).
         """
+        stop = len(self) if stop is None else min(stop, len(self))
         if not self.is_file_backed:
-            for i in range(len(self)):
+            for i in range(start, stop):
                 yield i, self._entry(i), None
             return
-        for i, raw in self.lines_bytes():
-            yield i, self._parse_entry(i, raw), raw
+        assert self.path is not None and self._offsets is not None
+        assert self._lengths is not None
+        spans = _read_spans(self.path, self._offsets[start:stop], self._lengths[start:stop])
+        for k, raw in spans:
+            yield start + k, self._parse_entry(start + k, raw), raw
 
     def _parse_entry(self, i: int, raw: bytes | None = None) -> Entry:
         """Parse entry ``i`` from its bytes (``raw``, else read). The load skipped its

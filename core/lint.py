@@ -99,8 +99,22 @@ EMPTY_MESSAGE = "the cassette has no calls"
 LintFinding = Finding
 
 
+class LintTail:
+    """The entries from ``start`` on, linted elsewhere (another process): ``findings()``
+    gives their ``entry_findings``, one list per entry in order, or ``None`` when ``lint``
+    must read them itself (then ``each`` is called for them as for the others)."""
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+
+    def findings(self) -> list[list[Finding]] | None:
+        return None
+
+
 def lint(
-    cassette: Cassette, each: Callable[[int, Entry, bytes | None], None] | None = None
+    cassette: Cassette,
+    each: Callable[[int, Entry, bytes | None], None] | None = None,
+    tail: LintTail | None = None,
 ) -> list[Finding]:
     """Every finding for ``cassette``, in entry order (``repeated_key`` at the first seq).
 
@@ -108,21 +122,25 @@ def lint(
     rules=)``); volatile args are looked for in the normalized args, so a value a rule
     already neutralizes is not reported. ``each(i, entry, line bytes or None)`` is called
     for every entry as it is read (``check`` scans for secrets in the same pass); the
-    entry is not a copy: do not change it.
+    entry is not a copy: do not change it. ``tail``: the entries from ``tail.start`` on
+    are linted elsewhere (``each`` is not called for them unless ``tail`` hands them back);
+    the findings are the same.
     """
     findings: list[Finding] = []
-    rules = cassette.rules
     keys: dict[tuple[str, str], list[int]] = {}
     first_key_pos: dict[tuple[str, str], int] = {}
     positions: dict[tuple[str, str], list[int]] = {}
     per_entry: list[list[Finding]] = []
     prev_seq: int | None = None
     seen_seqs: dict[int, int] = {}
-    for i, entry, raw in cassette.entries_read():  # read once, in order, no copies
-        if each is not None:
-            each(i, entry, raw)
+    n = len(cassette)
+    last = n - 1
+
+    def indexed(i: int, seq: int) -> list[Finding]:
+        """The findings of entry ``i`` that come from the index (seq order, the stored
+        digest), and the entry's key noted."""
+        nonlocal prev_seq
         here: list[Finding] = []
-        seq = entry.seq
         line = cassette.line(i)
         if seq in seen_seqs:
             here.append(
@@ -161,40 +179,28 @@ def lint(
         keys.setdefault(key, []).append(seq)
         positions.setdefault(key, []).append(i)
         first_key_pos.setdefault(key, i)
+        return here
 
-        for path, value, kind in _volatile_leaves(rules.apply(entry.tool, entry.args)):
-            what, preset = _VOLATILE_HINTS[kind]
-            here.append(
-                Finding(
-                    kind="volatile_arg",
-                    seq=seq,
-                    path="$.args" + path[1:],
-                    message=f"{entry.tool} arg {path} looks like {what} ({value!r:.60}); the next "
-                    f"live run will send another value and miss: normalize it "
-                    f'(presets = ["{preset}"]) or drop the key',
-                )
-            )
-        if entry.is_error:
-            outcome, part = entry.error, "error"
+    def read(start: int, stop: int | None) -> None:
+        for i, entry, raw in cassette.entries_read(start, stop):  # read once, no copies
+            if each is not None:
+                each(i, entry, raw)
+            here = indexed(i, entry.seq)
+            here.extend(entry_findings(cassette, i, entry, raw, last=i == last))
+            per_entry.append(here)
+
+    stop = n if tail is None or not cassette.is_file_backed else min(tail.start, n)
+    read(0, stop)
+    if stop < n:
+        assert tail is not None
+        rest = tail.findings()
+        if rest is None or len(rest) != n - stop:
+            read(stop, None)
         else:
-            outcome, part = entry.response, "response"
-        # bytes decoded as text show in the line as an escape (\u0000, \b, \ufffd), a
-        # DEL, a C1 control or U+FFFD: a line with none of them skips the walk
-        binary = raw is None or _MAY_BE_BINARY.search(raw) is not None
-        for path, why in _binary_texts(outcome, part) if binary else ():
-            here.append(
-                Finding(
-                    kind="binary_as_text",
-                    seq=seq,
-                    path=path,
-                    message=f"text at {path} looks like binary data decoded as text ({why}); the "
-                    "bytes are lost: record it as a base64 envelope "
-                    '{"_binary": true, "encoding": "base64", "data": ...}',
-                )
-            )
-        if entry.extra and (CONTEXT_FIELD in entry.extra or OUTCOME_FIELD in entry.extra):
-            here.extend(_word_findings(entry, i == len(cassette) - 1, cassette.path))
-        per_entry.append(here)
+            for i in range(stop, n):
+                here = indexed(i, cassette.seq(i))
+                here.extend(rest[i - stop])
+                per_entry.append(here)
 
     for key, seqs in keys.items():
         if len(seqs) > 1:
@@ -221,6 +227,50 @@ def lint(
     if len(cassette) == 0:
         findings.insert(0, Finding(kind="empty", message=EMPTY_MESSAGE))
     return findings
+
+
+def entry_findings(
+    cassette: Cassette, i: int, entry: Entry, raw: bytes | None, last: bool
+) -> list[Finding]:
+    """The findings of entry ``i`` that depend on it alone, in ``lint``'s order:
+    ``volatile_arg`` (in its normalized args), ``binary_as_text`` (``raw``: its line's
+    bytes, which may prove there is none), ``bad_context`` (``last``: it is the last
+    entry)."""
+    here: list[Finding] = []
+    seq = entry.seq
+    for path, value, kind in _volatile_leaves(cassette.rules.apply(entry.tool, entry.args)):
+        what, preset = _VOLATILE_HINTS[kind]
+        here.append(
+            Finding(
+                kind="volatile_arg",
+                seq=seq,
+                path="$.args" + path[1:],
+                message=f"{entry.tool} arg {path} looks like {what} ({value!r:.60}); the next "
+                f"live run will send another value and miss: normalize it "
+                f'(presets = ["{preset}"]) or drop the key',
+            )
+        )
+    if entry.is_error:
+        outcome, part = entry.error, "error"
+    else:
+        outcome, part = entry.response, "response"
+    # bytes decoded as text show in the line as an escape (\u0000, \b, \ufffd), a
+    # DEL, a C1 control or U+FFFD: a line with none of them skips the walk
+    binary = raw is None or _MAY_BE_BINARY.search(raw) is not None
+    for path, why in _binary_texts(outcome, part) if binary else ():
+        here.append(
+            Finding(
+                kind="binary_as_text",
+                seq=seq,
+                path=path,
+                message=f"text at {path} looks like binary data decoded as text ({why}); the "
+                "bytes are lost: record it as a base64 envelope "
+                '{"_binary": true, "encoding": "base64", "data": ...}',
+            )
+        )
+    if entry.extra and (CONTEXT_FIELD in entry.extra or OUTCOME_FIELD in entry.extra):
+        here.extend(_word_findings(entry, last, cassette.path))
+    return here
 
 
 def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:

@@ -29,19 +29,16 @@ from pathlib import Path
 from typing import Any
 
 import click
+from cassette_tui.core.checkscan import lint_and_scan
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
-from cassette_tui.core.entry import Entry
 from cassette_tui.core.errors import CassetteError
-from cassette_tui.core.findings import Finding
 from cassette_tui.core.jobs import Progress, run_job
-from cassette_tui.core.lint import LintFinding, lint
+from cassette_tui.core.lint import LintFinding
 from cassette_tui.core.normalize import NormalizationRules, load_rules
 from cassette_tui.core.secrets import (
     SecretConfig,
     check_rows,
-    entry_secret_findings,
     load_secret_config,
-    secret_findings,
 )
 from cassette_tui.core.sources import open_cassette
 from rich.console import Console
@@ -123,21 +120,9 @@ def check_one(
     ``Checked`` with its ``error``."""
     try:
         cassette = open_cassette(file, fmt=fmt, lenient=lenient, rules=rules)
-        if lint_too and secrets is not None:
-            # one read of the entries for both: the scan runs on each entry lint reads
-            found: list[Finding] = []
-            config = secrets
-
-            def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
-                found.extend(entry_secret_findings(entry, config, raw))
-
-            findings = lint(cassette, each=scan)
-            secret_rows = check_rows(found)
-        else:
-            findings = lint(cassette) if lint_too else []
-            secret_rows = (
-                check_rows(secret_findings(cassette, secrets)) if secrets is not None else []
-            )
+        # one read of the entries for both, over two processes on a large file
+        findings, found = lint_and_scan(cassette, secrets, lint_too)
+        secret_rows = check_rows(found)
     except (CassetteError, ValueError, OSError) as exc:
         message = str(exc)
         if isinstance(exc, OSError) and file not in message:

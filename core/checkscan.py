@@ -1,0 +1,151 @@
+"""Lint and the secret scan of one cassette in one read, over two processes when it pays.
+
+``check`` reads every entry of a cassette once for both (``lint(each=...)``). On a large
+file-backed cassette and a machine with two CPUs or more, a forked worker process reads
+the entries from ``start`` on (their per-entry lint findings, ``lint.entry_findings``,
+and their secret findings) while this process lints the entries before ``start`` and
+computes what needs the whole cassette (seq order, digests, repeated keys); the results
+are the same, in the same order, as one process gives. A worker that fails hands its
+part back: this process reads those entries itself, so a bad line is reported as ever.
+An exception here (Ctrl-C, a bad line) kills the worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Any
+
+from .findings import Finding
+from .lint import LintTail, entry_findings, lint
+from .secrets import SecretConfig, entry_secret_findings, secret_findings
+
+if TYPE_CHECKING:
+    from .cassette import Cassette
+    from .entry import Entry
+
+#: below this many entries one process is as fast (a fork and a pipe cost a few ms)
+PARALLEL_MIN_ENTRIES = 20_000
+#: the share of the entries this process reads itself: it also computes the digests and
+#: what needs the whole cassette, so the worker takes the larger part
+MAIN_SHARE = 0.4
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Whether a worker may be forked here: the ``fork`` start method exists, two CPUs or
+    more are ours, and this process runs no other thread (a fork copies one thread only,
+    and locks another holds would stay held in the child)."""
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and _cpus() >= 2
+        and threading.active_count() == 1
+    )
+
+
+def lint_and_scan(
+    cassette: Cassette,
+    config: SecretConfig | None,
+    lint_too: bool = True,
+    workers: int | None = None,
+    min_entries: int = PARALLEL_MIN_ENTRIES,
+) -> tuple[list[Finding], list[Finding]]:
+    """``(lint findings, secret findings)`` of ``cassette``: ``lint(cassette)`` (or ``[]``
+    when not ``lint_too``) and ``secret_findings(cassette, config)`` (or ``[]`` when
+    ``config`` is ``None``), in one read of the entries. ``workers``: 2 to use a forked
+    worker, 1 for one process; by default 2 when the cassette is file-backed, has at least
+    ``min_entries`` entries and ``can_fork()``.
+
+    Raises:
+        CassetteFormatError: an entry that does not parse (file, line, field), as ``lint``.
+    """
+    if not lint_too:
+        return [], (secret_findings(cassette, config) if config is not None else [])
+    n = len(cassette)
+    if workers is None:
+        workers = 2 if n >= min_entries and can_fork() else 1
+    if workers < 2 or not cassette.is_file_backed or n < 2:
+        return _one_process(cassette, config)
+    start = max(1, min(n - 1, int(n * MAIN_SHARE)))
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    worker = ctx.Process(target=_worker, args=(send, cassette, start, config), daemon=True)
+    worker.start()
+    send.close()
+    try:
+        found: list[Finding] = []
+
+        def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
+            if config is not None:
+                found.extend(entry_secret_findings(entry, config, raw))
+
+        tail = _WorkerTail(start, receive)
+        findings = lint(cassette, each=scan, tail=tail)
+        return findings, found + tail.secrets
+    finally:
+        receive.close()
+        if worker.is_alive():
+            worker.kill()
+        worker.join()
+
+
+def _one_process(
+    cassette: Cassette, config: SecretConfig | None
+) -> tuple[list[Finding], list[Finding]]:
+    found: list[Finding] = []
+
+    def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
+        if config is not None:
+            found.extend(entry_secret_findings(entry, config, raw))
+
+    return lint(cassette, each=scan), found
+
+
+class _WorkerTail(LintTail):
+    """The worker's part, received when ``lint`` reaches it."""
+
+    def __init__(self, start: int, receive: Connection) -> None:
+        super().__init__(start)
+        self._receive = receive
+        self.secrets: list[Finding] = []
+
+    def findings(self) -> list[list[Finding]] | None:
+        try:
+            status, payload = self._receive.recv()
+        except (EOFError, OSError):  # the worker died: read its part here
+            return None
+        if status != "ok":
+            return None
+        per_entry, self.secrets = payload
+        return per_entry
+
+
+def _worker(send: Connection, cassette: Cassette, start: int, config: SecretConfig | None) -> None:
+    """In the forked child: the per-entry lint findings and the secret findings of the
+    entries from ``start`` on, sent as ``("ok", (per_entry, secrets))``, or
+    ``("failed", None)`` on any error (the parent then reads those entries itself)."""
+    try:
+        per_entry: list[list[Finding]] = []
+        secrets: list[Finding] = []
+        last = len(cassette) - 1
+        for i, entry, raw in cassette.entries_read(start):
+            per_entry.append(entry_findings(cassette, i, entry, raw, last=i == last))
+            if config is not None:
+                secrets.extend(entry_secret_findings(entry, config, raw))
+        message: tuple[str, Any] = ("ok", (per_entry, secrets))
+    except BaseException:  # noqa: BLE001 - any failure hands the part back
+        message = ("failed", None)
+    try:
+        send.send(message)
+    except (BrokenPipeError, OSError):  # the parent is gone (Ctrl-C, an error)
+        pass
+    finally:
+        send.close()
