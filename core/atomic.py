@@ -8,11 +8,14 @@ regular file where the user's link or device was), whatever the flag says.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from .errors import CassetteError
 
 
 class NotReplaceable(FileExistsError):
@@ -48,6 +51,49 @@ def file_kind(path: str | Path) -> str | None:
         if test(mode):
             return kind
     return "special file"
+
+
+class FolderNotWritable(CassetteError, OSError):
+    """A new file cannot be created where it was asked for (a read-only file system, no
+    permission, a file where a folder should be). Attributes: ``path`` (the new file),
+    ``folder`` (the folder that refused), ``why``."""
+
+    def __init__(self, path: Path, folder: Path, why: str) -> None:
+        self.path = path
+        self.folder = folder
+        self.why = why
+        super().__init__(
+            f"{folder}: cannot create {path.relative_to(folder)} in this folder: {why}"
+        )
+
+
+def check_new_file(path: str | Path) -> None:
+    """Check, before any work, that a new file can be created at ``path``: its folder, or
+    the nearest folder above that exists (a writer creates the missing ones), is a folder
+    in which this process can create a file. Tried for real (a hidden empty file created
+    and removed at once), so a read-only file system, permissions, ACLs and root are all
+    judged as the write itself would be. Nothing else is written.
+
+    Raises:
+        FolderNotWritable: naming the folder and why (``Read-only file system``,
+            ``Permission denied``, ``not a folder``).
+    """
+    target = Path(path).absolute()
+    folder = target.parent
+    while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise FolderNotWritable(target, folder, "not a folder")
+    probe = folder / f".{target.name}.write-check-{os.getpid()}"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # a leftover of this pid: the folder takes new files
+    except OSError as exc:
+        raise FolderNotWritable(target, folder, exc.strerror or str(exc)) from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
 
 
 def check_replaceable(path: str | Path) -> bool:

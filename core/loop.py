@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .agent import AgentCommand
+from .atomic import check_new_file
 from .calllog import flatten_report, write_call_log
 from .cassette import Cassette, load
 from .constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
@@ -609,6 +610,9 @@ def record_job(
     Raises:
         FileExistsError: ``output`` exists (checked before the agent starts; the agent's
             recorder refuses too).
+        FolderNotWritable: (a ``CassetteError`` and ``OSError``) no new file can be
+            created in ``output``'s folder (read-only, no permission), checked before the
+            agent starts.
         AgentNotStarted: the agent command cannot be started.
         CassetteFormatError: the config is bad.
     """
@@ -633,6 +637,7 @@ def _record(
     target = Path(output).resolve()
     if target.exists():
         raise FileExistsError(f"{output}: exists; a recording never overwrites a cassette")
+    check_new_file(target)  # a read-only folder is refused before the agent runs live
     load_rules(config)  # a bad config is bad input before anything runs
     check_executable(agent.argv[0], agent.cwd, dict(os.environ))
     folder = runs_folder.open(f"cassette-record-{target.stem}-")

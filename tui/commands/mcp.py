@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import click
-from cassette_tui.core.atomic import write_atomic
+from cassette_tui.core.atomic import check_new_file, write_atomic
 from cassette_tui.core.constants import (
     ENV_PATH,
     ENV_REPORT,
@@ -78,8 +78,9 @@ def record(
 
     try:
         rules = load_rules(config)
+        check_new_file(output)  # a read-only folder: said before the server starts
         proxy = RecordingProxy(list(command), output, rules=rules, grace=grace)
-    except (FileExistsError, CassetteFormatError, ValueError) as exc:
+    except (OSError, CassetteFormatError, ValueError) as exc:
         click.echo(f"cassette-tui mcp record: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     summary = proxy.run()

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from cassette_tui.core.atomic import FolderNotWritable, check_new_file
 from cassette_tui.core.jobs import CancelToken, run_job
 from cassette_tui.core.loop import RecordResult, record_job
 from cassette_tui.core.rerecord import rerecord_path
@@ -37,6 +38,8 @@ from .. import bindings
 from ..messages import JobProgress, RecordFailed, RecordReady
 from ..session import Session
 from ..text.rerecord import (
+    UNWRITABLE_NOTE,
+    UNWRITABLE_NOTE_IMPORTED,
     back_prompt,
     confirm_prompt,
     confirm_text,
@@ -109,6 +112,13 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
         self.runs_dir: Path | None = None
         self._started = 0.0
         self._error = ""
+        self._note: str | None = None
+        if self.agent is not None:
+            try:  # said before asking to run: the agent would run live for nothing
+                check_new_file(self.target)
+            except FolderNotWritable as exc:
+                self.state, self._error = "failed", str(exc)
+                self._note = UNWRITABLE_NOTE_IMPORTED if self.imported_from else UNWRITABLE_NOTE
         self._ticker: Timer | None = None
 
     # -- layout ---------------------------------------------------------------------------
@@ -135,6 +145,8 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
             return running_text(agent, self.target, time.monotonic() - self._started, tail)
         if self.state == "done" and self.result is not None:
             return result_text(agent, self.result, self.target)
+        if self._note is not None:
+            return failed_text(agent, self.target, self._error, self._note)
         return failed_text(agent, self.target, self._error)
 
     def _prompt(self) -> RenderableType:

@@ -176,13 +176,33 @@ def result_prompt(result: RecordResult) -> Text:
     return Text("enter: open A against the new recording · escape: back", style="bold")
 
 
-def failed_text(agent: AgentCommand, target: Path, error: str) -> RenderableType:
+#: what the failed screen adds when the new file's folder takes no new file
+UNWRITABLE_NOTE = (
+    "nothing ran, nothing was written: the re-recording goes beside A, so open A from a "
+    "folder you can write to (or record with cassette-tui record -o NEW)"
+)
+#: the same for a run imported from another format (its re-recording goes to the
+#: current folder)
+UNWRITABLE_NOTE_IMPORTED = (
+    "nothing ran, nothing was written: an imported run's re-recording goes to the current "
+    "folder, so start the app from a folder you can write to (or record with "
+    "cassette-tui record -o NEW)"
+)
+
+
+def failed_text(
+    agent: AgentCommand,
+    target: Path,
+    error: str,
+    note: str = "nothing was written; R again picks a fresh name",
+) -> RenderableType:
     """The recording could not start (the file appeared meanwhile, the agent is not a
-    program...): nothing ran, nothing was written."""
+    program, the folder is read-only: ``UNWRITABLE_NOTE``...): nothing ran, nothing was
+    written."""
     rows = [
         *_agent_rows(agent, target),
         ("error", Text(printable(error), style="bold")),
-        ("", "nothing was written; R again picks a fresh name"),
+        ("", note),
     ]
     return Group(Text("Re-record A: not started", style="bold"), Text(""), _fields(rows))
 
