@@ -12,6 +12,7 @@ import importlib
 import sys
 import threading
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
@@ -248,18 +249,29 @@ class CassetteMiss(CassetteError):
                 rec = _side(diff["recorded"], absent == "recorded", "recorded", "the recording")
                 live = _side(diff["live"], absent == "live", "live", "the live call")
                 lines.append(f"    {diff['path']}: {rec}, {live} [{diff['kind']}]")
-                if (absent == "recorded" and diff["live"] is None) or (
-                    absent == "live" and diff["recorded"] is None
-                ):
-                    null_vs_absent = True
+                null_vs_absent = null_vs_absent or is_null_vs_absent(diff)
         if null_vs_absent:
             self.proposed_rule = "preset nulls"
-            lines.append(
-                "  an arg is null on one side and left out on the other: the 'nulls' preset "
-                'drops null-valued args before digesting (presets = ["nulls"] in '
-                "[tool.cassette.normalize])"
-            )
+            lines.append(f"  {NULLS_HINT}")
         return "\n".join(lines)
+
+
+#: what a miss whose args differ only as null against left out says to do (the error, the
+#: replay command, the app's miss screen)
+NULLS_HINT = (
+    "an arg is null on one side and left out on the other: the 'nulls' preset "
+    'drops null-valued args before digesting (presets = ["nulls"] in '
+    "[tool.cassette.normalize])"
+)
+
+
+def is_null_vs_absent(diff: Mapping[str, Any]) -> bool:
+    """Whether a difference (``{"path", "recorded", "live", "absent", "kind"}``, as in
+    ``CassetteMiss.nearest``) is a ``null`` on one side and a path left out on the other."""
+    absent = diff.get("absent")
+    return (absent == "recorded" and diff.get("live") is None) or (
+        absent == "live" and diff.get("recorded") is None
+    )
 
 
 def _side(value: Any, absent: bool, label: str, where: str) -> str:

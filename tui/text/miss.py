@@ -16,7 +16,7 @@ from rich.style import Style
 from rich.text import Text
 
 from .detail import Limits, single_detail
-from .replay import clean, short_json
+from .replay import clean, short_json, side_value
 
 if TYPE_CHECKING:
     from cassette_tui.core.cassette import Cassette
@@ -139,12 +139,9 @@ def miss_detail(
             line = Text()
             line.append(clean(d.get("path")), style="bold")
             line.append("  recorded ")
-            absent = d.get("absent")
-            line.append(
-                "(absent)" if absent == "recorded" else short_json(d.get("recorded"), 40), old
-            )
+            line.append(side_value(d, "recorded", 40), old)
             line.append(" -> live ")
-            line.append("(absent)" if absent == "live" else short_json(d.get("live"), 40), new)
+            line.append(side_value(d, "live", 40), new)
             line.append(f"  [{clean(d.get('kind'))}]", style="dim")
             parts.append(line)
     seq = nearest[0].get("seq")

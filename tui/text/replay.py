@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from cassette_tui.core.errors import NULLS_HINT, is_null_vs_absent
 from cassette_tui.core.served import IMPORTED_NAME
 
 from .plural import plural
@@ -108,23 +109,41 @@ def miss_line(miss: Mapping[str, Any], width: int = 70) -> str:
     return f"{clean(miss.get('tool'))} {clean(miss.get('digest'))} {short_json(miss.get('args'), width)}"
 
 
+ABSENT = "(absent)"
+
+
+def side_value(d: Mapping[str, Any], side: str, width: int = 30) -> str:
+    """One side (``"recorded"`` or ``"live"``) of a differing arg ``d`` (``{"path",
+    "recorded", "live", "absent", "kind"}``): ``(absent)`` when the path is left out on
+    that side (``d["absent"] == side``), else its value as short JSON (``null`` is a real
+    null). The one wording of the replay command and the app's miss screen."""
+    return ABSENT if d.get("absent") == side else short_json(d.get(side), width)
+
+
 def difference_line(d: Mapping[str, Any]) -> str:
-    """``$.top_k: recorded 3, live 5 [other]``."""
+    """``$.top_k: recorded 3, live 5 [other]``; ``$.lang: recorded null, live (absent)
+    [missing]`` for a path left out of the live call."""
     return (
-        f"{clean(d.get('path'))}: recorded {short_json(d.get('recorded'), 30)}"
-        f", live {short_json(d.get('live'), 30)} [{clean(d.get('kind'))}]"
+        f"{clean(d.get('path'))}: recorded {side_value(d, 'recorded')}"
+        f", live {side_value(d, 'live')} [{clean(d.get('kind'))}]"
     )
 
 
 def nearest_lines(miss: Mapping[str, Any], indent: str = "  ") -> Iterator[str]:
-    """Each nearest recorded call and its differing paths, or that none was recorded."""
+    """Each nearest recorded call and its differing paths, or that none was recorded;
+    then the ``nulls`` preset's hint when an arg is null on one side and left out on the
+    other (the words of ``CassetteMiss``)."""
     nearest = miss.get("nearest") or []
     if not nearest:
         yield f"{indent}no call of {clean(miss.get('tool'))} was recorded"
+    null_vs_absent = False
     for cand in nearest:
         yield f"{indent}nearest: seq {cand.get('seq')} ({clean(cand.get('args_digest'))})"
         for d in cand.get("differences") or []:
             yield f"{indent}  {difference_line(d)}"
+            null_vs_absent = null_vs_absent or is_null_vs_absent(d)
+    if null_vs_absent:
+        yield f"{indent}{NULLS_HINT}"
 
 
 def exhausted_lines(run: RunResult) -> list[str]:
