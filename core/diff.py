@@ -8,6 +8,7 @@ on first use, cached, and safe to ask for from a worker thread.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -342,9 +343,10 @@ def diff_cassettes(
     absolute |Δ| within which numbers in responses count as equal (see ``refine.py``).
 
     Raises:
-        ValueError: an unknown ``align``.
+        ValueError: an unknown ``align``; a ``tolerance`` that is negative, NaN or infinite.
     """
     _check_align(align)
+    check_tolerance(tolerance)
     reason = None
     if align == "auto":
         choice = choose_alignment(a, b)
@@ -359,6 +361,13 @@ def diff_cassettes(
     # metadata-only drift, moved calls, numbers within the tolerance
     refined = refine_rows(a, b, rows, statuses, tolerance)
     return DiffResult(a, b, align, rows if refined is None else refined, reason)
+
+
+def check_tolerance(tolerance: float | None) -> None:
+    """Refuse a ``tolerance`` that is not a finite number >= 0 (``ValueError``): NaN would
+    make every number equal to none, infinity every number equal to any."""
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
 
 
 def _check_align(align: str) -> None:

@@ -9,16 +9,13 @@ interrupts the command. A cancelled command exits 130 (128 + SIGINT) after its o
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
-from cassette_tui.core.constants import EXIT_BAD_INPUT
 
-from ._output import safe
 from ._progress import progress_on_stderr
 
 T = TypeVar("T")
@@ -64,12 +61,6 @@ def runs_dir_option(f: F) -> F:
         help="Keep each run's output, report and call log here (an empty or new folder; "
         "default: a temporary folder, removed when the command ends).",
     )(f)
-
-
-def fail(command: str, exc: BaseException) -> None:
-    """Print ``cassette-tui COMMAND: message`` on stderr and exit 2."""
-    click.echo(f"cassette-tui {command}: {safe(exc)}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""Click options shared by the commands: ``--from FORMAT`` and ``--config FILE``.
+"""Click options shared by the commands: ``--from FORMAT`` and ``--config FILE``; the
+parameter type of a finite number >= 0 (``NonNegativeFinite``).
 
 Each command passes its own help line for ``--from`` (what "the input" is differs: FILE,
 both inputs, SRC); the parameter names (``fmt``, ``config``) are the same everywhere.
@@ -7,6 +8,7 @@ Cheap to import: click only, no Textual.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -30,3 +32,19 @@ def from_option(help: str) -> Callable[[F], F]:
 config_option: Callable[[F], F] = click.option(
     "--config", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP
 )
+
+
+class NonNegativeFinite(click.FloatRange):
+    """A number >= 0 that is finite: ``nan``, ``inf`` and ``-1`` are click errors (exit
+    status 2), where ``click.FloatRange(min=0)`` lets NaN and infinity through."""
+
+    name = "number"
+
+    def __init__(self) -> None:
+        super().__init__(min=0)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number (give a number >= 0)", param, ctx)
+        return number

@@ -20,9 +20,10 @@ import errno
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import click
+from cassette_tui.core.constants import EXIT_BAD_INPUT
 from cassette_tui.core.jsonvalue import dumps_strict
 from rich.console import Console
 
@@ -146,3 +147,22 @@ def echo_json(doc: Any, *, indent: int | None = 2) -> None:
     written as its JSON escape (it can only occur inside a JSON string)."""
     text = json_text(doc, indent=indent) + "\n"
     click.echo(text.encode("utf-8", "backslashreplace"), nl=False)
+
+
+def error_document(error: object, file: object = None) -> dict[str, Any]:
+    """The ``--json`` document of a command that failed on bad input: ``{"error", "file"}``.
+    ``file`` is the path the error names (a ``CassetteFormatError``'s ``path``, an
+    ``OSError``'s ``filename``), else the ``file`` given, else ``None``."""
+    named = getattr(error, "path", None) or getattr(error, "filename", None) or file
+    return {"error": str(error), "file": None if named is None else str(named)}
+
+
+def fail(command: str, error: object, *, file: object = None) -> NoReturn:
+    """Print ``cassette-tui COMMAND: message`` on stderr and exit 2. When the running
+    command was given ``--json`` (its ``as_json`` parameter), stdout still gets a JSON
+    document, :func:`error_document` (``{"error", "file"}``), so ``| jq`` reads why."""
+    click.echo(f"cassette-tui {command}: {safe(error)}", err=True)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.params.get("as_json"):
+        echo_json(error_document(error, file))
+    sys.exit(EXIT_BAD_INPUT)

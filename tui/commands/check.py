@@ -46,7 +46,7 @@ from rich.text import Text
 
 from ..text.plural import plural
 from ._options import config_option, from_option
-from ._output import Layout, echo_json, safe, stdout_console
+from ._output import Layout, echo_json, fail, safe, stdout_console
 from ._progress import progress_on_stderr
 
 _KIND_STYLE = {
@@ -85,26 +85,56 @@ class Checked:
         return out
 
 
-def expand(paths: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """The files the arguments name, in order without repeats, and one error per argument
-    that names none (a glob with no match, an empty folder). A plain argument is kept as
-    given (its own error, if any, comes when it is read)."""
+@dataclass(frozen=True)
+class Unmatched:
+    """An argument that names no file (a glob with no match, an empty folder): ``message``
+    says why; ``position`` is how many files the arguments before it named (where it
+    stands in ``--json``'s list)."""
+
+    arg: str
+    message: str
+    position: int
+
+
+def expand(paths: tuple[str, ...]) -> tuple[list[str], list[Unmatched]]:
+    """The files the arguments name, in order without repeats, and one ``Unmatched`` per
+    argument that names none (a glob with no match, an empty folder). A plain argument is
+    kept as given (its own error, if any, comes when it is read)."""
     files: list[str] = []
-    errors: list[str] = []
+    seen: set[str] = set()
+    unmatched: list[Unmatched] = []
     for arg in paths:
         if os.path.isdir(arg):
             found = sorted(str(p) for p in Path(arg).rglob(FOLDER_PATTERN) if p.is_file())
             if not found:
-                errors.append(f"{arg}: a folder with no {FOLDER_PATTERN} file in it")
-            files.extend(found)
+                message = f"{arg}: a folder with no {FOLDER_PATTERN} file in it"
+                unmatched.append(Unmatched(arg, message, len(files)))
         elif not os.path.lexists(arg) and _GLOB_CHARS & set(arg) and "#" not in arg:
             found = [f for f in sorted(glob.glob(arg, recursive=True)) if os.path.isfile(f)]
             if not found:
-                errors.append(f"{arg}: no file matches this pattern")
-            files.extend(found)
+                message = f"{arg}: no file matches this pattern"
+                unmatched.append(Unmatched(arg, message, len(files)))
         else:
-            files.append(arg)
-    return list(dict.fromkeys(files)), errors
+            found = [arg]
+        for f in found:
+            if f not in seen:
+                seen.add(f)
+                files.append(f)
+    return files, unmatched
+
+
+def in_order(results: list[Checked], unmatched: list[Unmatched]) -> list[Checked]:
+    """The checked files and the arguments that named none (as ``Checked`` with their
+    ``error``), in the order of the command line."""
+    out: list[Checked] = []
+    pending = sorted(unmatched, key=lambda u: u.position)
+    for i, result in enumerate(results):
+        while pending and pending[0].position <= i:
+            u = pending.pop(0)
+            out.append(Checked(u.arg, error=u.message))
+        out.append(result)
+    out.extend(Checked(u.arg, error=u.message) for u in pending)
+    return out
 
 
 def check_one(
@@ -199,21 +229,19 @@ def check(
     Exit status: 0 clean, 1 findings, 2 unreadable input.
     """
     if secrets_only and no_secrets:
-        click.echo("cassette-tui check: --secrets and --no-secrets exclude each other", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        fail("check", "--secrets and --no-secrets exclude each other")
     try:
         rules = load_rules(config)
         secrets = None if no_secrets else load_secret_config(config)
     except (CassetteError, ValueError, OSError) as exc:
-        click.echo(f"cassette-tui check: {safe(exc)}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        fail("check", exc, file=config)
     files, missing = expand(paths)
     single = len(paths) == 1 and files == [paths[0]] and not missing
     with progress_on_stderr(None if len(files) > 1 else False) as sink:
         results = run_job(check_job(files, fmt, lenient, rules, secrets, not secrets_only), sink)
 
     for problem in missing:
-        click.echo(f"cassette-tui check: {safe(problem)}", err=True)
+        click.echo(f"cassette-tui check: {safe(problem.message)}", err=True)
     if as_json:
         if single:
             (only,) = results
@@ -227,7 +255,8 @@ def check(
             for r in results:
                 if r.error is not None:
                     click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
-            echo_json([r.to_json() for r in results])
+            # an argument that named no file is in the list too, as {"file", "error"}
+            echo_json([r.to_json() for r in in_order(results, missing)])
     else:
         console, layout = stdout_console()
         for r in results:
@@ -245,7 +274,7 @@ def check(
 _plural = plural  # the one plural helper (tui/text/plural.py)
 
 
-def _summary(results: list[Checked], missing: list[str]) -> str:
+def _summary(results: list[Checked], missing: list[Unmatched]) -> str:
     """``checked 200 files: 150 clean, 45 with findings (120 findings), 5 unreadable``."""
     unreadable = sum(1 for r in results if r.error is not None) + len(missing)
     with_findings = [r for r in results if r.error is None and r.rows]

@@ -32,8 +32,16 @@ from ..text.marks import STATUS_MARKS
 from ..text.plural import plural
 from ..text.safe import args_summary
 from . import _output
-from ._options import config_option, from_option
-from ._output import Layout, echo_json, glyph, json_text, safe, stdout_console
+from ._options import NonNegativeFinite, config_option, from_option
+from ._output import (
+    Layout,
+    echo_json,
+    error_document,
+    glyph,
+    json_text,
+    safe,
+    stdout_console,
+)
 
 if TYPE_CHECKING:
     from cassette_tui.core.diff import DiffResult
@@ -98,7 +106,7 @@ PROGRESS_MIN_ENTRIES = 20_000
 @click.option("--all", "include_same", is_flag=True, help="List `same` rows too.")
 @click.option(
     "--tolerance",
-    type=click.FloatRange(min=0),
+    type=NonNegativeFinite(),
     default=None,
     help="Numbers in responses within this absolute difference count as equal (float "
     "noise in embeddings and scores).",
@@ -162,8 +170,7 @@ def diff(
         click.echo(f"cassette-tui diff: {safe(exc)}", err=True)
         if as_json and not streamed:
             # a document on stdout in every case: {"error", "file"} (docs/diff-json.md)
-            file = getattr(exc, "path", None) or getattr(exc, "filename", None) or reading
-            echo_json({"error": str(exc), "file": None if file is None else str(file)})
+            echo_json(error_document(exc, reading))
         sys.exit(EXIT_BAD_INPUT)
     if not as_json:
         _print_human(result, a, b, limit, include_same)

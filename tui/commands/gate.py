@@ -37,14 +37,13 @@ from ..text.replay import served_line
 from ..text.runs import files_text
 from ._loop import (
     agent_option,
-    fail,
     isolation_option,
     run_cancellable,
     runs_dir_option,
     timeout_option,
 )
 from ._options import config_option
-from ._output import echo_json, safe
+from ._output import echo_json, fail, safe
 
 EXIT_DETERMINISTIC = EXIT_CLEAN
 EXIT_FLAKY = EXIT_FINDINGS

@@ -16,15 +16,13 @@ Exit status: 0 written, 2 bad usage, unreadable input or an existing output.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from cassette_tui.core.atomic import write_atomic
 from cassette_tui.core.cassette import save
-from cassette_tui.core.constants import EXIT_BAD_INPUT
 from cassette_tui.core.errors import CassetteFormatError
 from cassette_tui.core.importers import FORMATS, RunInfo, RunSelectionError
 from cassette_tui.core.importers.detect import import_file
@@ -33,15 +31,14 @@ from cassette_tui.core.jsonvalue import dumps_strict
 from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
 
 from ._options import from_option
-from ._output import echo_json, safe
+from ._output import echo_json, fail, safe
 from ._progress import progress_on_stderr
 
 INDEX_NAME = "runs.json"
 
 
-def _fail(message: str) -> None:
-    click.echo(f"cassette-tui import: {safe(message)}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+def _fail(message: object, file: object = None) -> NoReturn:
+    fail("import", message, file=file)
 
 
 @click.command("import")
@@ -83,7 +80,7 @@ def import_cmd(
         spec = resolve_spec(src, fmt, task, trial)
         kind = detect_format(str(spec.path), fmt=spec.fmt)
     except (CassetteFormatError, ValueError) as exc:
-        _fail(str(exc))
+        _fail(exc)
         return
 
     if list_only:
@@ -102,16 +99,16 @@ def import_cmd(
                 return
         cassette = open_cassette(str(spec.path), fmt=spec.fmt, task=spec.task, trial=spec.trial)
     except (CassetteFormatError, ValueError) as exc:
-        _fail(str(exc))
+        _fail(exc)
         return
     if out.is_dir():
-        _fail(f"{out}: is a directory; one run is written to a file (give a file name)")
+        _fail(f"{out}: is a directory; one run is written to a file (give a file name)", file=out)
     try:
         save(cassette, out, overwrite=force)
     except FileExistsError as exc:
-        _fail(str(exc))
+        _fail(exc)
     except OSError as exc:
-        _fail(f"{out}: cannot write: {exc.strerror or exc}")
+        _fail(f"{out}: cannot write: {exc.strerror or exc}", file=out)
     run = cassette.metadata.get("run") or {}
     outcome = cassette.metadata.get("run_outcome")
     record = {"file": str(out), "entries": len(cassette), **_run_fields(run), "outcome": outcome}
@@ -171,11 +168,11 @@ def _write_all(
             out / INDEX_NAME, [(dumps_strict(index, indent=1) + "\n").encode()], overwrite=force
         )
     except CassetteFormatError as exc:
-        _fail(str(exc))
+        _fail(exc)
     except FileExistsError as exc:
-        _fail(str(exc))
+        _fail(exc)
     except OSError as exc:
-        _fail(f"{out}: cannot write: {exc.strerror or exc}")
+        _fail(f"{out}: cannot write: {exc.strerror or exc}", file=out)
     if as_json:
         echo_json(
             {
@@ -229,7 +226,7 @@ def _list(path: Path, kind: str, as_json: bool) -> None:
     try:
         runs = list_runs(str(path), fmt=kind)
     except (CassetteFormatError, RunSelectionError) as exc:
-        _fail(str(exc))
+        _fail(exc)
         return
     if as_json:
         echo_json(

@@ -13,10 +13,10 @@ from __future__ import annotations
 import sys
 
 import click
-from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN
+from cassette_tui.core.constants import EXIT_CLEAN
 
 from ._options import config_option, from_option
-from ._output import echo_json, safe
+from ._output import echo_json, fail, safe
 
 EXIT_WRITTEN = EXIT_CLEAN
 
@@ -65,8 +65,7 @@ def pin(
         path = pin_entry(cassette, seq, out_dir, reason=reason, force=force, rules=rules, fmt=fmt)
         entry = open_cassette(path, rules=rules)[0]
     except (CassetteError, OSError, ValueError, LookupError) as exc:
-        click.echo(f"cassette-tui pin: {safe(exc)}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        fail("pin", exc, file=cassette)
     provenance = entry.extra["pinned"]
     if as_json:
         echo_json({"fixture": str(path), **provenance})

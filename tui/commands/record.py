@@ -17,9 +17,9 @@ import click
 from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ..text.plural import plural
-from ._loop import agent_option, fail, run_cancellable, timeout_option
+from ._loop import agent_option, run_cancellable, timeout_option
 from ._options import config_option
-from ._output import echo_json, safe
+from ._output import echo_json, fail, safe
 from .replay import run_line
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
-from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN
+from cassette_tui.core.constants import EXIT_CLEAN
 from cassette_tui.core.errors import CassetteError
 from cassette_tui.core.jobs import run_job
 from cassette_tui.core.normalize import load_rules
@@ -31,13 +32,12 @@ from cassette_tui.core.sources import detect_format, open_cassette
 
 from ..text.plural import plural
 from ._options import config_option, from_option
-from ._output import echo_json, safe
+from ._output import echo_json, fail, safe
 from ._progress import progress_on_stderr
 
 
-def _fail(message: object) -> None:
-    click.echo(f"cassette-tui redact: {safe(message)}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+def _fail(message: object, file: object = None) -> NoReturn:
+    fail("redact", message, file=file)
 
 
 @click.command("redact")

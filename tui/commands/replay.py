@@ -26,14 +26,13 @@ from ..text.replay import isolation_line, replay_lines
 from ..text.runs import run_line
 from ._loop import (
     agent_option,
-    fail,
     isolation_option,
     run_cancellable,
     runs_dir_option,
     timeout_option,
 )
 from ._options import config_option
-from ._output import echo_json, safe
+from ._output import echo_json, fail, safe
 
 __all__ = ["isolation_line", "print_replay", "replay", "run_line"]
 
