@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .cassette import Cassette, load
+from .entry import Entry
 from .errors import CassetteMiss, ReplayExhausted
 from .nearest import nearest
 from .normalize import NormalizationRules
@@ -77,6 +78,19 @@ class Replayer:
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
             ToolError: the recording is an ``error`` entry.
         """
+        return self.serve(tool, args).outcome()  # a recorded error is raised as ToolError
+
+    def serve(self, tool: str, args: Any) -> Entry:
+        """Serve one call as ``__call__`` does (the call log, the report), but return the
+        recorded entry that answers it instead of its outcome: a recorded ``error`` is then
+        not raised, and its class is not rebuilt (for a caller that answers the recorded
+        error as it is, such as the MCP stand-in server). The entry is the cassette's own:
+        do not change it (``Entry.fresh`` copies it).
+
+        Raises:
+            CassetteMiss: the key was never recorded (with the nearest candidates).
+            ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
+        """
         key = lookup_key(self._index, self.rules, self.redactor, tool, args)
         dig = key[1]
         with self._lock:
@@ -105,7 +119,7 @@ class Replayer:
             self._log.append(
                 _log_row(n, tool, dig, entry.seq, "error" if entry.is_error else "hit")
             )
-        return entry.outcome()  # a recorded error is raised again as ToolError
+        return entry
 
     def report(self) -> dict[str, Any]:
         """The replay report (docs/architecture.md, "Replay semantics"), JSON-ready::

@@ -33,8 +33,8 @@ from typing import Any, TextIO
 
 import anyio
 from cassette_tui.core.cassette import Cassette, load
-from cassette_tui.core.errors import CassetteMiss, ToolError
-from cassette_tui.core.jsonvalue import dumps_strict, encode_nonfinite
+from cassette_tui.core.errors import CassetteMiss
+from cassette_tui.core.jsonvalue import dumps_strict, encode_nonfinite, json_copy
 from cassette_tui.core.normalize import NormalizationRules
 from cassette_tui.core.replay import Replayer
 
@@ -51,14 +51,13 @@ from .wire import (
     JSONRPCResponse,
     call_of,
     error_data_of,
+    unreadable_answer,
 )
 
 #: JSON-RPC error code of a cassette miss (the implementation-defined server-error band)
 MISS_CODE = -32010
 #: JSON-RPC "method not found": a request the recording never saw answered
 NOT_RECORDED_CODE = -32601
-#: JSON-RPC "parse error"
-PARSE_ERROR_CODE = -32700
 
 
 class ReplayServer:
@@ -136,18 +135,9 @@ class ReplayServer:
     def _tools_call(self, message: JSONRPCRequest) -> JSONRPCMessage:
         tool, args = call_of(message.params)
         try:
-            response = self.replayer(tool, args)
-        except ToolError as exc:
-            entry = next((e for e in self.cassette if e.seq == exc.seq), None)
-            record = (
-                entry.error
-                if entry is not None and entry.error
-                else {
-                    "type": exc.type,
-                    "message": exc.message,
-                }
-            )
-            return _error(message.id, error_data_of(record))
+            # the entry, not its outcome: a recorded error is answered as it was recorded,
+            # and its class (the SDK's MCPError) is never rebuilt as a Python exception
+            entry = self.replayer.serve(tool, args)
         except CassetteMiss as exc:
             return _error(
                 message.id,
@@ -163,6 +153,9 @@ class ReplayServer:
                     },
                 ),
             )
+        if entry.error is not None:
+            return _error(message.id, error_data_of(entry.error))
+        response = json_copy(entry.response)
         if not isinstance(response, dict):  # a library cassette's plain value
             response = {"content": [{"type": "text", "text": _text(response)}], "isError": False}
         return _response(message.id, response)
@@ -233,10 +226,9 @@ class ReplayServer:
         async with stdio_server() as (read_stream, write_stream), read_stream, write_stream:
             async for item in read_stream:
                 if isinstance(item, Exception):
-                    print(f"cassette-tui mcp replay: unreadable message: {item}", file=log)
-                    answer: JSONRPCMessage | None = _error(
-                        None, ErrorData(code=PARSE_ERROR_CODE, message=str(item))
-                    )
+                    request_id, error = unreadable_answer(item)
+                    print(f"cassette-tui mcp replay: {error.message}", file=log)
+                    answer: JSONRPCMessage | None = _error(request_id, error)
                 else:
                     answer = self.handle(item.message)
                     for note in self.progress_before(item.message):

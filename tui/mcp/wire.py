@@ -37,6 +37,8 @@ ERROR_TYPE = "MCPError"
 
 __all__ = [
     "ERROR_TYPE",
+    "INVALID_REQUEST_CODE",
+    "PARSE_ERROR_CODE",
     "PROGRESS",
     "PROGRESS_FIELD",
     "TOOLS_CALL",
@@ -50,7 +52,20 @@ __all__ = [
     "error_data_of",
     "error_record",
     "parse_line",
+    "unreadable_answer",
 ]
+
+#: JSON-RPC "parse error": the line is not JSON
+PARSE_ERROR_CODE = -32700
+#: JSON-RPC "invalid request": JSON, but not a JSON-RPC 2.0 message
+INVALID_REQUEST_CODE = -32600
+
+#: which message kind a JSON object meant, by the member that marks it
+_KIND_BY_MEMBER = (
+    ("method", "JSONRPCRequest"),
+    ("result", "JSONRPCResponse"),
+    ("error", "JSONRPCError"),
+)
 
 
 def parse_line(line: bytes | str) -> JSONRPCMessage | None:
@@ -90,3 +105,69 @@ def error_data_of(record: dict[str, Any]) -> ErrorData:
         if record.get("type"):
             message = f"{record['type']}: {message}"
     return ErrorData(code=code, message=message, data=record.get("data"))
+
+
+def unreadable_answer(exc: Exception) -> tuple[str | int | None, ErrorData]:
+    """The JSON-RPC error answering a line from the host that is not a JSON-RPC message,
+    given the exception the SDK's stdio transport read instead of a message, and the id to
+    answer (the line's ``id`` when it has a usable one, else ``None``).
+
+    Not JSON: ``PARSE_ERROR_CODE`` (``parse error: the line is not valid JSON (expected
+    value at line 1 column 1)``); JSON but not a JSON-RPC 2.0 message:
+    ``INVALID_REQUEST_CODE`` (``invalid request: not a JSON-RPC 2.0 message: "method" is
+    missing``). Plain words: pydantic's report (every union member, links to its site) is
+    never sent."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return None, ErrorData(code=PARSE_ERROR_CODE, message=f"parse error: {first}")
+    errors = exc.errors(include_url=False, include_context=False)
+    for err in errors:
+        if err["type"] == "json_invalid":
+            detail = str(err["msg"]).removeprefix("Invalid JSON: ")
+            message = f"parse error: the line is not valid JSON ({detail})"
+            return None, ErrorData(code=PARSE_ERROR_CODE, message=message)
+    # the whole line's value: the input of an error about a message kind as a whole (its
+    # type, a member it lacks); an error about one member has that member's value
+    whole = [e for e in errors if len(e["loc"]) <= 1 or e["type"] == "missing"]
+    value = whole[0].get("input") if whole else {}
+    prefix = "invalid request: not a JSON-RPC 2.0 message"
+    if not isinstance(value, dict):
+        message = f"{prefix}: a message is a JSON object, this is {_shape(value)}"
+        return None, ErrorData(code=INVALID_REQUEST_CODE, message=message)
+    request_id = value.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        request_id = None
+    kind = next((k for member, k in _KIND_BY_MEMBER if member in value), None)
+    if kind is None:
+        message = f'{prefix}: it has no "method" (nor a "result" or "error" answering one)'
+        return request_id, ErrorData(code=INVALID_REQUEST_CODE, message=message)
+    if kind == "JSONRPCRequest" and "id" not in value:
+        kind = "JSONRPCNotification"
+    reasons = [
+        _reason(err["loc"][1:], str(err["msg"])) for err in errors if err["loc"][:1] == (kind,)
+    ]
+    message = f"{prefix}: " + "; ".join(
+        reasons[:3] or ["it is not a request, a notification or an answer"]
+    )
+    return request_id, ErrorData(code=INVALID_REQUEST_CODE, message=message)
+
+
+def _shape(value: Any) -> str:
+    """What a JSON value is, in words: ``an array``, ``a number``, ``null``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
+
+
+def _reason(loc: tuple[Any, ...], msg: str) -> str:
+    """``"method" is missing``, ``"params" should be an object``."""
+    where = ".".join(str(part) for part in loc) or "the message"
+    if msg == "Field required":
+        return f'"{where}" is missing'
+    return f'"{where}" ' + (msg.removeprefix("Input "))
