@@ -40,6 +40,7 @@ from .jsontext import (
     DuplicateKey,
     JSONTooDeep,
     check_top_level_keys,
+    json_error_text,
     loads_std,
     may_have_duplicates,
     parse_json,
@@ -963,11 +964,13 @@ def _json_reason(exc: Exception, raw: bytes) -> str:
     if isinstance(exc, JSONTooDeep):
         return f"not valid JSON: {exc}"
     try:
-        loads_std(raw)
+        # without its line end: a line cut inside a string is an unterminated string,
+        # not a control character (the newline) inside one
+        loads_std(raw.rstrip(b"\r\n"))
     except JSONTooDeep as deep:
         return f"not valid JSON: {deep}"
     except json.JSONDecodeError as std:
-        return f"not valid JSON: {std.msg} (column {std.colno})"
+        return f"not valid JSON: {json_error_text(std)}"
     except UnicodeDecodeError as ude:
         return f"not valid UTF-8 at byte {ude.start}"
     except ValueError as other:

@@ -288,3 +288,18 @@ def loads_std(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise JSONTooDeep() from None
+
+
+def json_error_text(exc: Exception, *, line: bool = False) -> str:
+    """What a JSON parse error says, in words, with its position: ``unterminated string
+    starting at column 51``, ``expecting ',' delimiter at line 3, column 7``
+    (``line=True``: the text has several lines, so the line is named too; a cassette line
+    is one line, and its error names the file's line itself). The standard library's
+    ``JSONDecodeError.msg`` is a phrase that its ``str()`` completes with ``: line 1
+    column 51 (char 50)``; some phrases end in ``at`` (``Invalid control character at``),
+    others do not (``Expecting value``). Any other error: its ``str()``."""
+    if not isinstance(exc, json.JSONDecodeError):
+        return str(exc)
+    phrase = exc.msg[:1].lower() + exc.msg[1:]
+    where = f"line {exc.lineno}, column {exc.colno}" if line else f"column {exc.colno}"
+    return f"{phrase} {where}" if phrase.endswith(" at") else f"{phrase} at {where}"

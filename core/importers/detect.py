@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CassetteFormatError
-from ..jsontext import UTF8_BOM
+from ..jsontext import UTF8_BOM, json_error_text
 from ..readable import check_regular, open_regular, read_regular
 from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, tau_bench, vcr
 
@@ -213,7 +213,10 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
         if fmt == "openai":
             return openai_chat.read_jsonl(data, p)
         raise CassetteFormatError(
-            p, None, None, f"read as {fmt}: not valid JSON ({_short(exc)})"
+            p,
+            None,
+            None,
+            f"read as {fmt}: not valid JSON ({json_error_text(exc, line=True)[:160]})",
         ) from None
     module = {"tau-bench": tau_bench, "openai": openai_chat, "inspect": inspect_ai}[fmt]
     return module.read(doc, p)

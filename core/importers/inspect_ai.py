@@ -23,6 +23,7 @@ from typing import Any
 from ..context import RunOutcome, attach_outcome, message_text, passed_of
 from ..entry import Entry
 from ..errors import CassetteFormatError
+from ..jsontext import json_error_text
 from . import Imported, RunInfo, loads_json
 from .openai_chat import chat_outcome, count_calls, entries_from_messages
 
@@ -93,7 +94,8 @@ def _member(archive: zipfile.ZipFile, name: str, path: Path) -> Any:
     try:
         return loads_json(archive.read(name))
     except ValueError as exc:
-        raise CassetteFormatError(path, None, name, f"not valid JSON: {exc}") from None
+        reason = f"not valid JSON: {json_error_text(exc, line=True)}"
+        raise CassetteFormatError(path, None, name, reason) from None
 
 
 def _reward(scores: Any) -> float | None:

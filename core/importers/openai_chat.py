@@ -39,6 +39,7 @@ from typing import Any
 from ..context import CONTEXT_FIELD, RunOutcome, attach_outcome, message_text
 from ..entry import Entry
 from ..errors import CassetteFormatError
+from ..jsontext import json_error_text
 from . import Imported, RunInfo, json_result, loads_json
 
 NAME = "openai"
@@ -346,5 +347,6 @@ def read_jsonl(data: bytes, path: Path) -> Imported:
         try:
             messages.append(loads_json(raw))
         except ValueError as exc:
-            raise CassetteFormatError(path, lineno, None, f"not valid JSON: {exc}") from None
+            reason = f"not valid JSON: {json_error_text(exc)}"
+            raise CassetteFormatError(path, lineno, None, reason) from None
     return read(messages, path)

@@ -1,0 +1,86 @@
+"""A JSON parse error reads as words with its position (``unterminated string starting at
+column 51``), never the standard library's phrase cut from its position (``Unterminated
+string starting at (column 51)``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cassette_tui.core import CassetteFormatError, load
+from cassette_tui.core.importers.detect import import_file
+from cassette_tui.core.jsontext import JSONTooDeep, json_error_text
+
+GOOD = '{"seq":1,"tool":"t","args":{},"response":1}\n'
+
+
+def _error(text: str) -> json.JSONDecodeError:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc
+    raise AssertionError(f"{text!r} parsed")
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"q": "abc', "unterminated string starting at column 7"),
+        ('{"q": "a\tb"}', "invalid control character at column 9"),
+        ('{"q": }', "expecting value at column 7"),
+        ('{"q": 1 "r": 2}', "expecting ',' delimiter at column 9"),
+        ("{1: 2}", "expecting property name enclosed in double quotes at column 2"),
+        ('{"q": 1} x', "extra data at column 10"),
+        ('"\\x"', "invalid \\escape at column 2"),
+    ],
+)
+def test_the_phrase_and_its_column(text: str, words: str) -> None:
+    assert json_error_text(_error(text)) == words
+
+
+def test_the_line_is_named_for_a_text_of_several_lines() -> None:
+    error = _error('{\n  "q": 1,\n  "r": }')
+    assert json_error_text(error, line=True) == "expecting value at line 3, column 8"
+    assert json_error_text(error) == "expecting value at column 8"
+
+
+def test_another_error_is_its_own_words() -> None:
+    assert json_error_text(JSONTooDeep()) == str(JSONTooDeep())
+    assert json_error_text(ValueError("bad")) == "bad"
+
+
+def _load_error(path: Path) -> str:
+    with pytest.raises(CassetteFormatError) as info:
+        load(path)
+    return str(info.value)
+
+
+def test_a_line_cut_in_the_middle_of_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text(GOOD + GOOD.replace("1", "2") + '{"seq":3,"tool":"t","args":{"q":"abc\n' + GOOD)
+    message = _load_error(path)
+    assert message.startswith(f"{path}:3: not valid JSON: "), message
+    # the line's own newline is not "a control character" in the string: it was cut there
+    assert message.endswith("not valid JSON: unterminated string starting at column 33"), message
+    assert "(column" not in message and " at (" not in message
+
+
+def test_a_cut_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text(GOOD + '{"seq":2,"tool":"t","args":{"q":"abc')
+    message = _load_error(path)
+    assert message.endswith("not valid JSON: unterminated string starting at column 33"), message
+
+
+def test_an_import_names_the_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text('[{"task_id": 1,\n  "reward": }]')
+    with pytest.raises(CassetteFormatError) as info:
+        import_file(path, "tau-bench")
+    assert "not valid JSON (expecting value at line 2, column 13)" in str(info.value)
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"role": "user", "content": "x"}\n{"role": tr\n')
+    with pytest.raises(CassetteFormatError) as info:
+        import_file(chat, "openai")
+    assert str(info.value) == f"{chat}:2: not valid JSON: expecting value at column 10"
