@@ -12,7 +12,8 @@ accept the same formats and the same **path spec**::
 
 The part after the last ``#`` is a selector only when it is a comma-separated list of
 ``task=``, ``trial=`` and ``from=`` items and ``FILE`` exists; a file whose name really
-contains such a ``#`` opens as it is. Keyword arguments override nothing silently: a
+contains such a ``#`` opens as it is. Any other suffix after an existing ``FILE``
+(``FILE#bogus``) is an error saying what a selector looks like, not "no such file". Keyword arguments override nothing silently: a
 keyword that contradicts the spec is an error.
 
 ``list_runs`` lists the runs of a file (task, trial, reward, call count) for a selector;
@@ -33,6 +34,11 @@ from .normalize import NormalizationRules
 from .runs import RunInfo, RunSelectionError, TaskPair, spec_suffix, task_pairs
 
 _SPEC_KEYS = ("task", "trial", "from")
+#: what a run selector looks like, for the errors about one
+SELECTOR_HELP = (
+    "a selector looks like FILE#task=N,trial=K (one run of a multi-run file; "
+    "from=FORMAT forces the format; `cassette-tui import FILE --list` lists the runs)"
+)
 
 
 @dataclass(frozen=True)
@@ -64,16 +70,22 @@ def parse_path_spec(spec: str | Path) -> PathSpec:
 
     Raises:
         CassetteFormatError: a selector with a bad value (``trial=x``, ``from=nope``) or a
-            key given twice, naming the file and the key as the field.
+            key given twice, naming the file and the key as the field; a suffix that is
+            not a selector (``FILE#bogus``, ``FILE#task=1,run=2``) after a file that
+            exists (the full text names no file), saying what a selector looks like.
     """
     text = str(spec)
     base, sep, suffix = text.rpartition("#")
     if not sep or not base or Path(text).exists():
         return PathSpec(Path(text))
     items = [item.strip() for item in suffix.split(",") if item.strip()]
-    if not items or not all(
-        "=" in item and item.split("=", 1)[0].strip() in _SPEC_KEYS for item in items
-    ):
+    bad = [i for i in items if "=" not in i or i.split("=", 1)[0].strip() not in _SPEC_KEYS]
+    if not items or bad:
+        if Path(base).exists():
+            # the file is there: the part after '#' was meant as a selector and is wrong
+            why = f"{bad[0]!r} is not a selector item" if bad else "nothing after '#'"
+            raise CassetteFormatError(base, None, None, f"bad run selector {'#' + suffix!r}: "
+                                      f"{why}; {SELECTOR_HELP}")  # fmt: skip
         return PathSpec(Path(text))
     values: dict[str, str] = {}
     for item in items:
