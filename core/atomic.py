@@ -18,6 +18,24 @@ from pathlib import Path
 from .errors import CassetteError
 
 
+class TargetExists(FileExistsError):
+    """A file is at the path to write, and replacing it was not asked for.
+
+    The message says how to ask in the library (``pass overwrite=True to replace it``); a
+    command says its own flag instead (``for_flag("--force")``: ``use --force to replace
+    it``). Attributes: ``path``, ``how``.
+    """
+
+    def __init__(self, path: str | Path, how: str = "pass overwrite=True") -> None:
+        self.path = Path(path)
+        self.how = how
+        super().__init__(f"{path}: exists; {how} to replace it")
+
+    def for_flag(self, flag: str = "--force") -> TargetExists:
+        """The same error in a command's words: ``PATH: exists; use --force to replace it``."""
+        return TargetExists(self.path, f"use {flag}")
+
+
 class NotReplaceable(FileExistsError):
     """``overwrite`` was asked for a path that is not a regular file (a device node, a
     FIFO, a socket, a directory or a symlink). Attributes: ``path``, ``kind``."""
@@ -26,8 +44,8 @@ class NotReplaceable(FileExistsError):
         self.path = path
         self.kind = kind
         super().__init__(
-            f"{path}: is a {kind}, not a regular file; refusing to replace it even with "
-            "overwrite (--force): write to a regular file path instead"
+            f"{path}: is a {kind}, not a regular file; it is never replaced, not even with "
+            "--force (overwrite=True): write to a regular file path instead"
         )
 
 
@@ -148,7 +166,7 @@ def write_atomic(
     replay report.
 
     Raises:
-        FileExistsError: ``path`` exists and ``overwrite`` is false (checked before
+        TargetExists: (a ``FileExistsError``) ``path`` exists and ``overwrite`` is false (checked before
             writing and again at the rename, which uses a hard link so a file created
             meanwhile is not clobbered either).
         NotReplaceable: (a ``FileExistsError``) ``path`` is a symlink, FIFO, device node,
@@ -160,7 +178,7 @@ def write_atomic(
         if kind != "regular file":
             raise NotReplaceable(target, kind)
         if not overwrite:
-            raise FileExistsError(f"{target}: exists; pass overwrite (--force) to replace it")
+            raise TargetExists(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -180,9 +198,7 @@ def write_atomic(
             try:
                 os.link(tmp_name, target)  # fails if the target appeared meanwhile
             except FileExistsError:
-                raise FileExistsError(
-                    f"{target}: exists; pass overwrite (--force) to replace it"
-                ) from None
+                raise TargetExists(target) from None
             except OSError:
                 os.replace(tmp_name, target)  # file systems without hard links
             else:

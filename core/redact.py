@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import check_replaceable, write_atomic
+from .atomic import TargetExists, check_replaceable, write_atomic
 from .digest import digest
 from .jobs import CancelToken, Progress
 from .jsonpath import Part
@@ -233,7 +233,8 @@ def redact_job(
     file is copied there first (never over an existing file).
 
     Raises:
-        FileExistsError: ``out`` (or ``backup``) exists and ``overwrite`` is false.
+        TargetExists: (a ``FileExistsError``) ``out`` exists and ``overwrite`` is false.
+        FileExistsError: ``backup`` exists.
         Cancelled: ``cancel`` was set; nothing was written.
     """
     from .cassette import dump_line
@@ -241,7 +242,7 @@ def redact_job(
     redactor = Redactor(config)
     out = Path(out)
     if not overwrite and os.path.lexists(out):
-        raise FileExistsError(f"{out}: exists; pass --force to replace it")
+        raise TargetExists(out)
     if overwrite:
         check_replaceable(out)  # a symlink, FIFO or device is never replaced
     if backup is not None and os.path.lexists(backup):

@@ -42,7 +42,7 @@ def test_force_refuses_special_files(tmp_path: Path, command: str, kind: str) ->
     assert done.returncode == 2, (done.stdout, done.stderr)
     message = " ".join(done.stderr.split())
     assert f"{target}: {what}, not a regular file" in message
-    assert "refusing to replace it even with overwrite (--force)" in message
+    assert "it is never replaced, not even with --force (overwrite=True)" in message
     after = os.lstat(target)
     assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
     if kind == "symlink":

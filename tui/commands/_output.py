@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 
 import click
+from cassette_tui.core.atomic import TargetExists
 from cassette_tui.core.constants import EXIT_BAD_INPUT
 from cassette_tui.core.jsonvalue import dumps_strict
 from rich.console import Console
@@ -158,11 +159,14 @@ def error_document(error: object, file: object = None) -> dict[str, Any]:
 
 
 def fail(command: str, error: object, *, file: object = None) -> NoReturn:
-    """Print ``cassette-tui COMMAND: message`` on stderr and exit 2. When the running
+    """Print ``cassette-tui COMMAND: message`` on stderr and exit 2 (a ``TargetExists`` in
+    a command with ``--force`` says ``use --force to replace it``). When the running
     command was given ``--json`` (its ``as_json`` parameter), stdout still gets a JSON
     document, :func:`error_document` (``{"error", "file"}``), so ``| jq`` reads why."""
-    click.echo(f"cassette-tui {command}: {safe(error)}", err=True)
     ctx = click.get_current_context(silent=True)
+    if isinstance(error, TargetExists) and ctx is not None and "force" in ctx.params:
+        error = error.for_flag("--force")  # the command's words, not the library's
+    click.echo(f"cassette-tui {command}: {safe(error)}", err=True)
     if ctx is not None and ctx.params.get("as_json"):
         echo_json(error_document(error, file))
     sys.exit(EXIT_BAD_INPUT)

@@ -158,7 +158,7 @@ def _write_all(
     if existing and not force:
         shown = ", ".join(str(t) for t in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
-        _fail(f"{shown}{more}: exist; pass --force to replace them (nothing was written)")
+        _fail(f"{shown}{more}: exist; use --force to replace them (nothing was written)")
     written: list[dict[str, Any]] = []
     try:
         with progress_on_stderr() as sink:
