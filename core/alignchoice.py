@@ -131,18 +131,38 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
             "makes the other's call later: the two calls side by side",
             k,
         )
-    if later_a is not None and (later_b is None or later_a <= later_b):
-        extra, side, other = later_a + 1, "A", "B"
-        at, other_seq, tool = a.seq(k + 1 + later_a), b.seq(k), tb[k]
+    if later_a is not None and later_b is not None:
+        # each run makes the other's call later: the same calls (or tools) in another
+        # order, not extra calls (the key alignment shows them as moved rows)
+        same = "tools" if by_tool else "calls"
+        where = (
+            f"seq {a.seq(k)}" if a.seq(k) == b.seq(k) else f"A seq {a.seq(k)} / B seq {b.seq(k)}"
+        )
+        return AlignChoice(
+            "key",
+            f"the runs make the same {same} in another order from {where}: A's call there "
+            f"({ta[k]}) is B's seq {b.seq(k + 1 + later_b)}, B's ({tb[k]}) is A's seq "
+            f"{a.seq(k + 1 + later_a)}: aligned by call key so each call pairs with its match",
+            k,
+        )
+    if later_a is not None:
+        side, other, extra, c, o, tool = "A", "B", later_a + 1, a, b, tb[k]
     else:
         assert later_b is not None
-        extra, side, other = later_b + 1, "B", "A"
-        at, other_seq, tool = b.seq(k + 1 + later_b), a.seq(k), ta[k]
-    what = f"calling {tool}" if by_tool else f"the call {other} makes at seq {other_seq} ({tool})"
+        side, other, extra, c, o, tool = "B", "A", later_b + 1, b, a, ta[k]
+    first, at = c.seq(k), c.seq(k + extra)
+    span = f"seq {first}" if extra == 1 else f"seq {first}-{c.seq(k + extra - 1)}"
+    if by_tool:
+        what = (
+            f"calling {tool}, the tool {other} calls at seq {o.seq(k)} ({side} calls it at "
+            f"seq {at}, with other args)"
+        )
+    else:
+        what = f"the call {other} makes at seq {o.seq(k)} ({tool}), made by {side} at seq {at}"
     return AlignChoice(
         "key",
-        f"{side} makes {_n(extra, 'extra call')} before {what}, which {side} makes at seq "
-        f"{at}: aligned by call key so the steps after it pair up",
+        f"{side} makes {_n(extra, 'extra call')} ({span}) before {what}: aligned by call key "
+        "so the steps after it pair up",
         k,
     )
 
