@@ -36,7 +36,9 @@ Finding kinds (``LintFinding.kind``):
     It is a finding like the others, so ``check`` exits 1: a cassette with no calls is
     never a useful fixture, and CI should say so rather than pass it.
 ``secret``
-    Reserved for the redaction pass (not produced by ``lint``).
+    The secret scan's finding (``secrets.py``; ``check`` runs it beside ``lint``).
+
+``KINDS`` is the one list of them, in this order (``check --help`` and its tests read it).
 """
 
 from __future__ import annotations
@@ -56,16 +58,17 @@ if TYPE_CHECKING:
     from .cassette import Cassette
     from .entry import Entry
 
+#: the kinds ``repeats.classify`` gives a key recorded several times
+REPEAT_KINDS = ("repeated_key", "header_variants", "distinct_errors")
 KINDS = (
     "stale_digest",
-    "repeated_key",
-    "header_variants",
-    "distinct_errors",
+    *REPEAT_KINDS,  # repeated_key, header_variants, distinct_errors (repeats.py)
     "volatile_arg",
     "binary_as_text",
     "seq_order",
     "over_normalization",
     "unused_rule",
+    "bad_context",
     "empty",
     "secret",
 )

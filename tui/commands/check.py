@@ -33,7 +33,7 @@ from cassette_tui.core.checkscan import lint_and_scan
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.errors import CassetteError
 from cassette_tui.core.jobs import Progress, run_job
-from cassette_tui.core.lint import LintFinding
+from cassette_tui.core.lint import KINDS, LintFinding
 from cassette_tui.core.normalize import NormalizationRules, load_rules
 from cassette_tui.core.secrets import (
     SecretConfig,
@@ -195,7 +195,38 @@ def check_job(
     return results
 
 
-@click.command("check")
+#: what ``check --help`` says after a finding kind's name
+_KIND_NOTES = {
+    "empty": "no calls",
+    "secret": "values shown masked; --secrets runs the scan alone",
+    "dropped_lines": "with --lenient",
+}
+#: every finding kind ``check`` reports: lint's (one table, ``lint.KINDS``) and its own
+CHECK_KINDS = (*KINDS, "dropped_lines")
+
+
+def _check_help() -> str:
+    kinds = ", ".join(
+        f"{kind} ({_KIND_NOTES[kind]})" if kind in _KIND_NOTES else kind for kind in CHECK_KINDS
+    )
+    lines = textwrap.wrap(f"Findings: {kinds}.", width=76, break_on_hyphens=False)
+    return "\n".join(
+        [
+            "Validate and lint cassettes: files, folders (every *.jsonl in them) or globs.",
+            "",
+            "\b",
+            *lines,
+            '--json: one FILE gives an object ({"file", "error"} when unreadable); several',
+            "paths, a folder or a glob give a list.",
+            "Exit status: 0 clean, 1 findings, 2 unreadable input.",
+        ]
+    )
+
+
+CHECK_HELP = _check_help()
+
+
+@click.command("check", help=CHECK_HELP)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
@@ -219,15 +250,7 @@ def check(
     fmt: str | None,
     config: str | None,
 ) -> None:
-    """Validate and lint cassettes: files, folders (every *.jsonl in them) or globs.
-
-    \b
-    Findings: stale_digest, repeated_key, volatile_arg, binary_as_text, seq_order,
-    empty (no calls), secret (values shown masked; --secrets runs the scan alone).
-    --json: one FILE gives an object ({"file", "error"} when unreadable); several
-    paths, a folder or a glob give a list.
-    Exit status: 0 clean, 1 findings, 2 unreadable input.
-    """
+    # the help is CHECK_HELP (the finding kinds listed from lint.KINDS)
     if secrets_only and no_secrets:
         fail("check", "--secrets and --no-secrets exclude each other")
     try:
