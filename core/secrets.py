@@ -488,6 +488,7 @@ _JSON_KEY = re.compile("\x00([^\x00]*)\x00\\s*:|\x00[^\x00]*\x00")
 _KEY_STEMS = "key|token|pass|pwd|secret|cookie|credentials|authorization|apik"
 #: the bytes of ``_B64_RUN``'s class (a rebuilt line holds no backslash)
 _B64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=")
+_HEX_BYTES = re.compile(rb"[0-9a-fA-F]+")
 #: where a base64 run the entropy test can call random is: 23 characters or more (the
 #: base64 limit needs 23 distinct ones), or 16 hex digits
 _RUN_PATTERN = r"[A-Za-z0-9+/\-_=]{23,}|[0-9a-fA-F]{16,}"
@@ -559,6 +560,10 @@ def _prefilter() -> tuple[Any, tuple[str, ...], Any] | None:
     for _, pattern in patterns:
         matcher.Add(pattern)
     matcher.Compile()
+    # RE2's set answers "no match" when its automaton cannot be built (out of memory):
+    # a set that misses what it must find is not used (every line is then a maybe)
+    if not matcher.Match(b"PRIVATE KEY") or not matcher.Match(b"\x00api_key\x00:"):
+        return None
     return matcher, tuple(meaning for meaning, _ in patterns), re2.compile(_RUN_PATTERN, options)
 
 
@@ -661,7 +666,13 @@ def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
                 start -= 1
             while end < len(raw) and raw[end] in _B64_BYTES:
                 end += 1
-            if not _entropy_skipped(raw, start) and _run_may_be_entropic(raw[start:end]):
+            run = raw[start:end]
+            # the entropy test's own first exits (``_entropy_hit``): fewer than 9
+            # distinct characters, or fewer than 23 in a run that is not all hex
+            distinct = len(set(run))
+            if distinct < 9 or (distinct < 23 and _HEX_BYTES.fullmatch(run) is None):
+                continue
+            if not _entropy_skipped(raw, start) and _run_may_be_entropic(run):
                 return False
     return True
 

@@ -13,7 +13,12 @@ import pytest
 from cassette_tui.core.cassette import entry_from_record, load
 from cassette_tui.core.errors import CassetteError
 from cassette_tui.core.jsontext import parse_json
-from cassette_tui.core.secrets import entry_secret_findings, line_secret_free, scan_entry
+from cassette_tui.core.secrets import (
+    _prefilter,
+    entry_secret_findings,
+    line_secret_free,
+    scan_entry,
+)
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -192,6 +197,11 @@ def test_a_line_called_free_holds_no_secret(
     if digest is not None:
         record["args_digest"] = digest
     _same(_line(record, ascii_only, compact))
+
+
+def test_the_prefilter_is_built() -> None:
+    # without it every line is a maybe: correct, but check is slow again
+    assert _prefilter() is not None, "google-re2 missing: pip install -e '.[test,dev]'"
 
 
 @pytest.mark.parametrize(
