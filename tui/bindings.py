@@ -83,46 +83,8 @@ _MOVE = [
     Binding("q", "back", "Quit", id="main.back", tooltip="Quit (from a step or the help: back)"),
 ]
 
-PAIR = [
-    Binding(
-        "n",
-        "next",
-        "Next diff",
-        id="main.next",
-        tooltip="Next row that is not same; repeats the search when one is active",
-    ),
-    Binding(
-        "N",
-        "previous",
-        "Prev diff",
-        show=False,
-        id="main.previous",
-        tooltip="Previous row that is not same; or the previous search match",
-    ),
-    Binding(
-        "right_square_bracket",
-        "next_difference",
-        "Next difference",
-        show=False,
-        key_display="]",
-        id="main.next_difference",
-    ),
-    Binding(
-        "left_square_bracket",
-        "previous_difference",
-        "Previous difference",
-        show=False,
-        key_display="[",
-        id="main.previous_difference",
-    ),
-    Binding("f", "first_divergence", "First divergence", show=False, id="main.first_divergence"),
-    Binding(
-        "a",
-        "toggle_align",
-        "Align",
-        id="main.toggle_align",
-        tooltip="Align the runs by seq / by call key",
-    ),
+#: The debug loop's keys, on both step screens: each acts on A (``screens/loop_keys.py``).
+_LOOP = [
     Binding(
         "p",
         "pin",
@@ -164,6 +126,49 @@ PAIR = [
         tooltip="Re-record A: run the agent once, live, into a new file (asks first), then "
         "open A against it",
     ),
+]
+
+PAIR = [
+    Binding(
+        "n",
+        "next",
+        "Next diff",
+        id="main.next",
+        tooltip="Next row that is not same; repeats the search when one is active",
+    ),
+    Binding(
+        "N",
+        "previous",
+        "Prev diff",
+        show=False,
+        id="main.previous",
+        tooltip="Previous row that is not same; or the previous search match",
+    ),
+    Binding(
+        "right_square_bracket",
+        "next_difference",
+        "Next difference",
+        show=False,
+        key_display="]",
+        id="main.next_difference",
+    ),
+    Binding(
+        "left_square_bracket",
+        "previous_difference",
+        "Previous difference",
+        show=False,
+        key_display="[",
+        id="main.previous_difference",
+    ),
+    Binding("f", "first_divergence", "First divergence", show=False, id="main.first_divergence"),
+    Binding(
+        "a",
+        "toggle_align",
+        "Align",
+        id="main.toggle_align",
+        tooltip="Align the runs by seq / by call key",
+    ),
+    *_LOOP,
     *_MOVE,
 ]
 
@@ -192,6 +197,7 @@ SINGLE = [
         key_display="[",
         id="single.previous_difference",
     ),
+    *_LOOP,
     *_MOVE,
 ]
 

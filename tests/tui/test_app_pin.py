@@ -13,7 +13,7 @@ import pytest
 from cassette_tui.core.pin import fixture_name, plan_pin
 from cassette_tui.core.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
-from cassette_tui.tui.screens import pair as pair_screen
+from cassette_tui.tui.screens import loop_keys
 from cassette_tui.tui.screens.help import help_plain_text
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.pin import PinScreen
@@ -132,7 +132,7 @@ def copied(samples: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
     for name in ("fail.jsonl", "fix.jsonl"):
         shutil.copy(samples / name, workdir / name)
     fixed = functools.partial(plan_pin, now=datetime(2026, 11, 30, 21, 0, tzinfo=UTC))
-    monkeypatch.setattr(pair_screen, "plan_pin", fixed)
+    monkeypatch.setattr(loop_keys, "plan_pin", fixed)
     return workdir
 
 

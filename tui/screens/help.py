@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Two cassettes (main screen)", bindings.PAIR),
-    ("One cassette", bindings.SINGLE),
+    # the keys it shares with the main screen are listed there once (see help_text)
+    ("One cassette", [b for b in bindings.SINGLE if b not in bindings.PAIR]),
     ("Step full-screen (enter)", bindings.STEP),
     ("Pin preview (p)", bindings.PIN),
     ("Debug loop panel (l)", bindings.LOOP),
@@ -36,6 +37,9 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Everywhere", bindings.APP),
     ("This help", bindings.HELP),
 ]
+
+#: a last line under a section
+NOTES = {"One cassette": "and the main screen's keys above but f and a (the loop acts on A)"}
 
 
 def key_text(app: CassetteApp, binding: Binding) -> str:
@@ -91,6 +95,8 @@ def help_text(app: CassetteApp) -> Group:
     ]
     for title, section in SECTIONS:
         rows = [(f"  {key_text(app, b)}", b.tooltip or b.description, b.id or "") for b in section]
+        if title in NOTES:
+            rows.append(("", NOTES[title], ""))
         parts.extend([Text(""), _section(title, rows)])
     parts.extend(
         [Text(""), _section("", [("  ctrl+p", "command palette: every action by name", "")])]

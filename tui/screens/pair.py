@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
+from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.diff import DiffResult
-from cassette_tui.core.errors import CassetteError
 from cassette_tui.core.findings import Finding
 from cassette_tui.core.jobs import Cancelled, CancelToken, Progress, run_job
-from cassette_tui.core.pin import plan_pin
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -29,21 +26,13 @@ from ..text.progress import progress_count
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
-from .loop import LoopScreen
-from .pin import PinScreen
-from .steps import StepsScreen
-
-if TYPE_CHECKING:
-    from cassette_tui.core.loop import RecordResult
-
-#: where the pin key writes fixtures (relative to the working folder, as ``pin -o``)
-FIXTURES_DIR = Path("fixtures")
+from .loop_keys import LoopKeysScreen
 
 #: what the header says while an exact diff runs
 _STAGES = {"outcomes": "reading every response", "align": "aligning"}
 
 
-class PairScreen(StepsScreen):
+class PairScreen(LoopKeysScreen):
     """A on the left, B on the right, the status mark between, the detail below.
 
     The first rows come from ``Session.quick_diff`` (by seq, statuses may come from the
@@ -73,30 +62,6 @@ class PairScreen(StepsScreen):
 
     def on_screen_resume(self) -> None:
         self.refresh_loop_bar()  # a loop screen above may have stored a result
-
-    def action_replay(self) -> None:
-        """r: one offline replay of A (or how to configure an agent)."""
-        from .replay import ReplayScreen
-
-        self._open_loop_screen("Replay", ReplayScreen)
-
-    def action_gate(self) -> None:
-        """t: the gate, N replays of A (or how to configure an agent)."""
-        from .gate import GateScreen
-
-        self._open_loop_screen("Gate", GateScreen)
-
-    def _open_loop_screen(self, stage: str, screen: Callable[[], Screen[None]]) -> None:
-        if self.session.agent is None:
-            from .no_agent import NoAgentScreen
-
-            self.app.push_screen(NoAgentScreen(stage))
-        else:
-            self.app.push_screen(screen())
-
-    def action_loop(self) -> None:
-        stages = loop_stages(self.session, self.result)
-        self.app.push_screen(LoopScreen(stages, self.session.agent_problem))
 
     def initial_summary(self) -> Text:
         session = self.session
@@ -345,43 +310,18 @@ class PairScreen(StepsScreen):
         if self.result is not None and self.result.first_divergence is not None:
             self.steps.cursor = self.result.first_divergence
 
-    def action_pin(self) -> None:
-        """Preview the selected entry (A's, else B's) as a fixture; enter writes it."""
+    def pin_target(self) -> tuple[Cassette, int] | None:
+        """The selected row's entry: A's, else B's."""
         result = self.result
         if result is None or not len(self.model):
-            self.app.notify("nothing to pin yet: the diff is loading", timeout=3)
-            return
+            return None
         row = result.rows[self.steps.cursor]
         a, b = self.session.pair()
         cassette, index = (a, row.a) if row.a is not None else (b, row.b)
-        if index is None:
-            return
-        try:
-            plan = plan_pin(cassette, cassette.seq(index), FIXTURES_DIR)
-        except (CassetteError, LookupError, ValueError, OSError) as exc:
-            # PinError: plain words naming the path and what to do, as `pin` prints them
-            self.app.notify(
-                printable(f"cannot pin: {describe_error(exc)}"), severity="error", markup=False
-            )
-            return
-        self.app.push_screen(PinScreen(plan), self._pinned)
+        return None if index is None else (cassette, index)
 
-    def action_rerecord(self) -> None:
-        """Re-record A live into a new file (asks first), then A against it."""
-        from .rerecord import RerecordedPairScreen, RerecordScreen
-
-        def opened(result: RecordResult | None) -> None:
-            if result is not None and result.cassette is not None:
-                self.app.push_screen(RerecordedPairScreen(self.session.against(result.cassette)))
-
-        self.app.push_screen(RerecordScreen(self.session, self.refresh_loop_bar), opened)
-
-    def _pinned(self, path: Path | None) -> None:
-        if path is None:
-            return
-        self.session.loop.pins.append(path)
-        self.refresh_loop_bar()
-        self.app.notify(printable(f"pinned -> {path}"), markup=False, timeout=5)
+    def loop_result(self) -> DiffResult | None:
+        return self.result
 
 
 def diagnosis(result: DiffResult) -> tuple[list[Finding], str | None]:

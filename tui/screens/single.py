@@ -1,4 +1,5 @@
-"""One cassette alone: its steps, repeated keys, errors, lint and secret findings."""
+"""One cassette alone: its steps, repeated keys, errors, lint and secret findings, and the
+debug loop on it (replay, gate, re-record, pin: ``loop_keys.py``)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,10 @@ from ..text.detail import Limits, single_detail
 from ..text.rows import SEQ_WIDTH, SingleRows, entry_is_error
 from ..text.safe import describe_error, plain
 from ..text.summary import file_label, single_summary
-from .steps import StepsScreen
+from .loop_keys import LoopKeysScreen
 
 
-class SingleScreen(StepsScreen):
+class SingleScreen(LoopKeysScreen):
     """The steps of one cassette, marked with what ``core.lint`` found."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(SINGLE)
@@ -107,6 +108,10 @@ class SingleScreen(StepsScreen):
 
     def detail_placeholder(self, index: int) -> RenderableType:
         return plain(f"seq {self.cassette.seq(index)}", "bold")
+
+    def pin_target(self) -> tuple[Cassette, int] | None:
+        """The selected entry."""
+        return (self.cassette, self.steps.cursor) if len(self.model) else None
 
     def no_more(self, direction: int) -> str:
         if self.findings is None:

@@ -84,10 +84,24 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
         ),
         Stage("Replay", replay, how_agent("r", "replay"), replay_short),
         Stage("Gate", gate, how_agent("t", "gate"), gate_short),
-        Stage("Diff", diff, "the main view: n/N step through the differences"),
+        _diff_stage(diff, b is not None, a_file),
         Stage("Pin", pin, "p on the main view pins the selected row as a fixture"),
         _rerecord_stage(session, needs, agent),
     ]
+
+
+#: what the Diff stage says with one cassette open
+NEEDS_TWO = "needs two files"
+
+
+def _diff_stage(found: str, pair: bool, a_file: str) -> Stage:
+    if pair:
+        return Stage("Diff", found, "the main view: n/N step through the differences")
+    how = (
+        f"open A with another run of it (a passing one, or a re-recording: R): "
+        f"cassette-tui {a_file} OTHER.jsonl"
+    )
+    return Stage("Diff", NEEDS_TWO, how)
 
 
 def _rerecord_stage(session: Session, needs: str, agent: bool) -> Stage:
