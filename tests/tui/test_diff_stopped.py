@@ -101,7 +101,7 @@ async def test_escape_before_any_row_shows_the_rows_by_seq_and_a_realigns(
         assert len(screen.model) == 7 and not screen.steps.loading
         assert "no step selected" not in text
         assert "by seq" in text.splitlines()[0]
-        assert "1↻ search_docs" in text
+        assert "1↻!search_docs" in text
         assert "diff by key stopped: the rows by seq (a aligns by key again)" in notes(app)
         # a aligns by key again: the diff runs (the real job now) and its rows are shown
         await pilot.press("a")

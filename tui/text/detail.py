@@ -181,9 +181,11 @@ def row_findings(findings: Iterable[Finding], row: Row) -> list[Finding]:
     return related
 
 
-def pair_title(row: Row, tool_b: str | None = None) -> Text:
+def pair_title(row: Row, tool_b: str | None = None, error: bool | None = None) -> Text:
     """``A seq 4 · B seq 4 · search_docs · ~ response drift``; for two different tools
-    (``tool_b``, ``other_call``): ``A seq 3 · B seq 3 · search_direct ≠ search_onestop``."""
+    (``tool_b``, ``other_call``): ``A seq 3 · B seq 3 · search_direct ≠ search_onestop``.
+    ``error``: either entry is an error (``None``: as far as the row's flags tell, which
+    leave out a row where both sides are)."""
     mark = STATUS_MARKS[row.status]
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}", style="bold")
@@ -197,7 +199,7 @@ def pair_title(row: Row, tool_b: str | None = None) -> Text:
     text.append(f" · {mark.glyph} {mark.label.split(':')[0]}")
     for flag, on in (
         (REPEATED, row.repeated_a or row.repeated_b),
-        (ERROR, row.error_a or row.error_b),
+        (ERROR, (row.error_a or row.error_b) if error is None else error),
     ):
         if on:
             text.append(f" · {flag.glyph} {flag.label.split(':')[0]}")
@@ -218,7 +220,8 @@ def pair_detail(
     a = result.a[row.a] if row.a is not None else None
     b = result.b[row.b] if row.b is not None else None
     other_call = row.status is Status.OTHER_CALL and a is not None and b is not None
-    parts: list[RenderableType] = [pair_title(row, b.tool if b is not None else None)]
+    error = any(is_error_outcome(e.is_error, e.response) for e in (a, b) if e is not None)
+    parts: list[RenderableType] = [pair_title(row, b.tool if b is not None else None, error)]
     # the words before the call first: why the agent chose (core/context.py)
     parts.extend(pair_before(result, row, a, b, limits))
 

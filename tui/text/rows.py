@@ -110,7 +110,6 @@ def _side(
     index: int | None,
     *,
     repeated: bool,
-    error: bool,
     width: int,
     tool_width: int,
     styles: Styles,
@@ -118,16 +117,19 @@ def _side(
     seq_cells: int = SEQ_WIDTH,
     tool_names: frozenset[str] = frozenset(),
 ) -> Text:
-    """One side of a row, exactly ``width`` cells wide."""
+    """One side of a row, exactly ``width`` cells wide; ``!`` when the entry is an error
+    (raised, or answered HTTP 4xx/5xx), whatever the row's status (two 429s are ``=``)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     if index is None:
         text.append("·" * width, styles.get("steplist--filler"))
         return text
     try:
-        args: Any = cassette[index].args
-        unreadable = ""
+        entry = cassette[index]
+        args: Any = entry.args
+        error, unreadable = is_error_outcome(entry.is_error, entry.response), ""
     except Exception as exc:  # noqa: BLE001 - an entry the engine cannot parse: say so here
-        args, unreadable = None, unreadable_reason(exc)
+        # counted as an error, as entry_is_error does (its row says why)
+        args, error, unreadable = None, True, unreadable_reason(exc)
     text.append(f"{cassette.seq(index):>{seq_cells}}", styles.get("steplist--seq"))
     text.append(REPEATED.glyph if repeated else " ", styles.get(REPEATED.style))
     text.append(ERROR.glyph if error else " ", styles.get(ERROR.style))
@@ -182,13 +184,9 @@ class PairRows:
             "base": base,
             "seq_cells": self.seq_width,
         }
-        line.append_text(
-            _side(self.result.a, row.a, repeated=row.repeated_a, error=row.error_a, **common)
-        )
+        line.append_text(_side(self.result.a, row.a, repeated=row.repeated_a, **common))
         line.append(f" {mark.glyph} ", styles.get(mark.style))
-        line.append_text(
-            _side(self.result.b, row.b, repeated=row.repeated_b, error=row.error_b, **common)
-        )
+        line.append_text(_side(self.result.b, row.b, repeated=row.repeated_b, **common))
         if row.status is Status.SAME:
             line.stylize(styles.get("steplist--same", ""))
         return line
@@ -241,7 +239,6 @@ class SingleRows:
                 cassette,
                 index,
                 repeated=self._repeated(seq),
-                error=entry_is_error(cassette, index),
                 width=max(10, width - 2),
                 tool_width=self._tool_width,
                 tool_names=self._tool_names,
