@@ -64,6 +64,24 @@ INTRO = (
 MAX_RUNS = 1000
 
 
+#: what the line beside N says while N is being typed
+ASK_HINT = "enter starts · escape leaves"
+
+
+def runs_problem(value: str) -> str | None:
+    """Why ``value`` (the N typed) cannot start a gate, in words for the line beside it,
+    or ``None`` when it can (a whole number from 1 to ``MAX_RUNS``)."""
+    if not value.strip():
+        return f"type N, from 1 to {MAX_RUNS}"
+    try:
+        runs = int(value)
+    except ValueError:
+        runs = 0
+    if not 1 <= runs <= MAX_RUNS:
+        return f"N must be between 1 and {MAX_RUNS}"
+    return None
+
+
 def gate_columns() -> str:
     return f" {'run':>4}  {'result':<11}{'time':>8}{'calls':>7}{'misses':>8}  mark"
 
@@ -193,8 +211,9 @@ class GateScreen(LoopJobScreen):
         yield Static(self._title(), id="gate-title")
         with Horizontal(id="gate-n"):
             yield Static("runs ")
-            yield RunsInput(str(self.requested), type="integer", max_length=4, id="gate-n-input")
-            yield Static(" enter starts · escape leaves", id="gate-n-hint")
+            # no length cap: a digit too many is said (runs_problem), never dropped silently
+            yield RunsInput(str(self.requested), type="integer", id="gate-n-input")
+            yield Static(f" {ASK_HINT}", id="gate-n-hint")
         with Horizontal(id="gate-progress"):
             yield ProgressBar(
                 total=self.requested, show_eta=False, show_percentage=False, id="gate-bar"
@@ -237,19 +256,31 @@ class GateScreen(LoopJobScreen):
         field.disabled = False
         field.value = str(self.requested)
         field.cursor_position = len(field.value)
-        self.query_one("#gate-n-hint", Static).update(" enter starts · escape leaves")
+        self._hint(ASK_HINT)
         self.set_focus(field)
+
+    def _hint(self, text: str, problem: bool = False) -> None:
+        """The line beside N: what enter does, or (``problem``) why N cannot start a gate."""
+        words = Text(f" {text}", style="bold" if problem else "", end="")
+        if problem:
+            words.append(" · fix N, then enter · escape leaves", style="not bold")
+        self.query_one("#gate-n-hint", Static).update(words)
+
+    @on(Input.Changed, "#gate-n-input")
+    def _changed(self, event: Input.Changed) -> None:
+        if not event.input.disabled:  # not while a gate runs (the field shows its N)
+            problem = runs_problem(event.value)
+            self._hint(problem or ASK_HINT, problem is not None and bool(event.value))
 
     @on(Input.Submitted, "#gate-n-input")
     def _submitted(self, event: Input.Submitted) -> None:
-        try:
-            runs = int(event.value)
-        except ValueError:
-            runs = 0
-        if not 1 <= runs <= MAX_RUNS:
-            self.app.notify(f"runs: a number from 1 to {MAX_RUNS}", severity="warning", timeout=3)
+        problem = runs_problem(event.value)
+        if problem is not None:
+            # said beside the field, which keeps the focus and what was typed to fix it
+            self._hint(problem, problem=True)
+            self.set_focus(event.input)
             return
-        self.requested = runs
+        self.requested = int(event.value)
         self.start()
 
     # -- the job ---------------------------------------------------------------------
@@ -266,7 +297,7 @@ class GateScreen(LoopJobScreen):
         self.show_rows()
         self.query_one("#gate-verdict").display = False
         self.runs_input.disabled = True
-        self.query_one("#gate-n-hint", Static).update(" running · escape cancels")
+        self._hint("running · escape cancels")
         bar = self.query_one("#gate-bar", ProgressBar)
         bar.update(total=self.requested, progress=0)
         self._tally(f"0/{self.requested} runs · escape cancels")
@@ -325,7 +356,7 @@ class GateScreen(LoopJobScreen):
         verdict.update(verdict_text(result))
         verdict.display = True
         self.runs_input.disabled = False
-        self.query_one("#gate-n-hint", Static).update(" t: gate again")
+        self._hint("t: gate again")
         self.show_rows(self.runs_list.cursor)
         if focus:
             self.runs_list.focus()
@@ -345,7 +376,7 @@ class GateScreen(LoopJobScreen):
         verdict.display = True
         self._tally("nothing ran")
         self.runs_input.disabled = False
-        self.query_one("#gate-n-hint", Static).update(" enter starts · escape leaves")
+        self._hint(ASK_HINT)
 
     # -- keys ------------------------------------------------------------------------
     def action_cursor_down(self) -> None:
