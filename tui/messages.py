@@ -116,14 +116,18 @@ class DetailFailed(Failed):
 
 class SearchDone(Message):
     """A search for ``term`` over ``model`` from the cursor in ``direction`` (1 or -1)
-    found row ``index``, or nothing (``None``)."""
+    found row ``index``, or nothing (``None``); ``wrapped``: found past the last row (or
+    before the first), from the other end."""
 
-    def __init__(self, model: RowModel, index: int | None, term: str, direction: int) -> None:
+    def __init__(
+        self, model: RowModel, index: int | None, term: str, direction: int, wrapped: bool = False
+    ) -> None:
         super().__init__()
         self.model = model
         self.index = index
         self.term = term
         self.direction = direction
+        self.wrapped = wrapped
 
 
 class LintReady(Message):

@@ -481,8 +481,10 @@ async def test_markup_and_escapes_in_single_mode(hostile) -> None:
         await press(pilot, "slash")
         for key in "boom":
             await pilot.press(key)
-        await press(pilot, "enter", "n")
+        await press(pilot, "enter")
         assert app.screen.steps.cursor == 1
+        await press(pilot, "n")  # both rows match: past the last, on from the top
+        assert app.screen.steps.cursor == 0
         _assert_inert(app)
 
 

@@ -8,7 +8,7 @@ result as a typed message (``tui/messages.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -188,13 +188,14 @@ class StepsScreen(AppScreen):
     def _search_done(self, message: SearchDone) -> None:
         if message.model is not self.model:
             return
+        term = printable(message.term)
         if message.index is not None:
             self.steps.cursor = message.index
+            if message.wrapped:  # as less and vim say it
+                end = "top" if message.direction > 0 else "bottom"
+                self.app.notify(f"search wrapped to the {end}: {term}", markup=False, timeout=3)
         else:
-            where = "below" if message.direction > 0 else "above"
-            self.app.notify(
-                f"no match {where} for: {printable(message.term)}", markup=False, timeout=3
-            )
+            self.app.notify(f"no match for: {term}", markup=False, timeout=3)
 
     # -- actions: moving ------------------------------------------------------------------
     def _detail_focused(self) -> bool:
@@ -325,22 +326,38 @@ class StepsScreen(AppScreen):
     def run_search(self, term: str, direction: int, include_current: bool = False) -> None:
         worker = get_current_worker()
         model = self.model
-        start = self.steps.cursor + (0 if include_current else direction)
-        stop = len(model) if direction > 0 else -1
+        order = search_order(self.steps.cursor, len(model), direction, include_current)
         found: int | None = None
+        wrapped = False
         try:
-            for n, index in enumerate(range(start, stop, direction)):
+            for n, (index, past_end) in enumerate(order):
                 if n % 512 == 0 and worker.is_cancelled:
                     return
                 if model.matches(index, term):
-                    found = index
+                    found, wrapped = index, past_end
                     break
         except Exception as exc:  # noqa: BLE001 - shown as a notification
             self.post_message(SearchFailed(exc))
             return
         if not worker.is_cancelled:
-            self.post_message(SearchDone(model, found, term, direction))
+            self.post_message(SearchDone(model, found, term, direction, wrapped))
 
     @on(SearchFailed)
     def _search_failed(self, message: SearchFailed) -> None:
         self.report_failure(message)
+
+
+def search_order(
+    cursor: int, length: int, direction: int, include_current: bool = False
+) -> Iterator[tuple[int, bool]]:
+    """The rows a search visits from row ``cursor`` of ``length`` rows, in ``direction``
+    (1: down, -1: up), each with whether it is past the end (wrapped around to the other
+    end, as less and vim do): down from the row after the cursor (or the cursor itself
+    with ``include_current``) to the last row, then from the first row back to the cursor;
+    up likewise. Every row once, the cursor's row last unless ``include_current``."""
+    if length <= 0:
+        return
+    first = cursor if include_current else cursor + direction
+    for step in range(length):
+        index = first + step * direction
+        yield index % length, not 0 <= index < length
