@@ -53,7 +53,9 @@ def pin_prompt(plan: PinPlan, armed: bool, error: str | None = None) -> Text:
         text.append("! ", style="bold")
         old = existing_fixture(plan)
         if old is not None:
-            text.append(printable(f"{plan.target.name}: {existing_words(old)}.\n"))
+            # the file name and the old fixture's words are data; the line break is ours
+            text.append(printable(f"{plan.target.name}: {existing_words(old)}."))
+            text.append("\n")
         text.append(
             printable(f"{plan.target.name} exists: enter again REPLACES it, escape keeps it"),
             style="bold",
