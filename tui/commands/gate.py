@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
+from rich.text import Text
 
 from ..text.gate import (
     cancelled_line,
@@ -43,7 +44,7 @@ from ._loop import (
     timeout_option,
 )
 from ._options import config_option
-from ._output import echo_json, fail, safe
+from ._output import echo_json, fail, safe, stdout_console
 
 EXIT_DETERMINISTIC = EXIT_CLEAN
 EXIT_FLAKY = EXIT_FINDINGS
@@ -118,8 +119,17 @@ def gate(
 
 
 def print_gate(result: Any, name: str) -> None:
-    """The gate's report, in the words of the app's gate screen (``tui/text/gate.py``)."""
-    echo = click.echo
+    """The gate's report, in the words of the app's gate screen (``tui/text/gate.py``).
+    On a terminal each line is wrapped at word boundaries to its width (Rich); into a pipe
+    or a file every line is written whole, as ``_output`` lays text out."""
+    console, layout = stdout_console()
+
+    def echo(line: str) -> None:
+        if layout.wrap:
+            console.print(Text(line, end=""), overflow="fold")
+        else:
+            click.echo(line)
+
     rr = result.runs_result
     echo(f"gate    {safe(name)}  x{rr.requested}")
     served = served_line(rr)
@@ -140,7 +150,8 @@ def print_gate(result: Any, name: str) -> None:
     div = result.divergence
     if div is not None:
         echo("where the runs part:")
-        echo(textwrap.fill(safe(div.message), width=88, initial_indent="  ",
+        width = min(88, layout.width) if layout.wrap else 88
+        echo(textwrap.fill(safe(div.message), width=width, initial_indent="  ",
                            subsequent_indent="  "))  # fmt: skip
         missing = without_log_line(result)
         if missing:
