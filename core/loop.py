@@ -34,6 +34,7 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -576,6 +577,24 @@ def _run_result(
 # -- record -------------------------------------------------------------------------------
 
 
+def _remove_empty(target: Path) -> bool:
+    """Remove ``target`` when it is an empty regular file (an agent that created its
+    cassette and was killed, or crashed, before its first entry); ``True`` when removed.
+    Only called for a path that did not exist when the recording started: the file is
+    the run's own, never a user's."""
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_size != 0:
+        return False
+    try:
+        target.unlink()
+    except OSError:
+        return False
+    return True
+
+
 @dataclass
 class RecordResult:
     """A live recording.
@@ -604,8 +623,9 @@ def record_job(
     keep: bool | None = None,
 ) -> JobGenerator[RecordResult]:
     """Run ``agent`` once, live, recording its calls into ``output`` (a new file, always
-    kept). ``runs_dir`` and ``keep``: where the run's output and report go and whether
-    they stay (module doc).
+    kept when it holds an entry; a run that recorded nothing leaves no file, so the same
+    command can run again). ``runs_dir`` and ``keep``: where the run's output and report
+    go and whether they stay (module doc).
 
     Raises:
         FileExistsError: ``output`` exists (checked before the agent starts; the agent's
@@ -667,7 +687,9 @@ def _record(
     )
     run.report, _ = _read_json(report)
     cassette = None
-    if target.exists():
+    if _remove_empty(target):
+        run.error = f"{output}: the agent recorded nothing (the empty file it created was removed)"
+    elif target.exists():
         try:
             cassette = load(target, lenient=True, rules=load_rules(config))
         except CassetteFormatError as exc:

@@ -278,15 +278,28 @@ class Recorder:
 
     def close(self) -> None:
         """Flush and close the file; with ``overwrite``, rename the new recording over the
-        old cassette. Idempotent."""
+        old cassette. Idempotent.
+
+        A recording stopped by a failure before its first entry (the first call's
+        response could not be recorded) leaves no file: the empty file this recorder
+        created is removed (with ``overwrite``, its temporary file; the old cassette stays
+        as it was), so the same run can be tried again. A run that made no call at all
+        still leaves its empty cassette (a test that calls no tool replays it)."""
         with self._lock:
             if self._fh is None:
                 return
             fh, self._fh = self._fh, None
             fh.flush()
-            os.fsync(fh.fileno())
+            empty = (
+                self._stopped is not None and self._seq == 0 and os.fstat(fh.fileno()).st_size == 0
+            )
+            if not empty:
+                os.fsync(fh.fileno())
             fh.close()
-            if self._write_path != self.path:
+            if empty:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self._write_path)
+            elif self._write_path != self.path:
                 os.replace(self._write_path, self.path)
 
     def __enter__(self) -> Self:

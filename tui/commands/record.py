@@ -100,6 +100,11 @@ def record(
         click.echo(f"agent   {safe(command.template)}: {run_line(run)}")
         if run.error:
             click.echo(f"        {safe(run.error)}")
+        if entries and (not run.passed or result.cancelled):
+            click.echo(
+                f"        kept: the {plural(entries, 'entry')} recorded before it "
+                f"{'was stopped' if result.cancelled else 'failed'} stay in {safe(output)}"
+            )
         if not run.passed and run.stderr_tail:
             for line in run.stderr_tail.splitlines()[-5:]:
                 click.echo(f"  {safe(line)}")

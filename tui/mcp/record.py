@@ -89,6 +89,8 @@ class RecordSummary:
             if it could not be started.
         server_crashed: the server exited before the host closed the session.
         terminated: the proxy had to signal the server to stop it.
+        removed: nothing was recorded (no tool call, no other answer), so the two files
+            this session created were removed: a retry starts clean.
     """
 
     cassette: Path
@@ -100,6 +102,7 @@ class RecordSummary:
     server_exit: int | None = None
     server_crashed: bool = False
     terminated: bool = False
+    removed: bool = False
 
     def exit_status(self) -> int:
         """The proxy's own exit status: the server's when it crashed (128+N for a signal),
@@ -122,6 +125,7 @@ class RecordSummary:
                 "unanswered": list(self.unanswered),
                 "server_exit": self.server_exit,
                 "server_crashed": self.server_crashed,
+                "removed": self.removed,
             },
         }
 
@@ -209,7 +213,24 @@ class RecordingProxy:
             asyncio.run(self._session())
         finally:
             self.writer.close()
+            self._remove_if_empty()
         return self.summary
+
+    def _remove_if_empty(self) -> None:
+        """A session that recorded nothing (the server never started, or answered nothing)
+        leaves no file: its cassette and sidecar, both created by this session
+        (``_claim``), are removed, so the same command can run again."""
+        summary = self.summary
+        if summary.entries or summary.exchanges or self.writer.seq:
+            return
+        for path in (summary.cassette, summary.sidecar):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        summary.removed = True
+        self._say(
+            f"nothing was recorded: {summary.cassette} and {summary.sidecar} (created by "
+            "this session) were removed"
+        )
 
     async def _session(self) -> None:
         try:
