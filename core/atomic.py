@@ -157,13 +157,19 @@ def existing_mode(path: Path) -> int:
 
 
 def write_atomic(
-    path: str | Path, chunks: Iterable[bytes], *, overwrite: bool = False, fsync: bool = True
+    path: str | Path,
+    chunks: Iterable[bytes],
+    *,
+    overwrite: bool = False,
+    fsync: bool = True,
+    make_parents: bool = True,
 ) -> Path:
     """Write ``chunks`` to ``path`` atomically and return the path.
 
     ``fsync=False`` skips the flush to disk (the rename is still atomic for readers and
     for a crash of the process, not for a power cut): for files rewritten often, like the
-    replay report.
+    replay report. ``make_parents=False``: a missing folder is a ``FileNotFoundError``,
+    never created (the replay report: its folder may have been removed on purpose).
 
     Raises:
         TargetExists: (a ``FileExistsError``) ``path`` exists and ``overwrite`` is false (checked before
@@ -179,7 +185,8 @@ def write_atomic(
             raise NotReplaceable(target, kind)
         if not overwrite:
             raise TargetExists(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if make_parents:
+        target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         # mkstemp makes the file 0600; the result gets the mode a plain open() would give

@@ -5,7 +5,10 @@ loses the report when the process is killed (SIGTERM), leaves by ``os._exit``, o
 several dispatchers (each hook overwrote the last). A ``ReportSink`` instead:
 
 - is opened when the wrapper is created, and writes an initial report at once, so an
-  unwritable path is an error there (``ReportPathError``), not a lost report at exit;
+  unwritable path is an error there (``ReportPathError``), not a lost report at exit; a
+  missing folder is such an error too (never created: ``CASSETTE_REPORT=/tmp/x1/x2/r.json``
+  made both folders, a typo made ``/nonexistent``; and a runs folder removed by the loop
+  is not made again by a straggler's exit hook);
 - rewrites the file (atomically: temporary file + rename) after calls, as the run goes:
   at once when the last write was cheap, else from a timer, so writing costs at most
   about a tenth of the run's time (``_BUDGET``) and the file lags the run by at most
@@ -96,7 +99,19 @@ class ReportSink:
             t0 = time.perf_counter()
             data = dumps_strict(self.document(), indent=2, ensure_ascii=False, default=repr)
             try:
-                write_atomic(self.path, [data.encode("utf-8") + b"\n"], overwrite=True, fsync=False)
+                write_atomic(
+                    self.path,
+                    [data.encode("utf-8") + b"\n"],
+                    overwrite=True,
+                    fsync=False,
+                    make_parents=False,  # a folder is never made (nor made again at exit)
+                )
+            except FileNotFoundError:
+                raise ReportPathError(
+                    self.path,
+                    f"its folder {self.path.parent} does not exist (a report's folder is "
+                    "never created: make it first)",
+                ) from None
             except OSError as exc:
                 raise ReportPathError(self.path, str(exc)) from None
             now = time.perf_counter()
@@ -136,6 +151,17 @@ class ReportSink:
             self.write()
 
 
+def check_report_folder(path: str | Path) -> None:
+    """Raise ``ReportPathError`` unless ``path``'s folder exists (a report's folder is
+    never created); for writers that write their report only at the end (``mcp``)."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        why = "is not a folder" if parent.exists() else "does not exist"
+        raise ReportPathError(
+            Path(path), f"its folder {parent} {why} (a report's folder is never created)"
+        )
+
+
 _SINKS: dict[str, ReportSink] = {}
 _SINKS_LOCK = threading.Lock()
 _HOOKED = False
@@ -146,7 +172,7 @@ def attach(path: str | Path, engine: _Engine) -> ReportSink:
     writes the report once at once.
 
     Raises:
-        ReportPathError: the path cannot be written (missing folder that cannot be made,
+        ReportPathError: the path cannot be written (a missing folder: never created;
             no permission, a directory or special file there).
     """
     p = Path(path)

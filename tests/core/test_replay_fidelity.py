@@ -375,6 +375,7 @@ def test_one_report_per_process_even_when_killed(tmp_path: Path, how: str) -> No
     agent = tmp_path / "agent.py"
     agent.write_text(REPORT_AGENT, encoding="utf-8")
     report = tmp_path / "out" / "report.json"
+    report.parent.mkdir()  # a report's folder is never created (test_report_folder.py)
     env = {**os.environ, "CASSETTE_REPORT": str(report)}
     proc = subprocess.Popen(
         [sys.executable, str(agent), str(a), str(b), how],

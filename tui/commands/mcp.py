@@ -79,6 +79,7 @@ def record(
     try:
         rules = load_rules(config)
         check_new_file(output)  # a read-only folder: said before the server starts
+        _check_report(report)
         proxy = RecordingProxy(list(command), output, rules=rules, grace=grace)
     except (OSError, CassetteFormatError, ValueError) as exc:
         click.echo(f"cassette-tui mcp record: {safe(exc)}", err=True)
@@ -118,8 +119,9 @@ def replay(
     from ..mcp.replay import ReplayServer
 
     try:
+        _check_report(report)
         server = ReplayServer(cassette, rules=load_rules(config), repeat=repeat, facts=facts)
-    except (CassetteFormatError, ValueError) as exc:
+    except (CassetteFormatError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui mcp replay: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     try:
@@ -131,9 +133,18 @@ def replay(
     sys.exit(EXIT_FINDINGS if server.missed else EXIT_CLEAN)
 
 
+def _check_report(report: str | None) -> None:
+    """The report's folder must exist (checked before the session; never created)."""
+    from cassette_tui.core.report_sink import check_report_folder
+
+    target = report or os.environ.get(ENV_REPORT) or None
+    if target is not None:
+        check_report_folder(target)
+
+
 def _write_report(report: str | None, doc: dict[str, object]) -> None:
     target = report or os.environ.get(ENV_REPORT) or None
     if target is None:
         return
     data = json_text(doc) + "\n"  # strict: a NaN argument as {"$numberDouble": "NaN"}
-    write_atomic(target, [data.encode("utf-8")], overwrite=True)
+    write_atomic(target, [data.encode("utf-8")], overwrite=True, make_parents=False)
