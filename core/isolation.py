@@ -116,7 +116,11 @@ def netns() -> Isolation:
 
 def guard() -> Isolation:
     """The Python socket guard (always available)."""
-    return Isolation("guard", (), f"Python socket guard ({GUARD_DIR / 'sitecustomize.py'})")
+    return Isolation(
+        "guard",
+        (),
+        f"Python socket guard, Python processes only ({GUARD_DIR / 'sitecustomize.py'})",
+    )
 
 
 def choose(requested: str | None = None) -> Isolation:

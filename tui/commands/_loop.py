@@ -48,8 +48,10 @@ def isolation_option(f: F) -> F:
         "--isolation",
         type=click.Choice(["netns", "guard"]),
         default=None,
-        help="How the network is switched off (default: a network namespace where the "
-        "system allows one, else the Python socket guard).",
+        help="How the network is switched off: netns, a new network namespace (every "
+        "process of the agent); guard, a socket guard loaded into the agent's Python "
+        "processes only (a non-Python child, such as curl or bash, is not blocked). "
+        "Default: netns where the system allows one, else guard.",
     )(f)
 
 

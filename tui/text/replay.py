@@ -40,10 +40,19 @@ def short_json(value: Any, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+#: what the socket guard covers, wherever the isolation is named: only the agent's Python
+GUARD_WORDS = (
+    "network: off for Python (guard: a non-Python child process is not blocked; netns blocks all)"
+)
+
+
 def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:
-    """``network: off (netns)``; the guard that never loaded says the network was on."""
+    """``network: off (netns)``; for the guard, that it blocks Python only
+    (``GUARD_WORDS``); the guard that never loaded says the network was on."""
     line = f"network: off ({isolation})"
-    if isolation == "guard (not loaded)":
+    if isolation == "guard":
+        line = GUARD_WORDS
+    elif isolation == "guard (not loaded)":
         line = (
             "network: NOT off: the guard never loaded (the agent is not a Python process "
             "that reads PYTHONPATH); use --isolation netns where the system allows it"
