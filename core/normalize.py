@@ -166,8 +166,10 @@ def _map_leaves(value: Any, fn: Callable[[Any], Any]) -> Any:
 
 # -- rules ------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class DropRule:
-    """Drop every key (or list item) matching ``path``; for ``tool`` only when set."""
+class _PathRule:
+    """A rule on the nodes matching ``path`` (the one JSON-path syntax of
+    ``core.jsonpath``), for ``tool`` only when set. Raises ``JSONPathError`` for a path
+    that does not parse or names the root."""
 
     path: str
     tool: str | None = None
@@ -179,35 +181,31 @@ class DropRule:
     def applies_to(self, tool: str) -> bool:
         return self.tool is None or self.tool == tool
 
-    def apply(self, args: Any) -> Any:
-        return _drop(args, self._pattern)
+    def apply(self, value: Any) -> Any:
+        """A copy of ``value`` without the matching nodes (containers rebuilt)."""
+        return _drop(value, self._pattern)
 
-    def __str__(self) -> str:
-        return f"drop {self.tool + ':' if self.tool else ''}{self.path}"
+    def _scoped(self) -> str:
+        return f"{self.tool + ':' if self.tool else ''}{self.path}"
 
 
 @dataclass(frozen=True)
-class IgnoreResponseRule:
+class DropRule(_PathRule):
+    """Drop every key (or list item) matching ``path`` from the args; for ``tool`` only
+    when set."""
+
+    def __str__(self) -> str:
+        return f"drop {self._scoped()}"
+
+
+@dataclass(frozen=True)
+class IgnoreResponseRule(_PathRule):
     """Ignore the response nodes matching ``path`` (for ``tool`` only when set) when two
     responses are compared: a change there is metadata drift, not a divergence. Applies to
     responses, never to args or keys."""
 
-    path: str
-    tool: str | None = None
-    _pattern: tuple[Segment, ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_pattern", _parse_path(self.path))
-
-    def applies_to(self, tool: str) -> bool:
-        return self.tool is None or self.tool == tool
-
-    def apply(self, response: Any) -> Any:
-        """A copy of ``response`` without the matching nodes (containers rebuilt)."""
-        return _drop(response, self._pattern)
-
     def __str__(self) -> str:
-        return f"ignore_response {self.tool + ':' if self.tool else ''}{self.path}"
+        return f"ignore_response {self._scoped()}"
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,11 @@ def still_alive(pids: list[int], within: float = 10.0) -> list[int]:
         time.sleep(0.05)
 
 
+def pids_in(folder: Path) -> list[int]:
+    """The pids the test agent (``hang`` mode) wrote into ``folder``: itself and its child."""
+    return [int(p) for f in folder.glob("*.pids") for p in f.read_text().split()]
+
+
 def miss_cassette(samples: Path, folder: Path) -> Path:
     """fail.jsonl recorded with ``top_k`` 3: the demo agent's search (top_k 5) misses."""
     lines = []

@@ -16,7 +16,14 @@ from cassette_tui.tui.screens.help import help_plain_text
 from cassette_tui.tui.screens.loop import LoopScreen
 from cassette_tui.tui.screens.loop_pair import LoopPairScreen
 from cassette_tui.tui.screens.pair import PairScreen
-from support.loop import DEMO_AGENT, LOOP_AGENT, agent_cmd, loop_cassette, still_alive
+from support.loop import (
+    DEMO_AGENT,
+    LOOP_AGENT,
+    agent_cmd,
+    loop_cassette,
+    pids_in,
+    still_alive,
+)
 from support.pilot import press, screen_text, settle, sync, wait_until
 
 SIZE = (80, 24)
@@ -29,10 +36,6 @@ def flat(app: CassetteApp) -> str:
 def demo(*args: str) -> AgentCommand:
     """The demo agent; ``--flaky --seed {run}``: runs 1 and 3 fail, run 2 passes."""
     return AgentCommand.parse(agent_cmd(*args, script=DEMO_AGENT))
-
-
-def pids_in(folder: Path) -> list[int]:
-    return [int(p) for f in folder.glob("*.pids") for p in f.read_text().split()]
 
 
 async def start_gate(pilot, runs: int) -> GateScreen:

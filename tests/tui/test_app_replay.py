@@ -22,6 +22,7 @@ from support.loop import (
     agent_cmd,
     loop_cassette,
     miss_cassette,
+    pids_in,
     still_alive,
 )
 from support.pilot import press, screen_text, settle, sync, wait_until
@@ -35,10 +36,6 @@ def demo_agent() -> AgentCommand:
 
 def flat(app: CassetteApp) -> str:
     return " ".join(screen_text(app).split())
-
-
-def pids_in(folder: Path) -> list[int]:
-    return [int(p) for f in folder.glob("*.pids") for p in f.read_text().split()]
 
 
 async def replayed(pilot) -> ReplayScreen:
