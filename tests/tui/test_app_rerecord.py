@@ -359,7 +359,14 @@ async def test_a_failing_agent_shows_its_status_and_stderr_tail(workdir: Path) -
         await until_ended(pilot, screen)
         result = app.session.loop.rerecord
         assert result is not None and result.run.status == "crashed"
+        # a long temporary path wraps the record line over more rows: scroll as a person
+        # would until the stderr tail is in view (the text seen on the way is kept)
         text = flat(app)
+        for _ in range(40):
+            if "RuntimeError: live tool lookup called in a test" in text:
+                break
+            await press(pilot, "j")
+            text += " " + flat(app)
         assert "crashed (exit 1)" in text and "stderr (last lines)" in text
         assert "RuntimeError: live tool lookup called in a test" in text
         assert "Re-record ✗ 1" in bar_of_owner(app)
