@@ -13,7 +13,7 @@ length does not matter), polling each screen up to a deadline; no fixed sleeps.
 
 from __future__ import annotations
 
-import shlex
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -46,10 +46,14 @@ def test_the_loop_by_keyboard_gate_pin_re_record(tmux: Tmux, tmp_path: Path, ter
     work.mkdir()
     for name in ("fail.jsonl", "fix.jsonl"):
         shutil.copy(SAMPLES / name, work / name)
-    agent = shlex.join([sys.executable, str(DEMO_AGENT)])
+    # the demo agent copied beside the cassettes and run by the venv's python found on
+    # PATH: the command the screens show ("python agent.py") is as short in a checkout at
+    # any path
+    shutil.copy(DEMO_AGENT, work / "agent.py")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     tmux.start(
-        str(SCRIPT), "fail.jsonl", "fix.jsonl", "--agent", agent,
-        env=TERMINALS[terminal], cwd=work,
+        str(SCRIPT), "fail.jsonl", "fix.jsonl", "--agent", "python agent.py",
+        env={**TERMINALS[terminal], "PATH": path}, cwd=work,
     )  # fmt: skip
     screen = tmux.wait_for(
         lambda s: "first divergence" in s and "findings:" in s and "Re-record –" in s,

@@ -93,9 +93,17 @@ async def test_R_asks_first_with_the_command_live_and_the_new_file(workdir: Path
         assert target.parent == workdir and not target.exists()
         assert target.name.startswith("fail.rerecord-") and target.suffix == ".jsonl"
         text = flat(app)
-        assert "agent.py" in text and sys.executable.rsplit("/", 1)[-1] in text
-        assert "LIVE: the network is on" in text and "CASSETTE_MODE=record" in text
-        assert shows_name(app, target.name) and "never overwrites" in text
+        assert "LIVE: the network is on" in text and "CASSETTE_MODE=record" in text  # in view
+        named = shows_name(app, target.name)
+        for _ in range(40):  # the rest, scrolled into view as a person would (long paths)
+            if named and "never overwrites" in text:
+                break
+            await press(pilot, "j")
+            text += " " + flat(app)
+            named = named or shows_name(app, target.name)
+        joined = "".join(text.split())  # a long path is cut by the wrap anywhere in it
+        assert "agent.py" in joined and sys.executable.rsplit("/", 1)[-1] in joined
+        assert named and "never overwrites" in text
         assert "enter/y: run the agent live" in text and "escape/n: cancel" in text
         assert "Run live" in screen_text(app).splitlines()[-1]  # the footer
     assert rerecordings(workdir) == []

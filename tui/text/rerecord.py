@@ -77,9 +77,11 @@ def confirm_text(
         else f"a new file in the current folder, not beside A: A is a {imported_from} run "
         "imported from a file whose folder is left alone"
     )
+    # LIVE first: with a long interpreter or script path the command wraps over several
+    # rows, and the warning must stay in view at 80x24 whatever the paths' length
     rows = [
-        *_agent_rows(agent, target),
         ("mode", live),
+        *_agent_rows(agent, target),
         ("writes", Text(printable(str(target)))),
         ("", f"{where}; a recording never overwrites a cassette"),
         ("then", f"A ({old}) against the new recording, in the main view"),
