@@ -42,6 +42,12 @@ __all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "ou
 #: the alignments ``align`` accepts
 ALIGNMENTS = ("seq", "key")
 
+#: a cancel check: called now and then by long work, it raises to stop it (the diff job
+#: passes ``CancelToken.raise_if_cancelled``)
+Check = Callable[[], None]
+#: the rows built between two checks
+_CHECK_ROWS = 4096
+
 #: Myers runs on a region when its size (n + m) is at most this ...
 _MYERS_MAX_SIZE = 4000
 #: ... and gives up (falling back to anchors) past this many edits.
@@ -52,15 +58,25 @@ _MYERS_MAX_D = 400
 
 
 def _myers(
-    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int, max_d: int
+    ta: Sequence[Hashable],
+    tb: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    max_d: int,
+    check: Check | None = None,
 ) -> list[tuple[int, int]] | None:
     """Exact LCS pairs of ``ta[a0:a1]`` and ``tb[b0:b1]`` by Myers' greedy algorithm, or
-    ``None`` when more than ``max_d`` insertions and deletions are needed."""
+    ``None`` when more than ``max_d`` insertions and deletions are needed. ``check`` is
+    called once per edit distance (it raises to stop: a cancel)."""
     n, m = a1 - a0, b1 - b0
     offset = max_d + 1
     v = [0] * (2 * max_d + 3)
     trace: list[list[int]] = []
     for d in range(max_d + 1):
+        if check is not None:
+            check()
         trace.append(v[offset - d - 1 : offset + d + 2])
         for k in range(-d, d + 1, 2):
             if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
@@ -163,13 +179,16 @@ def _anchors(
     return _longest_increasing(cands)
 
 
-def match_tokens(ta: Sequence[Hashable], tb: Sequence[Hashable]) -> list[tuple[int, int]]:
+def match_tokens(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], check: Check | None = None
+) -> list[tuple[int, int]]:
     """Pairs ``(i, j)`` with ``ta[i] == tb[j]``, increasing in both indices, forming a
     longest common subsequence of the two token lists (exact on regions of up to a few
     thousand tokens, a patience-diff approximation beyond). Hashable tokens; O(N + M) for
-    identical or disjoint inputs, O((N + M) log(N + M)) typical."""
+    identical or disjoint inputs, O((N + M) log(N + M)) typical. ``check`` is called
+    between regions and edit distances; whatever it raises (``Cancelled``) stops the match."""
     pairs: list[tuple[int, int]] = []
-    _match_region(ta, tb, 0, len(ta), 0, len(tb), pairs)
+    _match_region(ta, tb, 0, len(ta), 0, len(tb), pairs, check)
     pairs.sort()
     return pairs
 
@@ -182,9 +201,12 @@ def _match_region(
     b0: int,
     b1: int,
     out: list[tuple[int, int]],
+    check: Check | None = None,
 ) -> None:
     stack = [(a0, a1, b0, b1)]
     while stack:
+        if check is not None:
+            check()
         a0, a1, b0, b1 = stack.pop()
         while a0 < a1 and b0 < b1 and ta[a0] == tb[b0]:
             out.append((a0, b0))
@@ -198,7 +220,7 @@ def _match_region(
             continue
         n, m = a1 - a0, b1 - b0
         if n + m <= _MYERS_MAX_SIZE:
-            found = _myers(ta, tb, a0, a1, b0, b1, min(_MYERS_MAX_D, n + m))
+            found = _myers(ta, tb, a0, a1, b0, b1, min(_MYERS_MAX_D, n + m), check)
             if found is not None:
                 out.extend(found)
                 continue
@@ -472,7 +494,7 @@ class SeqRows(Sequence[Row]):
         )  # fmt: skip
 
 
-def _key_pairs(sa: _Side, sb: _Side) -> list[tuple[int, int]]:
+def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> list[tuple[int, int]]:
     """The aligned pairs of the four key-alignment passes (see the module docstring)."""
     fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
     ea, eb = sa.outcomes.errors, sb.outcomes.errors
@@ -489,7 +511,7 @@ def _key_pairs(sa: _Side, sb: _Side) -> list[tuple[int, int]]:
         next_regions: list[tuple[int, int, int, int]] = []
         for a0, a1, b0, b1 in regions:
             found: list[tuple[int, int]] = []
-            _match_region(ta, tb, a0, a1, b0, b1, found)
+            _match_region(ta, tb, a0, a1, b0, b1, found, check)
             found.sort()
             pairs.extend(found)
             if not last:
@@ -499,15 +521,18 @@ def _key_pairs(sa: _Side, sb: _Side) -> list[tuple[int, int]]:
     return pairs
 
 
-def align_by_key(a: Cassette, b: Cassette) -> list[Row]:
+def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> list[Row]:
     """Rows of the call-key alignment (see the module docstring). Unpaired entries become
     ``only_a``/``only_b`` rows placed where they occur; within one gap the A-side steps
     come before the B-side steps. Status per pair: ``same``, ``response_drift`` (same key)
-    or ``args_drift`` (same tool, another key); never ``other_call``."""
+    or ``args_drift`` (same tool, another key); never ``other_call``. ``check`` is called
+    as the alignment goes (see ``match_tokens``) and every ``_CHECK_ROWS`` rows."""
     sa, sb = _sides(a, b)
     rows: list[Row] = []
     i = j = 0
-    for pi, pj in _key_pairs(sa, sb):
+    for n, (pi, pj) in enumerate(_key_pairs(sa, sb, check)):
+        if check is not None and n % _CHECK_ROWS == 0:
+            check()
         rows.extend(_row(sa, sb, x, None) for x in range(i, pi))
         rows.extend(_row(sa, sb, None, y) for y in range(j, pj))
         rows.append(_row(sa, sb, pi, pj))
@@ -517,21 +542,16 @@ def align_by_key(a: Cassette, b: Cassette) -> list[Row]:
     return rows
 
 
-_ALIGNERS: dict[str, Callable[[Cassette, Cassette], list[Row]]] = {
-    "seq": align_by_seq,
-    "key": align_by_key,
-}
-
-
-def align(a: Cassette, b: Cassette, how: str = "seq") -> list[Row]:
+def align(a: Cassette, b: Cassette, how: str = "seq", check: Check | None = None) -> list[Row]:
     """Align two cassettes: ``how`` is ``"seq"`` or ``"key"`` (see ``align_by_seq`` and
     ``align_by_key``). Every entry of each side appears in exactly one row, in order.
+    ``check`` (by key) is called as the alignment goes; what it raises stops it.
 
     Raises:
         ValueError: an unknown alignment.
     """
-    try:
-        aligner = _ALIGNERS[how]
-    except KeyError:
-        raise ValueError(f"unknown alignment {how!r}; expected one of {ALIGNMENTS}") from None
-    return aligner(a, b)
+    if how == "seq":
+        return align_by_seq(a, b)
+    if how == "key":
+        return align_by_key(a, b, check)
+    raise ValueError(f"unknown alignment {how!r}; expected one of {ALIGNMENTS}")

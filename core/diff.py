@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from .align import _EXACT_BY_ENTRY_MAX, Outcomes, SeqRows, outcome_index
+from .align import _EXACT_BY_ENTRY_MAX, Check, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
 from .alignchoice import ALIGN_CHOICES, choose_alignment
 from .cassette import Cassette
@@ -287,7 +287,8 @@ def diff_job(
     alignment needs them (many responses that differ in their bytes, or by key).
 
     Raises:
-        Cancelled: ``token`` was cancelled (checked every few thousand entries).
+        Cancelled: ``token`` was cancelled (checked every few thousand entries, and as
+            the alignment by key and the second look at the rows go).
         ValueError: an unknown ``align``.
     """
     cancel = token
@@ -306,7 +307,8 @@ def diff_job(
     yield Progress("align", 0, None, "rows")
     if cancel is not None:
         cancel.raise_if_cancelled()
-    result = diff_cassettes(a, b, align, tolerance=tolerance)
+    check = cancel.raise_if_cancelled if cancel is not None else None
+    result = diff_cassettes(a, b, align, tolerance=tolerance, check=check)
     result.align_reason = reason
     yield Progress("align", len(result.rows), len(result.rows), "rows")
     return result
@@ -331,6 +333,7 @@ def diff_cassettes(
     *,
     exact: bool = True,
     tolerance: float | None = None,
+    check: Check | None = None,
 ) -> DiffResult:
     """Align cassette ``a`` against cassette ``b`` and return the ``DiffResult``.
 
@@ -341,6 +344,8 @@ def diff_cassettes(
     their bytes, skip those reads and call them ``response_drift`` for now
     (``DiffResult.exact`` is then False; see ``align.seq_statuses``). ``tolerance``: an
     absolute |Δ| within which numbers in responses count as equal (see ``refine.py``).
+    ``check`` is called now and then while aligning by key and refining rows; what it
+    raises (``Cancelled``, from ``CancelToken.raise_if_cancelled``) stops the diff.
 
     Raises:
         ValueError: an unknown ``align``; a ``tolerance`` that is negative, NaN or infinite.
@@ -352,14 +357,14 @@ def diff_cassettes(
         choice = choose_alignment(a, b)
         align, reason = choice.align, choice.reason
     rows: list[Row] | SeqRows = (
-        SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align)
+        SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align, check)
     )
     if isinstance(rows, SeqRows) and rows.provisional:
         # the quick first look: no second look yet
         return DiffResult(a, b, align, rows, reason)
     statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
     # metadata-only drift, moved calls, numbers within the tolerance
-    refined = refine_rows(a, b, rows, statuses, tolerance)
+    refined = refine_rows(a, b, rows, statuses, tolerance, check)
     return DiffResult(a, b, align, rows if refined is None else refined, reason)
 
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .align import build_row
@@ -57,6 +57,8 @@ QUIET = frozenset({Status.SAME, Status.MOVED, Status.METADATA_DRIFT})
 #: at most this many response-drift rows are read to look for metadata-only drift (each
 #: costs parsing both responses); past it, the rest keep ``response_drift``
 MAX_METADATA_ROWS = 20_000
+#: the examined rows between two cancel checks (each may run deepdiff: ~1 ms)
+_CHECK_ROWS = 64
 #: the relative bound of float noise (see the module doc): float32's machine epsilon
 FLOAT_NOISE = 2.0**-23
 #: at most this many float-noise rows are passed over looking for a real first divergence
@@ -196,16 +198,20 @@ def refine_rows(
     rows: Sequence[Row],
     statuses: Sequence[Status],
     tolerance: float | None = None,
+    check: Callable[[], None] | None = None,
 ) -> list[Row] | None:
     """The rows with ``metadata_drift`` and ``moved`` found (see the module docstring),
     and with ``tolerance`` (an absolute |Δ|) response drift made only of numbers within
     it turned ``same`` (float noise: embeddings, scores); ``None`` when nothing changed
-    (the caller keeps its rows, lazy ones included)."""
+    (the caller keeps its rows, lazy ones included). ``check`` is called every
+    ``_CHECK_ROWS`` examined rows; what it raises (a cancel) stops the work."""
     changed: dict[int, Row] = {}
     examined = 0
     for index, status in enumerate(statuses):
         if status is not Status.RESPONSE_DRIFT or examined >= MAX_METADATA_ROWS:
             continue
+        if check is not None and examined % _CHECK_ROWS == 0:
+            check()
         examined += 1
         row = rows[index]
         if row.a is None or row.b is None:
