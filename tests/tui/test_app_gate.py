@@ -18,12 +18,11 @@ from cassette_tui.tui.screens.loop_pair import LoopPairScreen
 from cassette_tui.tui.screens.pair import PairScreen
 from support.loop import (
     DEMO_AGENT,
-    LOOP_AGENT,
     agent_cmd,
-    loop_cassette,
     pids_in,
     still_alive,
 )
+from support.loop_app import hanging_app
 from support.pilot import press, screen_text, settle, sync, wait_until
 
 SIZE = (80, 24)
@@ -137,11 +136,7 @@ async def test_two_marked_runs_open_side_by_side(samples: Path) -> None:
 
 @sync
 async def test_escape_cancels_the_gate_keeping_the_runs_done(tmp_path: Path) -> None:
-    piddir = tmp_path / "pids"
-    piddir.mkdir()
-    a = open_cassette(loop_cassette(tmp_path))
-    agent = AgentCommand.parse(agent_cmd("pass-then-hang", "{run}", str(piddir), script=LOOP_AGENT))
-    app = CassetteApp(a, a, agent=agent)
+    app, piddir = hanging_app(tmp_path, "pass-then-hang", "{run}")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await start_gate(pilot, 3)
@@ -173,11 +168,7 @@ async def test_escape_cancels_the_gate_keeping_the_runs_done(tmp_path: Path) -> 
 
 @sync
 async def test_leaving_a_running_gate_cancels_it(tmp_path: Path) -> None:
-    piddir = tmp_path / "pids"
-    piddir.mkdir()
-    a = open_cassette(loop_cassette(tmp_path))
-    agent = AgentCommand.parse(agent_cmd("hang", str(piddir), script=LOOP_AGENT))
-    app = CassetteApp(a, a, agent=agent)
+    app, piddir = hanging_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await start_gate(pilot, 2)

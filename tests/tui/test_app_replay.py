@@ -18,13 +18,12 @@ from cassette_tui.tui.screens.pin import PinScreen
 from cassette_tui.tui.screens.replay import MissScreen, ReplayScreen
 from support.loop import (
     DEMO_AGENT,
-    LOOP_AGENT,
     agent_cmd,
-    loop_cassette,
     miss_cassette,
     pids_in,
     still_alive,
 )
+from support.loop_app import hanging_app
 from support.pilot import press, screen_text, settle, sync, wait_until
 
 SIZE = (80, 24)
@@ -120,11 +119,7 @@ async def test_d_opens_the_call_log_against_A_and_back_returns(samples: Path) ->
 
 @sync
 async def test_escape_cancels_the_replay_and_kills_the_agent(tmp_path: Path) -> None:
-    piddir = tmp_path / "pids"
-    piddir.mkdir()
-    a = open_cassette(loop_cassette(tmp_path))
-    agent = AgentCommand.parse(agent_cmd("hang", str(piddir), script=LOOP_AGENT))
-    app = CassetteApp(a, a, agent=agent)
+    app, piddir = hanging_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("r")
@@ -147,11 +142,7 @@ async def test_escape_cancels_the_replay_and_kills_the_agent(tmp_path: Path) -> 
 
 @sync
 async def test_leaving_a_running_replay_cancels_it(tmp_path: Path) -> None:
-    piddir = tmp_path / "pids"
-    piddir.mkdir()
-    a = open_cassette(loop_cassette(tmp_path))
-    agent = AgentCommand.parse(agent_cmd("hang", str(piddir), script=LOOP_AGENT))
-    app = CassetteApp(a, a, agent=agent)
+    app, piddir = hanging_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("r")
@@ -165,11 +156,7 @@ async def test_leaving_a_running_replay_cancels_it(tmp_path: Path) -> None:
 
 @sync
 async def test_quitting_during_a_replay_leaves_no_agent(tmp_path: Path) -> None:
-    piddir = tmp_path / "pids"
-    piddir.mkdir()
-    a = open_cassette(loop_cassette(tmp_path))
-    agent = AgentCommand.parse(agent_cmd("hang", str(piddir), script=LOOP_AGENT))
-    app = CassetteApp(a, a, agent=agent)
+    app, piddir = hanging_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("r")

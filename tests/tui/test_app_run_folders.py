@@ -17,7 +17,8 @@ from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.loop_pair import LoopPairScreen
 from cassette_tui.tui.screens.rerecord import RerecordScreen
-from support.loop import DEMO_AGENT, LOOP_AGENT, agent_cmd, loop_cassette, still_alive
+from support.loop import DEMO_AGENT, agent_cmd, still_alive
+from support.loop_app import hanging_app
 from support.pilot import press, settle, sync, wait_until
 
 SIZE = (80, 24)
@@ -63,12 +64,7 @@ async def test_gate_runs_stay_openable_until_the_app_closes(samples: Path, own_t
 
 @sync
 async def test_quitting_while_a_gate_runs_leaves_no_folder(tmp_path: Path, own_tmp: Path) -> None:
-    piddir = tmp_path / "pids"
-    piddir.mkdir()
-    a = open_cassette(loop_cassette(tmp_path))
-    app = CassetteApp(
-        a, a, agent=AgentCommand.parse(agent_cmd("hang", str(piddir), script=LOOP_AGENT))
-    )
+    app, piddir = hanging_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "t")
