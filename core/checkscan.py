@@ -73,8 +73,14 @@ def lint_and_scan(
     n = len(cassette)
     if workers is None:
         workers = 2 if n >= min_entries and can_fork() else 1
+    found: list[Finding] = []
+
+    def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
+        if config is not None:
+            found.extend(entry_secret_findings(entry, config, raw))
+
     if workers < 2 or not cassette.is_file_backed or n < 2:
-        return _one_process(cassette, config)
+        return lint(cassette, each=scan), found
     start = max(1, min(n - 1, int(n * MAIN_SHARE)))
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
@@ -82,12 +88,6 @@ def lint_and_scan(
     worker.start()
     send.close()
     try:
-        found: list[Finding] = []
-
-        def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
-            if config is not None:
-                found.extend(entry_secret_findings(entry, config, raw))
-
         tail = _WorkerTail(start, receive)
         findings = lint(cassette, each=scan, tail=tail)
         return findings, found + tail.secrets
@@ -96,18 +96,6 @@ def lint_and_scan(
         if worker.is_alive():
             worker.kill()
         worker.join()
-
-
-def _one_process(
-    cassette: Cassette, config: SecretConfig | None
-) -> tuple[list[Finding], list[Finding]]:
-    found: list[Finding] = []
-
-    def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
-        if config is not None:
-            found.extend(entry_secret_findings(entry, config, raw))
-
-    return lint(cassette, each=scan), found
 
 
 class _WorkerTail(LintTail):

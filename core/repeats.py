@@ -69,7 +69,8 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     ``header_variants``, ``distinct_errors``, or ``repeated_key`` (a retry or a loop); the
     rule is in the module doc."""
     outcomes = [_outcome(e) for e in entries]
-    failed = sum(_failed(e) for e in entries)
+    fails = [_failed(e) for e in entries]
+    failed = sum(fails)
     headers = [identity_headers(e.extra.get("request_headers")) for e in entries]
     header_variants = len({repr(sorted(h.items())) for h in headers}) > 1
     forms: list[Any] = [repr(o) for o in outcomes]
@@ -94,7 +95,7 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     counts = Counter(forms)
     top = max(counts.values(), default=0)
     if not (top >= 2 and 2 * top >= len(outcomes)) and 2 * failed > len(outcomes):
-        ways = len({f for e, f in zip(entries, forms, strict=True) if _failed(e)})
+        ways = len({f for bad, f in zip(fails, forms, strict=True) if bad})
         return "distinct_errors", (
             f"{failed} of {len(outcomes)} recordings failed, in {ways} different ways (no "
             f"outcome repeats in half of them): the tool fails in several ways, not a retry "

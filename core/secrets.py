@@ -140,7 +140,6 @@ def key_words(key: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-@functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
     """Whether a key names a secret (the key-name rules; see the module docstring)."""
     words = key_words(key)
