@@ -30,6 +30,7 @@ from cassette_tui.core.jobs import Progress, run_job
 from cassette_tui.core.jsonvalue import dumps_strict
 from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
 
+from ..text.plural import plural
 from ._options import from_option
 from ._output import echo_json, fail, safe
 from ._progress import progress_on_stderr
@@ -116,7 +117,7 @@ def import_cmd(
         echo_json({"source": str(spec.path), "format": kind, "written": [record]}, indent=None)
     else:
         click.echo(
-            safe(f"wrote {out} ({_n(len(cassette))}) from {kind} {cassette.path}")
+            safe(f"wrote {out} ({plural(len(cassette), 'entry')}) from {kind} {cassette.path}")
             + _reward_note(run)
             + _limit_note(outcome)
         )
@@ -243,7 +244,3 @@ def _list(path: Path, kind: str, as_json: bool) -> None:
             f"{task:>8} {'-' if r.trial is None else r.trial:>5} {reward:>6} "
             f"{result:>6} {r.calls:>5}  {safe(path.name + r.spec_suffix())}"
         )
-
-
-def _n(entries: int) -> str:
-    return f"{entries} entr{'y' if entries == 1 else 'ies'}"

@@ -44,6 +44,7 @@ from ..text.gate import (
     verdict_words,
     without_log_line,
 )
+from ..text.progress import progress_count
 from ..text.replay import FAIL, PASS, served_line
 from ..text.runs import files_text, short_command
 from ..text.safe import printable
@@ -337,7 +338,7 @@ class GateScreen(LoopJobScreen):
             self.show_rows(self.runs_list.cursor)
         self.query_one("#gate-bar", ProgressBar).update(total=p.total, progress=p.done)
         tallies = f" · {printable(p.message)}" if p.message else ""
-        self._tally(f"{p.done}/{p.total} runs{tallies} · escape cancels")
+        self._tally(f"{progress_count(p)}{tallies} · escape cancels")
 
     @on(GateDone)
     def _done(self, message: GateDone) -> None:

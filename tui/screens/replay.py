@@ -143,7 +143,6 @@ class ReplayScreen(LoopJobScreen):
         super().__init__()
         self.result: ReplayResult | None = None
         self.rows = MissRows([])
-        self.progress_note = ""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="replay-report"):
