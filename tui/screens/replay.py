@@ -42,9 +42,8 @@ from ..text.replay import (
 )
 from ..text.runs import files_text
 from ..text.safe import printable
-from ..widgets.detail import DetailPane
 from ..widgets.step_list import StepList
-from .base import AppScreen
+from .detail_screen import DetailScreen
 from .loop_job import LoopJobScreen
 
 Styles = Mapping[str, Style]
@@ -280,11 +279,12 @@ class ReplayScreen(LoopJobScreen):
         self.start()
 
 
-class MissScreen(AppScreen):
+class MissScreen(DetailScreen):
     """One miss: the call, its nearest recorded calls, the differing paths highlighted."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings.MISS)
     KEYMAP_NAME = "miss screen"
+    DETAIL_ID = "miss-detail"
 
     DEFAULT_CSS = """
     MissScreen #miss-detail { height: 1fr; padding: 0 1; }
@@ -295,29 +295,6 @@ class MissScreen(AppScreen):
         self.miss = miss
         self.cassette = cassette
 
-    def compose(self) -> ComposeResult:
-        yield DetailPane(id="miss-detail")
-        yield Footer()
-
-    @property
-    def detail(self) -> DetailPane:
-        return self.query_one("#miss-detail", DetailPane)
-
     def on_mount(self) -> None:
         self.detail.focus()
         self.detail.show(miss_detail(self.miss, self.cassette, self.detail.styles_map()))
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_scroll_down(self) -> None:
-        self.detail.scroll_down(animate=False)
-
-    def action_scroll_up(self) -> None:
-        self.detail.scroll_up(animate=False)
-
-    def action_page_down(self) -> None:
-        self.detail.scroll_page_down(animate=False)
-
-    def action_page_up(self) -> None:
-        self.detail.scroll_page_up(animate=False)

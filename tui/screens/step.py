@@ -5,40 +5,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from ..bindings import STEP
 from ..messages import DetailFailed, DetailReady
 from ..text.detail import Limits
 from ..text.safe import describe_error, plain
-from ..widgets.detail import DetailPane
-from .base import AppScreen
+from .detail_screen import DetailScreen
 
 if TYPE_CHECKING:
     from .steps import StepsScreen
 
 
-class StepScreen(AppScreen):
+class StepScreen(DetailScreen):
     """The step under the cursor of ``owner``, full-screen. q or escape goes back."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(STEP)
     KEYMAP_NAME = "step screen"
+    DETAIL_ID = "step-detail"
 
     def __init__(self, owner: StepsScreen, index: int) -> None:
         super().__init__()
         self.owner = owner
         self.index = index
-
-    def compose(self) -> ComposeResult:
-        yield DetailPane(id="step-detail")
-        yield Footer()
-
-    @property
-    def detail(self) -> DetailPane:
-        return self.query_one("#step-detail", DetailPane)
 
     def on_mount(self) -> None:
         self.detail.focus()
@@ -72,27 +62,6 @@ class StepScreen(AppScreen):
         if message.index == self.index:
             text = f"cannot show this step: {describe_error(message.error)}"
             self.detail.show(plain(text, "bold"))
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_scroll_down(self) -> None:
-        self.detail.scroll_down(animate=False)
-
-    def action_scroll_up(self) -> None:
-        self.detail.scroll_up(animate=False)
-
-    def action_page_down(self) -> None:
-        self.detail.scroll_page_down(animate=False)
-
-    def action_page_up(self) -> None:
-        self.detail.scroll_page_up(animate=False)
-
-    def action_scroll_top(self) -> None:
-        self.detail.scroll_home(animate=False)
-
-    def action_scroll_bottom(self) -> None:
-        self.detail.scroll_end(animate=False)
 
     def _walk(self, direction: int) -> None:
         steps = self.owner.steps
