@@ -349,6 +349,17 @@ class Cassette(Sequence[Entry]):
         """The args digest of entry ``i`` recomputed under this cassette's rules."""
         return self.digests()[i]
 
+    def entry_digest(self, i: int, normalized_args: Any) -> str:
+        """The args digest of entry ``i`` (``digest(i)``), from its args already parsed
+        and normalized under this cassette's rules (``rules.apply(tool, args)``) while the
+        digests are not computed yet: a pass that parses every entry anyway (lint) need
+        not read the whole file a second time for them. The same value ``digests()``
+        gives (``_orjson_digest``, else ``digest``)."""
+        digests = self._digests
+        if digests is not None:
+            return digests[i]
+        return _orjson_digest(normalized_args) or digest(normalized_args)
+
     def key(self, i: int) -> tuple[str, str]:
         """The replay key of entry ``i``: ``(tool, args digest)``."""
         return self._tools[i], self.digests()[i]

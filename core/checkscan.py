@@ -3,7 +3,7 @@
 ``check`` reads every entry of a cassette once for both (``lint(each=...)``). On a large
 file-backed cassette and a machine with two CPUs or more, a forked worker process reads
 the entries from ``start`` on, the last two thirds (their per-entry lint findings,
-``lint.entry_findings``, and their secret findings) while this process lints the entries before ``start`` and
+``lint.entry_pass``: digests and findings, and their secret findings) while this process lints the entries before ``start`` and
 computes what needs the whole cassette (seq order, digests, repeated keys); the results
 are the same, in the same order, as one process gives. A worker that fails hands its
 part back: this process reads those entries itself, so a bad line is reported as ever.
@@ -19,7 +19,7 @@ from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding
-from .lint import LintTail, entry_findings, lint
+from .lint import LintTail, entry_pass, lint
 from .secrets import SecretConfig, entry_secret_findings, secret_findings
 
 if TYPE_CHECKING:
@@ -106,30 +106,33 @@ class _WorkerTail(LintTail):
         self._receive = receive
         self.secrets: list[Finding] = []
 
-    def findings(self) -> list[list[Finding]] | None:
+    def findings(self) -> tuple[list[str], list[list[Finding]]] | None:
         try:
             status, payload = self._receive.recv()
         except (EOFError, OSError):  # the worker died: read its part here
             return None
         if status != "ok":
             return None
-        per_entry, self.secrets = payload
-        return per_entry
+        digests, per_entry, self.secrets = payload
+        return digests, per_entry
 
 
 def _worker(send: Connection, cassette: Cassette, start: int, config: SecretConfig | None) -> None:
-    """In the forked child: the per-entry lint findings and the secret findings of the
-    entries from ``start`` on, sent as ``("ok", (per_entry, secrets))``, or
+    """In the forked child: the digests, per-entry lint findings and secret findings of
+    the entries from ``start`` on, sent as ``("ok", (digests, per_entry, secrets))``, or
     ``("failed", None)`` on any error (the parent then reads those entries itself)."""
     try:
+        digests: list[str] = []
         per_entry: list[list[Finding]] = []
         secrets: list[Finding] = []
         last = len(cassette) - 1
         for i, entry, raw in cassette.entries_read(start):
-            per_entry.append(entry_findings(cassette, i, entry, raw, last=i == last))
+            digest, found = entry_pass(cassette, i, entry, raw, last=i == last)
+            digests.append(digest)
+            per_entry.append(found)
             if config is not None:
                 secrets.extend(entry_secret_findings(entry, config, raw))
-        message: tuple[str, Any] = ("ok", (per_entry, secrets))
+        message: tuple[str, Any] = ("ok", (digests, per_entry, secrets))
     except BaseException:  # noqa: BLE001 - any failure hands the part back
         message = ("failed", None)
     try:

@@ -226,24 +226,49 @@ def iter_leaves(
     prefix: tuple[Part, ...] = (),
     *,
     skip: Callable[[Any], bool] | None = None,
+    only: tuple[type, ...] | None = None,
 ) -> Iterator[tuple[tuple[Part, ...], Any]]:
     """Every leaf below ``value`` as ``(parts, leaf)``, in document order (object keys in
     their order, list items by index), without recursion: any depth is safe. A leaf is a
-    scalar, or an empty object or list. ``skip(node)`` true for an object or list: that
-    node is neither entered nor yielded (a base64 envelope, say)."""
-    stack: list[tuple[tuple[Part, ...], Any]] = [(prefix, value)]
-    pop = stack.pop
+    scalar, or an empty object or list. ``skip(node)`` true for a non-empty object or
+    list: that node is neither entered nor yielded (a base64 envelope, say). ``only``: the
+    leaf types wanted (``(str,)``, say; subclasses count): other leaves, empty objects and
+    lists included, are passed over without building their path, which is what makes a
+    scan of every string of a large cassette cheap (lint, the secret scan)."""
+    if not isinstance(value, dict | list):
+        if only is None or isinstance(value, only):
+            yield prefix, value
+        return
+    if skip is not None and skip(value):
+        return
+    if not value:
+        if only is None or isinstance(value, only):
+            yield prefix, value
+        return
+    # scalar types met by identity; a non-empty object or list is entered, never yielded
+    exact = frozenset(only) - {dict, list} if only is not None else None
+    # each frame: the path to a node and an iterator over its (key, child) pairs; a path
+    # is built for a child only when it is yielded or entered
+    stack: list[tuple[tuple[Part, ...], Iterator[tuple[Any, Any]]]] = [
+        (prefix, iter(value.items()) if isinstance(value, dict) else enumerate(value))
+    ]
     while stack:
-        parts, node = pop()
-        if type(node) is dict or type(node) is list or isinstance(node, dict | list):
-            if skip is not None and skip(node):
-                continue
-            if not node:
-                yield parts, node
-                continue
-            items = node.items() if isinstance(node, dict) else enumerate(node)
-            children = [(parts + (k,), v) for k, v in items]
-            children.reverse()
-            stack.extend(children)
+        parts, it = stack[-1]
+        for key, child in it:
+            kind = type(child)
+            if exact is not None and kind in exact:
+                yield parts + (key,), child
+            elif kind is dict or kind is list or isinstance(child, dict | list):
+                if skip is not None and skip(child):
+                    continue
+                if not child:
+                    if exact is None or isinstance(child, only):  # type: ignore[arg-type]
+                        yield parts + (key,), child
+                else:
+                    sub = child.items() if isinstance(child, dict) else enumerate(child)
+                    stack.append((parts + (key,), iter(sub)))
+                    break
+            elif exact is None or isinstance(child, only):  # type: ignore[arg-type]
+                yield parts + (key,), child
         else:
-            yield parts, node
+            stack.pop()

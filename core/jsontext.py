@@ -189,7 +189,7 @@ def may_have_duplicates(raw: bytes | str, value: Any) -> bool:
     one: then the exact check runs."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogatepass")
-    if b"\\u003" in raw and (b"\\u003a" in raw or b"\\u003A" in raw):
+    if b"\\" in raw and b"\\u003" in raw and (b"\\u003a" in raw or b"\\u003A" in raw):
         return True
     try:
         again = _encode(value)

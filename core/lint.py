@@ -91,10 +91,26 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 #: a request id one of ``-_:``, a path ``/``, ``\\``, ``:`` or ``%TEMP%``, an epoch ten
 #: digits; a string with none of them is not looked at further
 _MAY_BE_VOLATILE = re.compile(r"[-_:/\\%]|\d{10}")
-#: what a line's bytes show when a string in it looks like binary data decoded as text
-#: (``binary_text_reason``): a ``\u`` escape (NUL, controls, U+FFFD), ``\b``, a DEL, a
-#: C1 control or U+FFFD written as UTF-8; never a false negative, sometimes a false positive
-_MAY_BE_BINARY = re.compile(rb"\\u|\\b|\x7f|\xc2[\x80-\x9f]|\xef\xbf\xbd")
+#: a C1 control written as UTF-8 (see ``_may_be_binary``)
+_C1_BYTES = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def _may_be_binary(raw: bytes) -> bool:
+    """Whether a line's bytes may hold a string that looks like binary data decoded as
+    text (``binary_text_reason``): a ``\\u`` escape (NUL, controls, U+FFFD), ``\\b``, a
+    DEL, a C1 control or U+FFFD written as UTF-8; never a false negative, sometimes a false
+    positive. Substring tests first: they run at memory speed, a regex does not."""
+    # one-byte tests (memchr) guard the longer ones: most lines hold no backslash
+    return (
+        (b"\\" in raw and (b"\\u" in raw or b"\\b" in raw))
+        or b"\x7f" in raw
+        or (b"\xef" in raw and b"\xef\xbf\xbd" in raw)
+        or (b"\xc2" in raw and _C1_BYTES.search(raw) is not None)
+    )
+
+
+#: the leaf types a volatile value can have (bools come along as ints: skipped)
+_MAY_BE_VOLATILE_TYPES = (str, int, float)
 #: the ``empty`` finding's message (the app's header says the same)
 EMPTY_MESSAGE = "the cassette has no calls"
 
@@ -104,13 +120,14 @@ LintFinding = Finding
 
 class LintTail:
     """The entries from ``start`` on, linted elsewhere (another process): ``findings()``
-    gives their ``entry_findings``, one list per entry in order, or ``None`` when ``lint``
-    must read them itself (then ``each`` is called for them as for the others)."""
+    gives their ``entry_pass`` results, ``(digests, findings)`` with one item per entry in
+    order, or ``None`` when ``lint`` must read them itself (then ``each`` is called for
+    them as for the others)."""
 
     def __init__(self, start: int) -> None:
         self.start = start
 
-    def findings(self) -> list[list[Finding]] | None:
+    def findings(self) -> tuple[list[str], list[list[Finding]]] | None:
         return None
 
 
@@ -139,7 +156,7 @@ def lint(
     n = len(cassette)
     last = n - 1
 
-    def indexed(i: int, seq: int) -> list[Finding]:
+    def indexed(i: int, seq: int, recomputed: str) -> list[Finding]:
         """The findings of entry ``i`` that come from the index (seq order, the stored
         digest), and the entry's key noted."""
         nonlocal prev_seq
@@ -167,7 +184,7 @@ def lint(
         seen_seqs.setdefault(seq, line)
         prev_seq = seq
 
-        stored, recomputed = cassette.stored_digest(i), cassette.digest(i)
+        stored = cassette.stored_digest(i)
         if stored is not None and stored != recomputed:
             here.append(
                 Finding(
@@ -178,7 +195,7 @@ def lint(
                     "args edited after recording, or different normalization rules",
                 )
             )
-        key = cassette.key(i)
+        key = (cassette.tool(i), recomputed)
         keys.setdefault(key, []).append(seq)
         positions.setdefault(key, []).append(i)
         first_key_pos.setdefault(key, i)
@@ -188,21 +205,23 @@ def lint(
         for i, entry, raw in cassette.entries_read(start, stop):  # read once, no copies
             if each is not None:
                 each(i, entry, raw)
-            here = indexed(i, entry.seq)
-            here.extend(entry_findings(cassette, i, entry, raw, last=i == last))
+            recomputed, found = entry_pass(cassette, i, entry, raw, last=i == last)
+            here = indexed(i, entry.seq, recomputed)
+            here.extend(found)
             per_entry.append(here)
 
+    # the digests come from the entries as they are read (``entry_pass``): one read
     stop = n if tail is None or not cassette.is_file_backed else min(tail.start, n)
     read(0, stop)
     if stop < n:
         assert tail is not None
         rest = tail.findings()
-        if rest is None or len(rest) != n - stop:
+        if rest is None or len(rest[0]) != n - stop or len(rest[1]) != n - stop:
             read(stop, None)
         else:
             for i in range(stop, n):
-                here = indexed(i, cassette.seq(i))
-                here.extend(rest[i - stop])
+                here = indexed(i, cassette.seq(i), rest[0][i - stop])
+                here.extend(rest[1][i - stop])
                 per_entry.append(here)
 
     for key, seqs in keys.items():
@@ -232,16 +251,26 @@ def lint(
     return findings
 
 
-def entry_findings(
+def entry_pass(
     cassette: Cassette, i: int, entry: Entry, raw: bytes | None, last: bool
+) -> tuple[str, list[Finding]]:
+    """``(args digest, findings)`` of entry ``i`` from the entry alone: its args digest
+    under the cassette's rules (``Cassette.entry_digest``) and the findings that depend on
+    it alone, in ``lint``'s order: ``volatile_arg`` (in its normalized args),
+    ``binary_as_text`` (``raw``: its line's bytes, which may prove there is none),
+    ``bad_context`` (``last``: it is the last entry)."""
+    normalized = cassette.rules.apply(entry.tool, entry.args)
+    return cassette.entry_digest(i, normalized), _entry_findings(
+        cassette, entry, raw, last, normalized
+    )
+
+
+def _entry_findings(
+    cassette: Cassette, entry: Entry, raw: bytes | None, last: bool, normalized: Any
 ) -> list[Finding]:
-    """The findings of entry ``i`` that depend on it alone, in ``lint``'s order:
-    ``volatile_arg`` (in its normalized args), ``binary_as_text`` (``raw``: its line's
-    bytes, which may prove there is none), ``bad_context`` (``last``: it is the last
-    entry)."""
     here: list[Finding] = []
     seq = entry.seq
-    for path, value, kind in _volatile_leaves(cassette.rules.apply(entry.tool, entry.args)):
+    for path, value, kind in _volatile_leaves(normalized):
         what, preset = _VOLATILE_HINTS[kind]
         here.append(
             Finding(
@@ -259,7 +288,7 @@ def entry_findings(
         outcome, part = entry.response, "response"
     # bytes decoded as text show in the line as an escape (\u0000, \b, \ufffd), a
     # DEL, a C1 control or U+FFFD: a line with none of them skips the walk
-    binary = raw is None or _MAY_BE_BINARY.search(raw) is not None
+    binary = raw is None or _may_be_binary(raw)
     for path, why in _binary_texts(outcome, part) if binary else ():
         here.append(
             Finding(
@@ -315,15 +344,12 @@ def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:
 
 
 def _volatile_leaves(value: Any) -> Iterator[tuple[str, Any, str]]:
-    for parts, leaf in iter_leaves(value):
+    for parts, leaf in iter_leaves(value, only=_MAY_BE_VOLATILE_TYPES):
         kind_of = type(leaf)
         if kind_of is str:
             if _MAY_BE_VOLATILE.search(leaf) is None:
                 continue
-        elif kind_of is int or kind_of is float:
-            if not leaf >= EPOCH_MIN_S:  # smaller numbers (and NaN) are never epochs
-                continue
-        elif kind_of is bool or leaf is None or kind_of is dict or kind_of is list:
+        elif kind_of is bool or not leaf >= EPOCH_MIN_S:  # small numbers (NaN) never epochs
             continue
         kind = volatile_kind(leaf)  # a bare date (flight, birth date) is domain data
         if kind is not None:

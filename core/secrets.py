@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -555,6 +555,10 @@ def _prefilter() -> tuple[Any, tuple[str, ...], Any] | None:
         patterns.append((_MAYBE, flags + _loosened(regex.pattern)))
     options = re2.Options()
     options.log_errors = False
+    # room for the set's automaton: with RE2's default 8 MB its state cache fills and is
+    # rebuilt over and over on a large cassette (measured: 32 MB scans 100k lines in 3/4
+    # of the time; more does not help)
+    options.max_mem = 32 << 20
     matcher = re2.Set.SearchSet(options)
     for _, pattern in patterns:
         matcher.Add(pattern)
@@ -938,52 +942,6 @@ def _scan_string(
     return [(s, d, None) for s, d in scan_text(text, entropy)]
 
 
-def _string_leaves(
-    value: Any, prefix: tuple[Part, ...]
-) -> Iterator[tuple[tuple[Part, ...], str | None, str]]:
-    """``(parts, key, text)`` for every string below ``value`` in document order, as
-    ``iter_leaves(value, prefix, skip=_is_envelope)`` gives them (``key``:
-    ``_last_key(parts)``), without recursion and without its per-node lists; a base64
-    envelope is not entered."""
-    if type(value) is str:
-        yield prefix, _last_key(prefix), value
-        return
-    if not isinstance(value, dict | list) or _is_envelope(value):
-        return
-    top_key = _last_key(prefix)
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    # each frame: the path to its node, the last key on it, the node's items
-    stack: list[tuple[tuple[Part, ...], str | None, Iterator[tuple[Any, Any]]]] = [
-        (prefix, top_key, iter(items))
-    ]
-    while stack:
-        parts, last, it = stack[-1]
-        for key, child in it:
-            kind = type(child)
-            if kind is str:
-                yield (parts + (key,), key if type(key) is str else last, child)
-            elif kind is dict:
-                if child and child.get("_binary") is not True:
-                    stack.append(
-                        (parts + (key,), key if type(key) is str else last, iter(child.items()))
-                    )
-                    break
-            elif kind is list:
-                if child:
-                    stack.append(
-                        (parts + (key,), key if type(key) is str else last, iter(enumerate(child)))
-                    )
-                    break
-            elif isinstance(child, str):
-                yield (parts + (key,), key if type(key) is str else last, child)
-            elif isinstance(child, dict | list) and child and not _is_envelope(child):
-                sub = child.items() if isinstance(child, dict) else enumerate(child)
-                stack.append((parts + (key,), key if type(key) is str else last, iter(sub)))
-                break
-        else:
-            stack.pop()
-
-
 def scan_value(
     value: Any, prefix: tuple[Part, ...], config: SecretConfig | None = None
 ) -> list[SecretHit]:
@@ -992,7 +950,9 @@ def scan_value(
     config = config or _DEFAULT
     hits: list[SecretHit] = []
     if not config._paths:  # the common case: only strings matter, a path only for a hit
-        for parts, key, leaf in _string_leaves(value, prefix):
+        for parts, leaf in iter_leaves(value, prefix, skip=_is_envelope, only=(str,)):
+            last = parts[-1] if parts else None
+            key = last if type(last) is str else _last_key(parts)
             for secret, detector, inner in _scan_string(leaf, key):
                 if not config.allowed(parts, secret):
                     hits.append(SecretHit(parts, secret, detector, inner))
