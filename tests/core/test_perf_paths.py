@@ -11,6 +11,8 @@ from cassette_tui.core.align import align_by_seq, seq_statuses
 from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.diff import diff_cassettes
 from cassette_tui.core.diff_model import Status
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def _write(path: Path, lines: list[str], end: str = "\n") -> Path:
@@ -151,3 +153,39 @@ def test_response_hashes_are_byte_identity(tmp_path: Path) -> None:
     ha, hb = a.response_hashes(), b.response_hashes()
     assert ha[0] == hb[0] and ha[1] != hb[1]
     assert Cassette.from_entries(list(a)).response_hashes() == [None, None]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    chunk=st.integers(min_value=len(b"\xef\xbb\xbf"), max_value=400),  # a BOM in one read
+    blanks=st.lists(st.sampled_from(["", "  ", "\t"]), max_size=3),
+    last_newline=st.booleans(),
+    bom=st.booleans(),
+)
+def test_any_chunk_size_indexes_the_same_lines(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    chunk: int,
+    blanks: list[str],
+    last_newline: bool,
+    bom: bool,
+) -> None:
+    """The index reads the file in chunks and copies only the line across two of them:
+    wherever the chunks end (inside a line, on its newline, lines longer than a chunk),
+    the offsets, lengths, line numbers and entries are those of one whole read."""
+    from cassette_tui.core import cassette as mod
+
+    path = tmp_path / "c.jsonl"
+    text = "\n".join(LINES[:3] + blanks + LINES[3:]) + ("\n" if last_newline else "")
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
+    whole = load(path)
+    monkeypatch.setattr(mod, "_CHUNK", chunk)
+    parts = load(path)
+    assert [parts.raw_line(i) for i in range(len(parts))] == [
+        whole.raw_line(i) for i in range(len(whole))
+    ]
+    assert [parts.line(i) for i in range(len(parts))] == [whole.line(i) for i in range(len(whole))]
+    assert [parts.seq(i) for i in range(len(parts))] == [1, 2, 3, 4, 5, 6]
+    assert [e.args for e in parts] == [json.loads(t)["args"] for t in LINES]
