@@ -595,14 +595,15 @@ def _unicode_char(m: re.Match[bytes]) -> bytes:
 def _texts_line(raw: bytes) -> bytes | None:
     """The line with each JSON string's text as it is decoded, between ``\x00``
     delimiters (so every text the scan sees, keys included, is a substring of it and
-    ``"`` is only ever a text's own), or ``None`` when that cannot be made: an escaped
-    backslash (or one written ``\\u005c``), a NUL, a lone surrogate, bytes not UTF-8."""
+    ``"`` is only ever a text's own), or ``None`` when that cannot be made: a backslash
+    written ``\\u005c``, a NUL, a lone surrogate, bytes not UTF-8, or a text that may be
+    JSON holding an escaped backslash (``_texts_line_exact``)."""
     if b"\x00" in raw or b"\x01" in raw:
         return None
     if b"\\" not in raw:
         return raw.replace(b'"', b"\x00")
     if b"\\\\" in raw:
-        return None
+        return _texts_line_exact(raw)
     line = raw.replace(b'\\"', b"\x01").replace(b'"', b"\x00").replace(b"\x01", b'"')
     for code, char in _ESCAPES.items():
         line = line.replace(b"\\" + code, char)
@@ -613,6 +614,39 @@ def _texts_line(raw: bytes) -> bytes | None:
             return None
     if b"\\" in line:
         return None
+    return line
+
+
+#: every JSON escape (a surrogate pair first, as ``_UNICODE_ESCAPE``) and every quote
+_JSON_ESCAPE = re.compile(
+    rb'\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})'
+    rb'|\\(["\\/bfnrt])|"'
+)
+_SIMPLE_ESCAPES = {b'"': b'"', b"\\": b"\\", **_ESCAPES}
+
+
+def _exact_char(m: re.Match[bytes]) -> bytes:
+    if m.group(4) is not None:
+        return _SIMPLE_ESCAPES[m.group(4)]
+    if m.group(0) == b'"':
+        return b"\x00"
+    return _unicode_char(m)
+
+
+def _texts_line_exact(raw: bytes) -> bytes | None:
+    """``_texts_line`` for a line with an escaped backslash (a regex in the args, a
+    Windows path): every escape decoded in one pass, so ``\\\\"`` ends its text. A text
+    that then holds a backslash is scanned as it is, unless it may be JSON (a ``{`` or
+    ``[`` in it): the scan decodes JSON held in a text once more, and what it sees then
+    is not a substring of the line (``None``)."""
+    try:
+        line = _JSON_ESCAPE.sub(_exact_char, raw)
+    except ValueError:
+        return None
+    if b"\\" in line:
+        for text in line.split(b"\x00")[1::2]:
+            if b"\\" in text and (b"{" in text or b"[" in text):
+                return None
     return line
 
 
