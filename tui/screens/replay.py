@@ -28,7 +28,6 @@ from ..text.miss import miss_detail
 from ..text.progress import progress_count
 from ..text.replay import (
     calls_line,
-    clean,
     exhausted_lines,
     isolation_line,
     miss_line,
@@ -41,7 +40,7 @@ from ..text.replay import (
     unused_line,
 )
 from ..text.runs import files_text
-from ..text.safe import printable
+from ..text.safe import printable, safe
 from ..widgets.step_list import StepList
 from .detail_screen import DetailScreen
 from .loop_job import LoopJobScreen
@@ -118,7 +117,7 @@ def replay_report(result: ReplayResult | None, name: str, agent: str, note: str 
         if unused:
             text.append(f"\n{unused}")
         if run.call_log is not None:
-            text.append(f"\ncall log: {clean(run.call_log)}  (d: against A)", style="dim")
+            text.append(f"\ncall log: {safe(run.call_log)}  (d: against A)", style="dim")
     for line in stderr_lines(run, count=4):
         text.append(f"\n{line}", style="dim")
     text.append(f"\nfiles: {files_text(result.runs_result.runs_dir)}", style="dim")

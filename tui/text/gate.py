@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .plural import plural
-from .replay import FAIL, PASS, clean, isolation_line, run_line
+from .replay import FAIL, PASS, isolation_line, run_line
+from .safe import safe
 
 if TYPE_CHECKING:
     from cassette_tui.core.gate import GateResult
@@ -54,7 +55,7 @@ def no_replay_line(result: GateResult) -> str | None:
     empty = [r for r in done if r.no_replay]
     if not empty:
         return None
-    why = clean(empty[0].error).split(" (", 1)[0]
+    why = safe(empty[0].error).split(" (", 1)[0]
     return f"{why} ({len(empty)} of {plural(len(done), 'run')})"
 
 
@@ -95,7 +96,7 @@ def odd_run_lines(result: GateResult, limit: int = 5) -> list[str]:
     for r in odd[:limit]:
         lines.append(f"  run {r.run}: {run_line(r)}")
         tail = r.stderr_tail.splitlines()[-1:] if r.status == "crashed" else []
-        lines.extend(f"    {clean(line)}" for line in tail)
+        lines.extend(f"    {safe(line)}" for line in tail)
     return lines
 
 
