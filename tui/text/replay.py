@@ -16,6 +16,7 @@ from cassette_tui.core.errors import NULLS_HINT, is_null_vs_absent
 from cassette_tui.core.served import IMPORTED_NAME
 
 from .plural import plural
+from .report import ReportLine
 from .runs import files_text, run_line
 from .safe import safe
 
@@ -173,7 +174,8 @@ def unused_line(run: RunResult) -> str | None:
 
 def no_replay_lines(run: RunResult) -> list[str]:
     """Why nothing was replayed: ``no replay: the agent exited 0 but replayed nothing: ...``
-    (status ``no_replay``), ``no replay report: ...`` (a run that wrote none), or nothing."""
+    (status ``no_replay``), ``no replay report: ...`` (a run that wrote none, not
+    cancelled), or nothing."""
     if run.no_replay:
         return [f"no replay: {safe(run.error)}"]
     if run.report is None and run.status != "cancelled":  # the run line says why
@@ -181,37 +183,54 @@ def no_replay_lines(run: RunResult) -> list[str]:
     return []
 
 
-def replay_lines(result: ReplayResult, name: str) -> list[str]:
-    """Everything ``cassette-tui replay`` prints, line by line."""
-    run = result.run
-    served = served_line(result.runs_result)
-    lines = [
-        f"replay  {safe(name)}",
-        *([served] if served else []),
-        f"agent   {safe(result.runs_result.agent)}",
-        f"result  {run_line(run)}",
-        isolation_line(run.isolation, run.blocked),
+def replay_head(name: str, agent: str, runs_result: RunsResult | None = None) -> list[ReportLine]:
+    """The first lines of a replay report, known before the replay ends: ``replay  NAME``,
+    what was served (an imported run, once ``runs_result`` says so), ``agent   CMD``."""
+    served = served_line(runs_result) if runs_result is not None else None
+    return [
+        ReportLine("title", safe(name), "replay  "),
+        *([ReportLine("served", served)] if served else []),
+        ReportLine("agent", safe(agent), "agent   "),
     ]
-    if run.report is None:
-        lines.extend(no_replay_lines(run))
-    else:
-        lines.append(calls_line(run))
-        lines.extend(no_replay_lines(run))
-        lines.extend(repeat_lines(run))
+
+
+#: after the result of a replay that was cancelled, unless the run's own error says so
+CANCELLED_NOTE = "  (cancelled: the agent was stopped)"
+
+
+def replay_lines(result: ReplayResult, name: str, stderr_count: int = 8) -> list[ReportLine]:
+    """Every line of a replay's report, in order: the one builder of ``cassette-tui
+    replay`` (which prints each ``line.text``) and the app's replay screen (which styles
+    them by kind and shows the ``"miss"`` lines as rows). ``name``: the cassette as the
+    user named it; ``stderr_count``: how many of the agent's last stderr lines."""
+    run = result.run
+    status = run_line(run)
+    if result.runs_result.cancelled and not (run.status == "cancelled" and run.error):
+        status += CANCELLED_NOTE  # (a cancelled run's error already says why)
+    lines = [
+        *replay_head(name, result.runs_result.agent, result.runs_result),
+        ReportLine("result", status, "result  "),
+        ReportLine("isolation", isolation_line(run.isolation, run.blocked)),
+    ]
+    if run.report is not None:
+        lines.append(ReportLine("calls", calls_line(run)))
+    lines.extend(ReportLine("no_replay", line) for line in no_replay_lines(run))
+    if run.report is not None:
+        lines.extend(ReportLine("repeat", line) for line in repeat_lines(run))
         found = misses(run)
         if found:
-            lines.append("misses (never served live):")
+            lines.append(ReportLine("miss", "misses (never served live):"))
             for m in found:
-                lines.append(f"  {miss_line(m)}")
-                lines.extend(nearest_lines(m, "    "))
-        lines.extend(exhausted_lines(run))
+                lines.append(ReportLine("miss", f"  {miss_line(m)}"))
+                lines.extend(ReportLine("miss", line) for line in nearest_lines(m, "    "))
+        lines.extend(ReportLine("exhausted", line) for line in exhausted_lines(run))
         unused = unused_line(run)
         if unused:
-            lines.append(unused)
+            lines.append(ReportLine("unused", unused))
         if run.call_log is not None:
-            lines.append(f"call log: {safe(run.call_log)}")
-    lines.extend(stderr_lines(run))
-    lines.append(f"files: {files_text(result.runs_result.runs_dir)}")
+            lines.append(ReportLine("call_log", safe(run.call_log), "call log: "))
+    lines.extend(ReportLine("stderr", line) for line in stderr_lines(run, stderr_count))
+    lines.append(ReportLine("files", files_text(result.runs_result.runs_dir), "files: "))
     return lines
 
 
