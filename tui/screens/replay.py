@@ -28,7 +28,7 @@ from ..text.miss import miss_detail
 from ..text.progress import progress_count
 from ..text.replay import miss_line, misses, replay_head, replay_lines
 from ..text.report import ReportLine
-from ..text.safe import printable
+from ..text.safe import plain, printable
 from ..widgets.step_list import StepList
 from .detail_screen import DetailScreen
 from .loop_job import LoopJobScreen
@@ -265,12 +265,17 @@ class ReplayScreen(LoopJobScreen):
         self.start()
 
 
+#: what the miss screen says while its detail is built
+LOADING = "reading the nearest recorded call…"
+
+
 class MissScreen(DetailScreen):
     """One miss: the call, its nearest recorded calls, the differing paths highlighted."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings.MISS)
     KEYMAP_NAME = "miss screen"
     DETAIL_ID = "miss-detail"
+    WHAT = "miss"
 
     DEFAULT_CSS = """
     MissScreen #miss-detail { height: 1fr; padding: 0 1; }
@@ -283,4 +288,7 @@ class MissScreen(DetailScreen):
 
     def on_mount(self) -> None:
         self.detail.focus()
-        self.detail.show(miss_detail(self.miss, self.cassette, self.detail.styles_map()))
+        # the nearest entry is read and pretty-printed in a worker: a short line until then
+        self.detail.show(plain(LOADING, "dim"))
+        miss, cassette, styles = self.miss, self.cassette, self.detail.styles_map()
+        self.load(0, lambda: miss_detail(miss, cassette, styles), False)
