@@ -433,8 +433,13 @@ BACK_TO_RUNS = Binding(
 )
 
 
-def _from_runs(table: list[Binding]) -> list[Binding]:
-    return [BACK_TO_RUNS if binding.id == "main.back" else binding for binding in table]
+def _with_back(table: list[Binding], back: Binding, without: tuple[str, ...] = ()) -> list[Binding]:
+    """``table`` (a main view's keys) with ``back`` in place of its ``q`` (id
+    ``main.back``, so a remap of the main screen's ``q`` applies to every such view), and
+    the bindings whose id is in ``without`` left out. The one way a main view opened from
+    somewhere else (the run selector, a loop screen, a re-recording) says where ``q`` goes
+    back to."""
+    return [back if b.id == "main.back" else b for b in table if b.id not in without]
 
 
 #: ``q`` on runs opened from a loop screen (a replay's or a gate's call logs) goes back to
@@ -448,14 +453,10 @@ BACK_TO_LOOP = Binding(
 )
 
 #: The pair view of runs opened from a loop screen: no Replay, Gate or Re-record of call logs.
-PAIR_FROM_LOOP = [
-    BACK_TO_LOOP if binding.id == "main.back" else binding
-    for binding in PAIR
-    if binding.id not in ("main.replay", "main.gate", "main.rerecord")
-]
+PAIR_FROM_LOOP = _with_back(PAIR, BACK_TO_LOOP, ("main.replay", "main.gate", "main.rerecord"))
 
 #: The pair and single-file screens of runs opened from the run selector.
-PAIR_FROM_RUNS = _from_runs(PAIR)
-SINGLE_FROM_RUNS = _from_runs(SINGLE)
+PAIR_FROM_RUNS = _with_back(PAIR, BACK_TO_RUNS)
+SINGLE_FROM_RUNS = _with_back(SINGLE, BACK_TO_RUNS)
 #: A against its re-recording (R, then enter).
-PAIR_RERECORDED = [BACK_FROM_RERECORD if b.id == "main.back" else b for b in PAIR]
+PAIR_RERECORDED = _with_back(PAIR, BACK_FROM_RERECORD)

@@ -187,6 +187,21 @@ class Session:
             self.align_auto = False
         return self.align
 
+    def set_align(self, align: Alignment) -> None:
+        """Show ``align`` from now on, settled: the user chose it, or a stopped or failed
+        diff fell back to it. Sets the three alignment fields together: ``align``,
+        ``align_auto`` False (nothing left for ``resolve_align`` to choose), and
+        ``align_reason`` kept only while ``align`` stays the one ``auto`` chose (another
+        alignment has no reason). Raises ``ValueError`` for anything but ``"seq"`` or
+        ``"key"``."""
+        if align not in ALIGNMENTS:
+            raise ValueError(f"align must be 'seq' or 'key', not {align!r}")
+        with self._lock:
+            if align != self.align:
+                self.align_reason = None
+            self.align = align
+            self.align_auto = False
+
     def against(self, b: Cassette) -> Session:
         """A session of A against ``b`` (a re-recording of A) that shares this one's loop
         results, agent and config, so what the loop found stays in view on both."""

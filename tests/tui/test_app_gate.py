@@ -157,7 +157,8 @@ async def test_escape_cancels_the_gate_keeping_the_runs_done(tmp_path: Path) -> 
         assert result is not None and result.cancelled and result.runs == 1
         text = flat(app)
         assert "deterministic pass so far (cancelled after 1 of 3 runs)" in text
-        assert "1/3 runs · 1 ✓ 0 ✗ · cancelled ✓" in text  # the tally line fits at 80 columns
+        # the tally line fits at 80 columns (the isolation line follows it, as in the CLI)
+        assert "1/3 runs · 1 ✓ 0 ✗ · cancelled network: off" in text
         assert screen_text(app).splitlines()[-1].rstrip().endswith("^p palette")  # the footer too
         assert "✓ passed" in text and "cancelled" in text
         assert still_alive(pids) == []

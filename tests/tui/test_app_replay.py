@@ -208,3 +208,48 @@ async def test_an_agent_that_replays_nothing_is_no_replay_not_a_pass(samples: Pa
         assert "passed" not in text
         await press(pilot, "escape")
         assert "Replay ✗" in flat(app)
+
+
+@sync
+async def test_the_miss_screen_builds_its_detail_in_a_worker(
+    samples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The miss screen says it is reading while a worker builds the detail (off the UI
+    thread), then shows the detail once the worker's message lands."""
+    import threading
+
+    from cassette_tui.tui.screens import replay as replay_screen
+
+    built = threading.Event()
+    release = threading.Event()
+    ui_thread = threading.get_ident()
+    build = replay_screen.miss_detail
+
+    def slow_build(*args: object, **kwargs: object) -> object:
+        assert threading.get_ident() != ui_thread  # built in the worker's thread
+        built.set()
+        release.wait(30)
+        return build(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(replay_screen, "miss_detail", slow_build)
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    miss = {
+        "tool": "search_docs",
+        "digest": "sha256:0bde2b47072f677b",
+        "args": {"q": "retry budget", "top_k": 5},
+        "nearest": [{"seq": 1, "args_digest": "sha256:1454eb44939cd6b8", "differences": [
+            {"path": "$.top_k", "recorded": 3, "live": 5, "kind": "other"}]}],
+    }  # fmt: skip
+    app = CassetteApp(a, b)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await app.push_screen(MissScreen(miss, a))
+        screen = app.screen
+        assert isinstance(screen, MissScreen)
+        await wait_until(pilot, built.is_set, "the worker building the detail")
+        assert screen.detail.body_text().strip() == replay_screen.LOADING
+        release.set()
+        await settle(pilot)
+        body = screen.detail.body_text()
+        assert "$.top_k  recorded 3 -> live 5" in body
+        assert "recorded seq 1 (▶ the paths that differ)" in body

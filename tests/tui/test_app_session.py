@@ -256,3 +256,22 @@ async def test_auto_alignment_picks_key_for_an_inserted_step_and_a_toggles() -> 
     session.open_runs(a, a)  # another pair: chosen again, for it
     assert session.align_auto and session.resolve_align() == "seq"
     assert "same calls" in (session.align_reason or "")
+
+
+def test_set_align_sets_the_three_alignment_fields_together() -> None:
+    """``Session.set_align``: the one writer of ``align``, ``align_auto`` and
+    ``align_reason`` from outside the session; the reason ``auto`` gave stays with the
+    alignment it chose and goes with any other."""
+    calls = [("get", {"id": x}, {"r": x}) for x in ("x", "y")] + [("pay", {"id": "y"}, {"ok": 1})]
+    a, b = make_cassette(calls), make_cassette(calls[1:])
+    session = Session(a, b, align="auto")
+    session.set_align("key")  # settled before auto chose: no reason to keep
+    assert (session.align, session.align_auto, session.align_reason) == ("key", False, None)
+    session = Session(a, b, align="auto")
+    assert session.resolve_align() == "key" and session.align_reason
+    session.set_align("key")  # a stopped diff fell back to the alignment auto chose
+    assert session.align == "key" and not session.align_auto and session.align_reason
+    session.set_align("seq")  # the user chose the other one
+    assert (session.align, session.align_auto, session.align_reason) == ("seq", False, None)
+    with pytest.raises(ValueError):
+        session.set_align("auto")  # type: ignore[arg-type]

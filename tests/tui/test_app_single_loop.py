@@ -71,7 +71,7 @@ async def test_r_and_t_replay_and_gate_the_one_cassette(workdir: Path) -> None:
         replay = app.screen
         await wait_until(pilot, lambda: replay.result is not None and not replay.running, "its end")
         text = flat(app)
-        assert "Replay fail.jsonl" in text and "result failed (exit 1) in" in text
+        assert "replay fail.jsonl" in text and "result failed (exit 1) in" in text
         assert "calls 7: 7 hits" in text
         assert app.session.loop.replay is replay.result
         await press(pilot, "escape")

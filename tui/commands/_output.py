@@ -28,7 +28,7 @@ from cassette_tui.core.constants import EXIT_BAD_INPUT
 from cassette_tui.core.jsonvalue import dumps_strict
 from rich.console import Console
 
-from ..text.safe import FORMAT_CHARS, printable
+from ..text.safe import FORMAT_CHARS, safe  # safe: the one printable line, re-exported
 
 #: the width decisions (values cut to fit beside a path) use when stdout is not a terminal
 NOMINAL_WIDTH = 80
@@ -45,13 +45,6 @@ ASCII_MARKS = {
     "·": ".",
     "▶": ">",
 }
-
-
-def safe(text: Any) -> str:
-    """``text`` as one printable line: control characters become visible stand-ins
-    (``␛``) and lone surrogates their ``\\udXXX`` escape."""
-    out = printable(str(text))
-    return out.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def can_write(text: str, stream: TextIO | None = None) -> bool:

@@ -23,19 +23,7 @@ import click
 from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 from rich.text import Text
 
-from ..text.gate import (
-    cancelled_line,
-    isolation_lines,
-    no_replay_line,
-    odd_run_lines,
-    pick_pair,
-    status_counts_line,
-    totals_line,
-    verdict_line,
-    without_log_line,
-)
-from ..text.replay import served_line
-from ..text.runs import files_text
+from ..text.gate import gate_lines, pick_pair
 from ._loop import (
     agent_option,
     isolation_option,
@@ -44,7 +32,7 @@ from ._loop import (
     timeout_option,
 )
 from ._options import config_option
-from ._output import echo_json, fail, safe, stdout_console
+from ._output import echo_json, fail, stdout_console
 
 EXIT_DETERMINISTIC = EXIT_CLEAN
 EXIT_FLAKY = EXIT_FINDINGS
@@ -119,9 +107,10 @@ def gate(
 
 
 def print_gate(result: Any, name: str) -> None:
-    """The gate's report, in the words of the app's gate screen (``tui/text/gate.py``).
-    On a terminal each line is wrapped at word boundaries to its width (Rich); into a pipe
-    or a file every line is written whole, as ``_output`` lays text out."""
+    """The gate's report: every line of ``text/gate.py``'s ``gate_lines``, the one
+    builder the app's gate screen shows too, then how to open two runs. On a terminal
+    each line is wrapped at word boundaries to its width (Rich); into a pipe or a file
+    every line is written whole, as ``_output`` lays text out."""
     console, layout = stdout_console()
 
     def echo(line: str) -> None:
@@ -131,34 +120,14 @@ def print_gate(result: Any, name: str) -> None:
             click.echo(line)
 
     rr = result.runs_result
-    echo(f"gate    {safe(name)}  x{rr.requested}")
-    served = served_line(rr)
-    if served:
-        echo(served)
-    echo(f"agent   {safe(rr.agent)}")
-    for line in isolation_lines(result):
-        echo(line)
-    echo(verdict_line(result))
-    empty = no_replay_line(result)
-    if empty:
-        echo(empty)
-    cancelled = cancelled_line(result)
-    if cancelled:
-        echo(cancelled)
-    echo(status_counts_line(result))
-    echo(totals_line(result))
-    div = result.divergence
-    if div is not None:
-        echo("where the runs part:")
-        width = min(88, layout.width) if layout.wrap else 88
-        echo(textwrap.fill(safe(div.message), width=width, initial_indent="  ",
-                           subsequent_indent="  "))  # fmt: skip
-        missing = without_log_line(result)
-        if missing:
-            echo(f"  {missing}")
-    for line in odd_run_lines(result):
-        echo(line)
-    echo(f"files   {files_text(rr.runs_dir)}")
+    for line in gate_lines(result, name):
+        if line.kind == "divergence":  # the one long line, wrapped as a paragraph
+            width = min(88, layout.width) if layout.wrap else 88
+            indent = line.label
+            echo(textwrap.fill(line.value, width=width, initial_indent=indent,
+                               subsequent_indent=indent))  # fmt: skip
+        else:
+            echo(line.text)
     pair = pick_pair(result)
     if pair is not None:
         a, b = pair

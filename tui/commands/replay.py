@@ -92,6 +92,7 @@ def replay(
 
 
 def print_replay(result: Any, name: str) -> None:
-    """The replay report, in the words of the app's replay screen (``tui/text/replay.py``)."""
+    """The replay report: every line of ``text/replay.py``'s ``replay_lines``, the one
+    builder the app's replay screen shows too."""
     for line in replay_lines(result, name):
-        click.echo(safe(line))
+        click.echo(safe(line.text))

@@ -1,14 +1,21 @@
 """A screen that is one detail pane, full-screen, with its footer: the step view and a
-replay miss. The subclass names the pane (``DETAIL_ID``) and fills it; the keys to scroll
-it and to go back are here."""
+replay miss. The subclass names the pane (``DETAIL_ID``) and fills it through ``load``,
+which builds the detail in a thread worker (a large entry never freezes the screen) and
+shows it when its ``DetailReady`` arrives; the keys to scroll it and to go back are here."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
+from rich.console import RenderableType
+from textual import on, work
 from textual.app import ComposeResult
 from textual.widgets import Footer
+from textual.worker import get_current_worker
 
+from ..messages import DetailFailed, DetailReady
+from ..text.safe import describe_error, plain
 from ..widgets.detail import DetailPane
 from .base import AppScreen
 
@@ -17,6 +24,11 @@ class DetailScreen(AppScreen):
     """One ``DetailPane`` (id ``DETAIL_ID``) and a footer; q or escape goes back."""
 
     DETAIL_ID: ClassVar[str] = "detail"
+    #: what the pane shows, for a failure (``cannot show this step: ...``)
+    WHAT: ClassVar[str] = "detail"
+
+    #: the detail the pane shows or waits for (a stale worker's result is dropped)
+    index = 0
 
     def compose(self) -> ComposeResult:
         yield DetailPane(id=self.DETAIL_ID)
@@ -26,6 +38,33 @@ class DetailScreen(AppScreen):
     def detail(self) -> DetailPane:
         return self.query_one(f"#{self.DETAIL_ID}", DetailPane)
 
+    # -- the detail, built in a worker -----------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="detail")
+    def load(self, index: int, build: Callable[[], RenderableType], keep_scroll: bool) -> None:
+        """Build detail ``index`` with ``build()`` off the UI thread (resolve the styles it
+        needs before, on the UI thread: ``detail.styles_map()``) and post it as
+        ``DetailReady``, or ``DetailFailed`` when ``build`` raises."""
+        try:
+            body = build()
+        except Exception as exc:  # noqa: BLE001 - shown in the pane
+            self.post_message(DetailFailed(index, exc))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(DetailReady(index, body, keep_scroll))
+
+    @on(DetailReady)
+    def _loaded(self, message: DetailReady) -> None:
+        if message.index == self.index:
+            self.detail.show(message.body, keep_scroll=message.keep_scroll)
+
+    @on(DetailFailed)
+    def _failed(self, message: DetailFailed) -> None:
+        # as the main screen's pane says it: the error names the file, line and field
+        if message.index == self.index:
+            text = f"cannot show this {self.WHAT}: {describe_error(message.error)}"
+            self.detail.show(plain(text, "bold"))
+
+    # -- keys ------------------------------------------------------------------------
     def action_back(self) -> None:
         self.app.pop_screen()
 

@@ -31,23 +31,11 @@ from textual.widgets import Footer, Input, ProgressBar, Static
 
 from .. import bindings
 from ..messages import GateDone, JobProgress, LoopFailed
-from ..text.gate import (
-    cancelled_line,
-    isolation_lines,
-    no_replay_line,
-    odd_run_lines,
-    pick_pair,
-    status_counts_line,
-    tally,
-    totals_line,
-    verdict_line,
-    verdict_words,
-    without_log_line,
-)
+from ..text.gate import gate_lines, pick_pair, tally, verdict_words
 from ..text.progress import progress_count
-from ..text.replay import FAIL, PASS, served_line
-from ..text.runs import files_text, short_command
-from ..text.safe import printable
+from ..text.replay import FAIL, PASS
+from ..text.runs import short_command
+from ..text.safe import printable, safe
 from ..widgets.text_input import TextInput
 from .loop_job import LoopJobScreen
 from .select import RunList
@@ -140,34 +128,34 @@ class GateRows:
         return next((i for i in range(start + direction, stop, direction) if self.notable(i)), None)
 
 
-def verdict_text(result: GateResult) -> Text:
-    """The verdict block: the verdict in words, the command's lines, where the runs part."""
+#: how the gate screen styles the report's lines, by kind (the rest plain)
+VERDICT_STYLES = {
+    "no_replay": "bold",
+    "cancelled": "bold",
+    "divergence_head": "bold",
+    "files": "dim",
+}
+#: what the screen shows in its title instead (A's name, the agent)
+IN_TITLE = ("title", "agent")
+#: how many odd runs (timed out, crashed, never started) the screen lists (the command: 5)
+ODD_RUNS = 3
+
+
+def verdict_text(result: GateResult, name: str) -> Text:
+    """The verdict block: the lines of ``cassette-tui gate`` (``text/gate.py``'s
+    ``gate_lines``) but A's name and the agent (in the screen's title), the verdict line
+    led by its glyph and the verdict in words; then the keys that open two runs."""
     text = Text(end="")
-    glyph = PASS if result.verdict == "deterministic" else FAIL
-    text.append(f"{glyph} {verdict_words(result)}", style="bold")
-    text.append(f" · {verdict_line(result)}")
-    for line in isolation_lines(result):
-        text.append(f"\n{line}")
-    served = served_line(result.runs_result)
-    if served:
-        text.append(f"\n{served}")
-    empty = no_replay_line(result)
-    if empty:
-        text.append(f"\n{empty}", style="bold")
-    cancelled = cancelled_line(result)
-    if cancelled:
-        text.append(f"\n{cancelled}", style="bold")
-    text.append(f"\n{status_counts_line(result)}\n{totals_line(result)}")
-    div = result.divergence
-    if div is not None:
-        text.append("\nwhere the runs part: ", style="bold")
-        text.append(printable(div.message))
-        missing = without_log_line(result)
-        if missing:
-            text.append(f" {missing}")
-    for line in odd_run_lines(result, limit=3):
-        text.append(f"\n{line}")
-    text.append(f"\nfiles   {files_text(result.runs_result.runs_dir)}", style="dim")
+    for line in gate_lines(result, name, odd_runs=ODD_RUNS):
+        if line.kind in IN_TITLE:
+            continue
+        if text:
+            text.append("\n")
+        if line.kind == "verdict":
+            glyph = PASS if result.verdict == "deterministic" else FAIL
+            text.append(f"{glyph} {verdict_words(result)}", style="bold")
+            text.append(" · ")
+        text.append(line.text, style=VERDICT_STYLES.get(line.kind, ""))
     pair = pick_pair(result)
     hint = "space marks two runs, enter opens them"
     if pair is not None:
@@ -226,11 +214,9 @@ class GateScreen(LoopJobScreen):
         yield Footer()
 
     def _title(self) -> Text:
-        a = self.session.a
-        name = a.path.name if a is not None and a.path is not None else "A"
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append("Gate ", style="bold underline")
-        text.append(printable(name), style="bold")
+        text.append(safe(self.a_name()), style="bold")
         text.append(f" · agent {printable(short_command(self.agent.template))}", style="dim")
         return text
 
@@ -354,7 +340,7 @@ class GateScreen(LoopJobScreen):
         how = "cancelled" if result.cancelled else "done"  # the counts say how far
         self._tally(f"{result.runs}/{rr.requested} runs · {tally(result)} · {how}")
         verdict = self.query_one("#gate-verdict", Static)
-        verdict.update(verdict_text(result))
+        verdict.update(verdict_text(result, self.a_name()))
         verdict.display = True
         self.runs_input.disabled = False
         self._hint("t: gate again")
@@ -436,10 +422,8 @@ class GateScreen(LoopJobScreen):
         if run is None or run.call_log is None or self.session.a is None:
             self.app.notify("this run left no call log to open", timeout=3)
             return
-        a = self.session.a
-        name = a.path.name if a.path is not None else "A"
-        label = f"A recorded {name} · B run {run.run}'s call log ({run.status})"
-        self.open_side_by_side(a, run.call_log, label)
+        label = f"A recorded {self.a_name()} · B run {run.run}'s call log ({run.status})"
+        self.open_side_by_side(self.session.a, run.call_log, label)
 
     def action_diff(self) -> None:
         pair = pick_pair(self.result) if self.result is not None else None

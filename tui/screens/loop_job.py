@@ -49,6 +49,12 @@ class LoopJobScreen(AppScreen):
         assert agent is not None, "a loop screen opens only with an agent"
         return agent
 
+    def a_name(self) -> str:
+        """How the screens name cassette A (what the loop replays): its file name, or
+        ``"A"`` when it was not read from a file."""
+        a = self.session.a
+        return a.path.name if a is not None and a.path is not None else "A"
+
     def cassette_path(self) -> Path:
         """The file of cassette A (what the loop replays). Raises ``ValueError`` when A was
         not read from a file."""

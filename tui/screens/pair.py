@@ -186,7 +186,7 @@ class PairScreen(LoopKeysScreen):
         self._token = None
         if self.result is not None:
             self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
-            self.session.align = self._align_of(self.result)
+            self.session.set_align(self._align_of(self.result))
             note = None
             if not self.result.exact:
                 note = f"statuses from the bytes ({message.stage} stopped; a realigns)"
@@ -203,7 +203,7 @@ class PairScreen(LoopKeysScreen):
         by key again (at once if that diff ended anyway: the session keeps it)."""
         self._stopped = stage
         session = self.session
-        session.align, session.align_auto, session.align_reason = "seq", False, None
+        session.set_align("seq")
         words = f"{stage} stopped: the rows by seq (a aligns by key again)"
         self.app.notify(words, markup=False, timeout=5)
         self.show_summary(loading_summary(session.a, session.b, f"{stage} stopped; by seq…"))
@@ -253,7 +253,7 @@ class PairScreen(LoopKeysScreen):
         # the engine could not align the runs this way: say so, and keep the rows shown
         # before (the other alignment), or none, instead of "diffing…" forever
         if self.result is not None:
-            self.session.align = self._align_of(self.result)
+            self.session.set_align(self._align_of(self.result))
         text = loading_summary(self.session.a, self.session.b, "")
         text.append(
             printable(f"{message.what} failed: {describe_error(message.error)}"), style="bold"
@@ -297,9 +297,7 @@ class PairScreen(LoopKeysScreen):
         if token is not None:
             token.cancel()  # the job of the other alignment is not wanted any more
         align: Alignment = "key" if self.session.align == "seq" else "seq"
-        self.session.align = align
-        self.session.align_auto = False  # the user chose
-        self.session.align_reason = None
+        self.session.set_align(align)  # the user chose
         row = self.result.rows[self.steps.cursor] if len(self.model) else None
         keep = (row.a, row.b) if row is not None else None
         self.steps.loading = True

@@ -26,22 +26,9 @@ from .. import bindings
 from ..messages import JobProgress, LoopFailed, ReplayDone
 from ..text.miss import miss_detail
 from ..text.progress import progress_count
-from ..text.replay import (
-    calls_line,
-    clean,
-    exhausted_lines,
-    isolation_line,
-    miss_line,
-    misses,
-    no_replay_lines,
-    repeat_lines,
-    run_line,
-    served_line,
-    stderr_lines,
-    unused_line,
-)
-from ..text.runs import files_text
-from ..text.safe import printable
+from ..text.replay import miss_line, misses, replay_head, replay_lines
+from ..text.report import ReportLine
+from ..text.safe import plain, printable
 from ..widgets.step_list import StepList
 from .detail_screen import DetailScreen
 from .loop_job import LoopJobScreen
@@ -85,43 +72,46 @@ class MissRows:
         return index if 0 <= index < len(self.found) else None
 
 
-def replay_report(result: ReplayResult | None, name: str, agent: str, note: str = "") -> Text:
-    """The replay screen's report: the command's lines but the misses (they are rows)."""
+#: how the replay screen styles the report's lines, by kind (the rest plain)
+REPORT_STYLES = {"no_replay": "bold", "call_log": "dim", "stderr": "dim", "files": "dim"}
+#: how many of the agent's last stderr lines the screen shows (the command: 8)
+STDERR_LINES = 4
+
+
+def report_line(line: ReportLine) -> Text:
+    """One line of the report (``text/replay.py``) styled for the screen: the title's
+    label a heading, the result's value bold, the call log with its key (``d``)."""
     text = Text(end="")
-    text.append("Replay ", style="bold underline")
-    text.append(printable(name), style="bold")
-    text.append(f"\nagent   {printable(agent)}")
+    if line.kind == "title":
+        head = line.label.rstrip()
+        text.append(head, style="bold underline")
+        text.append(line.label[len(head) :])
+        text.append(line.value, style="bold")
+    elif line.kind == "result":
+        text.append(line.label)
+        text.append(line.value, style="bold")
+    elif line.kind == "call_log":
+        text.append(f"{line.text}  (d: against A)", style=REPORT_STYLES[line.kind])
+    else:
+        text.append(line.text, style=REPORT_STYLES.get(line.kind, ""))
+    return text
+
+
+def replay_report(result: ReplayResult | None, name: str, agent: str, note: str = "") -> Text:
+    """The replay screen's report: the lines of ``cassette-tui replay``
+    (``text/replay.py``'s ``replay_lines``) but the misses (they are rows); while the
+    replay runs, its first lines and ``note``."""
+    if result is None:
+        lines = replay_head(name, agent)
+    else:
+        lines = [
+            line
+            for line in replay_lines(result, name, stderr_count=STDERR_LINES)
+            if line.kind != "miss"
+        ]
+    text = Text("\n", end="").join(report_line(line) for line in lines)
     if result is None:
         text.append(f"\n{note or 'replaying… escape cancels'}", style="italic")
-        return text
-    run = result.run
-    status = run_line(run)
-    text.append("\nresult  ")
-    text.append(status, style="bold")
-    if result.runs_result.cancelled and not (run.status == "cancelled" and run.error):
-        # (a cancelled run's error already says why, on the status line)
-        text.append("  (cancelled: the agent was stopped)", style="bold")
-    text.append(f"\n{isolation_line(run.isolation, run.blocked)}")
-    served = served_line(result.runs_result)
-    if served:
-        text.append(f"\n{served}")
-    if run.report is None:
-        for line in no_replay_lines(run):
-            text.append(f"\n{line}", style="bold" if run.no_replay else "")
-    else:
-        text.append(f"\n{calls_line(run)}")
-        for line in no_replay_lines(run):
-            text.append(f"\n{line}", style="bold")
-        for line in [*repeat_lines(run), *exhausted_lines(run)]:
-            text.append(f"\n{line}")
-        unused = unused_line(run)
-        if unused:
-            text.append(f"\n{unused}")
-        if run.call_log is not None:
-            text.append(f"\ncall log: {clean(run.call_log)}  (d: against A)", style="dim")
-    for line in stderr_lines(run, count=4):
-        text.append(f"\n{line}", style="dim")
-    text.append(f"\nfiles: {files_text(result.runs_result.runs_dir)}", style="dim")
     return text
 
 
@@ -159,10 +149,6 @@ class ReplayScreen(LoopJobScreen):
     @property
     def miss_list(self) -> StepList:
         return self.query_one("#misses", StepList)
-
-    def a_name(self) -> str:
-        a = self.session.a
-        return a.path.name if a is not None and a.path is not None else "A"
 
     def _report(self, note: str = "") -> Text:
         return replay_report(self.result, self.a_name(), self.agent.template, note)
@@ -279,12 +265,17 @@ class ReplayScreen(LoopJobScreen):
         self.start()
 
 
+#: what the miss screen says while its detail is built
+LOADING = "reading the nearest recorded call…"
+
+
 class MissScreen(DetailScreen):
     """One miss: the call, its nearest recorded calls, the differing paths highlighted."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings.MISS)
     KEYMAP_NAME = "miss screen"
     DETAIL_ID = "miss-detail"
+    WHAT = "miss"
 
     DEFAULT_CSS = """
     MissScreen #miss-detail { height: 1fr; padding: 0 1; }
@@ -297,4 +288,7 @@ class MissScreen(DetailScreen):
 
     def on_mount(self) -> None:
         self.detail.focus()
-        self.detail.show(miss_detail(self.miss, self.cassette, self.detail.styles_map()))
+        # the nearest entry is read and pretty-printed in a worker: a short line until then
+        self.detail.show(plain(LOADING, "dim"))
+        miss, cassette, styles = self.miss, self.cassette, self.detail.styles_map()
+        self.load(0, lambda: miss_detail(miss, cassette, styles), False)

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
 from textual.binding import BindingType
-from textual.worker import get_current_worker
 
 from ..bindings import STEP
-from ..messages import DetailFailed, DetailReady
-from ..text.detail import Limits
-from ..text.safe import describe_error, plain
 from .detail_screen import DetailScreen
 
 if TYPE_CHECKING:
@@ -24,6 +19,7 @@ class StepScreen(DetailScreen):
     BINDINGS: ClassVar[list[BindingType]] = list(STEP)
     KEYMAP_NAME = "step screen"
     DETAIL_ID = "step-detail"
+    WHAT = "step"
 
     def __init__(self, owner: StepsScreen, index: int) -> None:
         super().__init__()
@@ -38,30 +34,10 @@ class StepScreen(DetailScreen):
         self.index = index
         if not keep_scroll:
             self.detail.show(self.owner.detail_placeholder(index))
-        limits = self.owner.limits(self.owner.expanded)
-        self.load(index, limits, self.detail.styles_map(), keep_scroll)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="step", description="step")
-    def load(self, index: int, limits: Limits, styles: Any, keep_scroll: bool) -> None:
-        try:
-            body = self.owner.build_detail(index, limits, styles)
-        except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(DetailFailed(index, exc))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(DetailReady(index, body, keep_scroll))
-
-    @on(DetailReady)
-    def _loaded(self, message: DetailReady) -> None:
-        if message.index == self.index:
-            self.detail.show(message.body, keep_scroll=message.keep_scroll)
-
-    @on(DetailFailed)
-    def _failed(self, message: DetailFailed) -> None:
-        # as the main screen's pane says it: the error names the file, line and field
-        if message.index == self.index:
-            text = f"cannot show this step: {describe_error(message.error)}"
-            self.detail.show(plain(text, "bold"))
+        owner = self.owner
+        limits = owner.limits(owner.expanded)
+        styles = self.detail.styles_map()
+        self.load(index, lambda: owner.build_detail(index, limits, styles), keep_scroll)
 
     def _walk(self, direction: int) -> None:
         steps = self.owner.steps

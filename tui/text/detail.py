@@ -25,7 +25,7 @@ from rich.text import Text
 
 from .marks import ERROR, REPEATED, STATUS_MARKS
 from .plural import plural
-from .safe import compact, pretty_lines, printable
+from .safe import compact, pretty_lines, printable, safe
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 
@@ -159,13 +159,13 @@ def _findings_text(findings: Iterable[Any], title: str) -> Text | None:
     text = Text(title, style="bold")
     for finding in found:
         text.append("\n• ")
-        text.append(printable(str(finding.kind)), style="bold")
+        text.append(safe(finding.kind), style="bold")
         text.append(": ")
-        text.append(printable(str(finding.message)))
+        text.append(safe(finding.message))
         action = getattr(finding, "action", None)
         if action:
             text.append("\n  → ", style="dim")
-            text.append(printable(str(action)), style="italic")
+            text.append(safe(action), style="italic")
     return text
 
 

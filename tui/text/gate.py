@@ -9,7 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .plural import plural
-from .replay import FAIL, PASS, clean, isolation_line, run_line
+from .replay import FAIL, PASS, isolation_line, run_line, served_line
+from .report import ReportLine
+from .runs import files_text
+from .safe import safe
 
 if TYPE_CHECKING:
     from cassette_tui.core.gate import GateResult
@@ -54,7 +57,7 @@ def no_replay_line(result: GateResult) -> str | None:
     empty = [r for r in done if r.no_replay]
     if not empty:
         return None
-    why = clean(empty[0].error).split(" (", 1)[0]
+    why = safe(empty[0].error).split(" (", 1)[0]
     return f"{why} ({len(empty)} of {plural(len(done), 'run')})"
 
 
@@ -95,7 +98,43 @@ def odd_run_lines(result: GateResult, limit: int = 5) -> list[str]:
     for r in odd[:limit]:
         lines.append(f"  run {r.run}: {run_line(r)}")
         tail = r.stderr_tail.splitlines()[-1:] if r.status == "crashed" else []
-        lines.extend(f"    {clean(line)}" for line in tail)
+        lines.extend(f"    {safe(line)}" for line in tail)
+    return lines
+
+
+def gate_lines(result: GateResult, name: str, odd_runs: int = 5) -> list[ReportLine]:
+    """Every line of a gate's report, in order: the one builder of ``cassette-tui gate``
+    (which prints each ``line.text`` and then how to open two runs) and the app's gate
+    screen (which names A and the agent in its title, marks the verdict line, styles the
+    rest by kind and then says its keys). ``name``: the cassette as the user named it;
+    ``odd_runs``: how many of the runs that timed out, crashed or never started are
+    listed. The ``"divergence"`` line is the whole message (the command wraps it)."""
+    rr = result.runs_result
+    served = served_line(rr)
+    lines = [
+        ReportLine("title", f"{safe(name)}  x{rr.requested}", "gate    "),
+        *([ReportLine("served", served)] if served else []),
+        ReportLine("agent", safe(rr.agent), "agent   "),
+        *(ReportLine("isolation", line) for line in isolation_lines(result)),
+        ReportLine("verdict", verdict_line(result)),
+    ]
+    empty = no_replay_line(result)
+    if empty:
+        lines.append(ReportLine("no_replay", empty))
+    cancelled = cancelled_line(result)
+    if cancelled:
+        lines.append(ReportLine("cancelled", cancelled))
+    lines.append(ReportLine("runs", status_counts_line(result)))
+    lines.append(ReportLine("totals", totals_line(result)))
+    div = result.divergence
+    if div is not None:
+        lines.append(ReportLine("divergence_head", "where the runs part:"))
+        lines.append(ReportLine("divergence", safe(div.message), "  "))
+        missing = without_log_line(result)
+        if missing:
+            lines.append(ReportLine("without_log", missing, "  "))
+    lines.extend(ReportLine("odd_run", line) for line in odd_run_lines(result, odd_runs))
+    lines.append(ReportLine("files", files_text(rr.runs_dir), "files   "))
     return lines
 
 

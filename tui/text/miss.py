@@ -16,7 +16,8 @@ from rich.style import Style
 from rich.text import Text
 
 from .detail import Limits, single_detail
-from .replay import clean, short_json, side_value
+from .replay import short_json, side_value
+from .safe import safe
 
 if TYPE_CHECKING:
     from cassette_tui.core.cassette import Cassette
@@ -96,8 +97,8 @@ def miss_title(miss: Mapping[str, Any]) -> Text:
     """``miss · search_docs · sha256:…``."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("miss", style="bold")
-    text.append(f" · {clean(miss.get('tool'))} · ")
-    text.append(clean(miss.get("digest")), style="dim")
+    text.append(f" · {safe(miss.get('tool'))} · ")
+    text.append(safe(miss.get("digest")), style="dim")
     return text
 
 
@@ -125,24 +126,24 @@ def miss_detail(
                       style="bold underline"))  # fmt: skip
     parts.append(highlight_json(miss.get("args"), first_paths, new))
     if not nearest:
-        parts.append(Text(f"no call of {clean(miss.get('tool'))} was recorded", style="bold"))
+        parts.append(Text(f"no call of {safe(miss.get('tool'))} was recorded", style="bold"))
         return Group(*parts)
     for rank, cand in enumerate(nearest, 1):
         title = Text()
         title.append(f"nearest {rank}: seq {cand.get('seq')}", style="bold underline")
-        title.append(f"  {clean(cand.get('args_digest'))}", style="dim")
+        title.append(f"  {safe(cand.get('args_digest'))}", style="dim")
         parts.append(title)
         diffs = list(cand.get("differences") or [])
         if not diffs:
             parts.append(Text("same args once normalized", style="dim"))
         for d in diffs:
             line = Text()
-            line.append(clean(d.get("path")), style="bold")
+            line.append(safe(d.get("path")), style="bold")
             line.append("  recorded ")
             line.append(side_value(d, "recorded", 40), old)
             line.append(" -> live ")
             line.append(side_value(d, "live", 40), new)
-            line.append(f"  [{clean(d.get('kind'))}]", style="dim")
+            line.append(f"  [{safe(d.get('kind'))}]", style="dim")
             parts.append(line)
     seq = nearest[0].get("seq")
     index = (

@@ -10,7 +10,7 @@ import json
 from cassette_tui.core.pin import ExistingFixture, PinPlan, existing_fixture
 from rich.text import Text
 
-from .safe import printable, printable_block
+from .safe import printable, printable_block, safe
 
 
 def pin_heading(plan: PinPlan) -> Text:
@@ -26,7 +26,7 @@ def pin_heading(plan: PinPlan) -> Text:
         )
     )
     text.append("\nfile ", style="bold")
-    text.append(printable(str(plan.target)))
+    text.append(safe(plan.target))
     return text
 
 

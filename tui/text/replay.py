@@ -16,8 +16,9 @@ from cassette_tui.core.errors import NULLS_HINT, is_null_vs_absent
 from cassette_tui.core.served import IMPORTED_NAME
 
 from .plural import plural
+from .report import ReportLine
 from .runs import files_text, run_line
-from .safe import printable
+from .safe import safe
 
 __all__ = ["run_line"]  # the one run line (tui/text/runs.py), re-exported
 
@@ -29,14 +30,9 @@ if TYPE_CHECKING:
 PASS, FAIL = "✓", "✗"
 
 
-def clean(value: Any) -> str:
-    """``value`` as one printable line."""
-    return printable(str(value))
-
-
 def short_json(value: Any, width: int = 70) -> str:
     """Compact sorted JSON of ``value``, cut to ``width`` characters with ``...``."""
-    text = clean(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
+    text = safe(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -58,7 +54,7 @@ def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:
             "that reads PYTHONPATH); use --isolation netns where the system allows it"
         )
     if blocked:
-        where = ", ".join(sorted({clean(b.get("address")) for b in blocked})[:3])
+        where = ", ".join(sorted({safe(b.get("address")) for b in blocked})[:3])
         line += f"; refused {len(blocked)} connection attempt(s): {where}"
     return line
 
@@ -70,7 +66,7 @@ def served_line(runs_result: RunsResult) -> str | None:
     fmt = runs_result.source_format
     if fmt == "cassette":
         return None
-    return f"served  a {clean(fmt)} run, written as a cassette for the agent ({IMPORTED_NAME})"
+    return f"served  a {safe(fmt)} run, written as a cassette for the agent ({IMPORTED_NAME})"
 
 
 def calls_line(run: RunResult) -> str:
@@ -94,7 +90,7 @@ def repeat_lines(run: RunResult) -> list[str]:
     lines = ["repeated keys (served in recorded order):"]
     for r in repeats:
         lines.append(
-            f"  {clean(r.get('tool'))} {clean(r.get('digest'))}  called "
+            f"  {safe(r.get('tool'))} {safe(r.get('digest'))}  called "
             f"{r.get('calls')}x, recorded {r.get('recorded')}x"
         )
     return lines
@@ -115,7 +111,9 @@ def misses(run: RunResult) -> list[Mapping[str, Any]]:
 
 def miss_line(miss: Mapping[str, Any], width: int = 70) -> str:
     """``search_docs sha256:… {"q": "retry budget", "top_k": 5}``."""
-    return f"{clean(miss.get('tool'))} {clean(miss.get('digest'))} {short_json(miss.get('args'), width)}"
+    return (
+        f"{safe(miss.get('tool'))} {safe(miss.get('digest'))} {short_json(miss.get('args'), width)}"
+    )
 
 
 ABSENT = "(absent)"
@@ -133,8 +131,8 @@ def difference_line(d: Mapping[str, Any]) -> str:
     """``$.top_k: recorded 3, live 5 [other]``; ``$.lang: recorded null, live (absent)
     [missing]`` for a path left out of the live call."""
     return (
-        f"{clean(d.get('path'))}: recorded {side_value(d, 'recorded')}"
-        f", live {side_value(d, 'live')} [{clean(d.get('kind'))}]"
+        f"{safe(d.get('path'))}: recorded {side_value(d, 'recorded')}"
+        f", live {side_value(d, 'live')} [{safe(d.get('kind'))}]"
     )
 
 
@@ -144,10 +142,10 @@ def nearest_lines(miss: Mapping[str, Any], indent: str = "  ") -> Iterator[str]:
     other (the words of ``CassetteMiss``)."""
     nearest = miss.get("nearest") or []
     if not nearest:
-        yield f"{indent}no call of {clean(miss.get('tool'))} was recorded"
+        yield f"{indent}no call of {safe(miss.get('tool'))} was recorded"
     null_vs_absent = False
     for cand in nearest:
-        yield f"{indent}nearest: seq {cand.get('seq')} ({clean(cand.get('args_digest'))})"
+        yield f"{indent}nearest: seq {cand.get('seq')} ({safe(cand.get('args_digest'))})"
         for d in cand.get("differences") or []:
             yield f"{indent}  {difference_line(d)}"
             null_vs_absent = null_vs_absent or is_null_vs_absent(d)
@@ -158,7 +156,7 @@ def nearest_lines(miss: Mapping[str, Any], indent: str = "  ") -> Iterator[str]:
 def exhausted_lines(run: RunResult) -> list[str]:
     calls = (run.report or {}).get("calls") or []
     return [
-        f"  call {call.get('n')} {clean(call.get('tool'))} {clean(call.get('digest'))}:"
+        f"  call {call.get('n')} {safe(call.get('tool'))} {safe(call.get('digest'))}:"
         " past the last recording of its key"
         for call in calls
         if call.get("outcome") == "exhausted"
@@ -176,45 +174,63 @@ def unused_line(run: RunResult) -> str | None:
 
 def no_replay_lines(run: RunResult) -> list[str]:
     """Why nothing was replayed: ``no replay: the agent exited 0 but replayed nothing: ...``
-    (status ``no_replay``), ``no replay report: ...`` (a run that wrote none), or nothing."""
+    (status ``no_replay``), ``no replay report: ...`` (a run that wrote none, not
+    cancelled), or nothing."""
     if run.no_replay:
-        return [f"no replay: {clean(run.error)}"]
+        return [f"no replay: {safe(run.error)}"]
     if run.report is None and run.status != "cancelled":  # the run line says why
-        return [f"no replay report: {clean(run.error)}"]
+        return [f"no replay report: {safe(run.error)}"]
     return []
 
 
-def replay_lines(result: ReplayResult, name: str) -> list[str]:
-    """Everything ``cassette-tui replay`` prints, line by line."""
-    run = result.run
-    served = served_line(result.runs_result)
-    lines = [
-        f"replay  {clean(name)}",
-        *([served] if served else []),
-        f"agent   {clean(result.runs_result.agent)}",
-        f"result  {run_line(run)}",
-        isolation_line(run.isolation, run.blocked),
+def replay_head(name: str, agent: str, runs_result: RunsResult | None = None) -> list[ReportLine]:
+    """The first lines of a replay report, known before the replay ends: ``replay  NAME``,
+    what was served (an imported run, once ``runs_result`` says so), ``agent   CMD``."""
+    served = served_line(runs_result) if runs_result is not None else None
+    return [
+        ReportLine("title", safe(name), "replay  "),
+        *([ReportLine("served", served)] if served else []),
+        ReportLine("agent", safe(agent), "agent   "),
     ]
-    if run.report is None:
-        lines.extend(no_replay_lines(run))
-    else:
-        lines.append(calls_line(run))
-        lines.extend(no_replay_lines(run))
-        lines.extend(repeat_lines(run))
+
+
+#: after the result of a replay that was cancelled, unless the run's own error says so
+CANCELLED_NOTE = "  (cancelled: the agent was stopped)"
+
+
+def replay_lines(result: ReplayResult, name: str, stderr_count: int = 8) -> list[ReportLine]:
+    """Every line of a replay's report, in order: the one builder of ``cassette-tui
+    replay`` (which prints each ``line.text``) and the app's replay screen (which styles
+    them by kind and shows the ``"miss"`` lines as rows). ``name``: the cassette as the
+    user named it; ``stderr_count``: how many of the agent's last stderr lines."""
+    run = result.run
+    status = run_line(run)
+    if result.runs_result.cancelled and not (run.status == "cancelled" and run.error):
+        status += CANCELLED_NOTE  # (a cancelled run's error already says why)
+    lines = [
+        *replay_head(name, result.runs_result.agent, result.runs_result),
+        ReportLine("result", status, "result  "),
+        ReportLine("isolation", isolation_line(run.isolation, run.blocked)),
+    ]
+    if run.report is not None:
+        lines.append(ReportLine("calls", calls_line(run)))
+    lines.extend(ReportLine("no_replay", line) for line in no_replay_lines(run))
+    if run.report is not None:
+        lines.extend(ReportLine("repeat", line) for line in repeat_lines(run))
         found = misses(run)
         if found:
-            lines.append("misses (never served live):")
+            lines.append(ReportLine("miss", "misses (never served live):"))
             for m in found:
-                lines.append(f"  {miss_line(m)}")
-                lines.extend(nearest_lines(m, "    "))
-        lines.extend(exhausted_lines(run))
+                lines.append(ReportLine("miss", f"  {miss_line(m)}"))
+                lines.extend(ReportLine("miss", line) for line in nearest_lines(m, "    "))
+        lines.extend(ReportLine("exhausted", line) for line in exhausted_lines(run))
         unused = unused_line(run)
         if unused:
-            lines.append(unused)
+            lines.append(ReportLine("unused", unused))
         if run.call_log is not None:
-            lines.append(f"call log: {clean(run.call_log)}")
-    lines.extend(stderr_lines(run))
-    lines.append(f"files: {files_text(result.runs_result.runs_dir)}")
+            lines.append(ReportLine("call_log", safe(run.call_log), "call log: "))
+    lines.extend(ReportLine("stderr", line) for line in stderr_lines(run, stderr_count))
+    lines.append(ReportLine("files", files_text(result.runs_result.runs_dir), "files: "))
     return lines
 
 
@@ -223,7 +239,7 @@ def stderr_lines(run: RunResult, count: int = 8) -> list[str]:
     if run.passed or not run.stderr_tail:
         return []
     return ["agent stderr (last lines):"] + [
-        f"  {clean(line)}" for line in run.stderr_tail.splitlines()[-count:]
+        f"  {safe(line)}" for line in run.stderr_tail.splitlines()[-count:]
     ]
 
 

@@ -19,7 +19,7 @@ from rich.text import Text
 from .loop import HOW_TO_CONFIGURE
 from .plural import plural
 from .runs import run_line
-from .safe import printable, printable_block
+from .safe import printable, printable_block, safe
 
 if TYPE_CHECKING:
     from cassette_tui.core.agent import AgentCommand
@@ -82,7 +82,7 @@ def confirm_text(
     rows = [
         ("mode", live),
         *_agent_rows(agent, target),
-        ("writes", Text(printable(str(target)))),
+        ("writes", Text(safe(target))),
         ("", f"{where}; a recording never overwrites a cassette"),
         ("then", f"A ({old}) against the new recording, in the main view"),
     ]

@@ -5,12 +5,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from .safe import printable
-
-
-def _safe(text: Any) -> str:
-    # printable, and a lone surrogate as its escape (a terminal cannot write it)
-    return printable(str(text)).encode("utf-8", "backslashreplace").decode("utf-8")
+from .safe import safe
 
 
 def short_command(template: str) -> str:
@@ -32,7 +27,7 @@ def run_line(run: Any) -> str:
     if run.status == "timeout":
         return f"timeout after {run.duration_s:.1f} s (process group killed)"
     if run.status in ("cancelled", "not_started"):
-        return f"{run.status}{': ' + _safe(run.error) if run.error else ''}"
+        return f"{run.status}{': ' + safe(run.error) if run.error else ''}"
     code = run.exit_code
     how = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
     return f"{run.status} ({how}) in {run.duration_s:.2f} s"
@@ -46,4 +41,4 @@ NOT_KEPT = (
 
 def files_text(runs_dir: Any) -> str:
     """Where a job's run files are (``RunsResult.runs_dir``), or that they were removed."""
-    return _safe(runs_dir) if runs_dir is not None else NOT_KEPT
+    return safe(runs_dir) if runs_dir is not None else NOT_KEPT

@@ -49,6 +49,14 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_visible, text)
 
 
+def safe(value: Any) -> str:
+    """``value`` (any object, through ``str``) as one printable line: ``printable``, and
+    a lone surrogate (``"\\ud800"``, which JSON allows) as its ``\\udXXX`` escape, since
+    no terminal can write it. The one helper for untrusted text in the commands and the app
+    (``commands/_output.py`` re-exports it)."""
+    return printable(str(value)).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def printable_block(text: str) -> str:
     """Like ``printable`` but keeps newlines and tabs (for pretty-printed blocks)."""
     return _UNSAFE_MULTILINE.sub(_visible, text)
@@ -128,7 +136,7 @@ def args_summary(args: Any, limit: int = 200) -> str:
         parts: list[str] = []
         size = 0
         for key, value in args.items():
-            part = f"{printable(str(key))}={compact(value)}"
+            part = f"{safe(key)}={compact(value)}"
             parts.append(part)
             size += len(part) + 1
             if size > limit:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from .marks import STATUS_MARKS
 from .plural import plural
-from .safe import printable
+from .safe import printable, safe
 from .words import outcome_line
 
 
@@ -33,7 +33,7 @@ def file_label(cassette: Any) -> str:
     name = metadata.get("name")
     if not name:
         name = Path(cassette.path).name if cassette.path is not None else "<memory>"
-    return printable(str(name))
+    return safe(name)
 
 
 def _kinds(findings: Iterable[Any]) -> str:

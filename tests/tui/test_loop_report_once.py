@@ -1,0 +1,137 @@
+"""The replay and gate reports are built once (``text/replay.py``'s ``replay_lines``,
+``text/gate.py``'s ``gate_lines``): ``cassette-tui replay`` / ``gate`` print those lines,
+and the app's replay and gate screens show the same lines in the same order (the replay
+screen leaves the misses to its rows and fewer stderr lines; the gate screen names A and
+the agent in its title, fewer odd runs, and marks the verdict line)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cassette_tui.core.gate import Divergence, GateResult, ReplayResult
+from cassette_tui.core.loop import RunResult, RunsResult
+from cassette_tui.tui.commands.gate import print_gate
+from cassette_tui.tui.commands.replay import print_replay
+from cassette_tui.tui.screens.gate import ODD_RUNS, verdict_text
+from cassette_tui.tui.screens.replay import STDERR_LINES, replay_report
+from cassette_tui.tui.text.gate import gate_lines
+from cassette_tui.tui.text.replay import CANCELLED_NOTE, replay_lines
+
+NAME = "fail.jsonl"
+AGENT = "python agent.py"
+
+MISS = {
+    "tool": "search_docs",
+    "digest": "sha256:0bde2b47072f677b",
+    "args": {"q": "retry", "top_k": 5},
+    "nearest": [
+        {
+            "seq": 1,
+            "args_digest": "sha256:1454eb44939cd6b8",
+            "differences": [
+                {"path": "$.top_k", "recorded": 3, "live": 5, "absent": None, "kind": "other"}
+            ],
+        }
+    ],
+}
+
+
+def _run(n: int = 1, **kw: Any) -> RunResult:
+    base: dict[str, Any] = {"run": n, "status": "failed", "exit_code": 1,
+                            "duration_s": 0.5, "isolation": "netns"}  # fmt: skip
+    base.update(kw)
+    return RunResult(**base)
+
+
+def _runs(results: list[RunResult], **kw: Any) -> RunsResult:
+    base: dict[str, Any] = {
+        "cassette": Path(NAME),
+        "agent": AGENT,
+        "requested": len(results),
+        "results": results,
+        "isolation": "netns",
+        "isolation_detail": "",
+        "runs_dir": Path("/tmp/runs"),
+        "source_format": "tau-bench",  # an imported run: the served line is said
+    }
+    base.update(kw)
+    return RunsResult(**base)
+
+
+def replay_result(**kw: Any) -> ReplayResult:
+    report = {
+        "calls": [
+            {"n": 1, "tool": "search_docs", "digest": "sha256:0bde", "outcome": "miss"},
+            {"n": 2, "tool": "read_file", "digest": "sha256:eec0", "outcome": "hit"},
+            {"n": 3, "tool": "read_file", "digest": "sha256:eec0", "outcome": "exhausted"},
+        ],
+        "entries": 3,
+        "used": 1,
+        "repeats": [{"tool": "read_file", "digest": "sha256:eec0", "calls": 2, "recorded": 1}],
+        "misses": [MISS],
+        "unused_seqs": [1, 3],
+    }
+    tail = "\n".join(f"stderr line {n}" for n in range(10))
+    run = _run(report=report, call_log=Path("/tmp/runs/run-01.jsonl"), stderr_tail=tail)
+    return ReplayResult(_runs([run], **kw), cassette=None)  # type: ignore[arg-type]
+
+
+def gate_result() -> GateResult:
+    runs = [
+        _run(1, status="passed", exit_code=0, call_log=Path("/tmp/runs/run-01.jsonl")),
+        _run(2, call_log=Path("/tmp/runs/run-02.jsonl")),
+        *(_run(n, status="timeout", exit_code=None) for n in range(3, 8)),
+    ]
+    divergence = Divergence("after_tool_layer", None, (), 4, (3, 4), "Every run made 4 calls.")
+    return GateResult(_runs(runs), divergence)
+
+
+@pytest.mark.parametrize("cancelled", [False, True])
+def test_the_replay_command_and_screen_say_the_same_lines_in_one_order(
+    cancelled: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = replay_result(cancelled=cancelled)
+    lines = replay_lines(result, NAME)
+    print_replay(result, NAME)
+    assert capsys.readouterr().out.splitlines() == [line.text for line in lines]
+    kinds = [line.kind for line in lines]
+    assert kinds[:5] == ["title", "served", "agent", "result", "isolation"]
+    assert kinds[-1] == "files" and "miss" in kinds and "call_log" in kinds
+    assert (CANCELLED_NOTE in lines[3].text) is cancelled  # the command says it too
+
+    shown = replay_report(result, NAME, AGENT).plain.splitlines()
+    expected = [
+        line.text + ("  (d: against A)" if line.kind == "call_log" else "")
+        for line in replay_lines(result, NAME, stderr_count=STDERR_LINES)
+        if line.kind != "miss"  # rows on the screen
+    ]
+    assert shown == expected
+    assert shown[0] == f"replay  {NAME}"
+
+
+def test_the_gate_command_and_screen_say_the_same_lines_in_one_order(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = gate_result()
+    lines = gate_lines(result, NAME)
+    print_gate(result, NAME)
+    out = capsys.readouterr().out.splitlines()
+    # every line as built, then how to open two runs (the command's own words)
+    assert out[: len(lines)] == [line.text for line in lines]
+    assert out[len(lines)].startswith("open two runs side by side")
+    kinds = [line.kind for line in lines]
+    assert kinds[:5] == ["title", "served", "agent", "isolation", "verdict"]
+    assert kinds.count("odd_run") == 5
+
+    shown = verdict_text(result, NAME).plain.splitlines()
+    built = gate_lines(result, NAME, odd_runs=ODD_RUNS)
+    assert [line.kind for line in built].count("odd_run") == ODD_RUNS
+    expected = [
+        ("✗ flaky · " if line.kind == "verdict" else "") + line.text
+        for line in built
+        if line.kind not in ("title", "agent")  # in the screen's title
+    ]
+    assert shown[:-1] == expected
+    assert shown[-1].startswith("d: run 2 (failed) vs run 1 (passed)")  # the screen's keys
