@@ -14,7 +14,6 @@ and 0.6-0.9 GB.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -34,6 +33,7 @@ from .atomic import write_atomic
 from .digest import DIGEST_PREFIX, digest
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
+from .gcpause import no_cyclic_gc
 from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsontext import (
     UTF8_BOM,
@@ -756,165 +756,158 @@ def load_job(
     stage = p.name
 
     seq_lo, seq_hi, seq_len = 1, 10, 1  # seqs in [seq_lo, seq_hi) have seq_len digits
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # nothing cyclic is built here; the collector would double the time
-    try:
-        with fh:
-            lineno = 0
-            pending_error: CassetteFormatError | None = None
-            base = 0  # file offset of buf[0]
-            # the chunk to go on in once the line across it and the one before is read
-            after: bytes | None = None
-            after_pos = after_base = 0
-            buf = fh.read(_CHUNK)
-            pos = len(UTF8_BOM) if buf.startswith(UTF8_BOM) else 0  # an editor's BOM
-            eof = not buf
+    # nothing cyclic is built here; the collector would double the time (gcpause.py)
+    with no_cyclic_gc(), fh:
+        lineno = 0
+        pending_error: CassetteFormatError | None = None
+        base = 0  # file offset of buf[0]
+        # the chunk to go on in once the line across it and the one before is read
+        after: bytes | None = None
+        after_pos = after_base = 0
+        buf = fh.read(_CHUNK)
+        pos = len(UTF8_BOM) if buf.startswith(UTF8_BOM) else 0  # an editor's BOM
+        eof = not buf
+        while True:
+            find = buf.find
+            startswith = buf.startswith
+            view = memoryview(buf)
             while True:
-                find = buf.find
-                startswith = buf.startswith
-                view = memoryview(buf)
-                while True:
-                    # -- one line: buf[pos:nl + 1] -------------------------------------
-                    nl = find(b"\n", pos)
-                    if nl < 0:
-                        if not eof:
-                            break
-                        if pos >= len(buf):
-                            break
-                        nl = len(buf)  # a last line without a newline
-                    lineno += 1
-                    start = pos
-                    pos = nl + 1
-                    header = None
-                    if pending_error is None:
-                        try:
-                            header = decode(view[start:nl])
-                        except header_errors:
-                            header = None
-                        else:
-                            if header.error or not header.response:
-                                header = None  # the general path says what is wrong
-                    if header is not None:
-                        seq = header.seq
-                        tool = header.tool
-                        tool = tool_names.setdefault(tool, tool)
-                        got = header.args_digest
-                        # a repeated top-level key: msgspec kept its last value, while the
-                        # entry parse refuses the line. The line's length rules one out
-                        # in the usual layouts (see _FRAME4); else the exact check runs
-                        if not seq_lo <= seq < seq_hi:
-                            seq_lo, seq_hi, seq_len = _digit_range(seq)
-                        args_len = len(header.args)
-                        free = nl - start - args_len - len(header.response) - len(tool) - seq_len
-                        if got is unset:
-                            digest_stored = None
-                            plain = free == _FRAME4 or free == _FRAME4_SPACED
-                        else:
-                            digest_stored = got
-                            free -= len(got)
-                            plain = free == _FRAME5 or (
-                                free == _FRAME5_SPACED
-                                and (
-                                    (
-                                        startswith(b'{"args": ', start)
-                                        and (at := start + 10 + args_len) < nl
-                                        and buf[at] == 0x20
-                                    )
-                                    or _spaced_seq_first(buf, start, nl, seq_len)
-                                )
-                            )
-                        if not plain:
-                            try:
-                                check_top_level_keys(view[start:nl])
-                            except DuplicateKey as exc:
-                                pending_error = CassetteFormatError(
-                                    p, lineno, _error_field(exc), _json_reason(exc, b"")
-                                )
-                                report = LoadReport(1, lineno, str(pending_error), False)
-                                continue
+                # -- one line: buf[pos:nl + 1] -------------------------------------
+                nl = find(b"\n", pos)
+                if nl < 0:
+                    if not eof:
+                        break
+                    if pos >= len(buf):
+                        break
+                    nl = len(buf)  # a last line without a newline
+                lineno += 1
+                start = pos
+                pos = nl + 1
+                header = None
+                if pending_error is None:
+                    try:
+                        header = decode(view[start:nl])
+                    except header_errors:
+                        header = None
                     else:
-                        # -- general path: anything unusual, and every line after an error
-                        raw = buf[start:pos]
-                        if pending_error is not None:
-                            if not raw.isspace():
-                                # a bad line followed by more content: not a truncation
-                                if not lenient:
-                                    raise pending_error
-                                report = _count_dropped(report)
-                            continue
-                        if raw.isspace():
-                            continue
-                        try:
-                            # the response cut out when that is safe: a bad response is
-                            # reported when its entry is read, naming the field
-                            record, _finite = _parse_header(raw)
-                        except (ValueError, UnicodeDecodeError) as exc:
-                            truncated = not raw.endswith(b"\n")
-                            why = _json_reason(exc, raw)
-                            if truncated:
-                                why = (
-                                    "last line is cut mid-write (a crash while recording?): " + why
+                        if header.error or not header.response:
+                            header = None  # the general path says what is wrong
+                if header is not None:
+                    seq = header.seq
+                    tool = header.tool
+                    tool = tool_names.setdefault(tool, tool)
+                    got = header.args_digest
+                    # a repeated top-level key: msgspec kept its last value, while the
+                    # entry parse refuses the line. The line's length rules one out
+                    # in the usual layouts (see _FRAME4); else the exact check runs
+                    if not seq_lo <= seq < seq_hi:
+                        seq_lo, seq_hi, seq_len = _digit_range(seq)
+                    args_len = len(header.args)
+                    free = nl - start - args_len - len(header.response) - len(tool) - seq_len
+                    if got is unset:
+                        digest_stored = None
+                        plain = free == _FRAME4 or free == _FRAME4_SPACED
+                    else:
+                        digest_stored = got
+                        free -= len(got)
+                        plain = free == _FRAME5 or (
+                            free == _FRAME5_SPACED
+                            and (
+                                (
+                                    startswith(b'{"args": ', start)
+                                    and (at := start + 10 + args_len) < nl
+                                    and buf[at] == 0x20
                                 )
-                            pending_error = CassetteFormatError(
-                                p, lineno, _error_field(exc), why, truncated=truncated
+                                or _spaced_seq_first(buf, start, nl, seq_len)
                             )
-                            report = LoadReport(1, lineno, str(pending_error), truncated)
-                            continue
+                        )
+                    if not plain:
                         try:
-                            # the cut response may hide a repeated top-level key
-                            check_top_level_keys(raw)
+                            check_top_level_keys(view[start:nl])
                         except DuplicateKey as exc:
                             pending_error = CassetteFormatError(
-                                p, lineno, _error_field(exc), _json_reason(exc, raw)
+                                p, lineno, _error_field(exc), _json_reason(exc, b"")
                             )
                             report = LoadReport(1, lineno, str(pending_error), False)
                             continue
-                        try:
-                            validate_record(record, p, lineno)
-                        except CassetteFormatError as exc:
-                            pending_error = exc
-                            report = LoadReport(1, lineno, str(exc), False)
-                            continue
-                        seq = record["seq"]
-                        tool = tool_names.setdefault(record["tool"], record["tool"])
-                        digest_stored = record.get("args_digest")
-                    seqs.append(seq)
-                    tools.append(tool)
-                    stored.append(digest_stored)
-                    lines.append(lineno)
-                    offsets.append(base + start)
-                    lengths.append(pos - start)  # one too many for a last line with no newline
-                view.release()
-                if eof:
-                    break
-                if after is not None:
-                    # the line across two chunks is read: go on in the chunk after it
-                    buf, pos, base, after = after, after_pos, after_base, None
-                    continue
-                yield Progress("load", base + pos, size, "bytes", stage)
-                if cancel is not None:
-                    cancel.raise_if_cancelled()
-                chunk = fh.read(_CHUNK)
-                eof = not chunk
-                base += pos
-                tail = buf[pos:]
-                first = chunk.find(b"\n") if tail and not eof else -1
-                if first < 0:  # the partial last line moves to the front of the chunk
-                    buf = tail + chunk
-                    pos = 0
-                    continue
-                # only the line across the two chunks is copied (the chunk is not: that
-                # copy cost a tenth of the load): it is read on its own, then the chunk
-                buf = tail + chunk[: first + 1]
+                else:
+                    # -- general path: anything unusual, and every line after an error
+                    raw = buf[start:pos]
+                    if pending_error is not None:
+                        if not raw.isspace():
+                            # a bad line followed by more content: not a truncation
+                            if not lenient:
+                                raise pending_error
+                            report = _count_dropped(report)
+                        continue
+                    if raw.isspace():
+                        continue
+                    try:
+                        # the response cut out when that is safe: a bad response is
+                        # reported when its entry is read, naming the field
+                        record, _finite = _parse_header(raw)
+                    except (ValueError, UnicodeDecodeError) as exc:
+                        truncated = not raw.endswith(b"\n")
+                        why = _json_reason(exc, raw)
+                        if truncated:
+                            why = "last line is cut mid-write (a crash while recording?): " + why
+                        pending_error = CassetteFormatError(
+                            p, lineno, _error_field(exc), why, truncated=truncated
+                        )
+                        report = LoadReport(1, lineno, str(pending_error), truncated)
+                        continue
+                    try:
+                        # the cut response may hide a repeated top-level key
+                        check_top_level_keys(raw)
+                    except DuplicateKey as exc:
+                        pending_error = CassetteFormatError(
+                            p, lineno, _error_field(exc), _json_reason(exc, raw)
+                        )
+                        report = LoadReport(1, lineno, str(pending_error), False)
+                        continue
+                    try:
+                        validate_record(record, p, lineno)
+                    except CassetteFormatError as exc:
+                        pending_error = exc
+                        report = LoadReport(1, lineno, str(exc), False)
+                        continue
+                    seq = record["seq"]
+                    tool = tool_names.setdefault(record["tool"], record["tool"])
+                    digest_stored = record.get("args_digest")
+                seqs.append(seq)
+                tools.append(tool)
+                stored.append(digest_stored)
+                lines.append(lineno)
+                offsets.append(base + start)
+                lengths.append(pos - start)  # one too many for a last line with no newline
+            view.release()
+            if eof:
+                break
+            if after is not None:
+                # the line across two chunks is read: go on in the chunk after it
+                buf, pos, base, after = after, after_pos, after_base, None
+                continue
+            yield Progress("load", base + pos, size, "bytes", stage)
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            chunk = fh.read(_CHUNK)
+            eof = not chunk
+            base += pos
+            tail = buf[pos:]
+            first = chunk.find(b"\n") if tail and not eof else -1
+            if first < 0:  # the partial last line moves to the front of the chunk
+                buf = tail + chunk
                 pos = 0
-                after, after_pos, after_base = chunk, first + 1, base + len(tail)
-            if pending_error is not None and not lenient:
-                raise pending_error
-            if offsets and offsets[-1] + lengths[-1] > base + len(buf):
-                lengths[-1] = base + len(buf) - offsets[-1]  # a last line with no newline
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+                continue
+            # only the line across the two chunks is copied (the chunk is not: that
+            # copy cost a tenth of the load): it is read on its own, then the chunk
+            buf = tail + chunk[: first + 1]
+            pos = 0
+            after, after_pos, after_base = chunk, first + 1, base + len(tail)
+        if pending_error is not None and not lenient:
+            raise pending_error
+        if offsets and offsets[-1] + lengths[-1] > base + len(buf):
+            lengths[-1] = base + len(buf) - offsets[-1]  # a last line with no newline
     yield Progress("load", size, size, "bytes", stage)
     return Cassette(
         p,

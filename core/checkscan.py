@@ -19,6 +19,7 @@ from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding
+from .gcpause import no_cyclic_gc
 from .lint import LintTail, entry_pass, lint
 from .secrets import SecretConfig, entry_secret_findings, secret_findings
 
@@ -69,6 +70,17 @@ def lint_and_scan(
     Raises:
         CassetteFormatError: an entry that does not parse (file, line, field), as ``lint``.
     """
+    with no_cyclic_gc():  # a pass over every entry builds no cycles (gcpause.py)
+        return _lint_and_scan(cassette, config, lint_too, workers, min_entries)
+
+
+def _lint_and_scan(
+    cassette: Cassette,
+    config: SecretConfig | None,
+    lint_too: bool,
+    workers: int | None,
+    min_entries: int,
+) -> tuple[list[Finding], list[Finding]]:
     if not lint_too:
         return [], (secret_findings(cassette, config) if config is not None else [])
     n = len(cassette)

@@ -619,7 +619,7 @@ def _texts_line(raw: bytes) -> bytes | None:
 
 #: every JSON escape (a surrogate pair first, as ``_UNICODE_ESCAPE``) and every quote
 _JSON_ESCAPE = re.compile(
-    rb'\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})'
+    rb"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
     rb'|\\(["\\/bfnrt])|"'
 )
 _SIMPLE_ESCAPES = {b'"': b'"', b"\\": b"\\", **_ESCAPES}

@@ -9,13 +9,10 @@ compute a diff themselves.
 
 from __future__ import annotations
 
-import gc
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -23,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from cassette_tui.core.alignchoice import choose_alignment
 from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.diff import DiffResult, diff_cassettes, diff_job
+from cassette_tui.core.gcpause import no_cyclic_gc
 from cassette_tui.core.jobs import CancelToken, JobGenerator
 
 if TYPE_CHECKING:
@@ -91,20 +89,6 @@ class RunFolders:
             root.cleanup()
             if not os.path.exists(root.name):
                 return
-
-
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    # Rows for 100k steps are 100k new objects: without a pause of the cyclic collector,
-    # its full passes over everything already loaded (the cassette indexes, Textual's
-    # widgets) cost more than the alignment itself.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class Session:
@@ -226,7 +210,7 @@ class Session:
         cached = self.cached_diff(align)
         if cached is not None:
             return cached
-        with _no_cyclic_gc():
+        with no_cyclic_gc():
             result = diff_cassettes(a, b, align=align, exact=False)
         if result.exact:
             self._keep(a, b, align, result)
@@ -241,7 +225,7 @@ class Session:
         cached = self.cached_diff(align)
         if cached is not None:
             return cached
-        with _no_cyclic_gc():
+        with no_cyclic_gc():
             result = yield from diff_job(a, b, align, token)
         self._keep(a, b, align, result)
         return result
