@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .plural import plural
+
 if TYPE_CHECKING:
     from .cassette import Cassette
 
@@ -103,7 +105,7 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
         if n == 0:
             return AlignChoice("seq", f"only {longer} makes calls")
         return AlignChoice(
-            "seq", f"the runs make the same first {_n(n, 'call')}, then only {longer} goes on"
+            "seq", f"the runs make the same first {plural(n, 'call')}, then only {longer} goes on"
         )
     answer = _answers_differ_before(a, b, k)
     if answer is not None:
@@ -161,11 +163,7 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
         what = f"the call {other} makes at seq {o.seq(k)} ({tool}), made by {side} at seq {at}"
     return AlignChoice(
         "key",
-        f"{side} makes {_n(extra, 'extra call')} ({span}) before {what}: aligned by call key "
+        f"{side} makes {plural(extra, 'extra call')} ({span}) before {what}: aligned by call key "
         "so the steps after it pair up",
         k,
     )
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .plural import plural
 from .runs import PASS_REWARD
 
 #: the entry field holding the words before a call
@@ -139,7 +140,7 @@ class RunOutcome:
         what = f"{self.limit} limit" if self.limit and self.limit != "steps" else "step limit"
         used = ""
         if self.limit in (None, "steps") and self.steps is not None:
-            used = f" ({self.steps} step{'' if self.steps == 1 else 's'})"
+            used = f" ({plural(self.steps, 'step')})"
         elif self.limit_value is not None:
             used = f" ({self.limit_value})"
         return f"{what} reached{used}"
