@@ -33,7 +33,7 @@ from .plural import plural
 if TYPE_CHECKING:
     from .cassette import Cassette
 
-__all__ = ["ALIGN_CHOICES", "LOOKAHEAD", "AlignChoice", "choose_alignment"]
+__all__ = ["ALIGN_CHOICES", "LOOKAHEAD", "AlignChoice", "choose_alignment", "resolve_alignment"]
 
 #: what ``diff --align`` and the app accept: ``auto`` resolves to ``seq`` or ``key``
 ALIGN_CHOICES = ("auto", "seq", "key")
@@ -57,6 +57,17 @@ class AlignChoice:
     align: str
     reason: str
     index: int | None = None
+
+
+def resolve_alignment(a: Cassette, b: Cassette, align: str) -> tuple[str, str | None]:
+    """``(align, reason)`` for a diff asked for with ``align`` (one of ``ALIGN_CHOICES``):
+    ``"seq"`` or ``"key"`` as asked, with no reason, or for ``"auto"`` the alignment
+    ``choose_alignment`` picks and its reason (computing both cassettes' keys). The one
+    place ``auto`` is resolved for a diff (``diff_cassettes``, ``diff_job``)."""
+    if align != "auto":
+        return align, None
+    choice = choose_alignment(a, b)
+    return choice.align, choice.reason
 
 
 def _answers_differ_before(a: Cassette, b: Cassette, k: int) -> int | None:
