@@ -28,10 +28,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .plural import plural
+
 if TYPE_CHECKING:
     from .cassette import Cassette
 
-__all__ = ["ALIGN_CHOICES", "LOOKAHEAD", "AlignChoice", "choose_alignment"]
+__all__ = ["ALIGN_CHOICES", "LOOKAHEAD", "AlignChoice", "choose_alignment", "resolve_alignment"]
 
 #: what ``diff --align`` and the app accept: ``auto`` resolves to ``seq`` or ``key``
 ALIGN_CHOICES = ("auto", "seq", "key")
@@ -55,6 +57,17 @@ class AlignChoice:
     align: str
     reason: str
     index: int | None = None
+
+
+def resolve_alignment(a: Cassette, b: Cassette, align: str) -> tuple[str, str | None]:
+    """``(align, reason)`` for a diff asked for with ``align`` (one of ``ALIGN_CHOICES``):
+    ``"seq"`` or ``"key"`` as asked, with no reason, or for ``"auto"`` the alignment
+    ``choose_alignment`` picks and its reason (computing both cassettes' keys). The one
+    place ``auto`` is resolved for a diff (``diff_cassettes``, ``diff_job``)."""
+    if align != "auto":
+        return align, None
+    choice = choose_alignment(a, b)
+    return choice.align, choice.reason
 
 
 def _answers_differ_before(a: Cassette, b: Cassette, k: int) -> int | None:
@@ -103,7 +116,7 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
         if n == 0:
             return AlignChoice("seq", f"only {longer} makes calls")
         return AlignChoice(
-            "seq", f"the runs make the same first {_n(n, 'call')}, then only {longer} goes on"
+            "seq", f"the runs make the same first {plural(n, 'call')}, then only {longer} goes on"
         )
     answer = _answers_differ_before(a, b, k)
     if answer is not None:
@@ -161,11 +174,7 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
         what = f"the call {other} makes at seq {o.seq(k)} ({tool}), made by {side} at seq {at}"
     return AlignChoice(
         "key",
-        f"{side} makes {_n(extra, 'extra call')} ({span}) before {what}: aligned by call key "
+        f"{side} makes {plural(extra, 'extra call')} ({span}) before {what}: aligned by call key "
         "so the steps after it pair up",
         k,
     )
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

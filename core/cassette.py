@@ -466,6 +466,7 @@ class Cassette(Sequence[Entry]):
         hashes: list[int | None] = [None] * n
         decode = _KEYED.decode
         decode_value = msgspec.json.decode
+        dup_check = may_have_duplicates
         stage = self.path.name if self.path is not None else ""
         for i, raw in self.lines_bytes():
             if not i & 4095:
@@ -493,17 +494,13 @@ class Cassette(Sequence[Entry]):
                 # the sorted JSON that gives the digest also tells whether msgspec dropped
                 # a repeated key (one colon less: see jsontext.may_have_duplicates)
                 value, out = args, _sorted_json(args) if finite else None
-                if args_raw and (
-                    (b"\\u003" in args_raw)
-                    if out is not None and out.count(b":") == args_raw.count(b":")
-                    else may_have_duplicates(args_raw, args)
-                ):
+                if args_raw and dup_check(args_raw, args, out):
                     self._refuse_repeated_args(i, args_raw, raw)
                 digests[i] = (_orjson_digest(value, out) if out is not None else None) or digest(
                     value
                 )
             else:
-                if args_raw and b":" in args_raw and may_have_duplicates(args_raw, args):
+                if args_raw and b":" in args_raw and dup_check(args_raw, args):
                     self._refuse_repeated_args(i, args_raw, raw)
                 value = apply(tools[i], args)
                 digests[i] = (_orjson_digest(value) if finite else None) or digest(value)

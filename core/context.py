@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .plural import plural
 from .runs import PASS_REWARD
 
 #: the entry field holding the words before a call
@@ -123,23 +124,44 @@ class RunOutcome:
             "evidence": self.evidence,
         }
 
+    def reward_words(self) -> str:
+        """The score: ``✗ reward 0``, ``✓ reward 1``, ``reward 0.5`` (pass unknown), ``✓``
+        or ``✗`` (reward unknown); ``""`` when neither is known."""
+        mark = {True: "✓", False: "✗", None: ""}[self.passed]
+        if self.reward is None:
+            return mark
+        return f"{mark} reward {self.reward:g}" if mark else f"reward {self.reward:g}"
+
+    def limit_words(self) -> str | None:
+        """The limit the run hit: ``step limit reached (30 steps)``, ``time limit reached
+        (600)``, ``step limit reached``; ``None`` unless ``limit_reached`` is true."""
+        if not self.limit_reached:
+            return None
+        what = f"{self.limit} limit" if self.limit and self.limit != "steps" else "step limit"
+        used = ""
+        if self.limit in (None, "steps") and self.steps is not None:
+            used = f" ({plural(self.steps, 'step')})"
+        elif self.limit_value is not None:
+            used = f" ({self.limit_value})"
+        return f"{what} reached{used}"
+
+    @property
+    def went_wrong(self) -> bool:
+        """The run failed (``passed`` false) or hit its limit: the outcome to stress."""
+        return self.passed is False or bool(self.limit_reached)
+
     def summary(self) -> str:
         """One line: ``✗ reward 0 · step limit reached (30 steps)``, ``✓ reward 1``,
-        ``reward 0.5 · no final answer``; ``""`` when nothing is known."""
+        ``reward 0.5 · no final answer``; ``""`` when nothing is known. The parts are
+        ``reward_words`` and ``limit_words`` (else ``no final answer`` when the run ended
+        after a call with a score known)."""
         parts: list[str] = []
-        mark = {True: "✓ ", False: "✗ ", None: ""}[self.passed]
-        if self.reward is not None:
-            parts.append(f"{mark}reward {self.reward:g}")
-        elif mark:
-            parts.append(mark.strip())
-        if self.limit_reached:
-            what = f"{self.limit} limit" if self.limit and self.limit != "steps" else "step limit"
-            used = ""
-            if self.limit in (None, "steps") and self.steps is not None:
-                used = f" ({self.steps} step{'' if self.steps == 1 else 's'})"
-            elif self.limit_value is not None:
-                used = f" ({self.limit_value})"
-            parts.append(f"{what} reached{used}")
+        score = self.reward_words()
+        if score:
+            parts.append(score)
+        limit = self.limit_words()
+        if limit is not None:
+            parts.append(limit)
         elif self.final_answer is None and self.steps is not None and parts:
             parts.append("no final answer")
         return " · ".join(parts)

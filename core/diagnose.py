@@ -52,6 +52,7 @@ from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsonpath import format_path as json_path
 from .jsonpath import iter_leaves
 from .normalize import NormalizationRules, over_normalization
+from .plural import plural
 from .refine import MAX_NOISE_ROWS, QUIET, float_noise_row
 from .urls import is_url_spelling
 from .volatile import difference_kind, volatile_kind
@@ -146,10 +147,6 @@ def _seqs(row: Row) -> dict[str, list[int]]:
     }
 
 
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def _short(value: Any, width: int = 40) -> str:
     text = (
         "null" if value is None else (repr(value) if not isinstance(value, str) else f'"{value}"')
@@ -230,7 +227,7 @@ def _first_divergence(result: DiffResult) -> Finding:
         name, other = empty[0]
         other_name = "B" if name == "A" else "A"
         message = (
-            f"{name} made no tool call; {other_name} made {_n(len(other), 'call')}. " + message
+            f"{name} made no tool call; {other_name} made {plural(len(other), 'call')}. " + message
         )
         evidence["empty_side"] = name
     if row.status is Status.RESPONSE_DRIFT:
@@ -455,7 +452,7 @@ def _args_misses(
         }
         what = kinds.get(names, "volatile values")
         message = (
-            f"{tool} args differ only in {what} at {_n(len(hits), 'step')}, first at "
+            f"{tool} args differ only in {what} at {plural(len(hits), 'step')}, first at "
             f"A seq {row.a_seq} / B seq {row.b_seq}: {shown}. Replay would miss: normalize "
             f"before digesting. Rule {rule_text} makes {matches} of {len(hits)} match"
         )
@@ -675,7 +672,7 @@ def _stale_responses(result: DiffResult) -> list[Finding]:
         first = rows[0][1]
         changed = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
         message = (
-            f"{tool} was answered differently for the same key at {_n(len(rows), 'step')}, "
+            f"{tool} was answered differently for the same key at {plural(len(rows), 'step')}, "
             f"first A seq {first.a_seq} / B seq {first.b_seq} ({changed or 'outcome'})."
         )
         if number_type:
@@ -800,8 +797,8 @@ def _repeated_keys(result: DiffResult) -> list[Finding]:
                     "errors": n_err,
                 }
         message = (
-            f"{_key_text(key)} is called {_n(len(sa), 'time')} in A (seqs {_seq_list(sa) or '-'}) "
-            f"and {_n(len(sb), 'time')} in B (seqs {_seq_list(sb) or '-'})."
+            f"{_key_text(key)} is called {plural(len(sa), 'time')} in A (seqs {_seq_list(sa) or '-'}) "
+            f"and {plural(len(sb), 'time')} in B (seqs {_seq_list(sb) or '-'})."
         )
         if notes:
             message += " " + "; ".join(notes) + "."

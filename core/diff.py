@@ -16,7 +16,7 @@ from typing import Any
 
 from .align import _EXACT_BY_ENTRY_MAX, Check, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
-from .alignchoice import ALIGN_CHOICES, choose_alignment
+from .alignchoice import ALIGN_CHOICES, resolve_alignment
 from .cassette import Cassette
 from .diff_model import Change, DriftItem, Finding, Row, Status
 from .drift import entry_drift
@@ -289,18 +289,17 @@ def diff_job(
     Raises:
         Cancelled: ``token`` was cancelled (checked every few thousand entries, and as
             the alignment by key and the second look at the rows go).
-        ValueError: an unknown ``align``.
+        ValueError: an unknown ``align``; a ``tolerance`` that is negative, NaN or
+            infinite (both before any work).
     """
     cancel = token
     _check_align(align)
+    check_tolerance(tolerance)
     if cancel is not None:
         cancel.raise_if_cancelled()
     yield from a.keys_job(cancel)
     yield from b.keys_job(cancel)
-    reason = None
-    if align == "auto":
-        choice = choose_alignment(a, b)
-        align, reason = choice.align, choice.reason
+    align, reason = resolve_alignment(a, b, align)
     if outcomes or align == "key" or _unsure_pairs(a, b) > _EXACT_BY_ENTRY_MAX:
         yield from outcome_index_job(a, cancel)
         yield from outcome_index_job(b, cancel)
@@ -308,8 +307,7 @@ def diff_job(
     if cancel is not None:
         cancel.raise_if_cancelled()
     check = cancel.raise_if_cancelled if cancel is not None else None
-    result = diff_cassettes(a, b, align, tolerance=tolerance, check=check)
-    result.align_reason = reason
+    result = _diff_aligned(a, b, align, reason, exact=True, tolerance=tolerance, check=check)
     yield Progress("align", len(result.rows), len(result.rows), "rows")
     return result
 
@@ -352,10 +350,22 @@ def diff_cassettes(
     """
     _check_align(align)
     check_tolerance(tolerance)
-    reason = None
-    if align == "auto":
-        choice = choose_alignment(a, b)
-        align, reason = choice.align, choice.reason
+    align, reason = resolve_alignment(a, b, align)
+    return _diff_aligned(a, b, align, reason, exact=exact, tolerance=tolerance, check=check)
+
+
+def _diff_aligned(
+    a: Cassette,
+    b: Cassette,
+    align: str,
+    reason: str | None,
+    *,
+    exact: bool,
+    tolerance: float | None,
+    check: Check | None,
+) -> DiffResult:
+    """``diff_cassettes`` once ``align`` is ``"seq"`` or ``"key"`` (``reason``: why
+    ``auto`` chose it, else ``None``) and the arguments are checked."""
     rows: list[Row] | SeqRows = (
         SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align, check)
     )

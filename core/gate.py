@@ -28,6 +28,7 @@ from .cassette import Cassette, load
 from .diff import diff_cassettes
 from .jobs import CancelToken, JobGenerator
 from .loop import DEFAULT_TIMEOUT, RunResult, RunsFolder, RunsResult, replay_runs
+from .plural import plural
 
 #: the gate's verdicts (``no_replay``: a completed run exited 0 but replayed nothing, a
 #: mis-wired agent; never a pass)
@@ -151,7 +152,7 @@ def divergence(logs: Sequence[tuple[RunResult, Cassette | None]], flaky: bool) -
         n = len(with_log[0][1])
         passed = sum(r.passed for r, _ in with_log)
         message = (
-            f"Every run made the same {n} call{'s' if n != 1 else ''} (same keys, served by "
+            f"Every run made the same {plural(n, 'call')} (same keys, served by "
             f"the same recordings), yet {passed} of {len(with_log)} passed: the "
             "nondeterminism is after the tool layer (model sampling, dates in prompts, "
             "ordering, scoring)."
@@ -189,10 +190,7 @@ def divergence(logs: Sequence[tuple[RunResult, Cassette | None]], flaky: bool) -
             )
         )
     paths.sort(key=lambda p: (-len(p.runs), p.runs))
-    parts = [
-        f"{len(p.runs)} run{'s' if len(p.runs) != 1 else ''} {_describe(p.call, p.passed)}"
-        for p in paths
-    ]
+    parts = [f"{plural(len(p.runs), 'run')} {_describe(p.call, p.passed)}" for p in paths]
     message = f"The runs part at call {first + 1}: " + "; ".join(parts) + "."
     return Divergence("calls", first + 1, tuple(paths), None, without, message)
 

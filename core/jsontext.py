@@ -163,7 +163,7 @@ def check_top_level_keys(raw: bytes | memoryview) -> None:
     except (msgspec.DecodeError, RecursionError):
         return
     data = bytes(raw)
-    if b"\\u003" not in data and _encode(top).count(b":") == data.count(b":"):
+    if not may_have_duplicates(data, top):
         return
     _parse_std(data)  # raises DuplicateKey naming the key (top level first)
 
@@ -182,20 +182,28 @@ def _check_depth(raw: bytes | str, value: Any) -> None:
         raise JSONTooDeep()
 
 
-def may_have_duplicates(raw: bytes | str, value: Any) -> bool:
+def may_have_duplicates(raw: bytes | str, value: Any, encoded: bytes | None = None) -> bool:
     """Whether ``raw`` (JSON text that msgspec parsed into ``value``) may hold a repeated
     key that parsing dropped: every key costs one ``:`` outside strings, and re-encoding
-    keeps every ``:`` inside strings, so a dropped key shows as fewer colons. A ``\\u003a`` escape (a colon written escaped) could hide
-    one: then the exact check runs."""
+    keeps every ``:`` inside strings, so a dropped key shows as fewer colons. A
+    ``\\u003a`` escape (a colon written escaped) could hide one: then the answer is
+    ``True`` and the caller runs the exact check (``parse_json``).
+
+    ``encoded``: ``value`` already written as compact JSON (any key order; the sorted
+    bytes a caller hashes, say), counted instead of encoding ``value`` again. The one
+    colon-count pre-test of the engine (``parse_json``, ``check_top_level_keys``, the
+    cassette's key pass); a false ``True`` only costs the exact check.
+    """
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogatepass")
     if b"\\" in raw and b"\\u003" in raw and (b"\\u003a" in raw or b"\\u003A" in raw):
         return True
-    try:
-        again = _encode(value)
-    except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
-        return True
-    return again.count(b":") != raw.count(b":")
+    if encoded is None:
+        try:
+            encoded = _encode(value)
+        except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+            return True
+    return encoded.count(b":") != raw.count(b":")
 
 
 def _parse_std(raw: bytes | str) -> Any:

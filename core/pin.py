@@ -176,17 +176,24 @@ def plan_pin(
 def write_pin(plan: PinPlan, *, force: bool = False) -> Path:
     """Write ``plan``'s fixture atomically (its folder created if needed); return its path.
 
+    The fixture's path is checked once, by the write itself, right before it
+    (``atomic.write_atomic``: anything but a regular file there, a symlink say, is never
+    written through, and is looked at again just before the rename); ``plan_pin``'s check
+    is for the preview, and the path may change between the two. The folder is checked
+    again here: if it became a file since, the write's own error would read as "the
+    fixture exists".
+
     Raises:
         FileExistsError: the fixture exists and ``force`` is false.
         PinError: it cannot be written (what ``plan_pin`` checks, if it changed since; the
             folder cannot be created or written), in plain words naming the path.
     """
-    problem = _folder_problem(plan.target.parent) or _target_problem(plan.target)
+    problem = _folder_problem(plan.target.parent)
     if problem is not None:
         raise PinError(problem)
     try:
         return save(plan.fixture, plan.target, overwrite=force, rules=plan.rules)
-    except NotReplaceable as exc:  # appeared since the check
+    except NotReplaceable as exc:  # not a regular file (since the plan, or meanwhile)
         raise PinError(_not_regular(plan.target, exc.kind)) from None
     except FileExistsError:
         raise

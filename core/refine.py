@@ -4,11 +4,12 @@ Two kinds of difference are real but are not where two runs part:
 
 ``metadata_drift``
     Same key; the responses differ only in volatile metadata (an LLM response's ``id``,
-    ``created``, ``system_fingerprint``; HTTP ``Date``/request-id headers; two uuids,
-    epochs, request ids or date-times at one path; see
-    ``volatile.response_metadata_reason``) or at response paths the user's
-    rules name (``ignore_response`` under ``[tool.cassette.normalize]``). Shown with its
-    drift; not a divergence, not a stale recording.
+    ``created``, ``system_fingerprint``; HTTP ``Date``/request-id headers under a
+    ``headers`` object at any depth; request or trace id fields; two uuids, epochs,
+    request ids or date-times at one path; see ``volatile.response_metadata_reason``) or
+    at response paths the user's rules name (``ignore_response`` under
+    ``[tool.cassette.normalize]``). Shown with its drift; not a divergence, not a stale
+    recording.
 ``moved``
     The same calls with the same answers, completed in another order (parallel tool
     calls): a run of consecutive differing rows whose A-side and B-side entries are the

@@ -182,6 +182,27 @@ HTTP_METADATA_HEADERS = frozenset(
 #: value kinds that are volatile in a response too (an absolute path is left out: a file a
 #: tool names is the answer, not metadata)
 RESPONSE_VOLATILE_KINDS = frozenset({"uuid", "epoch", "request_id"})
+#: object keys (lower case, ``_`` read as ``-``) whose value is a request or trace id, at any
+#: depth and whatever it looks like (``"request_id": "req_abc"``, ``"x-request-id": ...``)
+ID_KEYS = frozenset(
+    {
+        "request-id",
+        "requestid",
+        "x-request-id",
+        "trace-id",
+        "traceid",
+        "x-trace-id",
+        "span-id",
+        "correlation-id",
+        "x-correlation-id",
+        "x-amz-request-id",
+        "x-amzn-requestid",
+        "x-amzn-trace-id",
+        "x-amz-id-2",
+        "cf-ray",
+        "traceparent",
+    }
+)
 
 
 def is_llm_envelope(response: Any) -> bool:
@@ -200,30 +221,57 @@ def is_date_time(value: Any) -> bool:
     return isinstance(value, str) and is_iso_timestamp(value) and len(value) > 10
 
 
+def _is_id_key(part: Any) -> bool:
+    return isinstance(part, str) and part.lower().replace("_", "-") in ID_KEYS
+
+
+def metadata_place_reason(parts: tuple[Any, ...], envelope: bool) -> str | None:
+    """Why the value at path ``parts`` (keys and indexes from a response's root) is
+    volatile metadata by its place alone, whatever it holds, or ``None``: the one table of
+    metadata places, applied to two responses by ``response_metadata_reason`` and to one
+    value by ``comparable``.
+
+    - ``"LLM response <key>"``: a top-level ``id``/``created``/``system_fingerprint``
+      (``LLM_METADATA_KEYS``) when ``envelope`` is true (the response is an LLM envelope,
+      ``is_llm_envelope``; for two responses, both are);
+    - ``"HTTP header <name>"``: a header in ``HTTP_METADATA_HEADERS`` (any case) under a
+      ``headers`` object at any depth (``{"headers": {"Date": ...}}``, and an HTTP
+      response a tool wraps: ``{"response": {"headers": {"Date": ...}}}``), and anything
+      inside it;
+    - ``"id key <key>"``: anything under a key that names a request or trace id
+      (``ID_KEYS``: ``request_id``, ``x-request-id``, ``trace_id``, ...), at any depth.
+    """
+    if envelope and len(parts) == 1 and parts[0] in LLM_METADATA_KEYS:
+        return f"LLM response {parts[0]}"
+    for here, name in itertools.pairwise(parts):
+        if here == "headers" and isinstance(name, str) and name.lower() in HTTP_METADATA_HEADERS:
+            return f"HTTP header {name}"
+    for part in parts:
+        if _is_id_key(part):
+            return f"id key {part}"
+    return None
+
+
 def response_metadata_reason(response_a: Any, response_b: Any, parts: tuple[Any, ...],
                              a: Any, b: Any) -> str | None:  # fmt: skip
     """Why a response difference at path ``parts`` (keys and indexes from the response
     root) with values ``a``/``b`` is volatile metadata, or ``None`` when it is the answer.
 
-    Metadata: a top-level ``id``/``created``/``system_fingerprint`` of an LLM response
-    envelope on both sides; an HTTP header in ``HTTP_METADATA_HEADERS`` under a top-level
-    ``headers`` object; two values of the same volatile kind (uuid, epoch, request id,
-    date-time with a time of day; a bare date is domain data).
+    Metadata: a place in ``metadata_place_reason`` (an LLM envelope's ``id``/``created``/
+    ``system_fingerprint`` when both responses are envelopes; a volatile HTTP header under
+    a ``headers`` object at any depth; a request or trace id key); two values of the same
+    volatile kind (uuid, epoch, request id, date-time with a time of day; a bare date is
+    domain data).
     """
-    if (
+    envelope = (
         len(parts) == 1
         and parts[0] in LLM_METADATA_KEYS
         and is_llm_envelope(response_a)
         and is_llm_envelope(response_b)
-    ):
-        return f"LLM response {parts[0]}"
-    if (
-        len(parts) >= 2
-        and parts[0] == "headers"
-        and isinstance(parts[1], str)
-        and parts[1].lower() in HTTP_METADATA_HEADERS
-    ):
-        return f"HTTP header {parts[1]}"
+    )
+    reason = metadata_place_reason(parts, envelope)
+    if reason is not None:
+        return reason
     if a is None or b is None:
         return None
     ka, kb = value_kind(a), value_kind(b)
@@ -246,37 +294,12 @@ def volatile_kind(value: Any) -> str | None:
 
 
 # -- a value with its volatile parts set aside ----------------------------------------------
-#: object keys (lower case, ``_`` read as ``-``) whose value is a request or trace id, at any
-#: depth and whatever it looks like (``"request_id": "req_abc"``, ``"x-request-id": ...``)
-ID_KEYS = frozenset(
-    {
-        "request-id",
-        "requestid",
-        "x-request-id",
-        "trace-id",
-        "traceid",
-        "x-trace-id",
-        "span-id",
-        "correlation-id",
-        "x-correlation-id",
-        "x-amz-request-id",
-        "x-amzn-requestid",
-        "x-amzn-trace-id",
-        "x-amz-id-2",
-        "cf-ray",
-        "traceparent",
-    }
-)
 #: an ISO-8601 date-time with a time of day, inside text (a bare date is domain data)
 DATE_TIME_IN_TEXT_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?"
 )
 #: what stands for a value set aside (by ``comparable``)
 _ASIDE = "<volatile>"
-
-
-def _is_id_key(part: Any) -> bool:
-    return isinstance(part, str) and part.lower().replace("_", "-") in ID_KEYS
 
 
 def _set_aside_leaf(value: Any) -> Any:
@@ -296,15 +319,14 @@ def _set_aside_leaf(value: Any) -> Any:
 def comparable(value: Any) -> tuple[tuple[str, str], ...]:
     """A hashable form of the JSON value ``value`` with its volatile parts set aside, so
     two values that differ only there have the same form (the same error answered to a
-    retry with a fresh request id and time). Set aside (the response-metadata rules of
-    ``response_metadata_reason``, applied to one value):
+    retry with a fresh request id and time). Set aside:
 
-    - the value under a key that names a request or trace id (``ID_KEYS``: ``request_id``,
-      ``x-request-id``, ``trace_id``, ...), at any depth, whatever it holds;
-    - an HTTP header in ``HTTP_METADATA_HEADERS`` (``date``, ``x-ratelimit-reset-*``, ...)
-      under a ``headers`` object;
-    - the top-level ``id``, ``created`` and ``system_fingerprint`` of an LLM response
-      envelope (``is_llm_envelope``);
+    - whatever is at a metadata place (``metadata_place_reason``, the table
+      ``response_metadata_reason`` reads too): a request or trace id key (``ID_KEYS``) at
+      any depth; a volatile HTTP header (``HTTP_METADATA_HEADERS``: ``date``,
+      ``x-ratelimit-reset-*``, ...) under a ``headers`` object at any depth; the top-level
+      ``id``, ``created`` and ``system_fingerprint`` of an LLM response envelope
+      (``is_llm_envelope``);
     - a uuid, a request id (``REQUEST_ID_RE``) or a date-time with a time of day, whole or
       inside text (``"Rate limit reached (request req_8f3a9c01)"``), and a number that is a
       plausible epoch (``is_epoch``). A bare date, a path and ordinary numbers stay.
@@ -316,16 +338,7 @@ def comparable(value: Any) -> tuple[tuple[str, str], ...]:
     envelope = is_llm_envelope(value)
     form: list[tuple[str, str]] = []
     for parts, leaf in iter_leaves(value):
-        aside = any(_is_id_key(p) for p in parts) or (
-            envelope and len(parts) == 1 and parts[0] in LLM_METADATA_KEYS
-        )
-        if not aside:
-            aside = any(
-                here == "headers"
-                and isinstance(name, str)
-                and name.lower() in HTTP_METADATA_HEADERS
-                for here, name in itertools.pairwise(parts)
-            )
+        aside = metadata_place_reason(parts, envelope) is not None
         shown = _ASIDE if aside else _set_aside_leaf(leaf)
         form.append((repr(parts), repr(shown)))
     form.sort()

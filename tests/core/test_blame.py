@@ -15,6 +15,7 @@ from cassette_tui.core import CassetteMiss, Replayer, diff_cassettes, lint, load
 from cassette_tui.core.diff_model import Status
 from cassette_tui.core.outcome import is_error_outcome
 from cassette_tui.core.textspot import first_difference, spot
+from cassette_tui.core.volatile import comparable
 from hypothesis import given
 from hypothesis import strategies as st
 from support.factory import entry, make_cassette, write_cassette
@@ -80,6 +81,63 @@ def test_metadata_kinds(a: dict, b: dict, metadata: bool) -> None:
     (row,) = diff_cassettes(ca, cb).rows
     assert row.status is (Status.METADATA_DRIFT if metadata else Status.RESPONSE_DRIFT)
     assert diff_cassettes(ca, cb).is_same is metadata
+
+
+# one rule for metadata places (volatile.metadata_place_reason): the diff's metadata drift and
+# volatile.comparable (repeats) agree. The diff used to take volatile headers only under a
+# top-level ``headers`` object, comparable under one at any depth; both now take any depth
+# (an HTTP response a tool wraps in its answer), and a request or trace id key at any depth.
+@pytest.mark.parametrize(
+    ("a", "b", "metadata"),
+    [
+        (
+            {
+                "response": {
+                    "status": 200,
+                    "headers": {
+                        "Date": "Mon, 1 Jan 2026 10:00:00 GMT",
+                        "X-Ratelimit-Remaining-Requests": "59",
+                    },
+                    "body": "ok",
+                }
+            },
+            {
+                "response": {
+                    "status": 200,
+                    "headers": {
+                        "Date": "Tue, 2 Jan 2026 11:00:00 GMT",
+                        "X-Ratelimit-Remaining-Requests": "58",
+                    },
+                    "body": "ok",
+                }
+            },
+            True,
+        ),
+        (
+            {"results": [{"headers": {"cf-ray": "8a1b2c3d"}, "n": 1}]},
+            {"results": [{"headers": {"cf-ray": "9f8e7d6c"}, "n": 1}]},
+            True,
+        ),
+        (
+            {"response": {"headers": {"Date": "Mon, 1 Jan 2026"}, "body": "one"}},
+            {"response": {"headers": {"Date": "Tue, 2 Jan 2026"}, "body": "two"}},
+            False,  # the body differs too: the answer changed
+        ),
+        (
+            {"response": {"headers": {"Content-Type": "text/plain"}}},
+            {"response": {"headers": {"Content-Type": "text/html"}}},
+            False,  # not a volatile header
+        ),
+        ({"meta": {"trace_id": "abc"}, "n": 1}, {"meta": {"trace_id": "def"}, "n": 1}, True),
+    ],
+    ids=["nested-headers", "headers-in-list", "nested-headers-and-body", "nested-type", "id-key"],
+)
+def test_metadata_places_at_any_depth(a: dict, b: dict, metadata: bool) -> None:
+    ca = make_cassette([("t", {"q": 1}, a)])
+    cb = make_cassette([("t", {"q": 1}, b)])
+    (row,) = diff_cassettes(ca, cb).rows
+    assert row.status is (Status.METADATA_DRIFT if metadata else Status.RESPONSE_DRIFT)
+    assert (comparable(a) == comparable(b)) is metadata  # the same rule in repeats
 
 
 # -- reordered parallel calls ---------------------------------------------------------------------

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import diff_cassettes
-from cassette_tui.core.alignchoice import choose_alignment
+from cassette_tui.core.alignchoice import choose_alignment, resolve_alignment
+from cassette_tui.core.diff import diff_job
 from cassette_tui.core.diff_model import Status
+from cassette_tui.core.jobs import run_job
 from cassette_tui.tui.text.detail import Limits, pair_detail
 from rich.console import Console
 from support.factory import entry, make_cassette, write_cassette
@@ -145,6 +147,11 @@ def test_auto_alignment_kinds(a: list[str], b: list[str], align: str, first: tup
     assert (row.a_seq, row.b_seq) == first
     assert d.to_json()["align_reason"] == d.align_reason
     assert diff_cassettes(ca, cb, align).align_reason is None  # forced: no reason
+    # the job resolves auto the same way (alignchoice.resolve_alignment, one place)
+    assert resolve_alignment(ca, cb, "auto") == (align, d.align_reason)
+    job = run_job(diff_job(ca, cb, "auto"))
+    assert (job.align, job.align_reason) == (d.align, d.align_reason)
+    assert run_job(diff_job(ca, cb, align)).align_reason is None
 
 
 def test_auto_keeps_seq_when_an_answer_differs_before_any_call() -> None:

@@ -161,6 +161,35 @@ def test_tau_bench_step_limit_from_reward_info(tmp_path: Path) -> None:
     assert unknown.summary() == "✗ reward 0 · no final answer"
 
 
+@pytest.mark.parametrize(
+    ("outcome", "score", "limit", "went_wrong"),
+    [
+        (RunOutcome(0.0, False, None, 30, True, "steps", 30), "✗ reward 0",
+         "step limit reached (30 steps)", True),
+        (RunOutcome(1.0, True, "ok", 3, False), "✓ reward 1", None, False),
+        (RunOutcome(0.5, None, None, 3, None), "reward 0.5", None, False),
+        (RunOutcome(None, None, None, 6, True, "message", 6), "", "message limit reached (6)",
+         True),
+        (RunOutcome(None, False), "✗", None, True),
+        (RunOutcome(), "", None, False),
+    ],
+)  # fmt: skip
+def test_the_summary_is_made_of_the_fields_words(
+    outcome: RunOutcome, score: str, limit: str | None, went_wrong: bool
+) -> None:
+    """The readers of an outcome (the import note, the header's stress) take its parts
+    (``reward_words``, ``limit_words``, ``went_wrong``), never the summary's text."""
+    assert (outcome.reward_words(), outcome.limit_words(), outcome.went_wrong) == (
+        score,
+        limit,
+        went_wrong,
+    )
+    parts = [p for p in (score, limit) if p]
+    if limit is None and outcome.final_answer is None and outcome.steps is not None and parts:
+        parts.append("no final answer")
+    assert outcome.summary() == " · ".join(parts)
+
+
 def test_a_run_without_calls_keeps_its_outcome_in_memory(tmp_path: Path) -> None:
     runs = [_tau_run(5, 0, 1.0, {"reward": 1.0}, [{"role": "user", "content": "hi"},
                                                   {"role": "assistant", "content": "Hello."}])]  # fmt: skip

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from cassette_tui.core import CassetteFormatError, load
 from cassette_tui.core.digest import digest
-from cassette_tui.core.jsontext import DuplicateKey, check_top_level_keys
+from cassette_tui.core.jsontext import DuplicateKey, check_top_level_keys, may_have_duplicates
+from cassette_tui.core.normalize import NormalizationRules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,28 @@ def test_a_key_repeated_inside_a_value_is_refused_by_every_reader_of_that_value(
         assert len(cassette.digests()) == 2  # the key pass does not read responses
         with pytest.raises(CassetteFormatError):
             cassette.fingerprint(1)
+
+
+@pytest.mark.parametrize("rules", [None, "uuid"])
+def test_a_repeat_hidden_by_an_escaped_colon_is_found_by_the_key_pass(
+    tmp_path: Path, rules: str | None
+) -> None:
+    """The colon-count pre-test (``jsontext.may_have_duplicates``, the one helper of the
+    parser, the top-level check and the key pass): a ``\\u003a`` in the kept value
+    balances the lost key's colon, so the escape sends the args to the exact check, with
+    or without normalization rules (the two branches of the key pass)."""
+    path = tmp_path / "escaped.jsonl"
+    path.write_text(
+        '{"seq": 1, "tool": "t", "args": {"s": 1, "s": "\\u003a"}, "response": 1}\n',
+        encoding="utf-8",
+    )
+    cassette = load(
+        path, rules=None if rules is None else NormalizationRules.from_presets(["uuid"])
+    )
+    with pytest.raises(CassetteFormatError, match="duplicate key 's'") as info:
+        cassette.digests()
+    assert (info.value.line, info.value.field) == (1, "args")
+    hidden = b'{"s": 1, "s": "\\u003a"}'  # the kept value re-encodes as one more colon
+    assert may_have_duplicates(hidden, {"s": ":"}, b'{"s":":"}')
+    assert not may_have_duplicates(b'{"s": ":", "t": 1}', {"s": ":", "t": 1}, b'{"s":":","t":1}')
+    assert may_have_duplicates(b'{"s": 1, "s": 2}', {"s": 2}, b'{"s":2}')

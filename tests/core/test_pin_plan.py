@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.pin import plan_pin, write_pin
+from cassette_tui.core.pin import PinError, plan_pin, write_pin
 from cassette_tui.core.sources import open_cassette
 
 
@@ -49,3 +49,27 @@ def test_a_runs_last_entry_pins_its_call_and_words_but_not_the_runs_outcome(
     assert "run_outcome" not in entry.extra
     assert entry.extra["context"] == {"assistant": "let me search"}
     assert entry.response == [1]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_what_appears_between_the_plan_and_the_write_is_never_written_through(
+    samples: Path, tmp_path: Path, force: bool
+) -> None:
+    """The path is checked by the write itself, right before it: a symlink made after the
+    preview (the plan) is refused with the plan's words, with or without force, and what
+    it points to is untouched; a folder that became a file is named as such."""
+    cassette = open_cassette(samples / "fail.jsonl")
+    folder = tmp_path / "fixtures"
+    plan = plan_pin(cassette, cassette.seqs[-1], folder)
+    folder.mkdir()
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("keep\n", encoding="utf-8")
+    plan.target.symlink_to(outside)
+    with pytest.raises(PinError, match="is a symlink, not a regular file; refusing"):
+        write_pin(plan, force=force)
+    assert outside.read_text(encoding="utf-8") == "keep\n" and plan.target.is_symlink()
+    plan.target.unlink()
+    folder.rmdir()
+    folder.write_text("", encoding="utf-8")
+    with pytest.raises(PinError, match="is a file, not a folder"):
+        write_pin(plan, force=force)

@@ -140,8 +140,8 @@ def _limit_note(outcome: Any) -> str:
     from cassette_tui.core.context import outcome_from_json
 
     parsed, _ = outcome_from_json(outcome)
-    summary = parsed.summary() if parsed is not None else ""
-    return ", " + summary.rpartition(" · ")[2] if "limit reached" in summary else ""
+    limit = parsed.limit_words() if parsed is not None else None
+    return f", {limit}" if limit is not None else ""
 
 
 def _write_all(

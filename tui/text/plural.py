@@ -1,19 +1,8 @@
-"""A count and its noun, singular or plural: the one helper for "1 entry", "2 entries"."""
+"""A count and its noun, singular or plural: ``core/plural.py``, the one helper for
+"1 entry", "2 entries", re-exported for the commands and the app."""
 
 from __future__ import annotations
 
-#: the plurals that are not the noun and an "s"
-_IRREGULAR = {"entry": "entries", "miss": "misses"}
+from cassette_tui.core.plural import noun, plural
 
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``"1 entry"``, ``"3 entries"``, ``"0 misses"``: ``n`` and ``word``, or its plural
-    (``many``, else a known irregular one, else ``word + "s"``) when ``n`` is not 1."""
-    return f"{n} {noun(n, word, many)}"
-
-
-def noun(n: int, word: str, many: str | None = None) -> str:
-    """``word`` or its plural for a count of ``n`` (see :func:`plural`), without the count."""
-    if n == 1:
-        return word
-    return many or _IRREGULAR.get(word, word + "s")
+__all__ = ["noun", "plural"]

@@ -44,11 +44,11 @@ def outcome_line(a: Any, b: Any | None) -> Text | None:
     """``A ✗ reward 0 · step limit reached (30 steps)   B ✓ reward 1``, or ``None`` when
     neither cassette says how its run ended (a side that does not say shows ``-``)."""
     sides = [("A", a)] + ([("B", b)] if b is not None else [])
-    summaries = [(name, _summary_of(cassette)) for name, cassette in sides]
-    if not any(summary for _, summary in summaries):
+    summaries = [(name, *_summary_of(cassette)) for name, cassette in sides]
+    if not any(summary for _, summary, _ in summaries):
         return None
     text = Text(no_wrap=True, overflow="ellipsis", end="")
-    for n, (name, summary) in enumerate(summaries):
+    for n, (name, summary, went_wrong) in enumerate(summaries):
         if n:
             text.append("   ")
         if b is not None:
@@ -56,18 +56,19 @@ def outcome_line(a: Any, b: Any | None) -> Text | None:
         elif n == 0:
             text.append("outcome ", style="bold")
         if summary:
-            style = "bold" if "limit reached" in summary or "✗" in summary else ""
+            style = "bold" if went_wrong else ""
             text.append(printable(summary), style=style)
         else:
             text.append("-", style="dim")
     return text
 
 
-#: cassette -> its outcome summary: the header is redrawn on every progress step of a diff
-_SUMMARIES: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+#: cassette -> its outcome summary and whether the run went wrong (failed or hit its
+#: limit): the header is redrawn on every progress step of a diff
+_SUMMARIES: weakref.WeakKeyDictionary[Any, tuple[str, bool]] = weakref.WeakKeyDictionary()
 
 
-def _summary_of(cassette: Any) -> str:
+def _summary_of(cassette: Any) -> tuple[str, bool]:
     try:
         return _SUMMARIES[cassette]
     except (KeyError, TypeError):
@@ -76,7 +77,7 @@ def _summary_of(cassette: Any) -> str:
         outcome, _ = run_outcome(cassette)
     except Exception:  # noqa: BLE001 - an unreadable last line is the loader's to report
         outcome = None
-    summary = outcome.summary() if outcome is not None else ""
+    summary = ("", False) if outcome is None else (outcome.summary(), outcome.went_wrong)
     try:
         _SUMMARIES[cassette] = summary
     except TypeError:  # not weakly referable: asked again next time
