@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from cassette_tui.core.alignchoice import choose_alignment
+from cassette_tui.core.alignchoice import resolve_alignment
 from cassette_tui.core.cassette import Cassette
 from cassette_tui.core.diff import DiffResult, diff_cassettes, diff_job
 from cassette_tui.core.gcpause import no_cyclic_gc
@@ -162,13 +162,16 @@ class Session:
 
     def resolve_align(self) -> Alignment:
         """The alignment to show: with ``auto`` still pending, the one
-        ``core.alignchoice.choose_alignment`` picks for A and B (computing their keys:
-        call it from a worker), kept in ``align`` with its reason; else ``align``."""
+        ``core.alignchoice.resolve_alignment`` picks for A and B (computing their keys:
+        call it from a worker), kept in ``align`` with its reason; else ``align``. The
+        three fields are set together under the session's lock, as ``set_align`` does."""
         if self.align_auto and self.a is not None and self.b is not None:
-            choice = choose_alignment(self.a, self.b)
-            self.align = "key" if choice.align == "key" else "seq"
-            self.align_reason = choice.reason
-            self.align_auto = False
+            align, reason = resolve_alignment(self.a, self.b, "auto")  # keys: outside the lock
+            with self._lock:
+                if self.align_auto:  # not settled by set_align meanwhile
+                    self.align = "key" if align == "key" else "seq"
+                    self.align_reason = reason
+                    self.align_auto = False
         return self.align
 
     def set_align(self, align: Alignment) -> None:
