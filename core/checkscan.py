@@ -97,7 +97,9 @@ def _lint_and_scan(
     start = max(1, min(n - 1, int(n * MAIN_SHARE)))
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    worker = ctx.Process(target=_worker, args=(send, cassette, start, config), daemon=True)
+    worker = ctx.Process(
+        target=_worker, args=(send, receive, os.getpid(), cassette, start, config), daemon=True
+    )
     worker.start()
     send.close()
     try:
@@ -130,16 +132,30 @@ class _WorkerTail(LintTail):
         return digests, per_entry
 
 
-def _worker(send: Connection, cassette: Cassette, start: int, config: SecretConfig | None) -> None:
+def _worker(
+    send: Connection,
+    receive: Connection,
+    parent: int,
+    cassette: Cassette,
+    start: int,
+    config: SecretConfig | None,
+) -> None:
     """In the forked child: the digests, per-entry lint findings and secret findings of
     the entries from ``start`` on, sent as ``("ok", (digests, per_entry, secrets))``, or
-    ``("failed", None)`` on any error (the parent then reads those entries itself)."""
+    ``("failed", None)`` on any error (the parent then reads those entries itself).
+
+    The child closes its copy of the pipe's read end, so a send to a parent that is gone
+    fails instead of blocking for ever, and stops as soon as it sees it has been orphaned
+    (the parent killed by SIGTERM or SIGKILL runs no cleanup)."""
+    receive.close()
     try:
         digests: list[str] = []
         per_entry: list[list[Finding]] = []
         secrets: list[Finding] = []
         last = len(cassette) - 1
         for i, entry, raw in cassette.entries_read(start):
+            if not i & 1023 and os.getppid() != parent:
+                os._exit(1)  # orphaned: nobody will read the result
             digest, found = entry_pass(cassette, i, entry, raw, last=i == last)
             digests.append(digest)
             per_entry.append(found)

@@ -227,6 +227,28 @@ class TransportRule:
         return f"transport {self.tool + ':' if self.tool else ''}{self.name}"
 
 
+class BadReplacement(ValueError):
+    """A ``replace`` rule's replacement that ``re`` cannot expand for its pattern (a group
+    reference the pattern lacks, a bad escape)."""
+
+
+def _check_replacement(regex: re.Pattern[str], replacement: str) -> None:
+    """Raise ``BadReplacement`` when ``replacement`` names a group ``regex`` lacks or has a
+    bad escape: ``re`` checks a replacement only at the first match, which would make a
+    bad rule fail in the middle of a diff. The check expands it against a match of an
+    empty pattern with the same groups (numbers and names)."""
+    names = {number: name for name, number in regex.groupindex.items()}
+    same_groups = "".join(
+        f"(?P<{names[g]}>)" if g in names else "()" for g in range(1, regex.groups + 1)
+    )
+    match = re.compile(same_groups).match("")
+    assert match is not None  # empty groups match the empty string
+    try:
+        match.expand(replacement)
+    except (re.error, IndexError) as exc:
+        raise BadReplacement(f"not a valid replacement for its pattern: {exc}") from None
+
+
 @dataclass(frozen=True)
 class ReplaceRule:
     """``re.sub(pattern, replacement, s)`` on every string value at or below ``path``
@@ -240,7 +262,9 @@ class ReplaceRule:
     _at: tuple[Segment, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_regex", re.compile(self.pattern))
+        regex = re.compile(self.pattern)
+        object.__setattr__(self, "_regex", regex)
+        _check_replacement(regex, self.replacement)
         object.__setattr__(self, "_at", parse_path(self.path, pattern=True) if self.path else ())
 
     def applies_to(self, tool: str) -> bool:
@@ -492,6 +516,8 @@ class NormalizationRules:
                 )
             except re.error as exc:
                 raise bad(f"{fld}.pattern", f"not a valid regex: {exc}") from None
+            except BadReplacement as exc:
+                raise bad(f"{fld}.replacement", str(exc)) from None
             except ValueError as exc:
                 raise bad(f"{fld}.path", str(exc)) from None
         return cls(tuple(rules), source=src, ignore_response=tuple(ignored))

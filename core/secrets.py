@@ -112,7 +112,9 @@ _ID_WORDS = frozenset(
 )
 _SCHEME = re.compile(r"(?i)^\s*(bearer|basic|token|bot|digest)\s+")
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)")
-_QUERY = re.compile(r"[?&;]([A-Za-z0-9_.\-]+)=([^&#\s\"'<>]+)")
+#: a URL query parameter; its value stops at a NUL too, which ends a text in the prefilter's
+#: rebuilt line (``_texts_line``), so one text's value never runs into the next text
+_QUERY = re.compile(r"[?&;]([A-Za-z0-9_.\-]+)=([^&#\s\"'<>\x00]+)")
 _MASKED = re.compile(
     r"(?is)^(?:.*(?:xxx|\*\*\*|•••).*|<[^<>]*>|\{\{.*\}\}|\$\{.*\}|%\([a-z_]+\)s"
     r"|\[?(?:redacted|filtered|masked|hidden|removed)\]?)$"
@@ -650,6 +652,29 @@ def _texts_line_exact(raw: bytes) -> bytes | None:
     return line
 
 
+#: the form of a digest the engine writes (``digest.DIGEST_PREFIX`` and 16 hex digits)
+_DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{16}")
+
+
+def _without_stored_digest(raw: bytes, stored: str) -> bytes:
+    """``raw`` without its top-level ``"args_digest":"<stored>"`` member when that is
+    certain to be the one cut (the scan never reads that field, and its hex run would
+    cost the runs' test on every line), else ``raw`` as it is (the prefilter then sees
+    more than the scan, which is safe). Certain: ``stored`` has the engine's digest form
+    and the line spells the key ``"args_digest"`` once, not after a backslash (so not
+    inside another text, as in a key ``foo\\"args_digest``)."""
+    if _DIGEST_FORM.fullmatch(stored) is None or raw.count(b'"args_digest"') != 1:
+        return raw
+    member = b'"args_digest":"' + stored.encode("ascii") + b'"'
+    at = raw.find(member)
+    if at < 0:  # json.dumps' spacing
+        member = b'"args_digest": "' + stored.encode("ascii") + b'"'
+        at = raw.find(member)
+    if at <= 0 or raw[at - 1] == 0x5C:  # 0x5C: a backslash
+        return raw
+    return raw[:at] + raw[at + len(member) :]
+
+
 def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
     """Whether the bytes of one cassette line prove that ``scan_entry`` (without a config's
     ``paths``) finds no secret in its entry: ``True`` means none; ``False`` means "maybe"
@@ -668,7 +693,7 @@ def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
         return False
     matcher, meanings, runs = built
     if stored_digest is not None:
-        raw = raw.replace(b'"args_digest":"' + stored_digest.encode() + b'"', b"", 1)
+        raw = _without_stored_digest(raw, stored_digest)
     rebuilt = _texts_line(raw)
     if rebuilt is None:
         return False

@@ -242,3 +242,24 @@ def test_rules_are_idempotent_and_never_mutate(args: object) -> None:
     once = r.apply("t", args)
     assert repr(args) == before
     assert r.apply("t", once) == once
+
+
+def test_a_replacement_naming_a_missing_group_is_a_config_error(tmp_path: Path) -> None:
+    """``re`` checks a replacement only at its first match: the config reader expands it
+    at once, so a bad rule is an error naming the file and field, never a traceback in the
+    middle of a diff (found by a tester)."""
+    config = tmp_path / "cassette.toml"
+    for replacement, why in [
+        ("\\\\9", "invalid group reference 9"),
+        ("\\\\g<x>", "unknown group name"),
+    ]:
+        config.write_text(
+            f'[normalize]\nreplace = [{{pattern = "(?P<n>a)", replacement = "{replacement}"}}]\n'
+        )
+        with pytest.raises(NormalizationConfigError) as info:
+            load_rules(config)
+        assert info.value.field == "normalize.replace[0].replacement" and why in str(info.value)
+    config.write_text(
+        '[normalize]\nreplace = [{pattern = "(?i)(?P<n>a)(b)", replacement = "\\\\g<n>-\\\\2"}]\n'
+    )
+    assert load_rules(config).apply("t", {"q": "AB"}) == {"q": "A-B"}
