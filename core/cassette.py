@@ -844,7 +844,7 @@ def load_job(
                         # reported when its entry is read, naming the field
                         record, _finite = _parse_header(raw)
                     except (ValueError, UnicodeDecodeError) as exc:
-                        truncated = not raw.endswith(b"\n")
+                        truncated = _cut_mid_write(raw)
                         why = _json_reason(exc, raw)
                         if truncated:
                             why = "last line is cut mid-write (a crash while recording?): " + why
@@ -970,6 +970,23 @@ def _error_field(exc: Exception) -> str | None:
     if isinstance(exc, DuplicateKey):
         return str(exc.parts[0]) if exc.parts else exc.key
     return None
+
+
+def _cut_mid_write(raw: bytes) -> bool:
+    """Whether a bad line is a last line cut mid-write: no line end, and the JSON runs out
+    before it is complete (an unterminated string, a missing close, a value expected at
+    the end). A whole last line with a bad value inside is not cut (a tester saw it so
+    called)."""
+    if raw.endswith(b"\n"):
+        return False
+    text = raw.rstrip(b"\r\n")
+    try:
+        loads_std(text)
+    except json.JSONDecodeError as exc:
+        return exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip())
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return False
 
 
 def _json_reason(exc: Exception, raw: bytes) -> str:

@@ -17,7 +17,7 @@ import sys
 from typing import Any, NoReturn
 
 import click
-from cassette_tui.core.constants import EXIT_BAD_INPUT
+from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CANCELLED
 
 #: the status of a command whose reader went away (``| head -1``): 128 + SIGPIPE, what a
 #: shell reports for a program the signal ended (``yes | head -1``), never 1 ("findings")
@@ -100,6 +100,11 @@ class CassetteGroup(click.Group):
             sys.exit(EXIT_BAD_INPUT)
         except BrokenPipeError:  # every command: the reader of stdout went away
             _exit_broken_pipe()
+        except KeyboardInterrupt:
+            # Ctrl-C in any command exits 130 (128 + SIGINT), as a shell reports it, not
+            # click's 1 ("Aborted!"), which CI would read as "findings"
+            click.echo("cassette-tui: cancelled", err=True)
+            sys.exit(EXIT_CANCELLED)
 
     #: the group's own options; anything else before the files belongs to ``open``
     GROUP_OPTIONS = frozenset({"-h", "--help", "--version"})

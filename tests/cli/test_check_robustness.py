@@ -82,36 +82,34 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_sigterm_during_a_two_process_check_leaves_no_worker(tmp_path: Path) -> None:
-    """Pre-existing (same at 6eb101f): SIGTERM to ``check`` on a cassette of 20k entries
-    or more kills the parent at once; the forked worker (core/checkscan.py) holds both
-    ends of its pipe (the read end was inherited at the fork), so when it sends its
-    result (far more than a pipe's 64 KB) it blocks in ``write`` for ever: an orphan
-    under init, seen with ``ps`` as ``anon_pipe_write``. Ctrl-C (SIGINT to the group)
-    cleans up."""
-    path = tmp_path / "big.jsonl"
+def _big(path: Path) -> Path:
+    """40k entries: enough for check's second process (core/checkscan.py)."""
     with path.open("w") as fh:
         for i in range(1, 40_001):
-            fh.write(
-                json.dumps(
-                    {
-                        "seq": i,
-                        "tool": "search_docs",
-                        "args": {"q": f"query {i}", "top_k": 5},
-                        "response": {"text": "retry budget backoff " * 12, "n": i},
-                    },
-                    separators=(",", ":"),
-                )
-                + "\n"
-            )
+            record = {
+                "seq": i,
+                "tool": "search_docs",
+                "args": {"q": f"query {i}", "top_k": 5},
+                "response": {"text": "retry budget backoff " * 12, "n": i},
+            }
+            fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+    return path
+
+
+def _stop_during_the_pass(tmp_path: Path, how: signal.Signals) -> tuple[int, str, list[int]]:
+    """Run ``check`` on a 40k-entry cassette in its own session, send ``how`` once its
+    worker is forked (SIGINT to the group, as Ctrl-C does; SIGTERM to the parent alone),
+    and give ``(exit status, stderr, worker pids still alive after 20 s)``."""
+    path = _big(tmp_path / "big.jsonl")
     env = {k: v for k, v in os.environ.items() if k != "CASSETTE_CONFIG"}
     proc = subprocess.Popen(
         [str(SCRIPT), "check", str(path)],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     workers: list[int] = []
     try:
@@ -121,19 +119,41 @@ def test_sigterm_during_a_two_process_check_leaves_no_worker(tmp_path: Path) -> 
             workers = _children(proc.pid)
         if not workers:
             pytest.skip("no worker was forked (one CPU, or the check ended first)")
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        if how == signal.SIGINT:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(how)
+        _, err = proc.communicate(timeout=30)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and any(_alive(w) for w in workers):
             time.sleep(0.2)
-        left = [w for w in workers if _alive(w)]
-        assert left == [], f"worker(s) {left} still running after the check was terminated"
+        return proc.returncode, err, [w for w in workers if _alive(w)]
     finally:
         if proc.poll() is None:
             proc.kill()
         for w in workers:
             if _alive(w):
                 os.kill(w, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_during_a_two_process_check_leaves_no_worker(tmp_path: Path) -> None:
+    """SIGTERM kills the parent at once (no cleanup runs); the forked worker must not
+    live on: it closed its copy of the pipe's read end (a send to a dead parent fails
+    instead of blocking for ever) and stops when it sees it was orphaned."""
+    status, _, left = _stop_during_the_pass(tmp_path, signal.SIGTERM)
+    assert status == -signal.SIGTERM
+    assert left == [], f"worker(s) {left} still running after the check was terminated"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_during_check_exits_130_and_leaves_no_worker(tmp_path: Path) -> None:
+    """Ctrl-C exits 130 (128 + SIGINT) with one line, never click's "Aborted!" and 1,
+    the status of "findings" that CI would misread (found by a tester)."""
+    status, err, left = _stop_during_the_pass(tmp_path, signal.SIGINT)
+    assert status == 130, err
+    assert "cancelled" in err and "Aborted" not in err and "Traceback" not in err
+    assert left == []
 
 
 def test_a_bad_replacement_in_the_config_is_a_bad_input_not_a_traceback(tmp_path: Path) -> None:

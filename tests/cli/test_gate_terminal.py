@@ -35,6 +35,10 @@ def test_gate_wraps_words_to_the_terminal_and_not_into_a_pipe(tmp_path: Path) ->
     plain = piped.stdout.decode()
     # into a pipe, lines stay whole (for grep), as before
     assert "3 repeated calls (summed over runs)\n" in plain
+    # the paragraph on where the runs part too: one line, so grep finds the sentence
+    assert any(
+        "Every run made" in line and "yet 1 of 3 passed" in line for line in plain.splitlines()
+    )
     assert any(cell_len(line) > COLUMNS for line in plain.splitlines())
     # the progress bar goes to stderr on a terminal: left out of what is compared
     command = " ".join(shlex.quote(str(a)) for a in argv) + " 2>/dev/null"

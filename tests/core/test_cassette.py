@@ -62,6 +62,30 @@ def test_empty_file_is_a_valid_cassette(tmp_path: Path) -> None:
     assert len(load(path)) == 0
 
 
+@pytest.mark.parametrize(
+    ("last", "cut"),
+    [
+        (b'{"seq":2,"tool":"t","args":{},"response":{"a":"xy', True),  # inside a string
+        (b'{"seq":2,"tool":"t","args":{},"response":{"a":1}', True),  # a close missing
+        (b'{"seq":2,"tool":"t","args":{},"response":', True),  # a value expected at the end
+        (b'{"seq":2,"tool":"t","args":{},"response":tru}', False),  # whole, a bad value
+        (b'{"seq":2,"tool":"t","args":{},"response":{"a":1}}}', False),  # whole, one close too many
+    ],
+)
+def test_only_a_last_line_that_runs_out_is_cut_mid_write(
+    tmp_path: Path, last: bytes, cut: bool
+) -> None:
+    """A last line with no line end is "cut mid-write" only when its JSON runs out before
+    it is complete; a whole line with a bad value in it is a plain bad line."""
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(GOOD.encode() + b"\n" + last)
+    with pytest.raises(CassetteFormatError) as info:
+        load(path)
+    assert info.value.line == 2
+    assert info.value.truncated is cut
+    assert ("cut mid-write" in str(info.value)) is cut
+
+
 def test_missing_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(CassetteFormatError, match="no such file") as info:
         load(tmp_path / "nope.jsonl")

@@ -121,11 +121,12 @@ def print_gate(result: Any, name: str) -> None:
 
     rr = result.runs_result
     for line in gate_lines(result, name):
-        if line.kind == "divergence":  # the one long line, wrapped as a paragraph
-            width = min(88, layout.width) if layout.wrap else 88
+        if line.kind == "divergence" and layout.wrap:  # the long line, as a paragraph
             indent = line.label
-            echo(textwrap.fill(line.value, width=width, initial_indent=indent,
-                               subsequent_indent=indent))  # fmt: skip
+            echo(textwrap.fill(line.value, width=min(88, layout.width),
+                               initial_indent=indent, subsequent_indent=indent))  # fmt: skip
+        elif line.kind == "divergence":  # a pipe or a file: whole, for grep
+            echo(line.label + line.value)
         else:
             echo(line.text)
     pair = pick_pair(result)
