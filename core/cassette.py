@@ -420,6 +420,19 @@ class Cassette(Sequence[Entry]):
             self._fingerprints[i] = fp
         return fp
 
+    def outcome_bytes(self, i: int) -> tuple[bytes, bytes] | None:
+        """``(response bytes, error bytes)`` of entry ``i`` as stored (one of them empty),
+        read without building the values, or ``None`` (an in-memory cassette, a line the
+        fast reader cannot split). Equal pairs mean equal outcomes; different pairs say
+        nothing (``{"a":1}`` and ``{"a": 1}``). A bad line is reported by the entry."""
+        if self._entries is not None or self.path is None:
+            return None
+        try:
+            split = _OUTCOME.decode(self.raw_line(i))
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        return bytes(split.response), bytes(split.error)
+
     def response_hashes(self) -> list[int | None]:
         """Per entry, an in-process hash of the response's bytes as stored, or ``None``
         (an error entry, an in-memory cassette, a line read by the fallback parser). Equal
@@ -662,7 +675,15 @@ class _Keyed(msgspec.Struct, gc=False):
     response: msgspec.Raw = _NO_RAW
 
 
+class _Outcome(msgspec.Struct, gc=False):
+    """A cassette line's outcome as stored, its values left as bytes (``outcome_bytes``)."""
+
+    response: msgspec.Raw = _NO_RAW
+    error: msgspec.Raw = _NO_RAW
+
+
 _HEADER = msgspec.json.Decoder(_Header)
+_OUTCOME = msgspec.json.Decoder(_Outcome)
 _KEYED = msgspec.json.Decoder(_Keyed)
 
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from .context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from .findings import Finding
 from .jsonpath import format_path, iter_leaves
-from .repeats import classify
+from .repeats import REPEATED_SENTENCE, classify
 from .rulecheck import rule_findings
 from .volatile import EPOCH_MIN_S, volatile_kind
 
@@ -227,8 +227,13 @@ def lint(
     for key, seqs in keys.items():
         if len(seqs) > 1:
             tool, dig = key
-            # a retry or a loop, or header variants / distinct errors (see repeats.py)
-            kind, why = classify([cassette._entry(i) for i in positions[key]])
+            # a retry or a loop, or header variants / distinct errors (see repeats.py);
+            # recordings with the same outcome bytes are a repeat without reading them
+            idxs = positions[key]
+            if _same_outcome_bytes(cassette, idxs):
+                kind, why = "repeated_key", REPEATED_SENTENCE
+            else:
+                kind, why = classify([cassette._entry(i) for i in idxs])
             per_entry[first_key_pos[key]].append(
                 Finding(
                     kind=kind,
@@ -249,6 +254,15 @@ def lint(
     if len(cassette) == 0:
         findings.insert(0, Finding(kind="empty", message=EMPTY_MESSAGE))
     return findings
+
+
+def _same_outcome_bytes(cassette: Cassette, idxs: list[int]) -> bool:
+    """Whether the entries at ``idxs`` all store the same response or error bytes (then
+    they have the same outcome, and ``repeats.classify`` calls them a ``repeated_key``)."""
+    first = cassette.outcome_bytes(idxs[0])
+    if first is None:
+        return False
+    return all(cassette.outcome_bytes(i) == first for i in idxs[1:])
 
 
 def entry_pass(

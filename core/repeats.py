@@ -64,6 +64,14 @@ def _outcome(entry: Entry) -> Any:
     return ("error", entry.error) if entry.is_error else ("response", entry.response)
 
 
+#: what ``classify`` says of a ``repeated_key``; recordings that all have the same outcome
+#: always are one (the rule: one outcome dominates), which a caller may know from their
+#: bytes alone (``Cassette.outcome_bytes``) without reading the entries
+REPEATED_SENTENCE = (
+    "replay serves them in recorded order; many repeats mean a retry storm or a loop"
+)
+
+
 def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     """``(kind, sentence)`` for the recordings of one key (in recorded order):
     ``header_variants``, ``distinct_errors``, or ``repeated_key`` (a retry or a loop); the
@@ -101,10 +109,7 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
             f"outcome repeats in half of them): the tool fails in several ways, not a retry "
             f"storm of one failure"
         )
-    return (
-        "repeated_key",
-        "replay serves them in recorded order; many repeats mean a retry storm or a loop",
-    )
+    return "repeated_key", REPEATED_SENTENCE
 
 
 def _failed(entry: Entry) -> bool:
