@@ -76,11 +76,15 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     """``(kind, sentence)`` for the recordings of one key (in recorded order):
     ``header_variants``, ``distinct_errors``, or ``repeated_key`` (a retry or a loop); the
     rule is in the module doc."""
-    outcomes = [_outcome(e) for e in entries]
     fails = [_failed(e) for e in entries]
     failed = sum(fails)
     headers = [identity_headers(e.extra.get("request_headers")) for e in entries]
     header_variants = len({repr(sorted(h.items())) for h in headers}) > 1
+    if not header_variants and 2 * failed <= len(entries):
+        # neither other kind is possible, whatever the outcomes: not compared (a repr of
+        # every large response cost a quarter of check's serial part on 1M entries)
+        return "repeated_key", REPEATED_SENTENCE
+    outcomes = [_outcome(e) for e in entries]
     forms: list[Any] = [repr(o) for o in outcomes]
     if (header_variants or 2 * failed > len(outcomes)) and len(set(forms)) > 1:
         # outcomes that differ where that could change the kind: compare them again with
