@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from .findings import Finding
 from .gcpause import no_cyclic_gc
-from .lint import LintTail, entry_pass, lint
+from .lint import LintTail, TailResult, entry_pass, lint
+from .repeats import NO_HEADERS_FORM
 from .secrets import SecretConfig, entry_secret_findings, secret_findings
 
 if TYPE_CHECKING:
@@ -121,15 +122,15 @@ class _WorkerTail(LintTail):
         self._receive = receive
         self.secrets: list[Finding] = []
 
-    def findings(self) -> tuple[list[str], list[list[Finding]]] | None:
+    def findings(self) -> TailResult | None:
         try:
             status, payload = self._receive.recv()
         except (EOFError, OSError):  # the worker died: read its part here
             return None
         if status != "ok":
             return None
-        digests, per_entry, self.secrets = payload
-        return digests, per_entry
+        result, self.secrets = payload
+        return TailResult(*result)
 
 
 def _worker(
@@ -141,7 +142,7 @@ def _worker(
     config: SecretConfig | None,
 ) -> None:
     """In the forked child: the digests, per-entry lint findings and secret findings of
-    the entries from ``start`` on, sent as ``("ok", (digests, per_entry, secrets))``, or
+    the entries from ``start`` on, sent as ``("ok", (TailResult fields, secrets))``, or
     ``("failed", None)`` on any error (the parent then reads those entries itself).
 
     The child closes its copy of the pipe's read end, so a send to a parent that is gone
@@ -151,17 +152,23 @@ def _worker(
     try:
         digests: list[str] = []
         per_entry: list[list[Finding]] = []
+        failed = bytearray()
+        header_forms: dict[int, str] = {}
         secrets: list[Finding] = []
         last = len(cassette) - 1
         for i, entry, raw in cassette.entries_read(start):
             if not i & 1023 and os.getppid() != parent:
                 os._exit(1)  # orphaned: nobody will read the result
-            digest, found = entry_pass(cassette, i, entry, raw, last=i == last)
+            digest, found, fail, form = entry_pass(cassette, i, entry, raw, last=i == last)
             digests.append(digest)
             per_entry.append(found)
+            failed.append(fail)
+            if form != NO_HEADERS_FORM:
+                header_forms[i - start] = form
             if config is not None:
                 secrets.extend(entry_secret_findings(entry, config, raw))
-        message: tuple[str, Any] = ("ok", (digests, per_entry, secrets))
+        result = (digests, per_entry, failed, header_forms)
+        message: tuple[str, Any] = ("ok", (result, secrets))
     except BaseException:  # noqa: BLE001 - any failure hands the part back
         message = ("failed", None)
     try:

@@ -45,12 +45,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from .findings import Finding
 from .jsonpath import format_path, iter_leaves
-from .repeats import REPEATED_SENTENCE, classify
+from .repeats import (
+    NO_HEADERS_FORM,
+    REPEATED_SENTENCE,
+    classify,
+    headers_form,
+    plainly_repeated,
+    recording_failed,
+)
 from .rulecheck import rule_findings
 from .volatile import EPOCH_MIN_S, volatile_kind
 
@@ -120,15 +127,26 @@ LintFinding = Finding
 
 class LintTail:
     """The entries from ``start`` on, linted elsewhere (another process): ``findings()``
-    gives their ``entry_pass`` results, ``(digests, findings)`` with one item per entry in
-    order, or ``None`` when ``lint`` must read them itself (then ``each`` is called for
-    them as for the others)."""
+    gives their ``entry_pass`` results as ``TailResult``, one item per entry in order, or
+    ``None`` when ``lint`` must read them itself (then ``each`` is called for them as for
+    the others)."""
 
     def __init__(self, start: int) -> None:
         self.start = start
 
-    def findings(self) -> tuple[list[str], list[list[Finding]]] | None:
+    def findings(self) -> TailResult | None:
         return None
+
+
+class TailResult(NamedTuple):
+    """``entry_pass`` of the entries from a ``LintTail``'s start on, one item per entry:
+    digests, findings, whether each recording failed, and the identity-headers forms that
+    are not ``NO_HEADERS_FORM`` (by position from the start)."""
+
+    digests: list[str]
+    findings: list[list[Finding]]
+    failed: bytearray
+    header_forms: dict[int, str]
 
 
 def lint(
@@ -201,14 +219,21 @@ def lint(
         first_key_pos.setdefault(key, i)
         return here
 
+    # what classifying a repeated key needs of each recording, kept from the pass
+    failed = bytearray(n)
+    header_forms: dict[int, str] = {}
+
     def read(start: int, stop: int | None) -> None:
         for i, entry, raw in cassette.entries_read(start, stop):  # read once, no copies
             if each is not None:
                 each(i, entry, raw)
-            recomputed, found = entry_pass(cassette, i, entry, raw, last=i == last)
+            recomputed, found, fail, form = entry_pass(cassette, i, entry, raw, last=i == last)
             here = indexed(i, entry.seq, recomputed)
             here.extend(found)
             per_entry.append(here)
+            failed[i] = fail
+            if form != NO_HEADERS_FORM:
+                header_forms[i] = form
 
     # the digests come from the entries as they are read (``entry_pass``): one read
     stop = n if tail is None or not cassette.is_file_backed else min(tail.start, n)
@@ -216,21 +241,26 @@ def lint(
     if stop < n:
         assert tail is not None
         rest = tail.findings()
-        if rest is None or len(rest[0]) != n - stop or len(rest[1]) != n - stop:
+        if rest is None or any(len(part) != n - stop for part in rest[:3]):
             read(stop, None)
         else:
             for i in range(stop, n):
-                here = indexed(i, cassette.seq(i), rest[0][i - stop])
-                here.extend(rest[1][i - stop])
+                here = indexed(i, cassette.seq(i), rest.digests[i - stop])
+                here.extend(rest.findings[i - stop])
                 per_entry.append(here)
+            failed[stop:] = rest.failed
+            header_forms.update((stop + k, form) for k, form in rest.header_forms.items())
 
     for key, seqs in keys.items():
         if len(seqs) > 1:
             tool, dig = key
-            # a retry or a loop, or header variants / distinct errors (see repeats.py);
-            # recordings with the same outcome bytes are a repeat without reading them
+            # a retry or a loop, or header variants / distinct errors (see repeats.py):
+            # told without reading the recordings again when what the pass kept of them
+            # leaves no other kind, or when they store the same outcome bytes
             idxs = positions[key]
-            if _same_outcome_bytes(cassette, idxs):
+            forms = {header_forms.get(i, NO_HEADERS_FORM) for i in idxs}
+            fails = sum(failed[i] for i in idxs)
+            if plainly_repeated(fails, len(idxs), forms) or _same_outcome_bytes(cassette, idxs):
                 kind, why = "repeated_key", REPEATED_SENTENCE
             else:
                 kind, why = classify([cassette._entry(i) for i in idxs])
@@ -267,15 +297,20 @@ def _same_outcome_bytes(cassette: Cassette, idxs: list[int]) -> bool:
 
 def entry_pass(
     cassette: Cassette, i: int, entry: Entry, raw: bytes | None, last: bool
-) -> tuple[str, list[Finding]]:
-    """``(args digest, findings)`` of entry ``i`` from the entry alone: its args digest
-    under the cassette's rules (``Cassette.entry_digest``) and the findings that depend on
-    it alone, in ``lint``'s order: ``volatile_arg`` (in its normalized args),
-    ``binary_as_text`` (``raw``: its line's bytes, which may prove there is none),
-    ``bad_context`` (``last``: it is the last entry)."""
+) -> tuple[str, list[Finding], bool, str]:
+    """``(args digest, findings, failed, headers form)`` of entry ``i`` from the entry
+    alone: its args digest under the cassette's rules (``Cassette.entry_digest``); the
+    findings that depend on it alone, in ``lint``'s order: ``volatile_arg`` (in its
+    normalized args), ``binary_as_text`` (``raw``: its line's bytes, which may prove there
+    is none), ``bad_context`` (``last``: it is the last entry); and what classifying a
+    repeated key needs of it (``repeats.recording_failed``, ``repeats.headers_form``)."""
     normalized = cassette.rules.apply(entry.tool, entry.args)
-    return cassette.entry_digest(i, normalized), _entry_findings(
-        cassette, entry, raw, last, normalized
+    form = headers_form(entry) if "request_headers" in entry.extra else NO_HEADERS_FORM
+    return (
+        cassette.entry_digest(i, normalized),
+        _entry_findings(cassette, entry, raw, last, normalized),
+        recording_failed(entry),
+        form,
     )
 
 

@@ -72,17 +72,36 @@ REPEATED_SENTENCE = (
 )
 
 
+def headers_form(entry: Entry) -> str:
+    """The identity request headers of one recording as ``classify`` compares them
+    (``"[]"`` for none)."""
+    return repr(sorted(identity_headers(entry.extra.get("request_headers")).items()))
+
+
+#: ``headers_form`` of a recording with no identity request headers
+NO_HEADERS_FORM = "[]"
+
+
+def plainly_repeated(failed: int, count: int, header_forms: set[str]) -> bool:
+    """Whether ``count`` recordings of one key, ``failed`` of them failed, whose identity
+    headers take the forms ``header_forms``, are a ``repeated_key`` whatever their
+    outcomes: no header variants and no majority of failures leave no other kind. What a
+    caller knows of each recording without keeping it (lint's pass) is enough."""
+    return len(header_forms) <= 1 and 2 * failed <= count
+
+
 def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     """``(kind, sentence)`` for the recordings of one key (in recorded order):
     ``header_variants``, ``distinct_errors``, or ``repeated_key`` (a retry or a loop); the
     rule is in the module doc."""
-    fails = [_failed(e) for e in entries]
+    fails = [recording_failed(e) for e in entries]
     failed = sum(fails)
     headers = [identity_headers(e.extra.get("request_headers")) for e in entries]
-    header_variants = len({repr(sorted(h.items())) for h in headers}) > 1
-    if not header_variants and 2 * failed <= len(entries):
-        # neither other kind is possible, whatever the outcomes: not compared (a repr of
-        # every large response cost a quarter of check's serial part on 1M entries)
+    forms_of_headers = {repr(sorted(h.items())) for h in headers}
+    header_variants = len(forms_of_headers) > 1
+    if plainly_repeated(failed, len(entries), forms_of_headers):
+        # the outcomes are not compared (a repr of every large response cost a quarter
+        # of check's serial part on 1M entries)
         return "repeated_key", REPEATED_SENTENCE
     outcomes = [_outcome(e) for e in entries]
     forms: list[Any] = [repr(o) for o in outcomes]
@@ -116,5 +135,7 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     return "repeated_key", REPEATED_SENTENCE
 
 
-def _failed(entry: Entry) -> bool:
+def recording_failed(entry: Entry) -> bool:
+    """Whether one recording failed, as ``classify`` counts it: an ``error`` entry, or a
+    response that is an error (``outcome.is_error_outcome``)."""
     return entry.is_error or is_error_outcome(False, entry.response)

@@ -41,6 +41,10 @@ def _records(n: int) -> list[dict]:
             fields["context"] = 5  # bad_context
         if seq % 23 == 0:
             fields = {"error": {"type": "Timeout", "message": f"t{seq % 3}"}}
+        if seq % 5 == 3:  # a key that fails most of the time, in several ways
+            fields = {"response": {"status": 500 + seq % 4}}
+        if seq % 5 == 4 and seq % 3 == 0:  # header variants on another key
+            fields["request_headers"] = {"Accept": "text/csv" if seq % 2 else "application/json"}
         out.append(entry(seq if seq % 29 else seq - 3, "search_docs", args, **fields))
     out[-1]["run_outcome"] = {"reward": "high"}
     return out
@@ -57,6 +61,9 @@ def test_two_processes_give_what_one_gives(tmp_path: Path, n: int) -> None:
     config = SecretConfig()
     one = (lint(load(path)), secret_findings(load(path), config))
     assert one[0] and (n < 13 or one[1])
+    if n == 400:  # every kind of repeated key, classified from what each process kept
+        kinds = {f.kind for f in one[0]}
+        assert {"repeated_key", "distinct_errors", "header_variants"} <= kinds, kinds
     assert _both(path, config) == one
     assert lint_and_scan(load(path), config, workers=1) == one
     assert _both(path, None) == (one[0], [])

@@ -1,7 +1,7 @@
-"""Lint calls a key whose recordings all store the same outcome bytes a ``repeated_key``
-without reading the entries (``Cassette.outcome_bytes``); that is what ``repeats.classify``
-says of them, so the findings are those of an in-memory cassette, where every group is
-classified from its entries (hypothesis)."""
+"""Lint classifies a repeated key without reading its recordings again when what its pass
+kept of them (failed or not, identity headers) leaves no other kind, or when they store
+the same outcome bytes (``Cassette.outcome_bytes``): the kinds and sentences are those
+``repeats.classify`` gives from the entries, on disk and in memory (hypothesis)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from cassette_tui.core.cassette import Cassette, load
 from cassette_tui.core.lint import REPEAT_KINDS, lint
+from cassette_tui.core.repeats import classify
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,9 +49,16 @@ def test_repeat_findings_are_those_of_the_entries(tmp_path: Path, made: list[Any
         lines.append(json.dumps(record, separators=(",", ":")))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     on_disk = load(path)
-    in_memory = Cassette.from_entries(list(on_disk))
-
-    def repeats(c: Cassette) -> list[tuple[str, str]]:
-        return [(f.kind, f.message) for f in lint(c) if f.kind in REPEAT_KINDS]
-
-    assert repeats(on_disk) == repeats(in_memory)
+    entries = list(on_disk)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i in range(len(on_disk)):
+        groups.setdefault(on_disk.key(i), []).append(i)
+    expected = {}
+    for idxs in groups.values():
+        if len(idxs) > 1:
+            kind, why = classify([entries[i] for i in idxs])
+            expected[tuple(entries[i].seq for i in idxs)] = (kind, why)
+    for cassette in (on_disk, Cassette.from_entries(entries)):
+        got = {f.seqs: f for f in lint(cassette) if f.kind in REPEAT_KINDS}
+        assert {seqs: f.kind for seqs, f in got.items()} == {s: k for s, (k, _) in expected.items()}
+        assert all(got[seqs].message.endswith(why) for seqs, (_, why) in expected.items())
