@@ -58,10 +58,16 @@ case                         now (three runs)
 1M ``check --no-secrets``    54.6-56.3 s wall, 84 s CPU, 4.6-5.6x parse
 ===========================  ===============================================================
 
+Then repeated keys classified from what each process kept of every recording (failed or
+not, identity headers: ``lint.entry_pass``), without reading them again: the main
+process's serial tail on 1M entries went from a quarter of its samples to 6% (py-spy),
+``check --no-secrets`` 50.5 s wall, 83 s CPU, 4.4x parse (parse 19.3 s); ``check``
+103 s wall, 189 s CPU, 9.8x parse in that run (this machine's variance: see above).
+
 Not met: 30 s for 1M, about 3.3x ``parse`` in wall time where ``parse`` takes 9 s; here
-check takes 3.4-6x ``parse``'s wall time (88-94 s). What is left, in the main process on
-1M entries: the index (``load``, 5 s, before the worker starts), its half of the entries,
-then the repeated keys (their entries read again to classify them, serial). Per entry,
+check takes 3.4-6x ``parse``'s wall time (88-103 s). What is left, in the main process on
+1M entries: the index (``load``, about 4 s, before the worker starts), then its half of
+the entries, in parallel with the worker's half. Per entry,
 in either process: the parse with its duplicate-key and depth checks (about a third),
 the secret prefilter (RE2's set over the decoded line, the base64 runs' test), the
 digest and the volatile walk.
