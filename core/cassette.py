@@ -532,8 +532,10 @@ class Cassette(Sequence[Entry]):
         try:
             parse_json(args_raw)
         except DuplicateKey as exc:
+            # the path from the entry, as the entry parse names it (``$.args``, not the top)
+            within = DuplicateKey(exc.key, ("args", *exc.parts))
             raise CassetteFormatError(
-                self.path, self._lines[i], "args", _json_reason(exc, raw)
+                self.path, self._lines[i], "args", _json_reason(within, raw)
             ) from None
 
     def entry_view(self, i: int) -> Entry:

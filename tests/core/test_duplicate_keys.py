@@ -195,3 +195,22 @@ def test_a_repeat_hidden_by_an_escaped_colon_is_found_by_the_key_pass(
     assert may_have_duplicates(hidden, {"s": ":"}, b'{"s":":"}')
     assert not may_have_duplicates(b'{"s": ":", "t": 1}', {"s": ":", "t": 1}, b'{"s":":","t":1}')
     assert may_have_duplicates(b'{"s": 1, "s": 2}', {"s": 2}, b'{"s":2}')
+
+
+@pytest.mark.parametrize(
+    "args", ['{"x":1,"x":2}', '{"a":{"x":1,"x":2}}', '{"a":[{"x":1,"x":2}]}', '{"x": 1, "x": 2}']
+)
+def test_the_key_pass_and_the_entry_name_a_repeat_in_the_args_alike(
+    tmp_path: Path, args: str
+) -> None:
+    """``diff`` meets a key repeated in the args in the key pass, ``check`` in the entry
+    parse: both say where it is in the entry (``$.args...``), in the same words (a tester
+    saw ``the top-level object`` from one and ``$.args`` from the other)."""
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"seq":1,"tool":"t","args":' + args + ',"response":{}}\n', encoding="utf-8")
+    with pytest.raises(CassetteFormatError) as keys:
+        load(path).digests()
+    with pytest.raises(CassetteFormatError) as entries:
+        list(load(path).entries_read())
+    assert str(keys.value) == str(entries.value)
+    assert "duplicate key 'x' in $.args" in str(keys.value)
