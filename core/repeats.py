@@ -75,7 +75,11 @@ REPEATED_SENTENCE = (
 def headers_form(entry: Entry) -> str:
     """The identity request headers of one recording as ``classify`` compares them
     (``"[]"`` for none)."""
-    return repr(sorted(identity_headers(entry.extra.get("request_headers")).items()))
+    return _form(identity_headers(entry.extra.get("request_headers")))
+
+
+def _form(identity: dict[str, Any]) -> str:
+    return repr(sorted(identity.items()))
 
 
 #: ``headers_form`` of a recording with no identity request headers
@@ -97,7 +101,7 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
     fails = [recording_failed(e) for e in entries]
     failed = sum(fails)
     headers = [identity_headers(e.extra.get("request_headers")) for e in entries]
-    forms_of_headers = {repr(sorted(h.items())) for h in headers}
+    forms_of_headers = {_form(h) for h in headers}
     header_variants = len(forms_of_headers) > 1
     if plainly_repeated(failed, len(entries), forms_of_headers):
         # the outcomes are not compared (a repr of every large response cost a quarter
