@@ -475,12 +475,6 @@ def _longest_first(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
 # there, ``scan_entry`` of the line's entry finds nothing; a property test holds the two
 # equal, and the full scan stays the definition of a secret.
 
-#: the JSON escapes a line's text is rebuilt from (``\\`` is not one: a text holding a
-#: backslash may hold JSON whose own escapes the scan decodes again)
-_ESCAPES = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"b": b"\b", b"f": b"\f", b"/": b"/"}
-_UNICODE_ESCAPE = re.compile(
-    rb"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
-)
 #: each JSON string of a rebuilt line in turn (``\x00`` delimits them): an object key
 #: (followed by ``:``) is captured, a value is matched as the empty capture
 _JSON_KEY = re.compile("\x00([^\x00]*)\x00\\s*:|\x00[^\x00]*\x00")
@@ -584,68 +578,78 @@ def _run_may_be_entropic(run: bytes) -> bool:
     return hit
 
 
-def _unicode_char(m: re.Match[bytes]) -> bytes:
-    if m.group(3) is not None:
-        code = int(m.group(3), 16)
-        if 0xD800 <= code <= 0xDFFF or code in (0, 0x5C):
-            raise ValueError("a lone surrogate, a NUL or a backslash")
-    else:
-        code = 0x10000 + ((int(m.group(1), 16) - 0xD800) << 10) + int(m.group(2), 16) - 0xDC00
-    return chr(code).encode("utf-8")
+#: a JSON escape's byte after the backslash -> the byte it stands for (a quote is
+#: ``\x00`` by the time escapes are read: ``_texts_line`` turns quotes into delimiters
+#: first, so an escaped quote shows as a backslash and ``\x00``)
+_ONE_BYTE_ESCAPES = {
+    0x00: b'"',
+    0x6E: b"\n",
+    0x74: b"\t",
+    0x72: b"\r",
+    0x62: b"\b",
+    0x66: b"\f",
+    0x2F: b"/",
+}
+_HEX4 = re.compile(rb"[0-9a-fA-F]{4}")
 
 
 def _texts_line(raw: bytes) -> bytes | None:
     """The line with each JSON string's text as it is decoded, between ``\x00``
     delimiters (so every text the scan sees, keys included, is a substring of it and
-    ``"`` is only ever a text's own), or ``None`` when that cannot be made: a backslash
-    written ``\\u005c``, a NUL, a lone surrogate, bytes not UTF-8, or a text that may be
-    JSON holding an escaped backslash (``_texts_line_exact``)."""
-    if b"\x00" in raw or b"\x01" in raw:
+    ``"`` is only ever a text's own), or ``None`` when that cannot be made: a NUL, a
+    backslash, NUL or lone surrogate written as a ``\\u`` escape, an escape JSON does not
+    have, or a text that holds an escaped backslash and may be JSON (a ``{`` or ``[`` in
+    it: the scan decodes JSON held in a text once more, and what it sees then is not a
+    substring of the line). Bytes that are not UTF-8 are left as they are.
+
+    One pass over the escapes, whatever their number: the quotes become delimiters, then
+    the line is split at its backslashes, and each piece after one starts with what the
+    escape names (an empty piece: an escaped backslash, whose next piece is plain text).
+    Escapes pair from the left, as JSON reads them, so ``\\\\"`` ends its text."""
+    if b"\x00" in raw:
         return None
-    if b"\\" not in raw:
-        return raw.replace(b'"', b"\x00")
-    if b"\\\\" in raw:
-        return _texts_line_exact(raw)
-    line = raw.replace(b'\\"', b"\x01").replace(b'"', b"\x00").replace(b"\x01", b'"')
-    for code, char in _ESCAPES.items():
-        line = line.replace(b"\\" + code, char)
-    if b"\\u" in line:
-        try:
-            line = _UNICODE_ESCAPE.sub(_unicode_char, line)
-        except ValueError:
+    line = raw.replace(b'"', b"\x00")
+    if b"\\" not in line:
+        return line
+    pieces = line.split(b"\\")
+    out = [pieces[0]]
+    backslash = False
+    i, n = 1, len(pieces)
+    while i < n:
+        piece = pieces[i]
+        if not piece:  # an escaped backslash
+            if i + 1 == n:
+                return None  # a lone backslash at the end: not JSON
+            out.append(b"\\")
+            out.append(pieces[i + 1])
+            backslash = True
+            i += 2
+            continue
+        char = _ONE_BYTE_ESCAPES.get(piece[0])
+        if char is not None:
+            out.append(char)
+            out.append(piece[1:])
+            i += 1
+            continue
+        if piece[0] != 0x75 or _HEX4.match(piece, 1) is None:  # 0x75: u
             return None
-    if b"\\" in line:
-        return None
-    return line
-
-
-#: every JSON escape (a surrogate pair first, as ``_UNICODE_ESCAPE``) and every quote
-_JSON_ESCAPE = re.compile(
-    rb"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
-    rb'|\\(["\\/bfnrt])|"'
-)
-_SIMPLE_ESCAPES = {b'"': b'"', b"\\": b"\\", **_ESCAPES}
-
-
-def _exact_char(m: re.Match[bytes]) -> bytes:
-    if m.group(4) is not None:
-        return _SIMPLE_ESCAPES[m.group(4)]
-    if m.group(0) == b'"':
-        return b"\x00"
-    return _unicode_char(m)
-
-
-def _texts_line_exact(raw: bytes) -> bytes | None:
-    """``_texts_line`` for a line with an escaped backslash (a regex in the args, a
-    Windows path): every escape decoded in one pass, so ``\\\\"`` ends its text. A text
-    that then holds a backslash is scanned as it is, unless it may be JSON (a ``{`` or
-    ``[`` in it): the scan decodes JSON held in a text once more, and what it sees then
-    is not a substring of the line (``None``)."""
-    try:
-        line = _JSON_ESCAPE.sub(_exact_char, raw)
-    except ValueError:
-        return None
-    if b"\\" in line:
+        code = int(piece[1:5], 16)
+        rest = piece[5:]
+        if 0xD800 <= code <= 0xDBFF and not rest and i + 1 < n:  # a surrogate pair?
+            low = pieces[i + 1]
+            if low[:1] == b"u" and _HEX4.match(low, 1) is not None:
+                second = int(low[1:5], 16)
+                if 0xDC00 <= second <= 0xDFFF:
+                    code = 0x10000 + ((code - 0xD800) << 10) + second - 0xDC00
+                    rest = low[5:]
+                    i += 1
+        if 0xD800 <= code <= 0xDFFF or code in (0, 0x5C):
+            return None  # a lone surrogate, a NUL or a backslash: see above
+        out.append(chr(code).encode("utf-8"))
+        out.append(rest)
+        i += 1
+    line = b"".join(out)
+    if backslash:
         for text in line.split(b"\x00")[1::2]:
             if b"\\" in text and (b"{" in text or b"[" in text):
                 return None

@@ -51,8 +51,9 @@ def test_the_stored_digest_cut_out_of_a_key_keeps_the_texts_aligned() -> None:
     first ``"args_digest":"<stored>"`` out of the line. Here that byte sequence starts
     inside a key (``foo\\"args_digest``) that comes before the top-level field, so the cut
     leaves a lone backslash (``{"foo\\,...``). The old rebuild gave up on any backslash
-    left over; ``_texts_line_exact`` keeps it, every quote after it is read the wrong way
-    round, ``"password"`` is no longer seen as a key, and the password is missed."""
+    left over; a rebuild that keeps it (``_texts_line``) reads every quote after it the
+    wrong way round, ``"password"`` is no longer seen as a key, and the password is
+    missed."""
     raw = (
         b'{"seq":1,"tool":"t","args":{"foo\\"args_digest":"D","p":"C:\\\\x",'
         b'"password":"hunter2"},"args_digest":"D","response":{}}'
