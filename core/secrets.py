@@ -649,10 +649,14 @@ def _texts_line(raw: bytes) -> bytes | None:
         out.append(rest)
         i += 1
     line = b"".join(out)
-    if backslash:
-        for text in line.split(b"\x00")[1::2]:
-            if b"\\" in text and (b"{" in text or b"[" in text):
-                return None
+    at = line.find(b"\\") if backslash else -1
+    while at >= 0:  # each text holding a backslash, found from the backslash
+        start = line.rfind(b"\x00", 0, at) + 1
+        end = line.find(b"\x00", at)
+        end = len(line) if end < 0 else end
+        if line.find(b"{", start, end) >= 0 or line.find(b"[", start, end) >= 0:
+            return None
+        at = line.find(b"\\", end)
     return line
 
 
