@@ -22,7 +22,7 @@ from .findings import Finding
 from .gcpause import no_cyclic_gc
 from .lint import LintTail, TailResult, entry_pass, lint
 from .repeats import NO_HEADERS_FORM
-from .secrets import SecretConfig, entry_secret_findings, secret_findings
+from .secrets import SecretBatch, SecretConfig, secret_findings
 
 if TYPE_CHECKING:
     from .cassette import Cassette
@@ -87,14 +87,15 @@ def _lint_and_scan(
     n = len(cassette)
     if workers is None:
         workers = 2 if n >= min_entries and can_fork() else 1
-    found: list[Finding] = []
+    batch = SecretBatch(config)
 
     def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
         if config is not None:
-            found.extend(entry_secret_findings(entry, config, raw))
+            batch.add(entry, raw)
 
     if workers < 2 or not cassette.is_file_backed or n < 2:
-        return lint(cassette, each=scan), found
+        findings = lint(cassette, each=scan)
+        return findings, batch.flush()
     start = max(1, min(n - 1, int(n * MAIN_SHARE)))
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
@@ -106,7 +107,7 @@ def _lint_and_scan(
     try:
         tail = _WorkerTail(start, receive)
         findings = lint(cassette, each=scan, tail=tail)
-        return findings, found + tail.secrets
+        return findings, batch.flush() + tail.secrets
     finally:
         receive.close()
         if worker.is_alive():
@@ -154,7 +155,7 @@ def _worker(
         per_entry: list[list[Finding]] = []
         failed = bytearray()
         header_forms: dict[int, str] = {}
-        secrets: list[Finding] = []
+        batch = SecretBatch(config)
         last = len(cassette) - 1
         for i, entry, raw in cassette.entries_read(start):
             if not i & 1023 and os.getppid() != parent:
@@ -166,9 +167,9 @@ def _worker(
             if form != NO_HEADERS_FORM:
                 header_forms[i - start] = form
             if config is not None:
-                secrets.extend(entry_secret_findings(entry, config, raw))
+                batch.add(entry, raw)
         result = (digests, per_entry, failed, header_forms)
-        message: tuple[str, Any] = ("ok", (result, secrets))
+        message: tuple[str, Any] = ("ok", (result, batch.flush()))
     except BaseException:  # noqa: BLE001 - any failure hands the part back
         message = ("failed", None)
     try:

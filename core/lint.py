@@ -319,7 +319,7 @@ def _entry_findings(
 ) -> list[Finding]:
     here: list[Finding] = []
     seq = entry.seq
-    for path, value, kind in _volatile_leaves(normalized):
+    for path, value, kind in _volatile_leaves(normalized) if _has_volatile(normalized) else ():
         what, preset = _VOLATILE_HINTS[kind]
         here.append(
             Finding(
@@ -392,15 +392,54 @@ def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:
     return found
 
 
+#: ``volatile_kind`` of strings met before (args repeat their values from call to call: a
+#: model name, a locale, a folder), bounded
+_KIND_SEEN: dict[str, str | None] = {}
+_UNSEEN = object()
+
+
+def _string_kind(text: str) -> str | None:
+    kind = _KIND_SEEN.get(text, _UNSEEN)
+    if kind is _UNSEEN:
+        kind = volatile_kind(text) if _MAY_BE_VOLATILE.search(text) is not None else None
+        if len(_KIND_SEEN) < 65536:
+            _KIND_SEEN[text] = kind
+    return kind  # type: ignore[return-value]
+
+
+def _has_volatile(value: Any) -> bool:
+    """Whether any leaf below ``value`` is a volatile value (``_volatile_leaves`` yields
+    something): a walk that builds no path, in no set order, for the common case of none."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind_of = type(node)
+        if kind_of is str:
+            if _string_kind(node) is not None:
+                return True
+        elif kind_of is dict:
+            push(node.values())
+        elif kind_of is list:
+            push(node)
+        elif kind_of is int or kind_of is float:
+            if node >= EPOCH_MIN_S and volatile_kind(node) is not None:
+                return True
+        elif kind_of is not bool and node is not None:
+            return True  # another type (a subclass): the full walk decides
+    return False
+
+
 def _volatile_leaves(value: Any) -> Iterator[tuple[str, Any, str]]:
+    """``(path, leaf, kind)`` of every volatile leaf below ``value``, in document order."""
     for parts, leaf in iter_leaves(value, only=_MAY_BE_VOLATILE_TYPES):
         kind_of = type(leaf)
         if kind_of is str:
-            if _MAY_BE_VOLATILE.search(leaf) is None:
-                continue
+            kind = _string_kind(leaf)
         elif kind_of is bool or not leaf >= EPOCH_MIN_S:  # small numbers (NaN) never epochs
             continue
-        kind = volatile_kind(leaf)  # a bare date (flight, birth date) is domain data
+        else:
+            kind = volatile_kind(leaf)  # a bare date (flight, birth date) is domain data
         if kind is not None:
             yield format_path(parts), leaf, kind
 

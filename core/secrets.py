@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -696,19 +696,33 @@ def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
     pattern needs, a bearer word, a keyword with a quote (``'`` or a backtick), what one of
     the library's token or context patterns matches (loosened), or a base64/hex run over
     the entropy limits. Raises nothing (a line that is not UTF-8 is a maybe)."""
+    return lines_secret_free([raw], [stored_digest])[0]
+
+
+def lines_secret_free(raws: list[bytes], stored_digests: list[str | None]) -> list[bool]:
+    """``line_secret_free`` of each line (``stored_digests``: one per line, or ``None``),
+    the same answers. Each step runs over all the lines before the next one starts: RE2's
+    automaton then stays in the CPU's caches (measured on the 100k text cassette: its match
+    took 26 us a line between parses, 12 us in a row)."""
     built = _prefilter()
     if built is None:
-        return False
+        return [False] * len(raws)
     matcher, meanings, runs = built
-    if stored_digest is not None:
-        raw = _without_stored_digest(raw, stored_digest)
-    rebuilt = _texts_line(raw)
-    if rebuilt is None:
-        return False
-    raw = rebuilt
-    found = matcher.Match(raw)
-    if not found:
-        return True
+    rebuilt = [
+        _texts_line(raw if stored is None else _without_stored_digest(raw, stored))
+        for raw, stored in zip(raws, stored_digests, strict=True)
+    ]
+    match = matcher.Match
+    found = [None if line is None else match(line) for line in rebuilt]
+    return [
+        line is not None and (not hits or _free_of(line, hits, meanings, runs))
+        for line, hits in zip(rebuilt, found, strict=True)
+    ]
+
+
+def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...], runs: Any) -> bool:
+    """``line_secret_free``'s answer for a rebuilt line on which the set matched
+    ``found`` (the indexes of its patterns, not empty)."""
     seen = {meanings[i] for i in found}
     if (
         _MAYBE in seen
@@ -1142,11 +1156,56 @@ def entry_secret_findings(
     """The ``secret`` findings of one entry, in document order. ``raw``: the entry's line
     as stored, when known; a line whose bytes prove it holds no secret
     (``line_secret_free``) is not walked (without ``paths`` in the config)."""
-    if raw is not None and not (config or _DEFAULT)._paths:
-        stored = entry.args_digest if isinstance(entry.args_digest, str) else None
-        if line_secret_free(raw, stored):
-            return []
-    return [hit_finding(entry.seq, hit) for hit in scan_entry(entry, config)]
+    return entries_secret_findings([entry], config, [raw])
+
+
+def entries_secret_findings(
+    entries: Sequence[Entry], config: SecretConfig | None, raws: Sequence[bytes | None]
+) -> list[Finding]:
+    """``entry_secret_findings`` of each entry (``raws``: its line, or ``None``), in
+    order, with the lines' prefilter run over them as one batch (``lines_secret_free``)."""
+    free = [False] * len(entries)
+    if not (config or _DEFAULT)._paths:
+        known = [k for k, raw in enumerate(raws) if raw is not None]
+        stored = [entries[k].args_digest for k in known]
+        answers = lines_secret_free(
+            [raws[k] for k in known],  # type: ignore[misc]
+            [digest if isinstance(digest, str) else None for digest in stored],
+        )
+        for k, answer in zip(known, answers, strict=True):
+            free[k] = answer
+    findings: list[Finding] = []
+    for entry, skip in zip(entries, free, strict=True):
+        if not skip:
+            findings.extend(hit_finding(entry.seq, hit) for hit in scan_entry(entry, config))
+    return findings
+
+
+class SecretBatch:
+    """The ``secret`` findings of entries met one at a time in a pass (``check``), scanned
+    in batches of ``size`` (``entries_secret_findings``); ``findings`` holds those of the
+    batches done, in order: call ``flush()`` after the last entry. The entries are kept
+    until their batch is scanned: do not change them meanwhile."""
+
+    def __init__(self, config: SecretConfig | None, size: int = 256) -> None:
+        self.config = config
+        self.size = size
+        self.findings: list[Finding] = []
+        self._entries: list[Entry] = []
+        self._raws: list[bytes | None] = []
+
+    def add(self, entry: Entry, raw: bytes | None) -> None:
+        self._entries.append(entry)
+        self._raws.append(raw)
+        if len(self._entries) >= self.size:
+            self.flush()
+
+    def flush(self) -> list[Finding]:
+        """Scan the entries added since the last batch; returns ``findings``."""
+        if self._entries:
+            self.findings.extend(entries_secret_findings(self._entries, self.config, self._raws))
+            self._entries, self._raws = [], []
+        return self.findings
 
 
 def secret_scan_job(
@@ -1154,16 +1213,16 @@ def secret_scan_job(
 ) -> Generator[Progress, None, list[Finding]]:
     """Scan every entry: yields ``Progress(stage="secrets", unit="entries")`` every 1000
     entries; returns the ``secret`` findings in entry order."""
-    findings: list[Finding] = []
+    batch = SecretBatch(config)
     total = len(cassette)
     # one sequential read, the entries as parsed (no defensive copy: only read here), with
     # their lines' bytes when the cassette is file-backed (the line prefilter)
     for i, entry, raw in cassette.entries_read():
         if i % 1000 == 0:
             yield Progress("secrets", i, total, "entries")
-        findings.extend(entry_secret_findings(entry, config, raw))
+        batch.add(entry, raw)
     yield Progress("secrets", total, total, "entries")
-    return findings
+    return batch.flush()
 
 
 def check_rows(findings: Iterable[Finding]) -> list[dict[str, Any]]:
