@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .findings import Finding
 from .gcpause import no_cyclic_gc
-from .lint import LintTail, TailResult, entry_pass, lint
+from .lint import LintTail, TailResult, entry_passes, lint
 from .repeats import NO_HEADERS_FORM
 from .secrets import SecretBatch, SecretConfig, secret_findings
 
@@ -152,23 +152,21 @@ def _worker(
     receive.close()
     try:
         digests: list[str] = []
-        per_entry: list[list[Finding]] = []
+        found_at: dict[int, list[Finding]] = {}
         failed = bytearray()
         header_forms: dict[int, str] = {}
         batch = SecretBatch(config)
-        last = len(cassette) - 1
-        for i, entry, raw in cassette.entries_read(start):
+        scan = None if config is None else (lambda _i, entry, raw: batch.add(entry, raw))
+        for i, _entry, (digest, found, fail, form) in entry_passes(cassette, start, None, scan):
             if not i & 1023 and os.getppid() != parent:
                 os._exit(1)  # orphaned: nobody will read the result
-            digest, found, fail, form = entry_pass(cassette, i, entry, raw, last=i == last)
             digests.append(digest)
-            per_entry.append(found)
+            if found:
+                found_at[i - start] = found
             failed.append(fail)
             if form != NO_HEADERS_FORM:
                 header_forms[i - start] = form
-            if config is not None:
-                batch.add(entry, raw)
-        result = (digests, per_entry, failed, header_forms)
+        result = (digests, found_at, failed, header_forms)
         message: tuple[str, Any] = ("ok", (result, batch.flush()))
     except BaseException:  # noqa: BLE001 - any failure hands the part back
         message = ("failed", None)

@@ -102,7 +102,7 @@ def test_a_worker_that_fails_hands_its_part_back(
         raise RuntimeError("worker broke")
 
     # the fork copies the patched module: the worker's own work raises there
-    monkeypatch.setattr(checkscan, "entry_pass", broken)
+    monkeypatch.setattr(checkscan, "entry_passes", broken)
     assert _both(path, SecretConfig()) == one
 
 
