@@ -231,9 +231,7 @@ def lint(
     header_forms: dict[int, str] = {}
 
     def read(start: int, stop: int | None) -> None:
-        for i, entry, (recomputed, found, fail, form) in entry_passes(
-            cassette, start, stop, each
-        ):
+        for i, entry, (recomputed, found, fail, form) in entry_passes(cassette, start, stop, each):
             indexed(i, entry.seq, recomputed, found)
             failed[i] = fail
             if form != NO_HEADERS_FORM:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
 from cassette_tui.core import canonical_json, digest
-from hypothesis import given
+from cassette_tui.core.cassette import _may_not_be_canonical, _orjson_digest
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 
@@ -73,3 +75,25 @@ json_values = st.recursive(
 @given(json_values)
 def test_digest_equals_formula_on_any_json(value: Any) -> None:
     assert digest(value) == article_digest(value)
+
+
+_NOT_CANONICAL = re.compile(rb"[\x7f-\xff]|\d[eE]|0\.0000")
+
+
+@given(
+    st.binary(max_size=40)
+    | st.text(alphabet="0123456789eE.x\x7f\xe9 ", max_size=20).map(lambda t: t.encode("utf-8"))
+)
+@example(b"1e5")
+@example(b"0E")
+@example(b"0.00001")
+@example(b"\x7f")
+@example(b"e1")
+def test_the_canonical_guard_is_the_regex_it_replaced(out: bytes) -> None:
+    """``_may_not_be_canonical`` (byte tests, session 6) says what the regex did."""
+    assert _may_not_be_canonical(out) == (_NOT_CANONICAL.search(out) is not None)
+
+
+@given(json_values)
+def test_the_fast_digest_is_the_digest_or_declines(value: Any) -> None:
+    assert _orjson_digest(value) in (None, digest(value))
