@@ -138,11 +138,24 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
         return value, True
     except RecursionError:
         raise JSONTooDeep() from None
+    if isinstance(raw, bytes):
+        # one pass keeps the bytes both checks count (three counts took three passes)
+        marks = raw.translate(None, _NOT_MARKS)
+        opened = marks.count(b"[") + marks.count(b"{")
+        if opened > MAX_DEPTH and depth_of(value) > MAX_DEPTH:
+            raise JSONTooDeep()
+        colons = marks.count(b":")
+        if colons and may_have_duplicates(raw, value, colons=colons):
+            _parse_std(raw)  # raises DuplicateKey naming the key and its path
+        return value, False
     _check_depth(raw, value)
-    has_colon = b":" in raw if isinstance(raw, bytes) else ":" in raw
-    if has_colon and may_have_duplicates(raw, value):
+    if ":" in raw and may_have_duplicates(raw, value):
         _parse_std(raw)  # raises DuplicateKey naming the key and its path
     return value, False
+
+
+#: every byte but those the depth and repeated-key checks count (``bytes.translate``)
+_NOT_MARKS = bytes(range(256)).translate(None, b"[{:")
 
 
 _TOP_LEVEL = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -182,7 +195,9 @@ def _check_depth(raw: bytes | str, value: Any) -> None:
         raise JSONTooDeep()
 
 
-def may_have_duplicates(raw: bytes | str, value: Any, encoded: bytes | None = None) -> bool:
+def may_have_duplicates(
+    raw: bytes | str, value: Any, encoded: bytes | None = None, colons: int | None = None
+) -> bool:
     """Whether ``raw`` (JSON text that msgspec parsed into ``value``) may hold a repeated
     key that parsing dropped: every key costs one ``:`` outside strings, and re-encoding
     keeps every ``:`` inside strings, so a dropped key shows as fewer colons. A
@@ -190,7 +205,8 @@ def may_have_duplicates(raw: bytes | str, value: Any, encoded: bytes | None = No
     ``True`` and the caller runs the exact check (``parse_json``).
 
     ``encoded``: ``value`` already written as compact JSON (any key order; the sorted
-    bytes a caller hashes, say), counted instead of encoding ``value`` again. The one
+    bytes a caller hashes, say), counted instead of encoding ``value`` again; ``colons``:
+    the ``:`` bytes of ``raw``, when already counted. The one
     colon-count pre-test of the engine (``parse_json``, ``check_top_level_keys``, the
     cassette's key pass); a false ``True`` only costs the exact check.
     """
@@ -203,7 +219,7 @@ def may_have_duplicates(raw: bytes | str, value: Any, encoded: bytes | None = No
             encoded = _encode(value)
         except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
             return True
-    return encoded.count(b":") != raw.count(b":")
+    return encoded.count(b":") != (raw.count(b":") if colons is None else colons)
 
 
 def _parse_std(raw: bytes | str) -> Any:
