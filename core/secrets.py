@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -487,6 +487,26 @@ _HEX_BYTES = re.compile(rb"[0-9a-fA-F]+")
 #: where a base64 run the entropy test can call random is: 23 characters or more (the
 #: base64 limit needs 23 distinct ones), or 16 hex digits
 _RUN_PATTERN = r"[A-Za-z0-9+/\-_=]{23,}|[0-9a-fA-F]{16,}"
+#: a line's bytes with each of ``_B64_BYTES`` as ``a`` and every other byte as a space
+_B64_MASK = bytes(0x61 if b in _B64_BYTES else 0x20 for b in range(256))
+_MASKED_RUN = b"a" * 16
+_HEX16 = re.compile(rb"[0-9a-fA-F]{16}")
+
+
+def _candidate_runs(line: bytes) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each whole base64 run of ``line`` (bytes of ``_B64_BYTES``,
+    not next to another) in which ``_RUN_PATTERN`` matches: 23 bytes or more, or 16 to 22
+    that hold 16 hex digits in a row. Byte searches over a mask of the line, not a regex
+    over it: half the time of RE2's ``finditer`` (measured on the 100k text cassette)."""
+    masked = line.translate(_B64_MASK)
+    start = masked.find(_MASKED_RUN)
+    while start >= 0:  # the first 16 in a row after a space start a whole run
+        end = masked.find(b" ", start)
+        if end < 0:
+            end = len(masked)
+        if end - start >= 23 or _HEX16.search(line, start, end) is not None:
+            yield start, end
+        start = masked.find(_MASKED_RUN, end)
 
 #: the library's patterns that need a keyword before the value, loosened so that a match
 #: in a window of one text implies a match in the line: no lookbehind, no lookahead, the
@@ -515,9 +535,8 @@ def _loosened(pattern: str) -> str:
 
 
 @functools.cache
-def _prefilter() -> tuple[Any, tuple[str, ...], Any] | None:
-    """The RE2 set, per pattern index what a match means, and the runs' pattern compiled;
-    ``None`` without RE2."""
+def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
+    """The RE2 set and, per pattern index, what a match means; ``None`` without RE2."""
     try:
         import re2
     except ImportError:  # pragma: no cover - a dependency; without it, no prefilter
@@ -563,7 +582,7 @@ def _prefilter() -> tuple[Any, tuple[str, ...], Any] | None:
     # a set that misses what it must find is not used (every line is then a maybe)
     if not matcher.Match(b"PRIVATE KEY") or not matcher.Match(b"\x00api_key\x00:"):
         return None
-    return matcher, tuple(meaning for meaning, _ in patterns), re2.compile(_RUN_PATTERN, options)
+    return matcher, tuple(meaning for meaning, _ in patterns)
 
 
 _entropy_seen: dict[bytes, bool] = {}
@@ -707,7 +726,7 @@ def lines_secret_free(raws: list[bytes], stored_digests: list[str | None]) -> li
     built = _prefilter()
     if built is None:
         return [False] * len(raws)
-    matcher, meanings, runs = built
+    matcher, meanings = built
     rebuilt = [
         _texts_line(raw if stored is None else _without_stored_digest(raw, stored))
         for raw, stored in zip(raws, stored_digests, strict=True)
@@ -715,12 +734,12 @@ def lines_secret_free(raws: list[bytes], stored_digests: list[str | None]) -> li
     match = matcher.Match
     found = [None if line is None else match(line) for line in rebuilt]
     return [
-        line is not None and (not hits or _free_of(line, hits, meanings, runs))
+        line is not None and (not hits or _free_of(line, hits, meanings))
         for line, hits in zip(rebuilt, found, strict=True)
     ]
 
 
-def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...], runs: Any) -> bool:
+def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...]) -> bool:
     """``line_secret_free``'s answer for a rebuilt line on which the set matched
     ``found`` (the indexes of its patterns, not empty)."""
     seen = {meanings[i] for i in found}
@@ -743,13 +762,7 @@ def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...], runs: Any)
             if is_secret_key(m.group(1)):
                 return False
     if _RUN in seen:
-        for m in runs.finditer(raw):
-            # the whole base64 run around the match (a hex match may start inside one)
-            start, end = m.span()
-            while start and raw[start - 1] in _B64_BYTES:
-                start -= 1
-            while end < len(raw) and raw[end] in _B64_BYTES:
-                end += 1
+        for start, end in _candidate_runs(raw):
             run = raw[start:end]
             # the entropy test's own first exits (``_entropy_hit``): fewer than 9
             # distinct characters, or fewer than 23 in a run that is not all hex

@@ -13,10 +13,9 @@ import json
 import re
 from typing import Any
 
+from cassette_tui.core.secrets import _candidate_runs, _texts_line
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-from cassette_tui.core.secrets import _texts_line
 
 # -- the rebuild as it was (994c19f), the oracle ---------------------------------------------
 _ESCAPES = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"b": b"\b", b"f": b"\f", b"/": b"/"}
@@ -117,7 +116,7 @@ def test_the_rebuild_is_the_old_one(value: Any) -> None:
 
 
 def test_each_text_is_its_decoded_value_between_delimiters() -> None:
-    value = {"k\n": "a\"b\\c/d\u00e9\U0001f600", "t": "\t\r\b\f"}
+    value = {"k\n": 'a"b\\c/d\u00e9\U0001f600', "t": "\t\r\b\f"}
     raw = json.dumps(value).encode("ascii")
     rebuilt = _texts_line(raw)
     assert rebuilt is not None
@@ -134,4 +133,41 @@ def test_what_cannot_be_rebuilt_is_none() -> None:
     assert _texts_line(b'{"a":"\\x41"}') is None  # not a JSON escape
     assert _texts_line(b'{"a":"\\\\{\\"k\\": 1}"}') is None  # JSON in a text, a backslash
     assert _texts_line(b'{"a":"x"}\\') is None  # a lone backslash at the end
-    assert _texts_line(b'{"a":"C:\\\\x"}') == b'{\x00a\x00:\x00C:\\x\x00}'
+    assert _texts_line(b'{"a":"C:\\\\x"}') == b"{\x00a\x00:\x00C:\\x\x00}"
+
+
+# -- the base64 runs the entropy test may call random ------------------------------------
+_RUN_RE = re.compile(rb"[A-Za-z0-9+/\-_=]{23,}|[0-9a-fA-F]{16,}")
+_B64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=")
+
+
+def _reference_runs(raw: bytes) -> list[tuple[int, int]]:
+    """The runs as the prefilter found them until session 6: each match of the runs'
+    regex, widened to the whole base64 run around it; each run once."""
+    spans: list[tuple[int, int]] = []
+    for m in _RUN_RE.finditer(raw):
+        start, end = m.span()
+        while start and raw[start - 1] in _B64:
+            start -= 1
+        while end < len(raw) and raw[end] in _B64:
+            end += 1
+        if (start, end) not in spans:
+            spans.append((start, end))
+    return spans
+
+
+_run_bytes = st.lists(
+    st.sampled_from([b"a", b"F", b"0", b"9", b"+", b"/", b"-", b"_", b"=", b"g", b"Z"])
+    | st.sampled_from([b" ", b"\x00", b":", b"\\", b".", b"\xc3\xa9"]),
+    max_size=80,
+).map(b"".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(raw=_run_bytes)
+@example(raw=b"0123456789abcdef")
+@example(raw=b"g0123456789abcdefg")
+@example(raw=b"x" * 22 + b" " + b"x" * 23)
+@example(raw=b"0123456789abcde gg 0123456789abcdef0")
+def test_the_candidate_runs_are_those_the_regex_found(raw: bytes) -> None:
+    assert list(_candidate_runs(raw)) == _reference_runs(raw)
