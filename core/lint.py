@@ -44,7 +44,9 @@ Finding kinds (``LintFinding.kind``):
 from __future__ import annotations
 
 import itertools
+import operator
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -168,71 +170,18 @@ def lint(
     are linted elsewhere (``each`` is not called for them unless ``tail`` hands them back);
     the findings are the same.
     """
-    # the positions of each key (tool, args digest), and the findings of each position
-    # that has any (most have none)
-    positions: dict[tuple[str, str], list[int]] = {}
-    found_at: dict[int, list[Finding]] = {}
-    prev_seq: int | None = None
-    seen_seqs: dict[int, int] = {}  # seq -> the position of its first entry
     n = len(cassette)
-
-    def indexed(i: int, seq: int, recomputed: str, found: list[Finding]) -> None:
-        """Note entry ``i``'s key and its findings: those that come from the index (seq
-        order, the stored digest), then ``found`` (``entry_pass``'s)."""
-        nonlocal prev_seq
-        here: list[Finding] = []
-        first = seen_seqs.setdefault(seq, i)
-        if first != i:
-            here.append(
-                Finding(
-                    kind="seq_order",
-                    seq=seq,
-                    path="$.seq",
-                    message=f"seq {seq} at line {cassette.line(i)} repeats the seq at line "
-                    f"{cassette.line(first)}",
-                )
-            )
-        elif prev_seq is not None and seq < prev_seq:
-            here.append(
-                Finding(
-                    kind="seq_order",
-                    seq=seq,
-                    path="$.seq",
-                    message=f"seq {seq} at line {cassette.line(i)} comes after seq {prev_seq}: "
-                    "entries are not in call order",
-                )
-            )
-        prev_seq = seq
-
-        stored = cassette.stored_digest(i)
-        if stored is not None and stored != recomputed:
-            here.append(
-                Finding(
-                    kind="stale_digest",
-                    seq=seq,
-                    path="$.args_digest",
-                    message=f"stored args digest {stored} but its args now digest to {recomputed}: "
-                    "args edited after recording, or different normalization rules",
-                )
-            )
-        key = (cassette.tool(i), recomputed)
-        at = positions.get(key)
-        if at is None:
-            positions[key] = [i]
-        else:
-            at.append(i)
-        if found:
-            here.extend(found)
-        if here:
-            found_at[i] = here
-
+    digests: list[str] = []
+    found_at: dict[int, list[Finding]] = {}  # entry_pass's findings, of entries with any
     # what classifying a repeated key needs of each recording, kept from the pass
     failed = bytearray(n)
     header_forms: dict[int, str] = {}
 
     def read(start: int, stop: int | None) -> None:
-        for i, entry, (recomputed, found, fail, form) in entry_passes(cassette, start, stop, each):
-            indexed(i, entry.seq, recomputed, found)
+        for i, _entry, (recomputed, found, fail, form) in entry_passes(cassette, start, stop, each):
+            digests.append(recomputed)
+            if found:
+                found_at[i] = found
             failed[i] = fail
             if form != NO_HEADERS_FORM:
                 header_forms[i] = form
@@ -246,37 +195,22 @@ def lint(
         if rest is None or len(rest.digests) != n - stop or len(rest.failed) != n - stop:
             read(stop, None)
         else:
-            digests, tail_found = rest.digests, rest.findings
-            for i in range(stop, n):
-                indexed(i, cassette.seq(i), digests[i - stop], tail_found.get(i - stop, []))
+            digests.extend(rest.digests)
+            found_at.update((stop + k, found) for k, found in rest.findings.items())
             failed[stop:] = rest.failed
             header_forms.update((stop + k, form) for k, form in rest.header_forms.items())
 
-    for key, idxs in positions.items():
-        if len(idxs) > 1:
-            tool, dig = key
-            seqs = [cassette.seq(i) for i in idxs]
-            # a retry or a loop, or header variants / distinct errors (see repeats.py):
-            # told without reading the recordings again when what the pass kept of them
-            # leaves no other kind, or when they store the same outcome bytes
-            forms = {header_forms.get(i, NO_HEADERS_FORM) for i in idxs}
-            fails = sum(failed[i] for i in idxs)
-            if plainly_repeated(fails, len(idxs), forms) or _same_outcome_bytes(cassette, idxs):
-                kind, why = "repeated_key", REPEATED_SENTENCE
-            else:
-                kind, why = classify([cassette._entry(i) for i in idxs])
-            found_at.setdefault(idxs[0], []).append(
-                Finding(
-                    kind=kind,
-                    seq=seqs[0],
-                    message=f"{tool} {dig} recorded {len(seqs)} times (seq "
-                    f"{', '.join(map(str, seqs))}): {why}",
-                    seqs=tuple(seqs),
-                )
-            )
+    # what needs the whole cassette, over its columns at once (most cassettes have no seq
+    # out of order, no stale digest, few repeated keys)
+    indexed = _seq_findings(cassette)
+    for i, found in _stale_digest_findings(cassette, digests).items():
+        indexed.setdefault(i, []).extend(found)
+    repeated = _repeated_key_findings(cassette, digests, failed, header_forms)
     findings: list[Finding] = []
-    for i in sorted(found_at):
-        findings.extend(found_at[i])
+    for i in sorted(indexed.keys() | found_at.keys() | repeated.keys()):
+        findings.extend(indexed.get(i, ()))
+        findings.extend(found_at.get(i, ()))
+        findings.extend(repeated.get(i, ()))
     # the configured rules against the data: over-normalization, rules matching nothing
     checked = rule_findings(cassette)
     merged = {f.seqs for f in checked if f.kind == "over_normalization"}
@@ -286,6 +220,94 @@ def lint(
     if len(cassette) == 0:
         findings.insert(0, Finding(kind="empty", message=EMPTY_MESSAGE))
     return findings
+
+
+def _seq_findings(cassette: Cassette) -> dict[int, list[Finding]]:
+    """``seq_order`` findings by position: a seq that repeats an earlier one, or is lower
+    than the one before it."""
+    seqs = cassette.seqs
+    found: dict[int, list[Finding]] = {}
+    if all(map(operator.lt, seqs, itertools.islice(seqs, 1, None))):
+        return found  # strictly increasing: neither
+    first_at: dict[int, int] = {}
+    prev: int | None = None
+    for i, seq in enumerate(seqs):
+        first = first_at.setdefault(seq, i)
+        if first != i:
+            message = (
+                f"seq {seq} at line {cassette.line(i)} repeats the seq at line "
+                f"{cassette.line(first)}"
+            )
+        elif prev is not None and seq < prev:
+            message = (
+                f"seq {seq} at line {cassette.line(i)} comes after seq {prev}: "
+                "entries are not in call order"
+            )
+        else:
+            prev = seq
+            continue
+        prev = seq
+        found[i] = [Finding(kind="seq_order", seq=seq, path="$.seq", message=message)]
+    return found
+
+
+def _stale_digest_findings(cassette: Cassette, digests: list[str]) -> dict[int, list[Finding]]:
+    """``stale_digest`` findings by position: a stored digest that differs from the one
+    recomputed (``digests``)."""
+    stored = map(cassette.stored_digest, range(len(digests)))
+    return {
+        i: [
+            Finding(
+                kind="stale_digest",
+                seq=cassette.seq(i),
+                path="$.args_digest",
+                message=f"stored args digest {old} but its args now digest to {new}: "
+                "args edited after recording, or different normalization rules",
+            )
+        ]
+        for i, (old, new) in enumerate(zip(stored, digests, strict=True))
+        if old is not None and old != new
+    }
+
+
+def _repeated_key_findings(
+    cassette: Cassette, digests: list[str], failed: bytearray, header_forms: dict[int, str]
+) -> dict[int, list[Finding]]:
+    """The finding of each key recorded more than once, at its first position: a retry or
+    a loop, or header variants / distinct errors (``repeats.py``)."""
+    keys = zip(map(cassette.tool, range(len(digests))), digests, strict=True)
+    counts = Counter(keys)
+    if len(counts) == len(digests):
+        return {}  # every key once
+    positions: dict[tuple[str, str], list[int]] = {
+        key: [] for key, count in counts.items() if count > 1
+    }
+    keys = zip(map(cassette.tool, range(len(digests))), digests, strict=True)
+    for i, key in enumerate(keys):
+        at = positions.get(key)
+        if at is not None:
+            at.append(i)
+    found: dict[int, list[Finding]] = {}
+    for (tool, dig), idxs in positions.items():
+        seqs = [cassette.seq(i) for i in idxs]
+        # told without reading the recordings again when what the pass kept of them
+        # leaves no other kind, or when they store the same outcome bytes
+        forms = {header_forms.get(i, NO_HEADERS_FORM) for i in idxs}
+        fails = sum(failed[i] for i in idxs)
+        if plainly_repeated(fails, len(idxs), forms) or _same_outcome_bytes(cassette, idxs):
+            kind, why = "repeated_key", REPEATED_SENTENCE
+        else:
+            kind, why = classify([cassette._entry(i) for i in idxs])
+        found[idxs[0]] = [
+            Finding(
+                kind=kind,
+                seq=seqs[0],
+                message=f"{tool} {dig} recorded {len(seqs)} times (seq "
+                f"{', '.join(map(str, seqs))}): {why}",
+                seqs=tuple(seqs),
+            )
+        ]
+    return found
 
 
 def entry_passes(
