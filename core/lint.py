@@ -275,18 +275,16 @@ def _repeated_key_findings(
 ) -> dict[int, list[Finding]]:
     """The finding of each key recorded more than once, at its first position: a retry or
     a loop, or header variants / distinct errors (``repeats.py``)."""
-    keys = zip(map(cassette.tool, range(len(digests))), digests, strict=True)
-    counts = Counter(keys)
+    # a key is repeated only where its digest is: count the digests (strings, C speed),
+    # then build keys for the positions of the digests that repeat
+    counts = Counter(digests)
     if len(counts) == len(digests):
-        return {}  # every key once
-    positions: dict[tuple[str, str], list[int]] = {
-        key: [] for key, count in counts.items() if count > 1
-    }
-    keys = zip(map(cassette.tool, range(len(digests))), digests, strict=True)
-    for i, key in enumerate(keys):
-        at = positions.get(key)
-        if at is not None:
-            at.append(i)
+        return {}  # every digest once
+    twice = {dig for dig, count in counts.items() if count > 1}
+    grouped: dict[tuple[str, str], list[int]] = {}
+    for i in itertools.compress(itertools.count(), map(twice.__contains__, digests)):
+        grouped.setdefault((cassette.tool(i), digests[i]), []).append(i)
+    positions = {key: idxs for key, idxs in grouped.items() if len(idxs) > 1}
     found: dict[int, list[Finding]] = {}
     for (tool, dig), idxs in positions.items():
         seqs = [cassette.seq(i) for i in idxs]
