@@ -50,6 +50,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .batching import BATCH_BYTES, BATCH_ENTRIES
 from .context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from .findings import Finding
 from .jsonpath import format_path, iter_leaves
@@ -124,9 +125,6 @@ _MAY_BE_VOLATILE_TYPES = (str, int, float)
 #: the ``empty`` finding's message (the app's header says the same)
 EMPTY_MESSAGE = "the cassette has no calls"
 
-#: entries parsed before they are linted, each step over all of them in turn (the CPU's
-#: caches then hold one step's tables at a time)
-_BATCH = 256
 #: lint's findings are the engine's one finding type (``findings.py``)
 LintFinding = Finding
 
@@ -315,7 +313,7 @@ def entry_passes(
     each: Callable[[int, Entry, bytes | None], None] | None = None,
 ) -> Iterator[tuple[int, Entry, tuple[str, list[Finding], bool, str]]]:
     """``(i, entry, entry_pass(...))`` of every entry ``start <= i < stop`` in order, the
-    cassette read once (``entries_read``), in batches of ``_BATCH`` entries: ``each`` (as
+    cassette read once (``entries_read``), in batches (``batching.py``): ``each`` (as
     ``lint``'s) is called for all of a batch's entries, then they are linted, so that each
     step's tables stay in the CPU's caches (measured: about a sixth of ``check``).
 
@@ -325,7 +323,13 @@ def entry_passes(
     last = len(cassette) - 1
     reader = cassette.entries_read(start, stop)
     while True:
-        batch = list(itertools.islice(reader, _BATCH))
+        batch: list[tuple[int, Entry, bytes | None]] = []
+        size = 0
+        for item in reader:  # up to BATCH_ENTRIES, or BATCH_BYTES of lines
+            batch.append(item)
+            size += len(item[2] or b"")
+            if len(batch) == BATCH_ENTRIES or size >= BATCH_BYTES:
+                break
         if not batch:
             return
         if each is not None:
@@ -444,6 +448,8 @@ def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:
 #: ``volatile_kind`` of strings met before (args repeat their values from call to call: a
 #: model name, a locale, a folder), bounded
 _KIND_SEEN: dict[str, str | None] = {}
+_KIND_SEEN_LENGTH = 128
+_KIND_SEEN_COUNT = 16384
 _UNSEEN = object()
 
 
@@ -451,7 +457,9 @@ def _string_kind(text: str) -> str | None:
     kind = _KIND_SEEN.get(text, _UNSEEN)
     if kind is _UNSEEN:
         kind = volatile_kind(text) if _MAY_BE_VOLATILE.search(text) is not None else None
-        if len(_KIND_SEEN) < 65536:
+        # short strings only, and not too many: the cache lives as long as the process
+        # (a tester's cassette of long distinct prompts kept 300 MB alive)
+        if len(text) <= _KIND_SEEN_LENGTH and len(_KIND_SEEN) < _KIND_SEEN_COUNT:
             _KIND_SEEN[text] = kind
     return kind  # type: ignore[return-value]
 

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .batching import BATCH_BYTES, BATCH_ENTRIES
 from .findings import Finding
 from .jobs import Progress
 from .jsonpath import (
@@ -508,6 +509,7 @@ def _candidate_runs(line: bytes) -> Iterator[tuple[int, int]]:
             yield start, end
         start = masked.find(_MASKED_RUN, end)
 
+
 #: the library's patterns that need a keyword before the value, loosened so that a match
 #: in a window of one text implies a match in the line: no lookbehind, no lookahead, the
 #: union of their keywords, separators and value characters, at least the shortest value
@@ -590,7 +592,8 @@ def _run_may_be_entropic(run: bytes) -> bool:
     hit = _entropy_seen.get(run)
     if hit is None:
         hit = _entropy_hit(run.decode("ascii")) is not None
-        if len(_entropy_seen) < 65536:
+        # short runs only (a digest, a token): the cache lives as long as the process
+        if len(run) <= 128 and len(_entropy_seen) < 65536:
             _entropy_seen[run] = hit
     return hit
 
@@ -1200,28 +1203,30 @@ def entries_secret_findings(
 
 class SecretBatch:
     """The ``secret`` findings of entries met one at a time in a pass (``check``), scanned
-    in batches of ``size`` (``entries_secret_findings``); ``findings`` holds those of the
-    batches done, in order: call ``flush()`` after the last entry. The entries are kept
-    until their batch is scanned: do not change them meanwhile."""
+    in batches (``entries_secret_findings``) of at most ``BATCH_ENTRIES`` entries or
+    ``BATCH_BYTES`` of lines (``batching.py``); ``findings`` holds those of the batches
+    done, in order: call ``flush()`` after the last entry. The entries are kept until
+    their batch is scanned: do not change them meanwhile."""
 
-    def __init__(self, config: SecretConfig | None, size: int = 256) -> None:
+    def __init__(self, config: SecretConfig | None) -> None:
         self.config = config
-        self.size = size
         self.findings: list[Finding] = []
         self._entries: list[Entry] = []
         self._raws: list[bytes | None] = []
+        self._bytes = 0
 
     def add(self, entry: Entry, raw: bytes | None) -> None:
         self._entries.append(entry)
         self._raws.append(raw)
-        if len(self._entries) >= self.size:
+        self._bytes += len(raw or b"")
+        if len(self._entries) >= BATCH_ENTRIES or self._bytes >= BATCH_BYTES:
             self.flush()
 
     def flush(self) -> list[Finding]:
         """Scan the entries added since the last batch; returns ``findings``."""
         if self._entries:
             self.findings.extend(entries_secret_findings(self._entries, self.config, self._raws))
-            self._entries, self._raws = [], []
+            self._entries, self._raws, self._bytes = [], [], 0
         return self.findings
 
 
