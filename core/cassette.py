@@ -62,6 +62,8 @@ __all__ = [
 ]
 
 _CACHE_SIZE = 512
+#: the largest seq (the index keeps seqs as 64-bit integers)
+MAX_SEQ = 2**63 - 1
 _NO_RULES = NormalizationRules()
 
 
@@ -190,7 +192,8 @@ def _type_name(value: Any) -> str:
 
 def validate_record(record: Any, path: str | Path | None, line: int | None) -> None:
     """Check one parsed line against format v1; raise ``CassetteFormatError`` naming the
-    file, the line and the field. Rules: an object; ``seq`` a positive integer; ``tool`` a
+    file, the line and the field. Rules: an object; ``seq`` a positive integer (at most
+    ``MAX_SEQ``); ``tool`` a
     non-empty string; ``args`` present; exactly one of ``response``/``error``; ``error`` an
     object with string ``type`` and ``message``; ``args_digest`` a string when present."""
 
@@ -205,6 +208,8 @@ def validate_record(record: Any, path: str | Path | None, line: int | None) -> N
     seq = record["seq"]
     if type(seq) is not int or seq < 1:
         raise bad("seq", f"expected a positive integer, got {_type_name(seq)} {seq!r:.40}")
+    if seq > MAX_SEQ:
+        raise bad("seq", f"{seq!r:.40} is too large: a seq is at most {MAX_SEQ} (2**63 - 1)")
     tool = record["tool"]
     if not isinstance(tool, str) or not tool:
         raise bad("tool", f"expected a non-empty string, got {_type_name(tool)} {tool!r:.40}")
@@ -673,7 +678,7 @@ class _Header(msgspec.Struct, gc=False):
     to be JSON (``msgspec.Raw``: not built), unknown fields are skipped. A seq below 1 or
     an empty tool fails here, and the general path words the error."""
 
-    seq: Annotated[int, msgspec.Meta(ge=1)]
+    seq: Annotated[int, msgspec.Meta(ge=1, le=MAX_SEQ)]
     tool: Annotated[str, msgspec.Meta(min_length=1)]
     args: msgspec.Raw
     response: msgspec.Raw = _NO_RAW

@@ -250,3 +250,18 @@ def test_load_save_round_trip(tmp_path: Path, items: list[Any]) -> None:
             a.extra,
         )
         assert loaded.digest(i) == digest(a.args) == b.args_digest
+
+
+@pytest.mark.parametrize("seq", [2**63, 2**64 - 1, 2**64, 10**23])
+def test_a_seq_past_64_bits_is_a_format_error_naming_the_line(tmp_path: Path, seq: int) -> None:
+    """Found by a tester (session 6): a seq of 2**63 or more crashed the load with an
+    ``OverflowError`` traceback (the index keeps seqs as 64-bit integers)."""
+    path = tmp_path / "big.jsonl"
+    first = {"seq": 1, "tool": "t", "args": {}, "response": 1}
+    path.write_text(json.dumps(first) + "\n" + json.dumps({**first, "seq": seq}) + "\n")
+    with pytest.raises(CassetteFormatError) as err:
+        load(path)
+    assert err.value.line == 2 and err.value.field == "seq"
+    assert "at most 9223372036854775807" in str(err.value)
+    path.write_text(json.dumps({**first, "seq": 2**63 - 1}) + "\n")
+    assert load(path).seqs == [2**63 - 1]
