@@ -163,7 +163,8 @@ def lint(
     Digests are recomputed under the cassette's own normalization rules (``load(...,
     rules=)``); volatile args are looked for in the normalized args, so a value a rule
     already neutralizes is not reported. ``each(i, entry, line bytes or None)`` is called
-    for every entry as it is read (``check`` scans for secrets in the same pass); the
+    for every entry as it is read (``check`` scans for secrets in the same pass; a
+    batch's entries are handed over before lint looks at them: ``entry_passes``); the
     entry is not a copy: do not change it. ``tail``: the entries from ``tail.start`` on
     are linted elsewhere (``each`` is not called for them unless ``tail`` hands them back);
     the findings are the same.
