@@ -162,7 +162,9 @@ def measure(path: Path, which: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entries", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=1, help="runs per loader; best is kept")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per loader, in turn; the best is kept"
+    )
     parser.add_argument("--keep", type=Path, help="write the cassettes here and keep them")
     parser.add_argument(
         "--shapes", default="objects,strings", help="response shapes, comma-separated"
@@ -195,8 +197,12 @@ def main() -> None:
             print(f"\nshape {shape}: {size / 1e6:.0f} MB ({path})")
             results = {}
             loaders = ("cassette_tui",) if args.no_reference else ("reference", "cassette_tui")
-            for which in loaders:
-                runs = [measure(path, which) for _ in range(args.repeat)]
+            # the loaders in turn, so that a slow spell of the machine falls on both
+            by_loader: dict[str, list[dict]] = {which: [] for which in loaders}
+            for _ in range(args.repeat):
+                for which in loaders:
+                    by_loader[which].append(measure(path, which))
+            for which, runs in by_loader.items():
                 results[which] = {
                     "wall_s": min(r["wall_s"] for r in runs),
                     "peak_mb": min(r["peak_mb"] for r in runs),
