@@ -28,6 +28,8 @@ list of string keys and integer indexes (a property test holds them to it).
 
 ``iter_leaves(value)`` walks a JSON value without recursion (any depth), in document
 order, yielding ``(parts, leaf)``; empty objects and lists are leaves too.
+``leaf_values(value)`` gives the scalar leaves alone, in no set order and without paths:
+the cheap walk for a question about the values (is any volatile?).
 """
 
 from __future__ import annotations
@@ -272,3 +274,25 @@ def iter_leaves(
                 yield parts + (key,), child
         else:
             stack.pop()
+
+
+def leaf_values(value: Any) -> Iterator[Any]:
+    """Every scalar leaf below ``value`` (objects' values and list items, at any depth,
+    without recursion), in no set order and with no path built: a test over the values
+    that needs a path only when it finds something (lint's volatile args) asks this
+    first, then ``iter_leaves`` for the paths. Empty objects and lists yield nothing."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is dict:
+            push(node.values())
+        elif kind is list:
+            push(node)
+        elif isinstance(node, dict):
+            push(node.values())
+        elif isinstance(node, list | tuple):
+            push(node)
+        else:
+            yield node

@@ -141,9 +141,7 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
     if isinstance(raw, bytes):
         # one pass keeps the bytes both checks count (three counts took three passes)
         marks = raw.translate(None, _NOT_MARKS)
-        opened = marks.count(b"[") + marks.count(b"{")
-        if opened > MAX_DEPTH and depth_of(value) > MAX_DEPTH:
-            raise JSONTooDeep()
+        _check_depth(raw, value, marks)
         colons = marks.count(b":")
         if colons and may_have_duplicates(raw, value, colons=colons):
             _parse_std(raw)  # raises DuplicateKey naming the key and its path
@@ -181,15 +179,17 @@ def check_top_level_keys(raw: bytes | memoryview) -> None:
     _parse_std(data)  # raises DuplicateKey naming the key (top level first)
 
 
-def _check_depth(raw: bytes | str, value: Any) -> None:
+def _check_depth(raw: bytes | str, value: Any, marks: bytes | None = None) -> None:
     """Raise ``JSONTooDeep`` past ``MAX_DEPTH`` levels: one fixed limit, below Python's
     recursion limit, so that every later stage (drift, ``--json``, the app) can walk any
     value the parser returns, whatever the depth of the caller's own stack. Only texts
-    with that many brackets are measured (a count of bytes, then an iterative walk)."""
+    with that many brackets are measured (a count of bytes, then an iterative walk).
+    ``marks``: the bytes of ``raw`` that are ``[``, ``{`` or ``:``, when already kept."""
+    text = raw if marks is None else marks
     opened = (
-        raw.count(b"[") + raw.count(b"{")
-        if isinstance(raw, bytes)
-        else raw.count("[") + raw.count("{")
+        text.count(b"[") + text.count(b"{")
+        if isinstance(text, bytes)
+        else text.count("[") + text.count("{")
     )
     if opened > MAX_DEPTH and depth_of(value) > MAX_DEPTH:
         raise JSONTooDeep()

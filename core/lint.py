@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .batching import BATCH_BYTES, BATCH_ENTRIES
 from .context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from .findings import Finding
-from .jsonpath import format_path, iter_leaves
+from .jsonpath import format_path, iter_leaves, leaf_values
 from .repeats import (
     NO_HEADERS_FORM,
     REPEATED_SENTENCE,
@@ -467,23 +467,17 @@ def _string_kind(text: str) -> str | None:
 
 def _has_volatile(value: Any) -> bool:
     """Whether any leaf below ``value`` is a volatile value (``_volatile_leaves`` yields
-    something): a walk that builds no path, in no set order, for the common case of none."""
-    stack = [value]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        node = pop()
-        kind_of = type(node)
+    something), asked of the values alone (``leaf_values``: no path built) for the common
+    case of none."""
+    for leaf in leaf_values(value):
+        kind_of = type(leaf)
         if kind_of is str:
-            if _string_kind(node) is not None:
+            if _string_kind(leaf) is not None:
                 return True
-        elif kind_of is dict:
-            push(node.values())
-        elif kind_of is list:
-            push(node)
         elif kind_of is int or kind_of is float:
-            if node >= EPOCH_MIN_S and volatile_kind(node) is not None:
+            if leaf >= EPOCH_MIN_S and volatile_kind(leaf) is not None:
                 return True
-        elif kind_of is not bool and node is not None:
+        elif kind_of is not bool and leaf is not None:
             return True  # another type (a subclass): the full walk decides
     return False
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cassette_tui.core.jsonpath import iter_leaves
+from cassette_tui.core.jsonpath import iter_leaves, leaf_values
 from cassette_tui.core.secrets import _is_envelope
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -39,3 +39,25 @@ def test_only_strings_of_a_deep_value() -> None:
     for _ in range(5000):
         deep = [deep, 1]
     assert list(iter_leaves(deep, only=(str,))) == [((0,) * 5000, "leaf")]
+
+
+def _key(leaf: Any) -> tuple[str, str]:
+    return type(leaf).__name__, repr(leaf)  # NaN, 1 and True kept apart
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_leaf_values_are_the_scalar_leaves_in_any_order(value: Any) -> None:
+    """``leaf_values`` (no paths, no set order: lint's question "is any arg volatile?")
+    gives the scalar leaves the full walk gives, each once."""
+    expected = [leaf for _, leaf in iter_leaves(value) if not isinstance(leaf, dict | list)]
+    assert sorted(map(_key, leaf_values(value))) == sorted(map(_key, expected))
+
+
+def test_leaf_values_of_a_deep_value() -> None:
+    deep: Any = "leaf"
+    for _ in range(5000):
+        deep = {"k": [deep, 1]}
+    assert sorted(map(_key, leaf_values(deep))) == sorted(
+        [("str", "'leaf'")] + [("int", "1")] * 5000
+    )
