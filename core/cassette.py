@@ -21,6 +21,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, overload
@@ -49,6 +50,7 @@ from .jsonvalue import NONFINITE_MARK, decode_nonfinite, encode_nonfinite, has_n
 from .normalize import NormalizationRules
 from .outcome import Outcome, outcome_fingerprint
 from .readable import open_regular
+from .readahead import read_chunks
 
 __all__ = [
     "Cassette",
@@ -675,13 +677,14 @@ class Cassette(Sequence[Entry]):
 
 class _Header(msgspec.Struct, gc=False):
     """A cassette line as the index reads it: the args and the response are only checked
-    to be JSON (``msgspec.Raw``: not built), unknown fields are skipped. A seq below 1 or
-    an empty tool fails here, and the general path words the error."""
+    to be JSON (``msgspec.Raw``: not built), unknown fields are skipped. A seq below 1, an
+    empty tool or a missing response (an error entry, or a bad line) fails here, and the
+    general path reads the line and words any error."""
 
     seq: Annotated[int, msgspec.Meta(ge=1, le=MAX_SEQ)]
     tool: Annotated[str, msgspec.Meta(min_length=1)]
     args: msgspec.Raw
-    response: msgspec.Raw = _NO_RAW
+    response: msgspec.Raw
     error: msgspec.Raw = _NO_RAW
     args_digest: str | msgspec.UnsetType = msgspec.UNSET
 
@@ -788,20 +791,22 @@ def load_job(
     tool_names: dict[str, str] = {}  # interning: a few tool names, 100k references
     report = LoadReport()
     decode = _HEADER.decode
+    header: _Header | None
     unset = msgspec.UNSET
     header_errors = (msgspec.DecodeError, RecursionError)
     stage = p.name
 
     seq_lo, seq_hi, seq_len = 1, 10, 1  # seqs in [seq_lo, seq_hi) have seq_len digits
     # nothing cyclic is built here; the collector would double the time (gcpause.py)
-    with no_cyclic_gc(), fh:
+    # the iterator is closed (its reader thread joined) before the file is
+    with no_cyclic_gc(), fh, closing(read_chunks(fh, _CHUNK, size=size)) as chunks:
         lineno = 0
         pending_error: CassetteFormatError | None = None
         base = 0  # file offset of buf[0]
         # the chunk to go on in once the line across it and the one before is read
         after: bytes | None = None
         after_pos = after_base = 0
-        buf = fh.read(_CHUNK)
+        buf = next(chunks, b"")
         pos = len(UTF8_BOM) if buf.startswith(UTF8_BOM) else 0  # an editor's BOM
         eof = not buf
         while True:
@@ -820,15 +825,15 @@ def load_job(
                 lineno += 1
                 start = pos
                 pos = nl + 1
-                header = None
                 if pending_error is None:
                     try:
                         header = decode(view[start:nl])
+                        if header.error:
+                            header = None  # the general path says what is wrong
                     except header_errors:
                         header = None
-                    else:
-                        if header.error or not header.response:
-                            header = None  # the general path says what is wrong
+                else:
+                    header = None
                 if header is not None:
                     seq = header.seq
                     tool = header.tool
@@ -927,7 +932,7 @@ def load_job(
             yield Progress("load", base + pos, size, "bytes", stage)
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            chunk = fh.read(_CHUNK)
+            chunk = next(chunks, b"")
             eof = not chunk
             base += pos
             tail = buf[pos:]
