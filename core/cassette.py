@@ -4,12 +4,13 @@ A cassette opens in one pass that validates every line and keeps a compact index
 offset, length, line number, seq, tool, stored digest, recomputed args digest) without
 holding the responses: an entry is parsed again from its bytes when it is asked for, and a
 small LRU cache keeps the ones in use. The file is read in 4 MB chunks and each line is
-indexed from offsets into the chunk: only the line's text around its response is parsed
-(the response is cut out, see ``_parse_header``), so the cost is a few bytes scans, one
-small parse and one digest per line. A 100k-entry, 170 MB file opens in about 0.6 s with
-under 100 MB (see ``benchmarks/bench_load.py``), where the article's
-``json.loads``-everything reference needs 2.4 s (long strings) to 6 s (many small values)
-and 0.6-0.9 GB.
+indexed from offsets into the chunk by a msgspec struct (``_Header``) that checks the
+args and the response are JSON without building them; unusual lines take a general path
+(``_parse_header``). The args digests are computed on first use. For a large file a
+thread reads the next chunk while this one is indexed (``readahead.py``). A 100k-entry, 170 MB file opens in about
+0.35-0.45 s with under 100 MB (see ``benchmarks/bench_load.py``), where the article's
+``json.loads``-everything reference needs 3.5 s (long strings) to 7-10 s (many small
+values) and 0.6-0.9 GB.
 """
 
 from __future__ import annotations
