@@ -710,6 +710,18 @@ _OUTCOME = msgspec.json.Decoder(_Outcome)
 _KEYED = msgspec.json.Decoder(_Keyed)
 
 
+def _next_chunk(chunks: Iterator[bytes], path: Path) -> bytes:
+    """The next chunk of the file at ``path`` (``b""`` at its end).
+
+    Raises:
+        CassetteFormatError: the read failed (``line`` ``None``: "cannot read: ...").
+    """
+    try:
+        return next(chunks, b"")
+    except OSError as exc:
+        raise CassetteFormatError.from_os_error(path, exc) from None
+
+
 def _read_spans(
     path: Path, offsets: Sequence[int], lengths: Sequence[int]
 ) -> Iterator[tuple[int, bytes]]:
@@ -807,7 +819,7 @@ def load_job(
         # the chunk to go on in once the line across it and the one before is read
         after: bytes | None = None
         after_pos = after_base = 0
-        buf = next(chunks, b"")
+        buf = _next_chunk(chunks, p)
         pos = len(UTF8_BOM) if buf.startswith(UTF8_BOM) else 0  # an editor's BOM
         eof = not buf
         while True:
@@ -933,7 +945,7 @@ def load_job(
             yield Progress("load", base + pos, size, "bytes", stage)
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            chunk = next(chunks, b"")
+            chunk = _next_chunk(chunks, p)
             eof = not chunk
             base += pos
             tail = buf[pos:]

@@ -10,6 +10,7 @@ are read in the caller's thread: a thread's start would cost more than it saves.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Generator
@@ -28,9 +29,12 @@ def read_chunks(fh: BinaryIO, chunk_size: int, *, size: int) -> Generator[bytes,
     last one shorter; none for an empty rest), read ahead by a thread when ``size`` (the
     file's size in bytes, as ``fstat`` gave it) is at least ``READ_AHEAD_MIN``.
 
-    The thread holds at most ``_DEPTH`` chunks the caller has not taken. Closing the
-    iterator (``close()``, or dropping it) stops the thread and waits for it, so ``fh``
-    may be closed after; the caller must close the iterator before it closes ``fh``.
+    The thread reads with ``os.pread`` on ``fh``'s descriptor, never through ``fh``: a
+    thread frozen at interpreter exit while it reads (a daemon: exit never waits for it)
+    then holds no lock that closing ``fh`` needs, and ``pread`` moves no file offset. It
+    holds at most ``_DEPTH`` chunks the caller has not taken. Closing the iterator
+    (``close()``, or dropping it) stops the thread and waits for it; the caller closes
+    the iterator before it closes ``fh``.
 
     Raises:
         OSError: a read failed (raised in the caller's thread, at the chunk it hit).
@@ -41,6 +45,8 @@ def read_chunks(fh: BinaryIO, chunk_size: int, *, size: int) -> Generator[bytes,
         return
     chunks: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=_DEPTH)
     stop = threading.Event()
+    offset = fh.tell()
+    fd = fh.fileno()
 
     def put(item: bytes | BaseException) -> bool:
         while not stop.is_set():
@@ -51,16 +57,19 @@ def read_chunks(fh: BinaryIO, chunk_size: int, *, size: int) -> Generator[bytes,
                 continue
         return False
 
-    def reader() -> None:
+    def reader(at: int) -> None:
         try:
-            while put(chunk := fh.read(chunk_size)) and chunk:
-                pass
+            while put(chunk := os.pread(fd, chunk_size, at)) and chunk:
+                at += len(chunk)
         except BaseException as exc:  # noqa: BLE001 - any failure must reach the caller
             put(exc)  # (raised there), or it would wait for a chunk for ever
 
-    thread = threading.Thread(target=reader, name="cassette-read-ahead", daemon=True)
-    thread.start()
+    thread = threading.Thread(
+        target=reader, args=(offset,), name="cassette-read-ahead", daemon=True
+    )
     try:
+        # started inside the try: a Ctrl-C that lands in start() still stops the thread
+        thread.start()
         while True:
             item = chunks.get()
             if isinstance(item, BaseException):
@@ -70,4 +79,6 @@ def read_chunks(fh: BinaryIO, chunk_size: int, *, size: int) -> Generator[bytes,
             yield item
     finally:
         stop.set()
-        thread.join()
+        # a thread not yet alive (Ctrl-C inside start()) sees ``stop`` before any put
+        if thread.is_alive():
+            thread.join()

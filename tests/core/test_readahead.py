@@ -3,12 +3,14 @@ turn, the thread gone once the iterator is closed, a read error raised in the ca
 
 from __future__ import annotations
 
-import io
+import os
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 from cassette_tui.core import load, readahead
+from cassette_tui.core.errors import CassetteFormatError
 from cassette_tui.core.readahead import read_chunks
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +26,10 @@ def test_the_chunks_are_the_file_in_order_with_or_without_the_thread(
     data: bytes, chunk: int, ahead: bool
 ) -> None:
     size = readahead.READ_AHEAD_MIN if ahead else 0
-    got = list(read_chunks(io.BytesIO(data), chunk, size=size))
+    with tempfile.TemporaryFile() as fh:
+        fh.write(b"head" + data)
+        fh.seek(4)  # from the file's position on
+        got = list(read_chunks(fh, chunk, size=size))
     assert b"".join(got) == data
     assert all(len(c) == chunk for c in got[:-1])
     assert all(got)  # no empty chunk: the end is the end of the iteration
@@ -44,27 +49,42 @@ def test_closing_early_stops_the_thread_and_leaves_the_file_readable(tmp_path: P
         fh.read()  # the thread no longer touches the file
 
 
-class _FailingFile(io.RawIOBase):
-    """A file whose second read fails, as a disk error would."""
+def test_a_read_error_is_raised_in_the_caller_after_the_chunks_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = tmp_path / "c.bin"
+    f.write_bytes(b"x" * 100)
+    real_pread = os.pread
 
-    def __init__(self) -> None:
-        self.reads = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        self.reads += 1
-        if self.reads == 2:
+    def pread_failing_at_10(fd: int, n: int, at: int) -> bytes:
+        if at >= 10:
             raise OSError(5, "Input/output error")
-        return b"x" * size
+        return real_pread(fd, n, at)
+
+    monkeypatch.setattr(readahead.os, "pread", pread_failing_at_10)
+    with open(f, "rb") as fh:
+        chunks = read_chunks(fh, 10, size=readahead.READ_AHEAD_MIN)
+        assert next(chunks) == b"x" * 10
+        with pytest.raises(OSError, match="Input/output error"):
+            next(chunks)
+    assert not _readers()
 
 
-def test_a_read_error_is_raised_in_the_caller_after_the_chunks_before_it() -> None:
-    chunks = read_chunks(_FailingFile(), 10, size=readahead.READ_AHEAD_MIN)  # type: ignore[arg-type]
-    assert next(chunks) == b"x" * 10
-    with pytest.raises(OSError, match="Input/output error"):
-        next(chunks)
+def test_a_failed_read_is_a_format_error_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = tmp_path / "c.jsonl"
+    f.write_text('{"seq": 1, "tool": "t", "args": {}, "response": 1}\n' * 10)
+
+    def pread_failing(fd: int, n: int, at: int) -> bytes:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(readahead, "READ_AHEAD_MIN", 0)
+    monkeypatch.setattr(readahead.os, "pread", pread_failing)
+    with pytest.raises(CassetteFormatError) as info:
+        load(f)
+    assert info.value.line is None
+    assert str(info.value) == f"{f}: cannot read: Input/output error"
     assert not _readers()
 
 
