@@ -796,12 +796,15 @@ def load_job(
         raise CassetteFormatError.from_os_error(p, exc) from None
 
     seqs = array("q")
-    lines = array("q")
+    # an entry's line is its index + 1 but after blank lines: the index of the entry after
+    # each blank line is kept, and the line numbers are built from these at the end
+    after_blank: list[int] = []
     offsets = array("q")
     lengths = array("q")
     tools: list[str] = []
     stored: list[str | None] = []
     tool_names: dict[str, str] = {}  # interning: a few tool names, 100k references
+    last_tool = ""
     report = LoadReport()
     decode = _HEADER.decode
     header: _Header | None
@@ -824,7 +827,6 @@ def load_job(
         eof = not buf
         while True:
             find = buf.find
-            startswith = buf.startswith
             view = memoryview(buf)
             while True:
                 # -- one line: buf[pos:nl + 1] -------------------------------------
@@ -850,7 +852,10 @@ def load_job(
                 if header is not None:
                     seq = header.seq
                     tool = header.tool
-                    tool = tool_names.setdefault(tool, tool)
+                    if tool == last_tool:  # a str compare: cheaper than hashing it
+                        tool = last_tool
+                    else:
+                        tool = last_tool = tool_names.setdefault(tool, tool)
                     got = header.args_digest
                     # a repeated top-level key: msgspec kept its last value, while the
                     # entry parse refuses the line. The line's length rules one out
@@ -869,7 +874,7 @@ def load_job(
                             free == _FRAME5_SPACED
                             and (
                                 (
-                                    startswith(b'{"args": ', start)
+                                    buf[start : start + 9] == b'{"args": '
                                     and (at := start + 10 + args_len) < nl
                                     and buf[at] == 0x20
                                 )
@@ -896,6 +901,7 @@ def load_job(
                             report = _count_dropped(report)
                         continue
                     if raw.isspace():
+                        after_blank.append(len(seqs))
                         continue
                     try:
                         # the response cut out when that is safe: a bad response is
@@ -932,7 +938,6 @@ def load_job(
                 seqs.append(seq)
                 tools.append(tool)
                 stored.append(digest_stored)
-                lines.append(lineno)
                 offsets.append(base + start)
                 lengths.append(pos - start)  # one too many for a last line with no newline
             view.release()
@@ -970,7 +975,7 @@ def load_job(
         tools=tools,
         digests=None,
         stored=stored,
-        lines=lines,
+        lines=_line_numbers(len(seqs), after_blank),
         offsets=offsets,
         lengths=lengths,
         rules=rules,
@@ -997,6 +1002,22 @@ _FRAME4 = 38
 _FRAME5 = 55
 _FRAME4_SPACED = _FRAME4 + 7
 _FRAME5_SPACED = _FRAME5 + 9
+
+
+def _line_numbers(count: int, after_blank: list[int]) -> Sequence[int]:
+    """The line number of each of ``count`` entries, ``after_blank`` holding for each blank
+    line the index of the entry after it (increasing, repeated for blank lines in a row):
+    ``range(1, count + 1)`` when there is none, an ``array`` built by runs otherwise."""
+    if not after_blank:
+        return range(1, count + 1)
+    lines = array("q")
+    shift = prev = 0
+    for k in after_blank:
+        lines.extend(range(prev + 1 + shift, k + 1 + shift))
+        prev = k
+        shift += 1
+    lines.extend(range(prev + 1 + shift, count + 1 + shift))
+    return lines
 
 
 def _digit_range(seq: int) -> tuple[int, int, int]:

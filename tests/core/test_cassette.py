@@ -265,3 +265,34 @@ def test_a_seq_past_64_bits_is_a_format_error_naming_the_line(tmp_path: Path, se
     assert "at most 9223372036854775807" in str(err.value)
     path.write_text(json.dumps({**first, "seq": 2**63 - 1}) + "\n")
     assert load(path).seqs == [2**63 - 1]
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    layout=st.lists(st.sampled_from(["entry", "blank", "spaces", "error"]), max_size=30),
+    last_newline=st.booleans(),
+)
+def test_line_numbers_and_raw_lines_are_where_the_entries_are_in_the_file(
+    tmp_path: Path, layout: list[str], last_newline: bool
+) -> None:
+    """The line numbers are built from the blank lines seen (``_line_numbers``); each must
+    be the entry's line in the file, counted from its bytes, and its raw line that line."""
+    text = {
+        "blank": "",
+        "spaces": " \t ",
+        "entry": '{{"seq": {n}, "tool": "t", "args": {{"n": {n}}}, "response": {n}}}',
+        "error": '{{"seq":{n},"tool":"t","args":{{}},"error":{{"type":"E","message":"m"}}}}',
+    }
+    lines = [text[kind].format(n=i + 1) for i, kind in enumerate(layout)]
+    data = ("\n".join(lines) + ("\n" if last_newline else "")).encode()
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(data)
+    c = load(path)
+    assert len(c) == sum(kind in ("entry", "error") for kind in layout)
+    file_lines = data.split(b"\n")
+    for i in range(len(c)):
+        raw = c.raw_line(i).rstrip(b"\n")
+        assert file_lines[c.line(i) - 1] == raw
+        assert c[i].seq == c.line(i)  # each entry's seq is its line number here
