@@ -7,10 +7,10 @@ small LRU cache keeps the ones in use. The file is read in 4 MB chunks and each 
 indexed from offsets into the chunk by a msgspec struct (``_Header``) that checks the
 args and the response are JSON without building them; unusual lines take a general path
 (``_parse_header``). The args digests are computed on first use. For a large file a
-thread reads the next chunk while this one is indexed (``readahead.py``). A 100k-entry, 170 MB file opens in about
-0.35-0.45 s with under 100 MB (see ``benchmarks/bench_load.py``), where the article's
-``json.loads``-everything reference needs 3.5 s (long strings) to 7-10 s (many small
-values) and 0.6-0.9 GB.
+thread reads the next chunk while this one is indexed (``readahead.py``). A 100k-entry,
+170 MB file opens in about 0.3-0.45 s with under 100 MB (see ``benchmarks/bench_load.py``),
+where the article's ``json.loads``-everything reference needs 3-3.7 s (long strings) to
+6-10 s (many small values) and 0.6-0.9 GB.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The loader spends a tenth of its time in ``read``: the kernel copies each chunk 
 into a new buffer while nothing else runs. ``read`` releases the GIL during that copy, so
 a thread that reads the next chunk while the caller indexes this one hides the copy behind
 the caller's work on a machine with a second core (measured by
-``benchmarks/bench_load.py``: a fifth of the load on long-string cassettes). Small files
+``benchmarks/bench_load.py``: a tenth to a fifth of the load on long-string cassettes). Small files
 are read in the caller's thread: a thread's start would cost more than it saves.
 """
 
