@@ -495,8 +495,9 @@ _HEX16 = re.compile(rb"[0-9a-fA-F]{16}")
 def _candidate_runs(line: bytes) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each whole base64 run of ``line`` (bytes of ``_B64_BYTES``,
     not next to another) the entropy test may call random: 23 bytes or more (the base64
-    limit needs 23 distinct ones), or 16 to 22 that hold 16 hex digits in a row. Byte searches over a mask of the line, not a regex
-    over it: half the time of RE2's ``finditer`` (measured on the 100k text cassette)."""
+    limit needs 23 distinct ones), or 16 to 22 that hold 16 hex digits in a row. Byte
+    searches over a mask of the line, not a regex over it: half the time of RE2's
+    ``finditer`` (measured on the 100k text cassette)."""
     masked = line.translate(_B64_MASK)
     start = masked.find(_MASKED_RUN)
     while start >= 0:  # the first 16 in a row after a space start a whole run
