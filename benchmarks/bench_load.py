@@ -60,6 +60,29 @@ if which == "reference":
                     e = json.loads(line)
                     entries[(e["tool"], e["args_digest"])] = e
         return entries
+elif which == "validation":
+    # the floor of a load that checks every line is JSON: msgspec's C decoder over every
+    # line with the index's fields (the responses skipped but checked), in C from end to
+    # end: no Python per line, no index kept, the file already in memory
+    import msgspec
+    class Header(msgspec.Struct, gc=False):
+        seq: int
+        tool: str
+        args: msgspec.Raw
+        response: msgspec.Raw = msgspec.Raw()
+        error: msgspec.Raw = msgspec.Raw()
+        args_digest: str = ""
+    decode_lines = msgspec.json.Decoder(Header).decode_lines
+    with open(path, "rb") as fh:
+        data = fh.read()
+    def load(p):
+        count = at = 0
+        view = memoryview(data)
+        while at < len(data):
+            end = data.rfind(b"\n", at, at + (1 << 22)) + 1 or len(data)
+            count += len(decode_lines(view[at:end]))
+            at = end
+        return range(count)
 else:
     from cassette_tui.core import load
 t0 = time.perf_counter()
@@ -174,6 +197,12 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, help="also require ours within this")
     parser.add_argument("--max-mb", type=float, help="also require our peak within this")
     parser.add_argument("--no-reference", action="store_true", help="time ours only")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also time msgspec's check of every line alone (the part of a load that"
+        " validates every response cannot skip) and the ratio it would allow",
+    )
     args = parser.parse_args()
 
     ok = True
@@ -196,7 +225,11 @@ def main() -> None:
             size = path.stat().st_size
             print(f"\nshape {shape}: {size / 1e6:.0f} MB ({path})")
             results = {}
-            loaders = ("cassette_tui",) if args.no_reference else ("reference", "cassette_tui")
+            loaders: tuple[str, ...] = ("cassette_tui",)
+            if not args.no_reference:
+                loaders = ("reference", *loaders)
+            if args.floor:
+                loaders = (*loaders, "validation")
             # the loaders in turn, so that a slow spell of the machine falls on both
             by_loader: dict[str, list[dict]] = {which: [] for which in loaders}
             for _ in range(args.repeat):
@@ -212,6 +245,16 @@ def main() -> None:
             for name, r in results.items():
                 print(f"{name:<14}{r['wall_s']:>10.2f}{r['peak_mb']:>10.0f}{r['entries']:>14}")
             ours = results["cassette_tui"]
+            floor = results.pop("validation", None)
+            if floor is not None:
+                line = (
+                    f"msgspec's check of every line alone: {floor['wall_s']:.2f} s,"
+                    f" {floor['wall_s'] / ours['wall_s']:.0%} of ours"
+                )
+                if "reference" in results:
+                    most = results["reference"]["wall_s"] / floor["wall_s"]
+                    line += f"; the most a load that checks them could reach: {most:.1f}x"
+                print(line)
             met = True
             if "reference" in results:
                 ref = results["reference"]

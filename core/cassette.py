@@ -287,6 +287,7 @@ class Cassette(Sequence[Entry]):
         rules: NormalizationRules = _NO_RULES,
         report: LoadReport | None = None,
         metadata: dict[str, Any] | None = None,
+        identity: FileIdentity | None = None,
     ) -> None:
         self.path = path
         self.rules = rules
@@ -305,6 +306,8 @@ class Cassette(Sequence[Entry]):
         self._keys_lock = threading.Lock()
         #: the file descriptor entry access reads with (``raw_line``), opened on first use
         self._fd: int | None = None
+        #: the file as the load read it: the offsets hold only for that file
+        self._identity = identity
         #: one thread computes the keys while others wait for them
         self._compute_lock = threading.Lock()
 
@@ -481,7 +484,7 @@ class Cassette(Sequence[Entry]):
         """
         assert self.path is not None and self._offsets is not None
         assert self._lengths is not None
-        yield from _read_spans(self.path, self._offsets, self._lengths)
+        yield from _read_spans(self.path, self._offsets, self._lengths, self._identity)
 
     def keys_job(self, cancel: CancelToken | None = None) -> JobGenerator[list[str]]:
         """``digests()`` as a job: yields ``Progress(stage="keys", unit="entries")`` while a
@@ -577,9 +580,15 @@ class Cassette(Sequence[Entry]):
             with self._keys_lock:
                 if self._fd is None:
                     try:
-                        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                        fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
                     except OSError as exc:
                         raise CassetteFormatError.from_os_error(self.path, exc) from None
+                    try:
+                        _check_same_file(self.path, fd, self._identity)
+                    except BaseException:
+                        os.close(fd)
+                        raise
+                    self._fd = fd
                 fd = self._fd
         try:
             # one positioned read on a descriptor kept open: no seek, safe across threads
@@ -635,7 +644,9 @@ class Cassette(Sequence[Entry]):
             return
         assert self.path is not None and self._offsets is not None
         assert self._lengths is not None
-        spans = _read_spans(self.path, self._offsets[start:stop], self._lengths[start:stop])
+        spans = _read_spans(
+            self.path, self._offsets[start:stop], self._lengths[start:stop], self._identity
+        )
         for k, raw in spans:
             yield start + k, self._parse_entry(start + k, raw), raw
 
@@ -673,7 +684,54 @@ class Cassette(Sequence[Entry]):
             rules=rules,
             report=self.report,
             metadata=dict(self.metadata),
+            identity=self._identity,
         )
+
+
+@dataclass(frozen=True)
+class FileIdentity:
+    """The cassette file as ``load`` read it: its device and inode, its size in bytes and
+    its modification time in nanoseconds (from ``fstat``). A file-backed cassette reads
+    its entries later by offset, and those offsets hold only for this file."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileIdentity:
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _check_same_file(path: Path, fd: int, identity: FileIdentity | None) -> None:
+    """Refuse to read entries from ``fd`` (``path`` opened again) when it is not the file
+    the load indexed: another file put in its place (another inode, as an atomic save or
+    an editor's write gives), or the file cut or rewritten in place (shorter, or the same
+    size with another modification time). Lines appended after the load keep the indexed
+    offsets right and are allowed; ``identity`` ``None`` (no load) checks nothing.
+
+    Raises:
+        CassetteFormatError: ``line`` ``None``: "changed on disk since it was loaded
+            (...): load it again".
+    """
+    if identity is None:
+        return
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        raise CassetteFormatError.from_os_error(path, exc) from None
+    if (st.st_dev, st.st_ino) != (identity.device, identity.inode):
+        what = "another file is in its place"
+    elif st.st_size < identity.size:
+        what = f"cut from {identity.size} to {st.st_size} bytes"
+    elif st.st_size == identity.size and st.st_mtime_ns != identity.mtime_ns:
+        what = "rewritten in place"
+    else:
+        return
+    raise CassetteFormatError(
+        path, None, None, f"changed on disk since it was loaded ({what}): load it again"
+    )
 
 
 class _Header(msgspec.Struct, gc=False):
@@ -723,15 +781,24 @@ def _next_chunk(chunks: Iterator[bytes], path: Path) -> bytes:
 
 
 def _read_spans(
-    path: Path, offsets: Sequence[int], lengths: Sequence[int]
+    path: Path,
+    offsets: Sequence[int],
+    lengths: Sequence[int],
+    identity: FileIdentity | None = None,
 ) -> Iterator[tuple[int, bytes]]:
     """``(i, bytes)`` of each span ``offsets[i]:offsets[i] + lengths[i]`` of the file, the
-    spans in increasing order, read in chunks of ``_CHUNK`` bytes."""
+    spans in increasing order, read in chunks of ``_CHUNK`` bytes.
+
+    Raises:
+        CassetteFormatError: the file cannot be read, or is not the file ``identity``
+            describes (see ``_check_same_file``).
+    """
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise CassetteFormatError.from_os_error(path, exc) from None
     with fh:
+        _check_same_file(path, fh.fileno(), identity)
         buf = b""
         base = 0  # file offset of buf[0]
         for i in range(len(offsets)):
@@ -790,10 +857,11 @@ def load_job(
     p = Path(path)
     fh = open_regular(p)  # a FIFO, a device or a directory: an error, never a hang
     try:
-        size = os.fstat(fh.fileno()).st_size
+        st = os.fstat(fh.fileno())
     except OSError as exc:
         fh.close()
         raise CassetteFormatError.from_os_error(p, exc) from None
+    size = st.st_size
 
     seqs = array("q")
     # an entry's line is its index + 1 but after blank lines: the index of the entry after
@@ -980,6 +1048,7 @@ def load_job(
         lengths=lengths,
         rules=rules,
         report=report,
+        identity=FileIdentity.of(st),
     )
 
 

@@ -77,3 +77,22 @@ def test_the_command_prints_the_bad_line_like_diff_and_exits_2(tmp_path: Path, k
     # after the app gave the terminal back (the last escape sequences), one plain line
     assert screen.rstrip().endswith(f"cassette-tui: {expected}"), screen[-400:]
     assert "CassetteFormatError(" not in screen
+
+
+@sync
+async def test_a_file_replaced_after_the_load_ends_the_app_with_status_2(tmp_path: Path) -> None:
+    """The cassette reads entries by the offsets of the file it loaded: another file put
+    in its place before they are read ends the app with the reason, not another file's
+    entries shown at the old offsets."""
+    _bad, good = _files(tmp_path, "json")
+    a = tmp_path / "a.jsonl"
+    a.write_bytes(good.read_bytes())
+    app = CassetteApp(open_cassette(a), open_cassette(good))
+    swapped = tmp_path / "swapped.jsonl"
+    swapped.write_bytes(b'{"seq":1,"tool":"t","args":{},"response":"a longer first line"}\n')
+    swapped.replace(a)
+    await _ends(app)
+    assert app.return_code == EXIT_BAD_INPUT
+    assert app.bad_input == (
+        f"{a}: changed on disk since it was loaded (another file is in its place): load it again"
+    ), app.bad_input
