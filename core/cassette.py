@@ -701,6 +701,7 @@ class FileIdentity:
 
     @classmethod
     def of(cls, st: os.stat_result) -> FileIdentity:
+        """The identity ``st`` (an ``os.fstat`` result of the open file) describes."""
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
