@@ -16,3 +16,9 @@ BATCH_ENTRIES = 256
 #: a batch ends once its lines hold this many bytes (256 lines of a typical 1.7 KB take
 #: 435 KB: a batch of small entries is bounded by the count)
 BATCH_BYTES = 1 << 20
+
+
+def batch_full(entries: int, size: int) -> bool:
+    """Whether a batch of ``entries`` entries whose lines hold ``size`` bytes is complete:
+    ``BATCH_ENTRIES`` entries, or ``BATCH_BYTES`` bytes, whichever comes first."""
+    return entries >= BATCH_ENTRIES or size >= BATCH_BYTES

@@ -196,9 +196,9 @@ def _type_name(value: Any) -> str:
 def validate_record(record: Any, path: str | Path | None, line: int | None) -> None:
     """Check one parsed line against format v1; raise ``CassetteFormatError`` naming the
     file, the line and the field. Rules: an object; ``seq`` a positive integer (at most
-    ``MAX_SEQ``); ``tool`` a
-    non-empty string; ``args`` present; exactly one of ``response``/``error``; ``error`` an
-    object with string ``type`` and ``message``; ``args_digest`` a string when present."""
+    ``MAX_SEQ``); ``tool`` a non-empty string; ``args`` present; exactly one of
+    ``response``/``error``; ``error`` an object with string ``type`` and ``message``;
+    ``args_digest`` a string when present."""
 
     def bad(field: str | None, reason: str) -> CassetteFormatError:
         return CassetteFormatError(path, line, field, reason)

@@ -50,7 +50,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .batching import BATCH_BYTES, BATCH_ENTRIES
+from .batching import batch_full
 from .context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from .findings import Finding
 from .jsonpath import format_path, iter_leaves, leaf_values
@@ -326,10 +326,10 @@ def entry_passes(
     while True:
         batch: list[tuple[int, Entry, bytes | None]] = []
         size = 0
-        for item in reader:  # up to BATCH_ENTRIES, or BATCH_BYTES of lines
+        for item in reader:
             batch.append(item)
             size += len(item[2] or b"")
-            if len(batch) == BATCH_ENTRIES or size >= BATCH_BYTES:
+            if batch_full(len(batch), size):
                 break
         if not batch:
             return

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .batching import BATCH_BYTES, BATCH_ENTRIES
+from .batching import batch_full
 from .findings import Finding
 from .jobs import Progress
 from .jsonpath import (
@@ -585,6 +585,9 @@ def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
 
 
 _entropy_seen: dict[bytes, bool] = {}
+#: only runs this short are remembered (a digest, a token), at most this many of them
+_ENTROPY_SEEN_LENGTH = 128
+_ENTROPY_SEEN_COUNT = 65536
 
 
 def _run_may_be_entropic(run: bytes) -> bool:
@@ -592,7 +595,7 @@ def _run_may_be_entropic(run: bytes) -> bool:
     if hit is None:
         hit = _entropy_hit(run.decode("ascii")) is not None
         # short runs only (a digest, a token): the cache lives as long as the process
-        if len(run) <= 128 and len(_entropy_seen) < 65536:
+        if len(run) <= _ENTROPY_SEEN_LENGTH and len(_entropy_seen) < _ENTROPY_SEEN_COUNT:
             _entropy_seen[run] = hit
     return hit
 
@@ -1202,8 +1205,8 @@ def entries_secret_findings(
 
 class SecretBatch:
     """The ``secret`` findings of entries met one at a time in a pass (``check``), scanned
-    in batches (``entries_secret_findings``) of at most ``BATCH_ENTRIES`` entries or
-    ``BATCH_BYTES`` of lines (``batching.py``); ``findings`` holds those of the batches
+    in batches (``entries_secret_findings``) as ``batching.batch_full`` bounds them (a
+    count of entries, or bytes of lines); ``findings`` holds those of the batches
     done, in order: call ``flush()`` after the last entry. The entries are kept until
     their batch is scanned: do not change them meanwhile."""
 
@@ -1218,7 +1221,7 @@ class SecretBatch:
         self._entries.append(entry)
         self._raws.append(raw)
         self._bytes += len(raw or b"")
-        if len(self._entries) >= BATCH_ENTRIES or self._bytes >= BATCH_BYTES:
+        if batch_full(len(self._entries), self._bytes):
             self.flush()
 
     def flush(self) -> list[Finding]:
