@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -102,17 +103,32 @@ def _lint_and_scan(
     worker = ctx.Process(
         target=_worker, args=(send, receive, os.getpid(), cassette, start, config), daemon=True
     )
-    worker.start()
-    send.close()
     try:
+        _start_without_ctrl_c(worker)
+        send.close()
         tail = _WorkerTail(start, receive)
         findings = lint(cassette, each=scan, tail=tail)
         return findings, batch.flush() + tail.secrets
     finally:
+        send.close()
         receive.close()
-        if worker.is_alive():
-            worker.kill()
-        worker.join()
+        if worker.pid is not None:  # started
+            if worker.is_alive():
+                worker.kill()
+            worker.join()
+
+
+def _start_without_ctrl_c(worker: multiprocessing.process.BaseProcess) -> None:
+    """Fork ``worker`` with SIGINT blocked in it from its first instruction on: Ctrl-C
+    (sent to the whole process group) is this process's to answer, and it stops the
+    worker. A worker that could take it printed a traceback when it landed during the
+    fork's own bookkeeping (``threading._after_fork``, seen in CI under load). A Ctrl-C
+    that reaches this process while the fork is made waits until it is done."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        worker.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 class _WorkerTail(LintTail):

@@ -173,3 +173,58 @@ def test_a_bad_replacement_in_the_config_is_a_bad_input_not_a_traceback(tmp_path
     assert "Traceback" not in result.stderr
     doc = json.loads(result.stdout)
     assert "pyproject.toml" in (doc.get("error") or "")
+
+
+def _blocked_signals(pid: int) -> int:
+    """The mask of signals ``pid`` blocks (``SigBlk`` of ``/proc/PID/status``), or -1."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return -1
+    for line in status.splitlines():
+        if line.startswith("SigBlk:"):
+            return int(line.split()[1], 16)
+    return -1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_worker_blocks_ctrl_c_from_its_start_and_the_check_does_not(tmp_path: Path) -> None:
+    """Ctrl-C goes to the whole process group; the parent answers it and stops the
+    worker. A worker that could take it printed "Exception ignored in _after_fork ...
+    KeyboardInterrupt" when it landed during the fork's own bookkeeping (seen in CI under
+    load): the worker now starts with SIGINT blocked, and the parent's mask is restored."""
+    path = _big(tmp_path / "big.jsonl")
+    env = {k: v for k, v in os.environ.items() if k != "CASSETTE_CONFIG"}
+    proc = subprocess.Popen(
+        [str(SCRIPT), "check", str(path)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    sigint = 1 << (signal.SIGINT - 1)
+    try:
+        workers: list[int] = []
+        deadline = time.monotonic() + 30
+        while not workers and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+            workers = _children(proc.pid)
+        if not workers:
+            pytest.skip("no worker was forked (one CPU, or the check ended first)")
+        worker_mask = _blocked_signals(workers[0])
+        parent_mask = _blocked_signals(proc.pid)
+        while parent_mask != -1 and parent_mask & sigint and time.monotonic() < deadline:
+            time.sleep(0.01)  # the parent may still be inside the fork
+            parent_mask = _blocked_signals(proc.pid)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    if worker_mask == -1:
+        pytest.skip("the worker ended before its mask was read")
+    assert worker_mask & sigint, f"the worker takes SIGINT (SigBlk {worker_mask:x})"
+    assert parent_mask == -1 or not parent_mask & sigint, "the check itself blocks SIGINT"
+    assert proc.returncode in (0, 1), err
+    assert "Traceback" not in err
