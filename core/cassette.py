@@ -592,9 +592,12 @@ class Cassette(Sequence[Entry]):
                 fd = self._fd
         try:
             # one positioned read on a descriptor kept open: no seek, safe across threads
-            return os.pread(fd, self._lengths[i], self._offsets[i])
+            raw = os.pread(fd, self._lengths[i], self._offsets[i])
         except OSError as exc:
             raise CassetteFormatError.from_os_error(self.path, exc) from None
+        if len(raw) < self._lengths[i]:  # cut since the descriptor was opened
+            raise _changed(self.path, "cut since it was opened")
+        return raw
 
     def close(self) -> None:
         """Close the file a file-backed cassette keeps open for entry access (reopened if
@@ -658,14 +661,43 @@ class Cassette(Sequence[Entry]):
             raw = self.raw_line(i)
         try:
             record = _parse_json(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except DuplicateKey as exc:  # in a value the load did not read: the line is bad
             raise CassetteFormatError(
                 self.path, self._lines[i], _error_field(exc) or "response", _json_reason(exc, raw)
             ) from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._refuse_if_changed()  # the offsets fall mid-line in a file written since
+            raise CassetteFormatError(
+                self.path, self._lines[i], _error_field(exc) or "response", _json_reason(exc, raw)
+            ) from None
+        if not (
+            isinstance(record, dict)
+            and record.get("seq") == self._seqs[i]
+            and record.get("tool") == self._tools[i]
+        ):
+            # the load indexed another line at this offset: the file was written since
+            self._refuse_if_changed()
+            validate_record(record, self.path, self._lines[i])
+            assert self.path is not None  # file-backed
+            raise _changed(self.path, "another line at the offset the load read")
         validate_record(record, self.path, self._lines[i])
         if NONFINITE_MARK in raw:
             record = decode_nonfinite(record)
         return entry_from_record(record, self._lines[i])
+
+    def _refuse_if_changed(self) -> None:
+        """Raise the "changed on disk" error when the file at ``path`` is not, now, the one
+        the load read, grown included: called when an entry's bytes are not what the load
+        indexed there, to name the cause instead of a JSON error at the wrong line."""
+        if self._identity is None or self.path is None:
+            return
+        try:
+            st = os.stat(self.path)
+        except OSError as exc:
+            raise CassetteFormatError.from_os_error(self.path, exc) from None
+        what = _how_changed(st, self._identity, appended_ok=False)
+        if what is not None:
+            raise _changed(self.path, what)
 
     def with_rules(self, rules: NormalizationRules) -> Cassette:
         """The same cassette with digests recomputed under other normalization rules."""
@@ -722,15 +754,27 @@ def _check_same_file(path: Path, fd: int, identity: FileIdentity | None) -> None
         st = os.fstat(fd)
     except OSError as exc:
         raise CassetteFormatError.from_os_error(path, exc) from None
+    what = _how_changed(st, identity, appended_ok=True)
+    if what is not None:
+        raise _changed(path, what)
+
+
+def _how_changed(st: os.stat_result, identity: FileIdentity, *, appended_ok: bool) -> str | None:
+    """How the file ``st`` describes differs from ``identity`` (``None``: not at all, or
+    only grown when ``appended_ok``)."""
     if (st.st_dev, st.st_ino) != (identity.device, identity.inode):
-        what = "another file is in its place"
-    elif st.st_size < identity.size:
-        what = f"cut from {identity.size} to {st.st_size} bytes"
-    elif st.st_size == identity.size and st.st_mtime_ns != identity.mtime_ns:
-        what = "rewritten in place"
-    else:
-        return
-    raise CassetteFormatError(
+        return "another file is in its place"
+    if st.st_size < identity.size:
+        return f"cut from {identity.size} to {st.st_size} bytes"
+    if st.st_mtime_ns == identity.mtime_ns or (appended_ok and st.st_size > identity.size):
+        return None
+    return "rewritten in place" if st.st_size == identity.size else "written to since"
+
+
+def _changed(path: Path, what: str) -> CassetteFormatError:
+    """The error for a cassette file that is not the one the load indexed (``line``
+    ``None``): "changed on disk since it was loaded (``what``): load it again"."""
+    return CassetteFormatError(
         path, None, None, f"changed on disk since it was loaded ({what}): load it again"
     )
 
@@ -809,6 +853,8 @@ def _read_spans(
                 fh.seek(off)
                 buf = fh.read(max(_CHUNK, end - off))
                 base = off
+                if end > base + len(buf):  # the file was cut while it was read
+                    raise _changed(path, "cut while it was read")
             yield i, buf[off - base : end - base]
 
 

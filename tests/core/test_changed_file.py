@@ -94,3 +94,65 @@ def test_with_rules_keeps_the_guard(tmp_path: Path) -> None:
     os.replace(_write(tmp_path / "new.jsonl", "other"), path)
     with pytest.raises(CassetteFormatError, match="another file is in its place"):
         cassette[0]
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    """What ``cp new path`` or an editor that saves in place does: same inode, cut, written."""
+    with open(path, "r+b") as fh:
+        fh.truncate(0)
+        fh.write(text.encode())
+
+
+def test_a_file_rewritten_in_place_longer_is_refused(tmp_path: Path) -> None:
+    """Grown in place looks like lines appended to ``stat``: the offsets now fall mid-line,
+    which is the change, not a bad line of the cassette."""
+    path = _write(tmp_path / "run.jsonl", "first", "second")
+    cassette = load(path)
+    _rewrite_in_place(path, _line(1, "a much longer first response") + "\n" + _line(2, "x") + "\n")
+    with pytest.raises(CassetteFormatError, match="changed on disk since it was loaded"):
+        cassette[1]
+    with pytest.raises(CassetteFormatError, match="changed on disk since it was loaded"):
+        list(cassette.entries_read())
+
+
+def test_lines_moved_in_place_are_refused_not_served_as_other_calls(tmp_path: Path) -> None:
+    """Same-length lines swapped and one appended, in place: each offset falls on a whole
+    line, of another call. Served, entry 0 would be seq 2's call."""
+    path = _write(tmp_path / "run.jsonl", "aaaa", "bbbb")
+    cassette = load(path)
+    _rewrite_in_place(
+        path, _line(2, "bbbb") + "\n" + _line(1, "aaaa") + "\n" + _line(3, "c") + "\n"
+    )
+    with pytest.raises(CassetteFormatError, match="changed on disk since it was loaded"):
+        cassette[0]
+    with pytest.raises(CassetteFormatError, match="changed on disk since it was loaded"):
+        list(cassette.entries_read())
+
+
+def test_a_file_rewritten_in_place_after_the_first_read_is_refused(tmp_path: Path) -> None:
+    """The descriptor kept open after the first read sees the same inode cut and written
+    again (``cp`` over the file): the next entry is refused, not read at the old offsets."""
+    path = _write(tmp_path / "run.jsonl", "first", "second", "third")
+    cassette = load(path)
+    assert cassette[0].response == "first"
+    _rewrite_in_place(path, _line(1, "f") + "\n" + _line(2, "s") + "\n")
+    with pytest.raises(CassetteFormatError, match="changed on disk since it was loaded"):
+        cassette[1]
+    with pytest.raises(CassetteFormatError, match="changed on disk since it was loaded"):
+        cassette[2]
+
+
+def test_a_bad_response_of_an_unchanged_file_is_still_reported_by_line(tmp_path: Path) -> None:
+    """A repeated key in a nested response is only seen when the entry is read: it stays
+    a line error, even after lines were appended."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(
+        _line(1, "ok") + "\n" + '{"seq":2,"tool":"t","args":{},"response":{"a":1,"a":2}}\n'
+    )
+    cassette = load(path)
+    with open(path, "a") as fh:
+        fh.write(_line(3, "more") + "\n")
+    with pytest.raises(CassetteFormatError) as caught:
+        cassette[1]
+    assert caught.value.line == 2
+    assert "changed on disk" not in str(caught.value)
