@@ -96,13 +96,11 @@ def _big(path: Path) -> Path:
     return path
 
 
-def _stop_during_the_pass(tmp_path: Path, how: signal.Signals) -> tuple[int, str, list[int]]:
-    """Run ``check`` on a 40k-entry cassette in its own session, send ``how`` once its
-    worker is forked (SIGINT to the group, as Ctrl-C does; SIGTERM to the parent alone),
-    and give ``(exit status, stderr, worker pids still alive after 20 s)``."""
+def _start_check(tmp_path: Path) -> subprocess.Popen[str]:
+    """``check`` on a 40k-entry cassette, in its own session (stderr piped)."""
     path = _big(tmp_path / "big.jsonl")
     env = {k: v for k, v in os.environ.items() if k != "CASSETTE_CONFIG"}
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [str(SCRIPT), "check", str(path)],
         cwd=tmp_path,
         env=env,
@@ -111,14 +109,29 @@ def _stop_during_the_pass(tmp_path: Path, how: signal.Signals) -> tuple[int, str
         text=True,
         start_new_session=True,
     )
+
+
+def _forked_worker(proc: subprocess.Popen[str]) -> list[int]:
+    """The pids of ``proc``'s children once it has forked its worker (skips the test when
+    none comes within 30 s: one CPU, or the check ended first)."""
+    workers: list[int] = []
+    deadline = time.monotonic() + 30
+    while not workers and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+        workers = _children(proc.pid)
+    if not workers:
+        pytest.skip("no worker was forked (one CPU, or the check ended first)")
+    return workers
+
+
+def _stop_during_the_pass(tmp_path: Path, how: signal.Signals) -> tuple[int, str, list[int]]:
+    """Run ``check`` on a 40k-entry cassette in its own session, send ``how`` once its
+    worker is forked (SIGINT to the group, as Ctrl-C does; SIGTERM to the parent alone),
+    and give ``(exit status, stderr, worker pids still alive after 20 s)``."""
+    proc = _start_check(tmp_path)
     workers: list[int] = []
     try:
-        deadline = time.monotonic() + 30
-        while not workers and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-            workers = _children(proc.pid)
-        if not workers:
-            pytest.skip("no worker was forked (one CPU, or the check ended first)")
+        workers = _forked_worker(proc)
         if how == signal.SIGINT:
             os.killpg(proc.pid, signal.SIGINT)
         else:
@@ -193,26 +206,11 @@ def test_the_worker_blocks_ctrl_c_from_its_start_and_the_check_does_not(tmp_path
     worker. A worker that could take it printed "Exception ignored in _after_fork ...
     KeyboardInterrupt" when it landed during the fork's own bookkeeping (seen in CI under
     load): the worker now starts with SIGINT blocked, and the parent's mask is restored."""
-    path = _big(tmp_path / "big.jsonl")
-    env = {k: v for k, v in os.environ.items() if k != "CASSETTE_CONFIG"}
-    proc = subprocess.Popen(
-        [str(SCRIPT), "check", str(path)],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = _start_check(tmp_path)
     sigint = 1 << (signal.SIGINT - 1)
     try:
-        workers: list[int] = []
+        workers = _forked_worker(proc)
         deadline = time.monotonic() + 30
-        while not workers and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.02)
-            workers = _children(proc.pid)
-        if not workers:
-            pytest.skip("no worker was forked (one CPU, or the check ended first)")
         worker_mask = _blocked_signals(workers[0])
         parent_mask = _blocked_signals(proc.pid)
         while parent_mask != -1 and parent_mask & sigint and time.monotonic() < deadline:
