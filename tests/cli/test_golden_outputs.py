@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import subprocess
 from support.paths import REAL, ROOT, SAMPLES, SCRIPT
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -88,6 +88,7 @@ def run_case(words: list[str], tmp: Path) -> str:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
     result = subprocess.run(
         [str(SCRIPT), *map(filled, words)],
+        check=False,
         env=env,
         cwd=tmp,
         capture_output=True,
