@@ -44,8 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 
 KEYS = ["j", "j", "k", "n", "N", "pagedown", "pageup", "G", "g", "n", "enter", "q"]

@@ -16,7 +16,7 @@ system, what a loaded machine distorts least) and peak memory (``ru_maxrss``) ar
 - ``check --no-secrets``: lint alone.
 
 CPU time counts ``check``'s worker process too (a large cassette is read by two processes,
-``core/checkscan.py``); ``worker MB`` is the worker's peak (a fork: pages it shares with
+``core/scan/check.py``); ``worker MB`` is the worker's peak (a fork: pages it shares with
 its parent count in both).
 
 Issue 8's target: ``check`` on 1M entries within 30 s (``--max-seconds 30`` exits 1 when
@@ -29,7 +29,7 @@ same ``parse`` took 15 s and 27 s on the 1M file an hour apart, on an idle machi
 compare the ratios to ``parse`` measured in the same run.
 
 Session 4 (41fc226 -> 6eb101f): the secret prefilter (``secrets.line_secret_free``) and
-the two processes (``core/checkscan.py``):
+the two processes (``core/scan/check.py``):
 
 =================================  ==============================  ==============================
 case                               41fc226                         6eb101f

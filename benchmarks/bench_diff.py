@@ -36,7 +36,7 @@ from pathlib import Path
 CASE = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 kind, path_a, path_b = sys.argv[1:4]
 a = open_cassette(path_a)
 b = open_cassette(path_b)
@@ -48,7 +48,7 @@ if kind == "difflib":
     sm = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
     out["matched"] = sum(block.size for block in sm.get_matching_blocks())
 elif kind.startswith("diff"):
-    from cassette_tui.core.diff import diff_cassettes
+    from cassette_tui.core.diff.result import diff_cassettes
     result = diff_cassettes(a, b, align=kind.split()[1])
     out["rows"] = len(result.rows)
     out["first_divergence"] = result.first_divergence
@@ -73,7 +73,7 @@ print(json.dumps(out))
 
 
 def _record(seq: int, tool: str, args: dict, response: dict) -> str:
-    from cassette_tui.core.digest import digest
+    from cassette_tui.core.format.digest import digest
 
     return json.dumps(
         {

@@ -29,10 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.gate import gate_job, replay_job
-from cassette_tui.core.isolation import probe_netns
-from cassette_tui.core.jobs import run_job
+from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.loop.agent import AgentCommand
+from cassette_tui.core.loop.gate import gate_job, replay_job
+from cassette_tui.core.loop.isolation import probe_netns
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = ROOT / "sample_cassettes" / "agent.py"

@@ -121,7 +121,7 @@ def _hit(rng: random.Random, words: list[str], shape: str) -> tuple[dict, int]:
 
 def generate(path: Path, entries: int, shape: str = "objects", seed: int = 10) -> int:
     """Write a cassette of ``entries`` search_docs calls; return its size in bytes."""
-    from cassette_tui.core.digest import digest
+    from cassette_tui.core.format.digest import digest
 
     rng = random.Random(seed)
     words = ["retry", "budget", "backoff", "jitter", "timeout", "quota", "429", "circuit"]

@@ -12,41 +12,41 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .cassette import Cassette, LoadReport, load, save
-from .digest import canonical_json, digest
-from .entry import Entry
-from .errors import (
+from .format.cassette import Cassette, LoadReport, load, save
+from .format.digest import canonical_json, digest
+from .format.entry import Entry
+from .format.errors import (
     CassetteError,
     CassetteFormatError,
     CassetteMiss,
     ReplayExhausted,
     ToolError,
 )
-from .findings import Finding
-from .lint import LintFinding, lint
-from .nearest import nearest
-from .normalize import NormalizationRules, load_rules, misses_turned_hits, over_normalization
-from .runs import RunInfo, RunSelectionError, task_pairs
-from .volatile import difference_kind, value_kind
+from .format.findings import Finding
+from .format.multi_run import RunInfo, RunSelectionError, task_pairs
+from .keys.nearest import nearest
+from .keys.normalize import NormalizationRules, load_rules, misses_turned_hits, over_normalization
+from .keys.volatile import difference_kind, value_kind
+from .scan.lint import LintFinding, lint
 
 if TYPE_CHECKING:
-    from .diff import DiffResult, diff_cassettes
-    from .record import Recorder
-    from .replay import Replayer
-    from .sources import list_runs, open_cassette, pair_specs, parse_path_spec
-    from .wrap import wrap_dispatcher
+    from .diff.result import DiffResult, diff_cassettes
+    from .importers.sources import list_runs, open_cassette, pair_specs, parse_path_spec
+    from .replay.recorder import Recorder
+    from .replay.replayer import Replayer
+    from .replay.wrap import wrap_dispatcher
 
 #: public name -> the module that defines it, imported on first use
 _LAZY = {
-    "DiffResult": ".diff",
-    "diff_cassettes": ".diff",
-    "Recorder": ".record",
-    "Replayer": ".replay",
-    "list_runs": ".sources",
-    "open_cassette": ".sources",
-    "pair_specs": ".sources",
-    "parse_path_spec": ".sources",
-    "wrap_dispatcher": ".wrap",
+    "DiffResult": ".diff.result",
+    "diff_cassettes": ".diff.result",
+    "Recorder": ".replay.recorder",
+    "Replayer": ".replay.replayer",
+    "list_runs": ".importers.sources",
+    "open_cassette": ".importers.sources",
+    "pair_specs": ".importers.sources",
+    "parse_path_spec": ".importers.sources",
+    "wrap_dispatcher": ".replay.wrap",
 }
 
 

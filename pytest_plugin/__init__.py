@@ -39,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core.calllog import call_log_entries, flatten_report
-from cassette_tui.core.cassette import Cassette, load
-from cassette_tui.core.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
-from cassette_tui.core.gate import divergence
-from cassette_tui.core.normalize import load_rules
-from cassette_tui.core.wrap import wrap_dispatcher
+from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
+from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.loop.call_log import call_log_entries, flatten_report
+from cassette_tui.core.loop.gate import divergence
+from cassette_tui.core.replay.wrap import wrap_dispatcher
 
 RECORD_MODES = ("none", "once", "all")
 #: the user property that carries one gate run from a worker to the controller
@@ -217,7 +217,7 @@ def cassette(
 
 def _read_env_report(path: Path) -> dict[str, Any] | None:
     """The report a ``wrap_dispatcher()`` inside the test wrote to ``CASSETTE_REPORT``."""
-    from cassette_tui.core.report_sink import flush_all
+    from cassette_tui.core.replay.report_sink import flush_all
 
     flush_all()
     try:

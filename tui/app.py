@@ -18,8 +18,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.constants import EXIT_BAD_INPUT
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.constants import EXIT_BAD_INPUT
 from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -30,8 +30,8 @@ from .palette import StepActions
 from .session import Session
 
 if TYPE_CHECKING:
-    from cassette_tui.core.agent import AgentCommand
-    from cassette_tui.core.errors import CassetteFormatError
+    from cassette_tui.core.format.errors import CassetteFormatError
+    from cassette_tui.core.loop.agent import AgentCommand
     from textual.notifications import SeverityLevel
 
     from .screens.select import RunSource

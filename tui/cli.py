@@ -17,7 +17,7 @@ import sys
 from typing import Any, NoReturn
 
 import click
-from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CANCELLED
+from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CANCELLED
 
 #: the status of a command whose reader went away (``| head -1``): 128 + SIGPIPE, what a
 #: shell reports for a program the signal ended (``yes | head -1``), never 1 ("findings")
@@ -89,7 +89,7 @@ class CassetteGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         # The last line of defence: bad input found deep in a command (an entry parsed on
         # demand, say) is a one-line error and exit status 2, never a traceback.
-        from cassette_tui.core.errors import CassetteFormatError
+        from cassette_tui.core.format.errors import CassetteFormatError
 
         try:
             return super().invoke(ctx)

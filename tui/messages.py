@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from cassette_tui.core.cassette import Cassette
-    from cassette_tui.core.diff import DiffResult
-    from cassette_tui.core.findings import Finding
-    from cassette_tui.core.gate import GateResult, ReplayResult
-    from cassette_tui.core.jobs import Progress
-    from cassette_tui.core.loop import RecordResult
+    from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.format.cassette import Cassette
+    from cassette_tui.core.format.findings import Finding
+    from cassette_tui.core.format.jobs import Progress
+    from cassette_tui.core.loop.gate import GateResult, ReplayResult
+    from cassette_tui.core.loop.runs import RecordResult
     from rich.console import RenderableType
     from rich.text import Text
 

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from cassette_tui.core.alignchoice import resolve_alignment
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.diff import DiffResult, diff_cassettes, diff_job
-from cassette_tui.core.gcpause import no_cyclic_gc
-from cassette_tui.core.jobs import CancelToken, JobGenerator
+from cassette_tui.core.diff.align_choice import resolve_alignment
+from cassette_tui.core.diff.result import DiffResult, diff_cassettes, diff_job
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.gcpause import no_cyclic_gc
+from cassette_tui.core.format.jobs import CancelToken, JobGenerator
 
 if TYPE_CHECKING:
-    from cassette_tui.core.agent import AgentCommand
-    from cassette_tui.core.gate import GateResult, ReplayResult
-    from cassette_tui.core.loop import RecordResult
+    from cassette_tui.core.loop.agent import AgentCommand
+    from cassette_tui.core.loop.gate import GateResult, ReplayResult
+    from cassette_tui.core.loop.runs import RecordResult
 
     from .screens.select import RunSource
 

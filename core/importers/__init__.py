@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cassette import Cassette
-from ..entry import Entry
-from ..normalize import NormalizationRules
-from ..runs import PASS_REWARD, RunInfo, RunSelectionError, spec_suffix, task_order
+from ..format.cassette import Cassette
+from ..format.entry import Entry
+from ..format.multi_run import PASS_REWARD, RunInfo, RunSelectionError, spec_suffix, task_order
+from ..keys.normalize import NormalizationRules
 
 #: Canonical format names, in the order detection tries them.
 FORMATS: tuple[str, ...] = ("cassette", "tau-bench", "openai", "inspect", "vcr")
@@ -105,8 +105,8 @@ class Imported:
         its ``metadata`` has ``format``, ``source``, ``run`` (``RunInfo.to_json()``),
         ``label`` and the importer's own facts (tau-bench: ``info``).
         """
-        from ..depth import check_depth
-        from ..errors import CassetteFormatError
+        from ..format.depth import check_depth
+        from ..format.errors import CassetteFormatError
 
         try:
             entries, meta = self._run(index)
@@ -272,7 +272,7 @@ def loads_json(text: str | bytes) -> Any:
     (``json.JSONDecodeError``, orjson's, or ``JSONTooDeep`` for nesting too deep)."""
     import orjson
 
-    from ..jsontext import UTF8_BOM, loads_std
+    from ..format.jsontext import UTF8_BOM, loads_std
 
     if isinstance(text, bytes) and text.startswith(UTF8_BOM):
         text = text[len(UTF8_BOM) :]

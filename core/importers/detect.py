@@ -24,9 +24,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..errors import CassetteFormatError
-from ..jsontext import UTF8_BOM, json_error_text
-from ..readable import check_regular, open_regular, read_regular
+from ..format.errors import CassetteFormatError
+from ..format.jsontext import UTF8_BOM, json_error_text
+from ..format.readable import check_regular, open_regular, read_regular
 from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, tau_bench, vcr
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -76,7 +76,7 @@ def sniff(path: str | Path) -> str | None:
     except (ValueError, UnicodeDecodeError):
         # A cassette line whose response is broken (bad JSON or UTF-8 there) is still a
         # cassette: the loader then names the line and the field.
-        from ..cassette import _parse_header
+        from ..format.cassette import _parse_header
 
         try:
             first, _ = _parse_header(line.removeprefix(UTF8_BOM))
@@ -179,7 +179,7 @@ def _read(p: Path, forced: str | None) -> Imported:
         tried.append(("vcr", where + exc.reason))
     if data.lstrip()[:1] == b"{":
         # JSON Lines with a broken line: the cassette loader's error names the line.
-        from ..cassette import load
+        from ..format.cassette import load
 
         try:
             load(p)

@@ -20,10 +20,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ..context import RunOutcome, attach_outcome, message_text, passed_of
-from ..entry import Entry
-from ..errors import CassetteFormatError
-from ..jsontext import json_error_text
+from ..format.context import RunOutcome, attach_outcome, message_text, passed_of
+from ..format.entry import Entry
+from ..format.errors import CassetteFormatError
+from ..format.jsontext import json_error_text
 from . import Imported, RunInfo, loads_json
 from .openai_chat import chat_outcome, count_calls, entries_from_messages
 

@@ -24,7 +24,7 @@ of an error message, and ``unanswered`` / ``unpaired_result`` for a call without
 answer (an ``error`` entry of type ``NoToolResult``) and a result without a call
 (``args`` = ``null``).
 
-The words (``core/context.py``): each call's entry carries ``context`` (the calling
+The words (``core/format/context.py``): each call's entry carries ``context`` (the calling
 message's text and reasoning, and the message it answered: a user message's text, or the
 seqs of the tool results right before it), and the last entry ``run_outcome``
 (``chat_outcome``: the final answer and the number of agent turns).
@@ -36,10 +36,10 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from ..context import CONTEXT_FIELD, RunOutcome, attach_outcome, message_text
-from ..entry import Entry
-from ..errors import CassetteFormatError
-from ..jsontext import json_error_text
+from ..format.context import CONTEXT_FIELD, RunOutcome, attach_outcome, message_text
+from ..format.entry import Entry
+from ..format.errors import CassetteFormatError
+from ..format.jsontext import json_error_text
 from . import Imported, RunInfo, json_result, loads_json
 
 NAME = "openai"

@@ -18,9 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..context import RunOutcome, attach_outcome, passed_of
-from ..entry import Entry
-from ..errors import CassetteFormatError
+from ..format.context import RunOutcome, attach_outcome, passed_of
+from ..format.entry import Entry
+from ..format.errors import CassetteFormatError
 from . import Imported, RunInfo
 from .openai_chat import chat_outcome, count_calls, entries_from_messages
 

@@ -39,10 +39,10 @@ from typing import Any
 
 import yaml
 
-from ..depth import MAX_DEPTH as _MAX_DEPTH
-from ..entry import Entry
-from ..errors import CassetteFormatError
-from ..repeats import identity_headers
+from ..format.depth import MAX_DEPTH as _MAX_DEPTH
+from ..format.entry import Entry
+from ..format.errors import CassetteFormatError
+from ..keys.repeats import identity_headers
 from . import Imported, RunInfo, loads_json
 
 NAME = "vcr"

@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import CassetteFormatError, digest, load, save
-from cassette_tui.core.cassette import dump_line
-from cassette_tui.core.entry import Entry
-from cassette_tui.core.lint import binary_text_reason, lint
-from cassette_tui.core.record import Recorder
+from cassette_tui.core import CassetteFormatError, load, save
+from cassette_tui.core.format.cassette import dump_line
+from cassette_tui.core.format.digest import digest
+from cassette_tui.core.format.entry import Entry
+from cassette_tui.core.replay.recorder import Recorder
+from cassette_tui.core.scan.lint import binary_text_reason, lint
 
 
 def run_cli(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

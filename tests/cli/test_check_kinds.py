@@ -11,10 +11,10 @@ from pathlib import Path
 
 from support.paths import ROOT, SCRIPT
 
-# the modules (``cassette_tui.core.lint`` is also a function, ``commands.check`` a command)
+# the modules (``cassette_tui.core.scan.lint`` is also a function, ``commands.check`` a command)
 lint, repeats, rulecheck, secrets = (
     importlib.import_module(f"cassette_tui.core.{name}")
-    for name in ("lint", "repeats", "rulecheck", "secrets")
+    for name in ("scan.lint", "keys.repeats", "keys.rule_check", "scan.secrets")
 )
 check = importlib.import_module("cassette_tui.tui.commands.check")
 

@@ -83,7 +83,7 @@ def _alive(pid: int) -> bool:
 
 
 def _big(path: Path) -> Path:
-    """40k entries: enough for check's second process (core/checkscan.py)."""
+    """40k entries: enough for check's second process (core/scan/check.py)."""
     with path.open("w") as fh:
         for i in range(1, 40_001):
             record = {

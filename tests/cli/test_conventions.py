@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.importers.sources import open_cassette
 from support.factory import entry, write_cassette
 from support.paths import SAMPLES, SCRIPT
 from support.terminal import run_in_terminal

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.cli import cli
 from click.testing import CliRunner
 from support.paths import SCRIPT

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.diff import diff_cassettes, diff_job
-from cassette_tui.core.jobs import Cancelled, CancelToken, run_job
+from cassette_tui.core.diff.result import diff_cassettes, diff_job
+from cassette_tui.core.format.jobs import Cancelled, CancelToken, run_job
 from cassette_tui.tui.commands._output import json_text
 from support.factory import entry, write_cassette
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.cassette import load
-from cassette_tui.core.lint import lint
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.scan.lint import lint
 from cassette_tui.tui.cli import cli
 from click.testing import CliRunner
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.atomic import TargetExists, write_atomic
-from cassette_tui.core.cassette import save
-from cassette_tui.core.jobs import run_job
-from cassette_tui.core.redact import redact_job
+from cassette_tui.core.format.atomic import TargetExists, write_atomic
+from cassette_tui.core.format.cassette import save
+from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.scan.redact import redact_job
 from support.paths import SAMPLES, SCRIPT
 
 FIX = SAMPLES / "fix.jsonl"

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.rerecord import rerecord_path
+from cassette_tui.core.loop.rerecord import rerecord_path
 from support.imported import tau_results, vcr_yaml
 from support.loop import DEMO_AGENT, agent_cmd
 from support.paths import REAL, SCRIPT

@@ -11,9 +11,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.errors import ToolErrorClassWarning
-from cassette_tui.tui.mcp.replay import ReplayServer
-from cassette_tui.tui.mcp.wire import (
+from cassette_tui.core.format.errors import ToolErrorClassWarning
+from cassette_tui.core.mcp.replay import ReplayServer
+from cassette_tui.core.mcp.wire import (
     INVALID_REQUEST_CODE,
     PARSE_ERROR_CODE,
     JSONRPCError,

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cassette_tui.core.cassette import load
-from cassette_tui.core.jsonvalue import decode_nonfinite
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.format.jsonvalue import decode_nonfinite
 from support.factory import entry, write_cassette
 from support.mcp_session import HANDSHAKE, RawSession, raw_script, replay_cmd, tool_call
 
@@ -62,7 +62,7 @@ def test_a_nan_argument_stays_nan_in_the_error_and_the_report(tmp_path: Path) ->
 
 
 def test_server_facts_keep_a_nan_as_strict_json(tmp_path: Path) -> None:
-    from cassette_tui.tui.mcp.facts import Exchange, ServerFacts
+    from cassette_tui.core.mcp.facts import Exchange, ServerFacts
 
     facts = ServerFacts(
         command=["srv"],

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.pin import PinError, fixture_name, plan_pin
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.pin import PinError, fixture_name, plan_pin
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.cli import cli
 from cassette_tui.tui.screens.pin import PinScreen

@@ -111,7 +111,7 @@ def test_a_readme_command_works(line: str, variables: dict[str, str], tmp_path: 
 
 
 def test_the_readme_diffs_pass_the_failing_run_as_a(real: Path) -> None:
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.importers.sources import open_cassette
 
     pairs = [(line, v) for line, v in commands() if line.split()[1] == "diff" and "#task=" in line]
     assert pairs

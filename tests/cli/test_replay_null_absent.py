@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from cassette_tui.core.errors import NULLS_HINT
+from cassette_tui.core.format.errors import NULLS_HINT
 from cassette_tui.tui.text.replay import difference_line, nearest_lines
 from support.loop import DEMO_AGENT, agent_cmd
 from support.paths import SAMPLES, SCRIPT

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.gate import gate_job, replay_job
-from cassette_tui.core.jobs import CancelToken, run_job
-from cassette_tui.core.loop import AgentNotStarted, RunsFolder, record_job
+from cassette_tui.core.format.jobs import CancelToken, run_job
+from cassette_tui.core.loop.agent import AgentCommand
+from cassette_tui.core.loop.gate import gate_job, replay_job
+from cassette_tui.core.loop.runs import AgentNotStarted, RunsFolder, record_job
 from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES, SCRIPT
 

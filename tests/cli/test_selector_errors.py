@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import CassetteFormatError
-from cassette_tui.core.sources import SELECTOR_HELP, open_cassette, parse_path_spec
+from cassette_tui.core.importers.sources import SELECTOR_HELP, open_cassette, parse_path_spec
 from support.paths import SAMPLES, SCRIPT
 
 

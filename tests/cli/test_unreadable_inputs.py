@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.cassette import load
-from cassette_tui.core.errors import CassetteFormatError
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.cli import cli
 from click.testing import CliRunner
 from support.factory import entry, write_cassette

@@ -1,4 +1,4 @@
-"""Alignment by seq and by call key (core/align.py)."""
+"""Alignment by seq and by call key (core/diff/align.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 import random
 
 import pytest
-from cassette_tui.core.align import (
+from cassette_tui.core.diff.align import (
     align,
     align_by_key,
     align_by_seq,
@@ -14,9 +14,9 @@ from cassette_tui.core.align import (
     match_tokens,
     outcome_index,
 )
-from cassette_tui.core.cassette import Cassette, load
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.entry import Entry
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.entry import Entry
 
 
 def cassette(*calls: tuple) -> Cassette:
@@ -51,7 +51,7 @@ def test_match_tokens_is_an_exact_lcs_on_small_inputs() -> None:
 
 
 def test_match_tokens_large_inputs_use_anchors_and_stay_valid(monkeypatch) -> None:
-    import cassette_tui.core.align as mod
+    import cassette_tui.core.diff.align as mod
 
     monkeypatch.setattr(mod, "_MYERS_MAX_SIZE", 0)  # force the patience path everywhere
     rnd = random.Random(3)

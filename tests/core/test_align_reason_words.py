@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import diff_cassettes, load
-from cassette_tui.core.alignchoice import choose_alignment
-from cassette_tui.core.diff_model import Status
+from cassette_tui.core.diff.align_choice import choose_alignment
+from cassette_tui.core.diff.model import Status
 from support.factory import make_cassette
 
 

@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import CassetteMiss, Replayer, diff_cassettes, lint, load
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.outcome import is_error_outcome
-from cassette_tui.core.textspot import first_difference, spot
-from cassette_tui.core.volatile import comparable
+from cassette_tui.core import CassetteMiss, Replayer, diff_cassettes, load
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.format.outcome import is_error_outcome
+from cassette_tui.core.format.textspot import first_difference, spot
+from cassette_tui.core.keys.volatile import comparable
+from cassette_tui.core.scan.lint import lint
 from hypothesis import given
 from hypothesis import strategies as st
 from support.factory import entry, make_cassette, write_cassette
@@ -204,7 +205,7 @@ def test_case_31_long_value_shows_where_it_differs(real: Path) -> None:
 
 
 def test_app_detail_shows_long_values_around_the_difference() -> None:
-    from cassette_tui.core.diff_model import Change, DriftItem
+    from cassette_tui.core.diff.model import Change, DriftItem
     from cassette_tui.tui.text.detail import Limits, drift_lines
 
     base = "x" * 300

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import diff_cassettes
-from cassette_tui.core.alignchoice import choose_alignment, resolve_alignment
-from cassette_tui.core.diff import diff_job
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.jobs import run_job
+from cassette_tui.core.diff.align_choice import choose_alignment, resolve_alignment
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.result import diff_job
+from cassette_tui.core.format.jobs import run_job
 from cassette_tui.tui.text.detail import Limits, pair_detail
 from rich.console import Console
 from support.factory import entry, make_cassette, write_cassette
@@ -215,8 +215,8 @@ RIGHT: dict[str, set[tuple[int | None, int | None]]] = {
 
 def test_default_alignment_measured_on_every_tau_bench_pair(real: Path) -> None:
     """The README's figures: how many of the 26 pairs each default gets right."""
-    from cassette_tui.core.runs import task_pairs
-    from cassette_tui.core.sources import list_runs, open_cassette
+    from cassette_tui.core.format.multi_run import task_pairs
+    from cassette_tui.core.importers.sources import list_runs, open_cassette
 
     path = real / "tau-bench" / "gpt-4o-airline.json"
     pairs = {t: p.default() for t, p in task_pairs(list_runs(path)).items() if p.has_pair}

@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import CassetteMiss, NormalizationRules, Replayer, diff_cassettes, lint, load
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.normalize import load_rules
-from cassette_tui.core.refine import numeric_drift
-from cassette_tui.core.urls import canonical_url, is_url_spelling
-from cassette_tui.core.volatile import difference_kind, volatile_kind
+from cassette_tui.core import CassetteMiss, NormalizationRules, Replayer, diff_cassettes, load
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.refine import numeric_drift
+from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.urls import canonical_url, is_url_spelling
+from cassette_tui.core.keys.volatile import difference_kind, volatile_kind
+from cassette_tui.core.scan.lint import lint
 from support.factory import entry, make_cassette, write_cassette
 
 

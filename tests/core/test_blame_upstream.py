@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import diff_cassettes
-from cassette_tui.core.findings import Finding
+from cassette_tui.core.format.findings import Finding
 from support.factory import make_cassette
 
 
@@ -89,7 +89,7 @@ def test_only_the_side_whose_source_differs_is_named() -> None:
 
 # -- tau-bench (../shared/real) ---------------------------------------------------------------
 def _tau(real: Path, task: int, trial: int):
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.importers.sources import open_cassette
 
     return open_cassette(f"{real / 'tau-bench' / 'gpt-4o-airline.json'}#task={task},trial={trial}")
 

@@ -15,12 +15,12 @@ from cassette_tui.core import (
     NormalizationRules,
     Replayer,
     ReplayExhausted,
-    digest,
-    lint,
     load,
     misses_turned_hits,
     save,
 )
+from cassette_tui.core.format.digest import digest
+from cassette_tui.core.scan.lint import lint
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Reading and writing cassette files (core/cassette.py)."""
+"""Reading and writing cassette files (core/format/cassette.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core import CassetteFormatError, Entry, digest, load, save
+from cassette_tui.core import CassetteFormatError, Entry, load, save
+from cassette_tui.core.format.digest import digest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -87,7 +87,7 @@ def test_an_entry_read_before_the_change_is_still_served(tmp_path: Path) -> None
 
 
 def test_with_rules_keeps_the_guard(tmp_path: Path) -> None:
-    from cassette_tui.core.normalize import NormalizationRules
+    from cassette_tui.core.keys.normalize import NormalizationRules
 
     path = _write(tmp_path / "run.jsonl", "first", "second")
     cassette = load(path).with_rules(NormalizationRules())

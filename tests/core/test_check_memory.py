@@ -14,9 +14,9 @@ import random
 import tracemalloc
 from pathlib import Path
 
-from cassette_tui.core.cassette import load
-from cassette_tui.core.checkscan import lint_and_scan
-from cassette_tui.core.secrets import SecretConfig
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.scan.check import lint_and_scan
+from cassette_tui.core.scan.secrets import SecretConfig
 
 WORDS = ["alpha", "beta", "gamma", "delta", "page", "html", "div", "span"]
 

@@ -1,4 +1,4 @@
-"""``check``'s lint and secret scan over two processes (core/checkscan.py) give exactly
+"""``check``'s lint and secret scan over two processes (core/scan/check.py) give exactly
 what one process gives: the same findings in the same order, the same error for a bad
 line, also when the worker fails; and a Ctrl-C leaves no worker behind."""
 
@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import checkscan
-from cassette_tui.core.cassette import load
-from cassette_tui.core.checkscan import lint_and_scan
-from cassette_tui.core.errors import CassetteFormatError
-from cassette_tui.core.lint import lint
-from cassette_tui.core.secrets import SecretConfig, secret_findings
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.scan import check as checkscan
+from cassette_tui.core.scan.check import lint_and_scan
+from cassette_tui.core.scan.lint import lint
+from cassette_tui.core.scan.secrets import SecretConfig, secret_findings
 from support.factory import entry, write_cassette
 
 pytestmark = pytest.mark.skipif(not checkscan.can_fork(), reason="no fork or one CPU here")
@@ -114,7 +114,7 @@ def test_an_interrupt_leaves_no_worker(tmp_path: Path, monkeypatch: pytest.Monke
         calls.append(1)
         raise KeyboardInterrupt
 
-    # the module (``cassette_tui.core.lint`` is also the package's ``lint`` function)
+    # the module (``cassette_tui.core.scan.lint`` is also the package's ``lint`` function)
     monkeypatch.setattr(sys.modules[lint.__module__], "entry_pass", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _both(path, SecretConfig())

@@ -1,4 +1,4 @@
-"""The words around the calls (core/context.py): what the importers keep before each call
+"""The words around the calls (core/format/context.py): what the importers keep before each call
 and how a run ended, and that a cassette holding them reads, replays, digests, checks and
 diffs exactly as one without (they are context, not identity)."""
 
@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core.cassette import load, save
-from cassette_tui.core.context import (
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import load, save
+from cassette_tui.core.format.context import (
     CONTEXT_FIELD,
     OUTCOME_FIELD,
     Answered,
@@ -18,12 +19,11 @@ from cassette_tui.core.context import (
     call_context,
     run_outcome,
 )
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.entry import Entry
+from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.importers.detect import import_file
-from cassette_tui.core.lint import lint
-from cassette_tui.core.replay import Replayer
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.replay.replayer import Replayer
+from cassette_tui.core.scan.lint import lint
 
 
 def _call(cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -300,7 +300,7 @@ def test_a_cassette_without_an_outcome_is_told_from_the_bytes(tmp_path: Path) ->
     """The app asks on its UI thread: a last line without the field is not parsed (its
     response may be megabytes long), so even a response that only the full parse refuses
     does not stop the answer."""
-    from cassette_tui.core.errors import CassetteFormatError
+    from cassette_tui.core.format.errors import CassetteFormatError
 
     path = tmp_path / "own.jsonl"
     path.write_text(

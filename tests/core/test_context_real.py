@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from cassette_tui.core.context import call_context, run_outcome
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.format.context import call_context, run_outcome
+from cassette_tui.core.importers.sources import open_cassette
 
 #: ../shared/real, as in conftest.py (module-scoped fixtures cannot use the ``real`` one)
 from support.paths import REAL

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers import FORMATS, canonical_format
 from cassette_tui.core.importers.detect import sniff
-from cassette_tui.core.sources import detect_format, open_cassette
+from cassette_tui.core.importers.sources import detect_format, open_cassette
 
 CASSETTE_LINE = '{"seq":1,"tool":"search_docs","args":{"q":"retry budget"},"response":{"hits":3}}\n'
 

@@ -1,10 +1,10 @@
-"""Findings of a diff (core/diagnose.py)."""
+"""Findings of a diff (core/diff/diagnose.py)."""
 
 from __future__ import annotations
 
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.entry import Entry
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.entry import Entry
 
 
 def cassette(*calls: tuple) -> Cassette:

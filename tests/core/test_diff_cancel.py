@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from cassette_tui.core.diff import diff_cassettes, diff_job
-from cassette_tui.core.jobs import Cancelled, CancelToken, Progress, run_job
+from cassette_tui.core.diff.result import diff_cassettes, diff_job
+from cassette_tui.core.format.jobs import Cancelled, CancelToken, Progress, run_job
 from support.factory import make_cassette
 
 

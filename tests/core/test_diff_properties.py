@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.entry import Entry
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.entry import Entry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -1,4 +1,4 @@
-"""The args digest is the article's formula, byte for byte (core/digest.py)."""
+"""The args digest is the article's formula, byte for byte (core/format/digest.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 import pytest
-from cassette_tui.core import canonical_json, digest
-from cassette_tui.core.cassette import _may_not_be_canonical, _orjson_digest
+from cassette_tui.core import canonical_json
+from cassette_tui.core.format.cassette import _may_not_be_canonical, _orjson_digest
+from cassette_tui.core.format.digest import digest
 from hypothesis import example, given
 from hypothesis import strategies as st
 

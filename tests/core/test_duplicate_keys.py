@@ -13,9 +13,13 @@ from typing import Any
 
 import pytest
 from cassette_tui.core import CassetteFormatError, load
-from cassette_tui.core.digest import digest
-from cassette_tui.core.jsontext import DuplicateKey, check_top_level_keys, may_have_duplicates
-from cassette_tui.core.normalize import NormalizationRules
+from cassette_tui.core.format.digest import digest
+from cassette_tui.core.format.jsontext import (
+    DuplicateKey,
+    check_top_level_keys,
+    may_have_duplicates,
+)
+from cassette_tui.core.keys.normalize import NormalizationRules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

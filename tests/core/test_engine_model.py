@@ -7,12 +7,12 @@ import json
 import math
 
 import pytest
-from cassette_tui.core.cassette import load
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.errors import CassetteFormatError
-from cassette_tui.core.findings import Finding
-from cassette_tui.core.jsonpath import (
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.format.findings import Finding
+from cassette_tui.core.format.jsonpath import (
     ANY,
     ANY_DEPTH,
     JSONPathError,
@@ -21,15 +21,15 @@ from cassette_tui.core.jsonpath import (
     iter_leaves,
     parse_path,
 )
-from cassette_tui.core.jsontext import (
+from cassette_tui.core.format.jsontext import (
     DuplicateKey,
     JSONTooDeep,
     parse_json,
     sorted_json_bytes,
 )
-from cassette_tui.core.lint import LintFinding, lint
-from cassette_tui.core.normalize import NormalizationRules
-from cassette_tui.core.outcome import outcome_index
+from cassette_tui.core.format.outcome import outcome_index
+from cassette_tui.core.keys.normalize import NormalizationRules
+from cassette_tui.core.scan.lint import LintFinding, lint
 from hypothesis import given
 from hypothesis import strategies as st
 from support.factory import entry, write_cassette
@@ -228,7 +228,7 @@ def test_one_finding_type_for_lint_and_diagnosis(tmp_path) -> None:
 
 
 def test_one_task_order_for_pairs_and_groups() -> None:
-    from cassette_tui.core.runs import RunInfo, group_runs, task_order, task_pairs
+    from cassette_tui.core.format.multi_run import RunInfo, group_runs, task_order, task_pairs
 
     runs = [
         RunInfo(task, trial, reward, calls=3, index=i)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import diff_cassettes
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.refine import FLOAT_NOISE, numeric_drift
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.refine import FLOAT_NOISE, numeric_drift
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.factory import entry, make_cassette, write_cassette
@@ -202,7 +202,7 @@ def test_diff_cli_raises_no_stale_response_for_noise(tmp_path: Path) -> None:
 
 @sync
 async def test_the_app_header_names_no_stale_response_for_noise(tmp_path: Path) -> None:
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.importers.sources import open_cassette
     from cassette_tui.tui.app import CassetteApp
 
     noise = [entry(1, "embed", {"t": 1}, response={"v": [x]}) for x in (SUM_A, SUM_B)]

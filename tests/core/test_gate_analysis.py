@@ -7,10 +7,10 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from cassette_tui.core.calllog import call_log_entries, flatten_report, write_call_log
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.gate import divergence
-from cassette_tui.core.pin import fixture_name
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.loop.call_log import call_log_entries, flatten_report, write_call_log
+from cassette_tui.core.loop.gate import divergence
+from cassette_tui.core.loop.pin import fixture_name
 from hypothesis import given
 from hypothesis import strategies as st
 from support.factory import make_cassette
@@ -37,7 +37,7 @@ def report(*calls: tuple[str, dict, int | None, str], misses: list | None = None
         index = SOURCE.index_of_seq(seq) if seq is not None else None
         dig = SOURCE.digest(index) if index is not None else "sha256:0000000000000000"
         if index is None:
-            from cassette_tui.core import digest
+            from cassette_tui.core.format.digest import digest
 
             dig = digest(args)
         rows.append({"n": n, "tool": tool, "digest": dig, "seq": seq, "outcome": outcome})

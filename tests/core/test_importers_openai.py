@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers import RunSelectionError, json_result
 from cassette_tui.core.importers.openai_chat import count_calls, entries_from_messages
-from cassette_tui.core.sources import list_runs, open_cassette
+from cassette_tui.core.importers.sources import list_runs, open_cassette
 
 
 def call(name: str, arguments, call_id: str = "call_1") -> dict:

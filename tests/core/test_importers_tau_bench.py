@@ -11,11 +11,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers import Imported, RunSelectionError
 from cassette_tui.core.importers.detect import import_file
-from cassette_tui.core.sources import (
+from cassette_tui.core.importers.sources import (
     list_runs,
     open_cassette,
     pair_specs,
@@ -270,7 +270,7 @@ def test_task_13_29_5_counts() -> None:
 
 
 def diff_pair(task: int, good: int, bad: int):
-    from cassette_tui.core.diff import diff_cassettes
+    from cassette_tui.core.diff.result import diff_cassettes
 
     return diff_cassettes(run(task, good), run(task, bad), align="seq")
 

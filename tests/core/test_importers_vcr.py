@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cassette_tui.core.cassette import load, save
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.cassette import load, save
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.importers.sources import detect_format, open_cassette
 from cassette_tui.core.importers.vcr import is_binary_envelope, parse_sse
-from cassette_tui.core.lint import lint
-from cassette_tui.core.sources import detect_format, open_cassette
+from cassette_tui.core.scan.lint import lint
 
 SSE = (
     'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":'

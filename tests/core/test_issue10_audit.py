@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cassette_tui.core import Recorder, Replayer, diff_cassettes, lint, load
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.record import NotSerializable
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core import Recorder, Replayer, diff_cassettes, load
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.replay.recorder import NotSerializable
+from cassette_tui.core.scan.lint import lint
 from support.factory import entry, make_cassette, write_cassette
 
 

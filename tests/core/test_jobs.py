@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from cassette_tui.core.jobs import Cancelled, CancelToken, Progress, run_job
+from cassette_tui.core.format.jobs import Cancelled, CancelToken, Progress, run_job
 
 
 def counting(n: int, token: CancelToken, closed: list[bool]):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import CassetteFormatError, load
+from cassette_tui.core.format.jsontext import JSONTooDeep, json_error_text
 from cassette_tui.core.importers.detect import import_file
-from cassette_tui.core.jsontext import JSONTooDeep, json_error_text
 
 GOOD = '{"seq":1,"tool":"t","args":{},"response":1}\n'
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cassette_tui.core.jsonpath import iter_leaves, leaf_values
-from cassette_tui.core.secrets import _is_envelope
+from cassette_tui.core.format.jsonpath import iter_leaves, leaf_values
+from cassette_tui.core.scan.secrets import _is_envelope
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cassette_tui.core.cassette import load
-from cassette_tui.core.lint import entry_pass
-from cassette_tui.core.normalize import DropRule, NormalizationRules
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.keys.normalize import DropRule, NormalizationRules
+from cassette_tui.core.scan.lint import entry_pass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

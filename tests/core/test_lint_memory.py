@@ -13,8 +13,8 @@ import json
 import tracemalloc
 from pathlib import Path
 
-from cassette_tui.core.cassette import load
-from cassette_tui.core.lint import lint
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.scan.lint import lint
 
 
 def test_lint_keeps_no_arg_strings_after_the_pass(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cassette_tui.core.cassette import Cassette, load
-from cassette_tui.core.lint import REPEAT_KINDS, lint
-from cassette_tui.core.repeats import classify
+from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.keys.repeats import classify
+from cassette_tui.core.scan.lint import REPEAT_KINDS, lint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

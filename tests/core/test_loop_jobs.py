@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.agent import AgentCommand, AgentCommandError, resolve_agent
-from cassette_tui.core.gate import gate_job, replay_job
-from cassette_tui.core.isolation import IsolationError, choose, probe_netns
-from cassette_tui.core.jobs import CancelToken, Progress, run_job
-from cassette_tui.core.loop import record_job
+from cassette_tui.core.format.jobs import CancelToken, Progress, run_job
+from cassette_tui.core.loop.agent import AgentCommand, AgentCommandError, resolve_agent
+from cassette_tui.core.loop.gate import gate_job, replay_job
+from cassette_tui.core.loop.isolation import IsolationError, choose, probe_netns
+from cassette_tui.core.loop.runs import record_job
 from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES
 
@@ -91,7 +91,7 @@ def test_missing_or_bad_agent_config_says_where(tmp_path: Path, monkeypatch) -> 
 
 def test_an_agent_that_cannot_start_is_bad_input(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    from cassette_tui.core.loop import AgentNotStarted
+    from cassette_tui.core.loop.runs import AgentNotStarted
 
     with pytest.raises(AgentNotStarted, match="no-such-agent-binary"):
         run_job(gate_job(cassette, AgentCommand.parse("no-such-agent-binary x"), runs=2))
@@ -434,7 +434,7 @@ def test_a_traceback_far_above_the_tail_still_makes_the_run_crashed(tmp_path: Pa
     """The demo agent's miss prints a traceback then the miss's nearest calls; an agent
     whose traceback is followed by 200 lines of stderr: both are ``crashed`` (the whole
     stderr is scanned), the tail kept for display is still the last lines."""
-    from cassette_tui.core.loop import TAIL_LINES, has_traceback
+    from cassette_tui.core.loop.runs import TAIL_LINES, has_traceback
     from support.loop import miss_cassette
 
     demo = AgentCommand.parse(agent_cmd(script=DEMO_AGENT))

@@ -4,9 +4,9 @@ diff's error marks, the diagnosis and the app's ``!`` read it like a recorded er
 from __future__ import annotations
 
 import pytest
-from cassette_tui.core.diagnose import diagnose
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.outcome import is_error_outcome
+from cassette_tui.core.diff.diagnose import diagnose
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.outcome import is_error_outcome
 from support.factory import make_cassette
 
 FAILED = {"content": [{"type": "text", "text": "disk full"}], "isError": True}

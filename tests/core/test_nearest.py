@@ -1,9 +1,9 @@
-"""Nearest recorded calls for a miss (core/nearest.py)."""
+"""Nearest recorded calls for a miss (core/keys/nearest.py)."""
 
 from __future__ import annotations
 
-from cassette_tui.core import Cassette, Entry, NormalizationRules, nearest
-from cassette_tui.core.nearest import MISSING, child_path, leaf_differences
+from cassette_tui.core import Cassette, Entry, NormalizationRules
+from cassette_tui.core.keys.nearest import MISSING, child_path, leaf_differences, nearest
 
 
 def make(*calls: tuple[str, object]) -> Cassette:

@@ -20,10 +20,10 @@ from cassette_tui.core import (
     load,
     wrap_dispatcher,
 )
-from cassette_tui.core.drift import value_drift
-from cassette_tui.core.jsontext import sorted_json_bytes
-from cassette_tui.core.jsonvalue import decode_nonfinite, dumps_strict, encode_nonfinite
-from cassette_tui.core.nearest import leaf_differences
+from cassette_tui.core.diff.drift import value_drift
+from cassette_tui.core.format.jsontext import sorted_json_bytes
+from cassette_tui.core.format.jsonvalue import decode_nonfinite, dumps_strict, encode_nonfinite
+from cassette_tui.core.keys.nearest import leaf_differences
 from hypothesis import given
 from hypothesis import strategies as st
 from support.factory import entry, write_cassette
@@ -87,7 +87,7 @@ def test_replay_report_is_strict_json(tmp_path: Path) -> None:
     dispatch = wrap_dispatcher(lambda t, a: None, mode="replay", path=path, report=report)
     with pytest.raises(CassetteMiss):
         dispatch("m", {"r": math.inf})
-    from cassette_tui.core.report_sink import flush_all
+    from cassette_tui.core.replay.report_sink import flush_all
 
     flush_all()
     doc = strict(report.read_text())
@@ -142,7 +142,7 @@ def test_case_32_agent_miss_says_absent_and_null(real: Path) -> None:
 def test_a_bare_nan_in_args_digests_as_the_live_call(tmp_path: Path) -> None:
     """Python's json writes bare NaN; the load's digest must be the canonical one (orjson
     would write NaN as null and give the digest of a null arg)."""
-    from cassette_tui.core import digest
+    from cassette_tui.core.format.digest import digest
 
     path = tmp_path / "c.jsonl"
     path.write_text(

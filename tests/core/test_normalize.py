@@ -1,12 +1,13 @@
-"""Normalization rules, config loading and their analysis (core/normalize.py)."""
+"""Normalization rules, config loading and their analysis (core/keys/normalize.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import Cassette, Entry, NormalizationRules, digest, load_rules
-from cassette_tui.core.normalize import (
+from cassette_tui.core import Cassette, Entry, NormalizationRules, load_rules
+from cassette_tui.core.format.digest import digest
+from cassette_tui.core.keys.normalize import (
     DropRule,
     NormalizationConfigError,
     misses_turned_hits,

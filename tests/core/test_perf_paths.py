@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import CassetteFormatError, digest, load
-from cassette_tui.core.align import align_by_seq, seq_statuses
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.diff_model import Status
+from cassette_tui.core import CassetteFormatError, load
+from cassette_tui.core.diff.align import align_by_seq, seq_statuses
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.digest import digest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -83,7 +84,7 @@ def test_an_error_hidden_after_the_response_is_found(tmp_path: Path, line: str) 
 
 
 def test_lines_over_many_read_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cassette_tui.core import cassette as mod
+    from cassette_tui.core.format import cassette as mod
 
     monkeypatch.setattr(mod, "_CHUNK", 7)  # every line spans several reads
     path = _write(tmp_path / "c.jsonl", LINES + ["", "   "] + LINES[:1])
@@ -175,7 +176,7 @@ def test_any_chunk_size_indexes_the_same_lines(
     """The index reads the file in chunks and copies only the line across two of them:
     wherever the chunks end (inside a line, on its newline, lines longer than a chunk),
     the offsets, lengths, line numbers and entries are those of one whole read."""
-    from cassette_tui.core import cassette as mod
+    from cassette_tui.core.format import cassette as mod
 
     path = tmp_path / "c.jsonl"
     text = "\n".join(LINES[:3] + blanks + LINES[3:]) + ("\n" if last_newline else "")

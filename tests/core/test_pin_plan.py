@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.pin import PinError, plan_pin, write_pin
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.pin import PinError, plan_pin, write_pin
 
 
 def test_the_plan_is_what_gets_written(samples: Path, tmp_path: Path) -> None:

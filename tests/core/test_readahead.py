@@ -1,4 +1,4 @@
-"""The read-ahead thread of the loader (core/readahead.py): the same bytes as ``read`` in
+"""The read-ahead thread of the loader (core/format/readahead.py): the same bytes as ``read`` in
 turn, the thread gone once the iterator is closed, a read error raised in the caller."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import load, readahead
-from cassette_tui.core.errors import CassetteFormatError
-from cassette_tui.core.readahead import read_chunks
+from cassette_tui.core import load
+from cassette_tui.core.format import readahead
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.format.readahead import read_chunks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +99,7 @@ def test_a_large_cassette_loads_the_same_read_ahead_or_not(
     lines.insert(1234, "")  # a blank line: line numbers shift
     f = tmp_path / "c.jsonl"
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    monkeypatch.setattr("cassette_tui.core.cassette._CHUNK", 4096)  # lines across chunks
+    monkeypatch.setattr("cassette_tui.core.format.cassette._CHUNK", 4096)  # lines across chunks
     monkeypatch.setattr(readahead, "READ_AHEAD_MIN", 1 << 40)
     plain = load(f)
     monkeypatch.setattr(readahead, "READ_AHEAD_MIN", 0)

@@ -1,4 +1,4 @@
-"""The loader's read-ahead thread (core/readahead.py) against hostile files and callers, on
+"""The loader's read-ahead thread (core/format/readahead.py) against hostile files and callers, on
 real files on disk: the same load with the thread and without it, nothing left behind
 (thread, descriptor) whatever ends the load, Ctrl-C at any point, a job left suspended
 at interpreter exit, special files, a failing read, the file changing under the load,
@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core import cassette as cassette_mod
-from cassette_tui.core import load, readahead
-from cassette_tui.core.cassette import load_job
-from cassette_tui.core.errors import CassetteFormatError
-from cassette_tui.core.jobs import Cancelled, CancelToken, run_job
+from cassette_tui.core import load
+from cassette_tui.core.format import cassette as cassette_mod
+from cassette_tui.core.format import readahead
+from cassette_tui.core.format.cassette import load_job
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.format.jobs import Cancelled, CancelToken, run_job
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -392,7 +393,7 @@ def test_a_job_left_suspended_at_exit_does_not_abort_the_interpreter(tmp_path: P
     assert big.stat().st_size >= readahead.READ_AHEAD_MIN
     script = textwrap.dedent(
         f"""
-        from cassette_tui.core.cassette import load_job
+        from cassette_tui.core.format.cassette import load_job
         job = load_job({str(big)!r})
         next(job)  # the first 4 MB indexed; the user quits here
         """

@@ -1,4 +1,4 @@
-"""Recording (core/record.py): one flushed line per call, errors recorded and re-raised."""
+"""Recording (core/replay/recorder.py): one flushed line per call, errors recorded and re-raised."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import Recorder, Replayer, ToolError, digest, load
-from cassette_tui.core.record import NotSerializable
+from cassette_tui.core import Recorder, Replayer, ToolError, load
+from cassette_tui.core.format.digest import digest
+from cassette_tui.core.replay.recorder import NotSerializable
 
 
 def live(tool: str, args: dict) -> dict:

@@ -1,4 +1,4 @@
-"""Redaction (core/redact.py): stable placeholders, recomputed digests, and a redacted
+"""Redaction (core/scan/redact.py): stable placeholders, recomputed digests, and a redacted
 cassette that still replays the agent's real calls (replay and record hooks)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from cassette_tui.core import CassetteMiss, load, wrap_dispatcher
-from cassette_tui.core.digest import digest
-from cassette_tui.core.entry import Entry
-from cassette_tui.core.jobs import run_job
-from cassette_tui.core.redact import Redactor, placeholder, redact_job
-from cassette_tui.core.replay import Replayer
-from cassette_tui.core.secrets import SecretConfig, hash8, scan_entry, scan_value
+from cassette_tui.core.format.digest import digest
+from cassette_tui.core.format.entry import Entry
+from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.replay.replayer import Replayer
+from cassette_tui.core.scan.redact import Redactor, placeholder, redact_job
+from cassette_tui.core.scan.secrets import SecretConfig, hash8, scan_entry, scan_value
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.factory import entry, make_cassette, write_cassette

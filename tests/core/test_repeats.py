@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core import lint, load
-from cassette_tui.core.entry import Entry
-from cassette_tui.core.repeats import classify
-from cassette_tui.core.volatile import EPOCH_MAX_S, EPOCH_MIN_S, comparable
+from cassette_tui.core import load
+from cassette_tui.core.format.entry import Entry
+from cassette_tui.core.keys.repeats import classify
+from cassette_tui.core.keys.volatile import EPOCH_MAX_S, EPOCH_MIN_S, comparable
+from cassette_tui.core.scan.lint import lint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.factory import entry, write_cassette
@@ -264,7 +265,7 @@ def test_check_reads_the_storm_as_a_retry_storm(tmp_path: Path) -> None:
 
 @sync
 async def test_the_app_marks_the_storm_as_repeats(tmp_path: Path) -> None:
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.importers.sources import open_cassette
     from cassette_tui.tui.app import CassetteApp
     from support.pilot import screen_text, settle
 

@@ -1,4 +1,4 @@
-"""Replay semantics (core/replay.py)."""
+"""Replay semantics (core/replay/replayer.py)."""
 
 from __future__ import annotations
 

@@ -27,10 +27,10 @@ from cassette_tui.core import (
     save,
     wrap_dispatcher,
 )
-from cassette_tui.core.atomic import NotReplaceable, write_atomic
-from cassette_tui.core.errors import ToolErrorClassWarning
-from cassette_tui.core.record import NotSerializable, RecordingStopped
-from cassette_tui.core.report_sink import ReportPathError
+from cassette_tui.core.format.atomic import NotReplaceable, write_atomic
+from cassette_tui.core.format.errors import ToolErrorClassWarning
+from cassette_tui.core.replay.recorder import NotSerializable, RecordingStopped
+from cassette_tui.core.replay.report_sink import ReportPathError
 from support.factory import entry, make_cassette, write_cassette
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.entry import Entry
-from cassette_tui.core.errors import CassetteMiss, ReplayExhausted, ToolError
-from cassette_tui.core.replay import Replayer
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.entry import Entry
+from cassette_tui.core.format.errors import CassetteMiss, ReplayExhausted, ToolError
+from cassette_tui.core.replay.replayer import Replayer
 
 
 def _cassette() -> Cassette:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.rerecord import rerecord_path
+from cassette_tui.core.loop.rerecord import rerecord_path
 
 WHEN = datetime(2026, 12, 1, 2, 48, 0, tzinfo=UTC)
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from cassette_tui.core.cassette import load
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.diff_model import Change, Status
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.model import Change, Status
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.importers.sources import open_cassette
 
 
 def pair(samples, name: str, align: str = "seq"):

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core.cassette import entry_from_record, load
-from cassette_tui.core.errors import CassetteError
-from cassette_tui.core.jsontext import parse_json
-from cassette_tui.core.secrets import (
+from cassette_tui.core.format.cassette import entry_from_record, load
+from cassette_tui.core.format.errors import CassetteError
+from cassette_tui.core.format.jsontext import parse_json
+from cassette_tui.core.scan.secrets import (
     _prefilter,
     entry_secret_findings,
     line_secret_free,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cassette_tui.core.cassette import entry_from_record
-from cassette_tui.core.jsontext import parse_json
-from cassette_tui.core.secrets import entry_secret_findings, line_secret_free, scan_entry
+from cassette_tui.core.format.cassette import entry_from_record
+from cassette_tui.core.format.jsontext import parse_json
+from cassette_tui.core.scan.secrets import entry_secret_findings, line_secret_free, scan_entry
 
 
 def _entry(raw: bytes) -> Any:

@@ -1,4 +1,4 @@
-"""The secret scan (core/secrets.py): what it finds, where, and that it never shows a value."""
+"""The secret scan (core/scan/secrets.py): what it finds, where, and that it never shows a value."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.entry import Entry
-from cassette_tui.core.normalize import NormalizationConfigError
-from cassette_tui.core.secrets import (
+from cassette_tui.core.format.entry import Entry
+from cassette_tui.core.keys.normalize import NormalizationConfigError
+from cassette_tui.core.scan.secrets import (
     SecretConfig,
     check_rows,
     is_secret_key,

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from cassette_tui.core.secrets import _candidate_runs, _texts_line
+from cassette_tui.core.scan.secrets import _candidate_runs, _texts_line
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 

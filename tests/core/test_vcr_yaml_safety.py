@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.core.importers.vcr import MAX_DEPTH
-from cassette_tui.core.sources import open_cassette
 
 ONE = (
     "interactions:\n"

@@ -1,11 +1,11 @@
-"""Classification of volatile values (core/volatile.py)."""
+"""Classification of volatile values (core/keys/volatile.py)."""
 
 from __future__ import annotations
 
 import uuid
 
 import pytest
-from cassette_tui.core.volatile import difference_kind, value_kind
+from cassette_tui.core.keys.volatile import difference_kind, value_kind
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.atomic import write_atomic
-from cassette_tui.core.cassette import load, save
+from cassette_tui.core.format.atomic import write_atomic
+from cassette_tui.core.format.cassette import load, save
 from support.paths import SAMPLES
 
 

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.importers.sources import open_cassette
 from support.paths import SAMPLES, SCRIPT
 from support.tmux import DEADLINE, Tmux, open_pair
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.cassette import load
+from cassette_tui.core.format.cassette import load
 from support.loop import DEMO_AGENT
 from support.paths import SAMPLES, SCRIPT
 from support.tmux import TERMINALS, Tmux

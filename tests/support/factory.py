@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.entry import Entry
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.entry import Entry
 
 
 def entry(seq: int, tool: str = "search_docs", args: object = None, **fields: object) -> dict:

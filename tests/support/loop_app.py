@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.tui.app import CassetteApp
 
 from .loop import LOOP_AGENT, agent_cmd, loop_cassette

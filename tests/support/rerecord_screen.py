@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.rerecord import RerecordScreen
 

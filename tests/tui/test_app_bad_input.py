@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.constants import EXIT_BAD_INPUT
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.format.constants import EXIT_BAD_INPUT
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from support.paths import SCRIPT
 from support.pilot import sync

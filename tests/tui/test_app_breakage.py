@@ -16,7 +16,7 @@ from pathlib import Path
 
 import cassette_tui.tui.commands.open_app as open_app_module
 import pytest
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.commands.open_app import open_app
 from cassette_tui.tui.keymap import keymap_problem
@@ -206,8 +206,8 @@ async def test_six_digit_seqs_keep_the_columns_aligned(tmp_path: Path) -> None:
 
 
 def test_open_applies_the_normalization_config_like_diff(tmp_path: Path, monkeypatch) -> None:
-    from cassette_tui.core.diff import diff_cassettes
-    from cassette_tui.core.diff_model import Status
+    from cassette_tui.core.diff.model import Status
+    from cassette_tui.core.diff.result import diff_cassettes
     from cassette_tui.tui.commands.open_app import open_app
     from click.testing import CliRunner
 

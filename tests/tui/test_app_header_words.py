@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from support.factory import line
 from support.paths import SAMPLES

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.step import StepScreen
 from support.pilot import press, screen_text, settle, sync

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.commands.open_app import open_app
 from cassette_tui.tui.screens.help import help_plain_text

@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.no_agent import NoAgentScreen

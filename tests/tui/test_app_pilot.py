@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.bindings import APP, HELP, PAIR, SINGLE, STEP
 from cassette_tui.tui.commands.open_app import open_app
@@ -355,7 +355,7 @@ def test_keymap_file(tmp_path: Path) -> None:
 
 @sync
 async def test_single_file_mode(samples: Path) -> None:
-    from cassette_tui.core.lint import lint
+    from cassette_tui.core.scan.lint import lint
 
     cassette = open_cassette(samples / "fail.jsonl")
     findings = lint(cassette)

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.pin import fixture_name, plan_pin
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.pin import fixture_name, plan_pin
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens import loop_keys
 from cassette_tui.tui.screens.help import help_plain_text

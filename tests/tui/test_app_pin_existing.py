@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.pin import existing_fixture, plan_pin, write_pin
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.pin import existing_fixture, plan_pin, write_pin
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.pin import PinScreen

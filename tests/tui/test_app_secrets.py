@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.single import SingleScreen

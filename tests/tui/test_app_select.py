@@ -14,8 +14,8 @@ from typing import Any
 
 import cassette_tui.tui.commands.open_app as open_app_module
 import pytest
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.sources import list_runs, open_cassette
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.importers.sources import list_runs, open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.bindings import RUNS
 from cassette_tui.tui.commands.open_app import open_app
@@ -371,7 +371,7 @@ async def test_thousands_of_runs_render_only_the_visible_rows(tmp_path: Path) ->
 # -- single-file mode: HTTP error responses are errors, as the diff engine says -----------
 @sync
 async def test_single_mode_flags_http_error_responses(tmp_path: Path) -> None:
-    from cassette_tui.core.align import is_error_outcome
+    from cassette_tui.core.diff.align import is_error_outcome
 
     lines = [
         {"seq": 1, "tool": "http_get", "args": {"u": 1}, "response": {"status": 200}},

@@ -9,10 +9,10 @@ from collections.abc import Generator
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.diff import DiffResult, diff_cassettes
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.jobs import CancelToken, Progress
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.result import DiffResult, diff_cassettes
+from cassette_tui.core.format.jobs import CancelToken, Progress
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem, screens
 from cassette_tui.tui.screens.gate import GateScreen
@@ -140,8 +140,8 @@ async def test_a_job_shows_its_progress_and_escape_stops_it(
 
 
 def test_the_diff_job_reports_each_stage_and_stops_when_cancelled(samples: Path) -> None:
-    from cassette_tui.core.diff import diff_job
-    from cassette_tui.core.jobs import Cancelled, run_job
+    from cassette_tui.core.diff.result import diff_job
+    from cassette_tui.core.format.jobs import Cancelled, run_job
 
     a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
     events: list[Progress] = []

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.sources import list_runs, open_cassette
+from cassette_tui.core.importers.sources import list_runs, open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.select import RunSource
 from support.paths import SAMPLES

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.single import SingleScreen
 from cassette_tui.tui.screens.step import StepScreen
@@ -129,7 +129,7 @@ async def test_step_view_of_the_last_call_says_how_the_run_ended(runs: Path) -> 
 
 @sync
 async def test_single_file_header_and_detail(runs: Path, tmp_path: Path) -> None:
-    from cassette_tui.core.cassette import save
+    from cassette_tui.core.format.cassette import save
 
     written = save(open_cassette(f"{runs}#task=7,trial=1"), tmp_path / "cut.jsonl")
     app = CassetteApp(open_cassette(written), theme="ansi-dark")

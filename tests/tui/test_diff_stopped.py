@@ -13,9 +13,9 @@ from collections.abc import Generator
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.diff import DiffResult
-from cassette_tui.core.jobs import CancelToken, Progress
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.result import DiffResult
+from cassette_tui.core.format.jobs import CancelToken, Progress
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.session import Session

@@ -8,9 +8,9 @@ import io
 import re
 from pathlib import Path
 
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.diff_model import Status
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.text.detail import Limits, pair_detail, pair_title
 from cassette_tui.tui.text.rows import PairRows

@@ -10,7 +10,7 @@ import pkgutil
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui import messages, screens
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.messages import (

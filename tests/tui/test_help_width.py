@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cassette_tui.core.cassette import load
+from cassette_tui.core.format.cassette import load
 from cassette_tui.tui import bindings
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.help import LINE_WIDTH, help_text

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.gate import GateScreen, RunsInput
 from cassette_tui.tui.screens.pair import PairScreen

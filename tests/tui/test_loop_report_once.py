@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core.gate import Divergence, GateResult, ReplayResult
-from cassette_tui.core.loop import RunResult, RunsResult
+from cassette_tui.core.loop.gate import Divergence, GateResult, ReplayResult
+from cassette_tui.core.loop.runs import RunResult, RunsResult
 from cassette_tui.tui.commands.gate import print_gate
 from cassette_tui.tui.commands.replay import print_replay
 from cassette_tui.tui.screens.gate import ODD_RUNS, verdict_text

@@ -9,9 +9,9 @@ import re
 import sys
 from pathlib import Path
 
-from cassette_tui.core.agent import AgentCommand
-from cassette_tui.core.loop import RecordResult, RunResult
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.agent import AgentCommand
+from cassette_tui.core.loop.runs import RecordResult, RunResult
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.loop import LoopScreen

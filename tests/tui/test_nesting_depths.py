@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.cassette import load
-from cassette_tui.core.depth import MAX_DEPTH
-from cassette_tui.core.diff import diff_cassettes
-from cassette_tui.core.errors import CassetteFormatError
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.format.depth import MAX_DEPTH
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from support.pilot import screen_text, settle, sync
 

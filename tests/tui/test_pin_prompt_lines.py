@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.pin import plan_pin, write_pin
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.loop.pin import plan_pin, write_pin
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.pin import PinScreen
 from cassette_tui.tui.text.pin import pin_prompt

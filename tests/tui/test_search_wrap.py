@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.steps import search_order
 from support.pilot import notes, press, settle, sync

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cassette_tui.core.cassette import load
+from cassette_tui.core.format.cassette import load
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.text.names import shorten
 from hypothesis import given

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 
 import click
-from cassette_tui.core.atomic import TargetExists
-from cassette_tui.core.constants import EXIT_BAD_INPUT
-from cassette_tui.core.jsonvalue import dumps_strict
+from cassette_tui.core.format.atomic import TargetExists
+from cassette_tui.core.format.constants import EXIT_BAD_INPUT
+from cassette_tui.core.format.jsonvalue import dumps_strict
 from rich.console import Console
 
 from ..text.safe import FORMAT_CHARS, safe  # safe: the one printable line, re-exported

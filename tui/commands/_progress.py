@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from cassette_tui.core.jobs import Progress, ProgressSink
+from cassette_tui.core.format.jobs import Progress, ProgressSink
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @contextmanager
 def progress_on_stderr(enabled: bool | None = None) -> Iterator[ProgressSink]:
-    """A progress sink for :func:`cassette_tui.core.jobs.run_job`.
+    """A progress sink for :func:`cassette_tui.core.format.jobs.run_job`.
 
     ``enabled`` defaults to "stderr is a terminal". The bar is transient: it disappears when
     the block ends, leaving the command's own output as the only lasting text."""

@@ -29,18 +29,18 @@ from pathlib import Path
 from typing import Any
 
 import click
-from cassette_tui.core.checkscan import lint_and_scan
-from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
-from cassette_tui.core.errors import CassetteError
-from cassette_tui.core.jobs import Progress, run_job
-from cassette_tui.core.lint import KINDS, LintFinding
-from cassette_tui.core.normalize import NormalizationRules, load_rules
-from cassette_tui.core.secrets import (
+from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.format.errors import CassetteError
+from cassette_tui.core.format.jobs import Progress, run_job
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.keys.normalize import NormalizationRules, load_rules
+from cassette_tui.core.scan.check import lint_and_scan
+from cassette_tui.core.scan.lint import KINDS, LintFinding
+from cassette_tui.core.scan.secrets import (
     SecretConfig,
     check_rows,
     load_secret_config,
 )
-from cassette_tui.core.sources import open_cassette
 from rich.console import Console
 from rich.text import Text
 

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
-from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
-from cassette_tui.core.refine import numeric_drift
-from cassette_tui.core.textspot import is_long_pair, spot
+from cassette_tui.core.diff.refine import numeric_drift
+from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.format.textspot import is_long_pair, spot
 from rich.text import Text
 
 from ..text.marks import STATUS_MARKS
@@ -44,9 +44,9 @@ from ._output import (
 )
 
 if TYPE_CHECKING:
-    from cassette_tui.core.diff import DiffResult
-    from cassette_tui.core.diff_model import DriftItem, Row
-    from cassette_tui.core.jobs import ProgressSink
+    from cassette_tui.core.diff.model import DriftItem, Row
+    from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.format.jobs import ProgressSink
 
 
 #: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR); the
@@ -132,11 +132,11 @@ def diff(
     Drift signs: ~ changed  + added  - removed  T type  # number type only
     Exit status: 0 same, 1 the runs differ, 2 bad usage or unreadable input.
     """
-    from cassette_tui.core.diff import diff_job
-    from cassette_tui.core.errors import CassetteError
-    from cassette_tui.core.jobs import run_job
-    from cassette_tui.core.normalize import load_rules
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.diff.result import diff_job
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.format.jobs import run_job
+    from cassette_tui.core.importers.sources import open_cassette
+    from cassette_tui.core.keys.normalize import load_rules
 
     from ._progress import progress_on_stderr
 
@@ -183,7 +183,7 @@ def _stream_json(
     """Write ``result.to_json(include_same)`` to stdout as ``echo_json`` would (indented by
     2), each row as soon as its drift is computed: memory does not grow with the rows.
     ``started`` gets ``True`` appended once the first byte is written."""
-    from cassette_tui.core.jobs import run_job
+    from cassette_tui.core.format.jobs import run_job
 
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
 
@@ -324,10 +324,10 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
 
 
 def _outcome_lines(cassette: Any, layout: Layout) -> list[Text]:
-    """How the run ended (core/context.py), under its file's line: ``outcome: ✗ reward 0 ·
+    """How the run ended (core/format/context.py), under its file's line: ``outcome: ✗ reward 0 ·
     step limit reached (30 steps)`` and the final answer on one line; none when the
     cassette does not say."""
-    from cassette_tui.core.context import run_outcome
+    from cassette_tui.core.format.context import run_outcome
 
     outcome, _ = run_outcome(cassette)
     if outcome is None:
@@ -350,7 +350,7 @@ def _outcome_lines(cassette: Any, layout: Layout) -> list[Text]:
 def _outcome_warnings(*cassettes: Any) -> None:
     """Words that were ignored (a bad ``context`` or ``run_outcome`` value): one line each
     on stderr, naming the file, line and field."""
-    from cassette_tui.core.context import run_outcome
+    from cassette_tui.core.format.context import run_outcome
 
     for cassette in cassettes:
         for warning in run_outcome(cassette)[1]:

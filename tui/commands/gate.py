@@ -20,7 +20,12 @@ import textwrap
 from typing import Any
 
 import click
-from cassette_tui.core.constants import EXIT_BAD_INPUT, EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.format.constants import (
+    EXIT_BAD_INPUT,
+    EXIT_CANCELLED,
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+)
 from rich.text import Text
 
 from ..text.gate import gate_lines, pick_pair
@@ -74,9 +79,9 @@ def gate(
     Exit status: 0 deterministic, 1 flaky, 2 bad usage or an agent that replayed
     nothing, 130 cancelled.
     """
-    from cassette_tui.core.agent import resolve_agent
-    from cassette_tui.core.errors import CassetteError
-    from cassette_tui.core.gate import GateResult, gate_job
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.loop.agent import resolve_agent
+    from cassette_tui.core.loop.gate import GateResult, gate_job
 
     try:
         command = resolve_agent(agent, config)

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from cassette_tui.core.atomic import write_atomic
-from cassette_tui.core.cassette import save
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.atomic import write_atomic
+from cassette_tui.core.format.cassette import save
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.format.jobs import Progress, run_job
+from cassette_tui.core.format.jsonvalue import dumps_strict
 from cassette_tui.core.importers import FORMATS, RunInfo, RunSelectionError
 from cassette_tui.core.importers.detect import import_file
-from cassette_tui.core.jobs import Progress, run_job
-from cassette_tui.core.jsonvalue import dumps_strict
-from cassette_tui.core.sources import detect_format, open_cassette, resolve_spec
+from cassette_tui.core.importers.sources import detect_format, open_cassette, resolve_spec
 
 from ..text.plural import plural
 from ._options import from_option
@@ -134,10 +134,10 @@ def _reward_note(run: dict[str, Any]) -> str:
 
 
 def _limit_note(outcome: Any) -> str:
-    """``, step limit reached (30 steps)`` when the run hit its limit (core/context.py)."""
+    """``, step limit reached (30 steps)`` when the run hit its limit (core/format/context.py)."""
     if not isinstance(outcome, dict) or not outcome.get("limit_reached"):
         return ""
-    from cassette_tui.core.context import outcome_from_json
+    from cassette_tui.core.format.context import outcome_from_json
 
     parsed, _ = outcome_from_json(outcome)
     limit = parsed.limit_words() if parsed is not None else None
@@ -222,7 +222,7 @@ def _write_runs(
 
 
 def _list(path: Path, kind: str, as_json: bool) -> None:
-    from cassette_tui.core.sources import list_runs
+    from cassette_tui.core.importers.sources import list_runs
 
     try:
         runs = list_runs(str(path), fmt=kind)

@@ -2,7 +2,7 @@
 
 An MCP host is pointed at ``cassette-tui mcp record -o RUN.jsonl -- SERVER_CMD ARGS...``
 instead of ``SERVER_CMD ARGS...`` to record, and at ``cassette-tui mcp replay RUN.jsonl`` to
-replay offline. The proxy and the stand-in server live in ``cassette_tui.tui.mcp`` and are
+replay offline. The proxy and the stand-in server live in ``cassette_tui.core.mcp`` and are
 imported only here, when one of the two runs (the MCP SDK is never loaded by other
 commands, nor by the engine).
 
@@ -18,15 +18,15 @@ import sys
 from pathlib import Path
 
 import click
-from cassette_tui.core.atomic import check_new_file, write_atomic
-from cassette_tui.core.constants import (
+from cassette_tui.core.format.atomic import check_new_file, write_atomic
+from cassette_tui.core.format.constants import (
     ENV_PATH,
     ENV_REPORT,
     EXIT_BAD_INPUT,
     EXIT_CLEAN,
     EXIT_FINDINGS,
 )
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.errors import CassetteFormatError
 
 from ._options import config_option
 from ._output import json_text, safe
@@ -72,9 +72,8 @@ def record(
 ) -> None:
     """Start the MCP server COMMAND and record its tool calls while forwarding every
     message between the host (this process's stdin/stdout) and the server unchanged."""
-    from cassette_tui.core.normalize import load_rules
-
-    from ..mcp.record import RecordingProxy
+    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.mcp.record import RecordingProxy
 
     try:
         rules = load_rules(config)
@@ -114,9 +113,8 @@ def replay(
     """Stand in for the recorded MCP server on stdin/stdout, offline: initialize and the
     list calls as recorded, each tools/call from CASSETTE (default: $CASSETTE_PATH); a miss
     is a JSON-RPC error."""
-    from cassette_tui.core.normalize import load_rules
-
-    from ..mcp.replay import ReplayServer
+    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.mcp.replay import ReplayServer
 
     try:
         _check_report(report)
@@ -135,7 +133,7 @@ def replay(
 
 def _check_report(report: str | None) -> None:
     """The report's folder must exist (checked before the session; never created)."""
-    from cassette_tui.core.report_sink import check_report_folder
+    from cassette_tui.core.replay.report_sink import check_report_folder
 
     target = report or os.environ.get(ENV_REPORT) or None
     if target is not None:

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
-from cassette_tui.core.constants import EXIT_BAD_INPUT
+from cassette_tui.core.format.constants import EXIT_BAD_INPUT
 
 from ._loop import agent_option
 from ._options import config_option, from_option
 
 if TYPE_CHECKING:
-    from cassette_tui.core.normalize import NormalizationRules
+    from cassette_tui.core.keys.normalize import NormalizationRules
 
     from ..screens.select import RunSource
 
@@ -139,8 +139,8 @@ def open_app(
 ) -> None:
     """Open one cassette, or two side by side (A = failing run, B = passing run); a file of
     many runs opens on a selector of its runs."""
-    from cassette_tui.core.errors import CassetteError
-    from cassette_tui.core.sources import RunSelectionError, open_cassette
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.importers.sources import RunSelectionError, open_cassette
 
     if len(files) > 2:
         _fail(f"open takes one or two files, got {len(files)}")
@@ -149,14 +149,14 @@ def open_app(
             "--task and --trial pick runs of one file; for two runs use path specs: "
             '"FILE#task=31,trial=2" "FILE#task=31,trial=3"'
         )
-    from cassette_tui.core.normalize import load_rules
+    from cassette_tui.core.keys.normalize import load_rules
 
     try:
         # the same rules as `diff` and `check`, so the app shows the same statuses
         rules = load_rules(config)
     except (CassetteError, OSError, ValueError) as exc:
         _fail(str(exc))
-    from cassette_tui.core.agent import AgentCommand, AgentCommandError, resolve_agent
+    from cassette_tui.core.loop.agent import AgentCommand, AgentCommandError, resolve_agent
 
     # the loop's agent: --agent (a bad one is an error), else the config's (its absence is
     # fine: Diff and Pin work without one, and the loop panel says how to configure it)
@@ -235,7 +235,7 @@ def _run_source(
     """The run selector's input when ``exc`` says a file of many runs needs a selector
     (none given, or a task of several trials without a trial); ``None`` when the error
     stands (an unknown task or trial, a selector on a single-run file)."""
-    from cassette_tui.core.sources import resolve_spec
+    from cassette_tui.core.importers.sources import resolve_spec
 
     from ..screens.select import RunSource
 

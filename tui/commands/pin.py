@@ -2,7 +2,7 @@
 
 Writes ``DIR/<tool>-<digest hex>.jsonl`` (a safe name whatever the tool is called) holding
 that entry and its provenance (source, seq, key, date, ``--reason``); see
-``cassette_tui.core.pin``. Never overwrites without ``--force``.
+``cassette_tui.core.loop.pin``. Never overwrites without ``--force``.
 
 Exit status: 0 written, 2 bad usage, unreadable input, no such seq, or the fixture exists.
 Does not import Textual.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 import click
-from cassette_tui.core.constants import EXIT_CLEAN
+from cassette_tui.core.format.constants import EXIT_CLEAN
 
 from ._options import config_option, from_option
 from ._output import echo_json, fail, safe
@@ -55,10 +55,10 @@ def pin(
     plugin's @pytest.mark.cassette("fixtures/NAME.jsonl")).
     Exit status: 0 written, 2 bad usage or the fixture exists (--force replaces it).
     """
-    from cassette_tui.core.errors import CassetteError
-    from cassette_tui.core.normalize import load_rules
-    from cassette_tui.core.pin import pin as pin_entry
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.importers.sources import open_cassette
+    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.loop.pin import pin as pin_entry
 
     try:
         rules = load_rules(config)

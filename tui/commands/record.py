@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 import click
-from cassette_tui.core.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
+from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ..text.plural import plural
 from ._loop import agent_option, run_cancellable, timeout_option
@@ -60,12 +60,12 @@ def record(
     Exit status: 0 recorded (and the same as --against), 1 the agent failed or the runs
     differ, 2 bad usage or the output exists.
     """
-    from cassette_tui.core.agent import resolve_agent
-    from cassette_tui.core.diff import diff_cassettes
-    from cassette_tui.core.errors import CassetteError
-    from cassette_tui.core.loop import RecordResult, record_job
-    from cassette_tui.core.normalize import load_rules
-    from cassette_tui.core.sources import open_cassette
+    from cassette_tui.core.diff.result import diff_cassettes
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.importers.sources import open_cassette
+    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.loop.agent import resolve_agent
+    from cassette_tui.core.loop.runs import RecordResult, record_job
 
     try:
         command = resolve_agent(agent, config)

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import NoReturn
 
 import click
-from cassette_tui.core.constants import EXIT_CLEAN
-from cassette_tui.core.errors import CassetteError
-from cassette_tui.core.jobs import run_job
-from cassette_tui.core.normalize import load_rules
-from cassette_tui.core.redact import redact_job
-from cassette_tui.core.secrets import load_secret_config
-from cassette_tui.core.sources import detect_format, open_cassette
+from cassette_tui.core.format.constants import EXIT_CLEAN
+from cassette_tui.core.format.errors import CassetteError
+from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.importers.sources import detect_format, open_cassette
+from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.scan.redact import redact_job
+from cassette_tui.core.scan.secrets import load_secret_config
 
 from ..text.plural import plural
 from ._options import config_option, from_option

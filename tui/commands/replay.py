@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 import click
-from cassette_tui.core.constants import (
+from cassette_tui.core.format.constants import (
     EXIT_BAD_INPUT,
     EXIT_CANCELLED,
     EXIT_CLEAN,
@@ -61,9 +61,9 @@ def replay(
     Exit status: 0 the agent passed with no miss, 1 otherwise, 2 bad usage or an agent
     that replayed nothing.
     """
-    from cassette_tui.core.agent import resolve_agent
-    from cassette_tui.core.errors import CassetteError
-    from cassette_tui.core.gate import ReplayResult, replay_job
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.loop.agent import resolve_agent
+    from cassette_tui.core.loop.gate import ReplayResult, replay_job
 
     try:
         command = resolve_agent(agent, config)

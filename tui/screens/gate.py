@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from cassette_tui.core.gate import GateResult, gate_job
-from cassette_tui.core.jobs import CancelToken, Progress, run_job
-from cassette_tui.core.loop import RunResult
+from cassette_tui.core.format.jobs import CancelToken, Progress, run_job
+from cassette_tui.core.loop.gate import GateResult, gate_job
+from cassette_tui.core.loop.runs import RunResult
 from rich.style import Style
 from rich.text import Text
 from textual import on, work

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cassette_tui.core.cassette import Cassette, load
-from cassette_tui.core.jobs import CancelToken
+from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.jobs import CancelToken
 from textual import on, work
 
 from ..messages import CallLogsOpened, LoopFailed, OpenRunsFailed
@@ -24,7 +24,7 @@ from ..text.safe import describe_error, printable
 from .base import AppScreen
 
 if TYPE_CHECKING:
-    from cassette_tui.core.agent import AgentCommand
+    from cassette_tui.core.loop.agent import AgentCommand
 
 
 class LoopJobScreen(AppScreen):

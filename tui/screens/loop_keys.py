@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.errors import CassetteError
-from cassette_tui.core.pin import plan_pin
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.errors import CassetteError
+from cassette_tui.core.loop.pin import plan_pin
 from textual.screen import Screen
 
 from ..text.loop import loop_stages
@@ -21,8 +21,8 @@ from .pin import PinScreen
 from .steps import StepsScreen
 
 if TYPE_CHECKING:
-    from cassette_tui.core.diff import DiffResult
-    from cassette_tui.core.loop import RecordResult
+    from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.loop.runs import RecordResult
 
 #: where the pin key writes fixtures (relative to the working folder, as ``pin -o``)
 FIXTURES_DIR = Path("fixtures")

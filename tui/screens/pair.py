@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.diff import DiffResult
-from cassette_tui.core.findings import Finding
-from cassette_tui.core.jobs import Cancelled, CancelToken, Progress, run_job
+from cassette_tui.core.diff.result import DiffResult
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.findings import Finding
+from cassette_tui.core.format.jobs import Cancelled, CancelToken, Progress, run_job
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work

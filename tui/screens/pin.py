@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from cassette_tui.core.pin import PinError, PinPlan, write_pin
+from cassette_tui.core.loop.pin import PinError, PinPlan, write_pin
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from cassette_tui.core.gate import ReplayResult, replay_job
-from cassette_tui.core.jobs import CancelToken, run_job
+from cassette_tui.core.format.jobs import CancelToken, run_job
+from cassette_tui.core.loop.gate import ReplayResult, replay_job
 from rich.style import Style
 from rich.text import Text
 from textual import on, work

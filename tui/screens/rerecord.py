@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from cassette_tui.core.atomic import FolderNotWritable, check_new_file
-from cassette_tui.core.jobs import CancelToken, run_job
-from cassette_tui.core.loop import RecordResult, record_job
-from cassette_tui.core.rerecord import rerecord_path
+from cassette_tui.core.format.atomic import FolderNotWritable, check_new_file
+from cassette_tui.core.format.jobs import CancelToken, run_job
+from cassette_tui.core.loop.rerecord import rerecord_path
+from cassette_tui.core.loop.runs import RecordResult, record_job
 from rich.console import RenderableType
 from textual import on, work
 from textual.app import ComposeResult

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from cassette_tui.core.normalize import NormalizationRules
-from cassette_tui.core.runs import RunInfo, TaskGroup, group_runs
-from cassette_tui.core.sources import open_cassette
+from cassette_tui.core.format.multi_run import RunInfo, TaskGroup, group_runs
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.core.keys.normalize import NormalizationRules
 from rich.style import Style
 from rich.text import Text
 from textual import on, work

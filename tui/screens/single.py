@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, ClassVar
 
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.findings import Finding
-from cassette_tui.core.lint import lint
-from cassette_tui.core.outcome import outcome_index
-from cassette_tui.core.secrets import app_secret_config, secret_findings
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.findings import Finding
+from cassette_tui.core.format.outcome import outcome_index
+from cassette_tui.core.scan.lint import lint
+from cassette_tui.core.scan.secrets import app_secret_config, secret_findings
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from cassette_tui.core.errors import CassetteFormatError
+from cassette_tui.core.format.errors import CassetteFormatError
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work

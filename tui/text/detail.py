@@ -12,12 +12,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cassette_tui.core.align import is_error_outcome
-from cassette_tui.core.diff_model import Change, DriftItem, Finding, Row, Status
-from cassette_tui.core.entry import Entry
-from cassette_tui.core.jsonpath import parse_path
-from cassette_tui.core.secrets import mask_value
-from cassette_tui.core.textspot import is_long_pair, spot
+from cassette_tui.core.diff.align import is_error_outcome
+from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
+from cassette_tui.core.format.entry import Entry
+from cassette_tui.core.format.jsonpath import parse_path
+from cassette_tui.core.format.textspot import is_long_pair, spot
+from cassette_tui.core.scan.secrets import mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
@@ -222,7 +222,7 @@ def pair_detail(
     other_call = row.status is Status.OTHER_CALL and a is not None and b is not None
     error = any(is_error_outcome(e.is_error, e.response) for e in (a, b) if e is not None)
     parts: list[RenderableType] = [pair_title(row, b.tool if b is not None else None, error)]
-    # the words before the call first: why the agent chose (core/context.py)
+    # the words before the call first: why the agent chose (core/format/context.py)
     parts.extend(pair_before(result, row, a, b, limits))
 
     if other_call:
@@ -287,7 +287,7 @@ def single_detail(
     related = _findings_text(findings, "findings")
     if related is not None:
         parts.append(related)
-    before, after = single_words(cassette, index, entry, limits)  # the words (core/context.py)
+    before, after = single_words(cassette, index, entry, limits)  # the words (core/format/context.py)
     parts.extend(before)
     parts.append(Text("args", style="bold underline"))
     parts.append(_block(entry.args, limits))

@@ -15,8 +15,8 @@ from .runs import files_text
 from .safe import safe
 
 if TYPE_CHECKING:
-    from cassette_tui.core.gate import GateResult
-    from cassette_tui.core.loop import RunResult
+    from cassette_tui.core.loop.gate import GateResult
+    from cassette_tui.core.loop.runs import RunResult
 
 
 def isolation_lines(result: GateResult) -> list[str]:

@@ -19,7 +19,7 @@ from .replay import replay_found
 from .safe import printable
 
 if TYPE_CHECKING:
-    from cassette_tui.core.diff import DiffResult
+    from cassette_tui.core.diff.result import DiffResult
 
     from ..session import Session
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cassette_tui.core.diff_model import Status
+from cassette_tui.core.diff.model import Status
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cassette_tui.core.jsonpath import child_path
+from cassette_tui.core.format.jsonpath import child_path
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
@@ -20,7 +20,7 @@ from .replay import short_json, side_value
 from .safe import safe
 
 if TYPE_CHECKING:
-    from cassette_tui.core.cassette import Cassette
+    from cassette_tui.core.format.cassette import Cassette
 
 Styles = Mapping[str, Style]
 

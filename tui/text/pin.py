@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from cassette_tui.core.pin import ExistingFixture, PinPlan, existing_fixture
+from cassette_tui.core.loop.pin import ExistingFixture, PinPlan, existing_fixture
 from rich.text import Text
 
 from .safe import printable, printable_block, safe

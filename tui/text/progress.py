@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cassette_tui.core.jobs import Progress
+from cassette_tui.core.format.jobs import Progress
 
 
 def progress_count(progress: Progress) -> str:

@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from cassette_tui.core.errors import NULLS_HINT, is_null_vs_absent
-from cassette_tui.core.served import IMPORTED_NAME
+from cassette_tui.core.format.errors import NULLS_HINT, is_null_vs_absent
+from cassette_tui.core.loop.served import IMPORTED_NAME
 
 from .plural import plural
 from .report import ReportLine
@@ -23,8 +23,8 @@ from .safe import safe
 __all__ = ["run_line"]  # the one run line (tui/text/runs.py), re-exported
 
 if TYPE_CHECKING:
-    from cassette_tui.core.gate import ReplayResult
-    from cassette_tui.core.loop import RunResult, RunsResult
+    from cassette_tui.core.loop.gate import ReplayResult
+    from cassette_tui.core.loop.runs import RunResult, RunsResult
 
 #: the glyphs of a run's outcome (the loop bar, the gate's table)
 PASS, FAIL = "✓", "✗"

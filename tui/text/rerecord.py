@@ -11,7 +11,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cassette_tui.core.constants import ENV_MODE, ENV_PATH
+from cassette_tui.core.format.constants import ENV_MODE, ENV_PATH
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -22,8 +22,8 @@ from .runs import run_line
 from .safe import printable, printable_block, safe
 
 if TYPE_CHECKING:
-    from cassette_tui.core.agent import AgentCommand
-    from cassette_tui.core.loop import RecordResult
+    from cassette_tui.core.loop.agent import AgentCommand
+    from cassette_tui.core.loop.runs import RecordResult
 
 #: stderr lines shown under a run
 STDERR_LINES = 8

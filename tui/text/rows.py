@@ -11,9 +11,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from cassette_tui.core.align import is_error_outcome
-from cassette_tui.core.cassette import Cassette
-from cassette_tui.core.diff_model import Row, Status
+from cassette_tui.core.diff.align import is_error_outcome
+from cassette_tui.core.diff.model import Row, Status
+from cassette_tui.core.format.cassette import Cassette
 from rich.style import Style
 from rich.text import Text
 

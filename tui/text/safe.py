@@ -186,7 +186,7 @@ def describe_error(error: BaseException) -> str:
     """One line for a failure shown in the app: a cassette error's own message (it names
     the file, the line and the field), an ``OSError`` as its path and reason in words,
     else ``Type: message``."""
-    from cassette_tui.core.errors import CassetteError
+    from cassette_tui.core.format.errors import CassetteError
 
     if isinstance(error, CassetteError):
         return str(error)

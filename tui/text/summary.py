@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from cassette_tui.core.lint import EMPTY_MESSAGE
+from cassette_tui.core.scan.lint import EMPTY_MESSAGE
 from rich.text import Text
 
 from .marks import STATUS_MARKS
@@ -162,7 +162,7 @@ def loading_summary(a: Any, b: Any | None, what: str) -> Text:
 
 def _outcomes(text: Text, a: Any, b: Any | None) -> None:
     """The line with how each run ended (``A ✗ reward 0 · step limit reached (30 steps)``),
-    when a cassette says (core/context.py); nothing otherwise, so a recording of your own
+    when a cassette says (core/format/context.py); nothing otherwise, so a recording of your own
     agent keeps its three lines."""
     line = outcome_line(a, b)
     if line is not None:

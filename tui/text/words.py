@@ -1,4 +1,4 @@
-"""The words around a call, as the app shows them (``core/context.py`` reads them).
+"""The words around a call, as the app shows them (``core/format/context.py`` reads them).
 
 - ``outcome_line``: the header's line with how each run ended
   (``A ✗ reward 0 · step limit reached (30 steps)   B ✓ reward 1``).
@@ -16,7 +16,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from cassette_tui.core.context import (
+from cassette_tui.core.format.context import (
     CONTEXT_FIELD,
     OUTCOME_FIELD,
     Answered,
@@ -26,8 +26,8 @@ from cassette_tui.core.context import (
     call_context,
     run_outcome,
 )
-from cassette_tui.core.entry import Entry
-from cassette_tui.core.secrets import mask_value
+from cassette_tui.core.format.entry import Entry
+from cassette_tui.core.scan.secrets import mask_value
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text

@@ -1,0 +1,1 @@
+"""Two runs side by side: alignment (and its choice), refinement, drift, the result, diagnosis."""

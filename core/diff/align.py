@@ -1,0 +1,557 @@
+"""Step alignment of two cassettes: which entry of A stands beside which entry of B.
+
+Two alignments (issue 3; docs/architecture.md, "Alignment"):
+
+- **by seq** (``align="seq"``): row *i* holds the *i*-th entry of A beside the *i*-th entry
+  of B (entries in call order); the longer run's tail is only-in-one-side.
+- **by call key** (``align="key"``): a longest-common-subsequence alignment in four passes,
+  each run only inside the gaps the previous passes left: identical steps first (same tool,
+  args digest and outcome fingerprint), then the same key with the same outcome class
+  (both errors or both successes), then the same key, then the same tool. An inserted retry
+  or an extra lookup therefore shows as a step present on one side only instead of shifting
+  every later row; the *n*-th occurrence of a token pairs with the *n*-th, never all with
+  the first.
+
+The LCS of each pass (``match_tokens``) trims the common prefix and suffix, runs Myers'
+O((N+M)D) algorithm on small regions, and on large ones anchors on tokens that occur once
+on each side (patience diff) — or, when there are none, on every common token with its
+*n*-th occurrences paired — keeps the longest increasing chain of anchors and recurses
+into the gaps. That keeps two 100k-entry cassettes to well under a second of alignment
+(``benchmarks/bench_diff.py``); the result is an exact LCS on small regions and a patience
+approximation on large ones.
+
+Outcomes (fingerprint and error flag per entry) come from the one outcome model
+(``outcome.py``): ``outcome_index`` reads a file-backed cassette sequentially once; no
+deepdiff runs here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..format.cassette import Cassette
+from ..format.outcome import Outcome, Outcomes, is_error_outcome, outcome_index
+from .model import Row, Status
+
+__all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "outcome_index"]
+
+#: the alignments ``align`` accepts
+ALIGNMENTS = ("seq", "key")
+
+#: a cancel check: called now and then by long work, it raises to stop it (the diff job
+#: passes ``CancelToken.raise_if_cancelled``)
+Check = Callable[[], None]
+#: the rows built between two checks
+_CHECK_ROWS = 4096
+
+#: Myers runs on a region when its size (n + m) is at most this ...
+_MYERS_MAX_SIZE = 4000
+#: ... and gives up (falling back to anchors) past this many edits.
+_MYERS_MAX_D = 400
+
+
+# -- the LCS of two token sequences ------------------------------------------------------
+
+
+def _myers(
+    ta: Sequence[Hashable],
+    tb: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    max_d: int,
+    check: Check | None = None,
+) -> list[tuple[int, int]] | None:
+    """Exact LCS pairs of ``ta[a0:a1]`` and ``tb[b0:b1]`` by Myers' greedy algorithm, or
+    ``None`` when more than ``max_d`` insertions and deletions are needed. ``check`` is
+    called once per edit distance (it raises to stop: a cancel)."""
+    n, m = a1 - a0, b1 - b0
+    offset = max_d + 1
+    v = [0] * (2 * max_d + 3)
+    trace: list[list[int]] = []
+    for d in range(max_d + 1):
+        if check is not None:
+            check()
+        trace.append(v[offset - d - 1 : offset + d + 2])
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+                x = v[offset + k + 1]
+            else:
+                x = v[offset + k - 1] + 1
+            y = x - k
+            while x < n and y < m and ta[a0 + x] == tb[b0 + y]:
+                x += 1
+                y += 1
+            v[offset + k] = x
+            if x >= n and y >= m:
+                return _myers_backtrack(trace, d, n, m, a0, b0)
+    return None
+
+
+def _myers_backtrack(
+    trace: list[list[int]], d_end: int, n: int, m: int, a0: int, b0: int
+) -> list[tuple[int, int]]:
+    pairs: list[tuple[int, int]] = []
+    x, y = n, m
+    for d in range(d_end, 0, -1):
+        snap = trace[d]  # the furthest x per diagonal before step d, k in [-d-1, d+1]
+        k = x - y
+        if k == -d or (k != d and snap[k - 1 + d + 1] < snap[k + 1 + d + 1]):
+            prev_k = k + 1  # a step down (an entry only in B)
+            prev_x = snap[prev_k + d + 1]
+            prev_y = prev_x - prev_k
+            x_start, y_start = prev_x, prev_y + 1
+        else:
+            prev_k = k - 1  # a step right (an entry only in A)
+            prev_x = snap[prev_k + d + 1]
+            prev_y = prev_x - prev_k
+            x_start, y_start = prev_x + 1, prev_y
+        while x > x_start and y > y_start:
+            x -= 1
+            y -= 1
+            pairs.append((a0 + x, b0 + y))
+        x, y = prev_x, prev_y
+    while x > 0 and y > 0:  # the initial snake (d == 0)
+        x -= 1
+        y -= 1
+        pairs.append((a0 + x, b0 + y))
+    pairs.reverse()
+    return pairs
+
+
+def _longest_increasing(cands: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest chain of candidate pairs increasing in both indices; ``cands`` sorted
+    by A index (distinct A indices). O(k log k)."""
+    from bisect import bisect_left
+
+    tails: list[int] = []  # smallest B index ending a chain of each length
+    tail_idx: list[int] = []
+    prev: list[int] = [-1] * len(cands)
+    for ci, (_, bj) in enumerate(cands):
+        pos = bisect_left(tails, bj)
+        if pos == len(tails):
+            tails.append(bj)
+            tail_idx.append(ci)
+        else:
+            tails[pos] = bj
+            tail_idx[pos] = ci
+        prev[ci] = tail_idx[pos - 1] if pos else -1
+    chain: list[tuple[int, int]] = []
+    ci = tail_idx[-1] if tail_idx else -1
+    while ci >= 0:
+        chain.append(cands[ci])
+        ci = prev[ci]
+    chain.reverse()
+    return chain
+
+
+def _anchors(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int
+) -> list[tuple[int, int]]:
+    """Anchor pairs for a large region: tokens unique on both sides (patience), else every
+    common token with its n-th occurrences paired; the longest increasing chain of them."""
+    count_a = Counter(ta[a0:a1])
+    count_b = Counter(tb[b0:b1])
+    common = count_a.keys() & count_b.keys()
+    if not common:
+        return []
+    unique = {t for t in common if count_a[t] == 1 and count_b[t] == 1}
+    chosen = unique or common
+    pos_b: dict[Hashable, list[int]] = defaultdict(list)
+    for j in range(b0, b1):
+        if tb[j] in chosen:
+            pos_b[tb[j]].append(j)
+    seen: Counter[Hashable] = Counter()
+    cands: list[tuple[int, int]] = []
+    for i in range(a0, a1):
+        t = ta[i]
+        if t in chosen:
+            nth = seen[t]
+            seen[t] += 1
+            positions = pos_b[t]
+            if nth < len(positions):
+                cands.append((i, positions[nth]))
+    return _longest_increasing(cands)
+
+
+def match_tokens(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], check: Check | None = None
+) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` with ``ta[i] == tb[j]``, increasing in both indices, forming a
+    longest common subsequence of the two token lists (exact on regions of up to a few
+    thousand tokens, a patience-diff approximation beyond). Hashable tokens; O(N + M) for
+    identical or disjoint inputs, O((N + M) log(N + M)) typical. ``check`` is called
+    between regions and edit distances; whatever it raises (``Cancelled``) stops the match."""
+    pairs: list[tuple[int, int]] = []
+    _match_region(ta, tb, 0, len(ta), 0, len(tb), pairs, check)
+    pairs.sort()
+    return pairs
+
+
+def _match_region(
+    ta: Sequence[Hashable],
+    tb: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    out: list[tuple[int, int]],
+    check: Check | None = None,
+) -> None:
+    stack = [(a0, a1, b0, b1)]
+    while stack:
+        if check is not None:
+            check()
+        a0, a1, b0, b1 = stack.pop()
+        while a0 < a1 and b0 < b1 and ta[a0] == tb[b0]:
+            out.append((a0, b0))
+            a0 += 1
+            b0 += 1
+        while a0 < a1 and b0 < b1 and ta[a1 - 1] == tb[b1 - 1]:
+            a1 -= 1
+            b1 -= 1
+            out.append((a1, b1))
+        if a0 == a1 or b0 == b1:
+            continue
+        n, m = a1 - a0, b1 - b0
+        if n + m <= _MYERS_MAX_SIZE:
+            found = _myers(ta, tb, a0, a1, b0, b1, min(_MYERS_MAX_D, n + m), check)
+            if found is not None:
+                out.extend(found)
+                continue
+        anchors = _anchors(ta, tb, a0, a1, b0, b1)
+        if not anchors:
+            continue
+        out.extend(anchors)
+        stack.extend(_gaps(anchors, a0, a1, b0, b1))
+
+
+def _gaps(
+    pairs: Iterable[tuple[int, int]], a0: int, a1: int, b0: int, b1: int
+) -> list[tuple[int, int, int, int]]:
+    """The regions ``(a0, a1, b0, b1)`` left between ``pairs`` (increasing in both indices)
+    inside the region ``[a0, a1) x [b0, b1)``, in order; only those with unpaired tokens on
+    both sides (a one-sided gap has nothing left to match)."""
+    gaps: list[tuple[int, int, int, int]] = []
+    prev_a, prev_b = a0, b0
+    for i, j in pairs:
+        if i > prev_a and j > prev_b:
+            gaps.append((prev_a, i, prev_b, j))
+        prev_a, prev_b = i + 1, j + 1
+    if a1 > prev_a and b1 > prev_b:
+        gaps.append((prev_a, a1, prev_b, b1))
+    return gaps
+
+
+# -- rows ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Side:
+    cassette: Cassette
+    keys: list[int]  # key id per entry (shared id space across both sides)
+    tools: list[int]  # tool id per entry
+    outcomes: Outcomes
+    repeated: list[bool]
+
+
+def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
+    key_ids: dict[tuple[str, str], int] = {}
+    tool_ids: dict[str, int] = {}
+
+    def side(c: Cassette) -> _Side:
+        keys = [key_ids.setdefault(c.key(i), len(key_ids)) for i in range(len(c))]
+        tools = [tool_ids.setdefault(c.tool(i), len(tool_ids)) for i in range(len(c))]
+        counts = Counter(keys)
+        return _Side(c, keys, tools, outcome_index(c), [counts[k] > 1 for k in keys])
+
+    return side(a), side(b)
+
+
+def build_row(
+    i: int | None,
+    j: int | None,
+    seq_a: int | None,
+    seq_b: int | None,
+    status: Status,
+    tool: str,
+    *,
+    repeated_a: bool = False,
+    repeated_b: bool = False,
+    error_a: bool = False,
+    error_b: bool = False,
+) -> Row:
+    """The one row builder of both alignments: entry ``i`` of A beside entry ``j`` of B
+    (``None`` on a missing side). ``error_a``/``error_b`` are each side's
+    ``Outcome.is_error``; the row keeps a side's flag only when the other side succeeded."""
+    if j is None:
+        return Row(i, None, seq_a, None, Status.ONLY_A, tool, repeated_a=repeated_a,
+                   error_a=error_a)  # fmt: skip
+    if i is None:
+        return Row(None, j, None, seq_b, Status.ONLY_B, tool, repeated_b=repeated_b,
+                   error_b=error_b)  # fmt: skip
+    return Row(
+        i, j, seq_a, seq_b, status, tool,
+        repeated_a=repeated_a, repeated_b=repeated_b,
+        error_a=error_a and not error_b, error_b=error_b and not error_a,
+    )  # fmt: skip
+
+
+def pair_status(
+    tools: tuple[Hashable, Hashable], keys: tuple[Hashable, Hashable], same_outcome: bool
+) -> Status:
+    """The status of a pair: ``other_call`` (another tool), ``args_drift`` (same tool,
+    another args digest), ``response_drift`` (same key, another outcome) or ``same``."""
+    if tools[0] != tools[1]:
+        return Status.OTHER_CALL
+    if keys[0] != keys[1]:
+        return Status.ARGS_DRIFT
+    return Status.SAME if same_outcome else Status.RESPONSE_DRIFT
+
+
+def _row(sa: _Side, sb: _Side, i: int | None, j: int | None) -> Row:
+    a, b = sa.cassette, sb.cassette
+    if j is None:
+        assert i is not None
+        return build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
+                         repeated_a=sa.repeated[i], error_a=sa.outcomes.errors[i])  # fmt: skip
+    if i is None:
+        return build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
+                         repeated_b=sb.repeated[j], error_b=sb.outcomes.errors[j])  # fmt: skip
+    status = pair_status(
+        (sa.tools[i], sb.tools[j]),
+        (sa.keys[i], sb.keys[j]),
+        sa.outcomes.fingerprints[i] == sb.outcomes.fingerprints[j],
+    )
+    return build_row(
+        i, j, a.seq(i), b.seq(j), status, a.tool(i),
+        repeated_a=sa.repeated[i], repeated_b=sb.repeated[j],
+        error_a=sa.outcomes.errors[i], error_b=sb.outcomes.errors[j],
+    )  # fmt: skip
+
+
+def align_by_seq(a: Cassette, b: Cassette) -> list[Row]:
+    """Rows pairing the *i*-th entry of A with the *i*-th of B (call order); the longer
+    run's tail is ``only_a``/``only_b``. Status per pair: see ``pair_status``. The same
+    rows as ``SeqRows(a, b)``, built by it."""
+    return list(SeqRows(a, b))
+
+
+#: past this many pairs whose responses need an exact comparison, one sequential pass over
+#: each file (``outcome_index``) beats reading those lines one by one
+_EXACT_BY_ENTRY_MAX = 2000
+
+
+def seq_statuses(a: Cassette, b: Cassette, *, provisional: list[int] | None = None) -> list[Status]:
+    """The status of each row of ``align_by_seq(a, b)``, without building the rows.
+
+    A pair with the same key whose responses are byte-identical in the files (see
+    ``Cassette.response_hashes``) is ``same`` without parsing either; only the other
+    same-key pairs compare outcome fingerprints. With a ``provisional`` list, when more than
+    ``_EXACT_BY_ENTRY_MAX`` pairs need that comparison (two full parses), they are
+    reported ``response_drift`` from their bytes alone and their rows appended to the list:
+    a first answer that a second, exact call confirms (the app's first screen)."""
+    n, m = len(a), len(b)
+    k = min(n, m)
+    ta, tb, da, db = a._tools, b._tools, a.digests(), b.digests()
+    ha, hb = a.response_hashes(), b.response_hashes()
+    statuses: list[Status] = []
+    append = statuses.append
+    same, other, args_drift = Status.SAME, Status.OTHER_CALL, Status.ARGS_DRIFT
+    unsure: list[int] = []
+    for i in range(k):
+        if ta[i] != tb[i]:
+            append(other)
+        elif da[i] != db[i]:
+            append(args_drift)
+        else:
+            h = ha[i]
+            if h is None or h != hb[i]:
+                unsure.append(i)
+            append(same)
+    if unsure:
+        if len(unsure) > _EXACT_BY_ENTRY_MAX and provisional is not None:
+            for i in unsure:
+                statuses[i] = Status.RESPONSE_DRIFT
+            provisional.extend(unsure)
+        elif len(unsure) > _EXACT_BY_ENTRY_MAX:
+            fa, fb = outcome_index(a).fingerprints, outcome_index(b).fingerprints
+            for i in unsure:
+                if fa[i] != fb[i]:
+                    statuses[i] = Status.RESPONSE_DRIFT
+        else:
+            for i in unsure:
+                if a.fingerprint(i) != b.fingerprint(i):
+                    statuses[i] = Status.RESPONSE_DRIFT
+    statuses.extend([Status.ONLY_A] * (n - k))
+    statuses.extend([Status.ONLY_B] * (m - k))
+    return statuses
+
+
+class SeqRows(Sequence[Row]):
+    """The rows of the by-seq alignment, built on access: row *i* is entry *i* of A beside
+    entry *i* of B, so its status needs only the two keys and responses
+    (``seq_statuses``, computed up front); its error and repeated-key flags are computed
+    when the row is first asked for (one entry each side, or, when all rows are
+    iterated, one ``outcome_index`` pass per file). Equal to the list ``align_by_seq``
+    returns; thread-safe. ``exact=False``: statuses from the bytes where exact ones would
+    parse every response (see ``seq_statuses``); ``provisional`` lists those rows."""
+
+    def __init__(self, a: Cassette, b: Cassette, *, exact: bool = True) -> None:
+        self.a, self.b = a, b
+        #: rows whose ``response_drift`` comes from the bytes alone (``exact=False``)
+        self.provisional: list[int] = []
+        self.statuses = seq_statuses(a, b, provisional=None if exact else self.provisional)
+        self._rows: list[Row | None] = [None] * len(self.statuses)
+        self._repeated: tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]] | None = None
+        self._lock = threading.Lock()
+        self._complete = False
+
+    def __len__(self) -> int:
+        return len(self.statuses)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"row {index} out of range")
+        row = self._rows[index]
+        if row is None:
+            row = self._rows[index] = self._build(index, None)
+        return row
+
+    def __iter__(self) -> Iterator[Row]:
+        if not self._complete:
+            self._fill()
+        return iter(self._rows)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SeqRows | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SeqRows({list(self)!r})"
+
+    def _counters(self) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
+        if self._repeated is None:
+            a, b = self.a, self.b
+            self._repeated = (
+                Counter(zip(a._tools, a.digests(), strict=True)),
+                Counter(zip(b._tools, b.digests(), strict=True)),
+            )
+        return self._repeated
+
+    def _fill(self) -> None:
+        with self._lock:
+            if self._complete:
+                return
+            errors = (outcome_index(self.a).errors, outcome_index(self.b).errors)
+            rows = self._rows
+            for i in range(len(rows)):
+                if rows[i] is None:
+                    rows[i] = self._build(i, errors)
+            self._complete = True
+
+    def _build(self, index: int, errors: tuple[list[bool], list[bool]] | None) -> Row:
+        a, b = self.a, self.b
+        ca, cb = self._counters()
+        status = self.statuses[index]
+        i = index if index < len(a) else None
+        j = index if index < len(b) else None
+
+        def err(c: Cassette, k: int, side: int) -> bool:
+            if errors is not None:
+                return errors[side][k]
+            return Outcome.of_entry(c[k]).is_error
+
+        if j is None:
+            assert i is not None
+            return build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
+                             repeated_a=ca[a.key(i)] > 1, error_a=err(a, i, 0))  # fmt: skip
+        if i is None:
+            return build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
+                             repeated_b=cb[b.key(j)] > 1, error_b=err(b, j, 1))  # fmt: skip
+        if status is Status.SAME:
+            # the same outcome on both sides: neither is an error "while the other
+            # succeeded", whatever the flags (and no entry is read for them)
+            err_a = err_b = False
+        else:
+            err_a, err_b = err(a, i, 0), err(b, j, 1)
+        return build_row(
+            i, j, a.seq(i), b.seq(j), status, a.tool(i),
+            repeated_a=ca[a.key(i)] > 1, repeated_b=cb[b.key(j)] > 1,
+            error_a=err_a, error_b=err_b,
+        )  # fmt: skip
+
+
+def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> list[tuple[int, int]]:
+    """The aligned pairs of the four key-alignment passes (see the module docstring)."""
+    fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
+    ea, eb = sa.outcomes.errors, sb.outcomes.errors
+    passes: list[tuple[Sequence[Hashable], Sequence[Hashable]]] = [
+        (list(zip(sa.keys, fa, strict=True)), list(zip(sb.keys, fb, strict=True))),
+        (list(zip(sa.keys, ea, strict=True)), list(zip(sb.keys, eb, strict=True))),
+        (sa.keys, sb.keys),
+        (sa.tools, sb.tools),
+    ]
+    pairs: list[tuple[int, int]] = []
+    regions = [(0, len(sa.keys), 0, len(sb.keys))]
+    for depth, (ta, tb) in enumerate(passes):
+        last = depth == len(passes) - 1
+        next_regions: list[tuple[int, int, int, int]] = []
+        for a0, a1, b0, b1 in regions:
+            found: list[tuple[int, int]] = []
+            _match_region(ta, tb, a0, a1, b0, b1, found, check)
+            found.sort()
+            pairs.extend(found)
+            if not last:
+                next_regions.extend(_gaps(found, a0, a1, b0, b1))
+        regions = next_regions
+    pairs.sort()
+    return pairs
+
+
+def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> list[Row]:
+    """Rows of the call-key alignment (see the module docstring). Unpaired entries become
+    ``only_a``/``only_b`` rows placed where they occur; within one gap the A-side steps
+    come before the B-side steps. Status per pair: ``same``, ``response_drift`` (same key)
+    or ``args_drift`` (same tool, another key); never ``other_call``. ``check`` is called
+    as the alignment goes (see ``match_tokens``) and every ``_CHECK_ROWS`` rows."""
+    sa, sb = _sides(a, b)
+    rows: list[Row] = []
+    i = j = 0
+    for n, (pi, pj) in enumerate(_key_pairs(sa, sb, check)):
+        if check is not None and n % _CHECK_ROWS == 0:
+            check()
+        rows.extend(_row(sa, sb, x, None) for x in range(i, pi))
+        rows.extend(_row(sa, sb, None, y) for y in range(j, pj))
+        rows.append(_row(sa, sb, pi, pj))
+        i, j = pi + 1, pj + 1
+    rows.extend(_row(sa, sb, x, None) for x in range(i, len(a)))
+    rows.extend(_row(sa, sb, None, y) for y in range(j, len(b)))
+    return rows
+
+
+def align(a: Cassette, b: Cassette, how: str = "seq", check: Check | None = None) -> list[Row]:
+    """Align two cassettes: ``how`` is ``"seq"`` or ``"key"`` (see ``align_by_seq`` and
+    ``align_by_key``). Every entry of each side appears in exactly one row, in order.
+    ``check`` (by key) is called as the alignment goes; what it raises stops it.
+
+    Raises:
+        ValueError: an unknown alignment.
+    """
+    if how == "seq":
+        return align_by_seq(a, b)
+    if how == "key":
+        return align_by_key(a, b, check)
+    raise ValueError(f"unknown alignment {how!r}; expected one of {ALIGNMENTS}")

@@ -1,0 +1,180 @@
+"""Which alignment tells the story of two runs: the default of ``diff`` and the app
+(``--align auto``).
+
+By seq, row *i* holds the *i*-th call of each run: when the runs part by choosing
+different calls at one step, that row shows the two calls side by side (``other_call``
+or ``args_drift``), which is the story. When one run makes extra calls first (a second
+lookup, a retry, a question asked before acting) and then makes the other run's call,
+every row after the inserted step is shifted: the first divergence by seq reads "same
+tool, different args" or "another tool", and the diagnosis blames how the args were
+built. The key alignment shows that step as one-sided (``only_a``/``only_b``) and pairs
+the calls that follow.
+
+``choose_alignment(a, b)`` picks ``key`` exactly then: at the first step whose call
+differs (tool or args digest), the call one run makes there is made by the other run
+within ``LOOKAHEAD`` steps (the same key; or, when the two tools differ, the same tool).
+Otherwise, and when an answer to the same call differs before any call does (both
+alignments put the first divergence there), it picks ``seq``. On the tau-bench airline
+pass/fail pairs this puts the right first divergence on screen for every pair (see
+README, "Alignment").
+
+Cost: one pass over both runs' keys up to that step (the keys a diff computes anyway),
+and at most ``MAX_ANSWERS_READ`` pairs of responses parsed to tell a real answer change
+from metadata-only drift. No alignment, no deepdiff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..format.plural import plural
+
+if TYPE_CHECKING:
+    from ..format.cassette import Cassette
+
+__all__ = ["ALIGN_CHOICES", "LOOKAHEAD", "AlignChoice", "choose_alignment", "resolve_alignment"]
+
+#: what ``diff --align`` and the app accept: ``auto`` resolves to ``seq`` or ``key``
+ALIGN_CHOICES = ("auto", "seq", "key")
+#: how many steps ahead the other run may make a call for it to count as inserted steps
+LOOKAHEAD = 20
+#: same-call pairs with different response bytes parsed before the first differing call;
+#: past this, ``seq`` (an answer already differs: both alignments agree on where)
+MAX_ANSWERS_READ = 50
+
+
+@dataclass(frozen=True)
+class AlignChoice:
+    """The alignment ``choose_alignment`` picked and why.
+
+    Attributes:
+        align: ``"seq"`` or ``"key"``.
+        reason: one sentence for people (the ``diff`` summary, ``--json`` ``align_reason``).
+        index: the 0-based position (in both runs) of the first differing call, or ``None``.
+    """
+
+    align: str
+    reason: str
+    index: int | None = None
+
+
+def resolve_alignment(a: Cassette, b: Cassette, align: str) -> tuple[str, str | None]:
+    """``(align, reason)`` for a diff asked for with ``align`` (one of ``ALIGN_CHOICES``):
+    ``"seq"`` or ``"key"`` as asked, with no reason, or for ``"auto"`` the alignment
+    ``choose_alignment`` picks and its reason (computing both cassettes' keys). The one
+    place ``auto`` is resolved for a diff (``diff_cassettes``, ``diff_job``)."""
+    if align != "auto":
+        return align, None
+    choice = choose_alignment(a, b)
+    return choice.align, choice.reason
+
+
+def _answers_differ_before(a: Cassette, b: Cassette, k: int) -> int | None:
+    """The first position before ``k`` (same call on both sides) whose answer really
+    differs (not only in volatile metadata or ignored paths), or ``None``. Past
+    ``MAX_ANSWERS_READ`` unsure pairs, the first of them."""
+    from .refine import classify_response_drift
+
+    ha, hb = a.response_hashes(), b.response_hashes()
+    read = 0
+    for i in range(k):
+        h = ha[i]
+        if h is not None and h == hb[i]:
+            continue
+        if read >= MAX_ANSWERS_READ:
+            return i
+        read += 1
+        if a.fingerprint(i) == b.fingerprint(i):
+            continue
+        ea, eb = a._entry(i), b._entry(i)
+        if ea.is_error or eb.is_error:
+            return i
+        if classify_response_drift(a.tool(i), ea.response, eb.response, a) != "metadata":
+            return i
+    return None
+
+
+def _find(keys: list[tuple[str, str]] | list[str], start: int, wanted: object) -> int | None:
+    for j in range(start, min(len(keys), start + LOOKAHEAD)):
+        if keys[j] == wanted:
+            return j
+    return None
+
+
+def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
+    """``key`` when the runs part at an inserted step (see the module docstring), else
+    ``seq``. Computes both cassettes' keys (``Cassette.digests``) if not done yet."""
+    ta, tb = a._tools, b._tools
+    da, db = a.digests(), b.digests()
+    n = min(len(a), len(b))
+    k = next((i for i in range(n) if ta[i] != tb[i] or da[i] != db[i]), None)
+    if k is None:
+        if len(a) == len(b):
+            return AlignChoice("seq", "the runs make the same calls in the same order")
+        longer = "A" if len(a) > len(b) else "B"
+        if n == 0:
+            return AlignChoice("seq", f"only {longer} makes calls")
+        return AlignChoice(
+            "seq", f"the runs make the same first {plural(n, 'call')}, then only {longer} goes on"
+        )
+    answer = _answers_differ_before(a, b, k)
+    if answer is not None:
+        return AlignChoice(
+            "seq",
+            f"the runs part at seq {a.seq(answer)} on an answer to the same call, before "
+            "any call differs",
+            answer,
+        )
+    end = k + 1 + LOOKAHEAD
+    keys_a = list(zip(ta[k + 1 : end], da[k + 1 : end], strict=True))
+    keys_b = list(zip(tb[k + 1 : end], db[k + 1 : end], strict=True))
+    later_a = _find(keys_a, 0, (tb[k], db[k]))  # B's call, made later by A
+    later_b = _find(keys_b, 0, (ta[k], da[k]))  # A's call, made later by B
+    by_tool = False
+    if later_a is None and later_b is None and ta[k] != tb[k]:
+        later_a = _find(list(ta[k + 1 : end]), 0, tb[k])
+        later_b = _find(list(tb[k + 1 : end]), 0, ta[k])
+        by_tool = True
+    if later_a is None and later_b is None:
+        what = "different tools" if ta[k] != tb[k] else "the same tool with different args"
+        return AlignChoice(
+            "seq",
+            f"the runs part at seq {a.seq(k)} / {b.seq(k)} by calling {what}, and neither "
+            "makes the other's call later: the two calls side by side",
+            k,
+        )
+    if later_a is not None and later_b is not None:
+        # each run makes the other's call later: the same calls (or tools) in another
+        # order, not extra calls (the key alignment shows them as moved rows)
+        same = "tools" if by_tool else "calls"
+        where = (
+            f"seq {a.seq(k)}" if a.seq(k) == b.seq(k) else f"A seq {a.seq(k)} / B seq {b.seq(k)}"
+        )
+        return AlignChoice(
+            "key",
+            f"the runs make the same {same} in another order from {where}: A's call there "
+            f"({ta[k]}) is B's seq {b.seq(k + 1 + later_b)}, B's ({tb[k]}) is A's seq "
+            f"{a.seq(k + 1 + later_a)}: aligned by call key so each call pairs with its match",
+            k,
+        )
+    if later_a is not None:
+        side, other, extra, c, o, tool = "A", "B", later_a + 1, a, b, tb[k]
+    else:
+        assert later_b is not None
+        side, other, extra, c, o, tool = "B", "A", later_b + 1, b, a, ta[k]
+    first, at = c.seq(k), c.seq(k + extra)
+    span = f"seq {first}" if extra == 1 else f"seq {first}-{c.seq(k + extra - 1)}"
+    if by_tool:
+        what = (
+            f"calling {tool}, the tool {other} calls at seq {o.seq(k)} ({side} calls it at "
+            f"seq {at}, with other args)"
+        )
+    else:
+        what = f"the call {other} makes at seq {o.seq(k)} ({tool}), made by {side} at seq {at}"
+    return AlignChoice(
+        "key",
+        f"{side} makes {plural(extra, 'extra call')} ({span}) before {what}: aligned by call key "
+        "so the steps after it pair up",
+        k,
+    )

@@ -1,0 +1,334 @@
+"""Second look at aligned rows, so the diff blames the right step.
+
+Two kinds of difference are real but are not where two runs part:
+
+``metadata_drift``
+    Same key; the responses differ only in volatile metadata (an LLM response's ``id``,
+    ``created``, ``system_fingerprint``; HTTP ``Date``/request-id headers under a
+    ``headers`` object at any depth; request or trace id fields; two uuids, epochs,
+    request ids or date-times at one path; see ``volatile.response_metadata_reason``) or
+    at response paths the user's rules name (``ignore_response`` under
+    ``[tool.cassette.normalize]``). Shown with its drift; not a divergence, not a stale
+    recording.
+``moved``
+    The same calls with the same answers, completed in another order (parallel tool
+    calls): a run of consecutive differing rows whose A-side and B-side entries are the
+    same multiset of (key, outcome). Each A entry is paired with its B twin, status
+    ``moved``; not a divergence, and no advice about how the agent built its args.
+
+``same`` within a tolerance
+    With ``tolerance`` (``diff --tolerance``), response drift made only of numbers whose
+    |Δ| is within it (float noise in embeddings and scores) is ``same``; it is never the
+    first divergence, whatever follows. ``numeric_drift`` says how large a row's numeric
+    drift is (count, largest |Δ|).
+
+Float noise without a tolerance
+    A ``response_drift`` row whose every differing leaf is a number with at least one float
+    side, both finite, and ``|a - b| <= FLOAT_NOISE * max(|a|, |b|)`` (volatile metadata
+    may differ too) is float noise (``float_noise_row``): the same value computed in
+    another order, or rounded once through float32 and printed through float64. It keeps
+    its status and its drift (the ``numbers`` line), but it is not the first divergence
+    when a row after it changes for real (``first_real_divergence``); when nothing else
+    differs it still is, so the user sees it. ``FLOAT_NOISE`` is float32's machine epsilon,
+    2**-23 (about 1.19e-7): one float32 rounding is at most half of it, and float64's
+    rounding noise (2**-52 per operation) is far below it; two integers that differ are a
+    count that changed, never noise; near zero nothing is noise (the bound scales with the
+    values). ``diff --tolerance`` is the user's own, absolute bound.
+
+``refine_rows`` applies these to the rows of either alignment.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..format.jsontext import sorted_json_bytes
+from ..keys.volatile import response_metadata_reason
+from .align import build_row
+from .model import DriftItem, Row, Status
+
+if TYPE_CHECKING:
+    from ..format.cassette import Cassette
+
+#: statuses that are not a divergence
+QUIET = frozenset({Status.SAME, Status.MOVED, Status.METADATA_DRIFT})
+#: at most this many response-drift rows are read to look for metadata-only drift (each
+#: costs parsing both responses); past it, the rest keep ``response_drift``
+MAX_METADATA_ROWS = 20_000
+#: the examined rows between two cancel checks (each may run deepdiff: ~1 ms)
+_CHECK_ROWS = 64
+#: the relative bound of float noise (see the module doc): float32's machine epsilon
+FLOAT_NOISE = 2.0**-23
+#: at most this many float-noise rows are passed over looking for a real first divergence
+MAX_NOISE_ROWS = MAX_METADATA_ROWS
+#: a window of consecutive differing rows longer than this is not checked for a reorder
+MAX_MOVED_WINDOW = 256
+
+
+def _is_number(v: Any) -> bool:
+    return type(v) in (int, float)
+
+
+def _float_noise(x: Any, y: Any) -> bool:
+    """Two numbers that differ only by float noise (see the module doc)."""
+    return (
+        (type(x) is float or type(y) is float)
+        and math.isfinite(x)
+        and math.isfinite(y)
+        and abs(x - y) <= FLOAT_NOISE * max(abs(x), abs(y))
+    )
+
+
+def classify_response_drift(
+    tool: str,
+    a: Any,
+    b: Any,
+    cassette_a: Cassette,
+    tolerance: float | None = None,
+    *,
+    relative: bool = False,
+) -> str | None:
+    """How responses ``a`` and ``b`` differ: ``"noise"`` (only numbers within
+    ``tolerance``, an absolute |Δ|; or with ``relative=True`` within float noise, see the
+    module doc), ``"metadata"`` (only volatile metadata, or metadata and noise; see the
+    module docstring, or paths the cassette's ``ignore_response`` rules name), or ``None``
+    (the answer differs, or they are equal)."""
+    rules = cassette_a.rules
+    # the user's ignore_response rules: a change at those paths is metadata
+    ignored = rules.ignores_response(tool)
+    original_a, original_b = a, b
+    if ignored:
+        a, b = rules.strip_metadata(tool, a), rules.strip_metadata(tool, b)
+    metadata = noise = False
+    stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
+    while stack:
+        parts, x, y = stack.pop()
+        if type(x) is dict and type(y) is dict:
+            for k in x.keys() | y.keys():
+                if k in x and k in y:
+                    stack.append(((*parts, k), x[k], y[k]))
+                elif (
+                    response_metadata_reason(original_a, original_b, (*parts, k), None, None)
+                    is None
+                ):
+                    return None
+                else:
+                    metadata = True
+            continue
+        if type(x) is list and type(y) is list and len(x) == len(y):
+            stack.extend(((*parts, i), p, q) for i, (p, q) in enumerate(zip(x, y, strict=True)))
+            continue
+        if type(x) is type(y) and (x == y or (x != x and y != y)):  # noqa: PLR0124 - NaN
+            continue
+        if (
+            tolerance is not None
+            and _is_number(x)
+            and _is_number(y)
+            and math.isfinite(x)
+            and math.isfinite(y)
+            and abs(x - y) <= tolerance
+        ) or (relative and _is_number(x) and _is_number(y) and _float_noise(x, y)):
+            noise = True
+            continue
+        if response_metadata_reason(original_a, original_b, parts, x, y) is None:
+            return None
+        metadata = True
+    if metadata:
+        return "metadata"
+    if ignored and sorted_json_bytes(original_a) != sorted_json_bytes(original_b):
+        return "metadata"  # what differs is only at ignored paths (and numbers within noise)
+    return "noise" if noise else None
+
+
+def float_noise_row(a: Cassette, b: Cassette, row: Row) -> bool:
+    """Whether ``row`` is a ``response_drift`` whose responses differ only by float noise
+    (and perhaps volatile metadata); see the module doc."""
+    if row.status is not Status.RESPONSE_DRIFT or row.a is None or row.b is None:
+        return False
+    ea, eb = a._entry(row.a), b._entry(row.b)
+    if ea.is_error or eb.is_error:
+        return False
+    how = classify_response_drift(row.tool, ea.response, eb.response, a, relative=True)
+    return how is not None
+
+
+def first_real_divergence(
+    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+) -> int | None:
+    """The index of the first row that is not quiet (``QUIET``), passing over rows of
+    float noise (``float_noise_row``) when a later row differs for real; the first
+    non-quiet row when only noise differs; ``None`` when every row is quiet. At most
+    ``MAX_NOISE_ROWS`` noise rows are passed over."""
+    first: int | None = None
+    passed = 0
+    for index, status in enumerate(statuses):
+        if status in QUIET:
+            continue
+        if first is None:
+            first = index
+        if passed >= MAX_NOISE_ROWS or not float_noise_row(a, b, rows[index]):
+            return index
+        passed += 1
+    return first
+
+
+def metadata_only(tool: str, a: Any, b: Any, cassette_a: Cassette) -> bool:
+    """Whether responses ``a`` and ``b`` differ, and only in volatile metadata."""
+    return classify_response_drift(tool, a, b, cassette_a) == "metadata"
+
+
+def numeric_drift(items: Sequence[DriftItem]) -> dict[str, Any] | None:
+    """How large a row's numeric drift is: ``{"count": n, "max_abs_delta": x}`` over the
+    drift items whose two sides are finite numbers (``None`` when there are none)."""
+    deltas = [
+        abs(i.a - i.b)
+        for i in items
+        if _is_number(i.a) and _is_number(i.b) and math.isfinite(i.a) and math.isfinite(i.b)
+    ]
+    if not deltas:
+        return None
+    return {"count": len(deltas), "max_abs_delta": max(deltas)}
+
+
+def refine_rows(
+    a: Cassette,
+    b: Cassette,
+    rows: Sequence[Row],
+    statuses: Sequence[Status],
+    tolerance: float | None = None,
+    check: Callable[[], None] | None = None,
+) -> list[Row] | None:
+    """The rows with ``metadata_drift`` and ``moved`` found (see the module docstring),
+    and with ``tolerance`` (an absolute |Δ|) response drift made only of numbers within
+    it turned ``same`` (float noise: embeddings, scores); ``None`` when nothing changed
+    (the caller keeps its rows, lazy ones included). ``check`` is called every
+    ``_CHECK_ROWS`` examined rows; what it raises (a cancel) stops the work."""
+    changed: dict[int, Row] = {}
+    examined = 0
+    for index, status in enumerate(statuses):
+        if status is not Status.RESPONSE_DRIFT or examined >= MAX_METADATA_ROWS:
+            continue
+        if check is not None and examined % _CHECK_ROWS == 0:
+            check()
+        examined += 1
+        row = rows[index]
+        if row.a is None or row.b is None:
+            continue
+        ea, eb = a._entry(row.a), b._entry(row.b)
+        if ea.is_error or eb.is_error:
+            continue
+        how = classify_response_drift(row.tool, ea.response, eb.response, a, tolerance)
+        if how == "metadata":
+            changed[index] = _with_status(row, Status.METADATA_DRIFT)
+        elif how == "noise":
+            changed[index] = _with_status(row, Status.SAME)
+    quiet = [(changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)]
+    windows: list[tuple[int, int, list[Row]]] = []
+    i = 0
+    n = len(statuses)
+    while i < n:
+        if quiet[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not quiet[j]:
+            j += 1
+        if 2 <= j - i <= MAX_MOVED_WINDOW:
+            moved = _moved(a, b, [rows[k] for k in range(i, j)])
+            if moved is not None:
+                windows.append((i, j, moved))
+        i = j
+    if not changed and not windows:
+        one_sided = _one_sided_moves(a, b, rows, statuses)
+        return one_sided
+    out: list[Row] = []
+    start = 0
+    for i, j, moved in windows:
+        out.extend(changed.get(k, rows[k]) for k in range(start, i))
+        out.extend(moved)
+        start = j
+    out.extend(changed.get(k, rows[k]) for k in range(start, n))
+    return _one_sided_moves(a, b, out, [r.status for r in out]) or out
+
+
+def _one_sided_moves(
+    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+) -> list[Row] | None:
+    """The call-key alignment leaves a reordered call as an ``only_a`` row and an
+    ``only_b`` row a few rows apart: an ``only_a`` and an ``only_b`` of the same key and
+    outcome, at most ``MAX_MOVED_WINDOW`` rows apart, become one ``moved`` row (at A's
+    place). ``None`` when there is none."""
+    only_b: dict[Any, list[int]] = {}
+    for index, status in enumerate(statuses):
+        if status is Status.ONLY_B:
+            j = rows[index].b
+            assert j is not None
+            only_b.setdefault((b.key(j), b.fingerprint(j)), []).append(index)
+    if not only_b:
+        return None
+    merged: dict[int, Row] = {}
+    dropped: set[int] = set()
+    for index, status in enumerate(statuses):
+        if status is not Status.ONLY_A:
+            continue
+        i = rows[index].a
+        assert i is not None
+        twins = only_b.get((a.key(i), a.fingerprint(i)))
+        if not twins:
+            continue
+        near = next((t for t in twins if abs(t - index) <= MAX_MOVED_WINDOW), None)
+        if near is None:
+            continue
+        twins.remove(near)
+        j = rows[near].b
+        assert j is not None
+        merged[index] = build_row(
+            i, j, a.seq(i), b.seq(j), Status.MOVED, a.tool(i),
+            repeated_a=rows[index].repeated_a, repeated_b=rows[near].repeated_b,
+        )  # fmt: skip
+        dropped.add(near)
+    if not merged:
+        return None
+    return [merged.get(k, row) for k, row in enumerate(rows) if k not in dropped]
+
+
+def _with_status(row: Row, status: Status) -> Row:
+    return Row(row.a, row.b, row.a_seq, row.b_seq, status, row.tool,
+               row.repeated_a, row.repeated_b, row.error_a, row.error_b)  # fmt: skip
+
+
+def _moved(a: Cassette, b: Cassette, window: list[Row]) -> list[Row] | None:
+    """The window re-paired as ``moved`` rows, or ``None`` when its two sides are not the
+    same calls with the same answers."""
+    ia = [r.a for r in window if r.a is not None]
+    ib = [r.b for r in window if r.b is not None]
+    if len(ia) != len(ib) or len(ia) < 2:
+        return None
+    ka = {i: (a.key(i), a.fingerprint(i)) for i in ia}
+    kb = {j: (b.key(j), b.fingerprint(j)) for j in ib}
+    if Counter(ka.values()) != Counter(kb.values()):
+        return None
+    free: dict[Any, list[int]] = {}
+    for j in ib:
+        free.setdefault(kb[j], []).append(j)
+    by_row = {r.a: r for r in window if r.a is not None}
+    out = []
+    for i in ia:
+        j = free[ka[i]].pop(0)
+        status = Status.SAME if i == j and by_row[i].b == j else Status.MOVED
+        out.append(
+            build_row(
+                i,
+                j,
+                a.seq(i),
+                b.seq(j),
+                status,
+                a.tool(i),
+                repeated_a=by_row[i].repeated_a,
+                repeated_b=any(r.repeated_b for r in window if r.b == j),
+            )
+        )
+    return out

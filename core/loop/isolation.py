@@ -1,0 +1,139 @@
+"""Network isolation of a replayed agent (replays run with networking disabled).
+
+Two ways, the stronger first:
+
+``netns``  the agent starts in a new, empty network namespace (``unshare -n``; as a user
+           other than root ``unshare -rn``, an unprivileged user namespace). It has no
+           interface but a loopback that is down: every connection fails, whatever the
+           language, and nothing reaches the host's listeners, 127.0.0.1 included.
+``guard``  where namespaces are not allowed: ``guard/sitecustomize.py`` is put first on
+           ``PYTHONPATH``, so every Python process of the agent refuses every connection
+           except to local unix sockets, and logs what it refused. Programs that are not
+           Python (or Python started with ``-I``/``-S``) are not covered; the run's result
+           says when the guard never loaded.
+
+``choose(None)`` picks ``netns`` when a probe (``unshare ... true``) succeeds, else
+``guard``; ``choose("netns")`` raises :class:`IsolationError` when it cannot be had.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..format.constants import ENV_GUARD_LOG
+from ..format.errors import CassetteError
+
+#: the isolation modes, strongest first
+ISOLATIONS = ("netns", "guard")
+#: the folder holding the guard's ``sitecustomize.py``
+GUARD_DIR = Path(__file__).resolve().parent.parent / "replay" / "guard"
+#: where the guard appends what it refused (JSON lines); set per run
+GUARD_LOG_ENV = ENV_GUARD_LOG
+
+
+class IsolationError(CassetteError):
+    """The requested isolation cannot be had here (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How a replay's network is switched off.
+
+    Attributes:
+        name: ``"netns"`` or ``"guard"``.
+        prefix: arguments run before the agent's own (``["unshare", "-n", "--"]``).
+        detail: one line for a person (how it was set up).
+    """
+
+    name: str
+    prefix: tuple[str, ...] = ()
+    detail: str = ""
+
+    def argv(self, agent_argv: list[str]) -> list[str]:
+        """The full argument list for one run."""
+        return [*self.prefix, *agent_argv]
+
+    def env(self, base: Mapping[str, str], guard_log: Path) -> dict[str, str]:
+        """``base`` plus what this isolation needs: for the guard, its folder first on
+        ``PYTHONPATH`` and ``CASSETTE_GUARD_LOG`` (set for ``netns`` too, unused there)."""
+        env = dict(base)
+        if self.name == "guard":
+            old = env.get("PYTHONPATH")
+            env["PYTHONPATH"] = str(GUARD_DIR) + (os.pathsep + old if old else "")
+            env[GUARD_LOG_ENV] = str(guard_log)
+        else:
+            env.pop(GUARD_LOG_ENV, None)
+        return env
+
+
+def _unshare_prefix() -> tuple[str, ...] | None:
+    exe = shutil.which("unshare")
+    if exe is None:
+        return None
+    # root may create a network namespace directly; anyone else needs a user namespace
+    # (-r maps the caller to root inside it, which is what lets it own the new netns)
+    return (exe, "-n", "--") if os.geteuid() == 0 else (exe, "-r", "-n", "--")
+
+
+@functools.lru_cache(maxsize=1)
+def probe_netns() -> tuple[bool, str]:
+    """Whether a network namespace can be made here: ``(True, how)`` or ``(False, why)``.
+    Runs ``unshare ... true`` once per process (about 2 ms) and caches the answer."""
+    prefix = _unshare_prefix()
+    if prefix is None:
+        return False, "no unshare command (util-linux) on PATH"
+    try:
+        done = subprocess.run(
+            [*prefix, "true"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"unshare failed: {exc}"
+    if done.returncode != 0:
+        why = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        return False, f"unshare refused: {why[0]}"
+    return True, " ".join(prefix[:-1])
+
+
+def netns() -> Isolation:
+    """The network-namespace isolation.
+
+    Raises:
+        IsolationError: no namespace can be made here (the probe's reason).
+    """
+    ok, how = probe_netns()
+    if not ok:
+        raise IsolationError(f"no network namespace here ({how}); use --isolation guard")
+    prefix = _unshare_prefix()
+    assert prefix is not None
+    return Isolation("netns", prefix, f"new network namespace ({how})")
+
+
+def guard() -> Isolation:
+    """The Python socket guard (always available)."""
+    return Isolation(
+        "guard",
+        (),
+        f"Python socket guard, Python processes only ({GUARD_DIR / 'sitecustomize.py'})",
+    )
+
+
+def choose(requested: str | None = None) -> Isolation:
+    """The isolation to use: ``requested`` (``"netns"`` or ``"guard"``), or the strongest
+    available when ``None``.
+
+    Raises:
+        IsolationError: ``requested`` is unknown, or is ``"netns"`` and cannot be had.
+    """
+    if requested is None:
+        return netns() if probe_netns()[0] else guard()
+    if requested == "netns":
+        return netns()
+    if requested == "guard":
+        return guard()
+    raise IsolationError(f"unknown isolation {requested!r}; expected one of {ISOLATIONS}")

@@ -1,0 +1,179 @@
+"""The server-facts sidecar: what replay needs to stand in for an MCP server besides its
+tool calls.
+
+A cassette holds one entry per ``tools/call`` and nothing else, so readers that expect
+every line to be an entry (the article's loader, ``jq``) keep working. Every other request
+the host made and the server answered (``initialize``, ``server/discover``, ``tools/list``,
+``prompts/list``, ``resources/list``, ``resources/read``, ...) is kept next to the cassette
+in ``RUN.mcp.json`` (the cassette's name with its last suffix replaced by ``.mcp.json``)::
+
+    {"format": "cassette-tui/mcp-server-facts", "version": 1,
+     "cassette": "RUN.jsonl", "server": {"command": ["mcp-server-git", "-r", "repo"]},
+     "exchanges": [{"method": "initialize", "params": {...}, "result": {...}},
+                   {"method": "tools/list", "params": {}, "result": {"tools": [...]}},
+                   {"method": "resources/read", "params": {...},
+                    "error": {"code": -32602, "message": "...", "data": ...}}]}
+
+``params`` are stored without ``_meta`` (transport stamps such as progress tokens and, in
+newer protocol versions, the client's info), in the order the host sent the requests.
+
+Replay answers a request from the exchanges of its method whose ``params`` (without
+``_meta``) are equal, in recorded order, repeating the last one (list calls are reads);
+``initialize`` and ``server/discover`` fall back to the first recorded answer whatever the
+client sent, since every host names itself differently.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cassette_tui.core.format.atomic import write_atomic
+from cassette_tui.core.format.digest import canonical_json
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.format.jsonvalue import decode_nonfinite, dumps_strict
+
+FORMAT = "cassette-tui/mcp-server-facts"
+VERSION = 1
+#: handshake methods answered as recorded whatever the client's params
+HANDSHAKES = frozenset({"initialize", "server/discover"})
+
+
+def sidecar_path(cassette: str | Path) -> Path:
+    """``RUN.jsonl`` -> ``RUN.mcp.json`` (a name without a suffix gets ``.mcp.json``)."""
+    path = Path(cassette)
+    return (
+        path.with_name(path.stem + ".mcp.json")
+        if path.suffix
+        else path.with_name(path.name + ".mcp.json")
+    )
+
+
+def without_meta(params: Any) -> Any:
+    """``params`` without its ``_meta`` key (a copy; non-dicts unchanged, ``None`` -> ``{}``)."""
+    if params is None:
+        return {}
+    if isinstance(params, dict):
+        return {k: v for k, v in params.items() if k != "_meta"}
+    return params
+
+
+@dataclass
+class Exchange:
+    """One answered request: ``result`` or ``error`` (``{"code", "message", "data"?}``)."""
+
+    method: str
+    params: Any
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"method": self.method, "params": self.params}
+        if self.error is not None:
+            out["error"] = self.error
+        else:
+            out["result"] = self.result
+        return out
+
+
+@dataclass
+class ServerFacts:
+    """The sidecar's content. ``answer`` looks a request up for replay."""
+
+    command: list[str] = field(default_factory=list)
+    cassette: str = ""
+    exchanges: list[Exchange] = field(default_factory=list)
+    _served: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "cassette": self.cassette,
+            "server": {"command": list(self.command)},
+            "exchanges": [e.to_dict() for e in self.exchanges],
+        }
+
+    def write(self, path: str | Path, *, overwrite: bool) -> None:
+        """Write the sidecar atomically (temporary file, fsync, rename).
+
+        Raises:
+            FileExistsError: ``path`` exists and ``overwrite`` is false.
+        """
+        text = dumps_strict(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        write_atomic(path, [text.encode("utf-8")], overwrite=overwrite)
+
+    @classmethod
+    def read(cls, path: str | Path) -> ServerFacts:
+        """Load a sidecar.
+
+        Raises:
+            CassetteFormatError: unreadable file, bad JSON, or a field of the wrong shape
+                (``.path`` the sidecar, ``.field`` the field, e.g. ``exchanges[2].method``).
+        """
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            raise CassetteFormatError.from_os_error(path, exc) from None
+        try:
+            doc = decode_nonfinite(json.loads(raw))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CassetteFormatError(path, None, None, f"not JSON: {exc}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise CassetteFormatError(path, None, "format", f"expected {FORMAT!r}")
+        if doc.get("version") != VERSION:
+            raise CassetteFormatError(
+                path, None, "version", f"version {doc.get('version')!r} is not {VERSION}"
+            )
+        server = doc.get("server") or {}
+        command = server.get("command", []) if isinstance(server, dict) else []
+        if not isinstance(command, list):
+            raise CassetteFormatError(path, None, "server.command", "expected a list")
+        rows = doc.get("exchanges")
+        if not isinstance(rows, list):
+            raise CassetteFormatError(path, None, "exchanges", "expected a list")
+        exchanges = []
+        for i, row in enumerate(rows):
+            where = f"exchanges[{i}]"
+            if not isinstance(row, dict) or not isinstance(row.get("method"), str):
+                raise CassetteFormatError(path, None, f"{where}.method", "expected a string")
+            result, error = row.get("result"), row.get("error")
+            if ("result" in row) == ("error" in row):
+                raise CassetteFormatError(path, None, where, "needs one of result/error")
+            if result is not None and not isinstance(result, dict):
+                raise CassetteFormatError(path, None, f"{where}.result", "expected an object")
+            if error is not None and not (
+                isinstance(error, dict)
+                and isinstance(error.get("code"), int)
+                and isinstance(error.get("message"), str)
+            ):
+                raise CassetteFormatError(
+                    path, None, f"{where}.error", "expected {code: int, message: str}"
+                )
+            exchanges.append(Exchange(row["method"], row.get("params", {}), result, error))
+        return cls([str(c) for c in command], str(doc.get("cassette", "")), exchanges)
+
+    def answer(self, method: str, params: Any) -> Exchange | None:
+        """The recorded answer to ``method`` with ``params`` (``_meta`` ignored): equal
+        params in recorded order, the last one repeated; for ``initialize`` and
+        ``server/discover`` the first recorded answer when no params are equal. ``None``
+        when the request was never recorded."""
+        wanted = canonical_json(without_meta(params))
+        same = [
+            e
+            for e in self.exchanges
+            if e.method == method and canonical_json(without_meta(e.params)) == wanted
+        ]
+        if not same:
+            handshakes = [e for e in self.exchanges if e.method == method]
+            return handshakes[0] if method in HANDSHAKES and handshakes else None
+        key = (method, wanted)
+        n = self._served.get(key, 0)
+        self._served[key] = n + 1
+        return same[min(n, len(same) - 1)]
+
+    def recorded_params(self, method: str) -> list[Any]:
+        """The params recorded for ``method``, for a miss message."""
+        return [e.params for e in self.exchanges if e.method == method]

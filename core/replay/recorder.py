@@ -1,0 +1,346 @@
+"""Record: run an agent's tool calls live and append each one to a cassette as it happens.
+
+One line per call, written and flushed when the call returns or raises, so a crash loses
+at most the calls in flight. A tool exception is recorded as an ``error`` entry
+(``{"type": class name, "message": str(exc)}``) and raised again unchanged. Each line also
+carries ``recorded_at`` (ISO-8601 UTC, when the call started) and ``duration_ms``.
+
+``seq`` numbers are given under a lock when a call completes, so the file is always in
+``seq`` order, even with calls from several threads or tasks at once.
+
+An existing file is never overwritten unless ``overwrite=True``. Then the new recording is
+written to a temporary file next to it (``.NAME.recording-PID``) and renamed over the old
+one by ``close()``: a crash leaves the old cassette intact and every completed call of the
+new one in the temporary file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO, Self
+
+from ..format.atomic import check_replaceable
+from ..format.cassette import dump_line
+from ..format.digest import digest
+from ..format.entry import Entry
+from ..format.errors import CassetteError
+from ..format.jsonvalue import json_copy, roundtrip_change
+from ..keys.normalize import NormalizationRules
+from ..scan.redact import Redactor
+
+
+class NotSerializable(CassetteError, TypeError):
+    """A call's args or response cannot be stored as JSON, or JSON would give back a
+    different value (an int dict key, a tuple, an enum). Names the tool, the part and the
+    first path at fault.
+
+    Attributes:
+        tool: the tool name of the call.
+        part: ``"args"`` or ``"response"``.
+        path: the JSON path of the first value at fault (``"$.rows[12]"``), or ``None``.
+    """
+
+    def __init__(self, message: str, tool: Any = None, part: str = "", path: str | None = None):
+        super().__init__(message)
+        self.tool = tool
+        self.part = part
+        self.path = path
+
+
+class RecordingStopped(CassetteError, RuntimeError):
+    """A call that ran live could not be recorded (a write failed, or its response cannot
+    be stored): the recorder refuses every later call before running it, so a cassette
+    never misses a call that ran live and never writes a later call under an earlier seq.
+
+    Attributes:
+        path: the cassette being written.
+        seq: the seq the unrecorded call would have had.
+        cause: the exception that stopped the recording.
+    """
+
+    def __init__(self, path: Path, seq: int, cause: BaseException) -> None:
+        self.path = path
+        self.seq = seq
+        self.cause = cause
+        super().__init__(
+            f"{path}: recording stopped at seq {seq}: {cause}; the calls before it are "
+            "recorded, later calls are refused before they run (start a new recording)"
+        )
+
+
+class Recorder:
+    """Appends calls to a cassette file.
+
+    Args:
+        path: the cassette to write.
+        overwrite: replace an existing file (at ``close()``); without it an existing file
+            raises ``FileExistsError``.
+        rules: normalization rules for the stored ``args_digest`` (default: none).
+        fsync: also ``os.fsync`` after every line (survives a power cut, costs a disk
+            round trip per call); lines are always flushed.
+        redactor: redact each call before it is written (``redact.Redactor``; the config's
+            ``record = true``): args (digested after redaction), response, error and extra
+            fields; ``None`` writes them as they are.
+
+    Use as a context manager, or call ``close()``; ``wrap(dispatch)`` gives a dispatcher
+    (sync or async, like ``dispatch``) that records every call.
+
+    Raises:
+        FileExistsError: ``path`` exists and ``overwrite`` is false.
+        NotReplaceable: (a ``FileExistsError``) ``path`` is a symlink, FIFO, device node or
+            other special file: never replaced, even with ``overwrite``.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        overwrite: bool = False,
+        rules: NormalizationRules | None = None,
+        *,
+        fsync: bool = False,
+        redactor: Redactor | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.redactor = redactor
+        self.rules = rules or NormalizationRules()
+        self.fsync = fsync
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._errors = 0
+        self._stopped: RecordingStopped | None = None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if overwrite and check_replaceable(self.path):  # a symlink/FIFO/device: refused
+            self._write_path = self.path.with_name(f".{self.path.name}.recording-{os.getpid()}")
+            self._fh: BinaryIO | None = open(self._write_path, "wb")  # noqa: SIM115
+        else:
+            self._write_path = self.path
+            try:
+                self._fh = open(self.path, "xb")  # noqa: SIM115 - exclusive: never clobbers
+            except FileExistsError:
+                raise FileExistsError(
+                    f"{self.path}: a cassette exists already; pass overwrite=True to replace it"
+                ) from None
+
+    # -- writing ------------------------------------------------------------------------------
+    @property
+    def entries(self) -> int:
+        """How many calls were recorded so far."""
+        return self._seq
+
+    @property
+    def closed(self) -> bool:
+        return self._fh is None
+
+    def _write(
+        self, tool: str, args: Any, started: float, t0: float, response: Any, error: Any
+    ) -> int:
+        duration_ms = round((time.perf_counter() - t0) * 1000, 3)
+        recorded_at = datetime.fromtimestamp(started, UTC).isoformat().replace("+00:00", "Z")
+        with self._lock:
+            if self._fh is None:
+                raise ValueError(f"{self.path}: recorder is closed")
+            if self._stopped is not None:
+                raise self._stopped
+            seq = self._seq + 1
+            entry = Entry(
+                seq=seq,
+                tool=tool,
+                args=args,
+                response=None if error is not None else response,
+                error=error,
+                extra={"recorded_at": recorded_at, "duration_ms": duration_ms},
+            )
+            if self.redactor is not None:  # record = true: no secret reaches the disk
+                entry = self.redactor.redact_entry(entry)[0]
+            try:
+                if error is None:
+                    _check_json(tool, "response", response)
+                try:
+                    line = dump_line(entry, self.rules)
+                except (TypeError, ValueError) as exc:
+                    raise NotSerializable(
+                        f"tool {tool!r}: the response is not JSON-serializable ({exc}); "
+                        'return JSON data (bytes as {"_binary": true, "encoding": "base64", '
+                        '"data": ...})',
+                        tool,
+                        "response",
+                    ) from exc
+                self._write_line(line)
+            except (NotSerializable, OSError) as exc:
+                # the call ran live and is not in the file: refuse every later call
+                self._stopped = RecordingStopped(self.path, seq, exc)
+                raise
+            self._seq = seq
+            if error is not None:
+                self._errors += 1
+            return seq
+
+    def _write_line(self, line: bytes) -> None:
+        assert self._fh is not None
+        start = self._fh.tell()
+        try:
+            self._fh.write(line)
+            self._fh.flush()
+            if self.fsync:
+                os.fsync(self._fh.fileno())
+        except OSError:
+            # take back a partial line, so the calls before it still load cleanly
+            with contextlib.suppress(OSError, ValueError):
+                self._fh.seek(start)
+                self._fh.truncate()
+            raise
+
+    def _start(self, tool: str, args: Any) -> tuple[Any, float, float]:
+        """Check the call before it runs live: the recorder still records, the tool name
+        is a non-empty string, the args are JSON that comes back unchanged and can be
+        digested under the rules. Returns a private copy of the args and the start time."""
+        if self._stopped is not None:
+            raise self._stopped
+        if self._fh is None:
+            raise ValueError(f"{self.path}: recorder is closed")
+        if not isinstance(tool, str) or not tool:
+            raise NotSerializable(
+                f"tool name {tool!r}: expected a non-empty string; the call was not run",
+                tool,
+                "tool",
+            )
+        _check_json(tool, "args", args)
+        try:
+            digest(self.rules.apply(tool, args))
+        except (TypeError, ValueError) as exc:
+            raise NotSerializable(
+                f"tool {tool!r}: the args cannot be digested ({exc}); the call was not run",
+                tool,
+                "args",
+            ) from exc
+        # a copy: a dispatcher that mutates its args must not change what was recorded
+        return json_copy(args), time.time(), time.perf_counter()
+
+    def call(self, dispatch: Callable[[str, Any], Any], tool: str, args: Any) -> Any:
+        """Run ``dispatch(tool, args)`` live and record it; return its response, or record
+        its exception as an ``error`` entry and raise it again.
+
+        Raises:
+            NotSerializable: the args or the response cannot be stored as JSON.
+        """
+        saved, started, t0 = self._start(tool, args)
+        try:
+            response = dispatch(tool, args)
+        except Exception as exc:
+            self._write(tool, saved, started, t0, None, _error_of(exc))
+            raise
+        self._write(tool, saved, started, t0, response, None)
+        return response
+
+    async def acall(
+        self, dispatch: Callable[[str, Any], Awaitable[Any]], tool: str, args: Any
+    ) -> Any:
+        """``call`` for an async dispatcher."""
+        saved, started, t0 = self._start(tool, args)
+        try:
+            response = await dispatch(tool, args)
+        except Exception as exc:
+            self._write(tool, saved, started, t0, None, _error_of(exc))
+            raise
+        self._write(tool, saved, started, t0, response, None)
+        return response
+
+    def wrap(self, dispatch: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
+        """A dispatcher that records every call through this recorder; async if
+        ``dispatch`` is a coroutine function."""
+        if _is_async(dispatch):
+
+            async def recorded_async(tool: str, args: Any) -> Any:
+                return await self.acall(dispatch, tool, args)
+
+            return recorded_async
+
+        def recorded(tool: str, args: Any) -> Any:
+            return self.call(dispatch, tool, args)
+
+        return recorded
+
+    def report(self) -> dict[str, Any]:
+        """``{"mode": "record", "cassette", "entries", "errors"}``."""
+        return {
+            "mode": "record",
+            "cassette": str(self.path),
+            "entries": self._seq,
+            "errors": self._errors,
+        }
+
+    def close(self) -> None:
+        """Flush and close the file; with ``overwrite``, rename the new recording over the
+        old cassette. Idempotent.
+
+        A recording stopped by a failure before its first entry (the first call's
+        response could not be recorded) leaves no file: the empty file this recorder
+        created is removed (with ``overwrite``, its temporary file; the old cassette stays
+        as it was), so the same run can be tried again. A run that made no call at all
+        still leaves its empty cassette (a test that calls no tool replays it)."""
+        with self._lock:
+            if self._fh is None:
+                return
+            fh, self._fh = self._fh, None
+            fh.flush()
+            empty = (
+                self._stopped is not None and self._seq == 0 and os.fstat(fh.fileno()).st_size == 0
+            )
+            if not empty:
+                os.fsync(fh.fileno())
+            fh.close()
+            if empty:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self._write_path)
+            elif self._write_path != self.path:
+                os.replace(self._write_path, self.path)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_json(tool: str, part: str, value: Any) -> None:
+    """Raise ``NotSerializable`` naming the first path where JSON would change ``value``."""
+    change = roundtrip_change(value)
+    if change is not None:
+        where, what = change
+        ran = "the call was not run" if part == "args" else "the call ran live"
+        if what.endswith("is not JSON data"):
+            problem = f"the {part} is not JSON-serializable"
+            hint = 'JSON data (bytes as {"_binary": true, "encoding": "base64", "data": ...})'
+        else:
+            problem = f"the {part} would not replay as recorded"
+            hint = "plain JSON data (str keys, lists, plain str/int/float)"
+        raise NotSerializable(
+            f"tool {tool!r}: {problem}: at {where}, {what}; {ran}. Use {hint}",
+            tool,
+            part,
+            where,
+        )
+
+
+def _error_of(exc: BaseException) -> dict[str, str]:
+    """The ``error`` field of a recorded exception: ``type`` (the class's qualified name)
+    and ``message``, plus ``module`` for a class that is not a builtin, so replay can raise
+    the same class again (see ``ToolError.of``)."""
+    cls = type(exc)
+    error = {"type": cls.__qualname__, "message": str(exc)}
+    if cls.__module__ != "builtins":
+        error["module"] = cls.__module__
+    return error
+
+
+def _is_async(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    )

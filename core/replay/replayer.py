@@ -1,0 +1,169 @@
+"""Replay: serve an agent's tool calls from a cassette, never from the live tool.
+
+A call is looked up by ``(tool, digest(rules.apply(tool, args)))`` (docs/architecture.md, "Replay
+semantics"). A key recorded several times serves its recordings in recorded order (a 429
+then a 200 stays a 429 then a 200); past the last one the ``repeat`` policy decides:
+``"error"`` (default) raises ``ReplayExhausted``, ``"last"`` serves the last recording
+again. A recorded ``error`` is raised as ``ToolError``. A miss raises ``CassetteMiss`` with
+the nearest recorded calls of the same tool.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..format.cassette import Cassette, load
+from ..format.entry import Entry
+from ..format.errors import CassetteMiss, ReplayExhausted
+from ..keys.nearest import nearest
+from ..keys.normalize import NormalizationRules
+from ..scan.redact import Redactor, lookup_key
+
+REPEAT_POLICIES = ("error", "last")
+
+
+class Replayer:
+    """Serves calls from a cassette. Thread-safe: calls from several threads are served
+    one at a time, each key's recordings still in recorded order.
+
+    Args:
+        cassette: a loaded ``Cassette``, or a path to load.
+        repeat: ``"error"`` (past the last recording of a key raise ``ReplayExhausted``)
+            or ``"last"`` (serve the last recording again).
+        rules: normalization rules for the keys (default: the cassette's own rules).
+        redactor: the redaction applied to live args that miss, so a cassette redacted
+            after recording still matches the real call (default: ``Redactor()``, the
+            scan with no config).
+
+    Raises:
+        ValueError: an unknown ``repeat`` policy.
+        CassetteFormatError: ``cassette`` is a path that cannot be loaded.
+    """
+
+    def __init__(
+        self,
+        cassette: Cassette | str | Path,
+        repeat: str = "error",
+        rules: NormalizationRules | None = None,
+        redactor: Redactor | None = None,
+    ) -> None:
+        if repeat not in REPEAT_POLICIES:
+            raise ValueError(f"unknown repeat policy {repeat!r}; expected 'error' or 'last'")
+        if not isinstance(cassette, Cassette):
+            cassette = load(cassette, rules=rules)
+        elif rules is not None and rules != cassette.rules:
+            cassette = cassette.with_rules(rules)
+        self.cassette = cassette
+        self.rules = cassette.rules
+        self.repeat = repeat
+        #: live args that miss are looked up again redacted (see ``redact.lookup_key``)
+        self.redactor = redactor if redactor is not None else Redactor()
+        self._lock = threading.Lock()
+        self._index: dict[tuple[str, str], list[int]] = {}
+        for i in range(len(cassette)):
+            self._index.setdefault(cassette.key(i), []).append(i)
+        self._calls_per_key: dict[tuple[str, str], int] = {}
+        self._served: set[int] = set()
+        self._log: list[dict[str, Any]] = []
+        self._misses: list[dict[str, Any]] = []
+
+    def __call__(self, tool: str, args: Any) -> Any:
+        """Serve one call: return the recorded response.
+
+        Raises:
+            CassetteMiss: the key was never recorded (with the nearest candidates).
+            ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
+            ToolError: the recording is an ``error`` entry.
+        """
+        return self.serve(tool, args).outcome()  # a recorded error is raised as ToolError
+
+    def serve(self, tool: str, args: Any) -> Entry:
+        """Serve one call as ``__call__`` does (the call log, the report), but return the
+        recorded entry that answers it instead of its outcome: a recorded ``error`` is then
+        not raised, and its class is not rebuilt (for a caller that answers the recorded
+        error as it is, such as the MCP stand-in server). The entry is the cassette's own:
+        do not change it (``Entry.fresh`` copies it).
+
+        Raises:
+            CassetteMiss: the key was never recorded (with the nearest candidates).
+            ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
+        """
+        key = lookup_key(self._index, self.rules, self.redactor, tool, args)
+        dig = key[1]
+        with self._lock:
+            n = len(self._log) + 1
+            recorded = self._index.get(key)
+            if recorded is None:
+                cands = [c.to_dict() for c in nearest(self.cassette, tool, args, rules=self.rules)]
+                shown = self.redactor.redact_args(tool, args)  # the report goes to disk
+                self._misses.append(
+                    {"tool": tool, "digest": dig, "args": copy.deepcopy(shown), "nearest": cands}
+                )
+                self._log.append(_log_row(n, tool, dig, None, "miss"))
+                raise CassetteMiss(tool, dig, args, cands)
+            call_number = self._calls_per_key.get(key, 0) + 1
+            self._calls_per_key[key] = call_number
+            if call_number > len(recorded):
+                if self.repeat == "error":
+                    self._log.append(_log_row(n, tool, dig, None, "exhausted"))
+                    seqs = [self.cassette.seq(i) for i in recorded]
+                    raise ReplayExhausted(tool, dig, args, call_number, len(recorded), seqs)
+                index = recorded[-1]
+            else:
+                index = recorded[call_number - 1]
+            self._served.add(index)
+            entry = self.cassette._entry(index)  # outcome() copies the response
+            self._log.append(
+                _log_row(n, tool, dig, entry.seq, "error" if entry.is_error else "hit")
+            )
+        return entry
+
+    def report(self) -> dict[str, Any]:
+        """The replay report (docs/architecture.md, "Replay semantics"), JSON-ready::
+
+            {"mode": "replay", "cassette": path or None, "entries": int, "used": int,
+             "unused_seqs": [int], "repeats": [{"tool", "digest", "calls", "recorded"}],
+             "misses": [{"tool", "digest", "args", "nearest": [candidate]}],
+             "calls": [{"n", "tool", "digest", "seq": int | None,
+                        "outcome": "hit" | "miss" | "exhausted" | "error"}]}
+
+        ``used`` counts recorded entries served at least once; ``repeats`` lists every key
+        called more than once, or called and recorded more than once, with its call count
+        against its recorded count (a key never called is unused, not repeated: its
+        entries are in ``unused_seqs``).
+        """
+        with self._lock:
+            c = self.cassette
+            repeats = [
+                {
+                    "tool": tool,
+                    "digest": dig,
+                    "calls": self._calls_per_key.get((tool, dig), 0),
+                    "recorded": len(idxs),
+                }
+                for (tool, dig), idxs in self._index.items()
+                if _repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
+            ]
+            return {
+                "mode": "replay",
+                "cassette": str(c.path) if c.path is not None else None,
+                "entries": len(c),
+                "used": len(self._served),
+                "unused_seqs": [c.seq(i) for i in range(len(c)) if i not in self._served],
+                "repeats": repeats,
+                "misses": list(self._misses),
+                "calls": list(self._log),
+            }
+
+
+def _repeated(recorded: int, calls: int) -> bool:
+    """A key is repeated when it was called more than once, or called at all and recorded
+    more than once; one never called is unused."""
+    return calls > 1 or (calls >= 1 and recorded > 1)
+
+
+def _log_row(n: int, tool: str, dig: str, seq: int | None, outcome: str) -> dict[str, Any]:
+    return {"n": n, "tool": tool, "digest": dig, "seq": seq, "outcome": outcome}

@@ -1,0 +1,219 @@
+"""Where a process's replay (or record) report goes: one file per process, kept current.
+
+The ``CASSETTE_REPORT`` contract: the report is written "when the process exits"; an exit hook alone
+loses the report when the process is killed (SIGTERM), leaves by ``os._exit``, or wraps
+several dispatchers (each hook overwrote the last). A ``ReportSink`` instead:
+
+- is opened when the wrapper is created, and writes an initial report at once, so an
+  unwritable path is an error there (``ReportPathError``), not a lost report at exit; a
+  missing folder is such an error too (never created: ``CASSETTE_REPORT=/tmp/x1/x2/r.json``
+  made both folders, a typo made ``/nonexistent``; and a runs folder removed by the loop
+  is not made again by a straggler's exit hook);
+- rewrites the file (atomically: temporary file + rename) after calls, as the run goes:
+  at once when the last write was cheap, else from a timer, so writing costs at most
+  about a tenth of the run's time (``_BUDGET``) and the file lags the run by at most
+  ``_MAX_DELAY`` seconds;
+- writes again at exit (``atexit``) and on SIGTERM (then hands the signal on to the
+  handler that was there before, or to the default one);
+- holds every engine wrapped with the same report path: one engine writes its report as
+  it is; several write ``{"mode", "wrappers": [report, ...], "misses": [...]}`` (the
+  misses of all of them, each with its ``cassette``).
+
+The file is strict JSON (non-finite numbers as ``{"$numberDouble": ...}``, see
+``jsonvalue``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..format.atomic import write_atomic
+from ..format.errors import CassetteError
+from ..format.jsonvalue import dumps_strict
+
+#: writing may take at most this share of the time between two writes
+_BUDGET = 0.1
+#: a pending report is written at most this many seconds after the call that changed it
+_MAX_DELAY = 1.0
+
+
+class ReportPathError(CassetteError, OSError):
+    """The report path cannot be written (raised when the wrapper is created).
+    Attributes: ``path``."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: cannot write the report there: {why}")
+
+
+class _Engine(Protocol):
+    def report(self) -> dict[str, Any]: ...
+
+
+class ReportSink:
+    """The report file of one path, for every engine that reports to it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.engines: list[_Engine] = []
+        self._lock = threading.RLock()
+        self._last_write = 0.0
+        self._last_cost = 0.0
+        self._timer: threading.Timer | None = None
+        self._dirty = False
+
+    def add(self, engine: _Engine) -> None:
+        with self._lock:
+            self.engines.append(engine)
+        self.write()
+
+    def document(self) -> dict[str, Any]:
+        """The report: the one engine's, or the combined form for several."""
+        reports = [e.report() for e in self.engines]
+        if len(reports) == 1:
+            return reports[0]
+        modes = {r.get("mode") for r in reports}
+        misses = [
+            {"cassette": r.get("cassette"), **m} for r in reports for m in r.get("misses", [])
+        ]
+        return {
+            "mode": modes.pop() if len(modes) == 1 else "mixed",
+            "wrappers": reports,
+            "misses": misses,
+        }
+
+    def write(self) -> None:
+        """Write the report now. Raises ``ReportPathError`` when it cannot be written."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._dirty = False
+            t0 = time.perf_counter()
+            data = dumps_strict(self.document(), indent=2, ensure_ascii=False, default=repr)
+            try:
+                write_atomic(
+                    self.path,
+                    [data.encode("utf-8") + b"\n"],
+                    overwrite=True,
+                    fsync=False,
+                    make_parents=False,  # a folder is never made (nor made again at exit)
+                )
+            except FileNotFoundError:
+                raise ReportPathError(
+                    self.path,
+                    f"its folder {self.path.parent} does not exist (a report's folder is "
+                    "never created: make it first)",
+                ) from None
+            except OSError as exc:
+                raise ReportPathError(self.path, str(exc)) from None
+            now = time.perf_counter()
+            self._last_cost = now - t0
+            self._last_write = now
+
+    def changed(self) -> None:
+        """A call changed the report: write it now if that is cheap, else soon."""
+        with self._lock:
+            since = time.perf_counter() - self._last_write
+            wait = self._last_cost / _BUDGET - since
+            if wait <= 0:
+                self._write_quietly()
+                return
+            self._dirty = True
+            if self._timer is None:
+                self._timer = threading.Timer(min(wait, _MAX_DELAY), self._flush_pending)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self) -> None:
+        """Write the report if calls changed it since the last write."""
+        with self._lock:
+            if self._dirty:
+                self._write_quietly()
+
+    def _flush_pending(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self._dirty:
+                self._write_quietly()
+
+    def _write_quietly(self) -> None:
+        # after creation the path was writable; a later failure (disk full) must not
+        # turn a tool call into an exception: the next write tries again
+        with contextlib.suppress(ReportPathError):
+            self.write()
+
+
+def check_report_folder(path: str | Path) -> None:
+    """Raise ``ReportPathError`` unless ``path``'s folder exists (a report's folder is
+    never created); for writers that write their report only at the end (``mcp``)."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        why = "is not a folder" if parent.exists() else "does not exist"
+        raise ReportPathError(
+            Path(path), f"its folder {parent} {why} (a report's folder is never created)"
+        )
+
+
+_SINKS: dict[str, ReportSink] = {}
+_SINKS_LOCK = threading.Lock()
+_HOOKED = False
+
+
+def attach(path: str | Path, engine: _Engine) -> ReportSink:
+    """The process's sink for ``path`` (one per resolved path) with ``engine`` added;
+    writes the report once at once.
+
+    Raises:
+        ReportPathError: the path cannot be written (a missing folder: never created;
+            no permission, a directory or special file there).
+    """
+    p = Path(path)
+    key = os.path.realpath(p)
+    with _SINKS_LOCK:
+        sink = _SINKS.get(key)
+        if sink is None:
+            sink = _SINKS[key] = ReportSink(p)
+        _install_hooks()
+    sink.add(engine)
+    return sink
+
+
+def flush_all() -> None:
+    """Write every pending report now (at exit, on SIGTERM)."""
+    with _SINKS_LOCK:
+        sinks = list(_SINKS.values())
+    for sink in sinks:
+        with contextlib.suppress(ReportPathError):
+            sink.write()
+
+
+def _install_hooks() -> None:
+    global _HOOKED
+    if _HOOKED:
+        return
+    _HOOKED = True
+    atexit.register(flush_all)
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is signal.SIG_IGN:
+        return
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        flush_all()
+        if callable(previous):
+            previous(signum, frame)
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    with contextlib.suppress(ValueError, OSError):
+        signal.signal(signal.SIGTERM, on_sigterm)

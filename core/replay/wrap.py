@@ -1,0 +1,170 @@
+"""``wrap_dispatcher``: the one call an agent makes to obey the environment contract.
+
+docs/architecture.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
+default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
+report goes as JSON: written when the wrapper is created, kept current as the run goes,
+and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``
+(normalization config).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..format.cassette import load
+from ..format.constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
+from ..keys.normalize import load_rules
+from ..scan.redact import Redactor, record_redactor
+from ..scan.secrets import load_secret_config
+from .recorder import Recorder, _is_async
+from .replayer import Replayer
+from .report_sink import ReportSink, attach
+
+
+class _LiveCounter:
+    def __init__(self) -> None:
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def count(self) -> None:
+        with self._lock:
+            self.calls += 1
+
+    def report(self) -> dict[str, Any]:
+        return {"mode": "live", "cassette": None, "calls": self.calls}
+
+
+def wrap_dispatcher(
+    dispatch: Callable[[str, Any], Any],
+    *,
+    mode: str | None = None,
+    path: str | Path | None = None,
+    report: str | Path | None = None,
+    config: str | Path | None = None,
+    repeat: str = "error",
+    overwrite: bool = False,
+) -> Callable[[str, Any], Any]:
+    """Wrap a tool dispatcher ``dispatch(tool, args) -> response`` for record, replay or
+    live use. A coroutine function gives a coroutine function back.
+
+    Args:
+        mode: ``"live"`` (pass through), ``"record"`` (call live, append each call to
+            ``path``) or ``"replay"`` (serve calls from ``path``, never call ``dispatch``).
+            Default: ``CASSETTE_MODE``, else ``"live"``.
+        path: the cassette; default ``CASSETTE_PATH``. Required for record and replay.
+        report: file for the JSON report; default ``CASSETTE_REPORT``; ``None`` writes
+            nothing. Written at once (an unwritable path raises here), then as the run
+            goes, at exit and on SIGTERM; wrappers of one process that name the same file
+            share it (see ``report_sink``).
+        config: normalization config file; default ``CASSETTE_CONFIG``, else the project's
+            ``cassette.toml`` / ``pyproject.toml`` (see ``normalize.load_rules``). Its
+            redaction settings apply too (``secrets.load_secret_config``): live args that
+            miss are looked up again redacted, and ``record = true`` redacts as it writes.
+        repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
+        overwrite: record mode only: replace an existing cassette (else an error).
+
+    The returned dispatcher has ``.mode``, ``.report()`` (the report as a dict: the replay
+    report in replay mode, ``{"mode", "cassette", "entries", "errors"}`` when recording,
+    ``{"mode", "cassette", "calls"}`` live) and ``.close()`` (flushes a recording; also
+    run at exit).
+
+    Raises:
+        ValueError: an unknown mode or repeat policy, or no path for record/replay.
+        FileExistsError: record mode on an existing cassette without ``overwrite``.
+        CassetteFormatError: replay of a missing or malformed cassette, or a bad config.
+        ReportPathError: the report file cannot be written.
+    """
+    mode = (mode or os.environ.get(ENV_MODE) or "live").strip().lower()
+    if mode not in MODES:
+        raise ValueError(f"unknown {ENV_MODE} {mode!r}; expected one of: record, replay, live")
+    if path is None:
+        path = os.environ.get(ENV_PATH) or None
+    if report is None:
+        report = os.environ.get(ENV_REPORT) or None
+    is_async = _is_async(dispatch)
+
+    engine: Any
+    if mode == "live":
+        engine = counter = _LiveCounter()
+        if is_async:
+
+            async def wrapped_async(tool: str, args: Any) -> Any:
+                counter.count()
+                return await dispatch(tool, args)
+
+            wrapped: Any = wrapped_async
+        else:
+
+            def wrapped_sync(tool: str, args: Any) -> Any:
+                counter.count()
+                return dispatch(tool, args)
+
+            wrapped = wrapped_sync
+    else:
+        if path is None:
+            raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
+        rules = load_rules(config)
+        redaction = load_secret_config(config)
+        if mode == "record":
+            engine = Recorder(
+                path, overwrite=overwrite, rules=rules, redactor=record_redactor(redaction)
+            )
+            wrapped = engine.wrap(dispatch)
+        else:
+            engine = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
+            replayer = engine
+            if is_async:
+
+                async def replayed_async(tool: str, args: Any) -> Any:
+                    return replayer(tool, args)
+
+                wrapped = replayed_async
+            else:
+
+                def replayed(tool: str, args: Any) -> Any:
+                    return replayer(tool, args)
+
+                wrapped = replayed
+
+    close = getattr(engine, "close", lambda: None)
+    if report is not None:
+        try:
+            sink = attach(report, engine)
+        except BaseException:
+            close()
+            raise
+        wrapped = _reporting(wrapped, sink, is_async)
+    functools.update_wrapper(wrapped, dispatch, updated=())
+    wrapped.mode = mode
+    wrapped.engine = engine
+    wrapped.report = engine.report
+    wrapped.close = close
+    atexit.register(close)  # runs before the sink's final write (atexit is LIFO)
+    return wrapped  # type: ignore[no-any-return]
+
+
+def _reporting(inner: Any, sink: ReportSink, is_async: bool) -> Any:
+    """``inner`` that tells ``sink`` after every call (hit, miss, error alike)."""
+    if is_async:
+
+        async def reported_async(tool: str, args: Any) -> Any:
+            try:
+                return await inner(tool, args)
+            finally:
+                sink.changed()
+
+        return reported_async
+
+    def reported(tool: str, args: Any) -> Any:
+        try:
+            return inner(tool, args)
+        finally:
+            sink.changed()
+
+    return reported

@@ -1,0 +1,1 @@
+"""One run on its own: lint, the secret scan, and redaction."""

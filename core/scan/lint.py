@@ -1,0 +1,557 @@
+"""Lint one cassette: what will make a replay miss, repeat or mislead (``check`` command).
+
+Finding kinds (``LintFinding.kind``):
+
+``stale_digest``
+    The stored ``args_digest`` differs from the one recomputed from ``args`` under the
+    current normalization rules: args edited after recording, or different rules.
+``repeated_key``
+    A key ``(tool, args digest)`` recorded several times (``seqs`` lists them): replay
+    serves them in recorded order; a retry storm or a loop when there are many.
+``header_variants`` / ``distinct_errors``
+    A key recorded several times that is not a retry: imported HTTP calls that differ in
+    an answer-changing request header, or recordings that each failed differently (see
+    ``repeats.py``).
+``volatile_arg``
+    An argument value that looks like a UUID, timestamp, request id or absolute/temp path
+    even after normalization: the next live run will send another value and miss.
+``binary_as_text``
+    A text response that holds bytes decoded as text (gzip magic, NUL and other control
+    characters, U+FFFD replacement characters). Store binary data as a base64 envelope
+    ``{"_binary": true, "encoding": "base64", "data": ...}``, which is never flagged.
+``seq_order``
+    A ``seq`` that repeats an earlier one or is lower than the one before it.
+``over_normalization`` / ``unused_rule``
+    The configured normalization rules checked against the data (see ``rulecheck.py``).
+``bad_context``
+    A ``context`` or ``run_outcome`` value (the words around the calls, ``context.py``)
+    that readers ignore: a wrong type (the path names the field), or a ``run_outcome``
+    on an entry that is not the last. Replay, the diff and the app still work: they are
+    only context; the app and ``diff`` say so too.
+``empty``
+    The cassette has no calls (an empty file, blank lines only, or an imported run that
+    made no tool call). There is nothing to replay or compare: a replay serves nothing
+    (the agent's first call misses) and a gate on it tests nothing. Most often the
+    recording failed (the agent stopped before its first call, or recorded elsewhere).
+    It is a finding like the others, so ``check`` exits 1: a cassette with no calls is
+    never a useful fixture, and CI should say so rather than pass it.
+``secret``
+    The secret scan's finding (``secrets.py``; ``check`` runs it beside ``lint``).
+
+``KINDS`` is the one list of them, in this order (``check --help`` and its tests read it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..format.batching import batch_full
+from ..format.context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
+from ..format.findings import Finding
+from ..format.jsonpath import format_path, iter_leaves, leaf_values
+from ..keys.repeats import (
+    NO_HEADERS_FORM,
+    REPEATED_SENTENCE,
+    classify,
+    headers_form,
+    plainly_repeated,
+    recording_failed,
+)
+from ..keys.rule_check import rule_findings
+from ..keys.volatile import EPOCH_MIN_S, volatile_kind
+
+if TYPE_CHECKING:
+    from ..format.cassette import Cassette
+    from ..format.entry import Entry
+
+#: the kinds ``repeats.classify`` gives a key recorded several times
+REPEAT_KINDS = ("repeated_key", "header_variants", "distinct_errors")
+KINDS = (
+    "stale_digest",
+    *REPEAT_KINDS,  # repeated_key, header_variants, distinct_errors (repeats.py)
+    "volatile_arg",
+    "binary_as_text",
+    "seq_order",
+    "over_normalization",
+    "unused_rule",
+    "bad_context",
+    "empty",
+    "secret",
+)
+
+#: volatile value kind -> (what it is, the preset that normalizes it)
+_VOLATILE_HINTS = {
+    "uuid": ("a UUID", "uuid"),
+    "timestamp": ("an ISO-8601 timestamp", "timestamp"),
+    "epoch": ("a Unix epoch timestamp", "timestamp"),
+    "request_id": ("a request id", "request_id"),
+    "temp_path": ("a temporary path", "path"),
+    "abs_path": ("an absolute path", "path"),
+}
+#: control characters that count toward "binary decoded as text" (tab, newline, CR and
+#: form feed excepted), C1 controls and DEL included
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
+#: what every volatile string holds (``volatile.value_kind``): a UUID or a date a hyphen,
+#: a request id one of ``-_:``, a path ``/``, ``\\``, ``:`` or ``%TEMP%``, an epoch ten
+#: digits; a string with none of them is not looked at further
+_MAY_BE_VOLATILE = re.compile(r"[-_:/\\%]|\d{10}")
+#: a C1 control written as UTF-8 (see ``_may_be_binary``)
+_C1_BYTES = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def _may_be_binary(raw: bytes) -> bool:
+    """Whether a line's bytes may hold a string that looks like binary data decoded as
+    text (``binary_text_reason``): a ``\\u`` escape (NUL, controls, U+FFFD), ``\\b``, a
+    DEL, a C1 control or U+FFFD written as UTF-8; never a false negative, sometimes a false
+    positive. Substring tests first: they run at memory speed, a regex does not."""
+    # one-byte tests (memchr) guard the longer ones: most lines hold no backslash
+    return (
+        (b"\\" in raw and (b"\\u" in raw or b"\\b" in raw))
+        or b"\x7f" in raw
+        or (b"\xef" in raw and b"\xef\xbf\xbd" in raw)
+        or (b"\xc2" in raw and _C1_BYTES.search(raw) is not None)
+    )
+
+
+#: the leaf types a volatile value can have (bools come along as ints: skipped)
+_MAY_BE_VOLATILE_TYPES = (str, int, float)
+#: the ``empty`` finding's message (the app's header says the same)
+EMPTY_MESSAGE = "the cassette has no calls"
+
+#: lint's findings are the engine's one finding type (``findings.py``)
+LintFinding = Finding
+
+
+class LintTail:
+    """The entries from ``start`` on, linted elsewhere (another process): ``findings()``
+    gives their ``entry_pass`` results as ``TailResult``, one item per entry in order, or
+    ``None`` when ``lint`` must read them itself (then ``each`` is called for them as for
+    the others)."""
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+
+    def findings(self) -> TailResult | None:
+        return None
+
+
+class TailResult(NamedTuple):
+    """``entry_pass`` of the entries from a ``LintTail``'s start on, by position from the
+    start: one digest and one ``failed`` byte per entry; the findings of the entries that
+    have any, and the identity-headers forms that are not ``NO_HEADERS_FORM``."""
+
+    digests: list[str]
+    findings: dict[int, list[Finding]]
+    failed: bytearray
+    header_forms: dict[int, str]
+
+
+def lint(
+    cassette: Cassette,
+    each: Callable[[int, Entry, bytes | None], None] | None = None,
+    tail: LintTail | None = None,
+) -> list[Finding]:
+    """Every finding for ``cassette``, in entry order (``repeated_key`` at the first seq).
+
+    Digests are recomputed under the cassette's own normalization rules (``load(...,
+    rules=)``); volatile args are looked for in the normalized args, so a value a rule
+    already neutralizes is not reported. ``each(i, entry, line bytes or None)`` is called
+    for every entry as it is read (``check`` scans for secrets in the same pass; a
+    batch's entries are handed over before lint looks at them: ``entry_passes``); the
+    entry is not a copy: do not change it. ``tail``: the entries from ``tail.start`` on
+    are linted elsewhere (``each`` is not called for them unless ``tail`` hands them back);
+    the findings are the same.
+    """
+    n = len(cassette)
+    digests: list[str] = []
+    found_at: dict[int, list[Finding]] = {}  # entry_pass's findings, of entries with any
+    # what classifying a repeated key needs of each recording, kept from the pass
+    failed = bytearray(n)
+    header_forms: dict[int, str] = {}
+
+    def read(start: int, stop: int | None) -> None:
+        for i, _entry, (recomputed, found, fail, form) in entry_passes(cassette, start, stop, each):
+            digests.append(recomputed)
+            if found:
+                found_at[i] = found
+            failed[i] = fail
+            if form != NO_HEADERS_FORM:
+                header_forms[i] = form
+
+    # the digests come from the entries as they are read (``entry_pass``): one read
+    stop = n if tail is None or not cassette.is_file_backed else min(tail.start, n)
+    read(0, stop)
+    if stop < n:
+        assert tail is not None
+        rest = tail.findings()
+        if rest is None or len(rest.digests) != n - stop or len(rest.failed) != n - stop:
+            read(stop, None)
+        else:
+            digests.extend(rest.digests)
+            found_at.update((stop + k, found) for k, found in rest.findings.items())
+            failed[stop:] = rest.failed
+            header_forms.update((stop + k, form) for k, form in rest.header_forms.items())
+
+    # what needs the whole cassette, over its columns at once (most cassettes have no seq
+    # out of order, no stale digest, few repeated keys)
+    indexed = _seq_findings(cassette)
+    for i, found in _stale_digest_findings(cassette, digests).items():
+        indexed.setdefault(i, []).extend(found)
+    repeated = _repeated_key_findings(cassette, digests, failed, header_forms)
+    findings: list[Finding] = []
+    for i in sorted(indexed.keys() | found_at.keys() | repeated.keys()):
+        findings.extend(indexed.get(i, ()))
+        findings.extend(found_at.get(i, ()))
+        findings.extend(repeated.get(i, ()))
+    # the configured rules against the data: over-normalization, rules matching nothing
+    checked = rule_findings(cassette)
+    merged = {f.seqs for f in checked if f.kind == "over_normalization"}
+    if merged:  # calls merged by a rule are not repeats of one call
+        findings = [f for f in findings if not (f.kind == "repeated_key" and f.seqs in merged)]
+    findings.extend(checked)
+    if len(cassette) == 0:
+        findings.insert(0, Finding(kind="empty", message=EMPTY_MESSAGE))
+    return findings
+
+
+def _seq_findings(cassette: Cassette) -> dict[int, list[Finding]]:
+    """``seq_order`` findings by position: a seq that repeats an earlier one, or is lower
+    than the one before it."""
+    seqs = cassette.seqs
+    found: dict[int, list[Finding]] = {}
+    if all(map(operator.lt, seqs, itertools.islice(seqs, 1, None))):
+        return found  # strictly increasing: neither
+    first_at: dict[int, int] = {}
+    prev: int | None = None
+    for i, seq in enumerate(seqs):
+        first = first_at.setdefault(seq, i)
+        if first != i:
+            message = (
+                f"seq {seq} at line {cassette.line(i)} repeats the seq at line "
+                f"{cassette.line(first)}"
+            )
+        elif prev is not None and seq < prev:
+            message = (
+                f"seq {seq} at line {cassette.line(i)} comes after seq {prev}: "
+                "entries are not in call order"
+            )
+        else:
+            prev = seq
+            continue
+        prev = seq
+        found[i] = [Finding(kind="seq_order", seq=seq, path="$.seq", message=message)]
+    return found
+
+
+def _stale_digest_findings(cassette: Cassette, digests: list[str]) -> dict[int, list[Finding]]:
+    """``stale_digest`` findings by position: a stored digest that differs from the one
+    recomputed (``digests``)."""
+    stored = map(cassette.stored_digest, range(len(digests)))
+    return {
+        i: [
+            Finding(
+                kind="stale_digest",
+                seq=cassette.seq(i),
+                path="$.args_digest",
+                message=f"stored args digest {old} but its args now digest to {new}: "
+                "args edited after recording, or different normalization rules",
+            )
+        ]
+        for i, (old, new) in enumerate(zip(stored, digests, strict=True))
+        if old is not None and old != new
+    }
+
+
+def _repeated_key_findings(
+    cassette: Cassette, digests: list[str], failed: bytearray, header_forms: dict[int, str]
+) -> dict[int, list[Finding]]:
+    """The finding of each key recorded more than once, at its first position: a retry or
+    a loop, or header variants / distinct errors (``repeats.py``)."""
+    # a key is repeated only where its digest is: count the digests (strings, C speed),
+    # then build keys for the positions of the digests that repeat
+    counts = Counter(digests)
+    if len(counts) == len(digests):
+        return {}  # every digest once
+    twice = {dig for dig, count in counts.items() if count > 1}
+    grouped: dict[tuple[str, str], list[int]] = {}
+    for i in itertools.compress(itertools.count(), map(twice.__contains__, digests)):
+        grouped.setdefault((cassette.tool(i), digests[i]), []).append(i)
+    positions = {key: idxs for key, idxs in grouped.items() if len(idxs) > 1}
+    found: dict[int, list[Finding]] = {}
+    for (tool, dig), idxs in positions.items():
+        seqs = [cassette.seq(i) for i in idxs]
+        # told without reading the recordings again when what the pass kept of them
+        # leaves no other kind, or when they store the same outcome bytes
+        forms = {header_forms.get(i, NO_HEADERS_FORM) for i in idxs}
+        fails = sum(failed[i] for i in idxs)
+        if plainly_repeated(fails, len(idxs), forms) or _same_outcome_bytes(cassette, idxs):
+            kind, why = "repeated_key", REPEATED_SENTENCE
+        else:
+            kind, why = classify([cassette._entry(i) for i in idxs])
+        found[idxs[0]] = [
+            Finding(
+                kind=kind,
+                seq=seqs[0],
+                message=f"{tool} {dig} recorded {len(seqs)} times (seq "
+                f"{', '.join(map(str, seqs))}): {why}",
+                seqs=tuple(seqs),
+            )
+        ]
+    return found
+
+
+def entry_passes(
+    cassette: Cassette,
+    start: int = 0,
+    stop: int | None = None,
+    each: Callable[[int, Entry, bytes | None], None] | None = None,
+) -> Iterator[tuple[int, Entry, tuple[str, list[Finding], bool, str]]]:
+    """``(i, entry, entry_pass(...))`` of every entry ``start <= i < stop`` in order, the
+    cassette read once (``entries_read``), in batches (``batching.py``): ``each`` (as
+    ``lint``'s) is called for all of a batch's entries, then they are linted, so that each
+    step's tables stay in the CPU's caches (measured: about a sixth of ``check``).
+
+    Raises:
+        CassetteFormatError: an entry that does not parse (file, line, field).
+    """
+    last = len(cassette) - 1
+    reader = cassette.entries_read(start, stop)
+    while True:
+        batch: list[tuple[int, Entry, bytes | None]] = []
+        size = 0
+        for item in reader:
+            batch.append(item)
+            size += len(item[2] or b"")
+            if batch_full(len(batch), size):
+                break
+        if not batch:
+            return
+        if each is not None:
+            for i, entry, raw in batch:
+                each(i, entry, raw)
+        for i, entry, raw in batch:
+            yield i, entry, entry_pass(cassette, i, entry, raw, last=i == last)
+
+
+def _same_outcome_bytes(cassette: Cassette, idxs: list[int]) -> bool:
+    """Whether the entries at ``idxs`` all store the same response or error bytes (then
+    they have the same outcome, and ``repeats.classify`` calls them a ``repeated_key``)."""
+    first = cassette.outcome_bytes(idxs[0])
+    if first is None:
+        return False
+    return all(cassette.outcome_bytes(i) == first for i in idxs[1:])
+
+
+def entry_pass(
+    cassette: Cassette, i: int, entry: Entry, raw: bytes | None, last: bool
+) -> tuple[str, list[Finding], bool, str]:
+    """``(args digest, findings, failed, headers form)`` of entry ``i`` from the entry
+    alone: its args digest under the cassette's rules (``Cassette.entry_digest``); the
+    findings that depend on it alone, in ``lint``'s order: ``volatile_arg`` (in its
+    normalized args), ``binary_as_text`` (``raw``: its line's bytes, which may prove there
+    is none), ``bad_context`` (``last``: it is the last entry); and what classifying a
+    repeated key needs of it (``repeats.recording_failed``, ``repeats.headers_form``)."""
+    normalized = cassette.rules.apply(entry.tool, entry.args)
+    form = headers_form(entry) if "request_headers" in entry.extra else NO_HEADERS_FORM
+    return (
+        cassette.entry_digest(i, normalized),
+        _entry_findings(cassette, entry, raw, last, normalized),
+        recording_failed(entry),
+        form,
+    )
+
+
+def _entry_findings(
+    cassette: Cassette, entry: Entry, raw: bytes | None, last: bool, normalized: Any
+) -> list[Finding]:
+    here: list[Finding] = []
+    seq = entry.seq
+    for path, value, kind in _volatile_leaves(normalized) if _has_volatile(normalized) else ():
+        what, preset = _VOLATILE_HINTS[kind]
+        here.append(
+            Finding(
+                kind="volatile_arg",
+                seq=seq,
+                path="$.args" + path[1:],
+                message=f"{entry.tool} arg {path} looks like {what} ({value!r:.60}); the next "
+                f"live run will send another value and miss: normalize it "
+                f'(presets = ["{preset}"]) or drop the key',
+            )
+        )
+    if entry.is_error:
+        outcome, part = entry.error, "error"
+    else:
+        outcome, part = entry.response, "response"
+    # bytes decoded as text show in the line as an escape (\u0000, \b, \ufffd), a
+    # DEL, a C1 control or U+FFFD: a line with none of them skips the walk
+    binary = raw is None or _may_be_binary(raw)
+    for path, why in _binary_texts(outcome, part) if binary else ():
+        here.append(
+            Finding(
+                kind="binary_as_text",
+                seq=seq,
+                path=path,
+                message=f"text at {path} looks like binary data decoded as text ({why}); the "
+                "bytes are lost: record it as a base64 envelope "
+                '{"_binary": true, "encoding": "base64", "data": ...}',
+            )
+        )
+    if entry.extra and (CONTEXT_FIELD in entry.extra or OUTCOME_FIELD in entry.extra):
+        here.extend(_word_findings(entry, last, cassette.path))
+    return here
+
+
+def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:
+    """``bad_context`` findings for one entry's words (``context.py``): each value the
+    readers ignore, and a ``run_outcome`` that is not on the last entry."""
+    _, warnings = call_context(entry, path)
+    found = [
+        Finding(
+            kind="bad_context",
+            seq=entry.seq,
+            path="$." + w.field,
+            message=f"{w.field} at line {w.line}: {w.message}; ignored (only context)",
+        )
+        for w in warnings
+    ]
+    if OUTCOME_FIELD in entry.extra:
+        if not last:
+            found.append(
+                Finding(
+                    kind="bad_context",
+                    seq=entry.seq,
+                    path="$." + OUTCOME_FIELD,
+                    message=f"{OUTCOME_FIELD} at line {entry.line} is not on the last entry: "
+                    "readers take a run's outcome from the last entry only; ignored",
+                )
+            )
+        else:
+            _, bad = outcome_from_json(entry.extra[OUTCOME_FIELD], path, entry.line)
+            found.extend(
+                Finding(
+                    kind="bad_context",
+                    seq=entry.seq,
+                    path="$." + w.field,
+                    message=f"{w.field} at line {w.line}: {w.message}; ignored (only context)",
+                )
+                for w in bad
+            )
+    return found
+
+
+#: ``volatile_kind`` of strings met before (args repeat their values from call to call: a
+#: model name, a locale, a folder), bounded
+_KIND_SEEN: dict[str, str | None] = {}
+_KIND_SEEN_LENGTH = 128
+_KIND_SEEN_COUNT = 16384
+_UNSEEN = object()
+
+
+def _string_kind(text: str) -> str | None:
+    kind = _KIND_SEEN.get(text, _UNSEEN)
+    if kind is _UNSEEN:
+        kind = volatile_kind(text) if _MAY_BE_VOLATILE.search(text) is not None else None
+        # short strings only, and not too many: the cache lives as long as the process
+        # (a tester's cassette of long distinct prompts kept 300 MB alive)
+        if len(text) <= _KIND_SEEN_LENGTH and len(_KIND_SEEN) < _KIND_SEEN_COUNT:
+            _KIND_SEEN[text] = kind
+    return kind  # type: ignore[return-value]
+
+
+def _has_volatile(value: Any) -> bool:
+    """Whether any leaf below ``value`` is a volatile value (``_volatile_leaves`` yields
+    something), asked of the values alone (``leaf_values``: no path built) for the common
+    case of none."""
+    for leaf in leaf_values(value):
+        kind_of = type(leaf)
+        if kind_of is str:
+            if _string_kind(leaf) is not None:
+                return True
+        elif kind_of is int or kind_of is float:
+            if leaf >= EPOCH_MIN_S and volatile_kind(leaf) is not None:
+                return True
+        elif kind_of is not bool and leaf is not None:
+            return True  # another type (a subclass): the full walk decides
+    return False
+
+
+def _volatile_leaves(value: Any) -> Iterator[tuple[str, Any, str]]:
+    """``(path, leaf, kind)`` of every volatile leaf below ``value``, in document order."""
+    for parts, leaf in iter_leaves(value, only=_MAY_BE_VOLATILE_TYPES):
+        kind_of = type(leaf)
+        if kind_of is str:
+            kind = _string_kind(leaf)
+        elif kind_of is bool or not leaf >= EPOCH_MIN_S:  # small numbers (NaN) never epochs
+            continue
+        else:
+            kind = volatile_kind(leaf)  # a bare date (flight, birth date) is domain data
+        if kind is not None:
+            yield format_path(parts), leaf, kind
+
+
+def binary_text_reason(text: str) -> str | None:
+    """Why ``text`` looks like binary data decoded as text, or ``None`` when it does not.
+
+    Flags: gzip magic (``\\x1f\\x8b``, or ``\\x1f`` followed by the deflate byte when the
+    invalid ``\\x8b`` was dropped), NUL characters, U+FFFD replacement characters, or
+    more than 10% control characters (tab, newline, CR and form feed excepted)."""
+    if not text:
+        return None
+    if text.startswith("\x1f") and len(text) > 1 and text[1] in "\x8b\x08\ufffd":
+        return "gzip magic bytes \\x1f\\x8b at the start"
+    if "\x00" in text:
+        return "NUL characters"
+    replacements = text.count("\ufffd")
+    if replacements:
+        return f"{replacements} U+FFFD replacement character(s) from an invalid UTF-8 decode"
+    if _CONTROL.search(text) is None:  # the common case, without a per-character loop
+        return None
+    controls = len(_CONTROL.findall(text))
+    if controls * 10 > len(text):
+        return f"{controls} control characters in {len(text)}"
+    return None
+
+
+def _is_envelope(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("_binary") is True
+
+
+def _binary_texts(value: Any, part: str) -> Iterator[tuple[str, str]]:
+    """``(path, why)`` of every string leaf below ``value`` (the entry's ``part``,
+    ``"response"`` or ``"error"``) that looks like binary data decoded as text, in
+    document order. A base64 envelope is not entered. No recursion, and a path is built
+    only for a string that is flagged (this runs over every response of ``check``)."""
+    if type(value) is str:
+        why = binary_text_reason(value)
+        if why is not None:
+            yield format_path((part,)), why
+        return
+    if _is_envelope(value) or not isinstance(value, dict | list):
+        return
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    stack: list[tuple[tuple[Any, ...], Iterator[tuple[Any, Any]]]] = [((part,), iter(items))]
+    while stack:
+        parts, it = stack[-1]
+        for key, child in it:
+            kind = type(child)
+            if kind is str:
+                if child:
+                    why = binary_text_reason(child)
+                    if why is not None:
+                        yield format_path(parts + (key,)), why
+            elif kind is dict:
+                if child.get("_binary") is not True:
+                    stack.append((parts + (key,), iter(child.items())))
+                    break
+            elif kind is list:
+                stack.append((parts + (key,), iter(enumerate(child))))
+                break
+        else:
+            stack.pop()

@@ -1,0 +1,283 @@
+"""Redaction: secrets replaced by stable placeholders, so a redacted cassette still replays.
+
+Each secret the scan finds (``secrets.py``), and each value at a ``redact.paths`` pattern,
+becomes ``<redacted:KIND:HASH8>``: ``KIND`` is ``secrets.classify(secret)`` and ``HASH8``
+the first 8 hex digits of SHA-256 over the secret, both functions of the value alone. So
+the same secret gives the same placeholder everywhere (equal values stay equal, distinct
+ones stay distinct), and redacting is idempotent (a placeholder is never a secret).
+
+Where redaction applies, and why replay still matches:
+
+- ``redact_entry`` (the ``redact`` command, and recording with ``record = true``): the
+  args are redacted by what the scan finds in the args alone (``redact_args``); the
+  response, error and extra fields also lose every secret found anywhere in the cassette
+  (``known``), so a token returned at seq 1 and echoed in a later response goes too. The
+  ``args_digest`` is recomputed over the redacted args.
+- ``redact_args`` on the live args of a call: ``Replayer`` digests the redacted args when
+  the raw ones miss (``lookup_key``), ``Recorder`` with ``record = true`` digests and
+  stores the redacted args. Both use the one function the ``redact`` command used on the
+  stored args, so the agent's real call (real token included) finds its redacted entry.
+  The config (``redact.paths``, ``allow``, ``allow_hashes``) must be the same when the
+  cassette is redacted and when it is replayed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..format.atomic import TargetExists, check_replaceable, write_atomic
+from ..format.digest import digest
+from ..format.jobs import CancelToken, Progress
+from ..format.jsonpath import Part
+from .secrets import SecretConfig, SecretHit, classify, entry_parts, hash8, scan_value
+
+if TYPE_CHECKING:
+    from ..format.cassette import Cassette
+    from ..format.entry import Entry
+    from ..keys.normalize import NormalizationRules
+
+__all__ = [
+    "RedactResult",
+    "Redactor",
+    "lookup_key",
+    "placeholder",
+    "record_redactor",
+    "redact_job",
+]
+
+
+def placeholder(secret: str) -> str:
+    """``<redacted:KIND:HASH8>`` for ``secret`` (see the module docstring)."""
+    return f"<redacted:{classify(secret)}:{hash8(secret)}>"
+
+
+def _json_escaped(secret: str) -> str:
+    return json.dumps(secret, ensure_ascii=False)[1:-1]
+
+
+def _replace_all(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every occurrence of each secret (as is, and as escaped in JSON text)
+    replaced by its placeholder; longest secrets first."""
+    for secret in sorted(set(secrets), key=lambda s: (-len(s), s)):
+        if not secret:
+            continue
+        ph = placeholder(secret)
+        if secret in text:
+            text = text.replace(secret, ph)
+        escaped = _json_escaped(secret)
+        if escaped != secret and escaped in text:
+            text = text.replace(escaped, ph)
+    return text
+
+
+def _set_at(value: Any, parts: tuple[Part, ...], fn: Callable[[Any], Any]) -> Any:
+    """A copy of ``value`` with the node at ``parts`` replaced by ``fn(node)``; only the
+    containers on the way are copied."""
+    if not parts:
+        return fn(value)
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict):
+        out = dict(value)
+        out[head] = _set_at(value[head], rest, fn)  # type: ignore[index]
+        return out
+    if isinstance(value, list):
+        out_list = list(value)
+        out_list[head] = _set_at(value[head], rest, fn)  # type: ignore[index]
+        return out_list
+    return value
+
+
+def _apply_hits(value: Any, prefix_len: int, hits: list[SecretHit]) -> Any:
+    by_leaf: dict[tuple[Part, ...], list[str]] = {}
+    for hit in hits:
+        by_leaf.setdefault(hit.parts[prefix_len:], []).append(hit.secret)
+    for parts, secrets in by_leaf.items():
+        value = _set_at(value, parts, lambda leaf, s=secrets: _redact_leaf(leaf, s))  # type: ignore[misc]
+    return value
+
+
+def _redact_leaf(leaf: Any, secrets: list[str]) -> Any:
+    if isinstance(leaf, str):
+        return _replace_all(leaf, secrets)
+    return leaf
+
+
+class Redactor:
+    """Redacts values under one config (``SecretConfig``; default: none allowed, no paths).
+
+    ``redact_args(tool, args)`` returns ``args`` itself (the same object) when nothing in
+    it is a secret, else a redacted copy; nothing is ever changed in place.
+    """
+
+    def __init__(self, config: SecretConfig | None = None) -> None:
+        self.config = config or SecretConfig()
+
+    def redact_value(self, value: Any, prefix: tuple[Part, ...]) -> tuple[Any, list[SecretHit]]:
+        """``value`` (found at ``prefix`` in an entry) with its secrets replaced, and the hits."""
+        hits = scan_value(value, prefix, self.config)
+        if not hits:
+            return value, hits
+        return _apply_hits(value, len(prefix), hits), hits
+
+    def redact_args(self, tool: str, args: Any) -> Any:
+        """The args of a call with their secrets replaced (see the module docstring)."""
+        return self.redact_value(args, ("args",))[0]
+
+    def redact_entry(self, entry: Entry, known: Iterable[str] = ()) -> tuple[Entry, int]:
+        """``entry`` redacted, and how many secrets were replaced. ``known``: secrets found
+        elsewhere in the cassette, also replaced outside the args."""
+        known_set = known if isinstance(known, frozenset) else frozenset(known)
+        count = 0
+        changes: dict[str, Any] = {}
+        extra = dict(entry.extra)
+        for name, value in entry_parts(entry):
+            new, hits = self.redact_value(value, (name,))
+            count += len(hits)
+            if name != "args" and known_set:
+                new = _replace_known(new, known_set)
+            if new is value:
+                continue
+            if name in ("args", "response", "error"):
+                changes[name] = new
+            else:
+                extra[name] = new
+        if extra != entry.extra:
+            changes["extra"] = extra
+        return (replace(entry, **changes) if changes else entry), count
+
+
+@functools.lru_cache(maxsize=4)
+def _known_pattern(known: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(s) for s in sorted(known, key=len, reverse=True)))
+
+
+def _replace_known(value: Any, known: frozenset[str]) -> Any:
+    """Every string below ``value`` with the ``known`` secrets in it replaced."""
+    from ..format.jsonpath import iter_leaves
+
+    pattern = _known_pattern(known)
+    for parts, leaf in iter_leaves(value):
+        if isinstance(leaf, str) and pattern.search(leaf):
+            value = _set_at(value, parts, lambda s: _replace_all(s, known))
+    return value
+
+
+def record_redactor(config: SecretConfig) -> Redactor | None:
+    """The redactor a recording uses under ``config``: one when ``record = true``, else
+    ``None`` (calls are written as they are)."""
+    return Redactor(config) if config.record else None
+
+
+def lookup_key(
+    index: dict[tuple[str, str], Any],
+    rules: NormalizationRules,
+    redactor: Redactor | None,
+    tool: str,
+    args: Any,
+) -> tuple[str, str]:
+    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw args'
+    digest when it is recorded, else that of the redacted args when those are recorded
+    (a cassette redacted after recording), else the raw one (a miss)."""
+    key = (tool, digest(rules.apply(tool, args)))
+    if key in index or redactor is None:
+        return key
+    redacted = redactor.redact_args(tool, args)
+    if redacted is args:
+        return key
+    other = (tool, digest(rules.apply(tool, redacted)))
+    return other if other in index else key
+
+
+# -- the redact command ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class RedactResult:
+    """What ``redact_job`` did.
+
+    Attributes:
+        out: the file written.
+        entries: entries written.
+        replaced: secrets replaced (findings and ``redact.paths`` values).
+        changed_entries: entries that changed.
+        backup: the backup of the original (``--in-place``), else ``None``.
+    """
+
+    out: Path
+    entries: int
+    replaced: int
+    changed_entries: int
+    backup: Path | None = None
+
+
+def redact_job(
+    cassette: Cassette,
+    out: str | Path,
+    *,
+    config: SecretConfig | None = None,
+    overwrite: bool = False,
+    backup: str | Path | None = None,
+    cancel: CancelToken | None = None,
+) -> Generator[Progress, None, RedactResult]:
+    """Write ``cassette`` redacted to ``out``: yields ``Progress`` (stage ``"scan"`` then
+    ``"redact"``, unit ``"entries"``). Two passes: the first collects every secret (so one
+    found late is replaced in earlier responses too), the second writes. The lines go to an
+    anonymous temporary file, then to ``out`` atomically (``atomic.write_atomic``): a
+    crash or a cancel never leaves a half-written ``out``. With ``backup``, the original
+    file is copied there first (never over an existing file).
+
+    Raises:
+        TargetExists: (a ``FileExistsError``) ``out`` exists and ``overwrite`` is false.
+        FileExistsError: ``backup`` exists.
+        Cancelled: ``cancel`` was set; nothing was written.
+    """
+    from ..format.cassette import dump_line
+
+    redactor = Redactor(config)
+    out = Path(out)
+    if not overwrite and os.path.lexists(out):
+        raise TargetExists(out)
+    if overwrite:
+        check_replaceable(out)  # a symlink, FIFO or device is never replaced
+    if backup is not None and os.path.lexists(backup):
+        raise FileExistsError(f"{backup}: a backup exists already; move it away first")
+    total = len(cassette)
+    known: set[str] = set()
+    entry_at = getattr(cassette, "_entry", cassette.__getitem__)
+    for i in range(total):
+        if i % 1000 == 0:
+            yield Progress("scan", i, total, "entries")
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+        for name, value in entry_parts(entry_at(i)):
+            known.update(h.secret for h in scan_value(value, (name,), redactor.config))
+    yield Progress("scan", total, total, "entries")
+    replaced = changed = 0
+    frozen = frozenset(s for s in known if s)
+    with tempfile.TemporaryFile() as spool:
+        for i in range(total):
+            if i % 1000 == 0:
+                yield Progress("redact", i, total, "entries")
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+            entry = entry_at(i)
+            new, count = redactor.redact_entry(entry, frozen)
+            replaced += count
+            if new is not entry:
+                changed += 1
+            spool.write(dump_line(new, cassette.rules))
+        yield Progress("redact", total, total, "entries")
+        spool.seek(0)
+        backup_path = None
+        if backup is not None and cassette.path is not None:
+            backup_path = Path(backup)
+            with open(cassette.path, "rb") as original:
+                write_atomic(backup_path, iter(lambda: original.read(1 << 20), b""))
+        write_atomic(out, iter(lambda: spool.read(1 << 20), b""), overwrite=overwrite)
+    return RedactResult(out, total, replaced, changed, backup_path)
