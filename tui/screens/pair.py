@@ -18,7 +18,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..bindings import PAIR
-from ..messages import DiagnosisReady, DiffFailed, DiffReady, JobCancelled, JobProgress
+from ..messages import DiagnosisReady, DiffReady, JobCancelled, JobProgress, WorkerFailed
 from ..session import Alignment, Session
 from ..text.detail import Limits, pair_detail, pair_title
 from ..text.loop import loop_bar, loop_stages
@@ -114,7 +114,7 @@ class PairScreen(LoopKeysScreen):
             self.post_message(JobCancelled(f"diff by {align}"))
             return
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
-            self.post_message(DiffFailed(align, exc))
+            self.post_message(WorkerFailed(f"diff by {align}", exc, self.show_diff_failure))
             return
         if keep is not None:
             cursor = _row_of(result.rows, keep)
@@ -134,7 +134,7 @@ class PairScreen(LoopKeysScreen):
             self.post_message(JobCancelled("exact diff"))
             return
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
-            self.post_message(DiffFailed(align, exc))
+            self.post_message(WorkerFailed(f"diff by {align}", exc, self.show_diff_failure))
             return
         self.post_message(DiffReady(result, rows, result.first_divergence or 0))
 
@@ -246,9 +246,8 @@ class PairScreen(LoopKeysScreen):
             # once the rows are painted: the exact diff would slow the first paint down
             self.call_after_refresh(self.refine, self._align_of(result))
 
-    @on(DiffFailed)
-    def _diff_failed(self, message: DiffFailed) -> None:
-        self.report_failure(message)
+    def show_diff_failure(self, failure: WorkerFailed) -> None:
+        """Say in the header why the diff failed, and show the rows of before, if any."""
         self._token = None
         # the engine could not align the runs this way: say so, and keep the rows shown
         # before (the other alignment), or none, instead of "diffing…" forever
@@ -256,7 +255,7 @@ class PairScreen(LoopKeysScreen):
             self.session.set_align(self._align_of(self.result))
         text = loading_summary(self.session.a, self.session.b, "")
         text.append(
-            printable(f"{message.what} failed: {describe_error(message.error)}"), style="bold"
+            printable(f"{failure.what} failed: {describe_error(failure.error)}"), style="bold"
         )
         self.show_summary(text)
         self.steps.loading = False

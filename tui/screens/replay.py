@@ -23,7 +23,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from .. import bindings
-from ..messages import JobProgress, LoopFailed, ReplayDone
+from ..messages import JobProgress, ReplayDone
 from ..text.miss import miss_detail
 from ..text.progress import progress_count
 from ..text.replay import miss_line, misses, replay_head, replay_lines
@@ -158,7 +158,7 @@ class ReplayScreen(LoopJobScreen):
         try:
             path = self.cassette_path()
         except ValueError as exc:
-            self.post_message(LoopFailed("replay", exc))
+            self.could_not_run(exc)
             return
         self.result = None
         self.rows = MissRows([])
@@ -179,9 +179,9 @@ class ReplayScreen(LoopJobScreen):
             runs_dir=session.run_folders.new("replay"),  # kept to open the log; gone at exit
         )
         try:
-            result = run_job(job, lambda p: self.post_message(JobProgress(p)))
+            result = run_job(job, self.post_progress)
         except Exception as exc:  # noqa: BLE001 - shown on the screen
-            self.post_message(LoopFailed("replay", exc))
+            self.could_not_run(exc)
             return
         session.loop.replay = result  # kept even when the screen was left meanwhile
         self.post_message(ReplayDone(result))
