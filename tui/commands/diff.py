@@ -447,7 +447,7 @@ def _print_human(
             head = Text(f"{n:>2}. ", style="bold")
             head.append(safe(f.kind), style="bold yellow")
             seqs = "  ".join(
-                f"{side.upper()} {', '.join(map(str, f.seqs.get(side, []))) or '-'}"
+                f"{side.upper()} {', '.join(map(str, f.side_seqs(side))) or '-'}"
                 for side in ("a", "b")
             )
             head.append(f"  {seqs}", style="dim")

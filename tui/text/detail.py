@@ -173,9 +173,8 @@ def row_findings(findings: Iterable[Finding], row: Row) -> list[Finding]:
     """The findings whose evidence names this row's seq on either side."""
     related = []
     for finding in findings:
-        seqs = finding.seqs or {}
-        if (row.a_seq is not None and row.a_seq in seqs.get("a", ())) or (
-            row.b_seq is not None and row.b_seq in seqs.get("b", ())
+        if (row.a_seq is not None and row.a_seq in finding.side_seqs("a")) or (
+            row.b_seq is not None and row.b_seq in finding.side_seqs("b")
         ):
             related.append(finding)
     return related
@@ -287,7 +286,8 @@ def single_detail(
     related = _findings_text(findings, "findings")
     if related is not None:
         parts.append(related)
-    before, after = single_words(cassette, index, entry, limits)  # the words (core/format/context.py)
+    # the words (core/format/context.py)
+    before, after = single_words(cassette, index, entry, limits)
     parts.extend(before)
     parts.append(Text("args", style="bold underline"))
     parts.append(_block(entry.args, limits))
