@@ -306,9 +306,6 @@ def _print_text(results: list[Checked], missing: list[Unmatched], single: bool) 
         console.print(Text(_summary(results, missing)))
 
 
-_plural = plural  # the one plural helper (tui/text/plural.py)
-
-
 def _summary(results: list[Checked], missing: list[Unmatched]) -> str:
     """``checked 200 files: 150 clean, 45 with findings (120 findings), 5 unreadable``."""
     unreadable = sum(1 for r in results if r.error is not None) + len(missing)
@@ -316,18 +313,18 @@ def _summary(results: list[Checked], missing: list[Unmatched]) -> str:
     clean = sum(1 for r in results if r.error is None and not r.rows)
     parts = [f"{clean} clean", f"{len(with_findings)} with findings"]
     if with_findings:
-        parts[-1] += f" ({_plural(sum(len(r.rows) for r in with_findings), 'finding')})"
+        parts[-1] += f" ({plural(sum(len(r.rows) for r in with_findings), 'finding')})"
     parts.append(f"{unreadable} unreadable")
-    return f"checked {_plural(len(results), 'file')}: " + ", ".join(parts)
+    return f"checked {plural(len(results), 'file')}: " + ", ".join(parts)
 
 
 def _print_human(console: Console, layout: Layout, result: Checked) -> None:
     rows = result.rows
     head = Text()
     head.append(safe(result.file), style="bold")
-    head.append(f": {_plural(result.entries, 'entry', 'entries')}, ")
+    head.append(f": {plural(result.entries, 'entry', 'entries')}, ")
     if rows:
-        head.append(_plural(len(rows), "finding"), style="bold yellow")
+        head.append(plural(len(rows), "finding"), style="bold yellow")
     else:
         head.append("no findings", style="bold green")
     console.print(head)
