@@ -1,5 +1,5 @@
 """mypy sees core, tui and the pytest plugin as one program (``[tool.mypy]`` in
-pyproject.toml: ``typecheck/cassette_tui`` links the real folders under their installed
+pyproject.toml: ``.typecheck/cassette_tui`` links the real folders under their installed
 names): inside tui a core type is that type, not ``Any``, so a wrong type across the
 boundary fails the check, and the project itself passes it."""
 
@@ -35,7 +35,7 @@ def test_mypy_sees_across_core_and_tui_and_the_project_passes(tmp_path: Path) ->
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE, encoding="utf-8")
     # one run: the project and the probe module, from another folder (the config finds
-    # typecheck/ from its own place, not the working directory)
+    # .typecheck/ from its own place, not the working directory)
     done = subprocess.run(
         [
             sys.executable,
