@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+from cassette_tui.core.diff.model import Row
 from cassette_tui.core.diff.result import DiffResult
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
@@ -74,8 +75,9 @@ class PairScreen(LoopKeysScreen):
         side = max(10, (width - 1 - 3) // 2)
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         cells = self.model.seq_width if isinstance(self.model, PairRows) else SEQ_WIDTH
-        a = f"{'seq':>{cells}}  A {file_label(self.session.a)}"
-        b = f"{'seq':>{cells}}  B {file_label(self.session.b)}"
+        cassette_a, cassette_b = self.session.pair()
+        a = f"{'seq':>{cells}}  A {file_label(cassette_a)}"
+        b = f"{'seq':>{cells}}  B {file_label(cassette_b)}"
         text.append(f" {a[:side]:<{side}}", style="bold")
         text.append("   ")
         text.append(b[:side], style="bold")
@@ -333,7 +335,7 @@ def diagnosis(result: DiffResult) -> tuple[list[Finding], str | None]:
         return [], f"diagnosis failed: {describe_error(exc)}"
 
 
-def _row_of(rows: Any, keep: tuple[int | None, int | None]) -> int:
+def _row_of(rows: Sequence[Row], keep: tuple[int | None, int | None]) -> int:
     """The row that holds A's entry ``keep[0]`` (else B's ``keep[1]``) after realigning."""
     a, b = keep
     for side, wanted in (("a", a), ("b", b)):

@@ -10,7 +10,7 @@ replay (its agent's process group is killed), escape again leaves.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cassette_tui.core.format.jobs import CancelToken, run_job
 from cassette_tui.core.loop.gate import ReplayResult, replay_job
@@ -32,6 +32,9 @@ from ..text.safe import plain, printable
 from ..widgets.step_list import StepList
 from .detail_screen import DetailScreen
 from .loop_job import LoopJobScreen
+
+if TYPE_CHECKING:
+    from cassette_tui.core.format.cassette import Cassette
 
 Styles = Mapping[str, Style]
 
@@ -281,7 +284,7 @@ class MissScreen(DetailScreen):
     MissScreen #miss-detail { height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, miss: Mapping[str, Any], cassette: Any) -> None:
+    def __init__(self, miss: Mapping[str, Any], cassette: Cassette | None) -> None:
         super().__init__()
         self.miss = miss
         self.cassette = cassette

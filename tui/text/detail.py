@@ -30,6 +30,7 @@ from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 if TYPE_CHECKING:
     from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.format.cassette import Cassette
 
 
 @dataclass(frozen=True)
@@ -294,7 +295,7 @@ def _sides_table(
 
 
 def single_detail(
-    cassette: Any, index: int, findings: Sequence[Any], limits: Limits, styles: Styles
+    cassette: Cassette, index: int, findings: Sequence[Finding], limits: Limits, styles: Styles
 ) -> RenderableType:
     """The detail of entry ``index`` of one cassette, with its lint findings."""
     entry: Entry = cassette[index]
