@@ -34,7 +34,9 @@ class WorkerFailed(Message):
     screen's one handler (``screens/base.py``) notifies the user, then calls ``show``, when
     given, with this message on the UI thread, to say it where the result was awaited
     (the header, the detail pane that waited, the job's panel; ``show`` tells a stale
-    failure, a row the cursor has left, from the current one)."""
+    failure, a row the cursor has left, from the current one). Not Textual's
+    ``textual.worker.WorkerFailed`` exception, which would end the app: these workers run
+    with ``exit_on_error=False`` and catch what they report."""
 
     def __init__(
         self,
