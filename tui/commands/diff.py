@@ -7,7 +7,7 @@ drift. Cassette text is printed as data (``rich.text.Text``), never as markup.
 
 ``--json`` prints ``DiffResult.to_json()``, streamed: each row is written as soon as its
 drift is computed, so memory does not grow with the rows (the schema is in
-``docs/diff-json.md``). On a terminal, stderr shows the progress (keys, outcomes, rows,
+``docs/json.md``). On a terminal, stderr shows the progress (keys, outcomes, rows,
 diagnosis).
 
 Exit status: 0 the runs are the same, 1 they differ, 2 bad usage or unreadable input (the
@@ -151,7 +151,7 @@ def diff(
     except (CassetteError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui diff: {safe(exc)}", err=True)
         if as_json and not streamed:
-            # a document on stdout in every case: {"error", "file"} (docs/diff-json.md)
+            # a document on stdout in every case: {"error", "file"} (docs/json.md)
             echo_json(error_document(exc, reading[0]))
         sys.exit(EXIT_BAD_INPUT)
     if not as_json:
