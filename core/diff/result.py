@@ -2,8 +2,9 @@
 
 ``diff_cassettes(a, b, align="seq")`` aligns the two runs (``align.py``) and returns a
 ``DiffResult``: it runs ``diff_job``, the same steps with progress and cancelling. Rows,
-counts and the first divergence are ready at once and cost no deepdiff; the drift of a row (``drift.py``) and the findings (``diagnose.py``) are computed
-on first use, cached, and safe to ask for from a worker thread.
+counts and the first divergence are ready at once and cost no deepdiff; the drift of a row
+(``drift.py``) and the findings (``diagnose.py``) are computed on first use, cached, and
+safe to ask for from a worker thread.
 """
 
 from __future__ import annotations
