@@ -33,9 +33,10 @@ reported, each made by one module of this folder (``_first_divergence.py``, ...)
 
 Costs are bounded for 100k-entry cassettes (each limit is a constant of the module that
 applies it): at most ``MAX_EXAMINED`` args-drift rows are opened, at most ``MAX_EXAMPLES``
-response-drift rows per tool are deepdiffed, the upstream search traces ``MAX_TRACED`` args-drift rows ``LOOKBACK`` entries back (at most
-``MAX_DOWNSTREAM`` findings), and the repeated-key findings are the ``MAX_REPEATED`` keys
-whose counts differ most between the runs.
+response-drift rows per tool are deepdiffed, the upstream search traces ``MAX_TRACED``
+args-drift rows ``LOOKBACK`` entries back (at most ``MAX_DOWNSTREAM`` findings), and the
+repeated-key findings are the ``MAX_REPEATED`` keys whose counts differ most between the
+runs.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Redaction: secrets replaced by stable placeholders, so a redacted cassette still replays.
 
 Each secret the scan finds (``secrets.py``), and each value at a ``redact.paths`` pattern,
-becomes ``<redacted:KIND:HASH8>``: ``KIND`` is ``secrets.classify(secret)`` and ``HASH8``
+becomes ``<redacted:KIND:HASH8>``: ``KIND`` is ``_secret_detectors.classify(secret)`` and ``HASH8``
 the first 8 hex digits of SHA-256 over the secret, both functions of the value alone. So
 the same secret gives the same placeholder everywhere (equal values stay equal, distinct
 ones stay distinct), and redacting is idempotent (a placeholder is never a secret).
@@ -37,7 +37,10 @@ from ..format.atomic import TargetExists, check_replaceable, write_atomic
 from ..format.digest import digest
 from ..format.jobs import CancelToken, Progress
 from ..format.jsonpath import Part
-from .secrets import SecretConfig, SecretHit, classify, entry_parts, hash8, scan_value
+from ._secret_detectors import classify
+from .masking import hash8
+from .redact_config import SecretConfig
+from .secrets import SecretHit, entry_parts, scan_value
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette

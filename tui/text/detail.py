@@ -17,7 +17,7 @@ from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import is_long_pair, spot
-from cassette_tui.core.scan.secrets import mask_value
+from cassette_tui.core.scan.masking import mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
