@@ -34,7 +34,7 @@ PRESET_FOR_KIND = {
 }
 
 #: the presets of a finding -> what its differing values are, in its message
-_WHAT = {
+_WHAT: dict[tuple[str, ...], str] = {
     ("nulls",): "nulls against left-out args",
     ("url",): "spellings of one URL",
 }
