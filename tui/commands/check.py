@@ -36,11 +36,8 @@ from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.core.keys.normalize import NormalizationRules, load_rules
 from cassette_tui.core.scan.check import lint_and_scan
 from cassette_tui.core.scan.lint import KINDS, LintFinding
-from cassette_tui.core.scan.secrets import (
-    SecretConfig,
-    check_rows,
-    load_secret_config,
-)
+from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
+from cassette_tui.core.scan.secrets import check_rows
 from rich.console import Console
 from rich.text import Text
 

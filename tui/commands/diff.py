@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
+from cassette_tui.core.diff.model import Change, Status
 from cassette_tui.core.diff.refine import numeric_drift
 from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.format.textspot import is_long_pair, spot
 from rich.text import Text
 
-from ..text.marks import STATUS_MARKS
+from ..text.marks import CHANGE_MARKS, STATUS_MARKS
 from ..text.plural import plural
 from ..text.safe import args_summary
 from . import _output
@@ -53,31 +54,8 @@ if TYPE_CHECKING:
     from cassette_tui.core.format.jobs import ProgressSink
 
 
-#: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR); the
-#: glyphs are the app's (tui/text/marks.py), so both read the same way.
-_STYLES = {
-    "same": ("same", "dim"),
-    "response_drift": ("response drift", "yellow"),
-    "args_drift": ("args drift", "magenta"),
-    "other_call": ("other call", "red"),
-    "only_a": ("only A", "cyan"),
-    "only_b": ("only B", "blue"),
-    "metadata_drift": ("metadata only", "dim"),
-    "moved": ("moved", "dim"),
-}
-MARKS: dict[str, tuple[str, str, str]] = {
-    status.value: (mark.glyph, *_STYLES[status.value]) for status, mark in STATUS_MARKS.items()
-}
-#: drift change -> short sign shown before the path
-CHANGE_SIGNS = {
-    "value_changed": "~",
-    "type_changed": "T",
-    "number_type": "#",
-    "added": "+",
-    "removed": "-",
-    "item_added": "+",
-    "item_removed": "-",
-}
+# A status's mark (glyph, short name, colour) and a change's sign are the app's
+# (tui/text/marks.py), so both read the same way; marks carry the meaning without colour.
 MAX_DRIFT_LINES = 6
 #: the standard library's C encoder, refusing NaN and infinities (a check, output unused)
 _strict_json = json.JSONEncoder(allow_nan=False, check_circular=False, default=str).encode
@@ -277,7 +255,7 @@ def _nested(value: Any, indent: int) -> str:
 
 def _marks_help() -> str:
     """The row marks as the output writes them (ASCII stand-ins on an ASCII stdout)."""
-    items = [f"{glyph(mark)} {label}" for mark, label, _ in MARKS.values()]
+    items = [f"{glyph(mark.glyph)} {mark.short}" for mark in STATUS_MARKS.values()]
     return "  ".join(items[:4]) + "\n" + " " * len("    Row marks: ") + "  ".join(items[4:])
 
 
@@ -335,8 +313,8 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
     groups = [Text(f"aligned by {result.align}: {plural(len(result.rows), 'row')}")]
     for status, n in result.counts.items():
         if n:
-            mark, label, style = MARKS[status.value]
-            groups.append(Text(f"{glyph(mark)} {n} {label}", style=style))
+            mark = STATUS_MARKS[status]
+            groups.append(Text(f"{glyph(mark.glyph)} {n} {mark.short}", style=mark.colour))
     lines.extend(_pack(groups, layout.width) if layout.wrap else [Text("   ").join(groups)])
     if result.align_reason:
         reason = f"(auto: {result.align_reason})"
@@ -345,13 +323,13 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
         lines.append(Text("= the runs are the same", style="bold green"))
     else:
         row = result.rows[result.first_divergence]
-        mark, label, style = MARKS[row.status.value]
+        mark = STATUS_MARKS[row.status]
         line = Text("first divergence: ", style="bold")
         line.append(f"row {result.first_divergence + 1}  ")
         line.append(f"A seq {row.a_seq if row.a_seq is not None else '-'} / ")
         line.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}  ")
         line.append(f"{safe(row.tool)}  ")
-        line.append(f"{glyph(mark)} {label}", style=style)
+        line.append(f"{glyph(mark.glyph)} {mark.short}", style=mark.colour)
         lines.append(line)
     return lines
 
@@ -391,8 +369,8 @@ def _outcome_warnings(*cassettes: Any) -> None:
 
 
 def _row_line(index: int, row: Row) -> Text:
-    mark, label, style = MARKS[row.status.value]
-    line = Text(f"{glyph(mark)} ", style=style)
+    mark = STATUS_MARKS[row.status]
+    line = Text(f"{glyph(mark.glyph)} ", style=mark.colour)
     a_seq = row.a_seq if row.a_seq is not None else "-"
     b_seq = row.b_seq if row.b_seq is not None else "-"
     line.append(f"{index + 1:>5}  {a_seq:>5}  {b_seq:>5}  ")
@@ -400,7 +378,7 @@ def _row_line(index: int, row: Row) -> Text:
         "E" if row.error_a or row.error_b else "."
     )
     line.append(flags, style="bold")
-    line.append(f"  {label:<15} ", style=style)
+    line.append(f"  {mark.short:<15} ", style=mark.colour)
     line.append(safe(row.tool))
     return line
 
@@ -415,12 +393,11 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
     width = layout.width
     lines = []
     for item in items[:MAX_DRIFT_LINES]:
-        change = item.change.value
-        sign = CHANGE_SIGNS.get(change, "?")
-        head = f"      {sign} {item.part} {safe(item.path)}"
-        if change in ("added", "item_added"):
+        change = item.change
+        head = f"      {CHANGE_MARKS[change].sign} {item.part} {safe(item.path)}"
+        if change in (Change.ADDED, Change.ITEM_ADDED):
             values = [f"+ {_value(item.b, width - 28)} (absent in A)"]
-        elif change in ("removed", "item_removed"):
+        elif change in (Change.REMOVED, Change.ITEM_REMOVED):
             values = [f"- {_value(item.a, width - 28)} (absent in B)"]
         elif is_long_pair(item.a, item.b, (width - 18) // 2):
             # too long to show whole: both sides around the first differing character
@@ -429,8 +406,8 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
         else:
             half = (width - 18) // 2
             values = [f"{_value(item.a, half)} -> {_value(item.b, half)}"]
-            if change == "number_type":
-                values.append("(number type only)")
+            if change is Change.NUMBER_TYPE:
+                values.append(f"({CHANGE_MARKS[change].words})")
         tail = " ".join(values)
         if len(head) + 2 + len(tail) <= width or not layout.wrap:
             line = Text(head, style="dim")
@@ -506,7 +483,9 @@ def _rows_lines(
     with its drift (or the calls of an ``other_call`` row), a blank line before them;
     nothing when no row is shown."""
     shown = [
-        (i, row) for i, row in enumerate(result.rows) if include_same or row.status.value != "same"
+        (i, row)
+        for i, row in enumerate(result.rows)
+        if include_same or row.status is not Status.SAME
     ]
     if not shown:
         return
@@ -516,7 +495,7 @@ def _rows_lines(
     cut = shown if limit == 0 else shown[:limit]
     for index, row in cut:
         yield _row_line(index, row)
-        if row.status.value == "other_call":
+        if row.status is Status.OTHER_CALL:
             lines = _call_lines(result, row, layout)
         else:
             drift = result.drift(index)

@@ -28,7 +28,7 @@ from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.importers.sources import detect_format, open_cassette
 from cassette_tui.core.keys.normalize import load_rules
 from cassette_tui.core.scan.redact import redact_job
-from cassette_tui.core.scan.secrets import load_secret_config
+from cassette_tui.core.scan.redact_config import load_secret_config
 
 from ..text.plural import plural
 from ._options import config_option, from_option

@@ -10,7 +10,8 @@ from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
 from cassette_tui.core.format.outcome import outcome_index
 from cassette_tui.core.scan.lint import lint
-from cassette_tui.core.scan.secrets import app_secret_config, secret_findings
+from cassette_tui.core.scan.redact_config import app_secret_config
+from cassette_tui.core.scan.secrets import secret_findings
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work

@@ -17,13 +17,13 @@ from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import is_long_pair, spot
-from cassette_tui.core.scan.secrets import mask_value
+from cassette_tui.core.scan.masking import mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from .marks import ERROR, REPEATED, STATUS_MARKS
+from .marks import CHANGE_MARKS, ERROR, REPEATED, STATUS_MARKS
 from .plural import plural
 from .safe import compact, pretty_lines, printable, safe
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
@@ -67,17 +67,6 @@ CUT_HINT = "press e to expand"
 EXPANDED_HINT = "cut even when expanded: the file holds the rest"
 Styles = Mapping[str, Style]
 DETAIL_STYLES = ("detail--old", "detail--new", "detail--error")
-
-_CHANGE_WORDS = {
-    Change.VALUE_CHANGED: "changed",
-    Change.TYPE_CHANGED: "type changed",
-    Change.NUMBER_TYPE: "number type only",
-    Change.ADDED: "added in B",
-    Change.REMOVED: "removed in B",
-    Change.ITEM_ADDED: "item added in B",
-    Change.ITEM_REMOVED: "item removed in B",
-}
-
 
 def _value(value: Any, limit: int | None) -> str:
     text = compact(value)
@@ -152,7 +141,7 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
             text.append(" -> ")
             text.append(_value(item.b, limits.drift_value), style=styles.get("detail--new", ""))
-        text.append(f"  ({_CHANGE_WORDS.get(item.change, str(item.change.value))})", style="dim")
+        text.append(f"  ({CHANGE_MARKS[item.change].words})", style="dim")
     return text
 
 

@@ -49,15 +49,6 @@ def _kinds(findings: Iterable[Any]) -> str:
     )
 
 
-def status_words(status: Any) -> str:
-    """A row status in words, as the rest of the app says it (``only in B``, ``response
-    drift``)."""
-    value = str(getattr(status, "value", status))
-    if value in ("only_a", "only_b"):
-        return f"only in {value[-1].upper()}"
-    return value.replace("_", " ")
-
-
 def _size(text: Text, cassette: Cassette) -> None:
     """`` (12)`` after a file's name, or that it is empty (``lint``'s ``empty``)."""
     if len(cassette):
@@ -108,7 +99,7 @@ def pair_summary(
         text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}, ")
         text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'} ")
         text.append(printable(row.tool))
-        text.append(f" ({status_words(row.status)})", style="dim")
+        text.append(f" ({mark.words})", style="dim")
     text.append("\n")
     text.append(f"{plural(len(result.rows), 'row')} ", style="bold")
     text.append(_status_counts(result.counts))

@@ -27,7 +27,7 @@ from cassette_tui.core.format.context import (
     run_outcome,
 )
 from cassette_tui.core.format.entry import Entry
-from cassette_tui.core.scan.secrets import mask_value
+from cassette_tui.core.scan.masking import mask_value
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cassette_tui.core.format.jsonpath import iter_leaves, leaf_values
-from cassette_tui.core.scan.secrets import _is_envelope
+from cassette_tui.core.scan._secret_detectors import is_envelope
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +25,7 @@ kinds = st.sampled_from([(str,), (int,), (str, int, float), (dict,), (list, str)
 def test_only_is_the_full_walk_filtered(
     value: Any, prefix: tuple[Any, ...], only: tuple[type, ...], skip: bool
 ) -> None:
-    how = _is_envelope if skip else None
+    how = is_envelope if skip else None
     expected = [
         (parts, leaf)
         for parts, leaf in iter_leaves(value, prefix, skip=how)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cassette_tui.core.format.cassette import load
 from cassette_tui.core.scan.check import lint_and_scan
-from cassette_tui.core.scan.secrets import SecretConfig
+from cassette_tui.core.scan.redact_config import SecretConfig
 
 WORDS = ["alpha", "beta", "gamma", "delta", "page", "html", "div", "span"]
 

@@ -15,7 +15,8 @@ from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.scan import check as checkscan
 from cassette_tui.core.scan.check import lint_and_scan
 from cassette_tui.core.scan.lint import lint
-from cassette_tui.core.scan.secrets import SecretConfig, secret_findings
+from cassette_tui.core.scan.redact_config import SecretConfig
+from cassette_tui.core.scan.secrets import secret_findings
 from support.factory import entry, write_cassette
 
 pytestmark = pytest.mark.skipif(not checkscan.can_fork(), reason="no fork or one CPU here")

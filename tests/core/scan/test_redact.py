@@ -14,8 +14,10 @@ from cassette_tui.core.format.digest import digest
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.replay.replayer import Replayer
+from cassette_tui.core.scan.masking import hash8
 from cassette_tui.core.scan.redact import Redactor, placeholder, redact_job
-from cassette_tui.core.scan.secrets import SecretConfig, hash8, scan_entry, scan_value
+from cassette_tui.core.scan.redact_config import SecretConfig
+from cassette_tui.core.scan.secrets import scan_entry, scan_value
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.factory import entry, make_cassette, write_cassette

@@ -1,4 +1,4 @@
-"""The secret scan's line prefilter (``secrets.line_secret_free``) never hides a secret:
+"""The secret scan's line prefilter (``_secret_prefilter.line_secret_free``) never hides a secret:
 wherever it calls a line free, the full scan of the line's entry finds nothing, so the
 findings with and without it are the same (hypothesis on generated lines, the real
 cassettes in ../shared/real, the samples)."""
@@ -13,12 +13,8 @@ import pytest
 from cassette_tui.core.format.cassette import entry_from_record, load
 from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jsontext import parse_json
-from cassette_tui.core.scan.secrets import (
-    _prefilter,
-    entry_secret_findings,
-    line_secret_free,
-    scan_entry,
-)
+from cassette_tui.core.scan._secret_prefilter import _prefilter, line_secret_free
+from cassette_tui.core.scan.secrets import entry_secret_findings, scan_entry
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

@@ -1,5 +1,5 @@
 """Lines where ``check``'s secret prefilter
-(``secrets.line_secret_free``) calls a line free while the full scan (``scan_entry``) of
+(``_secret_prefilter.line_secret_free``) calls a line free while the full scan (``scan_entry``) of
 its entry finds a secret, so ``check`` misses it; and a line that makes the prefilter
 raise. Each test states the line byte for byte."""
 
@@ -10,7 +10,8 @@ from typing import Any
 
 from cassette_tui.core.format.cassette import entry_from_record
 from cassette_tui.core.format.jsontext import parse_json
-from cassette_tui.core.scan.secrets import entry_secret_findings, line_secret_free, scan_entry
+from cassette_tui.core.scan._secret_prefilter import line_secret_free
+from cassette_tui.core.scan.secrets import entry_secret_findings, scan_entry
 
 
 def _entry(raw: bytes) -> Any:

@@ -9,17 +9,10 @@ import pytest
 from cassette_tui.core import load
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationConfigError
-from cassette_tui.core.scan.secrets import (
-    SecretConfig,
-    check_rows,
-    is_secret_key,
-    load_secret_config,
-    mask,
-    scan_entry,
-    scan_text,
-    scan_value,
-    secret_findings,
-)
+from cassette_tui.core.scan._secret_detectors import is_secret_key, scan_text
+from cassette_tui.core.scan.masking import mask
+from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
+from cassette_tui.core.scan.secrets import check_rows, scan_entry, scan_value, secret_findings
 from support.factory import entry, write_cassette
 
 GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"

@@ -1,4 +1,4 @@
-"""The secret prefilter's line rebuild (``secrets._texts_line``) gives what a JSON parser
+"""The secret prefilter's line rebuild (``_secret_prefilter._texts_line``) gives what a JSON parser
 reads: each string's decoded text between ``\\x00`` delimiters.
 
 Session 6 made the rebuild one pass over the escapes (split at the backslashes) instead of
@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from cassette_tui.core.scan.secrets import _candidate_runs, _texts_line
+from cassette_tui.core.scan._secret_prefilter import _candidate_runs, _texts_line
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
