@@ -50,7 +50,9 @@ from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
 from ..format.jsonpath import format_path as json_path
 from ..format.jsonpath import iter_leaves
 from ..format.plural import plural
-from ..keys.normalize import NormalizationRules, over_normalization
+from ..keys.normalize import NormalizationRules
+from ..keys.replay_key import KeyIndex
+from ..keys.rule_check import over_normalization
 from ..keys.urls import is_url_spelling
 from ..keys.volatile import difference_kind, volatile_kind
 from .drift import value_drift
@@ -701,13 +703,6 @@ def _stale_responses(result: DiffResult) -> list[Finding]:
 # -- repeated keys, retry storms, loops ---------------------------------------------------
 
 
-def _positions(c: Cassette) -> dict[tuple[str, str], list[int]]:
-    pos: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i in range(len(c)):
-        pos[c.key(i)].append(i)
-    return pos
-
-
 def _longest_run(positions: list[int]) -> tuple[int, int]:
     """(length, start position) of the longest run of consecutive positions."""
     best_len, best_start = 1, positions[0]
@@ -751,7 +746,7 @@ def _cycles(c: Cassette) -> list[tuple[int, int, int]]:
 
 def _repeated_keys(result: DiffResult) -> list[Finding]:
     a, b = result.a, result.b
-    pos_a, pos_b = _positions(a), _positions(b)
+    pos_a, pos_b = KeyIndex.of(a), KeyIndex.of(b)
     errs_a, errs_b = (o.errors for o in result.outcomes())
     repeated = [
         k

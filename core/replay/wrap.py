@@ -19,7 +19,7 @@ from typing import Any
 
 from ..format.cassette import load
 from ..format.constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
-from ..keys.normalize import load_rules
+from ..keys.config import load_rules
 from ..scan.redact import Redactor, record_redactor
 from ..scan.secrets import load_secret_config
 from .recorder import Recorder, _is_async

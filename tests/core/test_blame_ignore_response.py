@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from cassette_tui.core import NormalizationRules, diff_cassettes, load
 from cassette_tui.core.diff.model import Status
-from cassette_tui.core.keys.normalize import NormalizationConfigError, load_rules
+from cassette_tui.core.keys.config import load_rules
+from cassette_tui.core.keys.normalize import NormalizationConfigError
 from cassette_tui.core.keys.rule_check import rule_findings
 from cassette_tui.tui.text.marks import STATUS_MARKS
 from cassette_tui.tui.text.rows import PairRows

@@ -11,7 +11,7 @@ import pytest
 from cassette_tui.core import CassetteMiss, NormalizationRules, Replayer, diff_cassettes, load
 from cassette_tui.core.diff.model import Status
 from cassette_tui.core.diff.refine import numeric_drift
-from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.config import load_rules
 from cassette_tui.core.keys.urls import canonical_url, is_url_spelling
 from cassette_tui.core.keys.volatile import difference_kind, volatile_kind
 from cassette_tui.core.scan.lint import lint

@@ -136,7 +136,7 @@ def diff(
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.format.jobs import run_job
     from cassette_tui.core.importers.sources import open_cassette
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
 
     from ._progress import progress_on_stderr
 

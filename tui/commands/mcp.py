@@ -72,7 +72,7 @@ def record(
 ) -> None:
     """Start the MCP server COMMAND and record its tool calls while forwarding every
     message between the host (this process's stdin/stdout) and the server unchanged."""
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.mcp.record import RecordingProxy
 
     try:
@@ -113,7 +113,7 @@ def replay(
     """Stand in for the recorded MCP server on stdin/stdout, offline: initialize and the
     list calls as recorded, each tools/call from CASSETTE (default: $CASSETTE_PATH); a miss
     is a JSON-RPC error."""
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.mcp.replay import ReplayServer
 
     try:

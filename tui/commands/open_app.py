@@ -149,7 +149,7 @@ def open_app(
             "--task and --trial pick runs of one file; for two runs use path specs: "
             '"FILE#task=31,trial=2" "FILE#task=31,trial=3"'
         )
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
 
     try:
         # the same rules as `diff` and `check`, so the app shows the same statuses

@@ -26,7 +26,7 @@ from cassette_tui.core.format.constants import EXIT_CLEAN
 from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.importers.sources import detect_format, open_cassette
-from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.config import load_rules
 from cassette_tui.core.scan.redact import redact_job
 from cassette_tui.core.scan.secrets import load_secret_config
 
