@@ -13,7 +13,7 @@ keys, paths, values) and a first action. The kinds, in the order they are report
     timestamps, request ids, absolute or temp paths): the article's "miss on arguments"
     signature. Proposes the preset normalization rule that makes the args match and says
     whether it would merge other recorded calls with different responses
-    (``normalize.over_normalization``).
+    (``rule_check.over_normalization``).
 ``downstream_drift``
     A drifted argument value that an earlier response of the same run returned, where
     that earlier step differs between the runs (an answer both runs got alike is not a
@@ -72,7 +72,7 @@ MAX_CYCLE = 6  # longest cycle of keys detected as a loop
 MAX_TRACED = 100  # args-drift rows whose values are traced upstream
 MAX_DOWNSTREAM = 5  # downstream_drift findings per diagnosis
 
-#: value kind (volatile.value_kind) -> the preset that normalizes it (normalize.PRESETS)
+#: value kind (volatile.value_kind) -> the preset that normalizes it (keys._presets.PRESETS)
 PRESET_FOR_KIND = {
     "uuid": "uuid",
     "timestamp": "timestamp",

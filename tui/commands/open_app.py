@@ -149,11 +149,12 @@ def open_app(
             "--task and --trial pick runs of one file; for two runs use path specs: "
             '"FILE#task=31,trial=2" "FILE#task=31,trial=3"'
         )
-    from cassette_tui.core.keys.config import load_rules
+    from cassette_tui.core.keys.config import ProjectConfig
 
     try:
         # the same rules as `diff` and `check`, so the app shows the same statuses
-        rules = load_rules(config)
+        project = ProjectConfig.load(config)
+        rules = project.rules()
     except (CassetteError, OSError, ValueError) as exc:
         _fail(str(exc))
     from cassette_tui.core.loop.agent import AgentCommand, AgentCommandError, resolve_agent
@@ -163,7 +164,7 @@ def open_app(
     agent_command: AgentCommand | None = None
     agent_problem: str | None = None
     try:
-        agent_command = resolve_agent(agent, config)
+        agent_command = resolve_agent(agent, project)
     except AgentCommandError as exc:
         if agent is not None:
             _fail(str(exc))

@@ -26,7 +26,7 @@ from cassette_tui.core.format.constants import EXIT_CLEAN
 from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.importers.sources import detect_format, open_cassette
-from cassette_tui.core.keys.config import load_rules
+from cassette_tui.core.keys.config import ProjectConfig
 from cassette_tui.core.scan.redact import redact_job
 from cassette_tui.core.scan.secrets import load_secret_config
 
@@ -83,8 +83,9 @@ def redact(
     if backup is not None and not in_place:
         _fail("--backup goes with --in-place")
     try:
-        rules = load_rules(config)
-        secrets = load_secret_config(config)
+        project = ProjectConfig.load(config)
+        rules = project.rules()
+        secrets = load_secret_config(project)
         if in_place and detect_format(file, fmt=fmt) != "cassette":
             _fail(f"{file}: --in-place needs a cassette (JSONL); write this one with -o OUT")
         cassette = open_cassette(file, fmt=fmt, rules=rules)
