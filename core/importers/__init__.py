@@ -9,9 +9,9 @@ log one per ``(sample id, epoch)``.
 Formats (``FORMATS``; ``--from`` takes these names or an alias from ``ALIASES``):
 
 - ``cassette``: this project's JSON Lines (format v1, docs/architecture.md), opened by ``load``.
-- ``tau-bench``: a list of ``{task_id, trial, reward, info, traj}`` (``tau_bench.py``).
+- ``tau-bench``: a list of ``{task_id, trial, reward, info, traj}`` (``_tau_bench.py``).
 - ``openai``: OpenAI chat messages with ``tool_calls`` (``openai_chat.py``).
-- ``inspect``: inspect_ai eval logs, ``.json`` or ``.eval`` zip (``inspect_ai.py``).
+- ``inspect``: inspect_ai eval logs, ``.json`` or ``.eval`` zip (``_inspect_ai.py``).
 - ``vcr``: VCR.py / pytest-recording YAML (``vcr.py``).
 
 Detection from the content is in ``detect.py``; ``core.sources.open_cassette`` is the

@@ -27,7 +27,7 @@ from typing import Any
 from ..format.errors import CassetteFormatError
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
-from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, tau_bench, vcr
+from . import Imported, _inspect_ai, _tau_bench, canonical_format, loads_json, openai_chat, vcr
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _CASSETTE_KEYS = ("seq", "tool", "args")
@@ -133,7 +133,7 @@ def _read(p: Path, forced: str | None) -> Imported:
         return _read_as(forced, data, p)
     if data.startswith(_ZIP_MAGIC):
         try:
-            return inspect_ai.read_eval(data, p)
+            return _inspect_ai.read_eval(data, p)
         except CassetteFormatError as exc:
             raise _none_fits(p, [("inspect", exc.reason)]) from None
     try:
@@ -147,9 +147,9 @@ def _read_document(doc: Any, p: Path) -> Imported:
     """A file holding one JSON document: the first importer it looks like reads it."""
     tried = [("cassette", "a JSON document, not JSON Lines with seq/tool/args")]
     for name, module in (
-        ("tau-bench", tau_bench),
+        ("tau-bench", _tau_bench),
         ("openai", openai_chat),
-        ("inspect", inspect_ai),
+        ("inspect", _inspect_ai),
     ):
         why = module.looks_like(doc)
         if why is None:
@@ -210,7 +210,7 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
                 pass
         return vcr.read_file(data, p)
     if fmt == "inspect" and data.startswith(_ZIP_MAGIC):
-        return inspect_ai.read_eval(data, p)
+        return _inspect_ai.read_eval(data, p)
     if fmt == "cassette":  # callers load cassettes themselves; kept for completeness
         raise CassetteFormatError(p, None, None, "a cassette is opened with load(), not imported")
     try:
@@ -224,7 +224,7 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
             None,
             f"read as {fmt}: not valid JSON ({json_error_text(exc, line=True)[:160]})",
         ) from None
-    module = {"tau-bench": tau_bench, "openai": openai_chat, "inspect": inspect_ai}[fmt]
+    module = {"tau-bench": _tau_bench, "openai": openai_chat, "inspect": _inspect_ai}[fmt]
     return module.read(doc, p)
 
 
