@@ -63,6 +63,7 @@ def drop_matching(value: Any, pattern: tuple[Segment, ...]) -> Any:
 
 
 def map_children(value: Any, fn: Callable[[Part, Any], Any]) -> Any:
+    """A container with ``fn(key or index, child)`` for each child; a scalar as it is."""
     if isinstance(value, dict):
         return {k: fn(k, v) for k, v in value.items()}
     if isinstance(value, list):

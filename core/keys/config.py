@@ -8,8 +8,9 @@ environment variable, else the nearest ``cassette.toml`` or ``pyproject.toml`` w
 ``[tool.cassette]`` table in the start folder or its parents (``ProjectConfig.find``).
 
 A file is read and parsed once per process (``ProjectConfig.read`` keeps what it read by
-path, and reads again only when the file's size, times or inode changed), so a replay or a
-record that asks for the rules and then the redaction settings reads it once.
+path, and reads again only when the file's size, times or inode changed, or when it had
+changed in the seconds before it was read), so a replay or a record that asks for the
+rules and then the redaction settings reads it once.
 
 In ``pyproject.toml`` the sections are under ``[tool.cassette]``; in any other file at the
 top level (or under ``[tool.cassette]`` if that is where they are)::
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,6 +41,9 @@ from .normalize import NormalizationConfigError, NormalizationRules
 
 #: path (as given, and absolute) -> (the file's stat signature when read, its TOML document)
 _READ: dict[tuple[Path, Path], tuple[tuple[int, ...], dict[str, Any]]] = {}
+#: a file changed this close before it was read is not kept: a file system stamps times
+#: coarsely (a clock tick, up to 2 s), so a second change as quick would not show in them
+_RACY_NS = 3_000_000_000
 
 
 @dataclass(frozen=True)
@@ -184,18 +189,21 @@ def _document(path: Path) -> dict[str, Any]:
     cached = _READ.get(key)
     if cached is not None and signature is not None and cached[0] == signature:
         return cached[1]
+    read_at = time.time_ns()
     data = _parse(path)
-    if signature is not None:
+    if signature is not None and signature[0] < read_at - _RACY_NS:
         _READ[key] = (signature, data)
     return data
 
 
 def _signature(path: Path) -> tuple[int, ...] | None:
+    """``(mtime_ns, size, ctime_ns, inode, device)`` of ``path``; ``None`` when it cannot
+    be told (the file is then read every time)."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    return (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
 def _parse(path: Path) -> dict[str, Any]:

@@ -131,7 +131,7 @@ class NormalizationRules:
         r = str(Path(root).resolve()) if root is not None else None
         t = _Table(table, src)
         t.check_keys()
-        # read in this order, so that the first bad field named is the same whatever else
+        # checked in this order: of several bad fields, the same one is named first
         presets = t.presets(r)
         drops = t.drops()
         transports = t.transports()

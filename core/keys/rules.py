@@ -158,4 +158,5 @@ class PresetRule:
         return f"preset {self.name}"
 
 
+#: a rule on args (``NormalizationRules.rules``); ``ignore_response`` rules are kept apart
 Rule = DropRule | TransportRule | ReplaceRule | PresetRule

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,14 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
     monkeypatch.setattr(config_module, "_parse", counting)
     return seen
+
+
+def aged(path: Path) -> Path:
+    """``path`` last changed a minute ago (a file changed just before it is read is read
+    again next time: its times may not show a second change as quick)."""
+    old = path.stat().st_mtime - 60
+    os.utime(path, (old, old))
+    return path
 
 
 def test_sections_of_pyproject_and_cassette_toml(tmp_path: Path) -> None:
@@ -53,6 +62,7 @@ def test_no_config_is_the_empty_config(tmp_path: Path, monkeypatch: pytest.Monke
 def test_every_reader_shares_one_read(tmp_path: Path, parses: list[Path]) -> None:
     ct = tmp_path / "cassette.toml"
     ct.write_text('agent = "node a.js"\nredact = true\n[normalize]\ndrop = ["x"]\n', "utf-8")
+    aged(ct)
     assert load_rules(ct).describe() == ["drop x"]
     assert load_secret_config(ct).record is True
     assert resolve_agent(None, ct).argv == ("node", "a.js")
@@ -65,6 +75,7 @@ def test_found_pyproject_is_parsed_once(
     monkeypatch.delenv("CASSETTE_CONFIG", raising=False)
     py = tmp_path / "pyproject.toml"
     py.write_text('[tool.cassette.normalize]\npresets = ["uuid"]\n', encoding="utf-8")
+    aged(py)
     assert load_rules(root=tmp_path).describe() == ["preset uuid"]
     assert load_secret_config(root=tmp_path).record is False
     assert [p.name for p in parses] == ["pyproject.toml"]
@@ -73,9 +84,20 @@ def test_found_pyproject_is_parsed_once(
 def test_a_changed_file_is_read_again(tmp_path: Path) -> None:
     ct = tmp_path / "cassette.toml"
     ct.write_text('[normalize]\ndrop = ["x"]\n', encoding="utf-8")
-    assert load_rules(ct).describe() == ["drop x"]
+    assert load_rules(aged(ct)).describe() == ["drop x"]
     ct.write_text('[normalize]\ndrop = ["longer"]\n', encoding="utf-8")
     assert load_rules(ct).describe() == ["drop longer"]
+
+
+def test_a_file_changed_just_before_it_was_read_is_read_again(
+    tmp_path: Path, parses: list[Path]
+) -> None:
+    ct = tmp_path / "cassette.toml"
+    ct.write_text('[normalize]\ndrop = ["a"]\n', encoding="utf-8")
+    assert load_rules(ct).describe() == ["drop a"]
+    ct.write_text('[normalize]\ndrop = ["b"]\n', encoding="utf-8")  # same size, same tick
+    assert load_rules(ct).describe() == ["drop b"]
+    assert parses == [ct, ct]
 
 
 def test_a_bad_section_waits_for_its_reader(tmp_path: Path) -> None:
