@@ -55,7 +55,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.errors import CassetteFormatError
 from ._presets import PRESETS
@@ -69,6 +69,9 @@ from .rules import (
     Rule,
     TransportRule,
 )
+
+if TYPE_CHECKING:
+    from ..format.cassette import Cassette
 
 _IDENTIFIER_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _KNOWN_KEYS = {"presets", "drop", "transport", "replace", "ignore_response"}
@@ -179,6 +182,18 @@ class NormalizationRules:
         """Every rule, the ``ignore_response`` ones included (a set of only those is
         not empty: ``rules or default`` keeps it)."""
         return len(self.rules) + len(self.ignore_response)
+
+
+#: the empty rule set: strict matching
+_NO_NORMALIZATION = NormalizationRules()
+
+
+def rules_of(cassette: Cassette) -> NormalizationRules:
+    """The normalization rules ``cassette``'s replay keys are made under: the rules it was
+    loaded or built with, or the empty set for one given none (the format, which knows no
+    rules, then holds its identity ``digest.NO_RULES``)."""
+    rules = cassette.rules
+    return rules if isinstance(rules, NormalizationRules) else _NO_NORMALIZATION
 
 
 class _Table:

@@ -18,11 +18,19 @@ from ..format.digest import digest
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
-    from .normalize import NormalizationRules
 
 #: a call's replay key: ``(tool, args digest under the rules)``
 Key = tuple[str, str]
 K = TypeVar("K", bound=Hashable)
+
+
+class Normalizer(Protocol):
+    """What a key needs of normalization rules (``NormalizationRules``, or the format's
+    identity): the normalized copy of a call's args."""
+
+    def apply(self, tool: str, args: Any) -> Any:
+        """The normalized copy of ``args`` for a call of ``tool`` (``args`` unchanged)."""
+        ...
 
 
 class ArgsRedactor(Protocol):
@@ -33,20 +41,20 @@ class ArgsRedactor(Protocol):
         ...
 
 
-def args_digest(rules: NormalizationRules, tool: str, args: Any) -> str:
+def args_digest(rules: Normalizer, tool: str, args: Any) -> str:
     """The digest of ``args`` normalized under ``rules`` for a call of ``tool``: what an
     entry stores as its ``args_digest``."""
     return digest(rules.apply(tool, args))
 
 
-def call_key(rules: NormalizationRules, tool: str, args: Any) -> Key:
+def call_key(rules: Normalizer, tool: str, args: Any) -> Key:
     """The replay key of a call of ``tool`` with ``args`` under ``rules``."""
     return (tool, digest(rules.apply(tool, args)))
 
 
 def lookup_key(
     index: Container[Key],
-    rules: NormalizationRules,
+    rules: Normalizer,
     redactor: ArgsRedactor | None,
     tool: str,
     args: Any,

@@ -26,17 +26,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..format.digest import digest
 from ..format.findings import Finding
+from .normalize import NormalizationRules, rules_of
 from .replay_key import KeyIndex, args_digest, call_key
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
-    from .normalize import NormalizationRules
 
 
 def rule_findings(cassette: Cassette) -> list[Finding]:
     """``over_normalization`` and ``unused_rule`` findings for the cassette's own rules
     (``load(path, rules=...)``); ``[]`` without rules."""
-    rules = cassette.rules
+    rules = rules_of(cassette)
     if rules.is_empty and not rules.ignore_response:
         return []
     use = _RuleUse.of(cassette)
@@ -62,7 +62,7 @@ class _RuleUse:
 
     @classmethod
     def of(cls, cassette: Cassette) -> _RuleUse:
-        rules = cassette.rules
+        rules = rules_of(cassette)
         use = cls([False] * len(rules.rules), [False] * len(rules.ignore_response), [], {})
         for i in range(len(cassette)):
             entry = cassette._entry(i)
@@ -86,7 +86,7 @@ class _RuleUse:
 
 def _merged_calls(cassette: Cassette, use: _RuleUse) -> list[Finding]:
     """``over_normalization``: keys whose entries differ strictly and in outcome."""
-    rules = cassette.rules
+    rules = rules_of(cassette)
     findings: list[Finding] = []
     for (tool, dig), idxs in KeyIndex.of(cassette).items():
         if len({use.strict[i] for i in idxs}) < 2:
