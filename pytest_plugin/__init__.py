@@ -36,7 +36,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from cassette_tui.core.format.cassette import Cassette, load
@@ -264,7 +264,7 @@ class GateCollector:
         for name, value in report.user_properties:
             if name != GATE_PROPERTY:
                 continue
-            run = json.loads(value)
+            run = json.loads(cast(str, value))  # the JSON text the fixture appended
             run["passed"] = self._outcomes.pop(report.nodeid, False) and not report.failed
             self.runs.setdefault(run["test"], {})[run["run"]] = run
 

@@ -69,7 +69,7 @@ def _fast_reports(a: Any, b: Any) -> list[_Report] | None:
 
     ``None`` when the walk meets what is not plain JSON where both sides are compared (a
     non-finite float, a key that is not a string, a tuple...): deepdiff then decides.
-    A property test holds this equal to deepdiff (tests/core/test_drift_fast.py)."""
+    A property test holds this equal to deepdiff (tests/core/diff/test_drift_fast.py)."""
     out: list[_Report] = []
     stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
     scalars = _SCALARS

@@ -1,4 +1,4 @@
-"""The result types of a diff of two cassettes (the ``--json`` schema: docs/diff-json.md).
+"""The result types of a diff of two cassettes (the ``--json`` schema: docs/json.md).
 
 ``align.py`` fills ``Row``s, ``drift.py`` computes ``DriftItem``s lazily per row, and
 ``diagnose.py`` produces ``Finding``s. The app and the ``diff`` command only present these.

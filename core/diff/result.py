@@ -229,7 +229,7 @@ class DiffResult:
         return emitted
 
     def to_json(self, include_same: bool = False) -> dict[str, Any]:
-        """The ``--json`` document of ``cassette-tui diff`` (docs/diff-json.md):
+        """The ``--json`` document of ``cassette-tui diff`` (docs/json.md):
 
         ``{"a": {"file", "entries"}, "b": {...}, "align", "counts": {status: n},
         "first_divergence": {"row", "a_seq", "b_seq", "status", "tool"} | null,

@@ -1,4 +1,4 @@
-"""Reading and writing cassette files (docs/architecture.md, "The cassette format, version 1").
+"""Reading and writing cassette files (docs/format.md, "The cassette format, version 1").
 
 A cassette opens in one pass that validates every line and keeps a compact index (byte
 offset, length, line number, seq, tool, stored digest, recomputed args digest) without

@@ -2,7 +2,7 @@
 
 ``digest(args)`` is ``"sha256:"`` + the first 16 hex digits of SHA-256 over
 ``json.dumps(args, sort_keys=True, separators=(",", ":"))`` encoded as UTF-8 (the output
-is ASCII: ``ensure_ascii`` stays on). This is the format's canonical JSON (docs/architecture.md), so cassettes
+is ASCII: ``ensure_ascii`` stays on). This is the format's canonical JSON (docs/format.md), so cassettes
 recorded by the article's reference load and match unchanged. orjson is not used here: its
 sorted output differs for non-ASCII text, some floats, DEL and big integers.
 """

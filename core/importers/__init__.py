@@ -8,7 +8,7 @@ log one per ``(sample id, epoch)``.
 
 Formats (``FORMATS``; ``--from`` takes these names or an alias from ``ALIASES``):
 
-- ``cassette``: this project's JSON Lines (format v1, docs/architecture.md), opened by ``load``.
+- ``cassette``: this project's JSON Lines (format v1, docs/format.md), opened by ``load``.
 - ``tau-bench``: a list of ``{task_id, trial, reward, info, traj}`` (``_tau_bench.py``).
 - ``openai``: OpenAI chat messages with ``tool_calls`` (``openai_chat.py``).
 - ``inspect``: inspect_ai eval logs, ``.json`` or ``.eval`` zip (``_inspect_ai.py``).

@@ -1,5 +1,5 @@
 """The agent command: a template the debugger runs as a subprocess
-(docs/architecture.md, "Environment contract").
+(docs/format.md, "Environment contract").
 
 The template comes from ``--agent "python agent.py --task retry-budget"`` or from
 ``agent = "..."`` under ``[tool.cassette]`` in ``pyproject.toml`` (top level in

@@ -239,7 +239,7 @@ class GateResult:
         return sum(int(getattr(r, what)) for r in self.results)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``gate --json`` document (docs/architecture.md, "`--json` documents"), with
+        """The ``gate --json`` document (docs/json.md, "`gate --json`"), with
         the per-run results::
 
         {"runs", "passed", "pass_rate", "verdict", "isolation", "divergence",

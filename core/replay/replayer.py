@@ -1,6 +1,6 @@
 """Replay: serve an agent's tool calls from a cassette, never from the live tool.
 
-A call is looked up by ``(tool, digest(rules.apply(tool, args)))`` (docs/architecture.md, "Replay
+A call is looked up by ``(tool, digest(rules.apply(tool, args)))`` (docs/format.md, "Replay
 semantics"). A key recorded several times serves its recordings in recorded order (a 429
 then a 200 stays a 429 then a 200); past the last one the ``repeat`` policy decides:
 ``"error"`` (default) raises ``ReplayExhausted``, ``"last"`` serves the last recording
@@ -121,7 +121,7 @@ class Replayer:
         return entry
 
     def report(self) -> dict[str, Any]:
-        """The replay report (docs/architecture.md, "Replay semantics"), JSON-ready::
+        """The replay report (docs/format.md, "Replay semantics"), JSON-ready::
 
             {"mode": "replay", "cassette": path or None, "entries": int, "used": int,
              "unused_seqs": [int], "repeats": [{"tool", "digest", "calls", "recorded"}],

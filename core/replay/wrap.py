@@ -1,6 +1,6 @@
 """``wrap_dispatcher``: the one call an agent makes to obey the environment contract.
 
-docs/architecture.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
+docs/format.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
 default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
 report goes as JSON: written when the wrapper is created, kept current as the run goes,
 and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``

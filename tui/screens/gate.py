@@ -30,7 +30,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, ProgressBar, Static
 
 from .. import bindings
-from ..messages import GateDone, JobProgress, LoopFailed
+from ..messages import GateDone, JobProgress
 from ..text.gate import gate_lines, pick_pair, tally, verdict_words
 from ..text.progress import progress_count
 from ..text.replay import FAIL, PASS
@@ -275,7 +275,7 @@ class GateScreen(LoopJobScreen):
         try:
             path = self.cassette_path()
         except ValueError as exc:
-            self.post_message(LoopFailed("gate", exc))
+            self.could_not_run(exc)
             return
         self.result = None
         self.last_progress = None
@@ -303,9 +303,9 @@ class GateScreen(LoopJobScreen):
             runs_dir=session.run_folders.new("gate"),  # kept to open runs; gone at exit
         )
         try:
-            result = run_job(job, lambda p: self.post_message(JobProgress(p)))
+            result = run_job(job, self.post_progress)
         except Exception as exc:  # noqa: BLE001 - shown on the screen
-            self.post_message(LoopFailed("gate", exc))
+            self.could_not_run(exc)
             return
         session.loop.gate = result  # kept even when the screen was left meanwhile
         self.post_message(GateDone(result))

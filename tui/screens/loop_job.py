@@ -18,9 +18,9 @@ from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.jobs import CancelToken
 from textual import on, work
 
-from ..messages import CallLogsOpened, LoopFailed, OpenRunsFailed
+from ..messages import CallLogsOpened, WorkerFailed
 from ..session import Session
-from ..text.safe import describe_error, printable
+from ..text.safe import describe_error
 from .base import AppScreen
 
 if TYPE_CHECKING:
@@ -108,15 +108,14 @@ class LoopJobScreen(AppScreen):
         if token is not None:
             token.cancel()  # the app quits or the screen went: no agent outlives it
 
-    @on(LoopFailed)
-    def _loop_failed(self, message: LoopFailed) -> None:
-        self.show_failure(f"{message.what} could not run: {describe_error(message.error)}")
-        self.app.notify(
-            printable(f"{message.what}: {describe_error(message.error)}"),
-            title="error",
-            severity="error",
-            markup=False,
-        )
+    def could_not_run(self, error: BaseException) -> None:
+        """Report that the job could not run at all (a bad cassette or config, an agent
+        command that cannot start, a runs folder in use): posts ``WorkerFailed`` (thread-safe),
+        shown on the screen and as a notification; the job is over."""
+        self.post_message(WorkerFailed(self.STAGE, error, self._show_could_not_run))
+
+    def _show_could_not_run(self, failure: WorkerFailed) -> None:
+        self.show_failure(f"{failure.what} could not run: {describe_error(failure.error)}")
         self.finish()
 
     def show_failure(self, text: str) -> None:
@@ -132,7 +131,7 @@ class LoopJobScreen(AppScreen):
             first = a if isinstance(a, Cassette) else load(a, rules=rules)
             second = load(b, rules=rules)
         except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(OpenRunsFailed(exc))
+            self.post_message(WorkerFailed("cannot open the runs", exc))
             return
         self.post_message(CallLogsOpened(first, second, label))
 
@@ -144,12 +143,3 @@ class LoopJobScreen(AppScreen):
             return
         session = Session(message.a, message.b, align=self.session.align)
         self.app.push_screen(LoopPairScreen(session, message.label))
-
-    @on(OpenRunsFailed)
-    def _open_runs_failed(self, message: OpenRunsFailed) -> None:
-        self.app.notify(
-            printable(f"{message.what}: {describe_error(message.error)}"),
-            title="error",
-            severity="error",
-            markup=False,
-        )

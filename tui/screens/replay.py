@@ -10,7 +10,7 @@ replay (its agent's process group is killed), escape again leaves.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cassette_tui.core.format.jobs import CancelToken, run_job
 from cassette_tui.core.loop.gate import ReplayResult, replay_job
@@ -23,7 +23,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from .. import bindings
-from ..messages import JobProgress, LoopFailed, ReplayDone
+from ..messages import JobProgress, ReplayDone
 from ..text.miss import miss_detail
 from ..text.progress import progress_count
 from ..text.replay import miss_line, misses, replay_head, replay_lines
@@ -32,6 +32,9 @@ from ..text.safe import plain, printable
 from ..widgets.step_list import StepList
 from .detail_screen import DetailScreen
 from .loop_job import LoopJobScreen
+
+if TYPE_CHECKING:
+    from cassette_tui.core.format.cassette import Cassette
 
 Styles = Mapping[str, Style]
 
@@ -158,7 +161,7 @@ class ReplayScreen(LoopJobScreen):
         try:
             path = self.cassette_path()
         except ValueError as exc:
-            self.post_message(LoopFailed("replay", exc))
+            self.could_not_run(exc)
             return
         self.result = None
         self.rows = MissRows([])
@@ -179,9 +182,9 @@ class ReplayScreen(LoopJobScreen):
             runs_dir=session.run_folders.new("replay"),  # kept to open the log; gone at exit
         )
         try:
-            result = run_job(job, lambda p: self.post_message(JobProgress(p)))
+            result = run_job(job, self.post_progress)
         except Exception as exc:  # noqa: BLE001 - shown on the screen
-            self.post_message(LoopFailed("replay", exc))
+            self.could_not_run(exc)
             return
         session.loop.replay = result  # kept even when the screen was left meanwhile
         self.post_message(ReplayDone(result))
@@ -281,7 +284,7 @@ class MissScreen(DetailScreen):
     MissScreen #miss-detail { height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, miss: Mapping[str, Any], cassette: Any) -> None:
+    def __init__(self, miss: Mapping[str, Any], cassette: Cassette | None) -> None:
         super().__init__()
         self.miss = miss
         self.cassette = cassette

@@ -343,18 +343,3 @@ def test_diff_task_5() -> None:
     d = diff_pair(5, 1, 0)
     assert (len(d.a), len(d.b)) == (6, 6)
     assert first(d) == (3, 3, "args_drift", "get_reservation_details")
-
-
-@pytest.mark.usefixtures("tau")
-def test_diff_command_on_path_specs() -> None:
-    from cassette_tui.tui.cli import cli
-    from click.testing import CliRunner
-
-    r = CliRunner().invoke(
-        cli, ["diff", f"{TAU}#task=31,trial=3", f"{TAU}#task=31,trial=2", "--json"]
-    )
-    assert r.exit_code == 1, r.output  # findings
-    out = json.loads(r.output)
-    assert out["first_divergence"]["a_seq"] == out["first_divergence"]["b_seq"] == 7
-    assert (out["a"]["entries"], out["b"]["entries"]) == (7, 7)
-    assert out["a"]["file"].endswith("#task=31,trial=3")

@@ -1,8 +1,10 @@
-"""Recording (core/replay/recorder.py): one flushed line per call, errors recorded and re-raised."""
+"""Recording (core/replay/recorder.py): one flushed line per call, errors recorded and
+re-raised; args that JSON would change are refused at their path before the live call."""
 
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import subprocess
 import sys
@@ -174,3 +176,47 @@ def test_a_crash_mid_run_loses_at_most_the_call_in_flight(tmp_path: Path) -> Non
     assert [e.response for e in cassette] == [{"i": 0}, {"i": 1}, {"i": 2}]
     assert all(line.endswith("}") for line in path.read_text(encoding="utf-8").splitlines())
     json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Size(enum.IntEnum):
+    S = 1
+
+
+class Name(str):
+    pass
+
+
+# -- args JSON would change: blamed on the args, at the first changed path -------------------
+@pytest.mark.parametrize(
+    ("args", "path", "what"),
+    [
+        ({1: "a", "b": 2}, "$[1]", 'int key 1 becomes the string "1"'),  # mixed key types
+        ({"k": {2: 1}}, "$.k[2]", 'int key 2 becomes the string "2"'),
+        ({"a": {"b": [1, ("x",)]}}, "$.a.b[1]", "tuple becomes a list"),
+        ({"n": Name("x")}, "$.n", "str subclass"),
+        ({"s": Size.S}, "$.s", "int subclass"),
+        ({"c": [Colour.RED]}, "$.c[0]", "is not JSON data"),
+        ({"when": {1, 2}}, "$.when", "is not JSON data"),
+    ],
+    ids=["mixed-keys", "int-key", "tuple", "str-subclass", "int-enum", "enum", "set"],
+)
+def test_args_that_json_changes_are_blamed_at_their_path_before_the_live_call(
+    tmp_path: Path, args: dict, path: str, what: str
+) -> None:
+    ran: list[str] = []
+    out = tmp_path / "run.jsonl"
+    with Recorder(out) as rec:
+        with pytest.raises(NotSerializable) as info:
+            rec.wrap(lambda t, a: ran.append(t))("search", args)
+        rec.wrap(lambda t, a: {"ok": 1})("search", {"q": 1})  # the recorder goes on
+    err = info.value
+    assert (err.part, err.path) == ("args", path)  # the args, not the response
+    text = str(err)
+    assert "the args" in text and f"at {path}" in text and what in text
+    assert "the call was not run" in text
+    assert ran == []  # the live tool never ran
+    assert [(e.seq, e.args) for e in load(out)] == [(1, {"q": 1})]

@@ -1,11 +1,9 @@
-"""Repeats of one key (issue 10, audit G1): a retry storm is one failure over and over; calls
-that failed in different ways (Inspect's ``log_tool_call_error``) are ``distinct_errors``."""
+"""Repeats of one key (core/keys/repeats.py): a retry storm is one failure over and over;
+calls that failed in different ways (Inspect's ``log_tool_call_error``) are
+``distinct_errors``; volatile values are set aside before comparing failures."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,8 +16,8 @@ from cassette_tui.core.keys.volatile import EPOCH_MAX_S, EPOCH_MIN_S, comparable
 from cassette_tui.core.scan.lint import lint
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.cases import HEX, rate_limited
 from support.factory import entry, write_cassette
-from support.pilot import sync
 
 
 def _kinds(tmp_path: Path, *outcomes: dict) -> tuple[str, str]:
@@ -30,22 +28,6 @@ def _kinds(tmp_path: Path, *outcomes: dict) -> tuple[str, str]:
 
 def _err(message: str) -> dict:
     return {"error": {"type": "ToolError", "message": message}}
-
-
-def test_inspect_log_tool_call_error_is_not_a_retry_storm(real: Path) -> None:
-    path = real / "inspect_ai" / "tests" / "log" / "test_eval_log" / "log_tool_call_error.json"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    done = subprocess.run(
-        [sys.executable, "-m", "cassette_tui.tui.cli", "check", str(path)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 1, done.stderr  # still a finding: the key repeats
-    assert "retry storm or a loop" not in done.stdout
-    assert "repeated_key" not in done.stdout
-    assert "distinct_errors" in done.stdout
-    # 11 calls, 10 error types (seq 1 and 3 share the parsing error)
-    assert "11 of 11 recordings failed, in 10 different ways" in done.stdout
 
 
 def test_the_same_error_every_time_is_a_retry_storm(tmp_path: Path) -> None:
@@ -79,22 +61,12 @@ def test_different_answers_that_did_not_fail_stay_a_repeat(tmp_path: Path) -> No
 
 
 # -- the same error with volatile values set aside (a retry storm, not distinct errors) -------
-def _rate_limited(request_id: str, when: str) -> dict:
-    return {
-        "response": {
-            "status": 429,
-            "headers": {"x-request-id": [request_id], "date": [when]},
-            "body": {"error": {"message": "Rate limit reached", "request_id": request_id}},
-        }
-    }
-
-
 def test_a_429_storm_whose_bodies_differ_only_by_request_id_is_a_retry_storm(
     tmp_path: Path,
 ) -> None:
     # ids that look like nothing (req_abc: no digit) are set aside by their key's name
     storm = [
-        _rate_limited(rid, f"Tue, 01 Dec 2026 04:5{i}:00 GMT")
+        rate_limited(rid, f"Tue, 01 Dec 2026 04:5{i}:00 GMT")
         for i, rid in enumerate(["req_abc", "req_def", "req_ghi"])
     ]
     kind, message = _kinds(tmp_path, *storm)
@@ -150,12 +122,11 @@ def test_distinct_errors_count_ways_with_volatile_values_set_aside(tmp_path: Pat
     assert kind == "distinct_errors" and "6 of 6 recordings failed, in 4 different ways" in message
 
 
-_HEX = "0123456789abcdef"
 request_ids = st.builds(
     lambda prefix, digits, rest: f"{prefix}{digits}{rest}",
     st.sampled_from(["req_", "request-", "trace_", "req-id-"]),
     st.text("0123456789", min_size=1, max_size=4),
-    st.text(_HEX, min_size=5, max_size=20),
+    st.text(HEX, min_size=5, max_size=20),
 )
 uuids = st.uuids().map(str)
 date_times = st.datetimes(min_value=datetime(2001, 1, 1), max_value=datetime(2099, 1, 1)).map(
@@ -230,50 +201,3 @@ def test_comparable_walks_any_depth() -> None:
     for _ in range(5000):
         deep, other = [deep], [other]
     assert comparable(deep) == comparable(other)
-
-
-# -- the command and the app ------------------------------------------------------------------
-def _storm_file(tmp_path: Path) -> Path:
-    return write_cassette(
-        tmp_path / "storm.jsonl",
-        *[
-            entry(i, "http", {"method": "POST", "uri": "https://api.test/v1/chat"},
-                  **_rate_limited(f"req_{i}{_HEX[i]}{_HEX[i]}0f3a9c", f"2026-12-01T04:5{i}:00Z"))
-            for i in range(1, 4)
-        ],
-        entry(4, "http", {"method": "POST", "uri": "https://api.test/v1/chat"},
-              response={"status": 200, "body": {"answer": 42}}),
-    )  # fmt: skip
-
-
-def test_check_reads_the_storm_as_a_retry_storm(tmp_path: Path) -> None:
-    path = _storm_file(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "cassette_tui.tui.cli", "check", str(path)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 1, done.stderr
-    assert "repeated_key" in done.stdout and "retry storm" in done.stdout
-    assert "distinct_errors" not in done.stdout
-    done = subprocess.run(
-        [sys.executable, "-m", "cassette_tui.tui.cli", "check", str(path), "--json"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    kinds = [f["kind"] for f in json.loads(done.stdout)["findings"]]
-    assert kinds == ["repeated_key"]
-
-
-@sync
-async def test_the_app_marks_the_storm_as_repeats(tmp_path: Path) -> None:
-    from cassette_tui.core.importers.sources import open_cassette
-    from cassette_tui.tui.app import CassetteApp
-    from support.pilot import screen_text, settle
-
-    app = CassetteApp(open_cassette(_storm_file(tmp_path)))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        text = screen_text(app)
-        assert "1 finding: repeated key" in text and "distinct" not in text
-        assert "retry storm" in text  # the finding of the first step, in its detail
-        rows = [line for line in text.splitlines() if "http method=" in line]
-        assert len(rows) == 4 and all("↻" in row for row in rows)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,27 +40,3 @@ def test_a_replaced_file_keeps_its_mode(tmp_path: Path, umask: int) -> None:
     target.chmod(0o640)
     write_atomic(target, [b"new\n"], overwrite=True)
     assert mode(target) == 0o640 and target.read_bytes() == b"new\n"
-
-
-IMPORT_WITH_UMASK_027 = (
-    "import os, sys; os.umask(0o027); from cassette_tui.tui.cli import main; "
-    "sys.argv[1:] = ['import', sys.argv[1], '-o', sys.argv[2]]; main()"
-)
-
-
-def test_import_writes_files_with_the_umask(tmp_path: Path) -> None:
-    out = tmp_path / "runs"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            IMPORT_WITH_UMASK_027,
-            str(SAMPLES / "fix.jsonl"),
-            str(out / "one.jsonl"),
-        ],
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert mode(out / "one.jsonl") == 0o640

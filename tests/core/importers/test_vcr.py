@@ -1,5 +1,7 @@
 """VCR.py / pytest-recording YAML cassettes as cassettes: hand-made inputs in tmp_path,
-and every real cassette under ../shared/real/vcr (skipped where absent)."""
+every real cassette under ../shared/real/vcr (skipped where absent), and the request
+headers that change the answer being part of an imported call's key (a shared key that
+differs in one is named, not a retry storm)."""
 
 from __future__ import annotations
 
@@ -9,11 +11,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cassette_tui.core import Replayer
 from cassette_tui.core.format.cassette import load, save
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers.sources import detect_format, open_cassette
 from cassette_tui.core.importers.vcr import is_binary_envelope, parse_sse
 from cassette_tui.core.scan.lint import lint
+from support.factory import entry, write_cassette
 
 SSE = (
     'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":'
@@ -211,10 +215,10 @@ def test_every_real_cassette_imports(real: Path) -> None:
         c = open_cassette(path)
         assert detect_format(path) == "vcr"
         assert len(c) == len(raw["interactions"]), path
-        for entry, item in zip(c, raw["interactions"], strict=True):
-            assert entry.args["method"] == item["request"]["method"]
-            assert entry.args["uri"] == item["request"]["uri"]
-            assert entry.response["status"] == item["response"]["status"]["code"]
+        for got, item in zip(c, raw["interactions"], strict=True):
+            assert got.args["method"] == item["request"]["method"]
+            assert got.args["uri"] == item["request"]["uri"]
+            assert got.response["status"] == item["response"]["status"]["code"]
         json.dumps([e.to_record("x") for e in c])  # all JSON, no bytes or dates left
 
 
@@ -282,3 +286,82 @@ def test_real_empty_tool_call_id_and_http_error(real: Path) -> None:
     assert e.response["headers"] == raw["response"]["headers"]
     assert e.args["body"] == raw["request"]["parsed_body"]
     assert not e.is_error  # an HTTP error is the server's response, kept as recorded
+
+
+# -- answer-changing request headers in an imported HTTP call ---------------------------------
+URI = "https://api.example.test/v1/report?month=2024-05"
+
+
+def _vcr(tmp_path: Path, headers: list[dict[str, list[str]]], bodies: list[str]) -> Path:
+    interactions = [
+        {
+            "request": {"body": None, "headers": h, "method": "GET", "uri": URI},
+            "response": {
+                "body": {"string": body},
+                "headers": {"Content-Type": ["text/plain"]},
+                "status": {"code": 200, "message": "OK"},
+            },
+        }
+        for h, body in zip(headers, bodies, strict=True)
+    ]
+    path = tmp_path / "export.yaml"
+    path.write_text(yaml.safe_dump({"interactions": interactions, "version": 1}))
+    return path
+
+
+IDENTITY = [
+    ("Accept", "application/json", "text/csv"),
+    ("Range", "bytes=0-99", "bytes=100-199"),
+    ("Accept-Language", "en", "fr"),
+    ("X-Api-Version", "2023-01-01", "2024-06-01"),
+    ("anthropic-version", "2023-06-01", "2024-10-22"),
+]
+
+
+@pytest.mark.parametrize(("header", "first", "second"), IDENTITY)
+def test_answer_changing_header_is_part_of_the_imported_calls_key(
+    tmp_path: Path, header: str, first: str, second: str
+) -> None:
+    agent = {"User-Agent": ["python-requests/2.31.0"]}
+    path = _vcr(
+        tmp_path,
+        [{header: [first], **agent}, {header: [second], **agent}],
+        ["first answer", "second answer"],
+    )
+    c = open_cassette(path)
+    assert [e.args["headers"] for e in c] == [{header: [first]}, {header: [second]}]
+    assert c.key(0) != c.key(1)
+    assert not [f for f in lint(c) if f.kind in ("repeated_key", "header_variants")]
+    # asked in the other order, each request gets its own answer, never the other's
+    replay = Replayer(c)
+    assert replay("http", c[1].args) == c[1].response
+    assert replay("http", c[0].args) == c[0].response
+    assert c[0].response != c[1].response
+
+
+def test_a_header_that_does_not_change_the_answer_stays_out_of_the_key(tmp_path: Path) -> None:
+    path = _vcr(
+        tmp_path,
+        [{"User-Agent": ["a/1"], "X-Trace": ["t1"]}, {"User-Agent": ["b/2"], "X-Trace": ["t2"]}],
+        ["same", "same"],
+    )
+    c = open_cassette(path)
+    assert "headers" not in c[0].args and c.key(0) == c.key(1)
+
+
+@pytest.mark.parametrize(("header", "first", "second"), IDENTITY)
+def test_a_shared_key_differing_in_such_a_header_is_named_not_a_retry_storm(
+    tmp_path: Path, header: str, first: str, second: str
+) -> None:
+    """A cassette written before the header joined the key (the header only in
+    ``request_headers``): check names the header and the by-position replay."""
+    args = {"method": "GET", "uri": URI, "body": None}
+    path = write_cassette(
+        tmp_path / "old.jsonl",
+        entry(1, "http", args, response={"body": "one"}, request_headers={header: [first]}),
+        entry(2, "http", args, response={"body": "two"}, request_headers={header: [second]}),
+    )
+    (finding,) = lint(load(path))
+    assert finding.kind == "header_variants"
+    assert header in finding.message and "by position" in finding.message
+    assert "retry storm" not in finding.message

@@ -1,13 +1,11 @@
-"""The diff blames the right step (issue 10): metadata-only response drift, reordered
-parallel calls, long values shown where they differ, header variants, errors in text,
-repeats with distinct errors. Bugcases 19, 28, 29, 31 where ../shared/real is present."""
+"""The diff blames the right step: metadata-only response drift (volatile kinds at any
+depth), reordered parallel calls, two different tools at one step side by side, long
+values shown where they differ, header variants, errors in text, repeats with distinct
+errors. Bugcases 28, 29, 31 where ../shared/real is present; the command's and the app's
+side are in tests/cli/test_diff_cli.py and tests/tui/test_app_long_value.py."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from cassette_tui.core.keys.volatile import comparable
 from cassette_tui.core.scan.lint import lint
 from hypothesis import given
 from hypothesis import strategies as st
+from support.cases import other_call_pair
 from support.factory import entry, make_cassette, write_cassette
 
 
@@ -160,19 +159,6 @@ def test_reorder_with_another_answer_is_still_drift() -> None:
     assert Status.MOVED not in {r.status for r in result.rows}
 
 
-def test_diff_cli_exit_0_for_reordered_calls(real: Path) -> None:
-    folder = real / "bugcases" / "29_parallel_calls_reordered"
-    done = subprocess.run(
-        [sys.executable, "-m", "cassette_tui.tui.cli", "diff", "--json",
-         folder / "a.jsonl", folder / "b.jsonl"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout
-    doc = json.loads(done.stdout)
-    assert doc["first_divergence"] is None
-    assert {r["status"] for r in doc["rows"]} == {"moved"}
-
-
 # -- long values ------------------------------------------------------------------------------------
 @given(st.text(max_size=60), st.text(min_size=1, max_size=5), st.text(min_size=1, max_size=5))
 def test_first_difference_is_the_first_differing_character(prefix: str, x: str, y: str) -> None:
@@ -180,62 +166,6 @@ def test_first_difference_is_the_first_differing_character(prefix: str, x: str, 
     i = first_difference(a, b)
     assert a[:i] == b[:i]
     assert i == min(len(a), len(b)) or a[i] != b[i]
-
-
-def test_case_31_long_value_shows_where_it_differs(real: Path) -> None:
-    folder = real / "bugcases" / "31_long_value_differs_late"
-    a, b = load(folder / "a.jsonl"), load(folder / "b.jsonl")
-    where = spot(a[0].args["system"], b[0].args["system"], 30)
-    assert where.position == 192
-    assert "24 hours" in where.a and "48 hours" in where.b
-    for columns in ("60", "80", "200"):
-        done = subprocess.run(
-            [sys.executable, "-m", "cassette_tui.tui.cli", "diff",
-             folder / "a.jsonl", folder / "b.jsonl"],
-            capture_output=True, text=True, timeout=120, check=False,
-            env={**os.environ, "COLUMNS": columns},
-        )  # fmt: skip
-        flat = " ".join(done.stdout.split())
-        assert "at character 192:" in flat
-        assert "24 hours" in flat and "48 hours" in flat
-    with pytest.raises(CassetteMiss) as info:
-        Replayer(a)(b[0].tool, b[0].args)
-    assert "at character 192:" in str(info.value)
-    assert "24 hours" in str(info.value) and "48 hours" in str(info.value)
-
-
-def test_app_detail_shows_long_values_around_the_difference() -> None:
-    from cassette_tui.core.diff.model import Change, DriftItem
-    from cassette_tui.tui.text.detail import Limits, drift_lines
-
-    base = "x" * 300
-    item = DriftItem("$.s", base + "A tail", base + "B tail", Change.VALUE_CHANGED, "args")
-    text = drift_lines([item], Limits(), {}).plain
-    assert "at character 301:" in text and "A tail" in text and "B tail" in text
-
-
-# -- headers that change the answer ------------------------------------------------------------------
-def test_case_19_accept_header_is_part_of_the_key(real: Path, tmp_path: Path) -> None:
-    folder = real / "bugcases" / "19_headers_only_variants"
-    out = tmp_path / "h.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "cassette_tui.tui.cli", "import", folder / "export.yaml", "-o", out],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    c = load(out)
-    assert c[0].args["headers"] == {"Accept": ["application/json"]}
-    assert c.key(0) != c.key(1)
-    assert not [f for f in lint(c) if f.kind == "repeated_key"]
-    replay = subprocess.run(
-        [sys.executable, folder / "replay_csv_first.py", out],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "CASSETTE_REPORT": ""},
-    )  # fmt: skip
-    assert "application/json" not in replay.stdout  # never the JSON body for a CSV ask
-    assert "CassetteMiss" in replay.stderr
-    csv = Replayer(c)("http", {**c[1].args})
-    assert csv["headers"]["Content-Type"] == ["text/csv"]
 
 
 def test_shared_key_with_header_and_response_variants_is_named(tmp_path: Path) -> None:
@@ -297,3 +227,63 @@ def test_repeats_that_failed_differently_are_not_a_retry_storm(tmp_path: Path) -
     )
     (retry,) = lint(load(same))
     assert retry.kind == "repeated_key" and "retry storm" in retry.message
+
+
+# -- response metadata: the volatile kinds the args side knows --------------------------------
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ({"at": 1715785203, "n": 1}, {"at": 1715871611, "n": 1}),  # epoch seconds
+        ({"at": 1715785203123, "n": 1}, {"at": 1715871611456, "n": 1}),  # epoch ms
+        ({"request_id": "req_abc123", "n": 1}, {"request_id": "req_xyz789", "n": 1}),
+    ],
+    ids=["epoch", "epoch-ms", "request-id"],
+)
+def test_volatile_kinds_in_a_response_are_metadata_drift(a: dict, b: dict) -> None:
+    ca = make_cassette([("t", {"q": 1}, a), ("t", {"q": 2}, {"v": 1})])
+    cb = make_cassette([("t", {"q": 1}, b), ("t", {"q": 2}, {"v": 2})])
+    result = diff_cassettes(ca, cb)
+    assert [r.status for r in result.rows] == [Status.METADATA_DRIFT, Status.RESPONSE_DRIFT]
+    assert result.first_divergence == 1  # shown, but not the first divergence
+    stale = [f for f in result.findings if f.kind == "stale_response"]
+    assert all(1 not in f.side_seqs("a") for f in stale)
+
+
+def test_case_31_long_value_shows_where_it_differs(real: Path) -> None:
+    folder = real / "bugcases" / "31_long_value_differs_late"
+    a, b = load(folder / "a.jsonl"), load(folder / "b.jsonl")
+    where = spot(a[0].args["system"], b[0].args["system"], 30)
+    assert where.position == 192
+    assert "24 hours" in where.a and "48 hours" in where.b
+    with pytest.raises(CassetteMiss) as info:
+        Replayer(a)(b[0].tool, b[0].args)
+    assert "at character 192:" in str(info.value)
+    assert "24 hours" in str(info.value) and "48 hours" in str(info.value)
+
+
+def test_other_call_row_has_no_cross_tool_drift_and_both_calls() -> None:
+    a, b = other_call_pair()
+    d = diff_cassettes(a, b, "seq")
+    row = d.rows[1]
+    assert row.status is Status.OTHER_CALL
+    assert d.drift(1) == []  # no "tool $", no "args $.dest" of one tool against another
+    assert d.calls(row) == {
+        "a": {"seq": 2, "tool": "search_direct", "args": {"origin": "ATL", "dest": "ORD"}},
+        "b": {
+            "seq": 2,
+            "tool": "search_onestop",
+            "args": {"origin": "ATL", "dest": "PHL", "max": 2},
+        },
+    }
+    doc = d.to_json()
+    (other,) = [r for r in doc["rows"] if r["status"] == "other_call"]
+    assert other["drift"] == [] and other["tool"] == "search_direct"
+    assert other["tool_b"] == "search_onestop"
+    assert other["calls"]["b"]["args"]["max"] == 2
+    same_tool = [r for r in doc["rows"] if r["status"] == "args_drift"]
+    assert same_tool and same_tool[0]["calls"] is None and same_tool[0]["drift"]
+    first = d.findings[0]
+    assert first.kind == "first_divergence"
+    assert 'A called search_direct {"origin": "ATL", "dest": "ORD"}' in first.message
+    assert 'B called search_onestop {"origin": "ATL", "dest": "PHL", "max": 2}' in first.message
+    assert "args $." not in first.message and "tool $" not in first.message

@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cassette_tui.core import Cassette, Entry, NormalizationRules, load_rules
+from cassette_tui.core import Cassette, Entry, NormalizationRules, load, load_rules
 from cassette_tui.core.format.digest import digest
 from cassette_tui.core.keys.normalize import NormalizationConfigError
 from cassette_tui.core.keys.rule_check import misses_turned_hits, over_normalization
 from cassette_tui.core.keys.rules import DropRule
+from cassette_tui.core.scan.lint import lint
 from hypothesis import given
 from hypothesis import strategies as st
+from support.factory import entry, write_cassette
 
 UUID_A = "6f1c2a9e-3b7d-4c1e-9a55-0d2f7e8b4c11"
 UUID_B = "b2e94f10-77c3-4a8e-8d2b-5c6a1f0e9d32"
@@ -261,3 +263,13 @@ def test_a_replacement_naming_a_missing_group_is_a_config_error(tmp_path: Path) 
         '[normalize]\nreplace = [{pattern = "(?i)(?P<n>a)(b)", replacement = "\\\\g<n>-\\\\2"}]\n'
     )
     assert load_rules(config).apply("t", {"q": "AB"}) == {"q": "A-B"}
+
+
+def test_rules_that_merge_only_equal_answers_are_fine(tmp_path: Path) -> None:
+    path = write_cassette(
+        tmp_path / "c.jsonl",
+        entry(1, "s", {"q": "a", "trace": "t1"}),
+        entry(2, "s", {"q": "a", "trace": "t2"}),
+    )
+    rules = NormalizationRules.from_mapping({"drop": ["trace"]})
+    assert [f.kind for f in lint(load(path, rules=rules))] == ["repeated_key"]

@@ -1,7 +1,6 @@
-"""Issue 10: downstream drift points upstream only when the upstream step differs between
-the runs, and names one seq per side (the step that fed that side's value). tau-bench
-task 31 (both runs read both reservations; the agent picked another one) and pairs made
-here."""
+"""Downstream drift points upstream only when the upstream step differs between the runs,
+and names one seq per side (the step that fed that side's value). tau-bench task 31 (both
+runs read both reservations; the agent picked another one) and pairs made here."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from cassette_tui.core.keys.volatile import difference_kind, value_kind
+from cassette_tui.core.keys.volatile import difference_kind, value_kind, volatile_kind
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -103,3 +103,18 @@ def test_every_isoformat_datetime_is_a_timestamp(dt: object) -> None:
 def test_difference_kind(a: object, b: object, kind: str) -> None:
     assert difference_kind(a, b) == kind
     assert difference_kind(b, a) == kind
+
+
+# -- domain dates ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("2024-06-01", None),
+        ("1986-03-14", None),
+        ("2024-06-01T10:00:00Z", "timestamp"),
+        (1715785203, "epoch"),
+        ("6f1c2a9e-3b7d-4c1e-9a55-0d2f7e8b4c11", "uuid"),
+    ],
+)
+def test_bare_dates_are_domain_data(value: object, kind: str | None) -> None:
+    assert volatile_kind(value) == kind
