@@ -41,7 +41,7 @@ from typing import Any, cast
 import pytest
 from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
-from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.config import load_rules
 from cassette_tui.core.loop.call_log import call_log_entries, flatten_report
 from cassette_tui.core.loop.gate import divergence
 from cassette_tui.core.replay.wrap import wrap_dispatcher

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..format.digest import digest
 from ..format.plural import plural
-from ..keys.normalize import NormalizationRules, over_normalization
+from ..keys.normalize import NormalizationRules
+from ..keys.rule_check import over_normalization
 from ..keys.urls import is_url_spelling
 from ..keys.volatile import difference_kind, volatile_kind
 from ._finding import MAX_SEQS, finding, seq_list, short, side_seqs
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 MAX_EXAMINED = 200  # args-drift rows opened for args_miss / downstream_drift
 
-#: value kind (volatile.value_kind) -> the preset that normalizes it (normalize.PRESETS)
+#: value kind (volatile.value_kind) -> the preset that normalizes it (keys._presets.PRESETS)
 PRESET_FOR_KIND = {
     "uuid": "uuid",
     "timestamp": "timestamp",

@@ -4,10 +4,10 @@ storms) and cycles of keys repeating back to back (loops); see ``diagnose.py``."
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..format.plural import plural
+from ..keys.replay_key import KeyIndex
 from ._finding import MAX_SEQS, finding, key_text, seq_list
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def repeated_keys(result: DiffResult) -> list[Finding]:
     """The ``MAX_REPEATED`` repeated keys whose counts differ most between the runs, then
     up to two loops per run."""
     a, b = result.a, result.b
-    pos_a, pos_b = _positions(a), _positions(b)
+    pos_a, pos_b = KeyIndex.of(a), KeyIndex.of(b)
     errs_a, errs_b = (o.errors for o in result.outcomes())
     findings = []
     for key in _most_repeated(a, b, pos_a, pos_b)[:MAX_REPEATED]:
@@ -42,13 +42,6 @@ def repeated_keys(result: DiffResult) -> list[Finding]:
         )
     findings.extend(_loops(a, b))
     return findings
-
-
-def _positions(c: Cassette) -> dict[Key, list[int]]:
-    pos: dict[Key, list[int]] = defaultdict(list)
-    for i in range(len(c)):
-        pos[c.key(i)].append(i)
-    return pos
 
 
 def _most_repeated(

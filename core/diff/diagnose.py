@@ -14,7 +14,7 @@ reported, each made by one module of this folder (``_first_divergence.py``, ...)
     timestamps, request ids, absolute or temp paths): the article's "miss on arguments"
     signature. Proposes the preset normalization rule that makes the args match and says
     whether it would merge other recorded calls with different responses
-    (``normalize.over_normalization``).
+    (``rule_check.over_normalization``).
 ``downstream_drift``
     A drifted argument value that an earlier response of the same run returned, where
     that earlier step differs between the runs (an answer both runs got alike is not a

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..format.cassette import Cassette, dump_line
 from ..format.entry import Entry
+from ..keys.replay_key import KeyIndex
 
 
 def flatten_report(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,9 +57,7 @@ def call_log_entries(report: Mapping[str, Any], cassette: Cassette) -> list[Entr
     no ``calls``."""
     calls = report.get("calls") or []
     misses = list(report.get("misses") or [])
-    by_key: dict[tuple[str, str], int] = {}
-    for i in range(len(cassette)):
-        by_key.setdefault(cassette.key(i), i)
+    by_key = KeyIndex.of(cassette)
     entries: list[Entry] = []
     miss_no = 0
     for position, call in enumerate(calls, 1):
@@ -82,7 +81,7 @@ def call_log_entries(report: Mapping[str, Any], cassette: Cassette) -> list[Entr
             args = miss.get("args")
             error = {"type": "CassetteMiss", "message": f"{tool} {dig} was not recorded"}
         else:
-            known = by_key.get((tool, dig))
+            known = by_key.first((tool, dig))
             args = cassette[known].args if known is not None else None
             error = {
                 "type": "ReplayExhausted" if outcome == "exhausted" else "ReplayError",

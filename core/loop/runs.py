@@ -45,7 +45,7 @@ from ..format.cassette import Cassette, load
 from ..format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
 from ..format.errors import CassetteError, CassetteFormatError
 from ..format.jobs import CancelToken, JobGenerator, Progress
-from ..keys.normalize import load_rules
+from ..keys.config import load_rules
 from .agent import AgentCommand
 from .call_log import flatten_report, write_call_log
 from .isolation import Isolation, choose

@@ -28,11 +28,11 @@ from typing import Any, BinaryIO, Self
 
 from ..format.atomic import check_replaceable
 from ..format.cassette import dump_line
-from ..format.digest import digest
 from ..format.entry import Entry
 from ..format.errors import CassetteError
 from ..format.jsonvalue import json_copy, roundtrip_change
 from ..keys.normalize import NormalizationRules
+from ..keys.replay_key import args_digest
 from ..scan.redact import Redactor
 
 
@@ -213,7 +213,7 @@ class Recorder:
             )
         _check_json(tool, "args", args)
         try:
-            digest(self.rules.apply(tool, args))
+            args_digest(self.rules, tool, args)
         except (TypeError, ValueError) as exc:
             raise NotSerializable(
                 f"tool {tool!r}: the args cannot be digested ({exc}); the call was not run",

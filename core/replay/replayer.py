@@ -20,7 +20,8 @@ from ..format.entry import Entry
 from ..format.errors import CassetteMiss, ReplayExhausted
 from ..keys.nearest import nearest
 from ..keys.normalize import NormalizationRules
-from ..scan.redact import Redactor, lookup_key
+from ..keys.replay_key import KeyIndex, is_repeated, lookup_key
+from ..scan.redact import Redactor
 
 REPEAT_POLICIES = ("error", "last")
 
@@ -59,12 +60,10 @@ class Replayer:
         self.cassette = cassette
         self.rules = cassette.rules
         self.repeat = repeat
-        #: live args that miss are looked up again redacted (see ``redact.lookup_key``)
+        #: live args that miss are looked up again redacted (see ``replay_key.lookup_key``)
         self.redactor = redactor if redactor is not None else Redactor()
         self._lock = threading.Lock()
-        self._index: dict[tuple[str, str], list[int]] = {}
-        for i in range(len(cassette)):
-            self._index.setdefault(cassette.key(i), []).append(i)
+        self._index = KeyIndex.of(cassette)
         self._calls_per_key: dict[tuple[str, str], int] = {}
         self._served: set[int] = set()
         self._log: list[dict[str, Any]] = []
@@ -145,7 +144,7 @@ class Replayer:
                     "recorded": len(idxs),
                 }
                 for (tool, dig), idxs in self._index.items()
-                if _repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
+                if is_repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
             ]
             return {
                 "mode": "replay",
@@ -157,12 +156,6 @@ class Replayer:
                 "misses": list(self._misses),
                 "calls": list(self._log),
             }
-
-
-def _repeated(recorded: int, calls: int) -> bool:
-    """A key is repeated when it was called more than once, or called at all and recorded
-    more than once; one never called is unused."""
-    return calls > 1 or (calls >= 1 and recorded > 1)
 
 
 def _log_row(n: int, tool: str, dig: str, seq: int | None, outcome: str) -> dict[str, Any]:

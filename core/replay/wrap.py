@@ -19,7 +19,7 @@ from typing import Any
 
 from ..format.cassette import load
 from ..format.constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
-from ..keys.normalize import load_rules
+from ..keys.config import ProjectConfig
 from ..scan.redact import Redactor, record_redactor
 from ..scan.redact_config import load_secret_config
 from .recorder import Recorder, _is_async
@@ -63,7 +63,7 @@ def wrap_dispatcher(
             goes, at exit and on SIGTERM; wrappers of one process that name the same file
             share it (see ``report_sink``).
         config: normalization config file; default ``CASSETTE_CONFIG``, else the project's
-            ``cassette.toml`` / ``pyproject.toml`` (see ``normalize.load_rules``). Its
+            ``cassette.toml`` / ``pyproject.toml`` (see ``keys.config.ProjectConfig``). Its
             redaction settings apply too (``secrets.load_secret_config``): live args that
             miss are looked up again redacted, and ``record = true`` redacts as it writes.
         repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
@@ -109,8 +109,9 @@ def wrap_dispatcher(
     else:
         if path is None:
             raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
-        rules = load_rules(config)
-        redaction = load_secret_config(config)
+        project = ProjectConfig.load(config)
+        rules = project.rules()
+        redaction = load_secret_config(project)
         if mode == "record":
             engine = Recorder(
                 path, overwrite=overwrite, rules=rules, redactor=record_redactor(redaction)

@@ -62,6 +62,7 @@ from ..keys.repeats import (
     plainly_repeated,
     recording_failed,
 )
+from ..keys.replay_key import KeyIndex
 from ..keys.rule_check import rule_findings
 from ..keys.volatile import EPOCH_MIN_S, volatile_kind
 
@@ -298,10 +299,8 @@ def _repeated_key_findings(
     if len(counts) == len(digests):
         return {}  # every digest once
     twice = {dig for dig, count in counts.items() if count > 1}
-    grouped: dict[tuple[str, str], list[int]] = {}
-    for i in itertools.compress(itertools.count(), map(twice.__contains__, digests)):
-        grouped.setdefault((cassette.tool(i), digests[i]), []).append(i)
-    positions = {key: idxs for key, idxs in grouped.items() if len(idxs) > 1}
+    at = list(itertools.compress(itertools.count(), map(twice.__contains__, digests)))
+    positions = KeyIndex.from_keys(((cassette.tool(i), digests[i]) for i in at), at).repeated()
     found: dict[int, list[Finding]] = {}
     for (tool, dig), idxs in positions.items():
         seqs = [cassette.seq(i) for i in idxs]

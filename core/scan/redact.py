@@ -14,8 +14,8 @@ Where redaction applies, and why replay still matches:
   (``known``), so a token returned at seq 1 and echoed in a later response goes too. The
   ``args_digest`` is recomputed over the redacted args.
 - ``redact_args`` on the live args of a call: ``Replayer`` digests the redacted args when
-  the raw ones miss (``lookup_key``), ``Recorder`` with ``record = true`` digests and
-  stores the redacted args. Both use the one function the ``redact`` command used on the
+  the raw ones miss (``keys.replay_key.lookup_key``), ``Recorder`` with ``record = true``
+  digests and stores the redacted args. Both use the one function the ``redact`` command used on the
   stored args, so the agent's real call (real token included) finds its redacted entry.
   The config (``redact.paths``, ``allow``, ``allow_hashes``) must be the same when the
   cassette is redacted and when it is replayed.
@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..format.atomic import TargetExists, check_replaceable, write_atomic
-from ..format.digest import digest
 from ..format.jobs import CancelToken, Progress
 from ..format.jsonpath import Part
 from ._secret_detectors import classify
@@ -45,12 +44,10 @@ from .secrets import SecretHit, entry_parts, scan_value
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
     from ..format.entry import Entry
-    from ..keys.normalize import NormalizationRules
 
 __all__ = [
     "RedactResult",
     "Redactor",
-    "lookup_key",
     "placeholder",
     "record_redactor",
     "redact_job",
@@ -177,26 +174,6 @@ def record_redactor(config: SecretConfig) -> Redactor | None:
     """The redactor a recording uses under ``config``: one when ``record = true``, else
     ``None`` (calls are written as they are)."""
     return Redactor(config) if config.record else None
-
-
-def lookup_key(
-    index: dict[tuple[str, str], Any],
-    rules: NormalizationRules,
-    redactor: Redactor | None,
-    tool: str,
-    args: Any,
-) -> tuple[str, str]:
-    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw args'
-    digest when it is recorded, else that of the redacted args when those are recorded
-    (a cassette redacted after recording), else the raw one (a miss)."""
-    key = (tool, digest(rules.apply(tool, args)))
-    if key in index or redactor is None:
-        return key
-    redacted = redactor.redact_args(tool, args)
-    if redacted is args:
-        return key
-    other = (tool, digest(rules.apply(tool, redacted)))
-    return other if other in index else key
 
 
 # -- the redact command ----------------------------------------------------------------------

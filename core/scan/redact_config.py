@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..format.jsonpath import ANY_DEPTH, JSONPathError, Part, Segment, parse_path, segment_matches
-from ..keys.normalize import NormalizationConfigError, config_table, read_config
+from ..keys.config import ProjectConfig
+from ..keys.normalize import NormalizationConfigError
 from .masking import value_hash
 
 __all__ = ["SecretConfig", "app_secret_config", "load_secret_config", "path_matches"]
@@ -120,21 +121,21 @@ class SecretConfig:
 
 
 def load_secret_config(
-    config: str | Path | None = None, root: str | Path | None = None
+    config: ProjectConfig | str | Path | None = None, root: str | Path | None = None
 ) -> SecretConfig:
-    """The redaction settings from the project's config (the file ``normalize.read_config``
-    finds): ``[tool.cassette.redact]`` or ``redact = true`` under ``[tool.cassette]`` in
+    """The redaction settings from the project's config (``config``, a read
+    ``ProjectConfig``, else the file ``ProjectConfig.load(config, root)`` finds):
+    ``[tool.cassette.redact]`` or ``redact = true`` under ``[tool.cassette]`` in
     ``pyproject.toml``; ``[redact]`` or a top-level ``redact = true`` in ``cassette.toml``.
     No config gives the defaults (scan everything, allow nothing, record unredacted).
 
     Raises:
         NormalizationConfigError: a missing named config, bad TOML, or a bad field.
     """
-    found = read_config(config, root)
-    if found is None:
+    project = config if isinstance(config, ProjectConfig) else ProjectConfig.load(config, root)
+    path, value = project.path, project.redact
+    if path is None:
         return SecretConfig()
-    path, data = found
-    value = config_table(path, data, "redact")
     if value is None:
         return SecretConfig(source=str(path))
     if isinstance(value, bool):

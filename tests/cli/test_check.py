@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.config import load_rules
 from cassette_tui.core.scan.lint import lint
 from cassette_tui.tui.commands.check import check
 from click.testing import CliRunner

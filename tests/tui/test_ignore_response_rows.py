@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cassette_tui.core import diff_cassettes, load
 from cassette_tui.core.diff.model import Status
-from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.config import load_rules
 from cassette_tui.tui.text.marks import STATUS_MARKS
 from cassette_tui.tui.text.rows import PairRows
 from support.cases import ignore_response_pair

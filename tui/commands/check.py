@@ -33,7 +33,8 @@ from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_
 from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jobs import Progress, run_job
 from cassette_tui.core.importers.sources import open_cassette
-from cassette_tui.core.keys.normalize import NormalizationRules, load_rules
+from cassette_tui.core.keys.config import ProjectConfig
+from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.check import lint_and_scan
 from cassette_tui.core.scan.lint import KINDS, LintFinding
 from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
@@ -251,8 +252,9 @@ def check(
     if secrets_only and no_secrets:
         fail("check", "--secrets and --no-secrets exclude each other")
     try:
-        rules = load_rules(config)
-        secrets = None if no_secrets else load_secret_config(config)
+        project = ProjectConfig.load(config)
+        rules = project.rules()
+        secrets = None if no_secrets else load_secret_config(project)
     except (CassetteError, ValueError, OSError) as exc:
         fail("check", exc, file=config)
     files, missing = expand(paths)

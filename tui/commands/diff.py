@@ -143,7 +143,7 @@ def _open_pair(
     """A and B opened under the config's rules. ``reading[0]`` names the input being read
     (the config, A, B; ``None`` once both are open) when the loader raises."""
     from cassette_tui.core.importers.sources import open_cassette
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
 
     rules = load_rules(config)
     reading[0] = a

@@ -78,7 +78,7 @@ def record(
     """Start the MCP server COMMAND and record its tool calls while forwarding every
     message between the host (this process's stdin/stdout) and the server unchanged."""
     _require_sdk("record")
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.mcp.record import RecordingProxy
 
     try:
@@ -120,7 +120,7 @@ def replay(
     list calls as recorded, each tools/call from CASSETTE (default: $CASSETTE_PATH); a miss
     is a JSON-RPC error."""
     _require_sdk("replay")
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.mcp.replay import ReplayServer
 
     try:

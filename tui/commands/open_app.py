@@ -29,6 +29,7 @@ from ._options import config_option, from_option
 
 if TYPE_CHECKING:
     from cassette_tui.core.format.cassette import Cassette
+    from cassette_tui.core.keys.config import ProjectConfig
     from cassette_tui.core.keys.normalize import NormalizationRules
     from cassette_tui.core.loop.agent import AgentCommand
 
@@ -142,8 +143,8 @@ def open_app(
     """Open one cassette, or two side by side (A = failing run, B = passing run); a file of
     many runs opens on a selector of its runs."""
     _check_files(files, task, trial)
-    rules = _load_rules(config)
-    agent_command, agent_problem = _resolve_agent(agent, config)
+    project, rules = _read_config(config)
+    agent_command, agent_problem = _resolve_agent(agent, project)
     cassettes, source = _open_inputs(files, fmt, task, trial, rules)
     keymap = _load_keymap(keys_file)
     # after the inputs and the keymap are checked (their errors come first)
@@ -186,19 +187,23 @@ def _check_files(files: tuple[Path, ...], task: str | None, trial: int | None) -
         )
 
 
-def _load_rules(config: str | None) -> NormalizationRules:
-    """The normalization rules of ``config``: the same rules as ``diff`` and ``check``, so
-    the app shows the same statuses. Exits with status 2 on a bad config."""
+def _read_config(config: str | None) -> tuple[ProjectConfig, NormalizationRules]:
+    """The project's config (``--config``, else found) and its normalization rules: the
+    same rules as ``diff`` and ``check``, so the app shows the same statuses. Exits with
+    status 2 on a bad config."""
     from cassette_tui.core.format.errors import CassetteError
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import ProjectConfig
 
     try:
-        return load_rules(config)
+        project = ProjectConfig.load(config)
+        return project, project.rules()
     except (CassetteError, OSError, ValueError) as exc:
         _fail(str(exc))
 
 
-def _resolve_agent(agent: str | None, config: str | None) -> tuple[AgentCommand | None, str | None]:
+def _resolve_agent(
+    agent: str | None, project: ProjectConfig
+) -> tuple[AgentCommand | None, str | None]:
     """The loop's agent and, without one, why: ``--agent`` (a bad one exits with status
     2), else the config's (its absence is fine: Diff and Pin work without one, and the loop
     panel says how to configure it)."""
@@ -206,7 +211,7 @@ def _resolve_agent(agent: str | None, config: str | None) -> tuple[AgentCommand 
     from cassette_tui.core.loop.agent import AgentCommandError, resolve_agent
 
     try:
-        return resolve_agent(agent, config), None
+        return resolve_agent(agent, project), None
     except AgentCommandError as exc:
         if agent is not None:
             _fail(str(exc))

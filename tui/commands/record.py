@@ -63,7 +63,7 @@ def record(
     from cassette_tui.core.diff.result import diff_cassettes
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.importers.sources import open_cassette
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.loop.agent import resolve_agent
     from cassette_tui.core.loop.runs import RecordResult, record_job
 

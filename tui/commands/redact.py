@@ -26,7 +26,7 @@ from cassette_tui.core.format.constants import EXIT_CLEAN
 from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.importers.sources import detect_format, open_cassette
-from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.config import ProjectConfig
 from cassette_tui.core.scan.redact import redact_job
 from cassette_tui.core.scan.redact_config import load_secret_config
 
@@ -117,11 +117,11 @@ def _open_input(
     """FILE opened under the config's rules, and the config's secret settings. Exits with
     status 2 on a bad config or input, or --in-place on a file that is not a cassette."""
     try:
-        rules = load_rules(config)
-        secrets = load_secret_config(config)
+        project = ProjectConfig.load(config)
+        secrets = load_secret_config(project)
         if in_place and detect_format(file, fmt=fmt) != "cassette":
             _fail(f"{file}: --in-place needs a cassette (JSONL); write this one with -o OUT")
-        return open_cassette(file, fmt=fmt, rules=rules), secrets
+        return open_cassette(file, fmt=fmt, rules=project.rules()), secrets
     except (CassetteError, ValueError, OSError) as exc:
         _fail(exc)
 

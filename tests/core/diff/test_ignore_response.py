@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from cassette_tui.core import NormalizationRules, diff_cassettes, load
 from cassette_tui.core.diff.model import Status
-from cassette_tui.core.keys.normalize import NormalizationConfigError, load_rules
+from cassette_tui.core.keys.config import load_rules
+from cassette_tui.core.keys.normalize import NormalizationConfigError
 from support.cases import ignore_response_pair
 from support.factory import make_cassette
 

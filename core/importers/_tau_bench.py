@@ -51,67 +51,75 @@ def read(doc: Any, path: Path) -> Imported:
     why = looks_like(doc)
     if why is not None:
         raise CassetteFormatError(path, None, None, why)
-    runs: list[RunInfo] = []
-    for i, run in enumerate(doc):
-        if not isinstance(run, dict):
-            raise CassetteFormatError(path, None, f"[{i}]", "a run must be an object")
-        for key in _REQUIRED:
-            if key not in run:
-                raise CassetteFormatError(path, None, f"[{i}].{key}", "missing")
-        task_id = run["task_id"]
-        if isinstance(task_id, bool) or not isinstance(task_id, int | str):
-            raise CassetteFormatError(
-                path, None, f"[{i}].task_id", f"expected an integer, got {task_id!r:.40}"
-            )
-        trial = run.get("trial", 0)
-        if isinstance(trial, bool) or not isinstance(trial, int):
-            raise CassetteFormatError(
-                path, None, f"[{i}].trial", f"expected an integer, got {trial!r:.40}"
-            )
-        reward = run.get("reward")
-        if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)):
-            raise CassetteFormatError(
-                path, None, f"[{i}].reward", f"expected a number, got {reward!r:.40}"
-            )
-        traj = run["traj"]
-        if not isinstance(traj, list):
-            raise CassetteFormatError(path, None, f"[{i}].traj", "expected a list of messages")
-        runs.append(
-            RunInfo(
-                task=str(task_id),
-                trial=trial,
-                reward=float(reward) if reward is not None else None,
-                calls=count_calls(traj),
-                index=i,
-            )
-        )
+    runs = [_run_info(i, run, path) for i, run in enumerate(doc)]
 
     def build(index: int) -> tuple[list[Entry], dict[str, Any]]:
-        run = doc[index]
-        info = runs[index]
-        tag = {"task_id": run["task_id"], "trial": info.trial, "reward": run.get("reward")}
-        entries = entries_from_messages(
-            run["traj"], path=path, where=f"[{index}].traj", extra={"run": tag}
-        )
-        outcome = run_outcome(run, info.reward)
-        attach_outcome(entries, outcome)
-        meta: dict[str, Any] = {
-            "run_outcome": outcome.to_json(),
-            "task_id": run["task_id"],
-            "trial": info.trial,
-            "reward": run.get("reward"),
-            "passed": info.passed,
-            "messages": len(run["traj"]),
-            "info": run.get("info"),
-        }
-        rest = {
-            k: v for k, v in run.items() if k not in ("task_id", "trial", "reward", "info", "traj")
-        }
-        if rest:
-            meta["other"] = rest
-        return entries, meta
+        return _run_cassette(doc[index], runs[index], index, path)
 
     return Imported(NAME, path, runs, build)
+
+
+def _run_info(i: int, run: Any, path: Path) -> RunInfo:
+    """Run ``i`` of the list, its fields checked.
+
+    Raises:
+        CassetteFormatError: naming the bad field (``[17].trial``).
+    """
+    if not isinstance(run, dict):
+        raise CassetteFormatError(path, None, f"[{i}]", "a run must be an object")
+    for key in _REQUIRED:
+        if key not in run:
+            raise CassetteFormatError(path, None, f"[{i}].{key}", "missing")
+    task_id = run["task_id"]
+    if isinstance(task_id, bool) or not isinstance(task_id, int | str):
+        raise CassetteFormatError(
+            path, None, f"[{i}].task_id", f"expected an integer, got {task_id!r:.40}"
+        )
+    trial = run.get("trial", 0)
+    if isinstance(trial, bool) or not isinstance(trial, int):
+        raise CassetteFormatError(
+            path, None, f"[{i}].trial", f"expected an integer, got {trial!r:.40}"
+        )
+    reward = run.get("reward")
+    if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)):
+        raise CassetteFormatError(
+            path, None, f"[{i}].reward", f"expected a number, got {reward!r:.40}"
+        )
+    traj = run["traj"]
+    if not isinstance(traj, list):
+        raise CassetteFormatError(path, None, f"[{i}].traj", "expected a list of messages")
+    return RunInfo(
+        task=str(task_id),
+        trial=trial,
+        reward=float(reward) if reward is not None else None,
+        calls=count_calls(traj),
+        index=i,
+    )
+
+
+def _run_cassette(
+    run: dict[str, Any], info: RunInfo, index: int, path: Path
+) -> tuple[list[Entry], dict[str, Any]]:
+    """The entries and metadata of one run (``info``: its ``_run_info``)."""
+    tag = {"task_id": run["task_id"], "trial": info.trial, "reward": run.get("reward")}
+    entries = entries_from_messages(
+        run["traj"], path=path, where=f"[{index}].traj", extra={"run": tag}
+    )
+    outcome = run_outcome(run, info.reward)
+    attach_outcome(entries, outcome)
+    meta: dict[str, Any] = {
+        "run_outcome": outcome.to_json(),
+        "task_id": run["task_id"],
+        "trial": info.trial,
+        "reward": run.get("reward"),
+        "passed": info.passed,
+        "messages": len(run["traj"]),
+        "info": run.get("info"),
+    }
+    rest = {k: v for k, v in run.items() if k not in ("task_id", "trial", "reward", "info", "traj")}
+    if rest:
+        meta["other"] = rest
+    return entries, meta
 
 
 #: why ``limit_reached`` is true (the evidence stored with the outcome)
