@@ -19,7 +19,7 @@ from .model import Change, DriftItem, Row, Status
 
 if TYPE_CHECKING:
     from ..format.findings import Finding
-    from ..keys.normalize import OverNormalization
+    from ..keys.rule_check import OverNormalization
     from .result import DiffResult
 
 MAX_EXAMINED = 200  # args-drift rows opened for args_miss / downstream_drift

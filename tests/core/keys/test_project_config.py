@@ -10,7 +10,7 @@ from cassette_tui.core.keys import config as config_module
 from cassette_tui.core.keys.config import ProjectConfig, load_rules
 from cassette_tui.core.keys.normalize import NormalizationConfigError
 from cassette_tui.core.loop.agent import resolve_agent
-from cassette_tui.core.scan.secrets import load_secret_config
+from cassette_tui.core.scan.redact_config import load_secret_config
 
 
 @pytest.fixture
