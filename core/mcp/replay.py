@@ -28,6 +28,7 @@ an error's ``data`` (a NaN argument echoed back in a miss) goes on the wire as
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -169,7 +170,8 @@ class ReplayServer:
         token = meta.get("progressToken") if isinstance(meta, dict) else None
         if token is None:
             return []
-        seq = self.replayer.report()["calls"][-1]["seq"]  # the entry that served it
+        calls = self.replayer.replay_report().calls or ()
+        seq = calls[-1].seq if calls else None  # the entry that served it
         entry = next((e for e in self.cassette if e.seq == seq), None) if seq else None
         rows = entry.extra.get(PROGRESS_FIELD) if entry is not None else None
         if not isinstance(rows, list):
@@ -203,18 +205,17 @@ class ReplayServer:
     # -- the session ---------------------------------------------------------------------
     def report(self) -> dict[str, Any]:
         """The engine's replay report (``Replayer.report``) plus ``"mcp": {"facts":
-        sidecar path or None, "not_recorded": [{"method", "params"}]}``."""
-        report = self.replayer.report()
-        report["mcp"] = {
+        sidecar path or None, "not_recorded": [{"method", "params"}]}`` (its ``extra``)."""
+        mcp = {
             "facts": str(self.facts_path) if self.facts_path else None,
             "not_recorded": list(self.not_recorded),
         }
-        return report
+        return replace(self.replayer.replay_report(), extra={"mcp": mcp}).to_json()
 
     @property
     def missed(self) -> bool:
         """Any tool-call miss or request that was not recorded."""
-        return bool(self.replayer.report()["misses"] or self.not_recorded)
+        return bool(self.replayer.replay_report().misses or self.not_recorded)
 
     async def serve_stdio(self, log: TextIO | None = None) -> None:
         """Serve the process's stdin/stdout (the SDK's stdio server transport) until the

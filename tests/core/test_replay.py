@@ -160,6 +160,7 @@ def test_a_key_never_called_is_unused_not_repeated() -> None:
     ``repeats``: its seqs are unused; the replay text lists no "called 0x"."""
     from types import SimpleNamespace
 
+    from cassette_tui.core.replay.report import ReplayReport
     from cassette_tui.tui.text.replay import repeat_lines
 
     c = cassette_of(("s", {"q": 1}, 1), ("s", {"q": 1}, 2), ("s", {"q": 1}, 3), ("t", {}, 4))
@@ -174,9 +175,10 @@ def test_a_key_never_called_is_unused_not_repeated() -> None:
     ]
     # an older report that still lists a key called 0 times: the text leaves it out
     old = {"repeats": [{"tool": "s", "digest": "sha256:x", "calls": 0, "recorded": 3}]}
-    assert repeat_lines(SimpleNamespace(report=old)) == []  # type: ignore[arg-type]
+    read = ReplayReport.from_json
+    assert repeat_lines(SimpleNamespace(report=read(old))) == []  # type: ignore[arg-type]
     old["repeats"].append({"tool": "t", "digest": "sha256:y", "calls": 2, "recorded": 1})
-    assert repeat_lines(SimpleNamespace(report=old)) == [  # type: ignore[arg-type]
+    assert repeat_lines(SimpleNamespace(report=read(old))) == [  # type: ignore[arg-type]
         "repeated keys (served in recorded order):",
         "  t sha256:y  called 2x, recorded 1x",
     ]

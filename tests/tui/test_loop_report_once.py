@@ -10,8 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassette_tui.core.loop.gate import Divergence, GateResult, ReplayResult
-from cassette_tui.core.loop.runs import RunResult, RunsResult
+from cassette_tui.core.loop.divergence import Divergence
+from cassette_tui.core.loop.gate import GateResult
+from cassette_tui.core.loop.replay import ReplayResult
+from cassette_tui.core.loop.results import RunResult, RunsResult
+from cassette_tui.core.replay.report import ReplayReport
 from cassette_tui.tui.commands.gate import print_gate
 from cassette_tui.tui.commands.replay import print_replay
 from cassette_tui.tui.screens.gate import ODD_RUNS, verdict_text
@@ -74,7 +77,11 @@ def replay_result(**kw: Any) -> ReplayResult:
         "unused_seqs": [1, 3],
     }
     tail = "\n".join(f"stderr line {n}" for n in range(10))
-    run = _run(report=report, call_log=Path("/tmp/runs/run-01.jsonl"), stderr_tail=tail)
+    run = _run(
+        report=ReplayReport.from_json(report),
+        call_log=Path("/tmp/runs/run-01.jsonl"),
+        stderr_tail=tail,
+    )
     return ReplayResult(_runs([run], **kw), cassette=None)  # type: ignore[arg-type]
 
 

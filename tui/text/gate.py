@@ -16,7 +16,7 @@ from .safe import safe
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.gate import GateResult
-    from cassette_tui.core.loop.runs import RunResult
+    from cassette_tui.core.loop.results import RunResult
 
 
 def isolation_lines(result: GateResult) -> list[str]:
