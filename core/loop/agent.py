@@ -35,6 +35,10 @@ class AgentCommandError(CassetteError, ValueError):
     (an unclosed quote). The message says where the template came from."""
 
 
+class AgentNotStarted(CassetteError):
+    """The agent command could not be started at all (not found, not executable)."""
+
+
 @dataclass(frozen=True)
 class AgentCommand:
     """A parsed agent command.

@@ -17,12 +17,12 @@ from typing import Any
 
 from ..format.cassette import Cassette
 from ..format.jobs import CancelToken, JobGenerator
+from ._runs import replay_runs
+from ._runs_folder import RunsFolder
 from .agent import AgentCommand
 from .divergence import Divergence, divergence
 from .options import LoopOptions
 from .results import RunResult, RunsResult
-from .runs import replay_runs
-from .runs_folder import RunsFolder
 
 #: the gate's verdicts (``no_replay``: a completed run exited 0 but replayed nothing, a
 #: mis-wired agent; never a pass)
@@ -128,7 +128,7 @@ def gate_job(
     runs: int = 20,
     token: CancelToken | None = None,
 ) -> JobGenerator[GateResult]:
-    """Replay ``cassette`` ``runs`` times (see ``runs.replay_runs`` for the options, errors
+    """Replay ``cassette`` ``runs`` times (see ``_runs.replay_runs`` for the options, errors
     and where the run files go) and return the :class:`GateResult`, analysed from the call
     logs the runs wrote. Cancelled: the result of the runs that completed, ``cancelled``
     set."""

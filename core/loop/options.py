@@ -31,7 +31,7 @@ class LoopOptions:
         isolation: ``"netns"``, ``"guard"``, or ``None`` (netns where the system allows
             one, else guard; ``isolation.choose``). A recording always runs live.
         runs_dir: the folder for the run files (``--runs-dir``), or ``None``: a temporary
-            one (see ``runs_folder.py``).
+            one (see ``_runs_folder.py``).
         keep: whether the run files outlive the job: ``None`` keeps a named ``runs_dir``
             and removes a temporary one; ``True`` keeps either, ``False`` removes either.
         jobs: runs at once (a gate's), ``None``: the CPUs (``default_jobs``).

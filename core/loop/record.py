@@ -1,5 +1,5 @@
 """The record job: run the agent once, live, recording its calls into a new cassette (the
-debug loop's re-record step; see ``runs.py`` for what a job is)."""
+debug loop's re-record step; see ``_runs.py`` for what a job is)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from ..format.cassette import Cassette, load
 from ..format.errors import CassetteFormatError
 from ..format.jobs import CancelToken, JobGenerator, Progress
 from ..keys.normalize import load_rules
-from .agent import AgentCommand
-from .agent_run import (
-    AgentNotStarted,
+from ._agent_run import (
     agent_env,
     agent_spec,
     check_executable,
@@ -24,10 +22,11 @@ from .agent_run import (
     report_path,
     tally,
 )
+from ._runner import ProcessOutcome, run_processes
+from ._runs_folder import RunsFolder
+from .agent import AgentCommand, AgentNotStarted
 from .options import LoopOptions
 from .results import RunResult
-from .runner import ProcessOutcome, run_processes
-from .runs_folder import RunsFolder
 
 #: a recording's isolation: none, the agent runs live
 LIVE = "none (live)"
@@ -61,7 +60,7 @@ def record_job(
     kept when it holds an entry; a run that recorded nothing leaves no file, so the same
     command can run again). From ``options``: the timeout, the config, and where the
     run's output and report go and whether they stay (``runs_dir``, ``keep``:
-    ``runs_folder.py``); its isolation and jobs do not apply.
+    ``_runs_folder.py``); its isolation and jobs do not apply.
 
     Raises:
         FileExistsError: ``output`` exists (checked before the agent starts; the agent's

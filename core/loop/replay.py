@@ -1,4 +1,4 @@
-"""The replay job: one offline replay of a cassette with the agent (see ``runs.py`` for what
+"""The replay job: one offline replay of a cassette with the agent (see ``_runs.py`` for what
 a job is)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Any
 
 from ..format.cassette import Cassette
 from ..format.jobs import CancelToken, JobGenerator
+from ._runs import replay_runs
 from .agent import AgentCommand
 from .options import LoopOptions
 from .results import RunResult, RunsResult
-from .runs import replay_runs
 
 
 @dataclass
@@ -62,7 +62,7 @@ def replay_job(
     *,
     token: CancelToken | None = None,
 ) -> JobGenerator[ReplayResult]:
-    """One offline replay of ``cassette`` with ``agent`` (see ``runs.replay_runs``; a
+    """One offline replay of ``cassette`` with ``agent`` (see ``_runs.replay_runs``; a
     temporary runs folder is removed when it ends; ``options.jobs`` does not apply)."""
     result, loaded, _ = yield from replay_runs(
         cassette, agent, options or LoopOptions(), runs=1, token=token, stage="replay"

@@ -148,7 +148,7 @@ class RunsResult:
             recording.
         isolation_detail: how it was set up, for a person.
         runs_dir: the folder holding every run's files, or ``None``: the job's temporary
-            folder, removed when it ended (see ``runs_folder.py``).
+            folder, removed when it ended (see ``_runs_folder.py``).
         cancelled: the job was cancelled; ``results`` holds what finished before.
         source_format: ``"cassette"``, or the format of an imported run (``cassette`` is
             then its path spec; the agent read it written as a cassette, ``served.py``).

@@ -17,13 +17,12 @@ from pathlib import Path
 import pytest
 from cassette_tui.core import load
 from cassette_tui.core.format.jobs import CancelToken, run_job
-from cassette_tui.core.loop.agent import AgentCommand
-from cassette_tui.core.loop.agent_run import AgentNotStarted
+from cassette_tui.core.loop._runs_folder import RunsFolder
+from cassette_tui.core.loop.agent import AgentCommand, AgentNotStarted
 from cassette_tui.core.loop.gate import gate_job
 from cassette_tui.core.loop.options import LoopOptions
 from cassette_tui.core.loop.record import record_job
 from cassette_tui.core.loop.replay import replay_job
-from cassette_tui.core.loop.runs_folder import RunsFolder
 from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES, SCRIPT
 

@@ -95,7 +95,7 @@ def test_missing_or_bad_agent_config_says_where(tmp_path: Path, monkeypatch) -> 
 
 def test_an_agent_that_cannot_start_is_bad_input(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    from cassette_tui.core.loop.agent_run import AgentNotStarted
+    from cassette_tui.core.loop.agent import AgentNotStarted
 
     with pytest.raises(AgentNotStarted, match="no-such-agent-binary"):
         run_job(gate_job(cassette, AgentCommand.parse("no-such-agent-binary x"), runs=2))
@@ -452,7 +452,7 @@ def test_a_traceback_far_above_the_tail_still_makes_the_run_crashed(tmp_path: Pa
     """The demo agent's miss prints a traceback then the miss's nearest calls; an agent
     whose traceback is followed by 200 lines of stderr: both are ``crashed`` (the whole
     stderr is scanned), the tail kept for display is still the last lines."""
-    from cassette_tui.core.loop.agent_run import TAIL_LINES, has_traceback
+    from cassette_tui.core.loop._agent_run import TAIL_LINES, has_traceback
     from support.loop import miss_cassette
 
     demo = AgentCommand.parse(agent_cmd(script=DEMO_AGENT))

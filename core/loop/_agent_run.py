@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
-from ..format.errors import CassetteError
 from ..replay.report import ReplayReport, ReplayReportError
-from .agent import AgentCommand
+from ._runner import ProcessOutcome, ProcessSpec
+from .agent import AgentCommand, AgentNotStarted
 from .results import RunResult
-from .runner import ProcessOutcome, ProcessSpec
 
 #: lines of the agent's stderr kept in a result
 TAIL_LINES = 20
@@ -28,10 +27,6 @@ TAIL_LINES = 20
 TRACEBACK = b"Traceback (most recent call last):"
 #: bytes of stderr scanned for a traceback (its first and its last ones)
 TRACEBACK_SCAN = 4 * 1024 * 1024
-
-
-class AgentNotStarted(CassetteError):
-    """The agent command could not be started at all (not found, not executable)."""
 
 
 def check_executable(argv0: str, cwd: Path | None, env: dict[str, str]) -> None:

@@ -8,7 +8,7 @@ ended, so a screen can list it at once), honour a ``CancelToken`` (cancelling ki
 agent's process group at once and the job returns the partial result,
 ``cancelled=True``) and return their result. The CLI drives them with a progress bar, the
 app with a worker. How they run the agent is one ``LoopOptions`` (``options.py``); where
-the run files go, ``runs_folder.py``; the agent's environment, ``agent_run.py``. Replays
+the run files go, ``_runs_folder.py``; the agent's environment, ``_agent_run.py``. Replays
 run with the network off (``isolation.py``); a recording runs live.
 """
 
@@ -21,9 +21,7 @@ from ..format.cassette import Cassette
 from ..format.errors import CassetteError
 from ..format.jobs import CancelToken, JobGenerator, Progress
 from ..keys.normalize import load_rules
-from .agent import AgentCommand
-from .agent_run import (
-    AgentNotStarted,
+from ._agent_run import (
     agent_env,
     agent_spec,
     check_executable,
@@ -33,12 +31,13 @@ from .agent_run import (
     report_path,
     tally,
 )
+from ._runner import ProcessOutcome, ProcessSpec, run_processes
+from ._runs_folder import RunsFolder
+from .agent import AgentCommand, AgentNotStarted
 from .call_log import write_call_log
 from .isolation import Isolation, choose
 from .options import LoopOptions
 from .results import NO_REPLAY, NO_REPLAY_WHY, RunResult, RunsResult
-from .runner import ProcessOutcome, ProcessSpec, run_processes
-from .runs_folder import RunsFolder
 from .served import ServedCassette, open_served
 
 
@@ -57,7 +56,7 @@ def replay_runs(
     as written (by run number: the runs that left a report).
 
     Where the run files go and whether they stay: ``options.runs_dir`` and ``options.keep``
-    (``runs_folder.py``); a ``folder`` given is the caller's to remove (a job that reads
+    (``_runs_folder.py``); a ``folder`` given is the caller's to remove (a job that reads
     the files afterwards).
 
     ``cassette`` is any path spec (``core.sources``): a run imported from another format
