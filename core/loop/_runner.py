@@ -83,35 +83,71 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def run_processes(
-    specs: Sequence[ProcessSpec], jobs: int, token: CancelToken | None = None
-) -> Iterator[ProcessOutcome]:
-    """Run ``specs``, at most ``jobs`` at once, yielding each outcome as its process ends.
+class _Processes:
+    """The processes of one ``run_processes`` call: each run by a thread of its own, its
+    outcome put on ``done`` when it ends."""
 
-    Cancelling ``token`` kills every running process group at once (their outcomes come
-    out as ``cancelled``) and starts no more. Closing the generator early does the same
-    before it returns. ``jobs`` below 1 counts as 1.
-    """
-    token = token or CancelToken()
-    jobs = max(1, jobs)
-    done: queue.Queue[ProcessOutcome] = queue.Queue()
-    running: dict[int, subprocess.Popen[bytes]] = {}
-    lock = threading.Lock()
-    threads: list[threading.Thread] = []
-    stopping = threading.Event()
+    def __init__(self) -> None:
+        self.done: queue.Queue[ProcessOutcome] = queue.Queue()
+        self.running: dict[int, subprocess.Popen[bytes]] = {}
+        self.lock = threading.Lock()
+        self.threads: list[threading.Thread] = []
+        #: cancelled (or closed early): kill what runs, start nothing more
+        self.stopping = threading.Event()
 
-    def kill_all() -> None:
-        stopping.set()
-        with lock:
-            procs = list(running.values())
+    def kill_all(self) -> None:
+        self.stopping.set()
+        with self.lock:
+            procs = list(self.running.values())
         for proc in procs:
             kill_group(proc)
 
-    def run_one(spec: ProcessSpec) -> None:
+    def start(self, spec: ProcessSpec) -> None:
+        """Run ``spec`` in a new thread."""
+        thread = threading.Thread(target=self.run_one, args=(spec,), name="cassette-run",
+                                  daemon=True)  # fmt: skip
+        self.threads.append(thread)
+        thread.start()
+
+    def join(self) -> None:
+        for thread in self.threads:
+            thread.join(timeout=10)
+
+    def run_one(self, spec: ProcessSpec) -> None:
+        """Start ``spec``'s process, wait for it (killing its group at its timeout), kill
+        what it left behind, and put its outcome on ``done``."""
         start = time.perf_counter()
+        proc = self._popen(spec)
+        if proc is None:
+            return
+        with self.lock:
+            self.running[spec.index] = proc
+        timed_out = threading.Event()
+        timer = _start_timer(spec.timeout, proc, timed_out)
+        if self.stopping.is_set():  # cancelled between the check and the start
+            kill_group(proc)
+        returncode = proc.wait()  # blocks in waitpid: no polling delay
+        duration = time.perf_counter() - start
+        if timer is not None:
+            timer.cancel()
+        kill_group(proc)  # children it left behind go with it
+        with self.lock:
+            self.running.pop(spec.index, None)
+        if timed_out.is_set():
+            status = "timeout"
+        elif self.stopping.is_set() and returncode < 0:
+            status = "cancelled"
+        else:
+            status = "exited"
+        self.done.put(ProcessOutcome(spec.index, status, returncode, duration, "", spec))
+
+    def _popen(self, spec: ProcessSpec) -> subprocess.Popen[bytes] | None:
+        """``spec``'s process, started in a session of its own (hence its own process
+        group); ``None`` when it cannot start (its ``not_started`` outcome is put on
+        ``done``)."""
         try:
             with open(spec.stdout, "wb") as out, open(spec.stderr, "wb") as err:
-                proc = subprocess.Popen(
+                return subprocess.Popen(
                     list(spec.argv),
                     env=spec.env,
                     cwd=spec.cwd,
@@ -123,58 +159,53 @@ def run_processes(
                 )
         except OSError as exc:
             what = exc.strerror or str(exc)
-            done.put(
-                ProcessOutcome(
-                    spec.index, "not_started", None, 0.0, f"{spec.argv[0]}: {what}", spec
-                )
-            )
-            return
-        with lock:
-            running[spec.index] = proc
-        timed_out = threading.Event()
-        timer = None
-        if spec.timeout is not None:
+            error = f"{spec.argv[0]}: {what}"
+            self.done.put(ProcessOutcome(spec.index, "not_started", None, 0.0, error, spec))
+            return None
 
-            def expire() -> None:
-                timed_out.set()
-                kill_group(proc)
 
-            timer = threading.Timer(spec.timeout, expire)
-            timer.daemon = True
-            timer.start()
-        if stopping.is_set():  # cancelled between the check and the start
-            kill_group(proc)
-        returncode = proc.wait()  # blocks in waitpid: no polling delay
-        duration = time.perf_counter() - start
-        if timer is not None:
-            timer.cancel()
-        kill_group(proc)  # children it left behind go with it
-        with lock:
-            running.pop(spec.index, None)
-        if timed_out.is_set():
-            status = "timeout"
-        elif stopping.is_set() and returncode < 0:
-            status = "cancelled"
-        else:
-            status = "exited"
-        done.put(ProcessOutcome(spec.index, status, returncode, duration, "", spec))
+def _start_timer(
+    timeout: float | None, proc: subprocess.Popen[bytes], timed_out: threading.Event
+) -> threading.Timer | None:
+    """A started timer that sets ``timed_out`` and kills ``proc``'s group after
+    ``timeout`` seconds (``None``: no limit, no timer)."""
+    if timeout is None:
+        return None
 
+    def expire() -> None:
+        timed_out.set()
+        kill_group(proc)
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def run_processes(
+    specs: Sequence[ProcessSpec], jobs: int, token: CancelToken | None = None
+) -> Iterator[ProcessOutcome]:
+    """Run ``specs``, at most ``jobs`` at once, yielding each outcome as its process ends.
+
+    Cancelling ``token`` kills every running process group at once (their outcomes come
+    out as ``cancelled``) and starts no more. Closing the generator early does the same
+    before it returns. ``jobs`` below 1 counts as 1.
+    """
+    token = token or CancelToken()
+    jobs = max(1, jobs)
+    processes = _Processes()
     pending = list(reversed(specs))
-    unregister = token.on_cancel(kill_all)
+    unregister = token.on_cancel(processes.kill_all)
     outstanding = 0
     try:
         while True:
-            while pending and outstanding < jobs and not stopping.is_set():
-                thread = threading.Thread(
-                    target=run_one, args=(pending.pop(),), name="cassette-run", daemon=True
-                )
-                threads.append(thread)
-                thread.start()
+            while pending and outstanding < jobs and not processes.stopping.is_set():
+                processes.start(pending.pop())
                 outstanding += 1
             if outstanding == 0:
                 return
             try:
-                outcome = done.get(timeout=0.2)
+                outcome = processes.done.get(timeout=0.2)
             except queue.Empty:
                 continue
             outstanding -= 1
@@ -182,6 +213,5 @@ def run_processes(
     finally:
         unregister()
         if outstanding:
-            kill_all()
-        for thread in threads:
-            thread.join(timeout=10)
+            processes.kill_all()
+        processes.join()

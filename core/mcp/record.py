@@ -233,18 +233,8 @@ class RecordingProxy:
         )
 
     async def _session(self) -> None:
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *self.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group: terminated as a whole
-                limit=LINE_LIMIT,
-            )
-        except OSError as exc:
-            self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
-            self.summary.server_crashed = True
-            self.summary.server_exit = 127
+        proc = await self._start_server()
+        if proc is None:
             return
         loop = asyncio.get_running_loop()
         host_lines: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -270,22 +260,55 @@ class RecordingProxy:
         else:
             # the host closed its end (or went away, or we were signalled)
             up.cancel()
-            if proc.stdin is not None and not proc.stdin.is_closing():
-                proc.stdin.close()
-            if not self._host_gone and not stopped.done():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(down), self.grace)
-            if not await self._wait_exit(proc, self.grace if not stopped.done() else 0.0):
-                self.summary.terminated = True
-                _signal_group(proc.pid, signal.SIGTERM)
-                if not await self._wait_exit(proc, self.grace):
-                    _signal_group(proc.pid, signal.SIGKILL)
-                    await self._wait_exit(proc, self.grace)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(down), self.grace)
+            await self._stop_server(proc, down, stopped)
         for task in (up, down, stopped):
             task.cancel()
         await asyncio.gather(up, down, stopped, return_exceptions=True)
+        self._ended(proc)
+
+    async def _start_server(self) -> asyncio.subprocess.Process | None:
+        """The MCP server's process (its own process group); ``None`` when it cannot
+        start (said, and summed up as a crash with status 127)."""
+        try:
+            return await asyncio.create_subprocess_exec(
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group: terminated as a whole
+                limit=LINE_LIMIT,
+            )
+        except OSError as exc:
+            self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
+            self.summary.server_crashed = True
+            self.summary.server_exit = 127
+            return None
+
+    async def _stop_server(
+        self,
+        proc: asyncio.subprocess.Process,
+        down: asyncio.Task[None],
+        stopped: asyncio.Task[Any],
+    ) -> None:
+        """The host is gone (or we were signalled): close the server's stdin, let it
+        answer what is in flight, then wait for it to exit, terminating its process group
+        when it does not (killing it when that does not do)."""
+        if proc.stdin is not None and not proc.stdin.is_closing():
+            proc.stdin.close()
+        if not self._host_gone and not stopped.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(down), self.grace)
+        if not await self._wait_exit(proc, self.grace if not stopped.done() else 0.0):
+            self.summary.terminated = True
+            _signal_group(proc.pid, signal.SIGTERM)
+            if not await self._wait_exit(proc, self.grace):
+                _signal_group(proc.pid, signal.SIGKILL)
+                await self._wait_exit(proc, self.grace)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(down), self.grace)
+
+    def _ended(self, proc: asyncio.subprocess.Process) -> None:
+        """Sum up how the session ended: the server's status, what it left unanswered, a
+        crash said with what was kept."""
         self.summary.server_exit = proc.returncode
         self.summary.unanswered.extend(p.method for p in self._pending.values())
         if self.summary.server_crashed:
