@@ -26,9 +26,6 @@ from pathlib import Path
 from ..format.errors import CassetteError
 from ..keys.normalize import config_table, read_config
 
-#: the placeholders a template may hold (see the module docstring)
-PLACEHOLDERS = ("{cassette}", "{report}", "{run}")
-
 
 class AgentCommandError(CassetteError, ValueError):
     """No usable agent command: none given, an empty one, or a template shlex cannot split

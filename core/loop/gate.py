@@ -69,6 +69,7 @@ class GateResult:
 
     @property
     def verdict(self) -> str:
+        """One of ``VERDICTS`` (the module doc)."""
         if not self.runs:
             return "incomplete"
         if any(r.no_replay for r in self.runs_result.completed):
