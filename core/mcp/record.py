@@ -5,13 +5,13 @@ forwards every line both ways byte for byte (the stdio transport's newline-delim
 JSON-RPC), so what the host sees is exactly what the server sent. On the side it reads
 each line with the SDK's message types and pairs requests with their answers:
 
-- each answered ``tools/call`` becomes one cassette entry (``wire`` has the mapping),
+- each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
   written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
   when the host sent the call), ``duration_ms`` (until the server answered) and, when the
   server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
   params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
-  server-facts sidecar (``facts``), rewritten atomically when it grows.
+  server-facts sidecar (``_facts``), rewritten atomically when it grows.
 
 Neither file may exist before (nothing is overwritten; the cassette is created
 exclusively). Shutdown follows the MCP stdio lifecycle: when the host closes its end, the
@@ -39,8 +39,8 @@ from cassette_tui.core.format.cassette import dump_line
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 
-from .facts import Exchange, ServerFacts, sidecar_path, without_meta
-from .wire import (
+from ._facts import Exchange, ServerFacts, sidecar_path, without_meta
+from ._wire import (
     PROGRESS,
     PROGRESS_FIELD,
     TOOLS_CALL,
@@ -171,7 +171,7 @@ class RecordingProxy:
 
     Args:
         command: the server command and its arguments.
-        cassette: the cassette to create; its sidecar is ``facts.sidecar_path(cassette)``;
+        cassette: the cassette to create; its sidecar is ``_facts.sidecar_path(cassette)``;
             ``{n}`` in the name is the first number whose two files are free.
         rules: normalization rules for the stored ``args_digest``.
         host_in, host_out: the host's side of the stdio transport (file descriptors;

@@ -11,7 +11,7 @@ message types, and never starts the recorded server nor touches the network:
   ``MISS_CODE`` whose message names the nearest recorded calls of the tool and the
   argument paths that differ (``data`` has the same as JSON), and it is in the report;
 - ``initialize``, ``server/discover``, ``tools/list`` and every other request are
-  answered from the server-facts sidecar (``facts``); ``ping`` is answered empty; a request
+  answered from the server-facts sidecar (``_facts``); ``ping`` is answered empty; a request
   that was never recorded is ``METHOD_NOT_FOUND`` and in the report;
 - a call recorded with progress (``mcp_progress``) sends those notifications again, to the
   caller's ``progressToken``, before its answer (when the caller asked for progress);
@@ -39,8 +39,8 @@ from cassette_tui.core.format.jsonvalue import dumps_strict, encode_nonfinite, j
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.replay.replayer import Replayer
 
-from .facts import HANDSHAKES, ServerFacts, sidecar_path, without_meta
-from .wire import (
+from ._facts import HANDSHAKES, ServerFacts, sidecar_path, without_meta
+from ._wire import (
     PROGRESS,
     PROGRESS_FIELD,
     TOOLS_CALL,
@@ -68,7 +68,7 @@ class ReplayServer:
         cassette: the cassette (path or loaded).
         rules: normalization rules for the keys (default: none, strict).
         repeat: ``"error"`` or ``"last"`` (see ``Replayer``).
-        facts: the sidecar path (default ``facts.sidecar_path(cassette)``; absent: the
+        facts: the sidecar path (default ``_facts.sidecar_path(cassette)``; absent: the
             fallback answers of the module docstring).
 
     Raises:
