@@ -24,7 +24,6 @@ from ._progress import progress_on_stderr
 if TYPE_CHECKING:
     from cassette_tui.core.loop.options import LoopOptions
 
-T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
