@@ -161,3 +161,27 @@ def test_flaky_without_any_call_log_says_so() -> None:
     div = divergence([(Run(1, True), None), (Run(2, False), None)], flaky=True)
     assert div is not None and div.kind == "no_call_log" and div.without_log == (1, 2)
     assert divergence([(Run(1, True), None)], flaky=False) is None
+
+
+def test_each_call_log_is_diffed_against_the_reference_once(monkeypatch) -> None:
+    """Three distinct call logs: each is diffed against the most common one once (the
+    first call where they part and the status of each path come from the same diff)."""
+    from cassette_tui.core.loop import divergence as module
+
+    calls: list[int] = []
+    real = module.diff_cassettes
+
+    def counted(a: Cassette, b: Cassette, **kw: object) -> object:
+        calls.append(1)
+        return real(a, b, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "diff_cassettes", counted)
+    x = report(("lookup", {"key": "a"}, 1, "hit"), ("fetch", {"path": "x"}, 3, "hit"))
+    y = report(("lookup", {"key": "a"}, 1, "hit"), ("fetch", {"path": "y"}, 4, "hit"))
+    short = report(("lookup", {"key": "a"}, 1, "hit"))
+    x_log = log_of(x)
+    logs = [(Run(1, True), x_log), (Run(2, False), log_of(y)), (Run(3, True), x_log),
+            (Run(4, False), log_of(short))]  # fmt: skip
+    div = divergence(logs, flaky=True)
+    assert div is not None and div.call == 2
+    assert len(calls) == 3  # the reference itself, y and short: once each
