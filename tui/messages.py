@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from cassette_tui.core.format.cassette import Cassette
     from cassette_tui.core.format.findings import Finding
     from cassette_tui.core.format.jobs import Progress
-    from cassette_tui.core.loop.gate import GateResult, ReplayResult
-    from cassette_tui.core.loop.runs import RecordResult
+    from cassette_tui.core.loop.gate import GateResult
+    from cassette_tui.core.loop.record import RecordResult
+    from cassette_tui.core.loop.replay import ReplayResult
     from rich.console import RenderableType
     from rich.text import Text
 

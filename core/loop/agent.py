@@ -26,13 +26,14 @@ from pathlib import Path
 from ..format.errors import CassetteError
 from ..keys.config import ProjectConfig
 
-#: the placeholders a template may hold (see the module docstring)
-PLACEHOLDERS = ("{cassette}", "{report}", "{run}")
-
 
 class AgentCommandError(CassetteError, ValueError):
     """No usable agent command: none given, an empty one, or a template shlex cannot split
     (an unclosed quote). The message says where the template came from."""
+
+
+class AgentNotStarted(CassetteError):
+    """The agent command could not be started at all (not found, not executable)."""
 
 
 @dataclass(frozen=True)

@@ -134,10 +134,6 @@ class Recorder:
         """How many calls were recorded so far."""
         return self._seq
 
-    @property
-    def closed(self) -> bool:
-        return self._fh is None
-
     def _write(
         self, tool: str, args: Any, started: float, t0: float, response: Any, error: Any
     ) -> int:

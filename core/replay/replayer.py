@@ -22,6 +22,7 @@ from ..keys.nearest import nearest
 from ..keys.normalize import NormalizationRules
 from ..keys.replay_key import KeyIndex, is_repeated, lookup_key
 from ..scan.redact import Redactor
+from .report import CallRecord, KeyRepeat, Miss, ReplayReport
 
 REPEAT_POLICIES = ("error", "last")
 
@@ -66,8 +67,8 @@ class Replayer:
         self._index = KeyIndex.of(cassette)
         self._calls_per_key: dict[tuple[str, str], int] = {}
         self._served: set[int] = set()
-        self._log: list[dict[str, Any]] = []
-        self._misses: list[dict[str, Any]] = []
+        self._log: list[CallRecord] = []
+        self._misses: list[Miss] = []
 
     def __call__(self, tool: str, args: Any) -> Any:
         """Serve one call: return the recorded response.
@@ -98,16 +99,14 @@ class Replayer:
             if recorded is None:
                 cands = [c.to_dict() for c in nearest(self.cassette, tool, args, rules=self.rules)]
                 shown = self.redactor.redact_args(tool, args)  # the report goes to disk
-                self._misses.append(
-                    {"tool": tool, "digest": dig, "args": copy.deepcopy(shown), "nearest": cands}
-                )
-                self._log.append(_log_row(n, tool, dig, None, "miss"))
+                self._misses.append(Miss(tool, dig, copy.deepcopy(shown), tuple(cands)))
+                self._log.append(CallRecord(n, tool, dig, None, "miss"))
                 raise CassetteMiss(tool, dig, args, cands)
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
                 if self.repeat == "error":
-                    self._log.append(_log_row(n, tool, dig, None, "exhausted"))
+                    self._log.append(CallRecord(n, tool, dig, None, "exhausted"))
                     seqs = [self.cassette.seq(i) for i in recorded]
                     raise ReplayExhausted(tool, dig, args, call_number, len(recorded), seqs)
                 index = recorded[-1]
@@ -115,19 +114,18 @@ class Replayer:
                 index = recorded[call_number - 1]
             self._served.add(index)
             entry = self.cassette._entry(index)  # outcome() copies the response
-            self._log.append(
-                _log_row(n, tool, dig, entry.seq, "error" if entry.is_error else "hit")
-            )
+            outcome = "error" if entry.is_error else "hit"
+            self._log.append(CallRecord(n, tool, dig, entry.seq, outcome))
         return entry
 
     def report(self) -> dict[str, Any]:
-        """The replay report (docs/format.md, "Replay semantics"), JSON-ready::
+        """The replay report as JSON data (``ReplayReport.to_json()`` of
+        ``replay_report()``): what the agent writes to ``CASSETTE_REPORT``."""
+        return self.replay_report().to_json()
 
-            {"mode": "replay", "cassette": path or None, "entries": int, "used": int,
-             "unused_seqs": [int], "repeats": [{"tool", "digest", "calls", "recorded"}],
-             "misses": [{"tool", "digest", "args", "nearest": [candidate]}],
-             "calls": [{"n", "tool", "digest", "seq": int | None,
-                        "outcome": "hit" | "miss" | "exhausted" | "error"}]}
+    def replay_report(self) -> ReplayReport:
+        """The replay report so far (``report.py``; docs/format.md, "Replay
+        semantics").
 
         ``used`` counts recorded entries served at least once; ``repeats`` lists every key
         called more than once, or called and recorded more than once, with its call count
@@ -136,27 +134,18 @@ class Replayer:
         """
         with self._lock:
             c = self.cassette
-            repeats = [
-                {
-                    "tool": tool,
-                    "digest": dig,
-                    "calls": self._calls_per_key.get((tool, dig), 0),
-                    "recorded": len(idxs),
-                }
+            repeats = tuple(
+                KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
                 for (tool, dig), idxs in self._index.items()
                 if is_repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
-            ]
-            return {
-                "mode": "replay",
-                "cassette": str(c.path) if c.path is not None else None,
-                "entries": len(c),
-                "used": len(self._served),
-                "unused_seqs": [c.seq(i) for i in range(len(c)) if i not in self._served],
-                "repeats": repeats,
-                "misses": list(self._misses),
-                "calls": list(self._log),
-            }
-
-
-def _log_row(n: int, tool: str, dig: str, seq: int | None, outcome: str) -> dict[str, Any]:
-    return {"n": n, "tool": tool, "digest": dig, "seq": seq, "outcome": outcome}
+            )
+            return ReplayReport(
+                mode="replay",
+                cassette=str(c.path) if c.path is not None else None,
+                entries=len(c),
+                used=len(self._served),
+                unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
+                repeats=repeats,
+                misses=tuple(self._misses),
+                calls=tuple(self._log),
+            )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cassette_tui.core.mcp.wire import INVALID_REQUEST_CODE, PARSE_ERROR_CODE
+from cassette_tui.core.mcp._wire import INVALID_REQUEST_CODE, PARSE_ERROR_CODE
 
 REJECTED = {
     "seq": 1,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.jobs import CancelToken
+from cassette_tui.core.loop.options import LoopOptions
 from textual import on, work
 
 from ..messages import CallLogsOpened, WorkerFailed
@@ -48,6 +49,12 @@ class LoopJobScreen(AppScreen):
         agent = self.session.agent
         assert agent is not None, "a loop screen opens only with an agent"
         return agent
+
+    def loop_options(self) -> LoopOptions:
+        """How this screen's job runs the agent: the app's config, the run files in a new
+        folder of the session's (kept to open the runs side by side; gone at exit)."""
+        session = self.session
+        return LoopOptions(config=session.config, runs_dir=session.run_folders.new(self.STAGE))
 
     def a_name(self) -> str:
         """How the screens name cassette A (what the loop replays): its file name, or

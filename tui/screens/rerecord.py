@@ -23,8 +23,9 @@ from typing import ClassVar, Literal
 
 from cassette_tui.core.format.atomic import FolderNotWritable, check_new_file
 from cassette_tui.core.format.jobs import CancelToken, run_job
+from cassette_tui.core.loop.options import LoopOptions
+from cassette_tui.core.loop.record import RecordResult, record_job
 from cassette_tui.core.loop.rerecord import rerecord_path
-from cassette_tui.core.loop.runs import RecordResult, record_job
 from rich.console import RenderableType
 from textual import on, work
 from textual.app import ComposeResult
@@ -203,10 +204,9 @@ class RerecordScreen(ModalScreen[RecordResult | None], WorkerScreen[RecordResult
                 record_job(
                     self.agent,
                     self.target,
-                    runs_dir=runs_dir,
-                    config=self.owner_session.config,
+                    # its output is read while it runs, then removed
+                    LoopOptions(runs_dir=runs_dir, keep=False, config=self.owner_session.config),
                     token=token,
-                    keep=False,  # its output is read while it runs, then removed
                 ),
                 self.post_progress,
             )

@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 from cassette_tui.core.format.jobs import CancelToken, Progress, run_job
 from cassette_tui.core.loop.agent import AgentCommand, AgentCommandError, resolve_agent
-from cassette_tui.core.loop.gate import gate_job, replay_job
+from cassette_tui.core.loop.gate import gate_job
 from cassette_tui.core.loop.isolation import IsolationError, choose, probe_netns
-from cassette_tui.core.loop.runs import record_job
+from cassette_tui.core.loop.options import LoopOptions
+from cassette_tui.core.loop.record import record_job
+from cassette_tui.core.loop.replay import replay_job
 from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES
 
@@ -53,7 +55,9 @@ def test_a_cassette_path_with_quotes_and_semicolons_injects_nothing(tmp_path: Pa
     folder = tmp_path / "a b'; touch PWNED; echo '"
     folder.mkdir()
     cassette = loop_cassette(folder)
-    result = run_job(replay_job(cassette, agent("argv", "{cassette}"), runs_dir=tmp_path / "r"))
+    result = run_job(
+        replay_job(cassette, agent("argv", "{cassette}"), LoopOptions(runs_dir=tmp_path / "r"))
+    )
     assert result.run.passed
     out = result.run.stdout.read_text(encoding="utf-8")
     assert json.loads(out) == [str(cassette.resolve())]
@@ -91,7 +95,7 @@ def test_missing_or_bad_agent_config_says_where(tmp_path: Path, monkeypatch) -> 
 
 def test_an_agent_that_cannot_start_is_bad_input(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    from cassette_tui.core.loop.runs import AgentNotStarted
+    from cassette_tui.core.loop.agent import AgentNotStarted
 
     with pytest.raises(AgentNotStarted, match="no-such-agent-binary"):
         run_job(gate_job(cassette, AgentCommand.parse("no-such-agent-binary x"), runs=2))
@@ -144,8 +148,7 @@ def test_network_is_off_in_replay(tmp_path: Path, isolation: str) -> None:
             replay_job(
                 cassette,
                 agent("network", str(listener.port)),
-                isolation=isolation,
-                runs_dir=tmp_path / "runs",
+                LoopOptions(isolation=isolation, runs_dir=tmp_path / "runs"),
             )
         )
         time.sleep(0.3)  # let the listener's accept loop see anything in flight
@@ -176,7 +179,7 @@ def test_guard_allows_local_unix_sockets(tmp_path: Path) -> None:
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    result = run_job(replay_job(cassette, agent("unix", path), isolation="guard"))
+    result = run_job(replay_job(cassette, agent("unix", path), LoopOptions(isolation="guard")))
     thread.join(10)
     server.close()
     assert result.run.passed, result.run.stderr_tail
@@ -192,7 +195,7 @@ def test_guard_runs_the_sitecustomize_it_shadows(tmp_path: Path, monkeypatch) ->
     )
     monkeypatch.setenv("PYTHONPATH", str(other))
     cassette = loop_cassette(tmp_path)
-    result = run_job(replay_job(cassette, agent("network", "9"), isolation="guard"))
+    result = run_job(replay_job(cassette, agent("network", "9"), LoopOptions(isolation="guard")))
     assert marker.read_text() == "ran"
     assert result.run.isolation == "guard" and result.run.blocked
 
@@ -201,7 +204,7 @@ def test_guard_not_loaded_is_said(tmp_path: Path) -> None:
     """An agent that ignores PYTHONPATH (python -I) is not covered: the result says so."""
     cassette = loop_cassette(tmp_path)
     cmd = AgentCommand.parse(f"{sys.executable} -I -c pass")
-    result = run_job(replay_job(cassette, cmd, isolation="guard"))
+    result = run_job(replay_job(cassette, cmd, LoopOptions(isolation="guard")))
     assert result.run.isolation == "guard (not loaded)"
 
 
@@ -221,7 +224,7 @@ def test_a_hanging_agent_is_killed_at_its_timeout_with_its_children(tmp_path: Pa
     cassette = loop_cassette(tmp_path)
     piddir = tmp_path / "pids"
     piddir.mkdir()
-    result = run_job(replay_job(cassette, agent("hang", str(piddir)), timeout=3))
+    result = run_job(replay_job(cassette, agent("hang", str(piddir)), LoopOptions(timeout=3)))
     assert result.run.status == "timeout" and not result.run.passed
     pids = _pids(piddir)
     assert len(pids) == 2
@@ -231,7 +234,7 @@ def test_a_hanging_agent_is_killed_at_its_timeout_with_its_children(tmp_path: Pa
 @pytest.mark.parametrize(("mode", "needle"), [("crash", "boom"), ("abort", "")])
 def test_a_crashing_agent(tmp_path: Path, mode: str, needle: str) -> None:
     cassette = loop_cassette(tmp_path)
-    result = run_job(gate_job(cassette, agent(mode), runs=2, jobs=2))
+    result = run_job(gate_job(cassette, agent(mode), LoopOptions(jobs=2), runs=2))
     assert [r.status for r in result.results] == ["crashed", "crashed"]
     assert needle in result.results[0].stderr_tail
     assert result.verdict == "deterministic" and result.passed == 0
@@ -256,7 +259,8 @@ def test_runs_go_in_parallel_up_to_jobs(tmp_path: Path, jobs: int) -> None:
     out.mkdir()
     events: list[Progress] = []
     result = run_job(
-        gate_job(cassette, agent("overlap", str(out)), runs=4, jobs=jobs), events.append
+        gate_job(cassette, agent("overlap", str(out)), LoopOptions(jobs=jobs), runs=4),
+        events.append,
     )
     assert result.passed == 4
     spans = [tuple(map(float, f.read_text().split())) for f in out.glob("*.span")]
@@ -280,7 +284,13 @@ def test_cancel_kills_every_process_group_and_keeps_the_partial_result(tmp_path:
 
     threading.Thread(target=cancel_when_started, daemon=True).start()
     result = run_job(
-        gate_job(cassette, agent("hang", str(piddir)), runs=5, jobs=2, timeout=120, token=token)
+        gate_job(
+            cassette,
+            agent("hang", str(piddir)),
+            LoopOptions(jobs=2, timeout=120),
+            runs=5,
+            token=token,
+        )
     )
     assert result.cancelled
     assert [r.status for r in result.results] == ["cancelled"] * 5
@@ -301,7 +311,9 @@ def test_a_partial_gate_keeps_the_runs_that_finished(tmp_path: Path) -> None:
         if event.done == 2:
             token.cancel()
 
-    result = run_job(gate_job(cassette, agent("pass"), runs=6, jobs=1, token=token), sink)
+    result = run_job(
+        gate_job(cassette, agent("pass"), LoopOptions(jobs=1), runs=6, token=token), sink
+    )
     assert result.cancelled and result.runs == 2 and result.passed == 2
     assert [r.status for r in result.results][:2] == ["passed", "passed"]
     assert all(r.status == "cancelled" for r in result.results[2:])
@@ -313,20 +325,20 @@ def test_a_partial_gate_keeps_the_runs_that_finished(tmp_path: Path) -> None:
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_deterministic_gate(tmp_path: Path, isolation: str) -> None:
     cassette = loop_cassette(tmp_path)
-    result = run_job(gate_job(cassette, agent("pass"), runs=3, isolation=isolation))
+    result = run_job(gate_job(cassette, agent("pass"), LoopOptions(isolation=isolation), runs=3))
     doc = result.to_json()
     assert (doc["verdict"], doc["runs"], doc["passed"], doc["pass_rate"]) == (
         "deterministic", 3, 3, 1.0,
     )  # fmt: skip
     assert doc["isolation"] == isolation and doc["divergence"] is None
     assert all(r["isolation"] == isolation for r in doc["results"])
-    failing = run_job(gate_job(cassette, agent("fail"), runs=2, isolation=isolation))
+    failing = run_job(gate_job(cassette, agent("fail"), LoopOptions(isolation=isolation), runs=2))
     assert failing.verdict == "deterministic" and failing.passed == 0
 
 
 def test_flaky_after_the_tool_layer(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    result = run_job(gate_job(cassette, agent("flaky"), runs=20, jobs=2))
+    result = run_job(gate_job(cassette, agent("flaky"), LoopOptions(jobs=2), runs=20))
     assert result.verdict == "flaky" and 0 < result.passed < 20
     div = result.divergence
     assert div is not None and div.kind == "after_tool_layer" and div.calls == 2
@@ -336,7 +348,7 @@ def test_flaky_after_the_tool_layer(tmp_path: Path) -> None:
 def test_flaky_with_runs_taking_different_paths(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
     runs = tmp_path / "runs"  # kept: the call logs are read below
-    result = run_job(gate_job(cassette, agent("fork"), runs=20, jobs=2, runs_dir=runs))
+    result = run_job(gate_job(cassette, agent("fork"), LoopOptions(jobs=2, runs_dir=runs), runs=20))
     assert result.verdict == "flaky"
     div = result.divergence
     assert div is not None and div.kind == "calls" and div.call == 2
@@ -355,7 +367,9 @@ def test_flaky_with_runs_taking_different_paths(tmp_path: Path) -> None:
 
 def test_misses_are_summed_and_logged(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
-    result = run_job(gate_job(cassette, agent("miss"), runs=3, runs_dir=tmp_path / "runs"))
+    result = run_job(
+        gate_job(cassette, agent("miss"), LoopOptions(runs_dir=tmp_path / "runs"), runs=3)
+    )
     assert result.total("misses") == 3
     assert all(r.status == "crashed" for r in result.results)  # CassetteMiss is raised
     from cassette_tui.core import load
@@ -366,7 +380,7 @@ def test_misses_are_summed_and_logged(tmp_path: Path) -> None:
 
 def test_demo_agent_flaky_mode_gates_flaky(tmp_path: Path) -> None:
     cmd = AgentCommand.parse(agent_cmd("--flaky", script=DEMO_AGENT))
-    result = run_job(gate_job(SAMPLES / "fix.jsonl", cmd, runs=20, jobs=2))
+    result = run_job(gate_job(SAMPLES / "fix.jsonl", cmd, LoopOptions(jobs=2), runs=20))
     assert result.verdict == "flaky"
     assert result.divergence is not None and result.divergence.kind == "after_tool_layer"
     plain = AgentCommand.parse(agent_cmd(script=DEMO_AGENT))
@@ -376,9 +390,9 @@ def test_demo_agent_flaky_mode_gates_flaky(tmp_path: Path) -> None:
 def test_a_runs_dir_with_earlier_runs_is_never_overwritten(tmp_path: Path) -> None:
     cassette = loop_cassette(tmp_path)
     runs = tmp_path / "runs"
-    run_job(gate_job(cassette, agent("pass"), runs=1, runs_dir=runs))
+    run_job(gate_job(cassette, agent("pass"), LoopOptions(runs_dir=runs), runs=1))
     with pytest.raises(FileExistsError):
-        run_job(gate_job(cassette, agent("pass"), runs=1, runs_dir=runs))
+        run_job(gate_job(cassette, agent("pass"), LoopOptions(runs_dir=runs), runs=1))
 
 
 # -- record -----------------------------------------------------------------------------
@@ -408,10 +422,14 @@ def test_datagrams_name_lookups_and_child_processes_are_cut_off_too(
     listener = Listener()
     try:
         port = str(udp.getsockname()[1])
-        result = run_job(replay_job(cassette, agent("udp", port), isolation=isolation))
+        result = run_job(replay_job(cassette, agent("udp", port), LoopOptions(isolation=isolation)))
         assert result.run.exit_code == 3, result.run.stderr_tail
         child = run_job(
-            replay_job(cassette, agent("child-network", str(listener.port)), isolation=isolation)
+            replay_job(
+                cassette,
+                agent("child-network", str(listener.port)),
+                LoopOptions(isolation=isolation),
+            )
         )
         assert child.run.exit_code == 3, child.run.stderr_tail
         with pytest.raises(TimeoutError):
@@ -434,11 +452,13 @@ def test_a_traceback_far_above_the_tail_still_makes_the_run_crashed(tmp_path: Pa
     """The demo agent's miss prints a traceback then the miss's nearest calls; an agent
     whose traceback is followed by 200 lines of stderr: both are ``crashed`` (the whole
     stderr is scanned), the tail kept for display is still the last lines."""
-    from cassette_tui.core.loop.runs import TAIL_LINES, has_traceback
+    from cassette_tui.core.loop._agent_run import TAIL_LINES, has_traceback
     from support.loop import miss_cassette
 
     demo = AgentCommand.parse(agent_cmd(script=DEMO_AGENT))
-    result = run_job(replay_job(miss_cassette(SAMPLES, tmp_path), demo, runs_dir=tmp_path / "m"))
+    result = run_job(
+        replay_job(miss_cassette(SAMPLES, tmp_path), demo, LoopOptions(runs_dir=tmp_path / "m"))
+    )
     assert result.run.status == "crashed" and result.run.misses == 1
     code = (
         "import sys, traceback\n"
@@ -447,7 +467,9 @@ def test_a_traceback_far_above_the_tail_still_makes_the_run_crashed(tmp_path: Pa
         "sys.exit(1)\n"
     )
     noisy = AgentCommand.parse(shlex.join([sys.executable, "-c", code]))
-    run = run_job(replay_job(loop_cassette(tmp_path), noisy, runs_dir=tmp_path / "n")).run
+    run = run_job(
+        replay_job(loop_cassette(tmp_path), noisy, LoopOptions(runs_dir=tmp_path / "n"))
+    ).run
     assert run.status == "crashed" and run.exit_code == 1
     tail = run.stderr_tail.splitlines()
     assert len(tail) == TAIL_LINES and tail[-1] == "log line 199"

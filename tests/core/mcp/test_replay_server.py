@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core.format.errors import ToolErrorClassWarning
-from cassette_tui.core.mcp.replay import ReplayServer
-from cassette_tui.core.mcp.wire import (
+from cassette_tui.core.mcp._wire import (
     INVALID_REQUEST_CODE,
     PARSE_ERROR_CODE,
     JSONRPCError,
     JSONRPCRequest,
     unreadable_answer,
 )
+from cassette_tui.core.mcp.replay import ReplayServer
 from mcp_types import jsonrpc_message_adapter
 from support.mcp_lines import GARBAGE, assert_plain, error_cassette
 
