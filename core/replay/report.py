@@ -1,5 +1,5 @@
 """The replay report: what a replay served, call by call, in one typed shape with one JSON
-schema (docs/architecture.md, "Replay semantics").
+schema (docs/format.md, "Replay semantics").
 
 The agent's ``Replayer`` builds it and writes ``ReplayReport.to_json()`` to
 ``CASSETTE_REPORT`` (``report_sink.py``); the loop, the app and the pytest plugin read it
