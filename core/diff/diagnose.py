@@ -50,7 +50,7 @@ from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
 from ..format.jsonpath import format_path as json_path
 from ..format.jsonpath import iter_leaves
 from ..format.plural import plural
-from ..keys.normalize import NormalizationRules, over_normalization
+from ..keys.normalize import NormalizationRules, over_normalization, rules_of
 from ..keys.urls import is_url_spelling
 from ..keys.volatile import difference_kind, volatile_kind
 from .drift import value_drift
@@ -436,7 +436,7 @@ def _args_misses(
         assert row.a is not None and row.b is not None
         entry_a, entry_b = result.a[row.a], result.b[row.b]
         proposed = NormalizationRules.from_presets(names)
-        combined = NormalizationRules((*result.a.rules.rules, *proposed.rules))
+        combined = NormalizationRules((*rules_of(result.a).rules, *proposed.rules))
         matches = sum(
             digest(combined.apply(tool, result.a[r.a].args))  # type: ignore[index]
             == digest(combined.apply(tool, result.b[r.b].args))  # type: ignore[index]

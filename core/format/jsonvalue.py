@@ -23,6 +23,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from .jsonpath import child_path
+
 #: the key of the one-key object that stands for a non-finite number
 NONFINITE_KEY = "$numberDouble"
 #: its bytes in a line: a line without them needs no decoding
@@ -75,8 +77,6 @@ def _copy_deep(value: Any) -> Any:
 
 
 def _child(parent: str, key: Any) -> str:
-    from ..keys.nearest import child_path
-
     return child_path(
         parent, key if isinstance(key, int) and not isinstance(key, bool) else str(key)
     )

@@ -16,6 +16,10 @@ import threading
 from collections.abc import Generator
 from typing import BinaryIO
 
+#: bytes read at a time (the loader, and the sequential reads of a loaded cassette): large
+#: enough that the per-read cost vanishes, small enough that the buffer stays a few MB
+#: whatever the file size
+CHUNK = 1 << 22
 #: files at least this large (bytes) are read ahead by a thread; smaller ones in turn
 READ_AHEAD_MIN = 16 << 20
 #: chunks read ahead and not yet taken: the memory held is this many chunks at most

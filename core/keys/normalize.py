@@ -564,6 +564,18 @@ class NormalizationRules:
         )
 
 
+#: the empty rule set: strict matching
+_NO_NORMALIZATION = NormalizationRules()
+
+
+def rules_of(cassette: Cassette) -> NormalizationRules:
+    """The normalization rules ``cassette``'s replay keys are made under: the rules it was
+    loaded or built with, or the empty set for one given none (the format, which knows no
+    rules, then holds its identity ``digest.NO_RULES``)."""
+    rules = cassette.rules
+    return rules if isinstance(rules, NormalizationRules) else _NO_NORMALIZATION
+
+
 # -- config -------------------------------------------------------------------------------
 def find_config(start: str | Path | None = None) -> Path | None:
     """The config file that applies in ``start`` (default: the current folder) or its

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..format.digest import digest
 from ..format.findings import Finding
+from .normalize import rules_of
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 def rule_findings(cassette: Cassette) -> list[Finding]:
     """``over_normalization`` and ``unused_rule`` findings for the cassette's own rules
     (``load(path, rules=...)``); ``[]`` without rules."""
-    rules = cassette.rules
+    rules = rules_of(cassette)
     if rules.is_empty and not rules.ignore_response:
         return []
     groups: dict[tuple[str, str], list[int]] = {}

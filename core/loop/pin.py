@@ -26,6 +26,7 @@ from pathlib import Path
 from ..format.atomic import NotReplaceable, file_kind
 from ..format.cassette import Cassette, dump_line, save
 from ..format.context import OUTCOME_FIELD
+from ..format.digest import KeyRules
 from ..format.errors import CassetteError
 from ..importers.sources import open_cassette
 from ..keys.normalize import NormalizationRules
@@ -61,7 +62,7 @@ class PinPlan:
 
     target: Path
     fixture: Cassette
-    rules: NormalizationRules
+    rules: KeyRules
 
     def text(self) -> str:
         """The fixture file's content as it will be written (one JSONL line)."""

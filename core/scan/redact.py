@@ -41,8 +41,8 @@ from .secrets import SecretConfig, SecretHit, classify, entry_parts, hash8, scan
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
+    from ..format.digest import KeyRules
     from ..format.entry import Entry
-    from ..keys.normalize import NormalizationRules
 
 __all__ = [
     "RedactResult",
@@ -178,7 +178,7 @@ def record_redactor(config: SecretConfig) -> Redactor | None:
 
 def lookup_key(
     index: dict[tuple[str, str], Any],
-    rules: NormalizationRules,
+    rules: KeyRules,
     redactor: Redactor | None,
     tool: str,
     args: Any,
