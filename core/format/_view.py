@@ -28,10 +28,10 @@ from .digest import NO_RULES, KeyRules, digest, fast_digest, key_digest, sorted_
 from .entry import Entry
 from .errors import CassetteFormatError
 from .jobs import CancelToken, JobGenerator, Progress, run_job
-from .jsontext import DuplicateKey, may_have_duplicates, parse_json, parse_json_checked
+from .jsontext import DuplicateKey, may_have_duplicates, parse_json
 from .jsonvalue import NONFINITE_MARK, decode_nonfinite
 from .lines import entry_from_record, error_field, json_reason, parse_header, validate_record
-from .outcome import Outcome
+from .outcome import entry_fingerprint
 
 #: entries a file-backed cassette keeps parsed (least recently used dropped first)
 _CACHE_SIZE = 512
@@ -92,7 +92,6 @@ class Cassette(Sequence[Entry]):
         self._offsets, self._lengths, self._entries = offsets, lengths, entries
         self._cache: OrderedDict[int, Entry] = OrderedDict()
         self._seq_pos: dict[int, int] | None = None
-        self._fingerprints: list[int | None] | None = None
         #: per entry, a hash of its response's bytes as stored (see ``response_hashes``);
         #: computed with the digests, on first use, for a file-backed cassette
         self._response_hashes: list[int | None] | None = None
@@ -212,48 +211,23 @@ class Cassette(Sequence[Entry]):
         return self._seq_pos.get(seq)
 
     def fingerprint(self, i: int) -> int:
-        """An in-process hash of entry ``i``'s outcome (response, or error) for fast
-        equality: equal fingerprints mean equal JSON values, key order ignored, ``1`` and
-        ``1.0`` different. Computed on first use and cached; not stable across processes."""
-        if self._fingerprints is None:
-            self._fingerprints = [None] * len(self)
-        fp = self._fingerprints[i]
-        if fp is None:
-            if self._entries is not None or i in self._cache:
-                fp = Outcome.of_entry(self._entry(i)).fingerprint()
-            else:
-                raw = self.raw_line(i)
-                try:
-                    parsed, exotic = parse_json_checked(raw)
-                except ValueError:
-                    # a response the load did not parse is bad: reading the entry raises
-                    # the error that names the file, the line and the field
-                    fp = Outcome.of_entry(self._entry(i)).fingerprint()
-                else:
-                    if NONFINITE_MARK in raw:
-                        parsed, exotic = decode_nonfinite(parsed), True
-                    fp = Outcome.of_record(parsed).fingerprint(finite=not exotic)
-            self._fingerprints[i] = fp
-        return fp
+        """An in-process hash of entry ``i``'s outcome (response, or error): equal
+        fingerprints mean equal outcomes (``outcome.entry_fingerprint``, cached there)."""
+        return entry_fingerprint(self, i)
 
-    def outcome_bytes(self, i: int) -> tuple[bytes, bytes] | None:
-        """``(response bytes, error bytes)`` of entry ``i`` as stored (one of them empty),
-        read without building the values, or ``None`` (an in-memory cassette, a line the
-        fast reader cannot split). Equal pairs mean equal outcomes; different pairs say
-        nothing (``{"a":1}`` and ``{"a": 1}``). A bad line is reported by the entry."""
-        if self._entries is not None or self.path is None:
-            return None
-        try:
-            split = _OUTCOME.decode(self.raw_line(i))
-        except (msgspec.DecodeError, RecursionError):
-            return None
-        return bytes(split.response), bytes(split.error)
+    def held(self, i: int) -> Entry | None:
+        """Entry ``i`` when it is held or cached (not a copy: do not change it), else
+        ``None``; never reads the file."""
+        if self._entries is not None:
+            return self._entries[i]
+        return self._cache.get(i)
 
     def response_hashes(self) -> list[int | None]:
         """Per entry, an in-process hash of the response's bytes as stored, or ``None``
         (an error entry, an in-memory cassette, a line read by the fallback parser). Equal
         hashes mean byte-identical responses, hence equal values; different hashes say
-        nothing (``{"a":1}`` and ``{"a": 1}``): compare ``fingerprint`` then. Computed
+        nothing (``{"a":1}`` and ``{"a": 1}``): ``outcome.same_outcome`` compares fingerprints
+        then. Computed
         with ``digests`` (one sequential read of the file), cached."""
         if self._response_hashes is None:
             if self._entries is not None or self.path is None:
@@ -542,14 +516,6 @@ class _Keyed(msgspec.Struct, gc=False):
     response: msgspec.Raw = _NO_RAW
 
 
-class _Outcome(msgspec.Struct, gc=False):
-    """A cassette line's outcome as stored, its values left as bytes (``outcome_bytes``)."""
-
-    response: msgspec.Raw = _NO_RAW
-    error: msgspec.Raw = _NO_RAW
-
-
-_OUTCOME = msgspec.json.Decoder(_Outcome)
 _KEYED = msgspec.json.Decoder(_Keyed)
 
 
