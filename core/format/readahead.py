@@ -47,6 +47,12 @@ def read_chunks(fh: BinaryIO, chunk_size: int, *, size: int) -> Generator[bytes,
         while chunk := fh.read(chunk_size):
             yield chunk
         return
+    yield from _read_ahead(fh, chunk_size)
+
+
+def _read_ahead(fh: BinaryIO, chunk_size: int) -> Generator[bytes, None, None]:
+    """``read_chunks`` with the reader thread: the chunks come through a queue of at most
+    ``_DEPTH``; closing the generator stops the thread and joins it."""
     chunks: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=_DEPTH)
     stop = threading.Event()
     offset = fh.tell()
