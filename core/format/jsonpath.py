@@ -220,19 +220,6 @@ def segment_matches(segment: Segment, key: Part) -> bool:
     return isinstance(key, str) and segment == key
 
 
-def format_pattern(segments: tuple[Segment, ...]) -> str:
-    """A pattern back as text (``$``-based; ``KeyOrIndex`` as ``.0``)."""
-    out = ["$"]
-    for seg in segments:
-        if isinstance(seg, _Wildcard):
-            out.append("." + seg.text)
-        elif isinstance(seg, KeyOrIndex):
-            out.append("." + seg.key)
-        else:
-            out.append(format_key(seg))
-    return "".join(out)
-
-
 def iter_leaves(
     value: Any,
     prefix: tuple[Part, ...] = (),
