@@ -2,10 +2,11 @@
 
 ``digest(args)`` is ``"sha256:"`` + the first 16 hex digits of SHA-256 over
 ``json.dumps(args, sort_keys=True, separators=(",", ":"))`` encoded as UTF-8 (the output
-is ASCII: ``ensure_ascii`` stays on). This is the format's canonical JSON (docs/architecture.md), so cassettes
-recorded by the article's reference load and match unchanged. orjson is not used here: its
-sorted output differs for non-ASCII text, some floats, DEL and big integers; ``fast_digest``
-uses it only where it is the canonical JSON.
+is ASCII: ``ensure_ascii`` stays on). This is the format's canonical JSON
+(docs/architecture.md), so cassettes recorded by the article's reference load and match
+unchanged. ``digest`` does not use orjson: its sorted output differs for non-ASCII text,
+some floats, DEL and big integers; ``fast_digest`` uses it only where it is the canonical
+JSON.
 
 The replay key of a call is ``digest`` of its args under normalization rules. The format
 knows no rules: it takes any ``KeyRules`` (``keys.normalize.NormalizationRules`` is one)
