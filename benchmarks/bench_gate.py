@@ -31,8 +31,10 @@ from pathlib import Path
 
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.loop.agent import AgentCommand
-from cassette_tui.core.loop.gate import gate_job, replay_job
+from cassette_tui.core.loop.gate import gate_job
 from cassette_tui.core.loop.isolation import probe_netns
+from cassette_tui.core.loop.options import LoopOptions
+from cassette_tui.core.loop.replay import replay_job
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = ROOT / "sample_cassettes" / "agent.py"
@@ -55,7 +57,9 @@ def direct(runs: int, folder: Path) -> float:
 def gate(runs: int, jobs: int, isolation: str | None) -> float:
     agent = AgentCommand.parse(f"{sys.executable} {AGENT}")
     start = time.perf_counter()
-    result = run_job(gate_job(CASSETTE, agent, runs=runs, jobs=jobs, isolation=isolation))
+    result = run_job(
+        gate_job(CASSETTE, agent, LoopOptions(jobs=jobs, isolation=isolation), runs=runs)
+    )
     elapsed = time.perf_counter() - start
     assert result.passed == runs, result.to_json()
     return elapsed
@@ -64,7 +68,7 @@ def gate(runs: int, jobs: int, isolation: str | None) -> float:
 def replay(isolation: str | None) -> float:
     agent = AgentCommand.parse(f"{sys.executable} {AGENT}")
     start = time.perf_counter()
-    result = run_job(replay_job(CASSETTE, agent, isolation=isolation))
+    result = run_job(replay_job(CASSETTE, agent, LoopOptions(isolation=isolation)))
     elapsed = time.perf_counter() - start
     assert result.clean, result.to_json()
     return elapsed

@@ -24,8 +24,10 @@ from .format.errors import (
 )
 from .format.findings import Finding
 from .format.multi_run import RunInfo, RunSelectionError, task_pairs
+from .keys.config import load_rules
 from .keys.nearest import nearest
-from .keys.normalize import NormalizationRules, load_rules, misses_turned_hits, over_normalization
+from .keys.normalize import NormalizationRules
+from .keys.rule_check import misses_turned_hits, over_normalization
 from .keys.volatile import difference_kind, value_kind
 from .scan.lint import LintFinding, lint
 

@@ -36,14 +36,16 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
-from cassette_tui.core.keys.normalize import load_rules
-from cassette_tui.core.loop.call_log import call_log_entries, flatten_report
-from cassette_tui.core.loop.gate import divergence
+from cassette_tui.core.keys.config import load_rules
+from cassette_tui.core.loop.call_log import call_log_entries
+from cassette_tui.core.loop.divergence import divergence
+from cassette_tui.core.loop.gate import is_flaky
+from cassette_tui.core.replay.report import ReplayReport
 from cassette_tui.core.replay.wrap import wrap_dispatcher
 
 RECORD_MODES = ("none", "once", "all")
@@ -139,13 +141,17 @@ class CassetteFixture:
         self._wrappers.append(wrapped)
         return wrapped
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> ReplayReport:
         """The replay report of every dispatcher wrapped so far (one wrapper: its report;
-        several: joined as ``calllog.flatten_report`` does)."""
+        several: joined as ``ReplayReport.from_json`` joins them).
+
+        Raises:
+            ReplayReportError: a wrapper's report does not follow the schema.
+        """
         reports = [w.report() for w in self._wrappers]
         if len(reports) == 1:
-            return reports[0]
-        return flatten_report({"mode": self.mode, "wrappers": reports})
+            return ReplayReport.from_json(reports[0])
+        return ReplayReport.from_json({"mode": self.mode, "wrappers": reports})
 
 
 def _resolve(request: pytest.FixtureRequest, name: str | None) -> Path:
@@ -210,21 +216,21 @@ def cassette(
                 "cassette": str(path),
                 "config": os.environ.get(ENV_CONFIG),
                 "worker": os.environ.get("PYTEST_XDIST_WORKER"),
-                "report": report,
+                "report": report.to_json() if report is not None else None,
             }
             request.node.user_properties.append((GATE_PROPERTY, json.dumps(run, default=repr)))
 
 
-def _read_env_report(path: Path) -> dict[str, Any] | None:
-    """The report a ``wrap_dispatcher()`` inside the test wrote to ``CASSETTE_REPORT``."""
+def _read_env_report(path: Path) -> ReplayReport | None:
+    """The report a ``wrap_dispatcher()`` inside the test wrote to ``CASSETTE_REPORT``
+    (``None`` when there is none, or it cannot be read)."""
     from cassette_tui.core.replay.report_sink import flush_all
 
     flush_all()
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        return ReplayReport.read(path)
+    except (OSError, ValueError):  # ReplayReportError is a ValueError
         return None
-    return flatten_report(data) if isinstance(data, dict) else None
 
 
 def _test_id(item: pytest.Item) -> str:
@@ -264,7 +270,7 @@ class GateCollector:
         for name, value in report.user_properties:
             if name != GATE_PROPERTY:
                 continue
-            run = json.loads(value)
+            run = json.loads(cast(str, value))  # the JSON text the fixture appended
             run["passed"] = self._outcomes.pop(report.nodeid, False) and not report.failed
             self.runs.setdefault(run["test"], {})[run["run"]] = run
 
@@ -273,7 +279,7 @@ class GateCollector:
         for test, by_run in sorted(self.runs.items()):
             runs = [by_run[n] for n in sorted(by_run)]
             passed = sum(r["passed"] for r in runs)
-            flaky = 0 < passed < len(runs)
+            flaky = is_flaky(passed, len(runs))
             verdict = "FLAKY" if flaky else "deterministic"
             workers = sorted({r["worker"] for r in runs if r.get("worker")})
             where = f" (runs on {', '.join(workers)})" if workers else ""
@@ -291,8 +297,9 @@ class GateCollector:
                         source = cassettes[r["cassette"]] = load(
                             r["cassette"], rules=load_rules(r.get("config"))
                         )
+                    report = ReplayReport.from_json(r["report"])
                     log = Cassette.from_entries(
-                        call_log_entries(r["report"], source), rules=source.rules
+                        call_log_entries(report, source), rules=source.rules
                     )
                 logs.append((_Run(r["run"], r["passed"]), log))
             div = divergence(logs, flaky=True)

@@ -10,8 +10,12 @@ from support.paths import ROOT
 
 #: design notes kept outside the repository while it was written
 OUTSIDE_NOTES = re.compile(r"\b(DESIGN|STYLE)\.md\b")
-#: references to a section of docs/architecture.md in docstrings and comments
-DOC_SECTION = re.compile(r'docs/architecture\.md, "([^"]+)"')
+#: references to a section of a page of docs/ in docstrings and comments
+DOC_SECTION = re.compile(r'docs/([\w-]+\.md), "([^"]+)"')
+#: a page of docs/ named in code, in parentheses or backquotes, or linked from a page (the
+#: demo's documents under sample_cassettes/ are the fake agent's data, not pages)
+DOC_PAGE_IN_CODE = re.compile(r"[(`]docs/([\w-]+\.md)[)`]")
+DOC_LINK = re.compile(r"\]\((?:docs/)?([\w-]+\.md)\)")
 
 
 def tracked_files() -> list[str]:
@@ -36,17 +40,38 @@ def test_no_reference_to_design_notes_outside_the_repository() -> None:
     assert not offenders, "\n".join(offenders)
 
 
-def test_sections_of_the_architecture_page_that_code_points_to_exist() -> None:
-    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    headings = {line.lstrip("#").strip() for line in page.splitlines() if line.startswith("#")}
+def _headings(page: str) -> set[str]:
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    return {line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")}
+
+
+def test_the_pages_and_sections_that_code_points_to_exist() -> None:
     missing = []
     for name in tracked_files():
-        if not name.endswith(".py"):
+        if not name.endswith((".py", ".md")) or name.startswith("sample_cassettes/"):
             continue
         text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
-        for section in DOC_SECTION.findall(text):
-            if section not in headings:
-                missing.append(f"{name}: {section}")
-    assert not missing, f"docs/architecture.md has no such heading: {missing}"
-    for needed in ("Modules", "Data flow", "The cassette format, version 1"):
-        assert needed in headings
+        pages = DOC_PAGE_IN_CODE.findall(text) if name.endswith(".py") else DOC_LINK.findall(text)
+        if name.endswith(".md") and not name.startswith("docs/"):
+            pages = [p for p in pages if f"](docs/{p})" in text]
+        for page in set(pages):
+            if not (ROOT / "docs" / page).is_file():
+                missing.append(f"{name}: docs/{page}")
+        for page, section in DOC_SECTION.findall(text):
+            if (ROOT / "docs" / page).is_file() and section not in _headings(page):
+                missing.append(f"{name}: docs/{page}, {section}")
+    assert not missing, f"no such page or heading: {missing}"
+
+
+def test_the_reference_pages_hold_their_sections() -> None:
+    for page, needed in {
+        "architecture.md": ("Layers", "Data flow", "Feature map"),
+        "format.md": ("The cassette format, version 1", "Replay semantics", "Environment contract"),
+        "json.md": ("`diff --json`", "`check --json`", "`gate --json`", "Exit status"),
+    }.items():
+        assert set(needed) <= _headings(page), page
+
+
+def test_the_architecture_page_stays_short() -> None:
+    lines = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150

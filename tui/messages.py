@@ -1,4 +1,5 @@
-"""The messages workers post to their screen: one typed message per result or failure.
+"""The messages workers post to their screen: one typed message per result, one
+message for every failure (``WorkerFailed``).
 
 Slow work runs in thread workers (Textual's ``@work(thread=True)``); a worker hands its
 result back by posting one of these (``post_message`` is thread-safe and never blocks, so
@@ -9,6 +10,7 @@ row the cursor has left, a diff another alignment replaced) from the current one
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -18,24 +20,35 @@ if TYPE_CHECKING:
     from cassette_tui.core.format.cassette import Cassette
     from cassette_tui.core.format.findings import Finding
     from cassette_tui.core.format.jobs import Progress
-    from cassette_tui.core.loop.gate import GateResult, ReplayResult
-    from cassette_tui.core.loop.runs import RecordResult
+    from cassette_tui.core.loop.gate import GateResult
+    from cassette_tui.core.loop.record import RecordResult
+    from cassette_tui.core.loop.replay import ReplayResult
     from rich.console import RenderableType
     from rich.text import Text
 
     from .text.rows import PairRows, RowModel, SingleRows
 
 
-class Failed(Message):
-    """Base of the failures: ``what`` failed (a few words shown to the user) with
-    ``error``. Never posted nor handled as such: Textual's ``@on(Failed)`` would also
-    catch every subclass, so each failure has its own class and exactly one handler
-    (``tests/tui/test_failures_once.py``)."""
+class WorkerFailed(Message):
+    """A worker's job failed: ``what`` failed (a few words shown to the user: "lint",
+    "diff by key", "cannot open the run") with ``error``. The one failure message: the
+    screen's one handler (``screens/base.py``) notifies the user, then calls ``show``, when
+    given, with this message on the UI thread, to say it where the result was awaited
+    (the header, the detail pane that waited, the job's panel; ``show`` tells a stale
+    failure, a row the cursor has left, from the current one). Not Textual's
+    ``textual.worker.WorkerFailed`` exception, which would end the app: these workers run
+    with ``exit_on_error=False`` and catch what they report."""
 
-    def __init__(self, what: str, error: BaseException) -> None:
+    def __init__(
+        self,
+        what: str,
+        error: BaseException,
+        show: Callable[[WorkerFailed], None] | None = None,
+    ) -> None:
         super().__init__()
         self.what = what
         self.error = error
+        self.show = show
 
 
 class DiffReady(Message):
@@ -47,28 +60,6 @@ class DiffReady(Message):
         self.result = result
         self.rows = rows
         self.cursor = cursor
-
-
-class DiffFailed(Failed):
-    """The engine could not align the runs by ``align``."""
-
-    def __init__(self, align: str, error: BaseException) -> None:
-        super().__init__(f"diff by {align}", error)
-        self.align = align
-
-
-class SearchFailed(Failed):
-    """A search over the rows failed."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__("search", error)
-
-
-class OpenRunsFailed(Failed):
-    """Runs to open side by side from a loop screen could not be loaded."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__("cannot open the runs", error)
 
 
 class DiagnosisReady(Message):
@@ -104,14 +95,6 @@ class DetailReady(Message):
         self.index = index
         self.body = body
         self.keep_scroll = keep_scroll
-
-
-class DetailFailed(Failed):
-    """Row ``index``'s detail could not be built."""
-
-    def __init__(self, index: int, error: BaseException) -> None:
-        super().__init__("detail", error)
-        self.index = index
 
 
 class SearchDone(Message):
@@ -150,13 +133,6 @@ class RowsReady(Message):
         self.rows = rows
 
 
-class LintFailed(Failed):
-    """The lint of the one cassette failed."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__("lint", error)
-
-
 class RunsOpened(Message):
     """The runs picked in the selector, opened as cassettes (``b`` ``None``: one run)."""
 
@@ -164,13 +140,6 @@ class RunsOpened(Message):
         super().__init__()
         self.a = a
         self.b = b
-
-
-class RunsFailed(Failed):
-    """A run picked in the selector could not be opened."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__("cannot open the run", error)
 
 
 class RecordReady(Message):
@@ -189,24 +158,12 @@ class ReplayDone(Message):
         self.result = result
 
 
-class RecordFailed(Failed):
-    """The re-recording could not start (the file exists, the agent is no program...)."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__("re-record", error)
-
-
 class GateDone(Message):
     """A gate ended; cancelled, ``result`` holds the runs completed before."""
 
     def __init__(self, result: GateResult) -> None:
         super().__init__()
         self.result = result
-
-
-class LoopFailed(Failed):
-    """A loop job could not run at all (``what``: "replay", "gate"): a bad cassette or
-    config, an agent command that cannot start, a runs folder in use."""
 
 
 class CallLogsOpened(Message):

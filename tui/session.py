@@ -25,8 +25,9 @@ from cassette_tui.core.format.jobs import CancelToken, JobGenerator
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.agent import AgentCommand
-    from cassette_tui.core.loop.gate import GateResult, ReplayResult
-    from cassette_tui.core.loop.runs import RecordResult
+    from cassette_tui.core.loop.gate import GateResult
+    from cassette_tui.core.loop.record import RecordResult
+    from cassette_tui.core.loop.replay import ReplayResult
 
     from .screens.select import RunSource
 

@@ -1,6 +1,6 @@
 """Step alignment of two cassettes: which entry of A stands beside which entry of B.
 
-Two alignments (issue 3; docs/architecture.md, "Alignment"):
+Two alignments (issue 3; docs/engine.md, "Alignment"):
 
 - **by seq** (``align="seq"``): row *i* holds the *i*-th entry of A beside the *i*-th entry
   of B (entries in call order); the longer run's tail is only-in-one-side.

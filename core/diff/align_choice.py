@@ -111,14 +111,7 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
     n = min(len(a), len(b))
     k = next((i for i in range(n) if ta[i] != tb[i] or da[i] != db[i]), None)
     if k is None:
-        if len(a) == len(b):
-            return AlignChoice("seq", "the runs make the same calls in the same order")
-        longer = "A" if len(a) > len(b) else "B"
-        if n == 0:
-            return AlignChoice("seq", f"only {longer} makes calls")
-        return AlignChoice(
-            "seq", f"the runs make the same first {plural(n, 'call')}, then only {longer} goes on"
-        )
+        return _no_call_differs(a, b, n)
     answer = _answers_differ_before(a, b, k)
     if answer is not None:
         return AlignChoice(
@@ -127,16 +120,7 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
             "any call differs",
             answer,
         )
-    end = k + 1 + LOOKAHEAD
-    keys_a = list(zip(ta[k + 1 : end], da[k + 1 : end], strict=True))
-    keys_b = list(zip(tb[k + 1 : end], db[k + 1 : end], strict=True))
-    later_a = _find(keys_a, 0, (tb[k], db[k]))  # B's call, made later by A
-    later_b = _find(keys_b, 0, (ta[k], da[k]))  # A's call, made later by B
-    by_tool = False
-    if later_a is None and later_b is None and ta[k] != tb[k]:
-        later_a = _find(list(ta[k + 1 : end]), 0, tb[k])
-        later_b = _find(list(tb[k + 1 : end]), 0, ta[k])
-        by_tool = True
+    later_a, later_b, by_tool = _made_later(a, b, k)
     if later_a is None and later_b is None:
         what = "different tools" if ta[k] != tb[k] else "the same tool with different args"
         return AlignChoice(
@@ -146,24 +130,64 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
             k,
         )
     if later_a is not None and later_b is not None:
-        # each run makes the other's call later: the same calls (or tools) in another
-        # order, not extra calls (the key alignment shows them as moved rows)
-        same = "tools" if by_tool else "calls"
-        where = (
-            f"seq {a.seq(k)}" if a.seq(k) == b.seq(k) else f"A seq {a.seq(k)} / B seq {b.seq(k)}"
-        )
-        return AlignChoice(
-            "key",
-            f"the runs make the same {same} in another order from {where}: A's call there "
-            f"({ta[k]}) is B's seq {b.seq(k + 1 + later_b)}, B's ({tb[k]}) is A's seq "
-            f"{a.seq(k + 1 + later_a)}: aligned by call key so each call pairs with its match",
-            k,
-        )
+        return _reordered(a, b, k, later_a, later_b, by_tool)
+    return _inserted(a, b, k, later_a, later_b, by_tool)
+
+
+def _no_call_differs(a: Cassette, b: Cassette, n: int) -> AlignChoice:
+    """The runs make the same first ``n`` calls (``n``: the shorter run's length)."""
+    if len(a) == len(b):
+        return AlignChoice("seq", "the runs make the same calls in the same order")
+    longer = "A" if len(a) > len(b) else "B"
+    if n == 0:
+        return AlignChoice("seq", f"only {longer} makes calls")
+    return AlignChoice(
+        "seq", f"the runs make the same first {plural(n, 'call')}, then only {longer} goes on"
+    )
+
+
+def _made_later(a: Cassette, b: Cassette, k: int) -> tuple[int | None, int | None, bool]:
+    """Where, within ``LOOKAHEAD`` steps after ``k``, A makes B's call at ``k`` and B makes
+    A's (offsets from ``k + 1``, or ``None``), and whether that is by tool only: when
+    neither makes the other's call (the same key) and the two tools differ, the same tool
+    counts."""
+    ta, tb = a._tools, b._tools
+    da, db = a.digests(), b.digests()
+    end = k + 1 + LOOKAHEAD
+    keys_a = list(zip(ta[k + 1 : end], da[k + 1 : end], strict=True))
+    keys_b = list(zip(tb[k + 1 : end], db[k + 1 : end], strict=True))
+    later_a = _find(keys_a, 0, (tb[k], db[k]))  # B's call, made later by A
+    later_b = _find(keys_b, 0, (ta[k], da[k]))  # A's call, made later by B
+    if later_a is None and later_b is None and ta[k] != tb[k]:
+        return _find(list(ta[k + 1 : end]), 0, tb[k]), _find(list(tb[k + 1 : end]), 0, ta[k]), True
+    return later_a, later_b, False
+
+
+def _reordered(
+    a: Cassette, b: Cassette, k: int, later_a: int, later_b: int, by_tool: bool
+) -> AlignChoice:
+    """Each run makes the other's call later: the same calls (or tools) in another order,
+    not extra calls (the key alignment shows them as moved rows)."""
+    same = "tools" if by_tool else "calls"
+    where = f"seq {a.seq(k)}" if a.seq(k) == b.seq(k) else f"A seq {a.seq(k)} / B seq {b.seq(k)}"
+    return AlignChoice(
+        "key",
+        f"the runs make the same {same} in another order from {where}: A's call there "
+        f"({a._tools[k]}) is B's seq {b.seq(k + 1 + later_b)}, B's ({b._tools[k]}) is A's seq "
+        f"{a.seq(k + 1 + later_a)}: aligned by call key so each call pairs with its match",
+        k,
+    )
+
+
+def _inserted(
+    a: Cassette, b: Cassette, k: int, later_a: int | None, later_b: int | None, by_tool: bool
+) -> AlignChoice:
+    """One run makes extra calls from ``k`` on, then the other run's call there."""
     if later_a is not None:
-        side, other, extra, c, o, tool = "A", "B", later_a + 1, a, b, tb[k]
+        side, other, extra, c, o, tool = "A", "B", later_a + 1, a, b, b._tools[k]
     else:
         assert later_b is not None
-        side, other, extra, c, o, tool = "B", "A", later_b + 1, b, a, ta[k]
+        side, other, extra, c, o, tool = "B", "A", later_b + 1, b, a, a._tools[k]
     first, at = c.seq(k), c.seq(k + extra)
     span = f"seq {first}" if extra == 1 else f"seq {first}-{c.seq(k + extra - 1)}"
     if by_tool:

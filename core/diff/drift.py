@@ -55,10 +55,6 @@ _Report = tuple[str, tuple[Any, ...], Any, Any]
 _SCALARS = frozenset((str, int, bool, type(None)))
 
 
-class _NotPlain(Exception):
-    """A value the fast walk leaves to deepdiff (see ``_fast_reports``)."""
-
-
 def _fast_reports(a: Any, b: Any) -> list[_Report] | None:
     """deepdiff's reports (``view="tree"``, ``threshold_to_diff_deeper=0``) for two plain
     JSON trees, by deepdiff's own rules: another type at a path is ``type_changes``; two
@@ -69,7 +65,7 @@ def _fast_reports(a: Any, b: Any) -> list[_Report] | None:
 
     ``None`` when the walk meets what is not plain JSON where both sides are compared (a
     non-finite float, a key that is not a string, a tuple...): deepdiff then decides.
-    A property test holds this equal to deepdiff (tests/core/test_drift_fast.py)."""
+    A property test holds this equal to deepdiff (tests/core/diff/test_drift_fast.py)."""
     out: list[_Report] = []
     stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
     scalars = _SCALARS
@@ -80,46 +76,10 @@ def _fast_reports(a: Any, b: Any) -> list[_Report] | None:
         if tx is not type(y):
             out.append(("type_changes", parts, x, y))
         elif tx is dict:
-            for k in x:
-                if type(k) is not str:
-                    return None
-                if k not in y:
-                    out.append(("dictionary_item_removed", parts + (k,), x[k], None))
-            for k in y:
-                if k not in x:
-                    if type(k) is not str:
-                        return None
-                    out.append(("dictionary_item_added", parts + (k,), None, y[k]))
-            for k in x:
-                if k in y:
-                    stack.append((parts + (k,), x[k], y[k]))
+            if not _dict_reports(parts, x, y, out, stack):
+                return None
         elif tx is list:
-            nested = False
-            for v in x:
-                if type(v) is dict or type(v) is list:
-                    nested = True
-                    break
-            if not nested:
-                for v in y:
-                    if type(v) is dict or type(v) is list:
-                        nested = True
-                        break
-            if not nested:
-                if len(x) == len(y) and all(
-                    type(p) is type(q) and p == q for p, q in zip(x, y, strict=True)
-                ):
-                    continue
-                out.extend(
-                    (report, parts + sub, t1, t2) for report, sub, t1, t2 in _deep_reports(x, y)
-                )
-                continue
-            n = min(len(x), len(y))
-            for i in range(n):
-                stack.append((parts + (i,), x[i], y[i]))
-            for i in range(n, len(x)):
-                out.append(("iterable_item_removed", parts + (i,), x[i], None))
-            for j in range(n, len(y)):
-                out.append(("iterable_item_added", parts + (j,), None, y[j]))
+            _list_reports(parts, x, y, out, stack)
         elif tx is float:
             if not (isfinite(x) and isfinite(y)):
                 return None
@@ -130,6 +90,60 @@ def _fast_reports(a: Any, b: Any) -> list[_Report] | None:
         elif x != y:
             out.append(("values_changed", parts, x, y))
     return out
+
+
+#: the pairs of values the fast walk has yet to compare: (path parts, A's value, B's value)
+_Stack = list[tuple[tuple[Any, ...], Any, Any]]
+
+
+def _dict_reports(
+    parts: tuple[Any, ...], x: dict[Any, Any], y: dict[Any, Any], out: list[_Report], stack: _Stack
+) -> bool:
+    """Two objects at ``parts``: the keys only one holds reported, the shared ones pushed
+    on ``stack``. False when a key compared is not a string (deepdiff decides then)."""
+    for k, v in x.items():
+        if type(k) is not str:
+            return False
+        if k not in y:
+            out.append(("dictionary_item_removed", parts + (k,), v, None))
+    for k, v in y.items():
+        if k not in x:
+            if type(k) is not str:
+                return False
+            out.append(("dictionary_item_added", parts + (k,), None, v))
+    for k, v in x.items():
+        if k in y:
+            stack.append((parts + (k,), v, y[k]))
+    return True
+
+
+def _list_reports(
+    parts: tuple[Any, ...], x: list[Any], y: list[Any], out: list[_Report], stack: _Stack
+) -> None:
+    """Two lists at ``parts``: of scalars only, deepdiff's own reports (unless equal);
+    else the shared indexes pushed on ``stack`` and the longer one's tail reported."""
+    if not (_holds_containers(x) or _holds_containers(y)):
+        if len(x) == len(y) and all(
+            type(p) is type(q) and p == q for p, q in zip(x, y, strict=True)
+        ):
+            return
+        out.extend((report, parts + sub, t1, t2) for report, sub, t1, t2 in _deep_reports(x, y))
+        return
+    n = min(len(x), len(y))
+    for i in range(n):
+        stack.append((parts + (i,), x[i], y[i]))
+    for i in range(n, len(x)):
+        out.append(("iterable_item_removed", parts + (i,), x[i], None))
+    for j in range(n, len(y)):
+        out.append(("iterable_item_added", parts + (j,), None, y[j]))
+
+
+def _holds_containers(values: list[Any]) -> bool:
+    """Whether a list holds an object or a list."""
+    for v in values:
+        if type(v) is dict or type(v) is list:
+            return True
+    return False
 
 
 def _deep_reports(a: Any, b: Any) -> list[_Report]:

@@ -1,4 +1,4 @@
-"""The result types of a diff of two cassettes (the ``--json`` schema: docs/diff-json.md).
+"""The result types of a diff of two cassettes (the ``--json`` schema: docs/json.md).
 
 ``align.py`` fills ``Row``s, ``drift.py`` computes ``DriftItem``s lazily per row, and
 ``diagnose.py`` produces ``Finding``s. The app and the ``diff`` command only present these.
@@ -12,7 +12,7 @@ from typing import Any
 
 from ..format.findings import Finding
 
-__all__ = ["Change", "DriftItem", "Finding", "Row", "Status"]
+__all__ = ["STATUS_WORDS", "Change", "DriftItem", "Finding", "Row", "Status"]
 
 
 class Status(str, Enum):
@@ -30,6 +30,16 @@ class Status(str, Enum):
     #: the same call with the same answer at another position (parallel calls completed
     #: in another order; see refine.py): not a divergence
     MOVED = "moved"
+
+
+#: a status that parts two runs, as the diagnosis' messages say it (``first_divergence``)
+STATUS_WORDS = {
+    Status.RESPONSE_DRIFT: "same call, different response",
+    Status.ARGS_DRIFT: "same tool, different args",
+    Status.OTHER_CALL: "a different tool at this step",
+    Status.ONLY_A: "a step only A made",
+    Status.ONLY_B: "a step only B made",
+}
 
 
 class Change(str, Enum):

@@ -100,9 +100,24 @@ def classify_response_drift(
     rules = rules_of(cassette_a)
     # the user's ignore_response rules: a change at those paths is metadata
     ignored = rules.ignores_response(tool)
-    original_a, original_b = a, b
-    if ignored:
-        a, b = rules.strip_metadata(tool, a), rules.strip_metadata(tool, b)
+    compared = (rules.strip_metadata(tool, a), rules.strip_metadata(tool, b)) if ignored else (a, b)
+    found = _quiet_differences(a, b, *compared, tolerance, relative)
+    if found is None:
+        return None
+    metadata, noise = found
+    if metadata:
+        return "metadata"
+    if ignored and sorted_json_bytes(a) != sorted_json_bytes(b):
+        return "metadata"  # what differs is only at ignored paths (and numbers within noise)
+    return "noise" if noise else None
+
+
+def _quiet_differences(
+    original_a: Any, original_b: Any, a: Any, b: Any, tolerance: float | None, relative: bool
+) -> tuple[bool, bool] | None:
+    """Walk responses ``a`` and ``b`` (``original_a``/``_b`` before the ignored paths were
+    stripped: the metadata test reads them) to every difference: ``(some is volatile
+    metadata, some is numbers within noise)``, or ``None`` at the first that is neither."""
     metadata = noise = False
     stack: list[tuple[tuple[Any, ...], Any, Any]] = [((), a, b)]
     while stack:
@@ -124,24 +139,26 @@ def classify_response_drift(
             continue
         if type(x) is type(y) and (x == y or (x != x and y != y)):  # noqa: PLR0124 - NaN
             continue
-        if (
-            tolerance is not None
-            and _is_number(x)
-            and _is_number(y)
-            and math.isfinite(x)
-            and math.isfinite(y)
-            and abs(x - y) <= tolerance
-        ) or (relative and _is_number(x) and _is_number(y) and _float_noise(x, y)):
+        if _numbers_within(x, y, tolerance, relative):
             noise = True
             continue
         if response_metadata_reason(original_a, original_b, parts, x, y) is None:
             return None
         metadata = True
-    if metadata:
-        return "metadata"
-    if ignored and sorted_json_bytes(original_a) != sorted_json_bytes(original_b):
-        return "metadata"  # what differs is only at ignored paths (and numbers within noise)
-    return "noise" if noise else None
+    return metadata, noise
+
+
+def _numbers_within(x: Any, y: Any, tolerance: float | None, relative: bool) -> bool:
+    """Whether ``x`` and ``y`` are numbers within ``tolerance`` (an absolute |Δ|) or, with
+    ``relative``, within float noise."""
+    return (
+        tolerance is not None
+        and _is_number(x)
+        and _is_number(y)
+        and math.isfinite(x)
+        and math.isfinite(y)
+        and abs(x - y) <= tolerance
+    ) or (relative and _is_number(x) and _is_number(y) and _float_noise(x, y))
 
 
 def float_noise_row(a: Cassette, b: Cassette, row: Row) -> bool:
@@ -176,11 +193,6 @@ def first_real_divergence(
     return first
 
 
-def metadata_only(tool: str, a: Any, b: Any, cassette_a: Cassette) -> bool:
-    """Whether responses ``a`` and ``b`` differ, and only in volatile metadata."""
-    return classify_response_drift(tool, a, b, cassette_a) == "metadata"
-
-
 def numeric_drift(items: Sequence[DriftItem]) -> dict[str, Any] | None:
     """How large a row's numeric drift is: ``{"count": n, "max_abs_delta": x}`` over the
     drift items whose two sides are finite numbers (``None`` when there are none)."""
@@ -207,6 +219,31 @@ def refine_rows(
     it turned ``same`` (float noise: embeddings, scores); ``None`` when nothing changed
     (the caller keeps its rows, lazy ones included). ``check`` is called every
     ``_CHECK_ROWS`` examined rows; what it raises (a cancel) stops the work."""
+    changed = _quieted_rows(a, b, rows, statuses, tolerance, check)
+    quiet = [(changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)]
+    windows = _moved_windows(a, b, rows, quiet)
+    if not changed and not windows:
+        return _one_sided_moves(a, b, rows, statuses)
+    out: list[Row] = []
+    start = 0
+    for i, j, moved in windows:
+        out.extend(changed.get(k, rows[k]) for k in range(start, i))
+        out.extend(moved)
+        start = j
+    out.extend(changed.get(k, rows[k]) for k in range(start, len(statuses)))
+    return _one_sided_moves(a, b, out, [r.status for r in out]) or out
+
+
+def _quieted_rows(
+    a: Cassette,
+    b: Cassette,
+    rows: Sequence[Row],
+    statuses: Sequence[Status],
+    tolerance: float | None,
+    check: Callable[[], None] | None,
+) -> dict[int, Row]:
+    """The first ``MAX_METADATA_ROWS`` response-drift rows (without an error) that are
+    metadata drift, or ``same`` within ``tolerance``, by index, with their new status."""
     changed: dict[int, Row] = {}
     examined = 0
     for index, status in enumerate(statuses):
@@ -226,10 +263,18 @@ def refine_rows(
             changed[index] = _with_status(row, Status.METADATA_DRIFT)
         elif how == "noise":
             changed[index] = _with_status(row, Status.SAME)
-    quiet = [(changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)]
+    return changed
+
+
+def _moved_windows(
+    a: Cassette, b: Cassette, rows: Sequence[Row], quiet: list[bool]
+) -> list[tuple[int, int, list[Row]]]:
+    """``(start, end, moved rows)`` of each stretch of 2 to ``MAX_MOVED_WINDOW`` rows that
+    are not quiet between quiet ones and hold the same calls with the same answers on
+    both sides (``_moved``)."""
     windows: list[tuple[int, int, list[Row]]] = []
     i = 0
-    n = len(statuses)
+    n = len(quiet)
     while i < n:
         if quiet[i]:
             i += 1
@@ -242,17 +287,7 @@ def refine_rows(
             if moved is not None:
                 windows.append((i, j, moved))
         i = j
-    if not changed and not windows:
-        one_sided = _one_sided_moves(a, b, rows, statuses)
-        return one_sided
-    out: list[Row] = []
-    start = 0
-    for i, j, moved in windows:
-        out.extend(changed.get(k, rows[k]) for k in range(start, i))
-        out.extend(moved)
-        start = j
-    out.extend(changed.get(k, rows[k]) for k in range(start, n))
-    return _one_sided_moves(a, b, out, [r.status for r in out]) or out
+    return windows
 
 
 def _one_sided_moves(

@@ -1,9 +1,10 @@
 """Diff two cassettes: the entry point of the app and of ``cassette-tui diff``.
 
 ``diff_cassettes(a, b, align="seq")`` aligns the two runs (``align.py``) and returns a
-``DiffResult``. Rows, counts and the first divergence are ready at once and cost no
-deepdiff; the drift of a row (``drift.py``) and the findings (``diagnose.py``) are computed
-on first use, cached, and safe to ask for from a worker thread.
+``DiffResult``: it runs ``diff_job``, the same steps with progress and cancelling. Rows,
+counts and the first divergence are ready at once and cost no deepdiff; the drift of a row
+(``drift.py``) and the findings (``diagnose.py``) are computed on first use, cached, and
+safe to ask for from a worker thread.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class DiffResult:
         self.a = a
         self.b = b
         self.align = align
-        #: why ``align`` was chosen when it was asked for as ``"auto"`` (``alignchoice.py``)
+        #: why ``align`` was chosen when it was asked for as ``"auto"`` (``align_choice.py``)
         self.align_reason = align_reason
         self.rows = rows
         #: False when some statuses are provisional (``diff_cassettes(exact=False)``)
@@ -229,7 +230,7 @@ class DiffResult:
         return emitted
 
     def to_json(self, include_same: bool = False) -> dict[str, Any]:
-        """The ``--json`` document of ``cassette-tui diff`` (docs/diff-json.md):
+        """The ``--json`` document of ``cassette-tui diff`` (docs/json.md):
 
         ``{"a": {"file", "entries"}, "b": {...}, "align", "counts": {status: n},
         "first_divergence": {"row", "a_seq", "b_seq", "status", "tool"} | null,
@@ -270,6 +271,35 @@ def _side_json(cassette: Cassette) -> dict[str, Any]:
     }
 
 
+def diff_cassettes(
+    a: Cassette,
+    b: Cassette,
+    align: str = "seq",
+    *,
+    exact: bool = True,
+    tolerance: float | None = None,
+    check: Check | None = None,
+) -> DiffResult:
+    """Align cassette ``a`` against cassette ``b`` and return the ``DiffResult``:
+    ``diff_job`` run to its end, reading the outcomes only where the alignment needs them.
+
+    ``align`` is ``"seq"`` (row *i* beside row *i*), ``"key"`` (LCS by call key; see
+    ``align.py``) or ``"auto"`` (one of them, by ``align_choice.choose_alignment``; the
+    result's ``align`` says which and ``align_reason`` why). Runs no deepdiff.
+    ``exact=False`` (by seq): when many responses differ in their bytes, skip those reads
+    and call them ``response_drift`` for now (``DiffResult.exact`` is then False; see
+    ``align.seq_statuses``). ``tolerance``: an absolute |Δ| within which numbers in
+    responses count as equal (see ``refine.py``). ``check`` is called now and then while
+    aligning by key and refining rows; what it raises (``Cancelled``, from
+    ``CancelToken.raise_if_cancelled``) stops the diff.
+
+    Raises:
+        ValueError: an unknown ``align``; a ``tolerance`` that is negative, NaN or infinite.
+    """
+    job = diff_job(a, b, align, outcomes=False, exact=exact, tolerance=tolerance, check=check)
+    return run_job(job)
+
+
 def diff_job(
     a: Cassette,
     b: Cassette,
@@ -277,14 +307,19 @@ def diff_job(
     token: CancelToken | None = None,
     *,
     outcomes: bool = True,
+    exact: bool = True,
     tolerance: float | None = None,
+    check: Check | None = None,
 ) -> JobGenerator[DiffResult]:
-    """``diff_cassettes(a, b, align)`` (exact) as a job: computes both cassettes' keys
+    """``diff_cassettes(a, b, align)`` as a job: computes both cassettes' keys
     (``Cassette.keys_job``, progress ``"keys"`` in entries) and their outcomes
     (``outcome.outcome_index_job``, ``"outcomes"``: one full read of each file, so a bad
     response is found here, before anything is shown or written), then aligns
     (``"align"``, in rows). ``outcomes=False`` reads the outcomes only where the
-    alignment needs them (many responses that differ in their bytes, or by key).
+    alignment needs them (by key; by seq, many responses that differ in their bytes, unless
+    ``exact=False`` leaves those provisional). ``exact``, ``tolerance``: as for
+    ``diff_cassettes``. ``check``: called now and then while aligning by key and refining
+    rows (default: ``token.raise_if_cancelled`` when a ``token`` is given).
 
     Raises:
         Cancelled: ``token`` was cancelled (checked every few thousand entries, and as
@@ -297,17 +332,18 @@ def diff_job(
     check_tolerance(tolerance)
     if cancel is not None:
         cancel.raise_if_cancelled()
+        if check is None:
+            check = cancel.raise_if_cancelled
     yield from a.keys_job(cancel)
     yield from b.keys_job(cancel)
     align, reason = resolve_alignment(a, b, align)
-    if outcomes or align == "key" or _unsure_pairs(a, b) > _EXACT_BY_ENTRY_MAX:
+    if outcomes or align == "key" or (exact and _unsure_pairs(a, b) > _EXACT_BY_ENTRY_MAX):
         yield from outcome_index_job(a, cancel)
         yield from outcome_index_job(b, cancel)
     yield Progress("align", 0, None, "rows")
     if cancel is not None:
         cancel.raise_if_cancelled()
-    check = cancel.raise_if_cancelled if cancel is not None else None
-    result = _diff_aligned(a, b, align, reason, exact=True, tolerance=tolerance, check=check)
+    result = _diff_aligned(a, b, align, reason, exact=exact, tolerance=tolerance, check=check)
     yield Progress("align", len(result.rows), len(result.rows), "rows")
     return result
 
@@ -324,36 +360,6 @@ def _unsure_pairs(a: Cassette, b: Cassette) -> int:
     )
 
 
-def diff_cassettes(
-    a: Cassette,
-    b: Cassette,
-    align: str = "seq",
-    *,
-    exact: bool = True,
-    tolerance: float | None = None,
-    check: Check | None = None,
-) -> DiffResult:
-    """Align cassette ``a`` against cassette ``b`` and return the ``DiffResult``.
-
-    ``align`` is ``"seq"`` (row *i* beside row *i*), ``"key"`` (LCS by call key; see
-    ``align.py``) or ``"auto"`` (one of them, by ``alignchoice.choose_alignment``; the
-    result's ``align`` says which and ``align_reason`` why). Reads every entry's outcome once (one sequential pass per file-backed
-    cassette) but runs no deepdiff. ``exact=False`` (by seq): when many responses differ in
-    their bytes, skip those reads and call them ``response_drift`` for now
-    (``DiffResult.exact`` is then False; see ``align.seq_statuses``). ``tolerance``: an
-    absolute |Δ| within which numbers in responses count as equal (see ``refine.py``).
-    ``check`` is called now and then while aligning by key and refining rows; what it
-    raises (``Cancelled``, from ``CancelToken.raise_if_cancelled``) stops the diff.
-
-    Raises:
-        ValueError: an unknown ``align``; a ``tolerance`` that is negative, NaN or infinite.
-    """
-    _check_align(align)
-    check_tolerance(tolerance)
-    align, reason = resolve_alignment(a, b, align)
-    return _diff_aligned(a, b, align, reason, exact=exact, tolerance=tolerance, check=check)
-
-
 def _diff_aligned(
     a: Cassette,
     b: Cassette,
@@ -364,8 +370,8 @@ def _diff_aligned(
     tolerance: float | None,
     check: Check | None,
 ) -> DiffResult:
-    """``diff_cassettes`` once ``align`` is ``"seq"`` or ``"key"`` (``reason``: why
-    ``auto`` chose it, else ``None``) and the arguments are checked."""
+    """``diff_job``'s rows once ``align`` is ``"seq"`` or ``"key"`` (``reason``: why
+    ``auto`` chose it, else ``None``), the arguments are checked and the keys known."""
     rows: list[Row] | SeqRows = (
         SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align, check)
     )

@@ -24,7 +24,7 @@ import msgspec
 from . import readahead
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._writer import dump_record
-from .digest import NO_RULES, KeyRules, digest, fast_digest, key_digest, sorted_json
+from .digest import NO_RULES, KeyRules, digest, fast_digest, sorted_json
 from .entry import Entry
 from .errors import CassetteFormatError
 from .jobs import CancelToken, JobGenerator, Progress, run_job
@@ -119,7 +119,7 @@ class Cassette(Sequence[Entry]):
             Path(path) if path is not None else None,
             seqs=[e.seq for e in items],
             tools=[e.tool for e in items],
-            digests=[key_digest(rules, e.tool, e.args) for e in items],
+            digests=[digest(rules.apply(e.tool, e.args)) for e in items],
             stored=[e.args_digest for e in items],
             lines=[e.line or 0 for e in items],
             entries=items,
@@ -490,7 +490,7 @@ class Cassette(Sequence[Entry]):
     def with_rules(self, rules: KeyRules) -> Cassette:
         """The same cassette with digests recomputed under other normalization rules."""
         entries = self._entries
-        digests = None if entries is None else [key_digest(rules, e.tool, e.args) for e in self]
+        digests = None if entries is None else [digest(rules.apply(e.tool, e.args)) for e in self]
         return Cassette(
             self.path,
             seqs=self._seqs,

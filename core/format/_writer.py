@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .atomic import write_atomic
-from .digest import NO_RULES, KeyRules, key_digest
+from .digest import NO_RULES, KeyRules, digest
 from .entry import Entry
 from .jsonvalue import encode_nonfinite
 
@@ -37,7 +37,8 @@ def dump_record(record: dict[str, Any]) -> bytes:
 def dump_line(entry: Entry, rules: KeyRules | None = None) -> bytes:
     """One cassette line (UTF-8, newline-terminated) for ``entry``, its ``args_digest``
     recomputed under ``rules`` (default: none)."""
-    return dump_record(entry.to_record(key_digest(rules or NO_RULES, entry.tool, entry.args)))
+    rules = rules or NO_RULES
+    return dump_record(entry.to_record(digest(rules.apply(entry.tool, entry.args))))
 
 
 def save(

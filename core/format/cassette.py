@@ -1,4 +1,4 @@
-"""Reading and writing cassette files (docs/architecture.md, "The cassette format, version 1"):
+"""Reading and writing cassette files (docs/format.md, "The cassette format, version 1"):
 the public names, each defined in the module of its concept.
 
 - ``load`` / ``load_job``: the index loader (``_loader.py``): one pass that validates every

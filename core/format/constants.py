@@ -2,7 +2,7 @@
 
 Exit status of every headless command (0 clean, 1 findings, 2 bad usage or unreadable
 input) and the ``CASSETTE_*`` environment variables through which the debugger drives an
-agent (docs/architecture.md, "Environment contract").
+agent (docs/format.md, "Environment contract").
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ with no call)::
      "evidence": "how limit_reached was derived"}
 
 These are context, not identity: they never change the args digest, matching, replay or
-diff statuses (``tests/core/test_context.py`` holds a cassette with them equal to one
+diff statuses (``tests/core/format/test_context.py`` holds a cassette with them equal to one
 without). Bad values are **ignored with a warning**, never an error: a ``ContextWarning``
 names the file, the line and the field (``run_outcome.reward: expected a number``), and
 the readers return what is usable (a wrong-typed key is dropped, the rest kept); ``check``

@@ -3,7 +3,7 @@
 ``digest(args)`` is ``"sha256:"`` + the first 16 hex digits of SHA-256 over
 ``json.dumps(args, sort_keys=True, separators=(",", ":"))`` encoded as UTF-8 (the output
 is ASCII: ``ensure_ascii`` stays on). This is the format's canonical JSON
-(docs/architecture.md), so cassettes recorded by the article's reference load and match
+(docs/format.md), so cassettes recorded by the article's reference load and match
 unchanged. ``digest`` does not use orjson: its sorted output differs for non-ASCII text,
 some floats, DEL and big integers; ``fast_digest`` uses it only where it is the canonical
 JSON.
@@ -75,11 +75,6 @@ class _NoRules:
 
 #: no normalization: the rules of a cassette loaded or written without any
 NO_RULES: KeyRules = _NoRules()
-
-
-def key_digest(rules: KeyRules, tool: str, args: Any) -> str:
-    """The args digest of a call of ``tool`` with ``args`` under ``rules``."""
-    return digest(rules.apply(tool, args))
 
 
 #: digits as ``0`` and ``E`` as ``e``: a digit before an exponent mark reads ``0e``

@@ -1,4 +1,4 @@
-"""One recorded tool call: the ``Entry`` of a cassette (cassette format v1, docs/architecture.md)."""
+"""One recorded tool call: the ``Entry`` of a cassette (cassette format v1, docs/format.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """One cassette line: read (whole, or without its response), checked against format v1,
-and what is wrong with it put in words (docs/architecture.md, "The cassette format,
+and what is wrong with it put in words (docs/format.md, "The cassette format,
 version 1").
 
 The loader and the lazy view read lines through these; ``importers.detect`` reads a first

@@ -8,10 +8,10 @@ log one per ``(sample id, epoch)``.
 
 Formats (``FORMATS``; ``--from`` takes these names or an alias from ``ALIASES``):
 
-- ``cassette``: this project's JSON Lines (format v1, docs/architecture.md), opened by ``load``.
-- ``tau-bench``: a list of ``{task_id, trial, reward, info, traj}`` (``tau_bench.py``).
+- ``cassette``: this project's JSON Lines (format v1, docs/format.md), opened by ``load``.
+- ``tau-bench``: a list of ``{task_id, trial, reward, info, traj}`` (``_tau_bench.py``).
 - ``openai``: OpenAI chat messages with ``tool_calls`` (``openai_chat.py``).
-- ``inspect``: inspect_ai eval logs, ``.json`` or ``.eval`` zip (``inspect_ai.py``).
+- ``inspect``: inspect_ai eval logs, ``.json`` or ``.eval`` zip (``_inspect_ai.py``).
 - ``vcr``: VCR.py / pytest-recording YAML (``vcr.py``).
 
 Detection from the content is in ``detect.py``; ``core.sources.open_cassette`` is the
@@ -145,62 +145,51 @@ class Imported:
             RunSelectionError: no selector on a multi-run file ("holds 200 runs; pass task
                 and trial"), no run matching, or several; a selector on a single-run file.
         """
-        fmt, runs = self.fmt, self.runs
         if not self.multi_run:
             if task is not None or trial is not None:
-                raise RunSelectionError(
-                    self.path,
-                    f"is a {fmt} file with a single run; task and trial do not apply",
-                    runs,
-                    fmt,
+                raise self._refused(
+                    f"is a {self.fmt} file with a single run; task and trial do not apply"
                 )
             return 0
         if task is None and trial is None:
-            if len(runs) == 1:
+            if len(self.runs) == 1:
                 return 0
-            raise RunSelectionError(self.path, self._how_to_select(), runs, fmt)
+            raise self._refused(self._how_to_select())
         if task is None:
-            raise RunSelectionError(
-                self.path,
-                f"trial={trial} given without a task; {self._how_to_select()}",
-                runs,
-                fmt,
-            )
+            raise self._refused(f"trial={trial} given without a task; {self._how_to_select()}")
         task_s = str(task)
-        of_task = [r for r in runs if r.task == task_s]
-        if not of_task:
-            tasks = sorted({r.task for r in runs if r.task is not None}, key=task_order)
-            raise RunSelectionError(
-                self.path,
-                f"has no run of task {task_s!r}; tasks: {_short_list(tasks)}",
-                runs,
-                fmt,
-            )
+        of_task = self._runs_of_task(task_s)
         if trial is None:
             if len(of_task) == 1:
                 return of_task[0].index
-            raise RunSelectionError(
-                self.path,
-                f"task {task_s} has {len(of_task)} trials ({_trials(of_task)}); pass a trial",
-                runs,
-                fmt,
+            raise self._refused(
+                f"task {task_s} has {len(of_task)} trials ({_trials(of_task)}); pass a trial"
             )
+        return self._select_trial(task_s, of_task, trial)
+
+    def _refused(self, why: str) -> RunSelectionError:
+        return RunSelectionError(self.path, why, self.runs, self.fmt)
+
+    def _runs_of_task(self, task_s: str) -> list[RunInfo]:
+        """The runs of task ``task_s``; raises ``RunSelectionError`` when there is none."""
+        of_task = [r for r in self.runs if r.task == task_s]
+        if not of_task:
+            tasks = sorted({r.task for r in self.runs if r.task is not None}, key=task_order)
+            raise self._refused(f"has no run of task {task_s!r}; tasks: {_short_list(tasks)}")
+        return of_task
+
+    def _select_trial(self, task_s: str, of_task: list[RunInfo], trial: int) -> int:
+        """The index of the one run of ``of_task`` (task ``task_s``) with ``trial``."""
         chosen = [r for r in of_task if r.trial == trial]
         if len(chosen) == 1:
             return chosen[0].index
         if not chosen:
-            raise RunSelectionError(
-                self.path,
-                f"task {task_s} has no trial {trial}; its trials: {_trials(of_task)}",
-                runs,
-                fmt,
+            raise self._refused(
+                f"task {task_s} has no trial {trial}; its trials: {_trials(of_task)}"
             )
-        raise RunSelectionError(
-            self.path,
+        raise self._refused(
             f"task {task_s} trial {trial} occurs {len(chosen)} times (runs "
-            f"{', '.join(str(r.index) for r in chosen)}); the file is ambiguous",
-            runs,
-            fmt,
+            f"{', '.join(str(r.index) for r in chosen)}); the file is ambiguous"
         )
 
     def _how_to_select(self) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 from ..format.errors import CassetteFormatError
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
-from . import Imported, canonical_format, inspect_ai, loads_json, openai_chat, tau_bench, vcr
+from . import Imported, _inspect_ai, _tau_bench, canonical_format, loads_json, openai_chat, vcr
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _CASSETTE_KEYS = ("seq", "tool", "args")
@@ -131,43 +131,44 @@ def _read(p: Path, forced: str | None) -> Imported:
     data = _read_bytes(p)
     if forced is not None:
         return _read_as(forced, data, p)
-
-    tried: list[tuple[str, str]] = []
     if data.startswith(_ZIP_MAGIC):
         try:
-            return inspect_ai.read_eval(data, p)
+            return _inspect_ai.read_eval(data, p)
         except CassetteFormatError as exc:
-            tried.append(("inspect", exc.reason))
-            raise _none_fits(p, tried) from None
-
-    doc: Any = None
-    json_error: str | None = None
+            raise _none_fits(p, [("inspect", exc.reason)]) from None
     try:
         doc = loads_json(data)
     except (ValueError, UnicodeDecodeError) as exc:
-        json_error = f"not one JSON document ({_short(exc)})"
+        return _read_text(data, p, f"not one JSON document ({_short(exc)})")
+    return _read_document(doc, p)
 
-    if json_error is None:
-        tried.append(("cassette", "a JSON document, not JSON Lines with seq/tool/args"))
-        for name, module in (
-            ("tau-bench", tau_bench),
-            ("openai", openai_chat),
-            ("inspect", inspect_ai),
-        ):
-            why = module.looks_like(doc)
-            if why is None:
-                return module.read(doc, p)
-            tried.append((name, why))
-        why = vcr.looks_like(doc)
+
+def _read_document(doc: Any, p: Path) -> Imported:
+    """A file holding one JSON document: the first importer it looks like reads it."""
+    tried = [("cassette", "a JSON document, not JSON Lines with seq/tool/args")]
+    for name, module in (
+        ("tau-bench", _tau_bench),
+        ("openai", openai_chat),
+        ("inspect", _inspect_ai),
+    ):
+        why = module.looks_like(doc)
         if why is None:
-            return vcr.read(doc, p)
-        tried.append(("vcr", why))
-        raise _none_fits(p, tried)
+            return module.read(doc, p)
+        tried.append((name, why))
+    why = vcr.looks_like(doc)
+    if why is None:
+        return vcr.read(doc, p)
+    tried.append(("vcr", why))
+    raise _none_fits(p, tried)
 
+
+def _read_text(data: bytes, p: Path, json_error: str) -> Imported:
+    """A file that is not one JSON document (``json_error`` says why): chat JSON Lines,
+    else a VCR cassette in YAML, else a cassette with a broken line."""
     kind = sniff(p)
     if kind == "openai-jsonl":
         return openai_chat.read_jsonl(data, p)
-    tried.append(("cassette", "the first line is not a JSON object with seq/tool/args"))
+    tried = [("cassette", "the first line is not a JSON object with seq/tool/args")]
     for name in ("tau-bench", "openai", "inspect"):
         tried.append((name, json_error))
     try:
@@ -178,21 +179,26 @@ def _read(p: Path, forced: str | None) -> Imported:
         where = f"line {exc.line}: " if exc.line else ""
         tried.append(("vcr", where + exc.reason))
     if data.lstrip()[:1] == b"{":
-        # JSON Lines with a broken line: the cassette loader's error names the line.
-        from ..format.cassette import load
-
-        try:
-            load(p)
-        except CassetteFormatError as exc:
-            others = "; ".join(f"{n}: {w}" for n, w in tried if n != "cassette")
-            raise CassetteFormatError(
-                p,
-                exc.line,
-                exc.field,
-                f"{exc.reason} (read as a cassette; also tried {others})",
-                truncated=exc.truncated,
-            ) from None
+        _refuse_as_cassette(p, tried)
     raise _none_fits(p, tried)
+
+
+def _refuse_as_cassette(p: Path, tried: list[tuple[str, str]]) -> None:
+    """JSON Lines with a broken line: raise the cassette loader's error (it names the
+    line), with what else was tried. Returns when the file loads as a cassette."""
+    from ..format.cassette import load
+
+    try:
+        load(p)
+    except CassetteFormatError as exc:
+        others = "; ".join(f"{n}: {w}" for n, w in tried if n != "cassette")
+        raise CassetteFormatError(
+            p,
+            exc.line,
+            exc.field,
+            f"{exc.reason} (read as a cassette; also tried {others})",
+            truncated=exc.truncated,
+        ) from None
 
 
 def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
@@ -204,7 +210,7 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
                 pass
         return vcr.read_file(data, p)
     if fmt == "inspect" and data.startswith(_ZIP_MAGIC):
-        return inspect_ai.read_eval(data, p)
+        return _inspect_ai.read_eval(data, p)
     if fmt == "cassette":  # callers load cassettes themselves; kept for completeness
         raise CassetteFormatError(p, None, None, "a cassette is opened with load(), not imported")
     try:
@@ -218,7 +224,7 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
             None,
             f"read as {fmt}: not valid JSON ({json_error_text(exc, line=True)[:160]})",
         ) from None
-    module = {"tau-bench": tau_bench, "openai": openai_chat, "inspect": inspect_ai}[fmt]
+    module = {"tau-bench": _tau_bench, "openai": openai_chat, "inspect": _inspect_ai}[fmt]
     return module.read(doc, p)
 
 

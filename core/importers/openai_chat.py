@@ -115,40 +115,7 @@ def entries_from_messages(
         CassetteFormatError: a message or call that is not well formed, naming the field
             (``[17].traj[5].tool_calls[0].function.name``).
     """
-    out: list[Entry] = []
-    pending: deque[tuple[int, int, dict[str, Any]]] = deque()
-    run_extra = extra or {}
-    contexts: dict[int, dict[str, Any]] = {}  # calling message -> the words before it
-    seq_of_result: dict[int, int] = {}  # tool message -> the seq of the entry it answered
-
-    def emit(
-        tool: str,
-        args: Any,
-        fields: dict[str, Any],
-        *,
-        response: Any = None,
-        error: dict[str, Any] | None = None,
-    ) -> None:
-        out.append(
-            Entry(
-                seq=len(out) + 1,
-                tool=tool,
-                args=args,
-                response=response,
-                error=error,
-                extra={**run_extra, **fields},
-            )
-        )
-
-    def flush() -> None:
-        while pending:
-            i, j, call = pending.popleft()
-            tool, args, fields = _parse_call(call, path, f"{where}[{i}]", j)
-            fields["message_index"] = i
-            if contexts.get(i):
-                fields[CONTEXT_FIELD] = contexts[i]
-            emit(tool, args, {**fields, "unanswered": True}, error=dict(_NO_RESULT))
-
+    pairing = _Pairing(messages, path, where, extra or {})
     for i, m in enumerate(messages):
         if not _is_message(m):
             raise CassetteFormatError(
@@ -156,45 +123,101 @@ def entries_from_messages(
             )
         calls = _calls_of(m)
         if calls:
-            flush()
-            contexts[i] = _context(messages, i, seq_of_result)
-            for j, call in enumerate(calls):
-                pending.append((i, j, call))
-            continue
-        if m["role"] not in ("tool", "function"):
-            continue
-        if pending:
-            ci, cj, call = pending.popleft()
-            tool, args, fields = _parse_call(call, path, f"{where}[{ci}]", cj)
-            fields["message_index"] = ci
-            if contexts.get(ci):
-                fields[CONTEXT_FIELD] = contexts[ci]
+            pairing.calls(i, calls)
+        elif m["role"] in ("tool", "function"):
+            pairing.result(i, m)
+    pairing.flush()
+    return pairing.out
+
+
+class _Pairing:
+    """The entries of one chat log as its messages are read: the calls waiting for their
+    answer (in order), and what the words of each call need."""
+
+    def __init__(
+        self, messages: list[Any], path: str | Path | None, where: str, run_extra: dict[str, Any]
+    ) -> None:
+        self.messages = messages
+        self.path = path
+        self.where = where
+        self.run_extra = run_extra
+        self.out: list[Entry] = []
+        self.pending: deque[tuple[int, int, dict[str, Any]]] = deque()
+        self.contexts: dict[int, dict[str, Any]] = {}  # calling message -> the words before it
+        self.seq_of_result: dict[int, int] = {}  # tool message -> the seq of the entry it answered
+
+    def emit(
+        self,
+        tool: str,
+        args: Any,
+        fields: dict[str, Any],
+        *,
+        response: Any = None,
+        error: dict[str, Any] | None = None,
+    ) -> None:
+        self.out.append(
+            Entry(
+                seq=len(self.out) + 1,
+                tool=tool,
+                args=args,
+                response=response,
+                error=error,
+                extra={**self.run_extra, **fields},
+            )
+        )
+
+    def calls(self, i: int, calls: list[Any]) -> None:
+        """Message ``i`` makes ``calls``: the calls still waiting go unanswered."""
+        self.flush()
+        self.contexts[i] = _context(self.messages, i, self.seq_of_result)
+        for j, call in enumerate(calls):
+            self.pending.append((i, j, call))
+
+    def _parsed(self, i: int, j: int, call: Any) -> tuple[str, Any, dict[str, Any]]:
+        """Call ``j`` of message ``i``: its tool, args and extra fields."""
+        tool, args, fields = _parse_call(call, self.path, f"{self.where}[{i}]", j)
+        fields["message_index"] = i
+        if self.contexts.get(i):
+            fields[CONTEXT_FIELD] = self.contexts[i]
+        return tool, args, fields
+
+    def flush(self) -> None:
+        """Every waiting call as an unanswered entry."""
+        while self.pending:
+            tool, args, fields = self._parsed(*self.pending.popleft())
+            self.emit(tool, args, {**fields, "unanswered": True}, error=dict(_NO_RESULT))
+
+    def result(self, i: int, m: dict[str, Any]) -> None:
+        """Tool message ``i``: the answer of the first waiting call, else a result alone."""
+        if self.pending:
+            tool, args, fields = self._parsed(*self.pending.popleft())
             answer_id = m.get("tool_call_id")
             if answer_id is not None and answer_id != fields.get("tool_call_id"):
                 fields["answer_tool_call_id"] = answer_id
         else:
-            tool = m.get("name") or m.get("function")
-            if not isinstance(tool, str) or not tool:
-                raise CassetteFormatError(
-                    path,
-                    None,
-                    f"{where}[{i}]",
-                    "a tool result with no call before it and no tool name ('name' or 'function')",
-                )
-            args = None
-            fields = {"unpaired_result": True, "message_index": i}
-            if m.get("tool_call_id") is not None:
-                fields["tool_call_id"] = m["tool_call_id"]
+            tool, args, fields = self._unpaired(i, m)
         err = m.get("error")
         if err:
             error = _error_of(err)
             fields["content"] = m.get("content")
-            emit(tool, args, fields, error=error)
+            self.emit(tool, args, fields, error=error)
         else:
-            emit(tool, args, fields, response=json_result(m.get("content")))
-        seq_of_result[i] = len(out)
-    flush()
-    return out
+            self.emit(tool, args, fields, response=json_result(m.get("content")))
+        self.seq_of_result[i] = len(self.out)
+
+    def _unpaired(self, i: int, m: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
+        tool = m.get("name") or m.get("function")
+        if not isinstance(tool, str) or not tool:
+            raise CassetteFormatError(
+                self.path,
+                None,
+                f"{self.where}[{i}]",
+                "a tool result with no call before it and no tool name ('name' or 'function')",
+            )
+        fields: dict[str, Any] = {"unpaired_result": True, "message_index": i}
+        if m.get("tool_call_id") is not None:
+            fields["tool_call_id"] = m["tool_call_id"]
+        return tool, None, fields
 
 
 def _context(messages: list[Any], i: int, seq_of_result: dict[int, int]) -> dict[str, Any]:

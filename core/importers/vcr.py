@@ -109,40 +109,10 @@ def check_graph(root: yaml.Node, path: Path) -> None:
         key = id(node)
         if done:
             on_path.discard(key)
-            kids = _children(node)
-            height[key] = 1 + max((height[id(k)] for k in kids), default=0)
-            size[key] = 1 + sum(size[id(k)] for k in kids)
-            if height[key] > MAX_DEPTH:
-                raise CassetteFormatError(
-                    path,
-                    _mark_line(node),
-                    None,
-                    f"nested deeper than {MAX_DEPTH} levels (aliases followed)",
-                )
-            continue
-        if key in height:
-            continue  # an alias of a node already measured
-        if key in on_path:
-            raise CassetteFormatError(
-                path, _mark_line(node), None, "a recursive alias (a node that contains itself)"
-            )
-        on_path.add(key)
-        distinct += 1
-        stack.append((node, True))
-        for kid in _children(node):
-            if id(kid) in on_path:
-                raise CassetteFormatError(
-                    path,
-                    _mark_line(kid),
-                    None,
-                    "a recursive alias (a node that contains itself)",
-                )
-            if id(kid) not in height:
-                stack.append((kid, False))
-        if len(on_path) > MAX_DEPTH:
-            raise CassetteFormatError(
-                path, _mark_line(node), None, f"nested deeper than {MAX_DEPTH} levels"
-            )
+            _measure(node, height, size, path)
+        elif key not in height:  # else an alias of a node already measured
+            _enter(node, on_path, height, stack, path)
+            distinct += 1
     expanded = size[id(root)]
     if expanded - distinct > MAX_ALIAS_EXPANSION:
         raise CassetteFormatError(
@@ -151,6 +121,55 @@ def check_graph(root: yaml.Node, path: Path) -> None:
             None,
             f"aliases expand {distinct} YAML nodes to {expanded} (more than "
             f"{MAX_ALIAS_EXPANSION} added): refused, as a 'billion laughs' file",
+        )
+
+
+def _enter(
+    node: yaml.Node,
+    on_path: set[int],
+    height: dict[int, int],
+    stack: list[tuple[yaml.Node, bool]],
+    path: Path,
+) -> None:
+    """``check_graph`` going down into ``node``: its children not measured yet are pushed
+    on ``stack`` (after ``node`` itself, to be measured once they are). Raises
+    ``CassetteFormatError`` for a recursive alias or a path deeper than ``MAX_DEPTH``."""
+    key = id(node)
+    if key in on_path:
+        raise CassetteFormatError(
+            path, _mark_line(node), None, "a recursive alias (a node that contains itself)"
+        )
+    on_path.add(key)
+    stack.append((node, True))
+    for kid in _children(node):
+        if id(kid) in on_path:
+            raise CassetteFormatError(
+                path,
+                _mark_line(kid),
+                None,
+                "a recursive alias (a node that contains itself)",
+            )
+        if id(kid) not in height:
+            stack.append((kid, False))
+    if len(on_path) > MAX_DEPTH:
+        raise CassetteFormatError(
+            path, _mark_line(node), None, f"nested deeper than {MAX_DEPTH} levels"
+        )
+
+
+def _measure(node: yaml.Node, height: dict[int, int], size: dict[int, int], path: Path) -> None:
+    """``check_graph`` coming back up from ``node``: its height and expanded size from its
+    children's. Raises ``CassetteFormatError`` when it is deeper than ``MAX_DEPTH``."""
+    key = id(node)
+    kids = _children(node)
+    height[key] = 1 + max((height[id(k)] for k in kids), default=0)
+    size[key] = 1 + sum(size[id(k)] for k in kids)
+    if height[key] > MAX_DEPTH:
+        raise CassetteFormatError(
+            path,
+            _mark_line(node),
+            None,
+            f"nested deeper than {MAX_DEPTH} levels (aliases followed)",
         )
 
 
@@ -262,6 +281,35 @@ def read_file(data: bytes, path: Path) -> Imported:
 
 
 def _entry(item: Any, i: int, path: Path, line: int | None) -> Entry:
+    req, resp, code, reason = _checked(item, i, path, line)
+    req_headers = _plain(req.get("headers") or {})
+    resp_headers = _plain(resp.get("headers") or {})
+    req_body, req_left = _body(req, req_headers)
+    resp_body, resp_left = _body(resp, resp_headers)
+    args: dict[str, Any] = {"method": req["method"], "uri": req["uri"], "body": req_body}
+    identity = identity_headers(req_headers)
+    if identity:
+        # headers that change the answer (Accept, Range, Accept-Language, API version)
+        # are part of the call: two GETs of one URL asking for JSON and for CSV differ
+        args["headers"] = identity
+    response: dict[str, Any] = {"status": code}
+    if reason is not None:
+        response["reason"] = reason
+    response["headers"] = resp_headers
+    response["body"] = resp_body
+    leftovers = _leftovers(item, req, resp, req_left, resp_left)
+    extra: dict[str, Any] = {"request_headers": req_headers}
+    if leftovers:
+        extra["vcr_extra"] = leftovers
+    return Entry(seq=i + 1, tool=TOOL, args=args, response=response, extra=extra, line=line)
+
+
+def _checked(
+    item: Any, i: int, path: Path, line: int | None
+) -> tuple[dict[str, Any], dict[str, Any], int, Any]:
+    """Interaction ``i``'s request and response mappings, its status code and reason;
+    raises ``CassetteFormatError`` naming the field that is missing or of the wrong type
+    (``interactions[3].request.uri``)."""
     where = f"interactions[{i}]"
 
     def bad(field: str, reason: str) -> CassetteFormatError:
@@ -288,26 +336,22 @@ def _entry(item: Any, i: int, path: Path, line: int | None) -> Entry:
         code = status
     if isinstance(code, bool) or not isinstance(code, int):
         raise bad("response.status", f"expected an HTTP status code, got {status!r:.60}")
+    return req, resp, code, reason
 
-    req_headers = _plain(req.get("headers") or {})
-    resp_headers = _plain(resp.get("headers") or {})
-    req_body, req_left = _body(req, req_headers)
-    resp_body, resp_left = _body(resp, resp_headers)
-    args: dict[str, Any] = {"method": method, "uri": uri, "body": req_body}
-    identity = identity_headers(req_headers)
-    if identity:
-        # headers that change the answer (Accept, Range, Accept-Language, API version)
-        # are part of the call: two GETs of one URL asking for JSON and for CSV differ
-        args["headers"] = identity
-    response: dict[str, Any] = {"status": code}
-    if reason is not None:
-        response["reason"] = reason
-    response["headers"] = resp_headers
-    response["body"] = resp_body
 
+def _leftovers(
+    item: dict[str, Any],
+    req: dict[str, Any],
+    resp: dict[str, Any],
+    req_left: dict[str, Any],
+    resp_left: dict[str, Any],
+) -> dict[str, Any]:
+    """What an interaction holds beyond the call and its answer, by where it was
+    (``request``, ``response``, ``interaction``); ``{}`` when nothing."""
     leftovers: dict[str, Any] = {}
     other_req = {k: _plain(v) for k, v in req.items() if k not in _REQUEST_KEYS}
     other_resp = {k: _plain(v) for k, v in resp.items() if k not in _RESPONSE_KEYS}
+    status = resp.get("status")
     if isinstance(status, dict):
         rest = {k: _plain(v) for k, v in status.items() if k not in ("code", "message")}
         if rest:
@@ -323,10 +367,7 @@ def _entry(item: Any, i: int, path: Path, line: int | None) -> Entry:
     other = {k: _plain(v) for k, v in item.items() if k not in ("request", "response")}
     if other:
         leftovers["interaction"] = other
-    extra: dict[str, Any] = {"request_headers": req_headers}
-    if leftovers:
-        extra["vcr_extra"] = leftovers
-    return Entry(seq=i + 1, tool=TOOL, args=args, response=response, extra=extra, line=line)
+    return leftovers
 
 
 def _body(part: dict[str, Any], headers: Any) -> tuple[Any, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Normalization rules: applied to a copy of a call's args before digesting (docs/architecture.md, "Normalization").
+"""Normalization rules: applied to a copy of a call's args before digesting (docs/format.md, "Normalization").
 
 Start strict (no rules) and loosen one rule at a time. Four kinds of rule, applied in this
 order whatever order the config lists them in:
@@ -33,7 +33,7 @@ order whatever order the config lists them in:
     default port; see ``urls.canonical_url``).
 
 Rules are read from ``[tool.cassette.normalize]`` in ``pyproject.toml`` or from the
-top-level ``[normalize]`` table of ``cassette.toml`` (see ``load_rules``)::
+top-level ``[normalize]`` table of ``cassette.toml`` (``config.ProjectConfig``)::
 
     [tool.cassette.normalize]
     presets = ["uuid", "timestamp"]
@@ -44,353 +44,43 @@ top-level ``[normalize]`` table of ``cassette.toml`` (see ``load_rules``)::
 
 Rules never touch the stored args: ``apply`` returns a normalized copy. Every rule has a
 one-line ``str()`` (``drop search_docs:since``, ``preset uuid``) used when the engine
-proposes a rule to a user. ``over_normalization`` and ``misses_turned_hits`` say what a
-set of rules would merge and what it would fix before anyone adopts it.
+proposes a rule to a user (the rule types are in ``rules.py``, the presets in
+``_presets.py``). ``rule_check.over_normalization`` and ``rule_check.misses_turned_hits``
+say what a set of rules would merge and what it would fix before anyone adopts it.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..format.constants import ENV_CONFIG
-from ..format.digest import digest
 from ..format.errors import CassetteFormatError
-from ..format.jsonpath import ANY_DEPTH, JSONPathError, Part, Segment, parse_path, segment_matches
-from .urls import canonical_url
-from .volatile import ISO_TIMESTAMP_RE, REQUEST_ID_RE, TEMP_PATH_RE, UUID_RE, is_epoch
+from ._presets import PRESETS
+from ._rule_paths import split_tool
+from .rules import (
+    BadReplacement,
+    DropRule,
+    IgnoreResponseRule,
+    PresetRule,
+    ReplaceRule,
+    Rule,
+    TransportRule,
+)
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
 
-PRESETS = ("uuid", "timestamp", "request_id", "path", "nulls", "url")
-#: the environment variable naming a config file (``constants.ENV_CONFIG``)
-CONFIG_ENV = ENV_CONFIG
 _IDENTIFIER_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_KNOWN_KEYS = {"presets", "drop", "transport", "replace", "ignore_response"}
+_ORDER = {DropRule: 0, TransportRule: 1, ReplaceRule: 2, PresetRule: 3}
 
 
 class NormalizationConfigError(CassetteFormatError):
     """A normalization config that cannot be used: a missing file, bad TOML (``line`` set),
     or a bad rule (``field`` names it, e.g. ``normalize.drop[2]``)."""
-
-
-# -- paths ------------------------------------------------------------------------------
-# Paths are in the engine's one JSON-path syntax (jsonpath.py): what a message prints
-# ("$.metadata.request_id", '$["a.b"]') is accepted here, as is the dotted form
-# ("metadata.request_id", "items.*.id").
-def _parse_path(path: str) -> tuple[Segment, ...]:
-    segments = parse_path(path, pattern=True)
-    if not segments:
-        raise JSONPathError(f"bad path {path!r}: the root itself cannot be dropped")
-    return segments
-
-
-def _split_tool(spec: str) -> tuple[str | None, str]:
-    """``"search_docs:since"`` -> ``("search_docs", "since")``; ``"a.b"`` -> ``(None, "a.b")``;
-    ``"search_docs:$.since"`` -> ``("search_docs", "$.since")``."""
-    head, sep, tail = spec.partition(":")
-    if sep and head and not any(c in head for c in '.*[]"$'):
-        return head, tail
-    return None, spec
-
-
-def _drop(value: Any, pattern: tuple[Segment, ...]) -> Any:
-    """A copy of ``value`` without the nodes matching ``pattern`` (containers rebuilt on the
-    way, never mutated)."""
-    if not pattern:
-        return value
-    head, rest = pattern[0], pattern[1:]
-    if head is ANY_DEPTH:
-        value = _drop(value, rest)  # zero levels
-        return _map_children(value, lambda _k, v: _drop(v, pattern))
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if segment_matches(head, k):
-                if not rest:
-                    continue
-                v = _drop(v, rest)
-            out[k] = v
-        return out
-    if isinstance(value, list):
-        out_list = []
-        for i, v in enumerate(value):
-            if segment_matches(head, i):
-                if not rest:
-                    continue
-                v = _drop(v, rest)
-            out_list.append(v)
-        return out_list
-    return value
-
-
-def _map_children(value: Any, fn: Callable[[Part, Any], Any]) -> Any:
-    if isinstance(value, dict):
-        return {k: fn(k, v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [fn(i, v) for i, v in enumerate(value)]
-    return value
-
-
-def _map_at(value: Any, pattern: tuple[Segment, ...], fn: Callable[[Any], Any]) -> Any:
-    """Apply ``fn`` to every node matching ``pattern`` (``()`` = the root)."""
-    if not pattern:
-        return fn(value)
-    head, rest = pattern[0], pattern[1:]
-    if head is ANY_DEPTH:
-        value = _map_at(value, rest, fn)
-        return _map_children(value, lambda _k, v: _map_at(v, pattern, fn))
-    return _map_children(
-        value, lambda k, v: _map_at(v, rest, fn) if segment_matches(head, k) else v
-    )
-
-
-def _map_leaves(value: Any, fn: Callable[[Any], Any]) -> Any:
-    """Apply ``fn`` to every scalar below ``value`` (containers rebuilt)."""
-    if isinstance(value, (dict, list)):
-        return _map_children(value, lambda _k, v: _map_leaves(v, fn))
-    return fn(value)
-
-
-# -- rules ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _PathRule:
-    """A rule on the nodes matching ``path`` (the one JSON-path syntax of
-    ``core.jsonpath``), for ``tool`` only when set. Raises ``JSONPathError`` for a path
-    that does not parse or names the root."""
-
-    path: str
-    tool: str | None = None
-    _pattern: tuple[Segment, ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_pattern", _parse_path(self.path))
-
-    def applies_to(self, tool: str) -> bool:
-        return self.tool is None or self.tool == tool
-
-    def apply(self, value: Any) -> Any:
-        """A copy of ``value`` without the matching nodes (containers rebuilt)."""
-        return _drop(value, self._pattern)
-
-    def _scoped(self) -> str:
-        return f"{self.tool + ':' if self.tool else ''}{self.path}"
-
-
-@dataclass(frozen=True)
-class DropRule(_PathRule):
-    """Drop every key (or list item) matching ``path`` from the args; for ``tool`` only
-    when set."""
-
-    def __str__(self) -> str:
-        return f"drop {self._scoped()}"
-
-
-@dataclass(frozen=True)
-class IgnoreResponseRule(_PathRule):
-    """Ignore the response nodes matching ``path`` (for ``tool`` only when set) when two
-    responses are compared: a change there is metadata drift, not a divergence. Applies to
-    responses, never to args or keys."""
-
-    def __str__(self) -> str:
-        return f"ignore_response {self._scoped()}"
-
-
-@dataclass(frozen=True)
-class TransportRule:
-    """Drop the transport-only top-level arg ``name`` (``timeout``, ``stream``...)."""
-
-    name: str
-    tool: str | None = None
-
-    def applies_to(self, tool: str) -> bool:
-        return self.tool is None or self.tool == tool
-
-    def apply(self, args: Any) -> Any:
-        if isinstance(args, dict) and self.name in args:
-            return {k: v for k, v in args.items() if k != self.name}
-        return args
-
-    def __str__(self) -> str:
-        return f"transport {self.tool + ':' if self.tool else ''}{self.name}"
-
-
-class BadReplacement(ValueError):
-    """A ``replace`` rule's replacement that ``re`` cannot expand for its pattern (a group
-    reference the pattern lacks, a bad escape)."""
-
-
-def _check_replacement(regex: re.Pattern[str], replacement: str) -> None:
-    """Raise ``BadReplacement`` when ``replacement`` names a group ``regex`` lacks or has a
-    bad escape: ``re`` checks a replacement only at the first match, which would make a
-    bad rule fail in the middle of a diff. The check expands it against a match of an
-    empty pattern with the same groups (numbers and names)."""
-    names = {number: name for name, number in regex.groupindex.items()}
-    same_groups = "".join(
-        f"(?P<{names[g]}>)" if g in names else "()" for g in range(1, regex.groups + 1)
-    )
-    match = re.compile(same_groups).match("")
-    assert match is not None  # empty groups match the empty string
-    try:
-        match.expand(replacement)
-    except (re.error, IndexError) as exc:
-        raise BadReplacement(f"not a valid replacement for its pattern: {exc}") from None
-
-
-@dataclass(frozen=True)
-class ReplaceRule:
-    """``re.sub(pattern, replacement, s)`` on every string value at or below ``path``
-    (everywhere when ``path`` is ``None``), for ``tool`` only when set."""
-
-    pattern: str
-    replacement: str
-    path: str | None = None
-    tool: str | None = None
-    _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    _at: tuple[Segment, ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        regex = re.compile(self.pattern)
-        object.__setattr__(self, "_regex", regex)
-        _check_replacement(regex, self.replacement)
-        object.__setattr__(self, "_at", parse_path(self.path, pattern=True) if self.path else ())
-
-    def applies_to(self, tool: str) -> bool:
-        return self.tool is None or self.tool == tool
-
-    def apply(self, args: Any) -> Any:
-        def sub(v: Any) -> Any:
-            return self._regex.sub(self.replacement, v) if isinstance(v, str) else v
-
-        return _map_at(args, self._at, lambda node: _map_leaves(node, sub))
-
-    def __str__(self) -> str:
-        where = f" at {self.tool + ':' if self.tool else ''}{self.path or '*'}"
-        if self.path is None and self.tool is None:
-            where = ""
-        return f"replace {self.pattern!r} -> {self.replacement!r}{where}"
-
-
-@dataclass(frozen=True)
-class PresetRule:
-    """A built-in rule by name (see ``PRESETS``). ``root`` is the project root the ``path``
-    preset makes paths relative to."""
-
-    name: str
-    root: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.name not in PRESETS:
-            raise ValueError(f"unknown preset {self.name!r}; known: {', '.join(PRESETS)}")
-
-    def applies_to(self, tool: str) -> bool:
-        return True
-
-    def apply(self, args: Any) -> Any:
-        if self.name == "nulls":
-            return _drop_nulls(args)
-        return _map_leaves(args, _PRESET_FUNCS[self.name](self))
-
-    def __str__(self) -> str:
-        return f"preset {self.name}"
-
-
-def _drop_nulls(value: Any) -> Any:
-    """``value`` without the object keys whose value is ``null``, at any depth (the
-    ``nulls`` preset: a caller that sends ``"cabin": null`` for an unused optional arg
-    asks the same as one that leaves it out). List items are kept, nulls included."""
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
-    return value
-
-
-def _preset_uuid(_rule: PresetRule) -> Callable[[Any], Any]:
-    def fn(v: Any) -> Any:
-        return UUID_RE.sub("<uuid>", v) if isinstance(v, str) else v
-
-    return fn
-
-
-def _preset_timestamp(_rule: PresetRule) -> Callable[[Any], Any]:
-    def fn(v: Any) -> Any:
-        if isinstance(v, bool):
-            return v
-        if is_epoch(v):
-            return "<epoch>"
-        if isinstance(v, str):
-            return ISO_TIMESTAMP_RE.sub("<timestamp>", v)
-        return v
-
-    return fn
-
-
-def _preset_request_id(_rule: PresetRule) -> Callable[[Any], Any]:
-    def fn(v: Any) -> Any:
-        return REQUEST_ID_RE.sub("<request_id>", v) if isinstance(v, str) else v
-
-    return fn
-
-
-def _temp_placeholder(match: re.Match[str]) -> str:
-    text = match.group(0)
-    name = PureWindowsPath(text).name if "\\" in text else PurePosixPath(text).name
-    return f"<tmp>/{name}" if name and name.upper() != "%TEMP%" else "<tmp>"
-
-
-def _prefix_repl(repl: str) -> Callable[[re.Match[str]], str]:
-    """The replacement for a matched path prefix (group 1: the separator after it, if any):
-    the project root (``"."``) goes away before a separator (``/root/a`` -> ``a``) and is
-    ``.`` alone; another prefix (``"~"``) keeps its separator (``/home/u/a`` -> ``~/a``)."""
-    if repl == ".":
-        return lambda m: "" if m.group(1) else "."
-    return lambda m: repl + (m.group(1) or "")
-
-
-def _preset_path(rule: PresetRule) -> Callable[[Any], Any]:
-    root = (rule.root or os.getcwd()).rstrip("/\\")
-    home = os.path.expanduser("~").rstrip("/\\")
-    prefixes = [(root, ".")] if len(root) > 1 else []
-    if len(home) > 1 and home != root:
-        prefixes.append((home, "~"))
-    # the longest prefix first: the root may live under the home folder
-    prefixes.sort(key=lambda p: -len(p[0]))
-    subs = [
-        (re.compile(re.escape(prefix) + r"(?=[/\\]|$|[\s\"'])([/\\])?"), _prefix_repl(repl))
-        for prefix, repl in prefixes
-    ]
-
-    def fn(v: Any) -> Any:
-        if not isinstance(v, str):
-            return v
-        if v in (root, root + "/"):
-            return "."
-        v = TEMP_PATH_RE.sub(_temp_placeholder, v)
-        for regex, repl in subs:
-            v = regex.sub(repl, v)
-        return v
-
-    return fn
-
-
-_PRESET_FUNCS: dict[str, Callable[[PresetRule], Callable[[Any], Any]]] = {
-    "nulls": lambda _rule: lambda v: v,  # a key-dropping preset: see PresetRule.apply
-    # one spelling per URL: query order, +/%20, escape case, default port (urls.py)
-    "url": lambda _rule: lambda v: canonical_url(v) if isinstance(v, str) else v,
-    "uuid": _preset_uuid,
-    "timestamp": _preset_timestamp,
-    "request_id": _preset_request_id,
-    "path": _preset_path,
-}
-
-Rule = DropRule | TransportRule | ReplaceRule | PresetRule
-_ORDER = {DropRule: 0, TransportRule: 1, ReplaceRule: 2, PresetRule: 3}
 
 
 # -- the rule set -------------------------------------------------------------------------
@@ -442,77 +132,15 @@ class NormalizationRules:
         unknown key, a wrong type, a bad path, a bad regex or an unknown preset."""
         src = str(source) if source is not None else None
         r = str(Path(root).resolve()) if root is not None else None
-
-        def bad(fld: str, why: str) -> NormalizationConfigError:
-            return NormalizationConfigError(src, None, f"normalize.{fld}", why)
-
-        known = {"presets", "drop", "transport", "replace", "ignore_response"}
-        for key in table:
-            if key not in known:
-                raise bad(key, f"unknown key; expected one of {', '.join(sorted(known))}")
-        rules: list[Rule] = []
-
-        def strings(name: str) -> list[str]:
-            value = table.get(name, [])
-            if not isinstance(value, list):
-                raise bad(name, f"expected a list of strings, got {type(value).__name__}")
-            for i, item in enumerate(value):
-                if not isinstance(item, str) or not item:
-                    raise bad(f"{name}[{i}]", "expected a non-empty string")
-            return value
-
-        for i, name in enumerate(strings("presets")):
-            if name not in PRESETS:
-                raise bad(f"presets[{i}]", f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
-            rules.append(PresetRule(name, r))
-        for i, spec in enumerate(strings("drop")):
-            tool, path = _split_tool(spec)
-            try:
-                rules.append(DropRule(path, tool))
-            except ValueError as exc:
-                raise bad(f"drop[{i}]", str(exc)) from None
-        for i, spec in enumerate(strings("transport")):
-            tool, name = _split_tool(spec)
-            if not _IDENTIFIER_ARG.match(name) and any(c in name for c in '.*[]"$'):
-                raise bad(f"transport[{i}]", "a transport field is a top-level arg name")
-            rules.append(TransportRule(name, tool))
-        ignored: list[IgnoreResponseRule] = []
-        for i, spec in enumerate(strings("ignore_response")):
-            tool, path = _split_tool(spec)
-            try:
-                ignored.append(IgnoreResponseRule(path, tool))
-            except ValueError as exc:
-                raise bad(f"ignore_response[{i}]", str(exc)) from None
-        replace = table.get("replace", [])
-        if isinstance(replace, Mapping):
-            replace = [{"pattern": k, "replacement": v} for k, v in replace.items()]
-        if not isinstance(replace, list):
-            raise bad("replace", "expected a list of tables or a table of pattern = replacement")
-        for i, item in enumerate(replace):
-            fld = f"replace[{i}]"
-            if not isinstance(item, Mapping):
-                raise bad(fld, "expected a table {pattern, replacement, path?, tool?}")
-            extra = set(item) - {"pattern", "replacement", "path", "tool"}
-            if extra:
-                raise bad(fld, f"unknown key {min(extra)!r}")
-            for key in ("pattern", "replacement"):
-                if not isinstance(item.get(key), str):
-                    raise bad(f"{fld}.{key}", "expected a string")
-            for key in ("path", "tool"):
-                if key in item and not isinstance(item[key], str):
-                    raise bad(f"{fld}.{key}", "expected a string")
-            try:
-                rules.append(
-                    ReplaceRule(
-                        item["pattern"], item["replacement"], item.get("path"), item.get("tool")
-                    )
-                )
-            except re.error as exc:
-                raise bad(f"{fld}.pattern", f"not a valid regex: {exc}") from None
-            except BadReplacement as exc:
-                raise bad(f"{fld}.replacement", str(exc)) from None
-            except ValueError as exc:
-                raise bad(f"{fld}.path", str(exc)) from None
+        t = _Table(table, src)
+        t.check_keys()
+        # checked in this order: of several bad fields, the same one is named first
+        presets = t.presets(r)
+        drops = t.drops()
+        transports = t.transports()
+        ignored = t.ignored_responses()
+        replaces = t.replaces()
+        rules: list[Rule] = [*presets, *drops, *transports, *replaces]
         return cls(tuple(rules), source=src, ignore_response=tuple(ignored))
 
     # -- use --------------------------------------------------------------------------------
@@ -555,14 +183,6 @@ class NormalizationRules:
         not empty: ``rules or default`` keeps it)."""
         return len(self.rules) + len(self.ignore_response)
 
-    def with_rule(self, rule: Rule) -> NormalizationRules:
-        """These rules plus ``rule`` (a no-op if it is already there)."""
-        if rule in self.rules:
-            return self
-        return NormalizationRules(
-            (*self.rules, rule), source=self.source, ignore_response=self.ignore_response
-        )
-
 
 #: the empty rule set: strict matching
 _NO_NORMALIZATION = NormalizationRules()
@@ -576,196 +196,102 @@ def rules_of(cassette: Cassette) -> NormalizationRules:
     return rules if isinstance(rules, NormalizationRules) else _NO_NORMALIZATION
 
 
-# -- config -------------------------------------------------------------------------------
-def find_config(start: str | Path | None = None) -> Path | None:
-    """The config file that applies in ``start`` (default: the current folder) or its
-    nearest parent: ``cassette.toml`` first, then a ``pyproject.toml`` that has a
-    ``[tool.cassette]`` table. ``None`` when there is none."""
-    here = Path(start or os.getcwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / "cassette.toml"
-        if candidate.is_file():
-            return candidate
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
+class _Table:
+    """The ``normalize`` table of a config being read into rules, one field at a time;
+    each step raises ``NormalizationConfigError`` naming the field it rejects."""
+
+    def __init__(self, table: Mapping[str, Any], source: str | None) -> None:
+        self.table = table
+        self.source = source
+
+    def bad(self, fld: str, why: str) -> NormalizationConfigError:
+        return NormalizationConfigError(self.source, None, f"normalize.{fld}", why)
+
+    def check_keys(self) -> None:
+        for key in self.table:
+            if key not in _KNOWN_KEYS:
+                raise self.bad(
+                    key, f"unknown key; expected one of {', '.join(sorted(_KNOWN_KEYS))}"
+                )
+
+    def strings(self, name: str) -> list[str]:
+        """The field ``name``: a list of non-empty strings (``[]`` when absent)."""
+        value = self.table.get(name, [])
+        if not isinstance(value, list):
+            raise self.bad(name, f"expected a list of strings, got {type(value).__name__}")
+        for i, item in enumerate(value):
+            if not isinstance(item, str) or not item:
+                raise self.bad(f"{name}[{i}]", "expected a non-empty string")
+        return value
+
+    def presets(self, root: str | None) -> list[PresetRule]:
+        out = []
+        for i, name in enumerate(self.strings("presets")):
+            if name not in PRESETS:
+                why = f"unknown preset {name!r}; known: {', '.join(PRESETS)}"
+                raise self.bad(f"presets[{i}]", why)
+            out.append(PresetRule(name, root))
+        return out
+
+    def drops(self) -> list[DropRule]:
+        out = []
+        for i, spec in enumerate(self.strings("drop")):
+            tool, path = split_tool(spec)
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-                return pyproject  # let load_rules report the problem
-            if "cassette" in data.get("tool", {}):
-                return pyproject
-    return None
+                out.append(DropRule(path, tool))
+            except ValueError as exc:
+                raise self.bad(f"drop[{i}]", str(exc)) from None
+        return out
 
+    def transports(self) -> list[TransportRule]:
+        out = []
+        for i, spec in enumerate(self.strings("transport")):
+            tool, name = split_tool(spec)
+            if not _IDENTIFIER_ARG.match(name) and any(c in name for c in '.*[]"$'):
+                raise self.bad(f"transport[{i}]", "a transport field is a top-level arg name")
+            out.append(TransportRule(name, tool))
+        return out
 
-def read_config(
-    config: str | Path | None = None, root: str | Path | None = None
-) -> tuple[Path, dict[str, Any]] | None:
-    """Find and parse the project's config file; ``(path, TOML document)`` or ``None``.
+    def ignored_responses(self) -> list[IgnoreResponseRule]:
+        out = []
+        for i, spec in enumerate(self.strings("ignore_response")):
+            tool, path = split_tool(spec)
+            try:
+                out.append(IgnoreResponseRule(path, tool))
+            except ValueError as exc:
+                raise self.bad(f"ignore_response[{i}]", str(exc)) from None
+        return out
 
-    Where it comes from, first match wins: ``config``; the ``CASSETTE_CONFIG`` environment
-    variable; ``find_config(root)``. Shared by every reader of the config (the
-    normalization rules here, the agent command in ``agent.py``, the redaction settings
-    in ``secrets.py``).
-
-    Raises:
-        NormalizationConfigError: an explicitly named config file is missing or unreadable,
-            or the TOML is invalid (``line`` set).
-    """
-    explicit = config if config is not None else os.environ.get(CONFIG_ENV) or None
-    if explicit is not None:
-        path = Path(explicit)
-        if not path.is_file():
-            raise NormalizationConfigError(path, None, None, "config file not found")
-    else:
-        found = find_config(root)
-        if found is None:
-            return None
-        path = found
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except OSError as exc:
-        raise NormalizationConfigError(path, None, None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise NormalizationConfigError(path, None, None, f"not UTF-8 at byte {exc.start}") from None
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None) or _toml_line(str(exc))
-        raise NormalizationConfigError(path, line, None, f"not valid TOML: {exc}") from None
-    return path, data
-
-
-def config_table(path: Path, data: dict[str, Any], key: str) -> Any:
-    """The value of ``key`` in the project's table: ``[tool.cassette]`` in
-    ``pyproject.toml``; in any other file the top level (or ``[tool.cassette]`` if that is
-    where it is). ``None`` when absent."""
-    tool_value = data.get("tool", {}).get("cassette", {}).get(key)
-    return tool_value if path.name == "pyproject.toml" else data.get(key, tool_value)
-
-
-def load_rules(
-    config: str | Path | None = None, root: str | Path | None = None
-) -> NormalizationRules:
-    """Read normalization rules from a config file.
-
-    Where they come from, first match wins: ``config``; the ``CASSETTE_CONFIG`` environment
-    variable; ``find_config(root)``. In ``pyproject.toml`` the table is
-    ``[tool.cassette.normalize]``; in any other file the top-level ``[normalize]`` table
-    (or ``[tool.cassette.normalize]`` if that is what it has). No config file, or a config
-    without the table, gives the empty rules (strict). ``root`` (default: the config file's
-    folder, else the current one) is the project root of the ``path`` preset.
-
-    Raises:
-        NormalizationConfigError: an explicitly named config file is missing or unreadable,
-            the TOML is invalid (``line`` set), or a rule is bad (``field`` set).
-    """
-    found = read_config(config, root)
-    if found is None:
-        return NormalizationRules()
-    path, data = found
-    table = config_table(path, data, "normalize")
-    if table is None:
-        return NormalizationRules(source=str(path))
-    if not isinstance(table, Mapping):
-        raise NormalizationConfigError(path, None, "normalize", "expected a table")
-    return NormalizationRules.from_mapping(
-        table, root=root if root is not None else path.parent, source=path
-    )
-
-
-def _toml_line(message: str) -> int | None:
-    m = re.search(r"line (\d+)", message)
-    return int(m.group(1)) if m else None
-
-
-# -- analysis -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class OverNormalization:
-    """Distinct recorded calls that ``rules`` would merge into one key although their
-    responses differ: replay would serve one call another call's response.
-
-    Attributes:
-        tool: the tool of the merged calls.
-        digest: the merged args digest under the rules.
-        seqs: the seqs of every recorded entry under that key, in file order.
-        distinct_calls: how many different keys (before the rules) were merged.
-        distinct_responses: how many different outcomes those entries hold.
-    """
-
-    tool: str
-    digest: str
-    seqs: tuple[int, ...]
-    distinct_calls: int
-    distinct_responses: int
-
-
-@dataclass(frozen=True)
-class TurnedHit:
-    """A live call that misses under the cassette's own rules but hits under the new ones.
-
-    Attributes:
-        n: 1-based position of the call among the live calls.
-        tool: its tool.
-        strict_digest: its args digest under the cassette's rules (the miss).
-        digest: its args digest under the new rules (the hit).
-        seqs: the recorded entries that would serve it.
-    """
-
-    n: int
-    tool: str
-    strict_digest: str
-    digest: str
-    seqs: tuple[int, ...]
-
-
-def over_normalization(cassette: Cassette, rules: NormalizationRules) -> list[OverNormalization]:
-    """Groups of recorded entries whose keys merge under ``rules`` although their
-    responses differ (compared by ``cassette.fingerprint``). A key recorded several times
-    with the same args (a retry) is not a merge: it was already one key."""
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, entry in enumerate(cassette):
-        key = (entry.tool, digest(rules.apply(entry.tool, entry.args)))
-        groups.setdefault(key, []).append(i)
-    found = []
-    for (tool, dig), idxs in groups.items():
-        before = {cassette.digest(i) for i in idxs}
-        if len(before) < 2:
-            continue
-        outcomes = {cassette.fingerprint(i) for i in idxs}
-        if len(outcomes) < 2:
-            continue
-        found.append(
-            OverNormalization(
-                tool, dig, tuple(cassette.seq(i) for i in idxs), len(before), len(outcomes)
+    def replaces(self) -> list[ReplaceRule]:
+        replace = self.table.get("replace", [])
+        if isinstance(replace, Mapping):
+            replace = [{"pattern": k, "replacement": v} for k, v in replace.items()]
+        if not isinstance(replace, list):
+            raise self.bad(
+                "replace", "expected a list of tables or a table of pattern = replacement"
             )
-        )
-    return found
+        return [self.replace(f"replace[{i}]", item) for i, item in enumerate(replace)]
 
-
-def _call_parts(call: Any) -> tuple[str, Any]:
-    if isinstance(call, Mapping):
-        return call["tool"], call.get("args")
-    if isinstance(call, tuple) and len(call) == 2:
-        return call[0], call[1]
-    return call.tool, call.args
-
-
-def misses_turned_hits(
-    cassette: Cassette, live_calls: Iterable[Any], rules: NormalizationRules
-) -> list[TurnedHit]:
-    """The live calls that miss under the cassette's own rules but would hit under
-    ``rules``. ``live_calls``: ``(tool, args)`` pairs, ``{"tool", "args"}`` dicts or
-    entries (``live_calls.jsonl`` rows load as dicts)."""
-    strict_keys = {cassette.key(i) for i in range(len(cassette))}
-    loose: dict[tuple[str, str], list[int]] = {}
-    for entry in cassette:
-        key = (entry.tool, digest(rules.apply(entry.tool, entry.args)))
-        loose.setdefault(key, []).append(entry.seq)
-    found = []
-    for n, call in enumerate(live_calls, 1):
-        tool, args = _call_parts(call)
-        strict = digest(cassette.rules.apply(tool, args))
-        if (tool, strict) in strict_keys:
-            continue
-        dig = digest(rules.apply(tool, args))
-        if (tool, dig) in loose:
-            found.append(TurnedHit(n, tool, strict, dig, tuple(loose[(tool, dig)])))
-    return found
+    def replace(self, fld: str, item: Any) -> ReplaceRule:
+        """One ``replace`` item (the field ``fld``): ``{pattern, replacement, path?, tool?}``."""
+        if not isinstance(item, Mapping):
+            raise self.bad(fld, "expected a table {pattern, replacement, path?, tool?}")
+        extra = set(item) - {"pattern", "replacement", "path", "tool"}
+        if extra:
+            raise self.bad(fld, f"unknown key {min(extra)!r}")
+        for key in ("pattern", "replacement"):
+            if not isinstance(item.get(key), str):
+                raise self.bad(f"{fld}.{key}", "expected a string")
+        for key in ("path", "tool"):
+            if key in item and not isinstance(item[key], str):
+                raise self.bad(f"{fld}.{key}", "expected a string")
+        try:
+            return ReplaceRule(
+                item["pattern"], item["replacement"], item.get("path"), item.get("tool")
+            )
+        except re.error as exc:
+            raise self.bad(f"{fld}.pattern", f"not a valid regex: {exc}") from None
+        except BadReplacement as exc:
+            raise self.bad(f"{fld}.replacement", str(exc)) from None
+        except ValueError as exc:
+            raise self.bad(f"{fld}.path", str(exc)) from None

@@ -1,5 +1,5 @@
 """The agent command: a template the debugger runs as a subprocess
-(docs/architecture.md, "Environment contract").
+(docs/format.md, "Environment contract").
 
 The template comes from ``--agent "python agent.py --task retry-budget"`` or from
 ``agent = "..."`` under ``[tool.cassette]`` in ``pyproject.toml`` (top level in
@@ -24,15 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..format.errors import CassetteError
-from ..keys.normalize import config_table, read_config
-
-#: the placeholders a template may hold (see the module docstring)
-PLACEHOLDERS = ("{cassette}", "{report}", "{run}")
+from ..keys.config import ProjectConfig
 
 
 class AgentCommandError(CassetteError, ValueError):
     """No usable agent command: none given, an empty one, or a template shlex cannot split
     (an unclosed quote). The message says where the template came from."""
+
+
+class AgentNotStarted(CassetteError):
+    """The agent command could not be started at all (not found, not executable)."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,13 @@ class AgentCommand:
         return out
 
 
-def resolve_agent(agent: str | None, config: str | Path | None = None) -> AgentCommand:
+def resolve_agent(
+    agent: str | None, config: ProjectConfig | str | Path | None = None
+) -> AgentCommand:
     """The agent command: ``agent`` when given (``--agent``), else ``agent`` from the
-    config (``[tool.cassette]`` in ``pyproject.toml``, the top level of ``cassette.toml``;
-    found as ``normalize.read_config`` finds it).
+    config (``[tool.cassette]`` in ``pyproject.toml``, the top level of ``cassette.toml``):
+    ``config``, a read ``ProjectConfig``, else the file ``ProjectConfig.load(config)``
+    finds.
 
     Raises:
         AgentCommandError: neither gives a command, or the config's value is not a string.
@@ -90,17 +94,15 @@ def resolve_agent(agent: str | None, config: str | Path | None = None) -> AgentC
     """
     if agent is not None:
         return AgentCommand.parse(agent)
-    found = read_config(config)
-    if found is not None:
-        path, data = found
-        value = config_table(path, data, "agent")
-        if value is not None:
-            if not isinstance(value, str):
-                raise AgentCommandError(
-                    f"{path}: field 'agent': expected a string (a command line), "
-                    f"got {type(value).__name__}"
-                )
-            return AgentCommand.parse(value, source=f"{path}: field 'agent'", cwd=path.parent)
+    project = config if isinstance(config, ProjectConfig) else ProjectConfig.load(config)
+    path, value = project.path, project.agent
+    if path is not None and value is not None:
+        if not isinstance(value, str):
+            raise AgentCommandError(
+                f"{path}: field 'agent': expected a string (a command line), "
+                f"got {type(value).__name__}"
+            )
+        return AgentCommand.parse(value, source=f"{path}: field 'agent'", cwd=path.parent)
     raise AgentCommandError(
         'no agent command: pass --agent CMD or set agent = "..." under [tool.cassette] '
         "in pyproject.toml (or at the top of cassette.toml)"

@@ -5,7 +5,7 @@ cassette offline (``replay``).
 Imported only by ``cassette-tui mcp`` (``tui/commands/mcp.py``): the engine
 (``cassette_tui.core``) never imports the MCP SDK, anyio or pydantic.
 
-Modules: ``facts`` (the server-facts sidecar: what replay needs besides the tool calls),
-``wire`` (one JSON-RPC line <-> SDK message types; tools/call <-> cassette entry),
+Modules: ``_facts`` (the server-facts sidecar: what replay needs besides the tool calls),
+``_wire`` (one JSON-RPC line <-> SDK message types; tools/call <-> cassette entry),
 ``record`` (the recording proxy), ``replay`` (the stand-in server).
 """

@@ -5,13 +5,13 @@ forwards every line both ways byte for byte (the stdio transport's newline-delim
 JSON-RPC), so what the host sees is exactly what the server sent. On the side it reads
 each line with the SDK's message types and pairs requests with their answers:
 
-- each answered ``tools/call`` becomes one cassette entry (``wire`` has the mapping),
+- each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
   written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
   when the host sent the call), ``duration_ms`` (until the server answered) and, when the
   server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
   params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
-  server-facts sidecar (``facts``), rewritten atomically when it grows.
+  server-facts sidecar (``_facts``), rewritten atomically when it grows.
 
 Neither file may exist before (nothing is overwritten; the cassette is created
 exclusively). Shutdown follows the MCP stdio lifecycle: when the host closes its end, the
@@ -39,8 +39,8 @@ from cassette_tui.core.format.cassette import dump_line
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 
-from .facts import Exchange, ServerFacts, sidecar_path, without_meta
-from .wire import (
+from ._facts import Exchange, ServerFacts, sidecar_path, without_meta
+from ._wire import (
     PROGRESS,
     PROGRESS_FIELD,
     TOOLS_CALL,
@@ -171,7 +171,7 @@ class RecordingProxy:
 
     Args:
         command: the server command and its arguments.
-        cassette: the cassette to create; its sidecar is ``facts.sidecar_path(cassette)``;
+        cassette: the cassette to create; its sidecar is ``_facts.sidecar_path(cassette)``;
             ``{n}`` in the name is the first number whose two files are free.
         rules: normalization rules for the stored ``args_digest``.
         host_in, host_out: the host's side of the stdio transport (file descriptors;
@@ -233,18 +233,8 @@ class RecordingProxy:
         )
 
     async def _session(self) -> None:
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *self.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group: terminated as a whole
-                limit=LINE_LIMIT,
-            )
-        except OSError as exc:
-            self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
-            self.summary.server_crashed = True
-            self.summary.server_exit = 127
+        proc = await self._start_server()
+        if proc is None:
             return
         loop = asyncio.get_running_loop()
         host_lines: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -270,22 +260,55 @@ class RecordingProxy:
         else:
             # the host closed its end (or went away, or we were signalled)
             up.cancel()
-            if proc.stdin is not None and not proc.stdin.is_closing():
-                proc.stdin.close()
-            if not self._host_gone and not stopped.done():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(down), self.grace)
-            if not await self._wait_exit(proc, self.grace if not stopped.done() else 0.0):
-                self.summary.terminated = True
-                _signal_group(proc.pid, signal.SIGTERM)
-                if not await self._wait_exit(proc, self.grace):
-                    _signal_group(proc.pid, signal.SIGKILL)
-                    await self._wait_exit(proc, self.grace)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(down), self.grace)
+            await self._stop_server(proc, down, stopped)
         for task in (up, down, stopped):
             task.cancel()
         await asyncio.gather(up, down, stopped, return_exceptions=True)
+        self._ended(proc)
+
+    async def _start_server(self) -> asyncio.subprocess.Process | None:
+        """The MCP server's process (its own process group); ``None`` when it cannot
+        start (said, and summed up as a crash with status 127)."""
+        try:
+            return await asyncio.create_subprocess_exec(
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group: terminated as a whole
+                limit=LINE_LIMIT,
+            )
+        except OSError as exc:
+            self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
+            self.summary.server_crashed = True
+            self.summary.server_exit = 127
+            return None
+
+    async def _stop_server(
+        self,
+        proc: asyncio.subprocess.Process,
+        down: asyncio.Task[None],
+        stopped: asyncio.Task[Any],
+    ) -> None:
+        """The host is gone (or we were signalled): close the server's stdin, let it
+        answer what is in flight, then wait for it to exit, terminating its process group
+        when it does not (killing it when that does not do)."""
+        if proc.stdin is not None and not proc.stdin.is_closing():
+            proc.stdin.close()
+        if not self._host_gone and not stopped.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(down), self.grace)
+        if not await self._wait_exit(proc, self.grace if not stopped.done() else 0.0):
+            self.summary.terminated = True
+            _signal_group(proc.pid, signal.SIGTERM)
+            if not await self._wait_exit(proc, self.grace):
+                _signal_group(proc.pid, signal.SIGKILL)
+                await self._wait_exit(proc, self.grace)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(down), self.grace)
+
+    def _ended(self, proc: asyncio.subprocess.Process) -> None:
+        """Sum up how the session ended: the server's status, what it left unanswered, a
+        crash said with what was kept."""
         self.summary.server_exit = proc.returncode
         self.summary.unanswered.extend(p.method for p in self._pending.values())
         if self.summary.server_crashed:

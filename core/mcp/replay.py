@@ -11,7 +11,7 @@ message types, and never starts the recorded server nor touches the network:
   ``MISS_CODE`` whose message names the nearest recorded calls of the tool and the
   argument paths that differ (``data`` has the same as JSON), and it is in the report;
 - ``initialize``, ``server/discover``, ``tools/list`` and every other request are
-  answered from the server-facts sidecar (``facts``); ``ping`` is answered empty; a request
+  answered from the server-facts sidecar (``_facts``); ``ping`` is answered empty; a request
   that was never recorded is ``METHOD_NOT_FOUND`` and in the report;
 - a call recorded with progress (``mcp_progress``) sends those notifications again, to the
   caller's ``progressToken``, before its answer (when the caller asked for progress);
@@ -28,6 +28,7 @@ an error's ``data`` (a NaN argument echoed back in a miss) goes on the wire as
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,8 +39,8 @@ from cassette_tui.core.format.jsonvalue import dumps_strict, encode_nonfinite, j
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.replay.replayer import Replayer
 
-from .facts import HANDSHAKES, ServerFacts, sidecar_path, without_meta
-from .wire import (
+from ._facts import HANDSHAKES, ServerFacts, sidecar_path, without_meta
+from ._wire import (
     PROGRESS,
     PROGRESS_FIELD,
     TOOLS_CALL,
@@ -67,7 +68,7 @@ class ReplayServer:
         cassette: the cassette (path or loaded).
         rules: normalization rules for the keys (default: none, strict).
         repeat: ``"error"`` or ``"last"`` (see ``Replayer``).
-        facts: the sidecar path (default ``facts.sidecar_path(cassette)``; absent: the
+        facts: the sidecar path (default ``_facts.sidecar_path(cassette)``; absent: the
             fallback answers of the module docstring).
 
     Raises:
@@ -169,7 +170,8 @@ class ReplayServer:
         token = meta.get("progressToken") if isinstance(meta, dict) else None
         if token is None:
             return []
-        seq = self.replayer.report()["calls"][-1]["seq"]  # the entry that served it
+        calls = self.replayer.replay_report().calls or ()
+        seq = calls[-1].seq if calls else None  # the entry that served it
         entry = next((e for e in self.cassette if e.seq == seq), None) if seq else None
         rows = entry.extra.get(PROGRESS_FIELD) if entry is not None else None
         if not isinstance(rows, list):
@@ -203,18 +205,17 @@ class ReplayServer:
     # -- the session ---------------------------------------------------------------------
     def report(self) -> dict[str, Any]:
         """The engine's replay report (``Replayer.report``) plus ``"mcp": {"facts":
-        sidecar path or None, "not_recorded": [{"method", "params"}]}``."""
-        report = self.replayer.report()
-        report["mcp"] = {
+        sidecar path or None, "not_recorded": [{"method", "params"}]}`` (its ``extra``)."""
+        mcp = {
             "facts": str(self.facts_path) if self.facts_path else None,
             "not_recorded": list(self.not_recorded),
         }
-        return report
+        return replace(self.replayer.replay_report(), extra={"mcp": mcp}).to_json()
 
     @property
     def missed(self) -> bool:
         """Any tool-call miss or request that was not recorded."""
-        return bool(self.replayer.report()["misses"] or self.not_recorded)
+        return bool(self.replayer.replay_report().misses or self.not_recorded)
 
     async def serve_stdio(self, log: TextIO | None = None) -> None:
         """Serve the process's stdin/stdout (the SDK's stdio server transport) until the

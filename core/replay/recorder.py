@@ -28,11 +28,11 @@ from typing import Any, BinaryIO, Self
 
 from ..format.atomic import check_replaceable
 from ..format.cassette import dump_line
-from ..format.digest import digest
 from ..format.entry import Entry
 from ..format.errors import CassetteError
 from ..format.jsonvalue import json_copy, roundtrip_change
 from ..keys.normalize import NormalizationRules
+from ..keys.replay_key import args_digest
 from ..scan.redact import Redactor
 
 
@@ -134,10 +134,6 @@ class Recorder:
         """How many calls were recorded so far."""
         return self._seq
 
-    @property
-    def closed(self) -> bool:
-        return self._fh is None
-
     def _write(
         self, tool: str, args: Any, started: float, t0: float, response: Any, error: Any
     ) -> int:
@@ -213,7 +209,7 @@ class Recorder:
             )
         _check_json(tool, "args", args)
         try:
-            digest(self.rules.apply(tool, args))
+            args_digest(self.rules, tool, args)
         except (TypeError, ValueError) as exc:
             raise NotSerializable(
                 f"tool {tool!r}: the args cannot be digested ({exc}); the call was not run",

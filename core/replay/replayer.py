@@ -1,6 +1,6 @@
 """Replay: serve an agent's tool calls from a cassette, never from the live tool.
 
-A call is looked up by ``(tool, digest(rules.apply(tool, args)))`` (docs/architecture.md, "Replay
+A call is looked up by ``(tool, digest(rules.apply(tool, args)))`` (docs/format.md, "Replay
 semantics"). A key recorded several times serves its recordings in recorded order (a 429
 then a 200 stays a 429 then a 200); past the last one the ``repeat`` policy decides:
 ``"error"`` (default) raises ``ReplayExhausted``, ``"last"`` serves the last recording
@@ -20,7 +20,9 @@ from ..format.entry import Entry
 from ..format.errors import CassetteMiss, ReplayExhausted
 from ..keys.nearest import nearest
 from ..keys.normalize import NormalizationRules, rules_of
-from ..scan.redact import Redactor, lookup_key
+from ..keys.replay_key import KeyIndex, is_repeated, lookup_key
+from ..scan.redact import Redactor
+from .report import CallRecord, KeyRepeat, Miss, ReplayReport
 
 REPEAT_POLICIES = ("error", "last")
 
@@ -59,16 +61,14 @@ class Replayer:
         self.cassette = cassette
         self.rules = cassette.rules
         self.repeat = repeat
-        #: live args that miss are looked up again redacted (see ``redact.lookup_key``)
+        #: live args that miss are looked up again redacted (see ``replay_key.lookup_key``)
         self.redactor = redactor if redactor is not None else Redactor()
         self._lock = threading.Lock()
-        self._index: dict[tuple[str, str], list[int]] = {}
-        for i in range(len(cassette)):
-            self._index.setdefault(cassette.key(i), []).append(i)
+        self._index = KeyIndex.of(cassette)
         self._calls_per_key: dict[tuple[str, str], int] = {}
         self._served: set[int] = set()
-        self._log: list[dict[str, Any]] = []
-        self._misses: list[dict[str, Any]] = []
+        self._log: list[CallRecord] = []
+        self._misses: list[Miss] = []
 
     def __call__(self, tool: str, args: Any) -> Any:
         """Serve one call: return the recorded response.
@@ -99,16 +99,14 @@ class Replayer:
             if recorded is None:
                 cands = [c.to_dict() for c in nearest(self.cassette, tool, args, rules=self.rules)]
                 shown = self.redactor.redact_args(tool, args)  # the report goes to disk
-                self._misses.append(
-                    {"tool": tool, "digest": dig, "args": copy.deepcopy(shown), "nearest": cands}
-                )
-                self._log.append(_log_row(n, tool, dig, None, "miss"))
+                self._misses.append(Miss(tool, dig, copy.deepcopy(shown), tuple(cands)))
+                self._log.append(CallRecord(n, tool, dig, None, "miss"))
                 raise CassetteMiss(tool, dig, args, cands)
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
                 if self.repeat == "error":
-                    self._log.append(_log_row(n, tool, dig, None, "exhausted"))
+                    self._log.append(CallRecord(n, tool, dig, None, "exhausted"))
                     seqs = [self.cassette.seq(i) for i in recorded]
                     raise ReplayExhausted(tool, dig, args, call_number, len(recorded), seqs)
                 index = recorded[-1]
@@ -116,19 +114,18 @@ class Replayer:
                 index = recorded[call_number - 1]
             self._served.add(index)
             entry = self.cassette._entry(index)  # outcome() copies the response
-            self._log.append(
-                _log_row(n, tool, dig, entry.seq, "error" if entry.is_error else "hit")
-            )
+            outcome = "error" if entry.is_error else "hit"
+            self._log.append(CallRecord(n, tool, dig, entry.seq, outcome))
         return entry
 
     def report(self) -> dict[str, Any]:
-        """The replay report (docs/architecture.md, "Replay semantics"), JSON-ready::
+        """The replay report as JSON data (``ReplayReport.to_json()`` of
+        ``replay_report()``): what the agent writes to ``CASSETTE_REPORT``."""
+        return self.replay_report().to_json()
 
-            {"mode": "replay", "cassette": path or None, "entries": int, "used": int,
-             "unused_seqs": [int], "repeats": [{"tool", "digest", "calls", "recorded"}],
-             "misses": [{"tool", "digest", "args", "nearest": [candidate]}],
-             "calls": [{"n", "tool", "digest", "seq": int | None,
-                        "outcome": "hit" | "miss" | "exhausted" | "error"}]}
+    def replay_report(self) -> ReplayReport:
+        """The replay report so far (``report.py``; docs/format.md, "Replay
+        semantics").
 
         ``used`` counts recorded entries served at least once; ``repeats`` lists every key
         called more than once, or called and recorded more than once, with its call count
@@ -137,33 +134,18 @@ class Replayer:
         """
         with self._lock:
             c = self.cassette
-            repeats = [
-                {
-                    "tool": tool,
-                    "digest": dig,
-                    "calls": self._calls_per_key.get((tool, dig), 0),
-                    "recorded": len(idxs),
-                }
+            repeats = tuple(
+                KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
                 for (tool, dig), idxs in self._index.items()
-                if _repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
-            ]
-            return {
-                "mode": "replay",
-                "cassette": str(c.path) if c.path is not None else None,
-                "entries": len(c),
-                "used": len(self._served),
-                "unused_seqs": [c.seq(i) for i in range(len(c)) if i not in self._served],
-                "repeats": repeats,
-                "misses": list(self._misses),
-                "calls": list(self._log),
-            }
-
-
-def _repeated(recorded: int, calls: int) -> bool:
-    """A key is repeated when it was called more than once, or called at all and recorded
-    more than once; one never called is unused."""
-    return calls > 1 or (calls >= 1 and recorded > 1)
-
-
-def _log_row(n: int, tool: str, dig: str, seq: int | None, outcome: str) -> dict[str, Any]:
-    return {"n": n, "tool": tool, "digest": dig, "seq": seq, "outcome": outcome}
+                if is_repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
+            )
+            return ReplayReport(
+                mode="replay",
+                cassette=str(c.path) if c.path is not None else None,
+                entries=len(c),
+                used=len(self._served),
+                unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
+                repeats=repeats,
+                misses=tuple(self._misses),
+                calls=tuple(self._log),
+            )

@@ -1,6 +1,6 @@
 """``wrap_dispatcher``: the one call an agent makes to obey the environment contract.
 
-docs/architecture.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
+docs/format.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
 default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
 report goes as JSON: written when the wrapper is created, kept current as the run goes,
 and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``
@@ -19,9 +19,9 @@ from typing import Any
 
 from ..format.cassette import load
 from ..format.constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
-from ..keys.normalize import load_rules
+from ..keys.config import ProjectConfig
 from ..scan.redact import Redactor, record_redactor
-from ..scan.secrets import load_secret_config
+from ..scan.redact_config import load_secret_config
 from .recorder import Recorder, _is_async
 from .replayer import Replayer
 from .report_sink import ReportSink, attach
@@ -63,7 +63,7 @@ def wrap_dispatcher(
             goes, at exit and on SIGTERM; wrappers of one process that name the same file
             share it (see ``report_sink``).
         config: normalization config file; default ``CASSETTE_CONFIG``, else the project's
-            ``cassette.toml`` / ``pyproject.toml`` (see ``normalize.load_rules``). Its
+            ``cassette.toml`` / ``pyproject.toml`` (see ``keys.config.ProjectConfig``). Its
             redaction settings apply too (``secrets.load_secret_config``): live args that
             miss are looked up again redacted, and ``record = true`` redacts as it writes.
         repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
@@ -83,55 +83,50 @@ def wrap_dispatcher(
     mode = (mode or os.environ.get(ENV_MODE) or "live").strip().lower()
     if mode not in MODES:
         raise ValueError(f"unknown {ENV_MODE} {mode!r}; expected one of: record, replay, live")
-    if path is None:
-        path = os.environ.get(ENV_PATH) or None
-    if report is None:
-        report = os.environ.get(ENV_REPORT) or None
+    path = path if path is not None else os.environ.get(ENV_PATH) or None
+    report = report if report is not None else os.environ.get(ENV_REPORT) or None
     is_async = _is_async(dispatch)
+    engine, wrapped = _engine(dispatch, mode, path, config, repeat, overwrite, is_async)
+    return _finished(wrapped, dispatch, mode, engine, report, is_async)
 
-    engine: Any
+
+def _engine(
+    dispatch: Callable[[str, Any], Any],
+    mode: str,
+    path: str | Path | None,
+    config: str | Path | None,
+    repeat: str,
+    overwrite: bool,
+    is_async: bool,
+) -> tuple[Any, Any]:
+    """The engine of ``mode`` (a live call counter, a recorder, a replayer) and the
+    dispatcher it makes of ``dispatch``."""
     if mode == "live":
-        engine = counter = _LiveCounter()
-        if is_async:
+        counter = _LiveCounter()
+        return counter, _counted(dispatch, counter, is_async)
+    if path is None:
+        raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
+    project = ProjectConfig.load(config)
+    rules = project.rules()
+    redaction = load_secret_config(project)
+    if mode == "record":
+        redactor = record_redactor(redaction)
+        recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor)
+        return recorder, recorder.wrap(dispatch)
+    replayer = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
+    return replayer, _replayed(replayer, is_async)
 
-            async def wrapped_async(tool: str, args: Any) -> Any:
-                counter.count()
-                return await dispatch(tool, args)
 
-            wrapped: Any = wrapped_async
-        else:
-
-            def wrapped_sync(tool: str, args: Any) -> Any:
-                counter.count()
-                return dispatch(tool, args)
-
-            wrapped = wrapped_sync
-    else:
-        if path is None:
-            raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
-        rules = load_rules(config)
-        redaction = load_secret_config(config)
-        if mode == "record":
-            engine = Recorder(
-                path, overwrite=overwrite, rules=rules, redactor=record_redactor(redaction)
-            )
-            wrapped = engine.wrap(dispatch)
-        else:
-            engine = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
-            replayer = engine
-            if is_async:
-
-                async def replayed_async(tool: str, args: Any) -> Any:
-                    return replayer(tool, args)
-
-                wrapped = replayed_async
-            else:
-
-                def replayed(tool: str, args: Any) -> Any:
-                    return replayer(tool, args)
-
-                wrapped = replayed
-
+def _finished(
+    wrapped: Any,
+    dispatch: Callable[[str, Any], Any],
+    mode: str,
+    engine: Any,
+    report: str | Path | None,
+    is_async: bool,
+) -> Any:
+    """``wrapped`` reporting to ``report`` (when given), looking like ``dispatch``, with
+    ``.mode``, ``.engine``, ``.report()`` and ``.close()`` (also run at exit)."""
     close = getattr(engine, "close", lambda: None)
     if report is not None:
         try:
@@ -146,7 +141,39 @@ def wrap_dispatcher(
     wrapped.report = engine.report
     wrapped.close = close
     atexit.register(close)  # runs before the sink's final write (atexit is LIFO)
-    return wrapped  # type: ignore[no-any-return]
+    return wrapped
+
+
+def _counted(dispatch: Callable[[str, Any], Any], counter: _LiveCounter, is_async: bool) -> Any:
+    """``dispatch`` called live, each call counted."""
+    if is_async:
+
+        async def wrapped_async(tool: str, args: Any) -> Any:
+            counter.count()
+            return await dispatch(tool, args)
+
+        return wrapped_async
+
+    def wrapped_sync(tool: str, args: Any) -> Any:
+        counter.count()
+        return dispatch(tool, args)
+
+    return wrapped_sync
+
+
+def _replayed(replayer: Replayer, is_async: bool) -> Any:
+    """A dispatcher served by ``replayer`` (a coroutine function when ``is_async``)."""
+    if is_async:
+
+        async def replayed_async(tool: str, args: Any) -> Any:
+            return replayer(tool, args)
+
+        return replayed_async
+
+    def replayed(tool: str, args: Any) -> Any:
+        return replayer(tool, args)
+
+    return replayed
 
 
 def _reporting(inner: Any, sink: ReportSink, is_async: bool) -> Any:

@@ -23,7 +23,8 @@ from ..format.findings import Finding
 from ..format.gcpause import no_cyclic_gc
 from ..keys.repeats import NO_HEADERS_FORM
 from .lint import LintTail, TailResult, entry_passes, lint
-from .secrets import SecretBatch, SecretConfig, secret_findings
+from .redact_config import SecretConfig
+from .secrets import SecretBatch, secret_findings
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette

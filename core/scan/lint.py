@@ -63,6 +63,7 @@ from ..keys.repeats import (
     plainly_repeated,
     recording_failed,
 )
+from ..keys.replay_key import KeyIndex
 from ..keys.rule_check import rule_findings
 from ..keys.volatile import EPOCH_MIN_S, volatile_kind
 
@@ -170,6 +171,27 @@ def lint(
     are linted elsewhere (``each`` is not called for them unless ``tail`` hands them back);
     the findings are the same.
     """
+    passes = _entry_passes_all(cassette, each, tail)
+    findings = _entry_order_findings(cassette, passes)
+    # the configured rules against the data: over-normalization, rules matching nothing
+    checked = rule_findings(cassette)
+    merged = {f.seqs for f in checked if f.kind == "over_normalization"}
+    if merged:  # calls merged by a rule are not repeats of one call
+        findings = [f for f in findings if not (f.kind == "repeated_key" and f.seqs in merged)]
+    findings.extend(checked)
+    if len(cassette) == 0:
+        findings.insert(0, Finding(kind="empty", message=EMPTY_MESSAGE))
+    return findings
+
+
+def _entry_passes_all(
+    cassette: Cassette,
+    each: Callable[[int, Entry, bytes | None], None] | None,
+    tail: LintTail | None,
+) -> TailResult:
+    """``entry_pass`` of every entry, by position (see ``lint``): one read of the entries,
+    or of those before ``tail.start`` when ``tail`` gives the rest (read here too when it
+    gives nothing whole)."""
     n = len(cassette)
     digests: list[str] = []
     found_at: dict[int, list[Finding]] = {}  # entry_pass's findings, of entries with any
@@ -199,26 +221,23 @@ def lint(
             found_at.update((stop + k, found) for k, found in rest.findings.items())
             failed[stop:] = rest.failed
             header_forms.update((stop + k, form) for k, form in rest.header_forms.items())
+    return TailResult(digests, found_at, failed, header_forms)
 
-    # what needs the whole cassette, over its columns at once (most cassettes have no seq
-    # out of order, no stale digest, few repeated keys)
+
+def _entry_order_findings(cassette: Cassette, passes: TailResult) -> list[Finding]:
+    """The findings of the entries, in entry order: each entry's own, and those that need
+    the whole cassette, over its columns at once (most cassettes have no seq out of
+    order, no stale digest, few repeated keys)."""
     indexed = _seq_findings(cassette)
-    for i, found in _stale_digest_findings(cassette, digests).items():
+    for i, found in _stale_digest_findings(cassette, passes.digests).items():
         indexed.setdefault(i, []).extend(found)
-    repeated = _repeated_key_findings(cassette, digests, failed, header_forms)
+    repeated = _repeated_key_findings(cassette, passes.digests, passes.failed, passes.header_forms)
+    found_at = passes.findings
     findings: list[Finding] = []
     for i in sorted(indexed.keys() | found_at.keys() | repeated.keys()):
         findings.extend(indexed.get(i, ()))
         findings.extend(found_at.get(i, ()))
         findings.extend(repeated.get(i, ()))
-    # the configured rules against the data: over-normalization, rules matching nothing
-    checked = rule_findings(cassette)
-    merged = {f.seqs for f in checked if f.kind == "over_normalization"}
-    if merged:  # calls merged by a rule are not repeats of one call
-        findings = [f for f in findings if not (f.kind == "repeated_key" and f.seqs in merged)]
-    findings.extend(checked)
-    if len(cassette) == 0:
-        findings.insert(0, Finding(kind="empty", message=EMPTY_MESSAGE))
     return findings
 
 
@@ -281,10 +300,8 @@ def _repeated_key_findings(
     if len(counts) == len(digests):
         return {}  # every digest once
     twice = {dig for dig, count in counts.items() if count > 1}
-    grouped: dict[tuple[str, str], list[int]] = {}
-    for i in itertools.compress(itertools.count(), map(twice.__contains__, digests)):
-        grouped.setdefault((cassette.tool(i), digests[i]), []).append(i)
-    positions = {key: idxs for key, idxs in grouped.items() if len(idxs) > 1}
+    at = list(itertools.compress(itertools.count(), map(twice.__contains__, digests)))
+    positions = KeyIndex.from_keys(((cassette.tool(i), digests[i]) for i in at), at).repeated()
     found: dict[int, list[Finding]] = {}
     for (tool, dig), idxs in positions.items():
         seqs = [cassette.seq(i) for i in idxs]
@@ -339,8 +356,6 @@ def entry_passes(
                 each(i, entry, raw)
         for i, entry, raw in batch:
             yield i, entry, entry_pass(cassette, i, entry, raw, last=i == last)
-
-
 
 
 def entry_pass(

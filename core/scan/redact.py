@@ -1,7 +1,7 @@
 """Redaction: secrets replaced by stable placeholders, so a redacted cassette still replays.
 
 Each secret the scan finds (``secrets.py``), and each value at a ``redact.paths`` pattern,
-becomes ``<redacted:KIND:HASH8>``: ``KIND`` is ``secrets.classify(secret)`` and ``HASH8``
+becomes ``<redacted:KIND:HASH8>``: ``KIND`` is ``_secret_detectors.classify(secret)`` and ``HASH8``
 the first 8 hex digits of SHA-256 over the secret, both functions of the value alone. So
 the same secret gives the same placeholder everywhere (equal values stay equal, distinct
 ones stay distinct), and redacting is idempotent (a placeholder is never a secret).
@@ -14,8 +14,8 @@ Where redaction applies, and why replay still matches:
   (``known``), so a token returned at seq 1 and echoed in a later response goes too. The
   ``args_digest`` is recomputed over the redacted args.
 - ``redact_args`` on the live args of a call: ``Replayer`` digests the redacted args when
-  the raw ones miss (``lookup_key``), ``Recorder`` with ``record = true`` digests and
-  stores the redacted args. Both use the one function the ``redact`` command used on the
+  the raw ones miss (``keys.replay_key.lookup_key``), ``Recorder`` with ``record = true``
+  digests and stores the redacted args. Both use the one function the ``redact`` command used on the
   stored args, so the agent's real call (real token included) finds its redacted entry.
   The config (``redact.paths``, ``allow``, ``allow_hashes``) must be the same when the
   cassette is redacted and when it is replayed.
@@ -31,23 +31,23 @@ import tempfile
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..format.atomic import TargetExists, check_replaceable, write_atomic
-from ..format.digest import digest
 from ..format.jobs import CancelToken, Progress
 from ..format.jsonpath import Part
-from .secrets import SecretConfig, SecretHit, classify, entry_parts, hash8, scan_value
+from ._secret_detectors import classify
+from .masking import hash8
+from .redact_config import SecretConfig
+from .secrets import SecretHit, entry_parts, scan_value
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
-    from ..format.digest import KeyRules
     from ..format.entry import Entry
 
 __all__ = [
     "RedactResult",
     "Redactor",
-    "lookup_key",
     "placeholder",
     "record_redactor",
     "redact_job",
@@ -176,26 +176,6 @@ def record_redactor(config: SecretConfig) -> Redactor | None:
     return Redactor(config) if config.record else None
 
 
-def lookup_key(
-    index: dict[tuple[str, str], Any],
-    rules: KeyRules,
-    redactor: Redactor | None,
-    tool: str,
-    args: Any,
-) -> tuple[str, str]:
-    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw args'
-    digest when it is recorded, else that of the redacted args when those are recorded
-    (a cassette redacted after recording), else the raw one (a miss)."""
-    key = (tool, digest(rules.apply(tool, args)))
-    if key in index or redactor is None:
-        return key
-    redacted = redactor.redact_args(tool, args)
-    if redacted is args:
-        return key
-    other = (tool, digest(rules.apply(tool, redacted)))
-    return other if other in index else key
-
-
 # -- the redact command ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class RedactResult:
@@ -237,19 +217,45 @@ def redact_job(
         FileExistsError: ``backup`` exists.
         Cancelled: ``cancel`` was set; nothing was written.
     """
-    from ..format.cassette import dump_line
-
     redactor = Redactor(config)
     out = Path(out)
+    _check_targets(out, overwrite, backup)
+    entry_at = getattr(cassette, "_entry", cassette.__getitem__)
+    known = yield from _known_secrets_job(cassette, entry_at, redactor, cancel)
+    with tempfile.TemporaryFile() as spool:
+        replaced, changed = yield from _redact_into_job(
+            cassette, entry_at, redactor, known, spool, cancel
+        )
+        spool.seek(0)
+        backup_path = None
+        if backup is not None and cassette.path is not None:
+            backup_path = Path(backup)
+            with open(cassette.path, "rb") as original:
+                write_atomic(backup_path, iter(lambda: original.read(1 << 20), b""))
+        write_atomic(out, iter(lambda: spool.read(1 << 20), b""), overwrite=overwrite)
+    return RedactResult(out, len(cassette), replaced, changed, backup_path)
+
+
+def _check_targets(out: Path, overwrite: bool, backup: str | Path | None) -> None:
+    """Refuse to write over ``out`` (unless ``overwrite``, and never over a symlink, FIFO
+    or device) or over an existing ``backup``; see ``redact_job``."""
     if not overwrite and os.path.lexists(out):
         raise TargetExists(out)
     if overwrite:
         check_replaceable(out)  # a symlink, FIFO or device is never replaced
     if backup is not None and os.path.lexists(backup):
         raise FileExistsError(f"{backup}: a backup exists already; move it away first")
+
+
+def _known_secrets_job(
+    cassette: Cassette,
+    entry_at: Callable[[int], Entry],
+    redactor: Redactor,
+    cancel: CancelToken | None,
+) -> Generator[Progress, None, frozenset[str]]:
+    """The first pass: every secret of every entry (progress ``"scan"``)."""
     total = len(cassette)
     known: set[str] = set()
-    entry_at = getattr(cassette, "_entry", cassette.__getitem__)
     for i in range(total):
         if i % 1000 == 0:
             yield Progress("scan", i, total, "entries")
@@ -258,26 +264,34 @@ def redact_job(
         for name, value in entry_parts(entry_at(i)):
             known.update(h.secret for h in scan_value(value, (name,), redactor.config))
     yield Progress("scan", total, total, "entries")
+    return frozenset(s for s in known if s)
+
+
+def _redact_into_job(
+    cassette: Cassette,
+    entry_at: Callable[[int], Entry],
+    redactor: Redactor,
+    known: frozenset[str],
+    spool: IO[bytes],
+    cancel: CancelToken | None,
+) -> Generator[Progress, None, tuple[int, int]]:
+    """The second pass: each entry redacted (``known``: the first pass's secrets) and
+    written to ``spool`` as a line (progress ``"redact"``); returns ``(secrets replaced,
+    entries changed)``."""
+    from ..format.cassette import dump_line
+
+    total = len(cassette)
     replaced = changed = 0
-    frozen = frozenset(s for s in known if s)
-    with tempfile.TemporaryFile() as spool:
-        for i in range(total):
-            if i % 1000 == 0:
-                yield Progress("redact", i, total, "entries")
-                if cancel is not None:
-                    cancel.raise_if_cancelled()
-            entry = entry_at(i)
-            new, count = redactor.redact_entry(entry, frozen)
-            replaced += count
-            if new is not entry:
-                changed += 1
-            spool.write(dump_line(new, cassette.rules))
-        yield Progress("redact", total, total, "entries")
-        spool.seek(0)
-        backup_path = None
-        if backup is not None and cassette.path is not None:
-            backup_path = Path(backup)
-            with open(cassette.path, "rb") as original:
-                write_atomic(backup_path, iter(lambda: original.read(1 << 20), b""))
-        write_atomic(out, iter(lambda: spool.read(1 << 20), b""), overwrite=overwrite)
-    return RedactResult(out, total, replaced, changed, backup_path)
+    for i in range(total):
+        if i % 1000 == 0:
+            yield Progress("redact", i, total, "entries")
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+        entry = entry_at(i)
+        new, count = redactor.redact_entry(entry, known)
+        replaced += count
+        if new is not entry:
+            changed += 1
+        spool.write(dump_line(new, cassette.rules))
+    yield Progress("redact", total, total, "entries")
+    return replaced, changed

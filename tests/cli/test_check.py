@@ -10,8 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cassette_tui.core import load
+from cassette_tui.core.keys.config import load_rules
+from cassette_tui.core.scan.lint import lint
 from cassette_tui.tui.commands.check import check
 from click.testing import CliRunner
+from support.cases import storm_file
+from support.factory import entry, write_cassette
 
 CLEAN = '{"seq":1,"tool":"search_docs","args":{"q":"retry budget"},"response":{"hits":3}}\n'
 FINDINGS = (
@@ -143,3 +148,61 @@ def test_installed_console_script_exit_codes(tmp_path: Path) -> None:
     missing = run(str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 2
     assert "no such file" in missing.stderr
+
+
+# -- the user's rules against the data ------------------------------------------------------------
+def test_check_reports_over_normalization_and_rules_matching_nothing(tmp_path: Path) -> None:
+    path = write_cassette(
+        tmp_path / "c.jsonl",
+        entry(1, "search", {"q": "refund", "n": 1}, response={"top": "a"}),
+        entry(2, "search", {"q": "shipping", "n": 1}, response={"top": "b"}),
+        entry(3, "search", {"q": "x", "n": 5}, response={"top": "c"}),
+        entry(4, "search", {"q": "x", "n": 6}, response={"top": "c"}),
+    )
+    config = tmp_path / "cassette.toml"
+    config.write_text('[normalize]\ndrop = ["q", "n", "serch:id"]\n', encoding="utf-8")
+    rules = load_rules(config)
+    kinds = {(f.kind, f.seqs) for f in lint(load(path, rules=rules))}
+    assert ("over_normalization", (1, 2, 3, 4)) in kinds
+    assert not any(k == "repeated_key" for k, _ in kinds)
+    unused = [f for f in lint(load(path, rules=rules)) if f.kind == "unused_rule"]
+    assert [f.evidence["rule"] for f in unused] == ["drop serch:id"]
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "check", "--config", str(config), str(path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "over_normalization" in done.stdout and "unused_rule" in done.stdout
+
+
+def test_inspect_log_tool_call_error_is_not_a_retry_storm(real: Path) -> None:
+    path = real / "inspect_ai" / "tests" / "log" / "test_eval_log" / "log_tool_call_error.json"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "check", str(path)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # still a finding: the key repeats
+    assert "retry storm or a loop" not in done.stdout
+    assert "repeated_key" not in done.stdout
+    assert "distinct_errors" in done.stdout
+    # 11 calls, 10 error types (seq 1 and 3 share the parsing error)
+    assert "11 of 11 recordings failed, in 10 different ways" in done.stdout
+
+
+def test_check_reads_the_storm_as_a_retry_storm(tmp_path: Path) -> None:
+    path = storm_file(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "check", str(path)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "repeated_key" in done.stdout and "retry storm" in done.stdout
+    assert "distinct_errors" not in done.stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "check", str(path), "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    kinds = [f["kind"] for f in json.loads(done.stdout)["findings"]]
+    assert kinds == ["repeated_key"]

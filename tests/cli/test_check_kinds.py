@@ -1,5 +1,5 @@
 """``check --help`` lists every finding kind the engine can give ``check``, from the one
-table (``lint.KINDS``, plus check's own ``dropped_lines``), and so does the README."""
+table (``lint.KINDS``, plus check's own ``dropped_lines``), and so does docs/json.md."""
 
 from __future__ import annotations
 
@@ -74,8 +74,8 @@ def test_check_help_lists_every_kind() -> None:
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
 
 
-def test_the_readme_lists_every_kind() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("`check --json`:", 1)[1].split("## ", 1)[0]
+def test_the_json_reference_lists_every_kind() -> None:
+    page = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
+    section = page.split("## `check --json`", 1)[1].split("\n## ", 1)[0]
     missing = [k for k in check.CHECK_KINDS if f"`{k}`" not in section]
     assert not missing, missing

@@ -15,6 +15,8 @@ from cassette_tui.core.diff.result import diff_cassettes
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.cli import cli
 from click.testing import CliRunner
+from support.cases import SUM_A, SUM_B, noise_and_real_pair
+from support.factory import entry, write_cassette
 from support.paths import SCRIPT
 from support.terminal import run_in_terminal
 
@@ -187,3 +189,150 @@ def test_diff_command_does_not_import_textual(samples) -> None:
         "assert 'textual' not in sys.modules, 'textual imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_diff_cli_tolerance_and_numbers_line(tmp_path: Path) -> None:
+    pa = write_cassette(tmp_path / "a.jsonl", entry(1, "m", {"r": 1}, response={"score": 0.91}))
+    pb = write_cassette(
+        tmp_path / "b.jsonl", entry(1, "m", {"r": 1}, response={"score": 0.9100004})
+    )
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "cassette_tui.tui.cli", "diff", *extra, str(pa), str(pb)],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    strict = run()
+    assert strict.returncode == 1 and "numbers: 1 differ, largest |Δ| 4e-07" in strict.stdout
+    assert run("--tolerance", "1e-6").returncode == 0
+
+
+def test_diff_cli_exit_0_for_reordered_calls(real: Path) -> None:
+    folder = real / "bugcases" / "29_parallel_calls_reordered"
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "diff", "--json",
+         folder / "a.jsonl", folder / "b.jsonl"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    doc = json.loads(done.stdout)
+    assert doc["first_divergence"] is None
+    assert {r["status"] for r in doc["rows"]} == {"moved"}
+
+
+def test_case_31_long_value_shows_where_it_differs(real: Path) -> None:
+    folder = real / "bugcases" / "31_long_value_differs_late"
+    for columns in ("60", "80", "200"):
+        done = subprocess.run(
+            [sys.executable, "-m", "cassette_tui.tui.cli", "diff",
+             folder / "a.jsonl", folder / "b.jsonl"],
+            capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "COLUMNS": columns},
+        )  # fmt: skip
+        flat = " ".join(done.stdout.split())
+        assert "at character 192:" in flat
+        assert "24 hours" in flat and "48 hours" in flat
+
+
+def test_diff_text_shows_the_two_calls(tmp_path: Path) -> None:
+    pa = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(1, "get_user", {"id": "u1"}),
+        entry(2, "search_direct", {"origin": "ATL", "dest": "ORD"}, response=[{"f": 1}]),
+    )
+    pb = write_cassette(
+        tmp_path / "b.jsonl",
+        entry(1, "get_user", {"id": "u1"}),
+        entry(2, "search_onestop", {"origin": "ATL", "dest": "PHL"}, response=[[{"f": 2}]]),
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "diff", "--align", "seq", str(pa), str(pb)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[1:4] == ["2", "2", "2"])
+    assert "other call" in lines[at]
+    assert lines[at + 1].split() == ["A", "search_direct", 'origin="ATL"', 'dest="ORD"']
+    assert lines[at + 2].split() == ["B", "search_onestop", 'origin="ATL"', 'dest="PHL"']
+    assert "~ tool $" not in out.stdout and "args $.dest" not in out.stdout
+
+
+def test_diff_cli_defaults_to_auto_and_align_forces(tmp_path: Path) -> None:
+    pa = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(1, "get", {"id": "x"}),
+        entry(2, "get", {"id": "y"}),
+        entry(3, "pay", {"id": "y"}),
+    )
+    pb = write_cassette(
+        tmp_path / "b.jsonl", entry(1, "get", {"id": "y"}), entry(2, "pay", {"id": "y"})
+    )
+
+    def run(*extra: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-m", "cassette_tui.tui.cli", "diff", "--json", *extra, str(pa), str(pb)],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert out.returncode == 1, out.stderr
+        return json.loads(out.stdout)
+
+    auto = run()
+    assert auto["align"] == "key" and "A makes 1 extra call" in auto["align_reason"]
+    assert auto["first_divergence"]["status"] == "only_a"
+    forced = run("--align", "seq")
+    assert forced["align"] == "seq" and forced["align_reason"] is None
+    assert forced["first_divergence"]["status"] == "args_drift"
+
+
+def test_diff_cli_names_the_real_change_and_shows_the_noise(tmp_path: Path) -> None:
+    pa = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(1, "m", {"r": 1}, response={"score": SUM_A}),
+        entry(2, "s", {"q": 1}, response={"top": "a"}),
+    )
+    pb = write_cassette(
+        tmp_path / "b.jsonl",
+        entry(1, "m", {"r": 1}, response={"score": SUM_B}),
+        entry(2, "s", {"q": 1}, response={"top": "b"}),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "diff", str(pa), str(pb)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "first divergence: row 2" in done.stdout  # the real change, not the noise
+    assert "numbers: 1 differ" in done.stdout  # the noise row stays shown with its drift
+
+
+def test_diff_cli_raises_no_stale_response_for_noise(tmp_path: Path) -> None:
+    pa, pb = noise_and_real_pair(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "diff", str(pa), str(pb), "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    doc = json.loads(done.stdout)
+    stale = {
+        f["evidence"]["tool"]: f["seqs"] for f in doc["findings"] if f["kind"] == "stale_response"
+    }
+    assert stale == {"search": {"a": [2], "b": [2]}, "embed": {"a": [4], "b": [4]}}
+    assert doc["rows"][0]["numbers"]["count"] == 2  # the noise row, shown with its numbers
+    text = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "diff", str(pa), str(pb)],
+        capture_output=True, text=True, timeout=120, check=False,
+    ).stdout  # fmt: skip
+    assert "first divergence: row 2" in text and "numbers: 2 differ" in text
+
+
+def test_diff_command_on_path_specs(real: Path) -> None:
+    tau = real / "tau-bench" / "gpt-4o-airline.json"
+    r = CliRunner().invoke(
+        cli, ["diff", f"{tau}#task=31,trial=3", f"{tau}#task=31,trial=2", "--json"]
+    )
+    assert r.exit_code == 1, r.output  # findings
+    out = json.loads(r.output)
+    assert out["first_divergence"]["a_seq"] == out["first_divergence"]["b_seq"] == 7
+    assert (out["a"]["entries"], out["b"]["entries"]) == (7, 7)
+    assert out["a"]["file"].endswith("#task=31,trial=3")

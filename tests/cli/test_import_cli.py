@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cassette_tui.core import Replayer
 from cassette_tui.core.format.cassette import load
+from cassette_tui.core.scan.lint import lint
 from cassette_tui.tui.cli import cli
 from click.testing import CliRunner
+from support.odd_yaml import CASES
+from support.paths import SAMPLES
 
 RUNS = [
     {
@@ -148,3 +154,85 @@ def test_real_tau_bench_directory(real: Path, tmp_path: Path) -> None:
     assert "wrote 200 cassettes" in r.output and "18 with no tool call" in r.output
     assert len(list(out.glob("task-*_trial-*.jsonl"))) == 200
     assert len(load(out / "task-31_trial-2.jsonl")) == 7
+
+
+def test_tau_bench_task_11_dates_are_not_volatile(real: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t11.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "import",
+         str(real / "tau-bench" / "gpt-4o-airline.json"), "--task", "11", "--trial", "2",
+         "-o", str(out)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    findings = lint(load(out))
+    assert len(findings) == 1  # 16 before: 15 were flight and birth dates
+    assert not any("date" in (f.path or "") or "dob" in (f.path or "") for f in findings)
+
+
+# -- headers that change the answer ------------------------------------------------------------------
+def test_case_19_accept_header_is_part_of_the_key(real: Path, tmp_path: Path) -> None:
+    folder = real / "bugcases" / "19_headers_only_variants"
+    out = tmp_path / "h.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "cassette_tui.tui.cli", "import", folder / "export.yaml", "-o", out],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    c = load(out)
+    assert c[0].args["headers"] == {"Accept": ["application/json"]}
+    assert c.key(0) != c.key(1)
+    assert not [f for f in lint(c) if f.kind == "repeated_key"]
+    replay = subprocess.run(
+        [sys.executable, folder / "replay_csv_first.py", out],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "CASSETTE_REPORT": ""},
+    )  # fmt: skip
+    assert "application/json" not in replay.stdout  # never the JSON body for a CSV ask
+    assert "CassetteMiss" in replay.stderr
+    csv = Replayer(c)("http", {**c[1].args})
+    assert csv["headers"]["Content-Type"] == ["text/csv"]
+
+
+def test_the_cli_shows_no_traceback(tmp_path: Path) -> None:
+    for i, (text, _line, reason) in enumerate(CASES.values()):
+        path = tmp_path / f"odd-{i}.yaml"
+        path.write_text(text, encoding="utf-8")
+        for args in (["check", path], ["import", path, "-o", tmp_path / f"out-{i}.jsonl"]):
+            proc = subprocess.run(
+                [sys.executable, "-m", "cassette_tui.tui.cli", *map(str, args)],
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+            err = proc.stderr.decode()
+            assert proc.returncode == 2 and "Traceback" not in err, err
+            assert f"odd-{i}.yaml" in err and reason in err
+
+
+def test_import_writes_files_with_the_umask(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            IMPORT_WITH_UMASK_027,
+            str(SAMPLES / "fix.jsonl"),
+            str(out / "one.jsonl"),
+        ],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert mode(out / "one.jsonl") == 0o640
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+IMPORT_WITH_UMASK_027 = (
+    "import os, sys; os.umask(0o027); from cassette_tui.tui.cli import main; "
+    "sys.argv[1:] = ['import', sys.argv[1], '-o', sys.argv[2]]; main()"
+)

@@ -62,7 +62,7 @@ def test_a_nan_argument_stays_nan_in_the_error_and_the_report(tmp_path: Path) ->
 
 
 def test_server_facts_keep_a_nan_as_strict_json(tmp_path: Path) -> None:
-    from cassette_tui.core.mcp.facts import Exchange, ServerFacts
+    from cassette_tui.core.mcp._facts import Exchange, ServerFacts
 
     facts = ServerFacts(
         command=["srv"],

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from cassette_tui.core.format.errors import NULLS_HINT
+from cassette_tui.core.replay.report import Miss
 from cassette_tui.tui.text.replay import difference_line, nearest_lines
 from support.loop import DEMO_AGENT, agent_cmd
 from support.paths import SAMPLES, SCRIPT
@@ -82,8 +83,8 @@ def test_difference_line_words_each_case() -> None:
 def test_nulls_hint_only_for_null_against_absent() -> None:
     def miss(recorded: object, live: object, absent: str | None) -> list[str]:
         d = {"path": "$.x", "recorded": recorded, "live": live, "absent": absent, "kind": "k"}
-        return list(nearest_lines({"tool": "t", "nearest": [{"seq": 1, "args_digest": "d",
-                                                              "differences": [d]}]}))  # fmt: skip
+        near = {"seq": 1, "args_digest": "d", "differences": [d]}
+        return list(nearest_lines(Miss("t", "sha256:0", None, (near,))))
 
     assert miss(None, None, "live")[-1].strip() == NULLS_HINT
     assert miss(None, None, "recorded")[-1].strip() == NULLS_HINT

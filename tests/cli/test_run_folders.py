@@ -17,9 +17,12 @@ from pathlib import Path
 import pytest
 from cassette_tui.core import load
 from cassette_tui.core.format.jobs import CancelToken, run_job
-from cassette_tui.core.loop.agent import AgentCommand
-from cassette_tui.core.loop.gate import gate_job, replay_job
-from cassette_tui.core.loop.runs import AgentNotStarted, RunsFolder, record_job
+from cassette_tui.core.loop._runs_folder import RunsFolder
+from cassette_tui.core.loop.agent import AgentCommand, AgentNotStarted
+from cassette_tui.core.loop.gate import gate_job
+from cassette_tui.core.loop.options import LoopOptions
+from cassette_tui.core.loop.record import record_job
+from cassette_tui.core.loop.replay import replay_job
 from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES, SCRIPT
 
@@ -187,7 +190,7 @@ def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_job_closed_midway_or_failing_removes_its_folder(own_tmp: Path, tmp_path: Path) -> None:
     demo = AgentCommand.parse(DEMO)
     # closed after its first event (a UI that went away): the generator's finally runs
-    job = gate_job(SAMPLES / "fix.jsonl", demo, runs=50, jobs=1)
+    job = gate_job(SAMPLES / "fix.jsonl", demo, LoopOptions(jobs=1), runs=50)
     next(job)
     assert [p.name[:18] for p in own_tmp.iterdir()] == ["cassette-gate-fix-"]
     job.close()
@@ -195,7 +198,7 @@ def test_a_job_closed_midway_or_failing_removes_its_folder(own_tmp: Path, tmp_pa
     # cancelled by its token after a run: the partial result names no file
     token = CancelToken()
     result = run_job(
-        gate_job(SAMPLES / "fix.jsonl", demo, runs=50, jobs=1, token=token),
+        gate_job(SAMPLES / "fix.jsonl", demo, LoopOptions(jobs=1), runs=50, token=token),
         lambda p: token.cancel() if p.done else None,
     )
     assert result.cancelled and result.runs_result.runs_dir is None
@@ -206,11 +209,11 @@ def test_a_job_closed_midway_or_failing_removes_its_folder(own_tmp: Path, tmp_pa
         run_job(replay_job(SAMPLES / "fix.jsonl", AgentCommand.parse("no-such-agent-xyz")))
     assert list(own_tmp.iterdir()) == []
     # keep=True keeps a temporary folder; keep=False empties a named one of its run files
-    kept = run_job(replay_job(SAMPLES / "fix.jsonl", demo, keep=True))
+    kept = run_job(replay_job(SAMPLES / "fix.jsonl", demo, LoopOptions(keep=True)))
     assert kept.runs_result.runs_dir is not None and kept.run.call_log is not None
     assert kept.run.call_log.is_file()
     named = tmp_path / "named"
-    rec = run_job(record_job(demo, tmp_path / "r.jsonl", runs_dir=named, keep=False))
+    rec = run_job(record_job(demo, tmp_path / "r.jsonl", LoopOptions(runs_dir=named, keep=False)))
     assert rec.cassette is not None and not named.exists() and rec.run.stderr is None
 
 

@@ -35,3 +35,13 @@ async def test_case_31_long_value_shows_where_it_differs_at_any_width(
         await press(pilot, "enter")
         assert isinstance(app.screen, StepScreen)
         _shows_the_difference(screen_text(app))
+
+
+def test_app_detail_shows_long_values_around_the_difference() -> None:
+    from cassette_tui.core.diff.model import Change, DriftItem
+    from cassette_tui.tui.text.detail import Limits, drift_lines
+
+    base = "x" * 300
+    item = DriftItem("$.s", base + "A tail", base + "B tail", Change.VALUE_CHANGED, "args")
+    text = drift_lines([item], Limits(), {}).plain
+    assert "at character 301:" in text and "A tail" in text and "B tail" in text

@@ -17,7 +17,7 @@ import pytest
 from cassette_tui.core.format.cassette import load
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.core.loop.agent import AgentCommand
-from cassette_tui.core.loop.runs import record_job
+from cassette_tui.core.loop.record import record_job
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem
 from cassette_tui.tui.screens import rerecord as rerecord_screen

@@ -1,28 +1,24 @@
-"""A worker's failure is handled once: Textual's ``@on(Failed)`` would also catch every
-subclass (``DiffFailed``, ``LintFailed``...), so no screen handles the ``Failed`` base and
-one failure posted to its screen gives one notification."""
+"""A worker's failure is handled once: every failure is one message, ``WorkerFailed``,
+with one handler (on the screens' base), so one failure posted to its screen gives one
+notification, and what the worker asked to show is shown there too."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
 import pkgutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui import messages, screens
 from cassette_tui.tui.app import CassetteApp
-from cassette_tui.tui.messages import (
-    DetailFailed,
-    DiffFailed,
-    Failed,
-    LintFailed,
-    SearchFailed,
-)
+from cassette_tui.tui.messages import WorkerFailed
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.single import SingleScreen
 from support.pilot import settle, sync
+from textual.message import Message
 from textual.screen import Screen
 
 SIZE = (80, 24)
@@ -38,28 +34,22 @@ def _screen_classes() -> list[type[Screen]]:
     return found
 
 
-def test_no_screen_handles_the_failed_base_and_every_failure_has_one_handler() -> None:
+def test_one_failure_message_and_every_screen_has_at_most_one_handler_of_it() -> None:
     failures = [
         cls
         for _, cls in inspect.getmembers(messages, inspect.isclass)
-        if issubclass(cls, Failed) and cls is not Failed
+        if issubclass(cls, Message) and cls.__name__.endswith("Failed")
     ]
-    assert failures, "no failure classes found"
-    classes = _screen_classes()
-    for cls in classes:
-        for klass in cls.__mro__:
-            handlers = klass.__dict__.get("_decorated_handlers") or {}
-            assert Failed not in handlers, f"{klass.__name__} handles the Failed base"
-    for failure in failures:
-        for cls in classes:
-            handled = [
-                method
-                for klass in cls.__mro__
-                for kind, entries in (klass.__dict__.get("_decorated_handlers") or {}).items()
-                if issubclass(failure, kind)
-                for method, _ in entries
-            ]
-            assert len({m.__name__ for m in handled}) <= 1, (cls.__name__, failure.__name__)
+    assert failures == [WorkerFailed]
+    for cls in _screen_classes():
+        handled = {
+            method.__name__
+            for klass in cls.__mro__
+            for kind, entries in (klass.__dict__.get("_decorated_handlers") or {}).items()
+            if issubclass(WorkerFailed, kind)
+            for method, _ in entries
+        }
+        assert len(handled) <= 1, (cls.__name__, handled)
 
 
 def counting(app: CassetteApp) -> list[str]:
@@ -75,24 +65,27 @@ def counting(app: CassetteApp) -> list[str]:
     return seen
 
 
-@pytest.mark.parametrize(
-    "failure",
-    [
-        DiffFailed("seq", RuntimeError("diff broke")),
-        DetailFailed(0, RuntimeError("detail broke")),
-        SearchFailed(RuntimeError("search broke")),
-    ],
-    ids=lambda f: type(f).__name__,
-)
+#: a failure of each of the main screen's workers, as the worker posts it
+PAIR_FAILURES: dict[str, Callable[[PairScreen], WorkerFailed]] = {
+    "diff": lambda s: WorkerFailed("diff by seq", RuntimeError("diff broke"), s.show_diff_failure),
+    "detail": lambda s: WorkerFailed(
+        "detail", RuntimeError("detail broke"), lambda f: s.show_detail_failure(0, f)
+    ),
+    "search": lambda s: WorkerFailed("search", RuntimeError("search broke")),
+}
+
+
+@pytest.mark.parametrize("worker", list(PAIR_FAILURES))
 @sync
 async def test_one_failure_on_the_main_screen_gives_one_notification(
-    samples: Path, failure: Failed
+    samples: Path, worker: str
 ) -> None:
     app = CassetteApp(open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, PairScreen)
         seen = counting(app)
+        failure = PAIR_FAILURES[worker](app.screen)
         app.screen.post_message(failure)
         await settle(pilot)
         assert len(seen) == 1, seen
@@ -104,8 +97,12 @@ async def test_a_lint_failure_in_single_mode_gives_one_notification(samples: Pat
     app = CassetteApp(open_cassette(samples / "fail.jsonl"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert isinstance(app.screen, SingleScreen)
+        screen = app.screen
+        assert isinstance(screen, SingleScreen)
         seen = counting(app)
-        app.screen.post_message(LintFailed(RuntimeError("lint broke")))
+        screen.post_message(
+            WorkerFailed("lint", RuntimeError("lint broke"), screen.show_lint_failure)
+        )
         await settle(pilot)
         assert len(seen) == 1 and "lint" in seen[0], seen
+        assert screen.findings == []  # shown where it was awaited: no findings to go to

@@ -7,17 +7,21 @@ the agent in its title, fewer odd runs, and marks the verdict line)."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from cassette_tui.core.loop.gate import Divergence, GateResult, ReplayResult
-from cassette_tui.core.loop.runs import RunResult, RunsResult
+from cassette_tui.core.loop.divergence import Divergence
+from cassette_tui.core.loop.gate import GateResult
+from cassette_tui.core.loop.replay import ReplayResult
+from cassette_tui.core.loop.results import RunResult, RunsResult
+from cassette_tui.core.replay.report import ReplayReport
 from cassette_tui.tui.commands.gate import print_gate
 from cassette_tui.tui.commands.replay import print_replay
 from cassette_tui.tui.screens.gate import ODD_RUNS, verdict_text
 from cassette_tui.tui.screens.replay import STDERR_LINES, replay_report
 from cassette_tui.tui.text.gate import gate_lines
-from cassette_tui.tui.text.replay import CANCELLED_NOTE, replay_lines
+from cassette_tui.tui.text.replay import CANCELLED_NOTE, repeat_lines, replay_lines
 
 NAME = "fail.jsonl"
 AGENT = "python agent.py"
@@ -74,7 +78,11 @@ def replay_result(**kw: Any) -> ReplayResult:
         "unused_seqs": [1, 3],
     }
     tail = "\n".join(f"stderr line {n}" for n in range(10))
-    run = _run(report=report, call_log=Path("/tmp/runs/run-01.jsonl"), stderr_tail=tail)
+    run = _run(
+        report=ReplayReport.from_json(report),
+        call_log=Path("/tmp/runs/run-01.jsonl"),
+        stderr_tail=tail,
+    )
     return ReplayResult(_runs([run], **kw), cassette=None)  # type: ignore[arg-type]
 
 
@@ -135,3 +143,14 @@ def test_the_gate_command_and_screen_say_the_same_lines_in_one_order(
     ]
     assert shown[:-1] == expected
     assert shown[-1].startswith("d: run 2 (failed) vs run 1 (passed)")  # the screen's keys
+
+
+def test_the_replay_text_lists_no_key_called_0_times() -> None:
+    """An older report that still lists a key called 0 times: the text leaves it out."""
+    old = {"repeats": [{"tool": "s", "digest": "sha256:x", "calls": 0, "recorded": 3}]}
+    assert repeat_lines(SimpleNamespace(report=ReplayReport.from_json(old))) == []  # type: ignore[arg-type]
+    old["repeats"].append({"tool": "t", "digest": "sha256:y", "calls": 2, "recorded": 1})
+    assert repeat_lines(SimpleNamespace(report=ReplayReport.from_json(old))) == [  # type: ignore[arg-type]
+        "repeated keys (served in recorded order):",
+        "  t sha256:y  called 2x, recorded 1x",
+    ]

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.core.loop.agent import AgentCommand
-from cassette_tui.core.loop.runs import RecordResult, RunResult
+from cassette_tui.core.loop.record import RecordResult
+from cassette_tui.core.loop.results import RunResult
+from cassette_tui.core.replay.report import ReplayReport
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.loop import LoopScreen
@@ -59,7 +61,7 @@ def _run(**kw: object) -> RunResult:
 
 def test_a_replay_of_one_call_speaks_in_the_singular() -> None:
     report = {"calls": [{"n": 1, "tool": "t", "outcome": "miss"}], "entries": 1, "used": 0}
-    run = _run(report=report)
+    run = _run(report=ReplayReport.from_json(report))
     assert calls_line(run) == (
         "calls 1: 0 hits · 1 miss · 0 past the last recording · 0 of 1 entry used"
     )
@@ -114,6 +116,6 @@ async def test_the_loop_panel_names_the_file_of_A(samples: Path) -> None:
 def test_the_loop_bar_of_a_replay_with_one_miss() -> None:
     class Result:
         runs_result = type("RR", (), {"cancelled": False})()
-        run = _run(report={"calls": [{"outcome": "miss"}]})
+        run = _run(report=ReplayReport.from_json({"calls": [{"outcome": "miss"}]}))
 
     assert replay_found(Result()) == ("✗ failed · 1 miss", "1 miss")  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
-"""What the debug-loop commands (``replay``, ``gate``, ``record``) share: their options, and
-running a core job with a progress bar where Ctrl-C (or SIGTERM) cancels the job instead of
+"""What the debug-loop commands (``replay``, ``gate``, ``record``) share: their options (the
+agent, and ``loop_options``: how the job runs it, one ``core.loop.options.LoopOptions``),
+and running a core job with a progress bar where Ctrl-C (or SIGTERM) cancels the job instead of
 killing the command, so the partial result is still printed.
 
 A first Ctrl-C cancels (every agent's process group is killed at once); a second one
@@ -8,17 +9,21 @@ interrupts the command. A cancelled command exits 130 (128 + SIGINT) after its o
 
 from __future__ import annotations
 
+import functools
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ._options import config_option
 from ._progress import progress_on_stderr
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from cassette_tui.core.loop.options import LoopOptions
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -33,36 +38,70 @@ def agent_option(f: F) -> F:
     )(f)
 
 
-def timeout_option(f: F) -> F:
-    return click.option(
-        "--timeout",
-        type=click.FloatRange(min=0, min_open=True),
-        default=120.0,
-        show_default=True,
-        help="Seconds a run may take; then its whole process group is killed.",
-    )(f)
+_TIMEOUT = click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=120.0,
+    show_default=True,
+    help="Seconds a run may take; then its whole process group is killed.",
+)
+_ISOLATION = click.option(
+    "--isolation",
+    type=click.Choice(["netns", "guard"]),
+    default=None,
+    help="How the network is switched off: netns, a new network namespace (every "
+    "process of the agent); guard, a socket guard loaded into the agent's Python "
+    "processes only (a non-Python child, such as curl or bash, is not blocked). "
+    "Default: netns where the system allows one, else guard.",
+)
+_RUNS_DIR = click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Keep each run's output, report and call log here (an empty or new folder; "
+    "default: a temporary folder, removed when the command ends).",
+)
+_JOBS = click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Replays at once (default: the number of CPUs).",
+)
+#: the parameters ``loop_options`` gathers into one ``LoopOptions``
+_GATHERED = ("jobs", "timeout", "isolation", "runs_dir", "config")
 
 
-def isolation_option(f: F) -> F:
-    return click.option(
-        "--isolation",
-        type=click.Choice(["netns", "guard"]),
-        default=None,
-        help="How the network is switched off: netns, a new network namespace (every "
-        "process of the agent); guard, a socket guard loaded into the agent's Python "
-        "processes only (a non-Python child, such as curl or bash, is not blocked). "
-        "Default: netns where the system allows one, else guard.",
-    )(f)
+def loop_options(*, jobs: bool = False, replay: bool = True) -> Callable[[F], F]:
+    """How a loop command runs its job, as one ``LoopOptions`` passed as ``options``:
+    ``--jobs`` (with ``jobs``), ``--timeout``, ``--isolation`` and ``--runs-dir`` (with
+    ``replay``: a recording runs live, its files in a temporary folder) and ``--config``,
+    in that order in ``--help``."""
+    chosen = [
+        *([_JOBS] if jobs else []),
+        _TIMEOUT,
+        *([_ISOLATION, _RUNS_DIR] if replay else []),
+        config_option,
+    ]
+
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def command(**kwargs: Any) -> Any:
+            return f(options=_gather(kwargs), **kwargs)
+
+        for option in reversed(chosen):
+            command = option(command)
+        return command  # type: ignore[return-value]
+
+    return decorate
 
 
-def runs_dir_option(f: F) -> F:
-    return click.option(
-        "--runs-dir",
-        type=click.Path(file_okay=False),
-        default=None,
-        help="Keep each run's output, report and call log here (an empty or new folder; "
-        "default: a temporary folder, removed when the command ends).",
-    )(f)
+def _gather(kwargs: dict[str, Any]) -> LoopOptions:
+    """The ``LoopOptions`` of the command's parameters (taken out of ``kwargs``)."""
+    from cassette_tui.core.loop.options import LoopOptions
+
+    values = {name: kwargs.pop(name) for name in _GATHERED if name in kwargs}
+    return LoopOptions(**values)
 
 
 @contextmanager

@@ -33,14 +33,12 @@ from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_
 from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jobs import Progress, run_job
 from cassette_tui.core.importers.sources import open_cassette
-from cassette_tui.core.keys.normalize import NormalizationRules, load_rules, rules_of
+from cassette_tui.core.keys.config import ProjectConfig
+from cassette_tui.core.keys.normalize import NormalizationRules, rules_of
 from cassette_tui.core.scan.check import lint_and_scan
 from cassette_tui.core.scan.lint import KINDS, LintFinding
-from cassette_tui.core.scan.secrets import (
-    SecretConfig,
-    check_rows,
-    load_secret_config,
-)
+from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
+from cassette_tui.core.scan.secrets import check_rows
 from rich.console import Console
 from rich.text import Text
 
@@ -254,8 +252,9 @@ def check(
     if secrets_only and no_secrets:
         fail("check", "--secrets and --no-secrets exclude each other")
     try:
-        rules = load_rules(config)
-        secrets = None if no_secrets else load_secret_config(config)
+        project = ProjectConfig.load(config)
+        rules = project.rules()
+        secrets = None if no_secrets else load_secret_config(project)
     except (CassetteError, ValueError, OSError) as exc:
         fail("check", exc, file=config)
     files, missing = expand(paths)
@@ -266,35 +265,44 @@ def check(
     for problem in missing:
         click.echo(f"cassette-tui check: {safe(problem.message)}", err=True)
     if as_json:
-        if single:
-            (only,) = results
-            if only.error is not None:
-                # still a document on stdout (`{"file", "error"}`), so `| jq` reads why
-                click.echo(f"cassette-tui check: {safe(only.error)}", err=True)
-                echo_json(only.to_json())
-                sys.exit(EXIT_BAD_INPUT)
-            echo_json(only.to_json())
-        else:
-            for r in results:
-                if r.error is not None:
-                    click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
-            # an argument that named no file is in the list too, as {"file", "error"}
-            echo_json([r.to_json() for r in in_order(results, missing)])
+        _print_json(results, missing, single)
     else:
-        console, layout = stdout_console()
-        for r in results:
-            if r.error is not None:
-                click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
-            else:
-                _print_human(console, layout, r)
-        if not single:
-            console.print(Text(_summary(results, missing)))
+        _print_text(results, missing, single)
     unreadable = bool(missing) or any(r.error is not None for r in results)
     findings = any(r.rows for r in results)
     sys.exit(EXIT_BAD_INPUT if unreadable else EXIT_FINDINGS if findings else EXIT_CLEAN)
 
 
-_plural = plural  # the one plural helper (tui/text/plural.py)
+def _print_json(results: list[Checked], missing: list[Unmatched], single: bool) -> None:
+    """``--json``: one file's document (an unreadable one exits with status 2 at once), or
+    the list of every file's, in the order of the arguments; each error also on stderr."""
+    if single:
+        (only,) = results
+        if only.error is not None:
+            # still a document on stdout (`{"file", "error"}`), so `| jq` reads why
+            click.echo(f"cassette-tui check: {safe(only.error)}", err=True)
+            echo_json(only.to_json())
+            sys.exit(EXIT_BAD_INPUT)
+        echo_json(only.to_json())
+        return
+    for r in results:
+        if r.error is not None:
+            click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
+    # an argument that named no file is in the list too, as {"file", "error"}
+    echo_json([r.to_json() for r in in_order(results, missing)])
+
+
+def _print_text(results: list[Checked], missing: list[Unmatched], single: bool) -> None:
+    """Each file's findings (an unreadable one's error on stderr), then, for more than one
+    file, the summary line."""
+    console, layout = stdout_console()
+    for r in results:
+        if r.error is not None:
+            click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
+        else:
+            _print_human(console, layout, r)
+    if not single:
+        console.print(Text(_summary(results, missing)))
 
 
 def _summary(results: list[Checked], missing: list[Unmatched]) -> str:
@@ -304,18 +312,18 @@ def _summary(results: list[Checked], missing: list[Unmatched]) -> str:
     clean = sum(1 for r in results if r.error is None and not r.rows)
     parts = [f"{clean} clean", f"{len(with_findings)} with findings"]
     if with_findings:
-        parts[-1] += f" ({_plural(sum(len(r.rows) for r in with_findings), 'finding')})"
+        parts[-1] += f" ({plural(sum(len(r.rows) for r in with_findings), 'finding')})"
     parts.append(f"{unreadable} unreadable")
-    return f"checked {_plural(len(results), 'file')}: " + ", ".join(parts)
+    return f"checked {plural(len(results), 'file')}: " + ", ".join(parts)
 
 
 def _print_human(console: Console, layout: Layout, result: Checked) -> None:
     rows = result.rows
     head = Text()
     head.append(safe(result.file), style="bold")
-    head.append(f": {_plural(result.entries, 'entry', 'entries')}, ")
+    head.append(f": {plural(result.entries, 'entry', 'entries')}, ")
     if rows:
-        head.append(_plural(len(rows), "finding"), style="bold yellow")
+        head.append(plural(len(rows), "finding"), style="bold yellow")
     else:
         head.append("no findings", style="bold green")
     console.print(head)

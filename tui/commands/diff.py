@@ -7,7 +7,7 @@ drift. Cassette text is printed as data (``rich.text.Text``), never as markup.
 
 ``--json`` prints ``DiffResult.to_json()``, streamed: each row is written as soon as its
 drift is computed, so memory does not grow with the rows (the schema is in
-``docs/diff-json.md``). On a terminal, stderr shows the progress (keys, outcomes, rows,
+``docs/json.md``). On a terminal, stderr shows the progress (keys, outcomes, rows,
 diagnosis).
 
 Exit status: 0 the runs are the same, 1 they differ, 2 bad usage or unreadable input (the
@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
+from cassette_tui.core.diff.model import Change, Status
 from cassette_tui.core.diff.refine import numeric_drift
 from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.format.textspot import is_long_pair, spot
 from rich.text import Text
 
-from ..text.marks import STATUS_MARKS
+from ..text.marks import CHANGE_MARKS, STATUS_MARKS
 from ..text.plural import plural
 from ..text.safe import args_summary
 from . import _output
@@ -44,36 +45,17 @@ from ._output import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from cassette_tui.core.diff.model import DriftItem, Row
     from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.format.cassette import Cassette
+    from cassette_tui.core.format.findings import Finding
     from cassette_tui.core.format.jobs import ProgressSink
 
 
-#: status -> (mark, label, style). Marks carry the meaning without colour (NO_COLOR); the
-#: glyphs are the app's (tui/text/marks.py), so both read the same way.
-_STYLES = {
-    "same": ("same", "dim"),
-    "response_drift": ("response drift", "yellow"),
-    "args_drift": ("args drift", "magenta"),
-    "other_call": ("other call", "red"),
-    "only_a": ("only A", "cyan"),
-    "only_b": ("only B", "blue"),
-    "metadata_drift": ("metadata only", "dim"),
-    "moved": ("moved", "dim"),
-}
-MARKS: dict[str, tuple[str, str, str]] = {
-    status.value: (mark.glyph, *_STYLES[status.value]) for status, mark in STATUS_MARKS.items()
-}
-#: drift change -> short sign shown before the path
-CHANGE_SIGNS = {
-    "value_changed": "~",
-    "type_changed": "T",
-    "number_type": "#",
-    "added": "+",
-    "removed": "-",
-    "item_added": "+",
-    "item_removed": "-",
-}
+# A status's mark (glyph, short name, colour) and a change's sign are the app's
+# (tui/text/marks.py), so both read the same way; marks carry the meaning without colour.
 MAX_DRIFT_LINES = 6
 #: the standard library's C encoder, refusing NaN and infinities (a check, output unused)
 _strict_json = json.JSONEncoder(allow_nan=False, check_circular=False, default=str).encode
@@ -132,49 +114,78 @@ def diff(
     Drift signs: ~ changed  + added  - removed  T type  # number type only
     Exit status: 0 same, 1 the runs differ, 2 bad usage or unreadable input.
     """
-    from cassette_tui.core.diff.result import diff_job
     from cassette_tui.core.format.errors import CassetteError
-    from cassette_tui.core.format.jobs import run_job
-    from cassette_tui.core.importers.sources import open_cassette
-    from cassette_tui.core.keys.normalize import load_rules
 
-    from ._progress import progress_on_stderr
-
-    reading: str | None = config  # the input being read, for --json's error document
+    reading: list[str | None] = [config]  # the input being read, for --json's error document
     streamed: list[bool] = []  # whether the --json document has begun on stdout
     try:
-        rules = load_rules(config)
-        reading = a
-        cassette_a = open_cassette(a, fmt=fmt, rules=rules)
-        reading = b
-        cassette_b = open_cassette(b, fmt=fmt, rules=rules)
-        reading = None
+        cassette_a, cassette_b = _open_pair(a, b, fmt, config, reading)
         _outcome_warnings(cassette_a, cassette_b)
-        # a bar only for work long enough to watch (a flash of it would garble a small
-        # diff on a terminal)
-        big = len(cassette_a) + len(cassette_b) >= PROGRESS_MIN_ENTRIES
-        with progress_on_stderr(None if big else False) as sink:
-            # with --json every outcome is read first: a bad response is found before
-            # any row is written, so stdout never holds half a document
-            result = run_job(
-                diff_job(cassette_a, cassette_b, align, outcomes=as_json, tolerance=tolerance),
-                sink,
-            )
-            if as_json:
-                _stream_json(result, include_same, sink, streamed)
-            else:
-                run_job(result.findings_job(), sink)
+        result = _diff_pair(
+            cassette_a, cassette_b, align, tolerance, as_json, include_same, streamed
+        )
     except BrokenPipeError:
         raise  # the reader went away: cli.py ends quietly (141), not bad input
     except (CassetteError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui diff: {safe(exc)}", err=True)
         if as_json and not streamed:
-            # a document on stdout in every case: {"error", "file"} (docs/diff-json.md)
-            echo_json(error_document(exc, reading))
+            # a document on stdout in every case: {"error", "file"} (docs/json.md)
+            echo_json(error_document(exc, reading[0]))
         sys.exit(EXIT_BAD_INPUT)
     if not as_json:
         _print_human(result, a, b, limit, include_same)
     sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
+
+
+def _open_pair(
+    a: str, b: str, fmt: str | None, config: str | None, reading: list[str | None]
+) -> tuple[Cassette, Cassette]:
+    """A and B opened under the config's rules. ``reading[0]`` names the input being read
+    (the config, A, B; ``None`` once both are open) when the loader raises."""
+    from cassette_tui.core.importers.sources import open_cassette
+    from cassette_tui.core.keys.config import load_rules
+
+    rules = load_rules(config)
+    reading[0] = a
+    cassette_a = open_cassette(a, fmt=fmt, rules=rules)
+    reading[0] = b
+    cassette_b = open_cassette(b, fmt=fmt, rules=rules)
+    reading[0] = None
+    return cassette_a, cassette_b
+
+
+def _diff_pair(
+    cassette_a: Cassette,
+    cassette_b: Cassette,
+    align: str,
+    tolerance: float | None,
+    as_json: bool,
+    include_same: bool,
+    streamed: list[bool],
+) -> DiffResult:
+    """The diff of A and B with its findings computed, progress on stderr; with
+    ``--json`` the document is streamed to stdout as it is computed (``streamed`` gets
+    ``True`` once it has begun)."""
+    from cassette_tui.core.diff.result import diff_job
+    from cassette_tui.core.format.jobs import run_job
+
+    from ._progress import progress_on_stderr
+
+    # a bar only for work long enough to watch (a flash of it would garble a small diff
+    # on a terminal)
+    big = len(cassette_a) + len(cassette_b) >= PROGRESS_MIN_ENTRIES
+    with progress_on_stderr(None if big else False) as sink:
+        # with --json every outcome is read first: a bad response is found before any row
+        # is written, so stdout never holds half a document
+        result = run_job(
+            diff_job(cassette_a, cassette_b, align, outcomes=as_json, tolerance=tolerance),
+            sink,
+        )
+        if as_json:
+            _stream_json(result, include_same, sink, streamed)
+        else:
+            run_job(result.findings_job(), sink)
+    return result
 
 
 def _stream_json(
@@ -244,7 +255,7 @@ def _nested(value: Any, indent: int) -> str:
 
 def _marks_help() -> str:
     """The row marks as the output writes them (ASCII stand-ins on an ASCII stdout)."""
-    items = [f"{glyph(mark)} {label}" for mark, label, _ in MARKS.values()]
+    items = [f"{glyph(mark.glyph)} {mark.short}" for mark in STATUS_MARKS.values()]
     return "  ".join(items[:4]) + "\n" + " " * len("    Row marks: ") + "  ".join(items[4:])
 
 
@@ -302,8 +313,8 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
     groups = [Text(f"aligned by {result.align}: {plural(len(result.rows), 'row')}")]
     for status, n in result.counts.items():
         if n:
-            mark, label, style = MARKS[status.value]
-            groups.append(Text(f"{glyph(mark)} {n} {label}", style=style))
+            mark = STATUS_MARKS[status]
+            groups.append(Text(f"{glyph(mark.glyph)} {n} {mark.short}", style=mark.colour))
     lines.extend(_pack(groups, layout.width) if layout.wrap else [Text("   ").join(groups)])
     if result.align_reason:
         reason = f"(auto: {result.align_reason})"
@@ -312,13 +323,13 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
         lines.append(Text("= the runs are the same", style="bold green"))
     else:
         row = result.rows[result.first_divergence]
-        mark, label, style = MARKS[row.status.value]
+        mark = STATUS_MARKS[row.status]
         line = Text("first divergence: ", style="bold")
         line.append(f"row {result.first_divergence + 1}  ")
         line.append(f"A seq {row.a_seq if row.a_seq is not None else '-'} / ")
         line.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}  ")
         line.append(f"{safe(row.tool)}  ")
-        line.append(f"{glyph(mark)} {label}", style=style)
+        line.append(f"{glyph(mark.glyph)} {mark.short}", style=mark.colour)
         lines.append(line)
     return lines
 
@@ -358,8 +369,8 @@ def _outcome_warnings(*cassettes: Any) -> None:
 
 
 def _row_line(index: int, row: Row) -> Text:
-    mark, label, style = MARKS[row.status.value]
-    line = Text(f"{glyph(mark)} ", style=style)
+    mark = STATUS_MARKS[row.status]
+    line = Text(f"{glyph(mark.glyph)} ", style=mark.colour)
     a_seq = row.a_seq if row.a_seq is not None else "-"
     b_seq = row.b_seq if row.b_seq is not None else "-"
     line.append(f"{index + 1:>5}  {a_seq:>5}  {b_seq:>5}  ")
@@ -367,7 +378,7 @@ def _row_line(index: int, row: Row) -> Text:
         "E" if row.error_a or row.error_b else "."
     )
     line.append(flags, style="bold")
-    line.append(f"  {label:<15} ", style=style)
+    line.append(f"  {mark.short:<15} ", style=mark.colour)
     line.append(safe(row.tool))
     return line
 
@@ -382,12 +393,11 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
     width = layout.width
     lines = []
     for item in items[:MAX_DRIFT_LINES]:
-        change = item.change.value
-        sign = CHANGE_SIGNS.get(change, "?")
-        head = f"      {sign} {item.part} {safe(item.path)}"
-        if change in ("added", "item_added"):
+        change = item.change
+        head = f"      {CHANGE_MARKS[change].sign} {item.part} {safe(item.path)}"
+        if change in (Change.ADDED, Change.ITEM_ADDED):
             values = [f"+ {_value(item.b, width - 28)} (absent in A)"]
-        elif change in ("removed", "item_removed"):
+        elif change in (Change.REMOVED, Change.ITEM_REMOVED):
             values = [f"- {_value(item.a, width - 28)} (absent in B)"]
         elif is_long_pair(item.a, item.b, (width - 18) // 2):
             # too long to show whole: both sides around the first differing character
@@ -396,8 +406,8 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
         else:
             half = (width - 18) // 2
             values = [f"{_value(item.a, half)} -> {_value(item.b, half)}"]
-            if change == "number_type":
-                values.append("(number type only)")
+            if change is Change.NUMBER_TYPE:
+                values.append(f"({CHANGE_MARKS[change].words})")
         tail = " ".join(values)
         if len(head) + 2 + len(tail) <= width or not layout.wrap:
             line = Text(head, style="dim")
@@ -439,55 +449,70 @@ def _print_human(
     console, layout = stdout_console()
     for line in _summary(result, name_a, name_b, layout):
         console.print(line)
-    findings = result.findings
-    if findings:
-        console.print()
-        console.print(Text(f"Findings ({len(findings)})", style="bold"))
-        for n, f in enumerate(findings, 1):
-            head = Text(f"{n:>2}. ", style="bold")
-            head.append(safe(f.kind), style="bold yellow")
-            seqs = "  ".join(
-                f"{side.upper()} {', '.join(map(str, f.seqs.get(side, []))) or '-'}"
-                for side in ("a", "b")
-            )
-            head.append(f"  {seqs}", style="dim")
-            if layout.wrap:
-                head.truncate(layout.width, overflow="ellipsis")
-            console.print(head)
-            console.print(Text(_wrap(safe(f.message), layout, "    ")))
-            console.print(Text(_wrap(safe(f"-> {f.action}"), layout, "    "), style="green"))
+    for line in _findings_lines(result.findings, layout):
+        console.print(line)
+    for line in _rows_lines(result, limit, include_same, layout):
+        console.print(line)
+
+
+def _findings_lines(findings: list[Finding], layout: Layout) -> Iterator[Text]:
+    """The findings, each with its seqs on both sides, its message and its first action
+    (a blank line before them); nothing when there are none."""
+    if not findings:
+        return
+    yield Text("")
+    yield Text(f"Findings ({len(findings)})", style="bold")
+    for n, f in enumerate(findings, 1):
+        head = Text(f"{n:>2}. ", style="bold")
+        head.append(safe(f.kind), style="bold yellow")
+        seqs = "  ".join(
+            f"{side.upper()} {', '.join(map(str, f.side_seqs(side))) or '-'}" for side in ("a", "b")
+        )
+        head.append(f"  {seqs}", style="dim")
+        if layout.wrap:
+            head.truncate(layout.width, overflow="ellipsis")
+        yield head
+        yield Text(_wrap(safe(f.message), layout, "    "))
+        yield Text(_wrap(safe(f"-> {f.action}"), layout, "    "), style="green")
+
+
+def _rows_lines(
+    result: DiffResult, limit: int, include_same: bool, layout: Layout
+) -> Iterator[Text]:
+    """The rows that differ (all with ``include_same``), at most ``limit`` (0: all), each
+    with its drift (or the calls of an ``other_call`` row), a blank line before them;
+    nothing when no row is shown."""
     shown = [
-        (i, row) for i, row in enumerate(result.rows) if include_same or row.status.value != "same"
+        (i, row)
+        for i, row in enumerate(result.rows)
+        if include_same or row.status is not Status.SAME
     ]
     if not shown:
         return
-    console.print()
-    console.print(Text("Rows" + ("" if include_same else " that differ"), style="bold"))
-    console.print(Text(ROW_HEADER, style="dim"))
+    yield Text("")
+    yield Text("Rows" + ("" if include_same else " that differ"), style="bold")
+    yield Text(ROW_HEADER, style="dim")
     cut = shown if limit == 0 else shown[:limit]
     for index, row in cut:
-        console.print(_row_line(index, row))
-        if row.status.value == "other_call":
-            for line in _call_lines(result, row, layout):
-                console.print(line)
-            continue
-        drift = result.drift(index)
-        for line in _drift_lines(drift, layout):
-            console.print(line)
-        numbers = numeric_drift(drift)
-        if numbers is not None:
-            console.print(
-                Text(
-                    f"      numbers: {numbers['count']} differ, largest |Δ| "
-                    f"{numbers['max_abs_delta']:.6g}",
-                    style="dim",
+        yield _row_line(index, row)
+        if row.status is Status.OTHER_CALL:
+            lines = _call_lines(result, row, layout)
+        else:
+            drift = result.drift(index)
+            lines = _drift_lines(drift, layout)
+            numbers = numeric_drift(drift)
+            if numbers is not None:
+                lines.append(
+                    Text(
+                        f"      numbers: {numbers['count']} differ, largest |Δ| "
+                        f"{numbers['max_abs_delta']:.6g}",
+                        style="dim",
+                    )
                 )
-            )
+        yield from lines
     if len(cut) < len(shown):
-        console.print(
-            Text(
-                f"... {len(shown) - len(cut)} more rows (--limit 0 shows all; --json lists "
-                "them with their drift)",
-                style="dim",
-            )
+        yield Text(
+            f"... {len(shown) - len(cut)} more rows (--limit 0 shows all; --json lists "
+            "them with their drift)",
+            style="dim",
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import shlex
 import sys
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from cassette_tui.core.format.constants import (
@@ -29,15 +29,11 @@ from cassette_tui.core.format.constants import (
 from rich.text import Text
 
 from ..text.gate import gate_lines, pick_pair
-from ._loop import (
-    agent_option,
-    isolation_option,
-    run_cancellable,
-    runs_dir_option,
-    timeout_option,
-)
-from ._options import config_option
+from ._loop import agent_option, loop_options, run_cancellable
 from ._output import echo_json, fail, stdout_console
+
+if TYPE_CHECKING:
+    from cassette_tui.core.loop.options import LoopOptions
 
 EXIT_DETERMINISTIC = EXIT_CLEAN
 EXIT_FLAKY = EXIT_FINDINGS
@@ -50,29 +46,9 @@ EXIT_FLAKY = EXIT_FINDINGS
     "--runs", "-n", type=click.IntRange(min=1), default=20, show_default=True,
     help="How many replays.",
 )  # fmt: skip
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Replays at once (default: the number of CPUs).",
-)
-@timeout_option
-@isolation_option
-@runs_dir_option
-@config_option
+@loop_options(jobs=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def gate(
-    cassette: str,
-    agent: str | None,
-    runs: int,
-    jobs: int | None,
-    timeout: float,
-    isolation: str | None,
-    runs_dir: str | None,
-    config: str | None,
-    as_json: bool,
-) -> None:
+def gate(cassette: str, agent: str | None, runs: int, options: LoopOptions, as_json: bool) -> None:
     """Replay CASSETTE --runs times with the network off; the pass rate must be 0 or 1.
 
     \b
@@ -84,19 +60,9 @@ def gate(
     from cassette_tui.core.loop.gate import GateResult, gate_job
 
     try:
-        command = resolve_agent(agent, config)
+        command = resolve_agent(agent, options.config)
         result: GateResult = run_cancellable(
-            lambda token: gate_job(
-                cassette,
-                command,
-                runs=runs,
-                jobs=jobs,
-                timeout=timeout,
-                isolation=isolation,
-                runs_dir=runs_dir,
-                config=config,
-                token=token,
-            )
+            lambda token: gate_job(cassette, command, options, runs=runs, token=token)
         )
     except (CassetteError, OSError, ValueError) as exc:
         fail("gate", exc)

@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 
 import click
 from cassette_tui.core.format.atomic import write_atomic
-from cassette_tui.core.format.cassette import save
+from cassette_tui.core.format.cassette import Cassette, save
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.format.jobs import Progress, run_job
 from cassette_tui.core.format.jsonvalue import dumps_strict
@@ -102,6 +102,13 @@ def import_cmd(
     except (CassetteFormatError, ValueError) as exc:
         _fail(exc)
         return
+    _write_one(cassette, out, force)
+    _report_one(cassette, out, str(spec.path), kind, as_json)
+
+
+def _write_one(cassette: Cassette, out: Path, force: bool) -> None:
+    """Write the one run to the file ``out`` (an existing one only with ``force``). Exits
+    with status 2 when ``out`` is a directory, exists or cannot be written."""
     if out.is_dir():
         _fail(f"{out}: is a directory; one run is written to a file (give a file name)", file=out)
     try:
@@ -110,11 +117,16 @@ def import_cmd(
         _fail(exc)
     except OSError as exc:
         _fail(f"{out}: cannot write: {exc.strerror or exc}", file=out)
+
+
+def _report_one(cassette: Cassette, out: Path, source: str, kind: str, as_json: bool) -> None:
+    """What was written: one JSON line with ``--json``, else one sentence with the run's
+    reward and whether it hit its step limit."""
     run = cassette.metadata.get("run") or {}
     outcome = cassette.metadata.get("run_outcome")
     record = {"file": str(out), "entries": len(cassette), **_run_fields(run), "outcome": outcome}
     if as_json:
-        echo_json({"source": str(spec.path), "format": kind, "written": [record]}, indent=None)
+        echo_json({"source": source, "format": kind, "written": [record]}, indent=None)
     else:
         click.echo(
             safe(f"wrote {out} ({plural(len(cassette), 'entry')}) from {kind} {cassette.path}")

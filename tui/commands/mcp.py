@@ -4,7 +4,8 @@ An MCP host is pointed at ``cassette-tui mcp record -o RUN.jsonl -- SERVER_CMD A
 instead of ``SERVER_CMD ARGS...`` to record, and at ``cassette-tui mcp replay RUN.jsonl`` to
 replay offline. The proxy and the stand-in server live in ``cassette_tui.core.mcp`` and are
 imported only here, when one of the two runs (the MCP SDK is never loaded by other
-commands, nor by the engine).
+commands, nor by the engine). The SDK is an extra (``pip install 'cassette-tui[mcp]'``);
+without it both commands say so in one line and exit 2.
 
 Exit status: ``record`` 0, or the server's status when it crashed mid-session, 2 when the
 cassette or its sidecar exists or the server cannot be started; ``replay`` 0 when every
@@ -13,6 +14,7 @@ request was answered from the recording, 1 on a miss, 2 for an unreadable casset
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -32,6 +34,9 @@ from ._options import config_option
 from ._output import json_text, safe
 
 REPORT_HELP = f"Write the session report as JSON to this file (default: ${ENV_REPORT})."
+#: the modules of the MCP SDK that cassette_tui.core.mcp imports
+SDK_MODULES = ("mcp", "mcp_types", "anyio")
+INSTALL_HINT = "the MCP SDK is not installed: pip install 'cassette-tui[mcp]'"
 
 
 @click.group("mcp")
@@ -72,7 +77,8 @@ def record(
 ) -> None:
     """Start the MCP server COMMAND and record its tool calls while forwarding every
     message between the host (this process's stdin/stdout) and the server unchanged."""
-    from cassette_tui.core.keys.normalize import load_rules
+    _require_sdk("record")
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.mcp.record import RecordingProxy
 
     try:
@@ -113,7 +119,8 @@ def replay(
     """Stand in for the recorded MCP server on stdin/stdout, offline: initialize and the
     list calls as recorded, each tools/call from CASSETTE (default: $CASSETTE_PATH); a miss
     is a JSON-RPC error."""
-    from cassette_tui.core.keys.normalize import load_rules
+    _require_sdk("replay")
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.mcp.replay import ReplayServer
 
     try:
@@ -129,6 +136,19 @@ def replay(
     finally:
         _write_report(report, server.report())
     sys.exit(EXIT_FINDINGS if server.missed else EXIT_CLEAN)
+
+
+def _require_sdk(command: str) -> None:
+    """Exit 2 with one line saying how to install the MCP SDK when it is missing (the plain
+    install leaves it out); nothing is imported here, only looked up."""
+    for name in SDK_MODULES:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # blocked (a None in sys.modules) or broken
+            found = False
+        if not found:
+            click.echo(f"cassette-tui mcp {command}: {INSTALL_HINT}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
 
 
 def _check_report(report: str | None) -> None:

@@ -28,7 +28,10 @@ from ._loop import agent_option
 from ._options import config_option, from_option
 
 if TYPE_CHECKING:
+    from cassette_tui.core.format.cassette import Cassette
+    from cassette_tui.core.keys.config import ProjectConfig
     from cassette_tui.core.keys.normalize import NormalizationRules
+    from cassette_tui.core.loop.agent import AgentCommand
 
     from ..screens.select import RunSource
 
@@ -139,73 +142,22 @@ def open_app(
 ) -> None:
     """Open one cassette, or two side by side (A = failing run, B = passing run); a file of
     many runs opens on a selector of its runs."""
-    from cassette_tui.core.format.errors import CassetteError
-    from cassette_tui.core.importers.sources import RunSelectionError, open_cassette
-
-    if len(files) > 2:
-        _fail(f"open takes one or two files, got {len(files)}")
-    if (task is not None or trial is not None) and len(files) != 1:
-        _fail(
-            "--task and --trial pick runs of one file; for two runs use path specs: "
-            '"FILE#task=31,trial=2" "FILE#task=31,trial=3"'
-        )
-    from cassette_tui.core.keys.normalize import load_rules
-
-    try:
-        # the same rules as `diff` and `check`, so the app shows the same statuses
-        rules = load_rules(config)
-    except (CassetteError, OSError, ValueError) as exc:
-        _fail(str(exc))
-    from cassette_tui.core.loop.agent import AgentCommand, AgentCommandError, resolve_agent
-
-    # the loop's agent: --agent (a bad one is an error), else the config's (its absence is
-    # fine: Diff and Pin work without one, and the loop panel says how to configure it)
-    agent_command: AgentCommand | None = None
-    agent_problem: str | None = None
-    try:
-        agent_command = resolve_agent(agent, config)
-    except AgentCommandError as exc:
-        if agent is not None:
-            _fail(str(exc))
-        agent_problem = str(exc)
-    except (CassetteError, OSError, ValueError) as exc:
-        _fail(str(exc))
-    cassettes = []
-    source = None
-    for path in files:
-        try:
-            cassettes.append(open_cassette(path, fmt=fmt, task=task, trial=trial, rules=rules))
-        except RunSelectionError as exc:
-            source = _run_source(path, fmt, task, trial, exc, rules) if len(files) == 1 else None
-            if source is None:
-                _fail(str(exc))
-        except CassetteError as exc:
-            _fail(str(exc))
-        except (OSError, ValueError) as exc:
-            _fail(f"{path}: {exc}")
-
-    from ..app import CassetteApp
-    from ..keymap import default_keymap_path, load_keymap
-
-    keymap = None
-    keys_path = keys_file or default_keymap_path()
-    if keys_file is not None or keys_path.is_file():
-        try:
-            keymap = load_keymap(keys_path)
-        except ValueError as exc:
-            _fail(str(exc))
+    _check_files(files, task, trial)
+    project, rules = _read_config(config)
+    agent_command, agent_problem = _resolve_agent(agent, project)
+    cassettes, source = _open_inputs(files, fmt, task, trial, rules)
+    keymap = _load_keymap(keys_file)
     # after the inputs and the keymap are checked (their errors come first)
     problem = terminal_problem()
     if problem is not None:
         _fail(problem)
 
-    a = cassettes[0] if cassettes else None
-    b = cassettes[1] if len(cassettes) > 1 else None
+    from ..app import CassetteApp
     from ..colours import plain_colours
 
     app = CassetteApp(
-        a,
-        b,
+        cassettes[0] if cassettes else None,
+        cassettes[1] if len(cassettes) > 1 else None,
         run_source=source,
         align=align,
         theme=theme,
@@ -222,6 +174,92 @@ def open_app(
     # non-zero after a crash (Textual has printed the traceback) or a SIGTERM / SIGHUP
     if app.return_code:
         sys.exit(app.return_code)
+
+
+def _check_files(files: tuple[Path, ...], task: str | None, trial: int | None) -> None:
+    """Exit with status 2 unless there are one or two files, and one with --task/--trial."""
+    if len(files) > 2:
+        _fail(f"open takes one or two files, got {len(files)}")
+    if (task is not None or trial is not None) and len(files) != 1:
+        _fail(
+            "--task and --trial pick runs of one file; for two runs use path specs: "
+            '"FILE#task=31,trial=2" "FILE#task=31,trial=3"'
+        )
+
+
+def _read_config(config: str | None) -> tuple[ProjectConfig, NormalizationRules]:
+    """The project's config (``--config``, else found) and its normalization rules: the
+    same rules as ``diff`` and ``check``, so the app shows the same statuses. Exits with
+    status 2 on a bad config."""
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.keys.config import ProjectConfig
+
+    try:
+        project = ProjectConfig.load(config)
+        return project, project.rules()
+    except (CassetteError, OSError, ValueError) as exc:
+        _fail(str(exc))
+
+
+def _resolve_agent(
+    agent: str | None, project: ProjectConfig
+) -> tuple[AgentCommand | None, str | None]:
+    """The loop's agent and, without one, why: ``--agent`` (a bad one exits with status
+    2), else the config's (its absence is fine: Diff and Pin work without one, and the loop
+    panel says how to configure it)."""
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.loop.agent import AgentCommandError, resolve_agent
+
+    try:
+        return resolve_agent(agent, project), None
+    except AgentCommandError as exc:
+        if agent is not None:
+            _fail(str(exc))
+        return None, str(exc)
+    except (CassetteError, OSError, ValueError) as exc:
+        _fail(str(exc))
+
+
+def _open_inputs(
+    files: tuple[Path, ...],
+    fmt: str | None,
+    task: str | None,
+    trial: int | None,
+    rules: NormalizationRules,
+) -> tuple[list[Cassette], RunSource | None]:
+    """The cassettes of ``files``, or the run selector's input for one file of many runs
+    opened without picking one. Exits with status 2 on a file that cannot be opened."""
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.importers.sources import RunSelectionError, open_cassette
+
+    cassettes = []
+    source = None
+    for path in files:
+        try:
+            cassettes.append(open_cassette(path, fmt=fmt, task=task, trial=trial, rules=rules))
+        except RunSelectionError as exc:
+            source = _run_source(path, fmt, task, trial, exc, rules) if len(files) == 1 else None
+            if source is None:
+                _fail(str(exc))
+        except CassetteError as exc:
+            _fail(str(exc))
+        except (OSError, ValueError) as exc:
+            _fail(f"{path}: {exc}")
+    return cassettes, source
+
+
+def _load_keymap(keys_file: Path | None) -> dict[str, str] | None:
+    """The keymap of ``--keys``, else of the default file when present, else ``None``.
+    Exits with status 2 on a bad keymap."""
+    from ..keymap import default_keymap_path, load_keymap
+
+    keys_path = keys_file or default_keymap_path()
+    if keys_file is None and not keys_path.is_file():
+        return None
+    try:
+        return load_keymap(keys_path)
+    except ValueError as exc:
+        _fail(str(exc))
 
 
 def _run_source(

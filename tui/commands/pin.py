@@ -57,7 +57,7 @@ def pin(
     """
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.importers.sources import open_cassette
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.loop.pin import pin as pin_entry
 
     try:

@@ -12,15 +12,21 @@ import Textual.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import click
 from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ..text.plural import plural
-from ._loop import agent_option, run_cancellable, timeout_option
-from ._options import config_option
+from ._loop import agent_option, loop_options, run_cancellable
 from ._output import echo_json, fail, safe
 from .replay import run_line
+
+if TYPE_CHECKING:
+    from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.loop.agent import AgentCommand
+    from cassette_tui.core.loop.options import LoopOptions
+    from cassette_tui.core.loop.record import RecordResult
 
 
 @click.command("record")
@@ -42,16 +48,14 @@ from .replay import run_line
     show_default=True,
     help="Alignment of the diff.",
 )
-@timeout_option
-@config_option
+@loop_options(replay=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def record(
     agent: str | None,
     output: str,
     against: str | None,
     align: str,
-    timeout: float,
-    config: str | None,
+    options: LoopOptions,
     as_json: bool,
 ) -> None:
     """Record one live run of the agent into a new cassette, then diff it against --against.
@@ -63,15 +67,15 @@ def record(
     from cassette_tui.core.diff.result import diff_cassettes
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.importers.sources import open_cassette
-    from cassette_tui.core.keys.normalize import load_rules
+    from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.loop.agent import resolve_agent
-    from cassette_tui.core.loop.runs import RecordResult, record_job
+    from cassette_tui.core.loop.record import record_job
 
     try:
-        command = resolve_agent(agent, config)
-        old = open_cassette(against, rules=load_rules(config)) if against else None
+        command = resolve_agent(agent, options.config)
+        old = open_cassette(against, rules=load_rules(options.config)) if against else None
         result: RecordResult = run_cancellable(
-            lambda token: record_job(command, output, timeout=timeout, config=config, token=token)
+            lambda token: record_job(command, output, options, token=token)
         )
         diff = (
             diff_cassettes(old, result.cassette, align=align)
@@ -81,41 +85,63 @@ def record(
         doc = diff.to_json() if diff is not None and as_json else None
     except (CassetteError, OSError, ValueError) as exc:
         fail("record", exc)
+    if as_json:
+        echo_json(_document(result, command, against, doc))
+    else:
+        _print_record(result, command, output, against, diff)
+    sys.exit(_exit_status(result, diff))
+
+
+def _document(
+    result: RecordResult, command: AgentCommand, against: str | None, diff: Any
+) -> dict[str, Any]:
+    """The ``--json`` document: the new cassette, the run, the diff's document or null."""
+    return {
+        "cassette": str(result.path),
+        "entries": len(result.cassette) if result.cassette is not None else 0,
+        "agent": command.template,
+        "cancelled": result.cancelled,
+        "run": result.run.to_json(),
+        "against": against,
+        "diff": diff,
+    }
+
+
+def _print_record(
+    result: RecordResult,
+    command: AgentCommand,
+    output: str,
+    against: str | None,
+    diff: DiffResult | None,
+) -> None:
+    """What was recorded, how the agent ended (and what a stopped run kept), its last
+    stderr lines when it failed, then the diff against ``against``."""
     run = result.run
     entries = len(result.cassette) if result.cassette is not None else 0
-    if as_json:
-        echo_json(
-            {
-                "cassette": str(result.path),
-                "entries": entries,
-                "agent": command.template,
-                "cancelled": result.cancelled,
-                "run": run.to_json(),
-                "against": against,
-                "diff": doc,
-            }
+    click.echo(f"record  {safe(output)}: {plural(entries, 'entry')}")
+    click.echo(f"agent   {safe(command.template)}: {run_line(run)}")
+    if run.error:
+        click.echo(f"        {safe(run.error)}")
+    if entries and (not run.passed or result.cancelled):
+        click.echo(
+            f"        kept: the {plural(entries, 'entry')} recorded before it "
+            f"{'was stopped' if result.cancelled else 'failed'} stay in {safe(output)}"
         )
-    else:
-        click.echo(f"record  {safe(output)}: {plural(entries, 'entry')}")
-        click.echo(f"agent   {safe(command.template)}: {run_line(run)}")
-        if run.error:
-            click.echo(f"        {safe(run.error)}")
-        if entries and (not run.passed or result.cancelled):
-            click.echo(
-                f"        kept: the {plural(entries, 'entry')} recorded before it "
-                f"{'was stopped' if result.cancelled else 'failed'} stay in {safe(output)}"
-            )
-        if not run.passed and run.stderr_tail:
-            for line in run.stderr_tail.splitlines()[-5:]:
-                click.echo(f"  {safe(line)}")
-        if diff is not None and against is not None:
-            from .diff import _print_human
+    if not run.passed and run.stderr_tail:
+        for line in run.stderr_tail.splitlines()[-5:]:
+            click.echo(f"  {safe(line)}")
+    if diff is not None and against is not None:
+        from .diff import _print_human
 
-            click.echo()
-            _print_human(diff, against, output, 40, False)
+        click.echo()
+        _print_human(diff, against, output, 40, False)
+
+
+def _exit_status(result: RecordResult, diff: DiffResult | None) -> int:
+    """130 cancelled; 1 nothing recorded, the agent failed or the runs differ; else 0."""
     if result.cancelled:
-        sys.exit(EXIT_CANCELLED)
+        return EXIT_CANCELLED
     if result.cassette is None:
-        sys.exit(EXIT_FINDINGS)
+        return EXIT_FINDINGS
     differs = diff is not None and not diff.is_same
-    sys.exit(EXIT_FINDINGS if differs or not run.passed else EXIT_CLEAN)
+    return EXIT_FINDINGS if differs or not result.run.passed else EXIT_CLEAN

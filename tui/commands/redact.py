@@ -19,21 +19,26 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 from cassette_tui.core.format.constants import EXIT_CLEAN
 from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.importers.sources import detect_format, open_cassette
-from cassette_tui.core.keys.normalize import load_rules
+from cassette_tui.core.keys.config import ProjectConfig
 from cassette_tui.core.scan.redact import redact_job
-from cassette_tui.core.scan.secrets import load_secret_config
+from cassette_tui.core.scan.redact_config import load_secret_config
 
 from ..text.plural import plural
 from ._options import config_option, from_option
 from ._output import echo_json, fail, safe
 from ._progress import progress_on_stderr
+
+if TYPE_CHECKING:
+    from cassette_tui.core.format.cassette import Cassette
+    from cassette_tui.core.scan.redact import RedactResult
+    from cassette_tui.core.scan.secrets import SecretConfig
 
 
 def _fail(message: object, file: object = None) -> NoReturn:
@@ -78,19 +83,8 @@ def redact(
     Args digests are recomputed; replay redacts live args the same way.
     Exit status: 0 written, 2 bad usage, unreadable input or an existing output.
     """
-    if (out is None) == (not in_place):
-        _fail("give exactly one of -o OUT or --in-place")
-    if backup is not None and not in_place:
-        _fail("--backup goes with --in-place")
-    try:
-        rules = load_rules(config)
-        secrets = load_secret_config(config)
-        if in_place and detect_format(file, fmt=fmt) != "cassette":
-            _fail(f"{file}: --in-place needs a cassette (JSONL); write this one with -o OUT")
-        cassette = open_cassette(file, fmt=fmt, rules=rules)
-    except (CassetteError, ValueError, OSError) as exc:
-        _fail(exc)
-        return
+    _check_usage(out, in_place, backup)
+    cassette, secrets = _open_input(file, fmt, config, in_place)
     target = Path(file) if in_place else out
     assert target is not None
     keep = (backup or Path(file + ".bak")) if in_place else None
@@ -104,7 +98,36 @@ def redact(
             )
     except (CassetteError, OSError) as exc:
         _fail(exc)
-        return
+    _report(file, result, as_json)
+    sys.exit(EXIT_CLEAN)
+
+
+def _check_usage(out: Path | None, in_place: bool, backup: Path | None) -> None:
+    """Exit with status 2 unless exactly one of -o OUT and --in-place is given, and
+    --backup only with --in-place."""
+    if (out is None) == (not in_place):
+        _fail("give exactly one of -o OUT or --in-place")
+    if backup is not None and not in_place:
+        _fail("--backup goes with --in-place")
+
+
+def _open_input(
+    file: str, fmt: str | None, config: str | None, in_place: bool
+) -> tuple[Cassette, SecretConfig]:
+    """FILE opened under the config's rules, and the config's secret settings. Exits with
+    status 2 on a bad config or input, or --in-place on a file that is not a cassette."""
+    try:
+        project = ProjectConfig.load(config)
+        secrets = load_secret_config(project)
+        if in_place and detect_format(file, fmt=fmt) != "cassette":
+            _fail(f"{file}: --in-place needs a cassette (JSONL); write this one with -o OUT")
+        return open_cassette(file, fmt=fmt, rules=project.rules()), secrets
+    except (CassetteError, ValueError, OSError) as exc:
+        _fail(exc)
+
+
+def _report(file: str, result: RedactResult, as_json: bool) -> None:
+    """What was written: JSON with ``--json``, else one line."""
     if as_json:
         echo_json(
             {
@@ -116,12 +139,11 @@ def redact(
                 "backup": str(result.backup) if result.backup else None,
             }
         )
-    else:
-        line = (
-            f"{safe(file)}: {result.replaced} secret(s) replaced in "
-            f"{result.changed_entries} of {plural(result.entries, 'entry')} -> {safe(result.out)}"
-        )
-        if result.backup is not None:
-            line += f" (original kept as {safe(result.backup)})"
-        click.echo(line)
-    sys.exit(EXIT_CLEAN)
+        return
+    line = (
+        f"{safe(file)}: {result.replaced} secret(s) replaced in "
+        f"{result.changed_entries} of {plural(result.entries, 'entry')} -> {safe(result.out)}"
+    )
+    if result.backup is not None:
+        line += f" (original kept as {safe(result.backup)})"
+    click.echo(line)

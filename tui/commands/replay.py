@@ -12,7 +12,7 @@ an agent that exited 0 but replayed nothing (status ``no_replay``), 130 cancelle
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from cassette_tui.core.format.constants import (
@@ -24,15 +24,11 @@ from cassette_tui.core.format.constants import (
 
 from ..text.replay import isolation_line, replay_lines
 from ..text.runs import run_line
-from ._loop import (
-    agent_option,
-    isolation_option,
-    run_cancellable,
-    runs_dir_option,
-    timeout_option,
-)
-from ._options import config_option
+from ._loop import agent_option, loop_options, run_cancellable
 from ._output import echo_json, fail, safe
+
+if TYPE_CHECKING:
+    from cassette_tui.core.loop.options import LoopOptions
 
 __all__ = ["isolation_line", "print_replay", "replay", "run_line"]
 
@@ -40,20 +36,9 @@ __all__ = ["isolation_line", "print_replay", "replay", "run_line"]
 @click.command("replay")
 @click.argument("cassette", type=click.Path(dir_okay=False))
 @agent_option
-@timeout_option
-@isolation_option
-@runs_dir_option
-@config_option
+@loop_options()
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def replay(
-    cassette: str,
-    agent: str | None,
-    timeout: float,
-    isolation: str | None,
-    runs_dir: str | None,
-    config: str | None,
-    as_json: bool,
-) -> None:
+def replay(cassette: str, agent: str | None, options: LoopOptions, as_json: bool) -> None:
     """Replay CASSETTE once with the network off and print the replay report.
 
     \b
@@ -63,20 +48,12 @@ def replay(
     """
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.loop.agent import resolve_agent
-    from cassette_tui.core.loop.gate import ReplayResult, replay_job
+    from cassette_tui.core.loop.replay import ReplayResult, replay_job
 
     try:
-        command = resolve_agent(agent, config)
+        command = resolve_agent(agent, options.config)
         result: ReplayResult = run_cancellable(
-            lambda token: replay_job(
-                cassette,
-                command,
-                timeout=timeout,
-                isolation=isolation,
-                runs_dir=runs_dir,
-                config=config,
-                token=token,
-            )
+            lambda token: replay_job(cassette, command, options, token=token)
         )
     except (CassetteError, OSError, ValueError) as exc:
         fail("replay", exc)

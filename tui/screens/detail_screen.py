@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
-from ..messages import DetailFailed, DetailReady
+from ..messages import DetailReady, WorkerFailed
 from ..text.safe import describe_error, plain
 from ..widgets.detail import DetailPane
 from .base import AppScreen
@@ -43,11 +43,11 @@ class DetailScreen(AppScreen):
     def load(self, index: int, build: Callable[[], RenderableType], keep_scroll: bool) -> None:
         """Build detail ``index`` with ``build()`` off the UI thread (resolve the styles it
         needs before, on the UI thread: ``detail.styles_map()``) and post it as
-        ``DetailReady``, or ``DetailFailed`` when ``build`` raises."""
+        ``DetailReady``; when ``build`` raises, the failure, shown in the pane."""
         try:
             body = build()
         except Exception as exc:  # noqa: BLE001 - shown in the pane
-            self.post_message(DetailFailed(index, exc))
+            self.post_message(WorkerFailed("detail", exc, lambda f: self._failed(index, f)))
             return
         if not get_current_worker().is_cancelled:
             self.post_message(DetailReady(index, body, keep_scroll))
@@ -57,11 +57,13 @@ class DetailScreen(AppScreen):
         if message.index == self.index:
             self.detail.show(message.body, keep_scroll=message.keep_scroll)
 
-    @on(DetailFailed)
-    def _failed(self, message: DetailFailed) -> None:
+    def report_failure(self, failure: WorkerFailed) -> None:
+        """No notification: the pane says it (``_failed``)."""
+
+    def _failed(self, index: int, failure: WorkerFailed) -> None:
         # as the main screen's pane says it: the error names the file, line and field
-        if message.index == self.index:
-            text = f"cannot show this {self.WHAT}: {describe_error(message.error)}"
+        if index == self.index:
+            text = f"cannot show this {self.WHAT}: {describe_error(failure.error)}"
             self.detail.show(plain(text, "bold"))
 
     # -- keys ------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The gate screen (``t`` on the main screen): N offline replays of cassette A
-(``core.gate.gate_job`` in a thread worker; N is asked first, 20 by default, enter starts),
+(``core.loop.gate.gate_job`` in a thread worker; N is asked first, 20 by default, enter starts),
 a progress bar with live tallies (``3 ✓ 1 ✗``) from the job's ``Progress`` events, the
 verdict in words and in the words of ``cassette-tui gate`` (``tui/text/gate.py``), where the
 runs part, and a table of the runs (each listed as soon as it ends: the job hands its
@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from cassette_tui.core.format.jobs import CancelToken, Progress, run_job
 from cassette_tui.core.loop.gate import GateResult, gate_job
-from cassette_tui.core.loop.runs import RunResult
+from cassette_tui.core.loop.results import RunResult
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
@@ -30,7 +30,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, ProgressBar, Static
 
 from .. import bindings
-from ..messages import GateDone, JobProgress, LoopFailed
+from ..messages import GateDone, JobProgress
 from ..text.gate import gate_lines, pick_pair, tally, verdict_words
 from ..text.progress import progress_count
 from ..text.replay import FAIL, PASS
@@ -109,8 +109,8 @@ class GateRows:
             text.append(f"{FAIL} {run.status:<9}", styles.get("runlist--fail"))
         else:
             text.append(f"- {run.status:<9}", styles.get("runlist--muted"))
-        calls = (run.report or {}).get("calls")
-        text.append(f"{duration(run):>8}{len(calls) if calls is not None else '-':>7}")
+        calls = run.calls
+        text.append(f"{duration(run):>8}{calls if calls is not None else '-':>7}")
         text.append(f"{run.misses if run.report is not None else '-':>8}  ")
         side = self.marks.get(run.run)
         if side is not None:
@@ -275,7 +275,7 @@ class GateScreen(LoopJobScreen):
         try:
             path = self.cassette_path()
         except ValueError as exc:
-            self.post_message(LoopFailed("gate", exc))
+            self.could_not_run(exc)
             return
         self.result = None
         self.last_progress = None
@@ -294,18 +294,11 @@ class GateScreen(LoopJobScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="gate")
     def run_gate(self, path: Path, runs: int, token: CancelToken) -> None:
         session = self.session
-        job = gate_job(
-            path,
-            self.agent,
-            runs=runs,
-            config=session.config,
-            token=token,
-            runs_dir=session.run_folders.new("gate"),  # kept to open runs; gone at exit
-        )
+        job = gate_job(path, self.agent, self.loop_options(), runs=runs, token=token)
         try:
-            result = run_job(job, lambda p: self.post_message(JobProgress(p)))
+            result = run_job(job, self.post_progress)
         except Exception as exc:  # noqa: BLE001 - shown on the screen
-            self.post_message(LoopFailed("gate", exc))
+            self.could_not_run(exc)
             return
         session.loop.gate = result  # kept even when the screen was left meanwhile
         self.post_message(GateDone(result))

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 
 from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.jobs import CancelToken
+from cassette_tui.core.loop.options import LoopOptions
 from textual import on, work
 
-from ..messages import CallLogsOpened, LoopFailed, OpenRunsFailed
+from ..messages import CallLogsOpened, WorkerFailed
 from ..session import Session
-from ..text.safe import describe_error, printable
+from ..text.safe import describe_error
 from .base import AppScreen
 
 if TYPE_CHECKING:
@@ -48,6 +49,12 @@ class LoopJobScreen(AppScreen):
         agent = self.session.agent
         assert agent is not None, "a loop screen opens only with an agent"
         return agent
+
+    def loop_options(self) -> LoopOptions:
+        """How this screen's job runs the agent: the app's config, the run files in a new
+        folder of the session's (kept to open the runs side by side; gone at exit)."""
+        session = self.session
+        return LoopOptions(config=session.config, runs_dir=session.run_folders.new(self.STAGE))
 
     def a_name(self) -> str:
         """How the screens name cassette A (what the loop replays): its file name, or
@@ -108,15 +115,14 @@ class LoopJobScreen(AppScreen):
         if token is not None:
             token.cancel()  # the app quits or the screen went: no agent outlives it
 
-    @on(LoopFailed)
-    def _loop_failed(self, message: LoopFailed) -> None:
-        self.show_failure(f"{message.what} could not run: {describe_error(message.error)}")
-        self.app.notify(
-            printable(f"{message.what}: {describe_error(message.error)}"),
-            title="error",
-            severity="error",
-            markup=False,
-        )
+    def could_not_run(self, error: BaseException) -> None:
+        """Report that the job could not run at all (a bad cassette or config, an agent
+        command that cannot start, a runs folder in use): posts ``WorkerFailed`` (thread-safe),
+        shown on the screen and as a notification; the job is over."""
+        self.post_message(WorkerFailed(self.STAGE, error, self._show_could_not_run))
+
+    def _show_could_not_run(self, failure: WorkerFailed) -> None:
+        self.show_failure(f"{failure.what} could not run: {describe_error(failure.error)}")
         self.finish()
 
     def show_failure(self, text: str) -> None:
@@ -132,7 +138,7 @@ class LoopJobScreen(AppScreen):
             first = a if isinstance(a, Cassette) else load(a, rules=rules)
             second = load(b, rules=rules)
         except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(OpenRunsFailed(exc))
+            self.post_message(WorkerFailed("cannot open the runs", exc))
             return
         self.post_message(CallLogsOpened(first, second, label))
 
@@ -144,12 +150,3 @@ class LoopJobScreen(AppScreen):
             return
         session = Session(message.a, message.b, align=self.session.align)
         self.app.push_screen(LoopPairScreen(session, message.label))
-
-    @on(OpenRunsFailed)
-    def _open_runs_failed(self, message: OpenRunsFailed) -> None:
-        self.app.notify(
-            printable(f"{message.what}: {describe_error(message.error)}"),
-            title="error",
-            severity="error",
-            markup=False,
-        )

@@ -22,7 +22,7 @@ from .steps import StepsScreen
 
 if TYPE_CHECKING:
     from cassette_tui.core.diff.result import DiffResult
-    from cassette_tui.core.loop.runs import RecordResult
+    from cassette_tui.core.loop.record import RecordResult
 
 #: where the pin key writes fixtures (relative to the working folder, as ``pin -o``)
 FIXTURES_DIR = Path("fixtures")

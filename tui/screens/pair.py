@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+from cassette_tui.core.diff.model import Row
 from cassette_tui.core.diff.result import DiffResult
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
@@ -18,7 +19,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..bindings import PAIR
-from ..messages import DiagnosisReady, DiffFailed, DiffReady, JobCancelled, JobProgress
+from ..messages import DiagnosisReady, DiffReady, JobCancelled, JobProgress, WorkerFailed
 from ..session import Alignment, Session
 from ..text.detail import Limits, pair_detail, pair_title
 from ..text.loop import loop_bar, loop_stages
@@ -74,8 +75,9 @@ class PairScreen(LoopKeysScreen):
         side = max(10, (width - 1 - 3) // 2)
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         cells = self.model.seq_width if isinstance(self.model, PairRows) else SEQ_WIDTH
-        a = f"{'seq':>{cells}}  A {file_label(self.session.a)}"
-        b = f"{'seq':>{cells}}  B {file_label(self.session.b)}"
+        cassette_a, cassette_b = self.session.pair()
+        a = f"{'seq':>{cells}}  A {file_label(cassette_a)}"
+        b = f"{'seq':>{cells}}  B {file_label(cassette_b)}"
         text.append(f" {a[:side]:<{side}}", style="bold")
         text.append("   ")
         text.append(b[:side], style="bold")
@@ -114,7 +116,7 @@ class PairScreen(LoopKeysScreen):
             self.post_message(JobCancelled(f"diff by {align}"))
             return
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
-            self.post_message(DiffFailed(align, exc))
+            self.post_message(WorkerFailed(f"diff by {align}", exc, self.show_diff_failure))
             return
         if keep is not None:
             cursor = _row_of(result.rows, keep)
@@ -134,7 +136,7 @@ class PairScreen(LoopKeysScreen):
             self.post_message(JobCancelled("exact diff"))
             return
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
-            self.post_message(DiffFailed(align, exc))
+            self.post_message(WorkerFailed(f"diff by {align}", exc, self.show_diff_failure))
             return
         self.post_message(DiffReady(result, rows, result.first_divergence or 0))
 
@@ -246,9 +248,8 @@ class PairScreen(LoopKeysScreen):
             # once the rows are painted: the exact diff would slow the first paint down
             self.call_after_refresh(self.refine, self._align_of(result))
 
-    @on(DiffFailed)
-    def _diff_failed(self, message: DiffFailed) -> None:
-        self.report_failure(message)
+    def show_diff_failure(self, failure: WorkerFailed) -> None:
+        """Say in the header why the diff failed, and show the rows of before, if any."""
         self._token = None
         # the engine could not align the runs this way: say so, and keep the rows shown
         # before (the other alignment), or none, instead of "diffing…" forever
@@ -256,7 +257,7 @@ class PairScreen(LoopKeysScreen):
             self.session.set_align(self._align_of(self.result))
         text = loading_summary(self.session.a, self.session.b, "")
         text.append(
-            printable(f"{message.what} failed: {describe_error(message.error)}"), style="bold"
+            printable(f"{failure.what} failed: {describe_error(failure.error)}"), style="bold"
         )
         self.show_summary(text)
         self.steps.loading = False
@@ -334,7 +335,7 @@ def diagnosis(result: DiffResult) -> tuple[list[Finding], str | None]:
         return [], f"diagnosis failed: {describe_error(exc)}"
 
 
-def _row_of(rows: Any, keep: tuple[int | None, int | None]) -> int:
+def _row_of(rows: Sequence[Row], keep: tuple[int | None, int | None]) -> int:
     """The row that holds A's entry ``keep[0]`` (else B's ``keep[1]``) after realigning."""
     a, b = keep
     for side, wanted in (("a", a), ("b", b)):

@@ -1,5 +1,5 @@
 """The replay screen (``r`` on the main screen): one offline replay of cassette A with the
-configured agent (``core.gate.replay_job`` in a thread worker), in the words of
+configured agent (``core.loop.replay.replay_job`` in a thread worker), in the words of
 ``cassette-tui replay`` (``tui/text/replay.py``): the run's status, the isolation, hits,
 repeats, misses and unused entries. Each miss is a row; enter opens its nearest recorded
 call with the differing argument paths highlighted (``MissScreen``); ``d`` opens the
@@ -10,10 +10,11 @@ replay (its agent's process group is killed), escape again leaves.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cassette_tui.core.format.jobs import CancelToken, run_job
-from cassette_tui.core.loop.gate import ReplayResult, replay_job
+from cassette_tui.core.loop.replay import ReplayResult, replay_job
+from cassette_tui.core.replay.report import Miss
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
@@ -23,7 +24,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from .. import bindings
-from ..messages import JobProgress, LoopFailed, ReplayDone
+from ..messages import JobProgress, ReplayDone
 from ..text.miss import miss_detail
 from ..text.progress import progress_count
 from ..text.replay import miss_line, misses, replay_head, replay_lines
@@ -33,6 +34,9 @@ from ..widgets.step_list import StepList
 from .detail_screen import DetailScreen
 from .loop_job import LoopJobScreen
 
+if TYPE_CHECKING:
+    from cassette_tui.core.format.cassette import Cassette
+
 Styles = Mapping[str, Style]
 
 
@@ -40,7 +44,7 @@ class MissRows:
     """The replay's misses as step-list rows: the call, then its nearest recorded seq and
     how many paths differ."""
 
-    def __init__(self, found: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, found: Sequence[Miss]) -> None:
         self.found = list(found)
 
     def __len__(self) -> int:
@@ -48,7 +52,7 @@ class MissRows:
 
     def render(self, index: int, width: int, styles: Styles) -> Text:
         miss = self.found[index]
-        nearest = miss.get("nearest") or []
+        nearest = miss.nearest
         if nearest:
             first = nearest[0]
             n = len(first.get("differences") or [])
@@ -158,7 +162,7 @@ class ReplayScreen(LoopJobScreen):
         try:
             path = self.cassette_path()
         except ValueError as exc:
-            self.post_message(LoopFailed("replay", exc))
+            self.could_not_run(exc)
             return
         self.result = None
         self.rows = MissRows([])
@@ -171,17 +175,11 @@ class ReplayScreen(LoopJobScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="replay")
     def run_replay(self, path: Any, token: CancelToken) -> None:
         session = self.session
-        job = replay_job(
-            path,
-            self.agent,
-            config=session.config,
-            token=token,
-            runs_dir=session.run_folders.new("replay"),  # kept to open the log; gone at exit
-        )
+        job = replay_job(path, self.agent, self.loop_options(), token=token)
         try:
-            result = run_job(job, lambda p: self.post_message(JobProgress(p)))
+            result = run_job(job, self.post_progress)
         except Exception as exc:  # noqa: BLE001 - shown on the screen
-            self.post_message(LoopFailed("replay", exc))
+            self.could_not_run(exc)
             return
         session.loop.replay = result  # kept even when the screen was left meanwhile
         self.post_message(ReplayDone(result))
@@ -238,7 +236,7 @@ class ReplayScreen(LoopJobScreen):
             self.app.notify("no miss to open: every call was served", timeout=3)
             return
         miss = self.rows.found[self.miss_list.cursor]
-        self.app.push_screen(MissScreen(miss, self.result.cassette))
+        self.app.push_screen(MissScreen(miss.to_json(), self.result.cassette))
 
     def action_diff(self) -> None:
         result = self.result
@@ -281,7 +279,7 @@ class MissScreen(DetailScreen):
     MissScreen #miss-detail { height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, miss: Mapping[str, Any], cassette: Any) -> None:
+    def __init__(self, miss: Mapping[str, Any], cassette: Cassette | None) -> None:
         super().__init__()
         self.miss = miss
         self.cassette = cassette

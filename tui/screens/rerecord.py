@@ -23,8 +23,9 @@ from typing import ClassVar, Literal
 
 from cassette_tui.core.format.atomic import FolderNotWritable, check_new_file
 from cassette_tui.core.format.jobs import CancelToken, run_job
+from cassette_tui.core.loop.options import LoopOptions
+from cassette_tui.core.loop.record import RecordResult, record_job
 from cassette_tui.core.loop.rerecord import rerecord_path
-from cassette_tui.core.loop.runs import RecordResult, record_job
 from rich.console import RenderableType
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,7 +36,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, ProgressBar, Static
 
 from .. import bindings
-from ..messages import JobProgress, RecordFailed, RecordReady
+from ..messages import JobProgress, RecordReady, WorkerFailed
 from ..session import Session
 from ..text.rerecord import (
     UNWRITABLE_NOTE,
@@ -53,6 +54,7 @@ from ..text.rerecord import (
 )
 from ..text.safe import describe_error
 from ..text.summary import file_label
+from .base import WorkerScreen
 from .pair import PairScreen
 
 State = Literal["no_agent", "confirm", "running", "done", "failed"]
@@ -87,7 +89,7 @@ def stderr_tail(path: Path) -> str:
         return ""
 
 
-class RerecordScreen(ModalScreen[RecordResult | None]):
+class RerecordScreen(ModalScreen[RecordResult | None], WorkerScreen[RecordResult | None]):
     """Confirm, run, result. Dismissed with the result when the user opens A against it
     (enter), else ``None``."""
 
@@ -202,17 +204,16 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
                 record_job(
                     self.agent,
                     self.target,
-                    runs_dir=runs_dir,
-                    config=self.owner_session.config,
+                    # its output is read while it runs, then removed
+                    LoopOptions(runs_dir=runs_dir, keep=False, config=self.owner_session.config),
                     token=token,
-                    keep=False,  # its output is read while it runs, then removed
                 ),
-                lambda p: self.post_message(JobProgress(p)),
+                self.post_progress,
             )
         except Exception as exc:  # noqa: BLE001 - shown on the screen, nothing ran
             with contextlib.suppress(OSError):
                 runs_dir.rmdir()  # empty: the agent never started (else the job removed it)
-            self.post_message(RecordFailed(exc))
+            self.post_message(WorkerFailed("re-record", exc, self._failed))
             return
         self.post_message(RecordReady(result))
 
@@ -229,9 +230,11 @@ class RerecordScreen(ModalScreen[RecordResult | None]):
         if self.on_result is not None:
             self.on_result()
 
-    @on(RecordFailed)
-    def _failed(self, message: RecordFailed) -> None:
-        self._error = describe_error(message.error)
+    def report_failure(self, failure: WorkerFailed) -> None:
+        """No notification: the screen says it (``_failed``)."""
+
+    def _failed(self, failure: WorkerFailed) -> None:
+        self._error = describe_error(failure.error)
         self._show("failed")
 
     def action_stop(self) -> None:

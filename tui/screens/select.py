@@ -25,7 +25,7 @@ from textual.binding import BindingType
 from textual.widgets import Footer, Input, Static
 
 from ..bindings import PAIR_FROM_RUNS, RUNS, SINGLE_FROM_RUNS
-from ..messages import RunsFailed, RunsOpened
+from ..messages import RunsOpened, WorkerFailed
 from ..text.safe import printable
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader
@@ -440,7 +440,7 @@ class SelectScreen(AppScreen):
                 open_cassette(self.source.spec(b), fmt=fmt, rules=rules) if b is not None else None
             )
         except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(RunsFailed(exc))
+            self.post_message(WorkerFailed("cannot open the run", exc))
             return
         self.post_message(RunsOpened(first, second))
 
@@ -450,10 +450,10 @@ class SelectScreen(AppScreen):
             return  # a second enter while the first run opened: it is on screen already
         self.app.show_runs(message.a, message.b)
 
-    @on(RunsFailed)
-    def _runs_failed(self, message: RunsFailed) -> None:
+    def report_failure(self, failure: WorkerFailed) -> None:
+        """The error's own words, as the notification."""
         self.app.notify(
-            printable(f"{message.what}: {message.error}"),
+            printable(f"{failure.what}: {failure.error}"),
             title="error",
             severity="error",
             markup=False,

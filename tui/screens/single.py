@@ -10,14 +10,15 @@ from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
 from cassette_tui.core.format.outcome import outcome_index
 from cassette_tui.core.scan.lint import lint
-from cassette_tui.core.scan.secrets import app_secret_config, secret_findings
+from cassette_tui.core.scan.redact_config import app_secret_config
+from cassette_tui.core.scan.secrets import secret_findings
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.binding import BindingType
 
 from ..bindings import SINGLE
-from ..messages import LintFailed, LintReady, RowsReady
+from ..messages import LintReady, RowsReady, WorkerFailed
 from ..text.detail import Limits, single_detail
 from ..text.rows import SEQ_WIDTH, SingleRows, entry_is_error
 from ..text.safe import describe_error, plain
@@ -70,7 +71,7 @@ class SingleScreen(LoopKeysScreen):
             findings = lint(cassette) + secret_findings(cassette, app_secret_config())
             errors = _errors(cassette)
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
-            self.post_message(LintFailed(exc))
+            self.post_message(WorkerFailed("lint", exc, self.show_lint_failure))
             return
         by_seq = _by_seq(findings)
         notable = [i for i in range(len(cassette)) if errors[i] or cassette.seq(i) in by_seq]
@@ -92,11 +93,10 @@ class SingleScreen(LoopKeysScreen):
         self.show_rows(model, self.steps.cursor)
         self.app.keep_loaded(len(self.model))
 
-    @on(LintFailed)
-    def _lint_failed(self, message: LintFailed) -> None:
-        self.report_failure(message)
+    def show_lint_failure(self, failure: WorkerFailed) -> None:
+        """Say in the header why the lint failed; the rows stay, unmarked."""
         self.findings = []  # none to go to: n says so, not "still reading"
-        error = f"lint failed: {describe_error(message.error)}"
+        error = f"lint failed: {describe_error(failure.error)}"
         self.show_summary(single_summary(self.cassette, None, error))
         self.show_rows(SingleRows(self.cassette, {}), self.steps.cursor)
 

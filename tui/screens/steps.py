@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ..messages import DetailFailed, DetailReady, Failed, SearchDone, SearchFailed
+from ..messages import DetailReady, SearchDone, WorkerFailed
 from ..session import Session
 from ..text.detail import Limits
 from ..text.rows import RowModel
@@ -152,12 +152,14 @@ class StepsScreen(AppScreen):
         try:
             body = self.build_detail(index, limits, styles)
         except Exception as exc:  # noqa: BLE001 - shown where the detail was awaited
-            self.post_message(DetailFailed(index, exc))
+            self.post_message(
+                WorkerFailed("detail", exc, lambda f: self.show_detail_failure(index, f))
+            )
             return
         if not get_current_worker().is_cancelled:
             self.post_message(DetailReady(index, body, keep_scroll))
 
-    def report_failure(self, failure: Failed) -> None:
+    def report_failure(self, failure: WorkerFailed) -> None:
         """Show a worker's failure as a notification (where its result was awaited, the
         handler also says so, instead of "loading…" forever). A bad line in a file the
         user opened (found by a worker: the full parse is deferred) ends the app with
@@ -165,23 +167,18 @@ class StepsScreen(AppScreen):
         if isinstance(failure.error, CassetteFormatError) and self._own_session is None:
             self.app.fail_bad_input(failure.error)
             return
-        self.app.notify(
-            printable(f"{failure.what}: {describe_error(failure.error)}"),
-            title="error",
-            severity="error",
-            markup=False,
-        )
+        super().report_failure(failure)
 
     @on(DetailReady)
     def _detail_ready(self, message: DetailReady) -> None:
         if message.index == self.steps.cursor:
             self.detail.show(message.body, keep_scroll=message.keep_scroll)
 
-    @on(DetailFailed)
-    def _detail_failed(self, message: DetailFailed) -> None:
-        self.report_failure(message)
-        if message.index == self.steps.cursor:
-            text = f"cannot show this step: {describe_error(message.error)}"
+    def show_detail_failure(self, index: int, failure: WorkerFailed) -> None:
+        """Say in the detail pane why row ``index``'s detail failed, if the cursor is
+        still on it."""
+        if index == self.steps.cursor:
+            text = f"cannot show this step: {describe_error(failure.error)}"
             self.detail.show(plain(text, "bold"))
 
     @on(SearchDone)
@@ -337,14 +334,10 @@ class StepsScreen(AppScreen):
                     found, wrapped = index, past_end
                     break
         except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(SearchFailed(exc))
+            self.post_message(WorkerFailed("search", exc))
             return
         if not worker.is_cancelled:
             self.post_message(SearchDone(model, found, term, direction, wrapped))
-
-    @on(SearchFailed)
-    def _search_failed(self, message: SearchFailed) -> None:
-        self.report_failure(message)
 
 
 def search_order(

@@ -10,23 +10,27 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.diff.align import is_error_outcome
 from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import is_long_pair, spot
-from cassette_tui.core.scan.secrets import mask_value
+from cassette_tui.core.scan.masking import mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from .marks import ERROR, REPEATED, STATUS_MARKS
+from .marks import CHANGE_MARKS, ERROR, REPEATED, STATUS_MARKS
 from .plural import plural
 from .safe import compact, pretty_lines, printable, safe
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
+
+if TYPE_CHECKING:
+    from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.format.cassette import Cassette
 
 
 @dataclass(frozen=True)
@@ -63,17 +67,6 @@ CUT_HINT = "press e to expand"
 EXPANDED_HINT = "cut even when expanded: the file holds the rest"
 Styles = Mapping[str, Style]
 DETAIL_STYLES = ("detail--old", "detail--new", "detail--error")
-
-_CHANGE_WORDS = {
-    Change.VALUE_CHANGED: "changed",
-    Change.TYPE_CHANGED: "type changed",
-    Change.NUMBER_TYPE: "number type only",
-    Change.ADDED: "added in B",
-    Change.REMOVED: "removed in B",
-    Change.ITEM_ADDED: "item added in B",
-    Change.ITEM_REMOVED: "item removed in B",
-}
-
 
 def _value(value: Any, limit: int | None) -> str:
     text = compact(value)
@@ -148,7 +141,7 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
             text.append(" -> ")
             text.append(_value(item.b, limits.drift_value), style=styles.get("detail--new", ""))
-        text.append(f"  ({_CHANGE_WORDS.get(item.change, str(item.change.value))})", style="dim")
+        text.append(f"  ({CHANGE_MARKS[item.change].words})", style="dim")
     return text
 
 
@@ -173,9 +166,8 @@ def row_findings(findings: Iterable[Finding], row: Row) -> list[Finding]:
     """The findings whose evidence names this row's seq on either side."""
     related = []
     for finding in findings:
-        seqs = finding.seqs or {}
-        if (row.a_seq is not None and row.a_seq in seqs.get("a", ())) or (
-            row.b_seq is not None and row.b_seq in seqs.get("b", ())
+        if (row.a_seq is not None and row.a_seq in finding.side_seqs("a")) or (
+            row.b_seq is not None and row.b_seq in finding.side_seqs("b")
         ):
             related.append(finding)
     return related
@@ -207,7 +199,7 @@ def pair_title(row: Row, tool_b: str | None = None, error: bool | None = None) -
 
 
 def pair_detail(
-    result: Any,
+    result: DiffResult,
     row_index: int,
     drift: Sequence[DriftItem] | None,
     limits: Limits,
@@ -224,19 +216,44 @@ def pair_detail(
     parts: list[RenderableType] = [pair_title(row, b.tool if b is not None else None, error)]
     # the words before the call first: why the agent chose (core/format/context.py)
     parts.extend(pair_before(result, row, a, b, limits))
+    parts.extend(_drift_section(drift, a, b, other_call, limits, styles))
+    parts.append(_sides_table(a, b, other_call, limits, styles))
+    parts.extend(pair_after(result, row, a, b, limits))
+    related = _findings_text(row_findings(findings, row), "findings about this step")
+    if related is not None:
+        parts.append(related)
+    return Group(*parts)
 
+
+def _drift_section(
+    drift: Sequence[DriftItem] | None,
+    a: Entry | None,
+    b: Entry | None,
+    other_call: bool,
+    limits: Limits,
+    styles: Styles,
+) -> list[RenderableType]:
+    """The drift of a row, A -> B: its title and lines, "computing drift…" while it is
+    ``None``, "no drift" for two equal steps, nothing for a step on one side only."""
     if other_call:
         # two different tools: the two calls side by side below, never a drift of one
         # tool's args against the other's
-        parts.append(Text("two different calls at this step, side by side", style="bold"))
-    elif drift is None:
-        parts.append(Text("computing drift…", style="dim italic"))
-    elif drift:
-        parts.append(Text(f"drift ({plural(len(drift), 'path')}, A -> B)", style="bold underline"))
-        parts.append(drift_lines(drift, limits, styles))
-    elif a is not None and b is not None:
-        parts.append(Text("no drift: same args, same response", style="dim"))
+        return [Text("two different calls at this step, side by side", style="bold")]
+    if drift is None:
+        return [Text("computing drift…", style="dim italic")]
+    if drift:
+        title = Text(f"drift ({plural(len(drift), 'path')}, A -> B)", style="bold underline")
+        return [title, drift_lines(drift, limits, styles)]
+    if a is not None and b is not None:
+        return [Text("no drift: same args, same response", style="dim")]
+    return []
 
+
+def _sides_table(
+    a: Entry | None, b: Entry | None, other_call: bool, limits: Limits, styles: Styles
+) -> Table:
+    """A and B side by side: each side's args, then its response (or error); ``·`` for the
+    side without a step."""
     table = Table(box=None, expand=True, show_header=True, padding=(0, 1, 0, 0))
 
     def head(side: str, entry: Entry | None) -> Text:
@@ -263,16 +280,11 @@ def pair_detail(
         if b
         else Text("·", style="dim"),
     )
-    parts.append(table)
-    parts.extend(pair_after(result, row, a, b, limits))
-    related = _findings_text(row_findings(findings, row), "findings about this step")
-    if related is not None:
-        parts.append(related)
-    return Group(*parts)
+    return table
 
 
 def single_detail(
-    cassette: Any, index: int, findings: Sequence[Any], limits: Limits, styles: Styles
+    cassette: Cassette, index: int, findings: Sequence[Finding], limits: Limits, styles: Styles
 ) -> RenderableType:
     """The detail of entry ``index`` of one cassette, with its lint findings."""
     entry: Entry = cassette[index]
@@ -287,7 +299,8 @@ def single_detail(
     related = _findings_text(findings, "findings")
     if related is not None:
         parts.append(related)
-    before, after = single_words(cassette, index, entry, limits)  # the words (core/format/context.py)
+    # the words (core/format/context.py)
+    before, after = single_words(cassette, index, entry, limits)
     parts.extend(before)
     parts.append(Text("args", style="bold underline"))
     parts.append(_block(entry.args, limits))

@@ -16,7 +16,7 @@ from .safe import safe
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.gate import GateResult
-    from cassette_tui.core.loop.runs import RunResult
+    from cassette_tui.core.loop.results import RunResult
 
 
 def isolation_lines(result: GateResult) -> list[str]:
@@ -168,6 +168,4 @@ def gate_found(result: GateResult) -> tuple[str, str]:
 
 def tally(result: GateResult) -> str:
     """``3 ✓ 1 ✗``: the completed runs that passed and failed (the job's progress words)."""
-    done = result.runs_result.completed
-    passed = sum(r.passed for r in done)
-    return f"{passed} {PASS} {len(done) - passed} {FAIL}"
+    return f"{result.passed} {PASS} {result.runs - result.passed} {FAIL}"

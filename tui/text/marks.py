@@ -1,4 +1,6 @@
-"""The marks that tell a row's status without colour (NO_COLOR, 16-colour SSH sessions).
+"""The marks and words that tell a row's status and a drift item's change, without colour
+(NO_COLOR, 16-colour SSH sessions): the one table of each, for the app and the headless
+``diff`` command alike.
 
 Each status has a glyph and a name; colour only repeats what the glyph already says.
 """
@@ -7,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cassette_tui.core.diff.model import Status
+from cassette_tui.core.diff.model import Change, Status
 
 
 @dataclass(frozen=True)
@@ -18,19 +20,66 @@ class Mark:
     style: str
 
 
-STATUS_MARKS: dict[Status, Mark] = {
-    Status.SAME: Mark("=", "same call, same response", "steplist--same"),
-    Status.RESPONSE_DRIFT: Mark(
-        "~", "response drift: same key, another response", "steplist--drift"
+@dataclass(frozen=True)
+class StatusMark(Mark):
+    #: the status in a sentence (the pair screen's header: ``only in B``)
+    words: str
+    #: the ``diff`` command's name for it (its summary and rows: ``only B``)
+    short: str
+    #: the ``diff`` command's Rich style for it
+    colour: str
+
+
+STATUS_MARKS: dict[Status, StatusMark] = {
+    Status.SAME: StatusMark(
+        "=", "same call, same response", "steplist--same", "same", "same", "dim"
     ),
-    Status.ARGS_DRIFT: Mark("≠", "args drift: same tool, other args", "steplist--drift"),
-    Status.OTHER_CALL: Mark("×", "other call: another tool at this seq", "steplist--drift"),
-    Status.ONLY_A: Mark("<", "only in A (left)", "steplist--only"),
-    Status.ONLY_B: Mark(">", "only in B (right)", "steplist--only"),
-    Status.METADATA_DRIFT: Mark(
-        "m", "metadata drift: same answer, volatile metadata differs", "steplist--same"
+    Status.RESPONSE_DRIFT: StatusMark(
+        "~",
+        "response drift: same key, another response",
+        "steplist--drift",
+        "response drift",
+        "response drift",
+        "yellow",
     ),
-    Status.MOVED: Mark("↕", "moved: same call and answer at another position", "steplist--same"),
+    Status.ARGS_DRIFT: StatusMark(
+        "≠",
+        "args drift: same tool, other args",
+        "steplist--drift",
+        "args drift",
+        "args drift",
+        "magenta",
+    ),
+    Status.OTHER_CALL: StatusMark(
+        "×",
+        "other call: another tool at this seq",
+        "steplist--drift",
+        "other call",
+        "other call",
+        "red",
+    ),
+    Status.ONLY_A: StatusMark(
+        "<", "only in A (left)", "steplist--only", "only in A", "only A", "cyan"
+    ),
+    Status.ONLY_B: StatusMark(
+        ">", "only in B (right)", "steplist--only", "only in B", "only B", "blue"
+    ),
+    Status.METADATA_DRIFT: StatusMark(
+        "m",
+        "metadata drift: same answer, volatile metadata differs",
+        "steplist--same",
+        "metadata drift",
+        "metadata only",
+        "dim",
+    ),
+    Status.MOVED: StatusMark(
+        "↕",
+        "moved: same call and answer at another position",
+        "steplist--same",
+        "moved",
+        "moved",
+        "dim",
+    ),
 }
 
 #: Per-side flags, shown next to the seq on that side.
@@ -39,6 +88,25 @@ REPEATED = Mark(
 )
 ERROR = Mark("!", "error: the call raised or answered HTTP 4xx/5xx", "steplist--error")
 LINT = Mark("?", "lint finding on this entry (single-file mode)", "steplist--repeat")
+
+
+@dataclass(frozen=True)
+class ChangeMark:
+    #: the sign before a drift item's path (the ``diff`` command)
+    sign: str
+    #: the change in words, after its path (the app's detail pane)
+    words: str
+
+
+CHANGE_MARKS: dict[Change, ChangeMark] = {
+    Change.VALUE_CHANGED: ChangeMark("~", "changed"),
+    Change.TYPE_CHANGED: ChangeMark("T", "type changed"),
+    Change.NUMBER_TYPE: ChangeMark("#", "number type only"),
+    Change.ADDED: ChangeMark("+", "added in B"),
+    Change.REMOVED: ChangeMark("-", "removed in B"),
+    Change.ITEM_ADDED: ChangeMark("+", "item added in B"),
+    Change.ITEM_REMOVED: ChangeMark("-", "item removed in B"),
+}
 
 
 def legend() -> list[Mark]:

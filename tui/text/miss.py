@@ -129,22 +129,7 @@ def miss_detail(
         parts.append(Text(f"no call of {safe(miss.get('tool'))} was recorded", style="bold"))
         return Group(*parts)
     for rank, cand in enumerate(nearest, 1):
-        title = Text()
-        title.append(f"nearest {rank}: seq {cand.get('seq')}", style="bold underline")
-        title.append(f"  {safe(cand.get('args_digest'))}", style="dim")
-        parts.append(title)
-        diffs = list(cand.get("differences") or [])
-        if not diffs:
-            parts.append(Text("same args once normalized", style="dim"))
-        for d in diffs:
-            line = Text()
-            line.append(safe(d.get("path")), style="bold")
-            line.append("  recorded ")
-            line.append(side_value(d, "recorded", 40), old)
-            line.append(" -> live ")
-            line.append(side_value(d, "live", 40), new)
-            line.append(f"  [{safe(d.get('kind'))}]", style="dim")
-            parts.append(line)
+        parts.extend(_candidate_lines(rank, cand, old, new))
     seq = nearest[0].get("seq")
     index = (
         cassette.index_of_seq(int(seq)) if cassette is not None and isinstance(seq, int) else None
@@ -156,3 +141,27 @@ def miss_detail(
         parts.append(Text("the whole recorded entry", style="bold underline"))
         parts.append(single_detail(cassette, index, [], limits, styles))
     return Group(*parts)
+
+
+def _candidate_lines(
+    rank: int, cand: Mapping[str, Any], old: Style | str, new: Style | str
+) -> list[Text]:
+    """Nearest recorded call number ``rank``: its seq and digest, then each path whose
+    value differs, recorded (``old`` style) -> live (``new`` style)."""
+    title = Text()
+    title.append(f"nearest {rank}: seq {cand.get('seq')}", style="bold underline")
+    title.append(f"  {safe(cand.get('args_digest'))}", style="dim")
+    lines = [title]
+    diffs = list(cand.get("differences") or [])
+    if not diffs:
+        lines.append(Text("same args once normalized", style="dim"))
+    for d in diffs:
+        line = Text()
+        line.append(safe(d.get("path")), style="bold")
+        line.append("  recorded ")
+        line.append(side_value(d, "recorded", 40), old)
+        line.append(" -> live ")
+        line.append(side_value(d, "live", 40), new)
+        line.append(f"  [{safe(d.get('kind'))}]", style="dim")
+        lines.append(line)
+    return lines

@@ -23,8 +23,9 @@ from .safe import safe
 __all__ = ["run_line"]  # the one run line (tui/text/runs.py), re-exported
 
 if TYPE_CHECKING:
-    from cassette_tui.core.loop.gate import ReplayResult
-    from cassette_tui.core.loop.runs import RunResult, RunsResult
+    from cassette_tui.core.loop.replay import ReplayResult
+    from cassette_tui.core.loop.results import RunResult, RunsResult
+    from cassette_tui.core.replay.report import Miss
 
 #: the glyphs of a run's outcome (the loop bar, the gate's table)
 PASS, FAIL = "✓", "✗"
@@ -71,49 +72,41 @@ def served_line(runs_result: RunsResult) -> str | None:
 
 def calls_line(run: RunResult) -> str:
     """``calls 7: 7 hits · 0 misses · 0 past the last recording · 7 of 7 entries used``."""
-    report = run.report or {}
-    calls = report.get("calls") or []
-    entries = report.get("entries")
-    of = plural(entries, "entry") if isinstance(entries, int) else "? entries"
+    report = run.report
+    entries = report.entries if report is not None else None
+    used = report.used if report is not None and report.used is not None else "?"
+    of = plural(entries, "entry") if entries is not None else "? entries"
     return (
-        f"calls {len(calls)}: {plural(run.hits, 'hit')} · {plural(run.misses, 'miss')} · "
-        f"{run.exhausted} past the last recording · {report.get('used', '?')} of {of} used"
+        f"calls {run.calls or 0}: {plural(run.hits, 'hit')} · {plural(run.misses, 'miss')} · "
+        f"{run.exhausted} past the last recording · {used} of {of} used"
     )
 
 
 def repeat_lines(run: RunResult) -> list[str]:
     """The repeated keys (served in recorded order), a heading and one line per key."""
     # a key called 0 times is unused (its seqs are in the unused line), not repeated
-    repeats = [r for r in (run.report or {}).get("repeats") or [] if _count(r.get("calls")) > 0]
+    report = run.report
+    repeats = [r for r in report.repeats if r.calls > 0] if report is not None else []
     if not repeats:
         return []
     lines = ["repeated keys (served in recorded order):"]
     for r in repeats:
         lines.append(
-            f"  {safe(r.get('tool'))} {safe(r.get('digest'))}  called "
-            f"{r.get('calls')}x, recorded {r.get('recorded')}x"
+            f"  {safe(r.tool)} {safe(r.digest)}  called {r.calls}x, recorded {r.recorded}x"
         )
     return lines
 
 
-def _count(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+def misses(run: RunResult) -> list[Miss]:
+    """The report's misses (``ReplayReport.misses``: each with its ``nearest`` recorded
+    calls, ``{"seq", "args_digest", "differences": [{"path", "recorded", "live",
+    "absent", "kind"}]}``)."""
+    return list(run.report.misses) if run.report is not None else []
 
 
-def misses(run: RunResult) -> list[Mapping[str, Any]]:
-    """The report's misses: ``{"tool", "digest", "args", "nearest": [{"seq",
-    "args_digest", "differences": [{"path", "recorded", "live", "absent", "kind"}]}]}``."""
-    return list((run.report or {}).get("misses") or [])
-
-
-def miss_line(miss: Mapping[str, Any], width: int = 70) -> str:
+def miss_line(miss: Miss, width: int = 70) -> str:
     """``search_docs sha256:… {"q": "retry budget", "top_k": 5}``."""
-    return (
-        f"{safe(miss.get('tool'))} {safe(miss.get('digest'))} {short_json(miss.get('args'), width)}"
-    )
+    return f"{safe(miss.tool)} {safe(miss.digest)} {short_json(miss.args, width)}"
 
 
 ABSENT = "(absent)"
@@ -136,13 +129,13 @@ def difference_line(d: Mapping[str, Any]) -> str:
     )
 
 
-def nearest_lines(miss: Mapping[str, Any], indent: str = "  ") -> Iterator[str]:
+def nearest_lines(miss: Miss, indent: str = "  ") -> Iterator[str]:
     """Each nearest recorded call and its differing paths, or that none was recorded;
     then the ``nulls`` preset's hint when an arg is null on one side and left out on the
     other (the words of ``CassetteMiss``)."""
-    nearest = miss.get("nearest") or []
+    nearest = miss.nearest
     if not nearest:
-        yield f"{indent}no call of {safe(miss.get('tool'))} was recorded"
+        yield f"{indent}no call of {safe(miss.tool)} was recorded"
     null_vs_absent = False
     for cand in nearest:
         yield f"{indent}nearest: seq {cand.get('seq')} ({safe(cand.get('args_digest'))})"
@@ -154,18 +147,17 @@ def nearest_lines(miss: Mapping[str, Any], indent: str = "  ") -> Iterator[str]:
 
 
 def exhausted_lines(run: RunResult) -> list[str]:
-    calls = (run.report or {}).get("calls") or []
+    calls = (run.report.calls if run.report is not None else None) or ()
     return [
-        f"  call {call.get('n')} {safe(call.get('tool'))} {safe(call.get('digest'))}:"
-        " past the last recording of its key"
+        f"  call {call.n} {safe(call.tool)} {safe(call.digest)}: past the last recording of its key"
         for call in calls
-        if call.get("outcome") == "exhausted"
+        if call.outcome == "exhausted"
     ]
 
 
 def unused_line(run: RunResult) -> str | None:
     """``unused entries: seq 1, 2, 3`` (the first 20), or ``None``."""
-    unused = (run.report or {}).get("unused_seqs") or []
+    unused = run.unused_seqs
     if not unused:
         return None
     shown = ", ".join(map(str, unused[:20])) + (" ..." if len(unused) > 20 else "")

@@ -23,7 +23,7 @@ from .safe import printable, printable_block, safe
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.agent import AgentCommand
-    from cassette_tui.core.loop.runs import RecordResult
+    from cassette_tui.core.loop.record import RecordResult
 
 #: stderr lines shown under a run
 STDERR_LINES = 8

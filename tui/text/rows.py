@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cassette_tui.core.diff.align import is_error_outcome
 from cassette_tui.core.diff.model import Row, Status
@@ -20,6 +20,9 @@ from rich.text import Text
 from .marks import ERROR, LINT, REPEATED, STATUS_MARKS
 from .names import shorten
 from .safe import args_summary, compact, printable
+
+if TYPE_CHECKING:
+    from cassette_tui.core.diff.result import DiffResult
 
 Styles = Mapping[str, Style]
 SEQ_WIDTH = 5
@@ -149,7 +152,7 @@ def _side(
 class PairRows:
     """Rows of a ``DiffResult``: A on the left, the status mark between, B on the right."""
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: DiffResult) -> None:
         self.result = result
         self.rows: Sequence[Row] = result.rows
         # the rows that are not same, in order (the by-seq rows know their statuses

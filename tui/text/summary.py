@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.scan.lint import EMPTY_MESSAGE
 from rich.text import Text
@@ -15,8 +15,13 @@ from .plural import plural
 from .safe import printable, safe
 from .words import outcome_line
 
+if TYPE_CHECKING:
+    from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.format.cassette import Cassette
+    from cassette_tui.core.format.findings import Finding
 
-def file_label(cassette: Any) -> str:
+
+def file_label(cassette: Cassette) -> str:
     """A cassette's file name (or what the importer called the run), printable. A run of a
     file of many runs is named by task and trial, with its outcome: ``task 31 trial 2 ✗``
     (the file's name would not leave room for both sides at 80 columns)."""
@@ -44,16 +49,7 @@ def _kinds(findings: Iterable[Any]) -> str:
     )
 
 
-def status_words(status: Any) -> str:
-    """A row status in words, as the rest of the app says it (``only in B``, ``response
-    drift``)."""
-    value = str(getattr(status, "value", status))
-    if value in ("only_a", "only_b"):
-        return f"only in {value[-1].upper()}"
-    return value.replace("_", " ")
-
-
-def _size(text: Text, cassette: Any) -> None:
+def _size(text: Text, cassette: Cassette) -> None:
     """`` (12)`` after a file's name, or that it is empty (``lint``'s ``empty``)."""
     if len(cassette):
         text.append(f" ({len(cassette)})")
@@ -71,7 +67,7 @@ def _status_counts(counts: Mapping[Any, int]) -> str:
 
 
 def pair_summary(
-    result: Any,
+    result: DiffResult,
     *,
     with_findings: bool = True,
     findings_error: str | None = None,
@@ -103,7 +99,7 @@ def pair_summary(
         text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}, ")
         text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'} ")
         text.append(printable(row.tool))
-        text.append(f" ({status_words(row.status)})", style="dim")
+        text.append(f" ({mark.words})", style="dim")
     text.append("\n")
     text.append(f"{plural(len(result.rows), 'row')} ", style="bold")
     text.append(_status_counts(result.counts))
@@ -120,7 +116,9 @@ def pair_summary(
     return text
 
 
-def single_summary(cassette: Any, findings: list[Any] | None, error: str | None = None) -> Text:
+def single_summary(
+    cassette: Cassette, findings: list[Finding] | None, error: str | None = None
+) -> Text:
     """Header lines for one cassette alone (``error``: why the lint could not finish)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("cassette ", style="bold")

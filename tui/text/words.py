@@ -14,7 +14,7 @@ No Textual import: the builders run in the detail's thread worker.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.format.context import (
     CONTEXT_FIELD,
@@ -27,12 +27,19 @@ from cassette_tui.core.format.context import (
     run_outcome,
 )
 from cassette_tui.core.format.entry import Entry
-from cassette_tui.core.scan.secrets import mask_value
+from cassette_tui.core.scan.masking import mask_value
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from .safe import printable, printable_block
+
+if TYPE_CHECKING:
+    from cassette_tui.core.diff.model import Row
+    from cassette_tui.core.diff.result import DiffResult
+    from cassette_tui.core.format.cassette import Cassette
+
+    from .detail import Limits
 
 #: the entry fields shown as words, not among "other fields"
 WORD_FIELDS = (CONTEXT_FIELD, OUTCOME_FIELD)
@@ -68,7 +75,7 @@ def outcome_line(a: Any, b: Any | None) -> Text | None:
 _SUMMARIES: weakref.WeakKeyDictionary[Any, tuple[str, bool]] = weakref.WeakKeyDictionary()
 
 
-def _summary_of(cassette: Any) -> tuple[str, bool]:
+def _summary_of(cassette: Cassette) -> tuple[str, bool]:
     try:
         return _SUMMARIES[cassette]
     except (KeyError, TypeError):
@@ -85,7 +92,7 @@ def _summary_of(cassette: Any) -> tuple[str, bool]:
     return summary
 
 
-def _cut(text: str, limits: Any) -> tuple[str, bool]:
+def _cut(text: str, limits: Limits) -> tuple[str, bool]:
     """``text`` cut to ``limits.chars`` characters and ``TEXT_LINES`` lines (unless expanded)."""
     chars = limits.chars
     lines_max = None if limits.is_expanded else TEXT_LINES
@@ -99,7 +106,7 @@ def _cut(text: str, limits: Any) -> tuple[str, bool]:
     return text, cut
 
 
-def _said(text: Text, label: str, said: str, limits: Any, style: str = "") -> bool:
+def _said(text: Text, label: str, said: str, limits: Limits, style: str = "") -> bool:
     if not limits.reveal_secrets:
         said = mask_value(said)
     shown, cut = _cut(said, limits)
@@ -109,12 +116,12 @@ def _said(text: Text, label: str, said: str, limits: Any, style: str = "") -> bo
     return cut
 
 
-def _tool_of(cassette: Any, seq: int) -> str | None:
+def _tool_of(cassette: Cassette, seq: int) -> str | None:
     index = cassette.index_of_seq(seq) if cassette is not None else None
     return cassette.tool(index) if index is not None else None
 
 
-def _answered(text: Text, answered: Answered, cassette: Any, limits: Any) -> bool:
+def _answered(text: Text, answered: Answered, cassette: Cassette, limits: Limits) -> bool:
     if answered.role == "tool":
         names = []
         for seq in answered.seqs:
@@ -134,7 +141,7 @@ def _answered(text: Text, answered: Answered, cassette: Any, limits: Any) -> boo
 
 
 def context_text(
-    context: CallContext | None, cassette: Any, limits: Any, warnings: list[ContextWarning]
+    context: CallContext | None, cassette: Cassette, limits: Limits, warnings: list[ContextWarning]
 ) -> Text:
     """The words before one call: the message it answered, the assistant's text, its
     reasoning; ``-`` when the entry has none."""
@@ -163,7 +170,7 @@ def _warn(text: Text, warnings: list[ContextWarning]) -> None:
         text.append("\n")
 
 
-def outcome_text(outcome: RunOutcome, limits: Any, warnings: list[ContextWarning]) -> Text:
+def outcome_text(outcome: RunOutcome, limits: Limits, warnings: list[ContextWarning]) -> Text:
     """How a run ended, after its last call: the summary, and the final answer or the
     lack of one."""
     text = Text(overflow="fold", end="")
@@ -185,7 +192,7 @@ def outcome_text(outcome: RunOutcome, limits: Any, warnings: list[ContextWarning
     return text
 
 
-def _entry_words(entry: Entry | None, cassette: Any, limits: Any) -> Text | None:
+def _entry_words(entry: Entry | None, cassette: Cassette, limits: Limits) -> Text | None:
     if entry is None:
         return None
     path = getattr(cassette, "path", None)
@@ -195,7 +202,9 @@ def _entry_words(entry: Entry | None, cassette: Any, limits: Any) -> Text | None
     return context_text(context, cassette, limits, warnings)
 
 
-def _run_end(entry: Entry | None, index: int | None, cassette: Any, limits: Any) -> Text | None:
+def _run_end(
+    entry: Entry | None, index: int | None, cassette: Cassette, limits: Limits
+) -> Text | None:
     """How the run ended, when ``entry`` is the cassette's last call."""
     if entry is None or index is None or cassette is None or index != len(cassette) - 1:
         return None
@@ -206,7 +215,7 @@ def _run_end(entry: Entry | None, index: int | None, cassette: Any, limits: Any)
 
 
 def pair_before(
-    result: Any, row: Any, a: Entry | None, b: Entry | None, limits: Any
+    result: DiffResult, row: Row, a: Entry | None, b: Entry | None, limits: Limits
 ) -> list[RenderableType]:
     """The detail's "said before this call" block for one aligned row (A | B), when
     either side has words."""
@@ -215,7 +224,7 @@ def pair_before(
 
 
 def pair_after(
-    result: Any, row: Any, a: Entry | None, b: Entry | None, limits: Any
+    result: DiffResult, row: Row, a: Entry | None, b: Entry | None, limits: Limits
 ) -> list[RenderableType]:
     """The detail's "after this call, the run ended" block (A | B), when the row holds
     either side's last call and that side says how its run ended."""
@@ -232,7 +241,7 @@ def _two(title: str, cells: tuple[Text | None, Text | None]) -> Table:
 
 
 def single_words(
-    cassette: Any, index: int, entry: Entry, limits: Any
+    cassette: Cassette, index: int, entry: Entry, limits: Limits
 ) -> tuple[list[RenderableType], list[RenderableType]]:
     """The single-file detail's blocks ``(before, after)``: the words before entry
     ``index``'s call, and how the run ended when it is the last."""

@@ -60,11 +60,16 @@ def install() -> None:
     """Patch the socket module of this process (idempotent)."""
     if getattr(socket.socket, "_cassette_guard", False):
         return
-    unix = getattr(socket, "AF_UNIX", None)
-    cls = socket.socket
+    _guard_sockets(socket.socket, getattr(socket, "AF_UNIX", None))
+    _guard_lookups()
+    socket.socket._cassette_guard = True  # type: ignore[attr-defined]
+    _log({"event": "installed", "python": sys.executable})
+
+
+def _guard_sockets(cls: type[socket.socket], unix: Any) -> None:
+    """Refuse connections and datagrams of every family but ``unix``."""
     real_connect, real_connect_ex = cls.connect, cls.connect_ex
     real_sendto, real_sendmsg = cls.sendto, cls.sendmsg
-    real_getaddrinfo = socket.getaddrinfo
 
     def connect(self: socket.socket, address: Any) -> None:
         if self.family != unix:
@@ -86,6 +91,16 @@ def install() -> None:
             raise _refuse("message to", args[2])
         return real_sendmsg(self, buffers, *args)
 
+    cls.connect = connect  # type: ignore[method-assign,assignment]
+    cls.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
+    cls.sendto = sendto  # type: ignore[method-assign,assignment]
+    cls.sendmsg = sendmsg  # type: ignore[method-assign,assignment]
+
+
+def _guard_lookups() -> None:
+    """Refuse DNS lookups of names (a numeric address still parses)."""
+    real_getaddrinfo = socket.getaddrinfo
+
     def getaddrinfo(
         host: Any, port: Any, family: int = 0, type: int = 0, proto: int = 0, flags: int = 0
     ) -> Any:
@@ -104,15 +119,9 @@ def install() -> None:
     def gethostbyname_ex(name: str) -> Any:
         raise _refuse("name lookup of", name)
 
-    cls.connect = connect  # type: ignore[method-assign,assignment]
-    cls.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
-    cls.sendto = sendto  # type: ignore[method-assign,assignment]
-    cls.sendmsg = sendmsg  # type: ignore[method-assign,assignment]
     socket.getaddrinfo = getaddrinfo
     socket.gethostbyname = gethostbyname
     socket.gethostbyname_ex = gethostbyname_ex
-    cls._cassette_guard = True  # type: ignore[attr-defined]
-    _log({"event": "installed", "python": sys.executable})
 
 
 def _chain() -> None:

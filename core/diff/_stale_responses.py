@@ -1,0 +1,77 @@
+"""The ``stale_response`` findings: the same key answered differently by the two
+recordings, one finding per tool (see ``diagnose.py``)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from ..format.plural import plural
+from ._finding import MAX_SEQS, finding, side_seqs
+from .model import Change, Row, Status
+from .refine import MAX_NOISE_ROWS, float_noise_row
+
+if TYPE_CHECKING:
+    from ..format.findings import Finding
+    from .result import DiffResult
+
+MAX_EXAMPLES = 3  # response-drift rows deepdiffed per tool for stale_response
+
+
+def stale_responses(result: DiffResult) -> list[Finding]:
+    return [_tool_finding(result, tool, rows) for tool, rows in _drift_by_tool(result).items()]
+
+
+def _drift_by_tool(result: DiffResult) -> dict[str, list[tuple[int, Row]]]:
+    """The response-drift rows without an error, by tool, in order; rows whose responses
+    differ only by float noise left out (at most ``MAX_NOISE_ROWS`` rows are tested)."""
+    by_tool: dict[str, list[tuple[int, Row]]] = defaultdict(list)
+    checked = 0
+    for i, row in enumerate(result.rows):
+        if row.status is Status.RESPONSE_DRIFT and not (row.error_a or row.error_b):
+            if checked < MAX_NOISE_ROWS:
+                # float noise alone is no stale recording (shown, with its numbers line)
+                checked += 1
+                if float_noise_row(result.a, result.b, row):
+                    continue
+            by_tool[row.tool].append((i, row))
+    return by_tool
+
+
+def _tool_finding(result: DiffResult, tool: str, rows: list[tuple[int, Row]]) -> Finding:
+    """The finding of one tool's response-drift ``rows``, with the drift of the first
+    ``MAX_EXAMPLES`` of them as examples."""
+    examples: list[dict[str, Any]] = []
+    paths: list[str] = []
+    number_type: list[str] = []
+    for index, row in rows[:MAX_EXAMPLES]:
+        drift = result.drift(index)
+        examples.append(
+            {
+                "row": index + 1,
+                "a_seq": row.a_seq,
+                "b_seq": row.b_seq,
+                "paths": [d.path for d in drift][:MAX_SEQS],
+            }
+        )
+        for d in drift:
+            if d.path not in paths:
+                paths.append(d.path)
+            if d.change is Change.NUMBER_TYPE and d.path not in number_type:
+                number_type.append(d.path)
+    first = rows[0][1]
+    changed = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
+    message = (
+        f"{tool} was answered differently for the same key at {plural(len(rows), 'step')}, "
+        f"first A seq {first.a_seq} / B seq {first.b_seq} ({changed or 'outcome'})."
+    )
+    if number_type:
+        message += f" Number type only (1 vs 1.0) at {', '.join(number_type[:3])}."
+    return finding(
+        "stale_response",
+        side_seqs([r for _, r in rows]),
+        message,
+        "The recording is stale for this call: re-record it and diff the old "
+        "cassette against the new one.",
+        {"tool": tool, "steps": len(rows), "examples": examples, "number_type": number_type},
+    )

@@ -1,0 +1,114 @@
+"""The replay key: what makes a live call and a recorded one the same call.
+
+A call's key is ``(tool, args digest)``: the digest (``format.digest.digest``) of its args
+normalized under the rules (``NormalizationRules.apply``), built by ``call_key``. Replay
+looks a live call up by it (``lookup_key``: when the raw args miss, their redacted copy
+is tried, for a cassette redacted after recording); a cassette's entries are indexed by
+it (``KeyIndex``: each key's positions in file order, so its recordings are served in
+recorded order); and a key is repeated when it is recorded or called more than once
+(``KeyIndex.repeated``, ``is_repeated``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Hashable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from ..format.digest import digest
+
+if TYPE_CHECKING:
+    from ..format.cassette import Cassette
+
+#: a call's replay key: ``(tool, args digest under the rules)``
+Key = tuple[str, str]
+K = TypeVar("K", bound=Hashable)
+
+
+class Normalizer(Protocol):
+    """What a key needs of normalization rules (``NormalizationRules``, or the format's
+    identity): the normalized copy of a call's args."""
+
+    def apply(self, tool: str, args: Any) -> Any:
+        """The normalized copy of ``args`` for a call of ``tool`` (``args`` unchanged)."""
+        ...
+
+
+class ArgsRedactor(Protocol):
+    """What ``lookup_key`` needs of a redactor (``scan.redact.Redactor``)."""
+
+    def redact_args(self, tool: str, args: Any) -> Any:
+        """``args`` itself when nothing in it is a secret, else a redacted copy."""
+        ...
+
+
+def args_digest(rules: Normalizer, tool: str, args: Any) -> str:
+    """The digest of ``args`` normalized under ``rules`` for a call of ``tool``: what an
+    entry stores as its ``args_digest``."""
+    return digest(rules.apply(tool, args))
+
+
+def call_key(rules: Normalizer, tool: str, args: Any) -> Key:
+    """The replay key of a call of ``tool`` with ``args`` under ``rules``."""
+    return (tool, digest(rules.apply(tool, args)))
+
+
+def lookup_key(
+    index: Container[Key],
+    rules: Normalizer,
+    redactor: ArgsRedactor | None,
+    tool: str,
+    args: Any,
+) -> Key:
+    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw args'
+    key when ``index`` holds it, else that of the redacted args when ``index`` holds that
+    (a cassette redacted after recording), else the raw one (a miss)."""
+    key = call_key(rules, tool, args)
+    if key in index or redactor is None:
+        return key
+    redacted = redactor.redact_args(tool, args)
+    if redacted is args:
+        return key
+    other = call_key(rules, tool, redacted)
+    return other if other in index else key
+
+
+class KeyIndex(dict[K, list[int]]):
+    """Key -> the positions holding it, in increasing order: a cassette's entries by
+    replay key (``of``), or any sequence of keys by value (``from_keys``). A plain
+    ``dict`` (``get``, ``in``, ``items`` as usual), with the counts replay and the
+    diagnosis ask of it."""
+
+    @staticmethod
+    def of(cassette: Cassette) -> KeyIndex[Key]:
+        """The entries of ``cassette`` by ``cassette.key(i)``."""
+        return KeyIndex.from_keys(cassette.key(i) for i in range(len(cassette)))
+
+    @staticmethod
+    def from_keys(keys: Iterable[K], positions: Iterable[int] | None = None) -> KeyIndex[K]:
+        """Each key of ``keys`` with the positions it holds: its index in ``keys``, or the
+        matching item of ``positions`` (the keys of a subset, with their own places)."""
+        index: KeyIndex[K] = KeyIndex()
+        pairs = enumerate(keys) if positions is None else zip(positions, keys, strict=True)
+        for i, key in pairs:
+            index.setdefault(key, []).append(i)
+        return index
+
+    def count(self, key: K) -> int:
+        """How many positions hold ``key`` (0 when none)."""
+        return len(self.get(key, ()))
+
+    def first(self, key: K) -> int | None:
+        """The first position holding ``key``, ``None`` when none."""
+        found = self.get(key)
+        return found[0] if found else None
+
+    def repeated(self) -> dict[K, list[int]]:
+        """The keys held at more than one position, with their positions."""
+        return {key: idxs for key, idxs in self.items() if len(idxs) > 1}
+
+
+def is_repeated(recorded: int, calls: int) -> bool:
+    """Whether a key recorded ``recorded`` times and called ``calls`` times at replay is
+    repeated: called more than once, or called at all and recorded more than once (one
+    never called is unused, not repeated)."""
+    return calls > 1 or (calls >= 1 and recorded > 1)

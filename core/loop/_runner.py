@@ -1,0 +1,217 @@
+"""Run agent processes: each in its own process group, with a timeout, several at once.
+
+``run_processes(specs, jobs, token)`` starts up to ``jobs`` processes at a time and yields a
+:class:`ProcessOutcome` as each one ends, in the order they end. Every process starts in a
+new session (``start_new_session``), hence its own process group, so that a timeout, a
+cancelled job (``CancelToken.cancel()`` runs the registered cleanup at once, from any
+thread) or the caller closing the generator (Ctrl-C reaching ``run_job``) kills the agent
+*and everything it started* with one ``killpg``. A process group is also killed after its
+leader exits, so no stray child outlives its run. Processes not yet started when the token
+is cancelled are never started.
+
+Output goes to files (never pipes a stuck child could fill); the arguments are a list,
+never a shell command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..format.jobs import CancelToken
+
+#: why a process ended: it exited by itself (``returncode`` >= 0, or < 0 for a signal it
+#: did not get from us), we killed it at its timeout, we killed it for a cancel, or it
+#: could not be started at all (``error`` says why)
+STATUSES = ("exited", "timeout", "cancelled", "not_started")
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    """One process to run.
+
+    Attributes:
+        index: the caller's number for it (a gate's 1-based run number).
+        argv: the arguments (``argv[0]`` looked up on ``PATH``).
+        env: the whole environment of the process.
+        stdout, stderr: files that receive its output (created or truncated).
+        cwd: its working folder (``None``: the caller's).
+        timeout: seconds before its process group is killed (``None``: no limit).
+    """
+
+    index: int
+    argv: Sequence[str]
+    env: dict[str, str]
+    stdout: Path
+    stderr: Path
+    cwd: Path | None = None
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """How one process ended.
+
+    Attributes:
+        index: the spec's index.
+        status: one of ``STATUSES``.
+        returncode: the exit status (negative: the signal that ended it), ``None`` when it
+            never started.
+        duration_s: wall time from start to exit, seconds.
+        error: why it could not start (``not_started``), else ``""``.
+    """
+
+    index: int
+    status: str
+    returncode: int | None
+    duration_s: float
+    error: str = ""
+    spec: ProcessSpec | None = field(default=None, repr=False, compare=False)
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group led by ``proc`` (gone already: nothing to do)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+class _Processes:
+    """The processes of one ``run_processes`` call: each run by a thread of its own, its
+    outcome put on ``done`` when it ends."""
+
+    def __init__(self) -> None:
+        self.done: queue.Queue[ProcessOutcome] = queue.Queue()
+        self.running: dict[int, subprocess.Popen[bytes]] = {}
+        self.lock = threading.Lock()
+        self.threads: list[threading.Thread] = []
+        #: cancelled (or closed early): kill what runs, start nothing more
+        self.stopping = threading.Event()
+
+    def kill_all(self) -> None:
+        self.stopping.set()
+        with self.lock:
+            procs = list(self.running.values())
+        for proc in procs:
+            kill_group(proc)
+
+    def start(self, spec: ProcessSpec) -> None:
+        """Run ``spec`` in a new thread."""
+        thread = threading.Thread(target=self.run_one, args=(spec,), name="cassette-run",
+                                  daemon=True)  # fmt: skip
+        self.threads.append(thread)
+        thread.start()
+
+    def join(self) -> None:
+        for thread in self.threads:
+            thread.join(timeout=10)
+
+    def run_one(self, spec: ProcessSpec) -> None:
+        """Start ``spec``'s process, wait for it (killing its group at its timeout), kill
+        what it left behind, and put its outcome on ``done``."""
+        start = time.perf_counter()
+        proc = self._popen(spec)
+        if proc is None:
+            return
+        with self.lock:
+            self.running[spec.index] = proc
+        timed_out = threading.Event()
+        timer = _start_timer(spec.timeout, proc, timed_out)
+        if self.stopping.is_set():  # cancelled between the check and the start
+            kill_group(proc)
+        returncode = proc.wait()  # blocks in waitpid: no polling delay
+        duration = time.perf_counter() - start
+        if timer is not None:
+            timer.cancel()
+        kill_group(proc)  # children it left behind go with it
+        with self.lock:
+            self.running.pop(spec.index, None)
+        if timed_out.is_set():
+            status = "timeout"
+        elif self.stopping.is_set() and returncode < 0:
+            status = "cancelled"
+        else:
+            status = "exited"
+        self.done.put(ProcessOutcome(spec.index, status, returncode, duration, "", spec))
+
+    def _popen(self, spec: ProcessSpec) -> subprocess.Popen[bytes] | None:
+        """``spec``'s process, started in a session of its own (hence its own process
+        group); ``None`` when it cannot start (its ``not_started`` outcome is put on
+        ``done``)."""
+        try:
+            with open(spec.stdout, "wb") as out, open(spec.stderr, "wb") as err:
+                return subprocess.Popen(
+                    list(spec.argv),
+                    env=spec.env,
+                    cwd=spec.cwd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,  # its own session, hence its own process group
+                    close_fds=True,
+                )
+        except OSError as exc:
+            what = exc.strerror or str(exc)
+            error = f"{spec.argv[0]}: {what}"
+            self.done.put(ProcessOutcome(spec.index, "not_started", None, 0.0, error, spec))
+            return None
+
+
+def _start_timer(
+    timeout: float | None, proc: subprocess.Popen[bytes], timed_out: threading.Event
+) -> threading.Timer | None:
+    """A started timer that sets ``timed_out`` and kills ``proc``'s group after
+    ``timeout`` seconds (``None``: no limit, no timer)."""
+    if timeout is None:
+        return None
+
+    def expire() -> None:
+        timed_out.set()
+        kill_group(proc)
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def run_processes(
+    specs: Sequence[ProcessSpec], jobs: int, token: CancelToken | None = None
+) -> Iterator[ProcessOutcome]:
+    """Run ``specs``, at most ``jobs`` at once, yielding each outcome as its process ends.
+
+    Cancelling ``token`` kills every running process group at once (their outcomes come
+    out as ``cancelled``) and starts no more. Closing the generator early does the same
+    before it returns. ``jobs`` below 1 counts as 1.
+    """
+    token = token or CancelToken()
+    jobs = max(1, jobs)
+    processes = _Processes()
+    pending = list(reversed(specs))
+    unregister = token.on_cancel(processes.kill_all)
+    outstanding = 0
+    try:
+        while True:
+            while pending and outstanding < jobs and not processes.stopping.is_set():
+                processes.start(pending.pop())
+                outstanding += 1
+            if outstanding == 0:
+                return
+            try:
+                outcome = processes.done.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            outstanding -= 1
+            yield outcome
+    finally:
+        unregister()
+        if outstanding:
+            processes.kill_all()
+        processes.join()

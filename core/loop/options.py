@@ -1,0 +1,53 @@
+"""How the loop's jobs run the agent: one frozen ``LoopOptions`` that the replay, gate and
+record jobs take, built once by the commands' ``loop_options`` click decorator
+(``tui/commands/_loop.py``) or by the app's loop screens."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: seconds an agent run may take by default before its process group is killed
+DEFAULT_TIMEOUT = 120.0
+
+
+def default_jobs() -> int:
+    """The default number of runs at once: the number of CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    """How a loop job runs the agent.
+
+    Attributes:
+        timeout: seconds a run may take before its process group is killed (``None``: no
+            limit).
+        isolation: ``"netns"``, ``"guard"``, or ``None`` (netns where the system allows
+            one, else guard; ``isolation.choose``). A recording always runs live.
+        runs_dir: the folder for the run files (``--runs-dir``), or ``None``: a temporary
+            one (see ``_runs_folder.py``).
+        keep: whether the run files outlive the job: ``None`` keeps a named ``runs_dir``
+            and removes a temporary one; ``True`` keeps either, ``False`` removes either.
+        jobs: runs at once (a gate's), ``None``: the CPUs (``default_jobs``).
+        config: the project config as the caller holds it (``--config``: a path, or
+            ``None`` for the default lookup), handed to the agent (``CASSETTE_CONFIG``)
+            and to the rules that read the cassette.
+    """
+
+    timeout: float | None = DEFAULT_TIMEOUT
+    isolation: str | None = None
+    runs_dir: str | Path | None = None
+    keep: bool | None = None
+    jobs: int | None = None
+    config: Any = None
+
+    @property
+    def workers(self) -> int:
+        """Runs at once: ``jobs``, else ``default_jobs()``."""
+        return self.jobs or default_jobs()

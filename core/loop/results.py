@@ -1,0 +1,174 @@
+"""What a loop job's runs come to: one agent run (``RunResult``) and the runs of a job
+(``RunsResult``), as the replay, gate and record jobs return them and the CLI and the app
+show them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..replay.report import ReplayReport
+
+#: the status of a replay run that exited 0 but replayed nothing
+NO_REPLAY = "no_replay"
+#: why a run is ``no_replay``, for a person
+NO_REPLAY_WHY = (
+    "the agent exited 0 but replayed nothing: does it wrap its dispatcher with "
+    "wrap_dispatcher / read CASSETTE_MODE?"
+)
+
+
+@dataclass
+class RunResult:
+    """One agent run.
+
+    Attributes:
+        run: 1-based run number.
+        status: ``passed`` (exit 0), ``failed`` (another exit status), ``crashed`` (ended
+            by a signal, or a Python traceback on stderr), ``timeout``, ``cancelled``,
+            ``not_started``, or (replays only) ``no_replay``: the agent exited 0 but
+            replayed nothing (no replay report, or one with no call while the cassette has
+            entries), a mis-wired agent, never a pass.
+        exit_code: the exit status (negative: the signal), ``None`` when it never ran.
+        duration_s: wall time, seconds.
+        isolation: ``"netns"``, ``"guard"``, ``"guard (not loaded)"`` when the guard never
+            loaded (the agent is not a Python that honours ``PYTHONPATH``: the network was
+            not off), or ``"none (live)"`` for a recording.
+        report: the replay report the agent wrote (a recording's: the recorder's, with no
+            calls), or ``None`` (it wrote none).
+        call_log: the call-log cassette (``call_log.py``), or ``None`` without a report.
+        blocked: what the guard refused: ``[{"what", "address", "pid"}]``.
+        stdout, stderr: the files holding the agent's output.
+        stderr_tail: its last lines of stderr.
+        error: why it could not start, or why its report could not be read.
+    """
+
+    run: int
+    status: str
+    exit_code: int | None
+    duration_s: float
+    isolation: str
+    report: ReplayReport | None = None
+    call_log: Path | None = None
+    blocked: list[dict[str, Any]] = field(default_factory=list)
+    stdout: Path | None = None
+    stderr: Path | None = None
+    stderr_tail: str = ""
+    error: str = ""
+
+    @property
+    def no_replay(self) -> bool:
+        """The agent exited 0 without replaying anything (see ``status``)."""
+        return self.status == NO_REPLAY
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    @property
+    def completed(self) -> bool:
+        """The run ran to an end of its own or its timeout (not cancelled, not unstarted)."""
+        return self.status not in ("cancelled", "not_started")
+
+    @property
+    def calls(self) -> int | None:
+        """How many calls the agent made, ``None`` without a report (or calls in it)."""
+        calls = self.report.calls if self.report is not None else None
+        return len(calls) if calls is not None else None
+
+    @property
+    def hits(self) -> int:
+        """Calls served from the cassette (a recorded error served counts too)."""
+        return self.report.hits if self.report is not None else 0
+
+    @property
+    def misses(self) -> int:
+        """Calls whose key was never recorded."""
+        return self.report.count("miss") if self.report is not None else 0
+
+    @property
+    def exhausted(self) -> int:
+        """Calls past the last recording of their key."""
+        return self.report.count("exhausted") if self.report is not None else 0
+
+    @property
+    def repeated_calls(self) -> int:
+        """Calls of a key beyond its first call (summed over the report's ``repeats``)."""
+        return self.report.repeated_calls if self.report is not None else 0
+
+    @property
+    def unused_seqs(self) -> list[int]:
+        return list(self.report.unused_seqs) if self.report is not None else []
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"run", "status", "passed", "exit_code", "duration_s", "isolation", "calls",
+        "hits", "misses", "exhausted", "repeated_calls", "unused_seqs", "blocked",
+        "call_log", "report", "stdout", "stderr", "stderr_tail", "error"}`` (paths as
+        strings or null)."""
+
+        def path(p: Path | None) -> str | None:
+            return str(p) if p is not None else None
+
+        return {
+            "run": self.run,
+            "status": self.status,
+            "passed": self.passed,
+            "exit_code": self.exit_code,
+            "duration_s": round(self.duration_s, 4),
+            "isolation": self.isolation,
+            "calls": self.calls,
+            "hits": self.hits,
+            "misses": self.misses,
+            "exhausted": self.exhausted,
+            "repeated_calls": self.repeated_calls,
+            "unused_seqs": self.unused_seqs,
+            "blocked": self.blocked,
+            "call_log": path(self.call_log),
+            "report": path(self.stdout.with_name(f"run-{self.run:02d}.report.json"))
+            if self.stdout is not None and self.report is not None
+            else None,
+            "stdout": path(self.stdout),
+            "stderr": path(self.stderr),
+            "stderr_tail": self.stderr_tail,
+            "error": self.error,
+        }
+
+
+@dataclass
+class RunsResult:
+    """What the runs of one job have in common, and the runs themselves.
+
+    Attributes:
+        cassette: the cassette replayed (or recorded).
+        agent: the agent command as written.
+        requested: runs asked for.
+        results: one per run that started or was due, in run order.
+        isolation: the isolation in force (``Isolation.name``), ``"none (live)"`` when
+            recording.
+        isolation_detail: how it was set up, for a person.
+        runs_dir: the folder holding every run's files, or ``None``: the job's temporary
+            folder, removed when it ended (see ``_runs_folder.py``).
+        cancelled: the job was cancelled; ``results`` holds what finished before.
+        source_format: ``"cassette"``, or the format of an imported run (``cassette`` is
+            then its path spec; the agent read it written as a cassette, ``served.py``).
+    """
+
+    cassette: Path
+    agent: str
+    requested: int
+    results: list[RunResult]
+    isolation: str
+    isolation_detail: str
+    runs_dir: Path | None
+    cancelled: bool = False
+    source_format: str = "cassette"
+
+    @property
+    def completed(self) -> list[RunResult]:
+        return [r for r in self.results if r.completed]
+
+    @property
+    def passed(self) -> int:
+        """How many of the completed runs passed."""
+        return sum(r.passed for r in self.completed)

@@ -1,0 +1,519 @@
+"""What a secret is: the detectors run on each string of an entry (``secrets.py`` walks the
+entries and makes the findings; ``check`` and ``redact`` use the same scan).
+
+What counts as a secret, on every string in an entry's ``args``, ``response`` / ``error``
+and extra fields (``request_headers`` of an imported VCR cassette, say), at any depth, and
+inside JSON held in a string (a request body, a tool's text result):
+
+- the patterns of the detect-secrets library (Yelp/detect-secrets, its plugins run on
+  strings in memory): provider key formats (AWS, GitHub, GitLab, OpenAI, Slack, Stripe,
+  JWT, ...), private keys (the whole PEM block is the secret), passwords in URLs
+  (``https://user:pw@host``), ``password = "..."`` assignments in text, and high-entropy
+  base64/hex strings (its Shannon-entropy limits: 4.5 and 3.0 bits per character, for
+  tokens of at least 20 and 16 characters; UUIDs and sequential strings excepted, and
+  values under id-like keys such as ``request_id`` or ``etag``);
+- bearer tokens (``Bearer <token>`` anywhere in a string);
+- key-name rules on top: the string under a key whose last word is ``authorization``,
+  ``token``, ``password``/``passwd``/``pwd``, ``secret``, ``cookie``, ``credentials`` or
+  ``api key`` (``Authorization``, ``x-api-key``, ``access_token``, ``client_secret``,
+  ``Set-Cookie``; not ``max_tokens`` or ``token_type``), and URL query parameters named so
+  (``?access_token=...``). A scheme word (``Bearer``, ``Basic``) is kept, the rest is the
+  secret;
+- values at the paths listed under ``redact.paths`` in the config (``kind`` ``redact_path``;
+  ``secrets.scan_value`` applies them, ``redact_config.py`` reads them).
+
+Not secrets: values that already look masked (``<redacted:kind:hash8>`` placeholders,
+``XXX``/``***`` runs, ``<...>``, ``{{...}}``, ``${...}``, ``REDACTED``), empty strings,
+numbers and booleans, and binary envelopes (``{"_binary": true, ...}``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..format.jsonpath import Part, iter_leaves
+
+#: the placeholder ``redact`` writes: ``<redacted:KIND:HASH8>``
+PLACEHOLDER_RE = re.compile(r"<redacted:[a-z0-9_]+:[0-9a-f]{8}>")
+
+# -- key-name rules --------------------------------------------------------------------------
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+#: the last word of a key that names a secret
+_SECRET_LAST_WORDS = frozenset(
+    {
+        "authorization",
+        "token",
+        "password",
+        "passwd",
+        "pwd",
+        "secret",
+        "cookie",
+        "credentials",
+        "apikey",
+        "passphrase",
+    }
+)
+#: ``<word> key`` pairs that name a secret (``api_key``, ``x-api-key``, ``secret_key``)
+_KEY_PREFIXES = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
+#: last words of keys whose values are identifiers, never scanned for entropy
+_ID_WORDS = frozenset(
+    {"id", "ids", "uuid", "guid", "etag", "hash", "digest", "sha", "checksum", "fingerprint"}
+)
+_SCHEME = re.compile(r"(?i)^\s*(bearer|basic|token|bot|digest)\s+")
+_BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)")
+#: a URL query parameter; its value stops at a NUL too, which ends a text in the prefilter's
+#: rebuilt line (``_texts_line``), so one text's value never runs into the next text
+QUERY = re.compile(r"[?&;]([A-Za-z0-9_.\-]+)=([^&#\s\"'<>\x00]+)")
+_MASKED = re.compile(
+    r"(?is)^(?:.*(?:xxx|\*\*\*|•••).*|<[^<>]*>|\{\{.*\}\}|\$\{.*\}|%\([a-z_]+\)s"
+    r"|\[?(?:redacted|filtered|masked|hidden|removed)\]?)$"
+)
+_PEM = re.compile(
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+#: base64-ish runs the entropy test looks at (the library's charset)
+_B64_RUN = re.compile(r"[A-Za-z0-9+/\\\-_=]{16,}")
+#: longer runs are data (an image, a binary body), not a credential
+_ENTROPY_MAX = 512
+#: a token longer than this is data: the library's token patterns are not run on it
+_TOKEN_MAX = 8192
+_HEX = re.compile(r"[0-9a-fA-F]+\Z")
+_B64_MIN, _HEX_MIN = 20, 16
+#: JSON text in a string is parsed and scanned inside, up to this size (characters)
+_JSON_TEXT_MAX = 8_000_000
+
+
+def key_words(key: str) -> list[str]:
+    """``"x-api-key"`` -> ``["x", "api", "key"]``; ``"accessToken"`` -> ``["access", "token"]``."""
+    return [w.lower() for w in _WORDS.findall(key)]
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_key(key: str) -> bool:
+    """Whether a key names a secret (the key-name rules; see the module docstring)."""
+    words = key_words(key)
+    if not words:
+        return False
+    last = words[-1]
+    if last in _SECRET_LAST_WORDS:
+        return True
+    if last == "key" and len(words) > 1 and words[-2] in _KEY_PREFIXES:
+        return True
+    return "".join(words[-2:]) == "apikey"
+
+
+@functools.lru_cache(maxsize=4096)
+def is_id_key(key: str) -> bool:
+    words = key_words(key)
+    return bool(words) and words[-1] in _ID_WORDS
+
+
+def looks_masked(text: str) -> bool:
+    """Whether ``text`` is already a placeholder or a mask, not a secret."""
+    text = text.strip()
+    return not text or PLACEHOLDER_RE.fullmatch(text) is not None or bool(_MASKED.match(text))
+
+
+# -- detect-secrets --------------------------------------------------------------------------
+@functools.cache
+def _plugins() -> tuple[list[Any], Any, Any, Any]:
+    """The library's regex plugins (instances), its keyword plugin, and its two entropy
+    plugins. Public IPs are not secrets here; the keyword and entropy plugins are run apart
+    (the keyword one needs no file type, the entropy ones run on every token, unquoted)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.ip_public import IPPublicDetector
+    from detect_secrets.plugins.keyword import KeywordDetector
+
+    apart: tuple[type, ...] = (
+        IPPublicDetector,
+        KeywordDetector,
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    regex_plugins = [cls() for cls in classes if cls not in apart]
+    regex_plugins.sort(key=lambda p: p.secret_type)
+    return regex_plugins, KeywordDetector(), Base64HighEntropyString(), HexHighEntropyString()
+
+
+#: the words every context pattern of the library needs before its value
+_CONTEXT = re.compile("key|pw|pass|token")
+
+
+def _pattern_hits(
+    text: str, regexes: list[tuple[str, re.Pattern[str]]], found: list[tuple[str, str]]
+) -> None:
+    """The library's ``regexes`` (``(slug, pattern)``) on ``text``: each match's secret
+    (``_plugin_secret``) that does not look masked, with the slug as its detector."""
+    for slug, regex in regexes:
+        for m in regex.finditer(text):
+            secret = _plugin_secret(m, text)
+            if secret and not looks_masked(secret):
+                found.append((secret, slug))
+
+
+@functools.cache
+def _any_token_pattern() -> re.Pattern[str]:
+    """One search that matches where any context-free pattern of the library matches."""
+    parts = []
+    for _, regex in pattern_groups()[0]:
+        flags = "i" if regex.flags & re.IGNORECASE else ""
+        parts.append(f"(?{flags}:{regex.pattern})" if flags else f"(?:{regex.pattern})")
+    return re.compile("|".join(parts))
+
+
+@functools.cache
+def pattern_groups() -> tuple[
+    list[tuple[str, re.Pattern[str]]],
+    list[tuple[str, re.Pattern[str]]],
+    list[tuple[str, re.Pattern[str]]],
+]:
+    """The library's regex patterns in three groups, by what they need around the secret:
+    nothing (run on each candidate token), a keyword before it (``(?:key|pwd|...)``, run
+    in windows around candidates), or a URL (``://``, run on texts holding ``//``)."""
+    token, context, url = [], [], []
+    for plugin in _plugins()[0]:
+        slug = _slug(plugin.secret_type)
+        for regex in plugin.denylist:
+            if slug == "private_key":
+                continue  # the whole PEM block, found apart
+            pattern = regex.pattern
+            if "(?:key|pwd" in pattern or "(?<=\\W)" in pattern:
+                context.append((slug, regex))
+            elif "://" in pattern or "\\/\\/" in pattern or "http" in pattern:
+                url.append((slug, regex))
+            else:
+                token.append((slug, regex))
+    return token, context, url
+
+
+def _slug(secret_type: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+
+
+@functools.cache
+def _heuristics() -> tuple[Any, Any, Any]:
+    from detect_secrets.filters.heuristic import (
+        is_potential_uuid,
+        is_sequential_string,
+        is_templated_secret,
+    )
+
+    return is_sequential_string, is_potential_uuid, is_templated_secret
+
+
+def entropy_hit(token: str) -> str | None:
+    """``"high_entropy_hex"``/``"high_entropy_base64"`` when the library's entropy plugins
+    call ``token`` random (over their limits), else ``None``."""
+    _, _, b64, hexp = _plugins()
+    sequential, uuid_like, _ = _heuristics()
+    distinct = len(set(token))
+    if _HEX.match(token):
+        if (
+            distinct < 9
+            or len(token) < _HEX_MIN
+            or hexp.calculate_shannon_entropy(token) <= hexp.entropy_limit
+        ):
+            return None
+        kind = "high_entropy_hex"
+    else:
+        if (
+            distinct < 23
+            or len(token) < _B64_MIN
+            or b64.calculate_shannon_entropy(token) <= b64.entropy_limit
+        ):
+            return None
+        kind = "high_entropy_base64"
+    if sequential(token) or uuid_like(token):
+        return None
+    return kind
+
+
+def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
+    """The secrets inside one string (see ``_scan_text``); strings up to 4 KB, the ones
+    that repeat across entries (arg values, short results), are remembered."""
+    if len(text) <= _CACHED_MAX:
+        return _scan_text_cached(text, entropy)
+    return _scan_text(text, entropy)
+
+
+_CACHED_MAX = 4096
+
+
+@functools.lru_cache(maxsize=32768)
+def _scan_text_cached(text: str, entropy: bool) -> tuple[tuple[str, str], ...]:
+    return _scan_text(text, entropy)
+
+
+def _scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
+    """The secrets inside one string, as ``(secret, detector)`` pairs, longest first,
+    without one that is part of another. ``entropy=False`` leaves out the entropy test
+    (values under id-like keys). Placeholders are never secrets.
+
+    The library's patterns run on windows of the text around what could start a secret
+    (a token of 8+ characters with a digit and a letter, or of 20+; a keyword of its keyword plugin;
+    ``://``; ``xox``), not over all of it: prose without such a token costs one regex
+    pass (see ``benchmarks/bench_secrets.py``). Each step below appends its hits to
+    ``found``; the cheap test that rules a step out is made here, before calling it."""
+    if "<redacted:" in text and PLACEHOLDER_RE.search(text):
+        return _between_placeholders(text, entropy)
+    found: list[tuple[str, str]] = []
+    if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
+        blocks = _PEM.findall(text)
+        found.extend((b, "private_key") for b in blocks or [text])
+    spans = _token_hits(text, entropy, found)
+    if spans:
+        _context_hits(text, spans, found)
+    if "//" in text:
+        _url_hits(text, found)
+    lowered = text.lower()
+    if _STEMS.search(lowered):
+        _keyword_hits(text, lowered, found)
+    if "earer" in text or "EARER" in text:
+        for m in _BEARER.finditer(text):
+            if not looks_masked(m.group(1)):
+                found.append((m.group(1), "bearer_token"))
+    if "=" in text:
+        for m in QUERY.finditer(text):
+            if is_secret_key(m.group(1)) and not looks_masked(m.group(2)):
+                found.append((m.group(2), "key_name"))
+    return _longest_first(found)
+
+
+def _between_placeholders(text: str, entropy: bool) -> tuple[tuple[str, str], ...]:
+    """The secrets of a text holding placeholders: those of each piece between them."""
+    found: list[tuple[str, str]] = []
+    for piece in PLACEHOLDER_RE.split(text):
+        found.extend(scan_text(piece, entropy))
+    return _longest_first(found)
+
+
+def _token_hits(text: str, entropy: bool, found: list[tuple[str, str]]) -> list[tuple[int, int]]:
+    """The candidate tokens' hits: the patterns that need no context (one combined search
+    first) and, with ``entropy``, the entropy test on their base64/hex runs (not the value
+    of an id-like key written in the text). Returns the tokens' spans."""
+    spans: list[tuple[int, int]] = []
+    any_token = _any_token_pattern()
+    digit, letter = _DIGIT.search, _LETTER.search
+    for m in _CANDIDATE.finditer(text):
+        token = m.group(0)
+        if len(token) > _TOKEN_MAX:
+            continue  # data (a blob, a padded field), not a credential
+        if len(token) < 20 and not (digit(token) and letter(token)):
+            continue
+        spans.append(m.span())
+        # patterns that need no context, on the token; one combined search first
+        if any_token.search(token) is not None:
+            _pattern_hits(token, pattern_groups()[0], found)
+        if entropy and len(token) >= _HEX_MIN:
+            for run_m in _B64_RUN.finditer(token):
+                run = run_m.group(0)
+                if len(run) <= _ENTROPY_MAX and not _after_id_key(text, m.start() + run_m.start()):
+                    kind = entropy_hit(run)
+                    if kind is not None:
+                        found.append((run, kind))
+    return spans
+
+
+def _context_hits(text: str, spans: list[tuple[int, int]], found: list[tuple[str, str]]) -> None:
+    """Patterns with a keyword before the value (``aws_secret = "..."``): in the windows
+    around the candidate tokens ``spans`` where one of their keywords is."""
+    for window in _windows(text, spans, 100, 10):
+        if _CONTEXT.search(window.lower()):
+            _pattern_hits(window, pattern_groups()[1], found)
+
+
+def _url_hits(text: str, found: list[tuple[str, str]]) -> None:
+    """URL patterns (passwords in URLs, webhook and registry URLs), on a text with ``//``."""
+    _pattern_hits(text, pattern_groups()[2], found)
+
+
+def _keyword_hits(text: str, lowered: str, found: list[tuple[str, str]]) -> None:
+    """The keyword plugin's assignments (``password = "..."``), in windows around its
+    keywords; ``lowered``: ``text.lower()``, which holds a keyword stem."""
+    # the plugin's keywords are lower case: a case-sensitive search of the lowered text is
+    # many times faster than an IGNORECASE one (same offsets unless lower() changed the
+    # length, then the slow search)
+    if len(lowered) == len(text):
+        keyword_spans = [m.span() for m in _KEYWORDS(False).finditer(lowered)]
+    else:
+        keyword_spans = [m.span() for m in _KEYWORDS(True).finditer(text)]
+    if not keyword_spans:
+        return
+    _, _, templated = _heuristics()
+    for window in _windows(text, keyword_spans, 40, 200):
+        if '"' not in window and "'" not in window and "`" not in window:
+            continue  # each of the plugin's (quotes-required) patterns needs a quote
+        for secret in _plugins()[1].analyze_string(window):
+            if secret and not looks_masked(secret) and not templated(secret):
+                found.append((secret, "password_assignment"))
+
+
+#: what could start a secret: a run of token characters (ASCII)
+_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.\-:~]{8,}")
+_DIGIT = re.compile(r"[0-9]")
+_LETTER = re.compile(r"[A-Za-z]")
+#: a substring of every keyword of the keyword plugin (a cheap test before its regex)
+_STEMS = re.compile("key|pass|pwd|secret|contrase")
+
+
+@functools.cache
+def _KEYWORDS(ignore_case: bool) -> re.Pattern[str]:
+    """The keyword plugin's keywords, as one search (where its assignments can start)."""
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    return re.compile("|".join(DENYLIST), re.IGNORECASE if ignore_case else 0)
+
+
+_KEY_BEFORE = re.compile(r"""["']?([A-Za-z0-9_.\-]+)["']?\s*[:=]\s*["']?\Z""")
+
+
+def _after_id_key(text: str, at: int) -> bool:
+    """Whether the token at ``at`` is the value of an id-like key written in the text
+    (``"id": "chatcmpl-..."``, ``request_id=...``): an identifier, not a credential."""
+    m = _KEY_BEFORE.search(text, max(0, at - 60), at)
+    return m is not None and is_id_key(m.group(1))
+
+
+def _windows(text: str, spans: list[tuple[int, int]], before: int, after: int) -> list[str]:
+    """The parts of ``text`` around ``spans`` (``before``/``after`` characters more),
+    overlapping ones merged; the whole text when it is short."""
+    if not spans:
+        return []
+    if len(text) <= 400:
+        return [text]
+    spans.sort()
+    out: list[str] = []
+    cur_start, cur_end = max(spans[0][0] - before, 0), spans[0][1] + after
+    for s, e in spans[1:]:
+        if s - before <= cur_end:
+            cur_end = max(cur_end, e + after)
+        else:
+            out.append(text[cur_start:cur_end])
+            cur_start, cur_end = max(s - before, 0), e + after
+    out.append(text[cur_start:cur_end])
+    return out
+
+
+_SPACE = re.compile(r"\s")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+/=")
+
+
+def _plugin_secret(m: re.Match[str], text: str) -> str:
+    """The secret in a match of one of the library's patterns: the group that holds it
+    when the pattern captures one after some context (``://user:(pw)@``), else the whole
+    match (``(ghp)_...`` captures only the prefix), without the delimiters some patterns
+    include, and carried to the end of the token when the pattern stops short (a JWT's
+    lazy signature)."""
+    start, end = m.span()
+    for g in range(1, (m.re.groups or 0) + 1):
+        if m.start(g) > start and m.group(g):
+            start, end = m.span(g)
+            break
+    while start < end and text[start] in " \t\r\n\"'=:":
+        start += 1
+    while end > start and text[end - 1] in " \t\r\n\"'":
+        end -= 1
+    cut = _SPACE.search(text, start, end)  # a token never holds whitespace (npm's ".+")
+    if cut is not None:
+        end = cut.start()
+    if end > start and text[end - 1] in ".":
+        while end < len(text) and text[end] in _TOKEN_CHARS:
+            end += 1
+    return text[start:end]
+
+
+def _longest_first(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    if not found:
+        return ()
+    out: list[tuple[str, str]] = []
+    for secret, kind in sorted(set(found), key=lambda p: (-len(p[0]), p[0], p[1])):
+        if not any(secret in longer for longer, _ in out):
+            out.append((secret, kind))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=65536)
+def classify(secret: str) -> str:
+    """The kind a placeholder names for ``secret``: a function of the value alone, so the
+    same secret gets the same placeholder wherever it was found (``github_token``,
+    ``private_key``, ``json_web_token``, ..., ``high_entropy_base64``; else ``secret``)."""
+    regex_plugins, _, _, _ = _plugins()
+    if "PRIVATE KEY" in secret or "PuTTY-User-Key" in secret:
+        return "private_key"
+    for plugin in regex_plugins:
+        for _ in plugin.analyze_string(secret):
+            return _slug(plugin.secret_type)
+    if _B64_RUN.fullmatch(secret) and len(secret) <= _ENTROPY_MAX:
+        kind = entropy_hit(secret)
+        if kind is not None:
+            return kind
+    return "secret"
+
+
+# -- the strings of a value ------------------------------------------------------------------
+def is_envelope(node: Any) -> bool:
+    """Whether ``node`` is a binary envelope (``{"_binary": true, ...}``): never scanned."""
+    return isinstance(node, dict) and node.get("_binary") is True
+
+
+def last_key(parts: tuple[Part, ...]) -> str | None:
+    """The last object key of a path (a list index is not one), or ``None``."""
+    for p in reversed(parts):
+        if isinstance(p, str):
+            return p
+    return None
+
+
+def scan_string(
+    text: str, key: str | None, depth: int = 0
+) -> list[tuple[str, str, tuple[Part, ...] | None]]:
+    """``(secret, detector, inner path)`` for one string found under ``key``."""
+    if not text or text.isspace():
+        return []
+    if key is not None and is_secret_key(key) and not PLACEHOLDER_RE.search(text):
+        m = _SCHEME.match(text)
+        secret = text[m.end() :] if m else text
+        if secret.strip() and not looks_masked(secret):
+            bearer = m is not None and m.group(1).lower() == "bearer"
+            return [(secret, "bearer_token" if bearer else "key_name", None)]
+        return []
+    head = text.lstrip()[:1]
+    if head in ("{", "[") and depth < 4 and len(text) <= _JSON_TEXT_MAX:
+        try:
+            inner_value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            inner_value = None
+        if isinstance(inner_value, dict | list):
+            out: list[tuple[str, str, tuple[Part, ...] | None]] = []
+            for parts, leaf in iter_leaves(inner_value, skip=is_envelope):
+                if isinstance(leaf, str):
+                    for secret, detector, _ in scan_string(leaf, last_key(parts), depth + 1):
+                        out.append((secret, detector, parts))
+            return out
+    entropy = key is None or not is_id_key(key)
+    return [(s, d, None) for s, d in scan_text(text, entropy)]
+
+
+def string_leaf_secrets(
+    value: Any, prefix: tuple[Part, ...]
+) -> Iterator[tuple[tuple[Part, ...], str, str, tuple[Part, ...] | None]]:
+    """``(parts, secret, detector, inner path)`` of every secret in the string leaves of
+    ``value`` (found at ``prefix``), in document order, each scanned under its key
+    (``scan_string``); binary envelopes are skipped. No config: nothing is allowed."""
+    for parts, leaf in iter_leaves(value, prefix, skip=is_envelope, only=(str,)):
+        last = parts[-1] if parts else None
+        key = last if type(last) is str else last_key(parts)
+        for secret, detector, inner in scan_string(leaf, key):
+            yield parts, secret, detector, inner

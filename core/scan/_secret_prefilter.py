@@ -1,0 +1,385 @@
+"""The line prefilter of the secret scan: which cassette lines certainly hold no secret.
+
+``check`` scans every entry of a cassette; most lines of a real one hold no secret, and
+the bytes of a line can prove it without walking its values: one pass of RE2's
+multi-pattern matcher (google-re2, linear time) over the line looks for a necessary
+condition of each source of hits in the detectors (``_secret_detectors.scan_string`` and
+``scan_text``). When none is there, ``secrets.scan_entry`` of the line's entry finds
+nothing; a property test holds the two equal, and the full scan stays the definition of a
+secret.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ._secret_detectors import QUERY, entropy_hit, is_id_key, is_secret_key, pattern_groups
+
+__all__ = ["line_secret_free", "lines_secret_free"]
+
+#: each JSON string of a rebuilt line in turn (``\x00`` delimits them): an object key
+#: (followed by ``:``) is captured, a value is matched as the empty capture
+_JSON_KEY = re.compile("\x00([^\x00]*)\x00\\s*:|\x00[^\x00]*\x00")
+#: a key the key-name rules name holds one of these, in any case: its last word, or the
+#: last two joined ("apikey" split anywhere holds "key" or "apik")
+_KEY_STEMS = "key|token|pass|pwd|secret|cookie|credentials|authorization|apik"
+#: the bytes of the detectors' ``_B64_RUN`` class but the backslash (the scan's runs are
+#: taken from its candidates, ``_CANDIDATE``, which hold none)
+_B64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=")
+_HEX_BYTES = re.compile(rb"[0-9a-fA-F]+")
+#: a line's bytes with each of ``_B64_BYTES`` as ``a`` and every other byte as a space
+_B64_MASK = bytes(0x61 if b in _B64_BYTES else 0x20 for b in range(256))
+_MASKED_RUN = b"a" * 16
+_HEX16 = re.compile(rb"[0-9a-fA-F]{16}")
+
+
+def _candidate_runs(line: bytes) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each whole base64 run of ``line`` (bytes of ``_B64_BYTES``,
+    not next to another) the entropy test may call random: 23 bytes or more (the base64
+    limit needs 23 distinct ones), or 16 to 22 that hold 16 hex digits in a row. Byte
+    searches over a mask of the line, not a regex over it: half the time of RE2's
+    ``finditer`` (measured on the 100k text cassette)."""
+    masked = line.translate(_B64_MASK)
+    start = masked.find(_MASKED_RUN)
+    while start >= 0:  # the first 16 in a row after a space start a whole run
+        end = masked.find(b" ", start)
+        if end < 0:
+            end = len(masked)
+        if end - start >= 23 or _HEX16.search(line, start, end) is not None:
+            yield start, end
+        start = masked.find(_MASKED_RUN, end)
+
+
+#: the library's patterns that need a keyword before the value, loosened so that a match
+#: in a window of one text implies a match in the line: no lookbehind, no lookahead, the
+#: union of their keywords, separators and value characters, at least the shortest value
+_CONTEXT_LOOSE = (
+    r"(?i)(?:key|pwd|pw|password|pass|token)(?:\"|'|)(?:\]|)(?: *)(?:=|:|:=|=>| +|::)"
+    r"(?: *)(?:\"|'|)[a-z0-9/+_\-]{24}"
+)
+
+#: the prefilter's patterns (RE2 syntax, on the line's UTF-8 bytes), by what a match means
+_MAYBE = "maybe"  # a source of hits may be there: scan the entry
+_KEY = "key"  # an object key holding a key-name stem: test the line's keys exactly
+_QUERY_NAME = "query"  # a query parameter holding a stem: test the line's parameters
+_SLASHES, _URL_NEED = "//", "url need"  # both: a URL pattern may match
+_QUOTE, _STEM = "quote", "stem"  # both: the keyword plugin may match
+
+
+def _loosened(pattern: str) -> str:
+    """A library pattern without what RE2 lacks or a token alone sees otherwise: the
+    lookaheads and the start/end delimiters go, repeats over 1000 become open; every
+    match of the pattern in a token is a match of this in the line."""
+    pattern = pattern.replace(r"(?!\w)", "")
+    pattern = pattern.replace(r'(?:\s|=|:|"|^)', "").replace(r'(?:\s|"|$)', "")
+    return re.sub(r"\{(\d+),(\d{4,})\}", r"{\1,}", pattern)
+
+
+@functools.cache
+def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
+    """The RE2 set and, per pattern index, what a match means; ``None`` without RE2."""
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - a dependency; without it, no prefilter
+        return None
+    patterns: list[tuple[str, str]] = [
+        # placeholders, PEM blocks, bearer words (``_scan_text``'s own tests)
+        (_MAYBE, r"<redacted:|PRIVATE KEY|PuTTY-User-Key|earer|EARER"),
+        # Python's case-insensitive [a-z] also matches these two; RE2's does not
+        (_MAYBE, "\u0130|\u0131"),
+        (_KEY, rf"\x00[^\x00]*(?i:{_KEY_STEMS})[^\x00]*\x00\s*:"),
+        # a key of JSON held in a text (its own quotes are the only ones in the line)
+        (_MAYBE, rf'"[^"\x00]*(?i:{_KEY_STEMS})[^"\x00]*"\s*:'),
+        (_QUERY_NAME, rf"[?&;][A-Za-z0-9_.\-]*(?i:{_KEY_STEMS})[A-Za-z0-9_.\-]*="),
+        (_SLASHES, r"//"),
+        # the URL patterns: basic-auth and Cloudant need "@", npm "_authToken", the rest
+        # their hosts
+        (_URL_NEED, r"@|_authToken|(?i:slack|softlayer)"),
+        (_QUOTE, r"['`\"]"),
+        (_STEM, r"(?i:key|pass|pwd|secret|contrase)"),
+        # the context patterns, loosened: their keywords, separators and value characters
+        # (at least the shortest value); the AWS one has no lookaround
+        (_MAYBE, _CONTEXT_LOOSE),
+    ]
+    for _, regex in pattern_groups()[1]:
+        if "(?<" not in regex.pattern and "(?!" not in regex.pattern:
+            flags = "(?i)" if regex.flags & re.IGNORECASE else ""
+            patterns.append((_MAYBE, flags + regex.pattern))
+    for _, regex in pattern_groups()[0]:
+        flags = "(?i)" if regex.flags & re.IGNORECASE else ""
+        patterns.append((_MAYBE, flags + _loosened(regex.pattern)))
+    options = re2.Options()
+    options.log_errors = False
+    # room for the set's automaton: with RE2's default 8 MB its state cache fills and is
+    # rebuilt over and over on a large cassette (measured: 32 MB scans 100k lines in 3/4
+    # of the time; more does not help)
+    options.max_mem = 32 << 20
+    matcher = re2.Set.SearchSet(options)
+    for _, pattern in patterns:
+        matcher.Add(pattern)
+    matcher.Compile()
+    # RE2's set answers "no match" when its automaton cannot be built (out of memory):
+    # a set that misses what it must find is not used (every line is then a maybe)
+    if not matcher.Match(b"PRIVATE KEY") or not matcher.Match(b"\x00api_key\x00:"):
+        return None
+    return matcher, tuple(meaning for meaning, _ in patterns)
+
+
+_entropy_seen: dict[bytes, bool] = {}
+#: only runs this short are remembered (a digest, a token), at most this many of them
+_ENTROPY_SEEN_LENGTH = 128
+_ENTROPY_SEEN_COUNT = 65536
+
+
+def _run_may_be_entropic(run: bytes) -> bool:
+    hit = _entropy_seen.get(run)
+    if hit is None:
+        hit = entropy_hit(run.decode("ascii")) is not None
+        # short runs only (a digest, a token): the cache lives as long as the process
+        if len(run) <= _ENTROPY_SEEN_LENGTH and len(_entropy_seen) < _ENTROPY_SEEN_COUNT:
+            _entropy_seen[run] = hit
+    return hit
+
+
+#: a JSON escape's byte after the backslash -> the byte it stands for (a quote is
+#: ``\x00`` by the time escapes are read: ``_texts_line`` turns quotes into delimiters
+#: first, so an escaped quote shows as a backslash and ``\x00``)
+_ONE_BYTE_ESCAPES = {
+    0x00: b'"',
+    0x6E: b"\n",
+    0x74: b"\t",
+    0x72: b"\r",
+    0x62: b"\b",
+    0x66: b"\f",
+    0x2F: b"/",
+}
+_HEX4 = re.compile(rb"[0-9a-fA-F]{4}")
+
+
+def _texts_line(raw: bytes) -> bytes | None:
+    """The line with each JSON string's text as it is decoded, between ``\x00``
+    delimiters (so every text the scan sees, keys included, is a substring of it and
+    ``"`` is only ever a text's own), or ``None`` when that cannot be made: a NUL, a
+    backslash, NUL or lone surrogate written as a ``\\u`` escape, an escape JSON does not
+    have, or a text that holds an escaped backslash and may be JSON (a ``{`` or ``[`` in
+    it: the scan decodes JSON held in a text once more, and what it sees then is not a
+    substring of the line). Bytes that are not UTF-8 are left as they are.
+
+    One pass over the escapes, whatever their number: the quotes become delimiters, then
+    the line is split at its backslashes, and each piece after one starts with what the
+    escape names (an empty piece: an escaped backslash, whose next piece is plain text).
+    Escapes pair from the left, as JSON reads them, so ``\\\\"`` ends its text."""
+    if b"\x00" in raw:
+        return None
+    line = raw.replace(b'"', b"\x00")
+    if b"\\" not in line:
+        return line
+    unescaped = _unescaped(line.split(b"\\"))
+    if unescaped is None:
+        return None
+    line, backslash = unescaped
+    if backslash and _json_text_with_backslash(line):
+        return None
+    return line
+
+
+def _unescaped(pieces: list[bytes]) -> tuple[bytes, bool] | None:
+    """The pieces of a line split at its backslashes, joined with each escape decoded, and
+    whether one of them was an escaped backslash; ``None`` for a lone backslash at the end
+    or an escape ``_texts_line`` refuses."""
+    out = [pieces[0]]
+    backslash = False
+    i, n = 1, len(pieces)
+    while i < n:
+        piece = pieces[i]
+        if not piece:  # an escaped backslash
+            if i + 1 == n:
+                return None  # a lone backslash at the end: not JSON
+            out.append(b"\\")
+            out.append(pieces[i + 1])
+            backslash = True
+            i += 2
+            continue
+        char = _ONE_BYTE_ESCAPES.get(piece[0])
+        if char is not None:
+            out.append(char)
+            out.append(piece[1:])
+            i += 1
+            continue
+        decoded = _unicode_escape(pieces, i)
+        if decoded is None:
+            return None
+        char, rest, i = decoded
+        out.append(char)
+        out.append(rest)
+    return b"".join(out), backslash
+
+
+def _unicode_escape(pieces: list[bytes], i: int) -> tuple[bytes, bytes, int] | None:
+    """The ``\\uXXXX`` escape that starts piece ``i`` (a surrogate pair: the next piece
+    too) as ``(its UTF-8 bytes, the rest of its last piece, the next piece's index)``;
+    ``None`` for another escape, a lone surrogate, a NUL or a backslash (see
+    ``_texts_line``)."""
+    piece = pieces[i]
+    if piece[0] != 0x75 or _HEX4.match(piece, 1) is None:  # 0x75: u
+        return None
+    code = int(piece[1:5], 16)
+    rest = piece[5:]
+    if 0xD800 <= code <= 0xDBFF and not rest and i + 1 < len(pieces):  # a surrogate pair?
+        low = pieces[i + 1]
+        if low[:1] == b"u" and _HEX4.match(low, 1) is not None:
+            second = int(low[1:5], 16)
+            if 0xDC00 <= second <= 0xDFFF:
+                code = 0x10000 + ((code - 0xD800) << 10) + second - 0xDC00
+                rest = low[5:]
+                i += 1
+    if 0xD800 <= code <= 0xDFFF or code in (0, 0x5C):
+        return None  # a lone surrogate, a NUL or a backslash: see above
+    return chr(code).encode("utf-8"), rest, i + 1
+
+
+def _json_text_with_backslash(line: bytes) -> bool:
+    """Whether a text of a rebuilt line that holds a backslash may be JSON (holds a ``{``
+    or a ``[``)."""
+    at = line.find(b"\\")
+    while at >= 0:  # each text holding a backslash, found from the backslash
+        start = line.rfind(b"\x00", 0, at) + 1
+        end = line.find(b"\x00", at)
+        end = len(line) if end < 0 else end
+        if line.find(b"{", start, end) >= 0 or line.find(b"[", start, end) >= 0:
+            return True
+        at = line.find(b"\\", end)
+    return False
+
+
+#: the form of a digest the engine writes (``digest.DIGEST_PREFIX`` and 16 hex digits)
+_DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{16}")
+
+
+def _without_stored_digest(raw: bytes, stored: str) -> bytes:
+    """``raw`` without its top-level ``"args_digest":"<stored>"`` member when that is
+    certain to be the one cut (the scan never reads that field, and its hex run would
+    cost the runs' test on every line), else ``raw`` as it is (the prefilter then sees
+    more than the scan, which is safe). Certain: ``stored`` has the engine's digest form
+    and the line spells the key ``"args_digest"`` once, not after a backslash (so not
+    inside another text, as in a key ``foo\\"args_digest``)."""
+    if _DIGEST_FORM.fullmatch(stored) is None or raw.count(b'"args_digest"') != 1:
+        return raw
+    member = b'"args_digest":"' + stored.encode("ascii") + b'"'
+    at = raw.find(member)
+    if at < 0:  # json.dumps' spacing
+        member = b'"args_digest": "' + stored.encode("ascii") + b'"'
+        at = raw.find(member)
+    if at <= 0 or raw[at - 1] == 0x5C:  # 0x5C: a backslash
+        return raw
+    return raw[:at] + raw[at + len(member) :]
+
+
+def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
+    """Whether the bytes of one cassette line prove that ``scan_entry`` (without a config's
+    ``paths``) finds no secret in its entry: ``True`` means none; ``False`` means "maybe"
+    (scan the entry). ``stored_digest``: the entry's top-level ``args_digest`` (a field the
+    scan does not look at), left out of the test when given.
+
+    Conservative: a line whose texts cannot be rebuilt as substrings of one line
+    (``_texts_line``: an escaped backslash, say) is a maybe. Otherwise the line is a maybe
+    when it holds a key the key-name rules name (or a stem of one in a key of JSON held in
+    a text), a query parameter they name, a placeholder, a PEM block, a URL with what a URL
+    pattern needs, a bearer word, a keyword with a quote (``'`` or a backtick), what one of
+    the library's token or context patterns matches (loosened), or a base64/hex run over
+    the entropy limits. Raises nothing (a line that is not UTF-8 is a maybe)."""
+    return lines_secret_free([raw], [stored_digest])[0]
+
+
+def lines_secret_free(raws: list[bytes], stored_digests: list[str | None]) -> list[bool]:
+    """``line_secret_free`` of each line (``stored_digests``: one per line, or ``None``),
+    the same answers. Each step runs over all the lines before the next one starts: RE2's
+    automaton then stays in the CPU's caches (measured on the 100k text cassette: its match
+    took 26 us a line between parses, 12 us in a row)."""
+    built = _prefilter()
+    if built is None:
+        return [False] * len(raws)
+    matcher, meanings = built
+    rebuilt = [
+        _texts_line(raw if stored is None else _without_stored_digest(raw, stored))
+        for raw, stored in zip(raws, stored_digests, strict=True)
+    ]
+    match = matcher.Match
+    found = [None if line is None else match(line) for line in rebuilt]
+    return [
+        line is not None and (not hits or _free_of(line, hits, meanings)) and _runs_free(line)
+        for line, hits in zip(rebuilt, found, strict=True)
+    ]
+
+
+def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...]) -> bool:
+    """Whether what RE2's set matched on a rebuilt line (``found``: the indexes of its
+    patterns, not empty) leaves it free of a secret; its runs are ``_runs_free``'s."""
+    seen = {meanings[i] for i in found}
+    if (
+        _MAYBE in seen
+        or (_SLASHES in seen and _URL_NEED in seen)
+        or (_QUOTE in seen and _STEM in seen)
+    ):
+        return False
+    try:
+        line = raw.decode("utf-8") if _KEY in seen or _QUERY_NAME in seen else ""
+    except UnicodeDecodeError:
+        return False
+    if _KEY in seen:
+        for key in set(_JSON_KEY.findall(line)):
+            if is_secret_key(key):
+                return False
+    if _QUERY_NAME in seen:
+        for m in QUERY.finditer(line):
+            if is_secret_key(m.group(1)):
+                return False
+    return True
+
+
+def _runs_free(raw: bytes) -> bool:
+    """Whether no base64 or hex run of a rebuilt line may be over the entropy limits
+    where the scan tests it. Not a pattern of RE2's set: its counted repetition made the
+    set's automaton twice as slow on every line (measured: 10 us a line, 5.7 without)."""
+    for start, end in _candidate_runs(raw):
+        run = raw[start:end]
+        # the entropy test's own first exits (``entropy_hit``): fewer than 9
+        # distinct characters, or fewer than 23 in a run that is not all hex
+        distinct = len(set(run))
+        if distinct < 9 or (distinct < 23 and _HEX_BYTES.fullmatch(run) is None):
+            continue
+        if not _entropy_skipped(raw, start) and _run_may_be_entropic(run):
+            return False
+    return True
+
+
+def _entropy_skipped(line: bytes, at: int) -> bool:
+    """Whether the scan never tests the entropy of a run at ``at`` of a rebuilt line: it
+    is outside every text (a number), or in a text (not JSON) that is the value of an
+    id-like key (``request_id``, ``etag``, ...: ``_scan_string``'s ``entropy=False``)."""
+    opened = line.count(b"\x00", 0, at)
+    if not opened & 1:
+        return True  # not in a string: numbers are never scanned
+    start = line.rfind(b"\x00", 0, at)
+    end = line.find(b"\x00", at)
+    try:
+        text = line[start + 1 : end].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if text.lstrip()[:1] in ("{", "["):
+        return False  # JSON in a text: its leaves have keys of their own
+    key_end = line.rfind(b"\x00", 0, start)
+    if key_end < 0:
+        return False
+    between = line[key_end + 1 : start].strip(b" \t\n\r")
+    if between != b":":
+        return False  # a list item, or not an object's value
+    key_start = line.rfind(b"\x00", 0, key_end)
+    try:
+        key = line[key_start + 1 : key_end].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return is_id_key(key)

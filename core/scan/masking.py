@@ -1,0 +1,73 @@
+"""How a secret is shown and named without showing it: its hash (what findings,
+placeholders and ``allow_hashes`` carry) and its mask. Values are never shown whole:
+``mask`` keeps at most 4 characters and a quarter of the value; ``mask_value`` masks every
+secret in a value for a screen."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from ..format.jsonpath import Part
+from ._secret_detectors import scan_string, string_leaf_secrets
+
+__all__ = ["hash8", "mask", "mask_value", "value_hash"]
+
+
+def value_hash(secret: str) -> str:
+    """SHA-256 (hex) over the secret's UTF-8 text."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def hash8(secret: str) -> str:
+    """The first 8 hex digits of ``value_hash``: what findings show and placeholders carry."""
+    return value_hash(secret)[:8]
+
+
+def mask(secret: str) -> str:
+    """The secret with at most 4 characters (and at most a quarter of it) left, and its
+    length: ``"ghp_…(40 chars)"``, ``"…(6 chars)"``. Never the whole value."""
+    keep = min(4, len(secret) // 4)
+    shown = "".join(c if c.isprintable() else "?" for c in secret[:keep])
+    return f"{shown}…({len(secret)} chars)"
+
+
+def mask_value(value: Any, key: str | None = None) -> Any:
+    """``value`` for display: each secret in it (the scan without config; ``key``: the key
+    a bare string was found under) replaced by ``mask(secret)`` in guillemets, so a screen
+    never shows one whole. Returns ``value`` itself when nothing is a secret."""
+    if isinstance(value, str):
+        secrets = [s for s, _, _ in scan_string(value, key)]
+        return _mask_text(value, secrets) if secrets else value
+    by_leaf: dict[tuple[Part, ...], list[str]] = {}
+    for parts, secret, _, _ in string_leaf_secrets(value, ()):
+        by_leaf.setdefault(parts, []).append(secret)
+    if not by_leaf:
+        return value
+    for parts, secrets in by_leaf.items():
+        value = _replace_at(value, parts, lambda leaf, s=secrets: _mask_text(leaf, s))
+    return value
+
+
+def _mask_text(text: str, secrets: list[str]) -> str:
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        shown = f"«{mask(secret)}»"
+        text = text.replace(secret, shown)
+        escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+        if escaped != secret:
+            text = text.replace(escaped, shown)
+    return text
+
+
+def _replace_at(value: Any, parts: tuple[Part, ...], fn: Any) -> Any:
+    if not parts:
+        return fn(value) if isinstance(value, str) else value
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replace_at(value[head], rest, fn)}
+    if isinstance(value, list) and isinstance(head, int):
+        out = list(value)
+        out[head] = _replace_at(value[head], rest, fn)
+        return out
+    return value
