@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..format.digest import digest
 from ..format.plural import plural
-from ..keys.normalize import NormalizationRules
+from ..keys.normalize import NormalizationRules, rules_of
 from ..keys.rule_check import over_normalization
 from ..keys.urls import is_url_spelling
 from ..keys.volatile import difference_kind, volatile_kind
@@ -154,7 +154,7 @@ def _try_rule(
     """The presets ``names`` as a rule, added to A's rules: how many of ``hits`` it makes
     match, and what else it would merge in either recording."""
     proposed = NormalizationRules.from_presets(names)
-    combined = NormalizationRules((*result.a.rules.rules, *proposed.rules))
+    combined = NormalizationRules((*rules_of(result.a).rules, *proposed.rules))
     matches = sum(
         digest(combined.apply(tool, result.a[r.a].args))  # type: ignore[index]
         == digest(combined.apply(tool, result.b[r.b].args))  # type: ignore[index]

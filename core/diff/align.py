@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..format.cassette import Cassette
-from ..format.outcome import Outcome, Outcomes, is_error_outcome, outcome_index
+from ..format.outcome import Outcome, Outcomes, is_error_outcome, outcome_index, same_outcome
 from .model import Row, Status
 
 __all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "outcome_index"]
@@ -386,7 +386,7 @@ def seq_statuses(a: Cassette, b: Cassette, *, provisional: list[int] | None = No
                     statuses[i] = Status.RESPONSE_DRIFT
         else:
             for i in unsure:
-                if a.fingerprint(i) != b.fingerprint(i):
+                if not same_outcome(a, i, b, i):
                     statuses[i] = Status.RESPONSE_DRIFT
     statuses.extend([Status.ONLY_A] * (n - k))
     statuses.extend([Status.ONLY_B] * (m - k))

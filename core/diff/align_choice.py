@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..format.outcome import same_outcome
 from ..format.plural import plural
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def _answers_differ_before(a: Cassette, b: Cassette, k: int) -> int | None:
         if read >= MAX_ANSWERS_READ:
             return i
         read += 1
-        if a.fingerprint(i) == b.fingerprint(i):
+        if same_outcome(a, i, b, i):
             continue
         ea, eb = a._entry(i), b._entry(i)
         if ea.is_error or eb.is_error:

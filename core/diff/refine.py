@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..format.jsontext import sorted_json_bytes
+from ..keys.normalize import rules_of
 from ..keys.volatile import response_metadata_reason
 from .align import build_row
 from .model import DriftItem, Row, Status
@@ -96,7 +97,7 @@ def classify_response_drift(
     module doc), ``"metadata"`` (only volatile metadata, or metadata and noise; see the
     module docstring, or paths the cassette's ``ignore_response`` rules name), or ``None``
     (the answer differs, or they are equal)."""
-    rules = cassette_a.rules
+    rules = rules_of(cassette_a)
     # the user's ignore_response rules: a change at those paths is metadata
     ignored = rules.ignores_response(tool)
     compared = (rules.strip_metadata(tool, a), rules.strip_metadata(tool, b)) if ignored else (a, b)

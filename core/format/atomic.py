@@ -192,26 +192,44 @@ def write_atomic(
         # mkstemp makes the file 0600; the result gets the mode a plain open() would give
         # (0666 less the umask), or keeps the mode of the file it replaces
         os.fchmod(fd, existing_mode(target) if kind is not None else default_mode())
-        with os.fdopen(fd, "wb") as tmp:
-            for chunk in chunks:
-                tmp.write(chunk)
-            tmp.flush()
-            if fsync:
-                os.fsync(tmp.fileno())
-        if overwrite:
-            check_replaceable(target)  # again: something may have appeared meanwhile
-            os.replace(tmp_name, target)
-        else:
-            try:
-                os.link(tmp_name, target)  # fails if the target appeared meanwhile
-            except FileExistsError:
-                raise TargetExists(target) from None
-            except OSError:
-                os.replace(tmp_name, target)  # file systems without hard links
-            else:
-                os.unlink(tmp_name)
+        _write_all(fd, chunks, fsync)
+        _put_in_place(tmp_name, target, overwrite)
     except BaseException:
         if os.path.exists(tmp_name):
             os.unlink(tmp_name)
         raise
     return target
+
+
+def _write_all(fd: int, chunks: Iterable[bytes], fsync: bool) -> None:
+    """Write ``chunks`` to the temporary file ``fd`` (closed after), flushed to disk with
+    ``fsync``."""
+    with os.fdopen(fd, "wb") as tmp:
+        for chunk in chunks:
+            tmp.write(chunk)
+        tmp.flush()
+        if fsync:
+            os.fsync(tmp.fileno())
+
+
+def _put_in_place(tmp_name: str, target: Path, overwrite: bool) -> None:
+    """Rename the written temporary file to ``target``: replacing it when ``overwrite``
+    (checked again to be replaceable), else by a hard link that fails if ``target``
+    appeared meanwhile (a rename on file systems without hard links).
+
+    Raises:
+        TargetExists: ``target`` appeared meanwhile and ``overwrite`` is false.
+        NotReplaceable: ``target`` became a symlink, FIFO, device, socket or directory.
+    """
+    if overwrite:
+        check_replaceable(target)  # again: something may have appeared meanwhile
+        os.replace(tmp_name, target)
+        return
+    try:
+        os.link(tmp_name, target)  # fails if the target appeared meanwhile
+    except FileExistsError:
+        raise TargetExists(target) from None
+    except OSError:
+        os.replace(tmp_name, target)  # file systems without hard links
+    else:
+        os.unlink(tmp_name)

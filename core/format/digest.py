@@ -2,16 +2,26 @@
 
 ``digest(args)`` is ``"sha256:"`` + the first 16 hex digits of SHA-256 over
 ``json.dumps(args, sort_keys=True, separators=(",", ":"))`` encoded as UTF-8 (the output
-is ASCII: ``ensure_ascii`` stays on). This is the format's canonical JSON (docs/format.md), so cassettes
-recorded by the article's reference load and match unchanged. orjson is not used here: its
-sorted output differs for non-ASCII text, some floats, DEL and big integers.
+is ASCII: ``ensure_ascii`` stays on). This is the format's canonical JSON
+(docs/format.md), so cassettes recorded by the article's reference load and match
+unchanged. ``digest`` does not use orjson: its sorted output differs for non-ASCII text,
+some floats, DEL and big integers; ``fast_digest`` uses it only where it is the canonical
+JSON.
+
+The replay key of a call is ``digest`` of its args under normalization rules. The format
+knows no rules: it takes any ``KeyRules`` (``keys.normalize.NormalizationRules`` is one)
+and ``NO_RULES``, the identity, when none is given.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, Protocol
+
+import orjson
+
+from .jsonvalue import has_nonfinite
 
 # One encoder reused: json.dumps builds a new encoder on every call with these options.
 _canonical_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
@@ -35,3 +45,74 @@ def digest(args: Any) -> str:
     The digest does not normalize: apply normalization rules first (see ``normalize``).
     """
     return DIGEST_PREFIX + hashlib.sha256(_canonical_encode(args).encode()).hexdigest()[:16]
+
+
+class KeyRules(Protocol):
+    """What the format needs of normalization rules: whether they are the identity, and
+    the normalized copy of a call's args (never changing ``args``)."""
+
+    @property
+    def is_empty(self) -> bool: ...
+
+    def apply(self, tool: str, args: Any) -> Any: ...
+
+
+class _NoRules:
+    """The identity ``KeyRules``: strict matching."""
+
+    __slots__ = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return True
+
+    def apply(self, tool: str, args: Any) -> Any:
+        return args
+
+    def __repr__(self) -> str:
+        return "NO_RULES"
+
+
+#: no normalization: the rules of a cassette loaded or written without any
+NO_RULES: KeyRules = _NoRules()
+
+
+#: digits as ``0`` and ``E`` as ``e``: a digit before an exponent mark reads ``0e``
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789E", b"000000000e")
+
+
+def _may_not_be_canonical(out: bytes) -> bool:
+    """Whether orjson's sorted output ``out`` may not be the canonical JSON: it holds
+    non-ASCII text or DEL, a digit before ``e``/``E`` (an exponent; also how orjson
+    returns an integer past 64 bits: as a float) or ``0.0000`` (a tiny float). The
+    regex ``[\\x7f-\\xff]|\\d[eE]|0\\.0000`` says the same; these byte tests take half its
+    time on a line's args (the digest of every entry, ``check``)."""
+    return (
+        not out.isascii()
+        or b"\x7f" in out
+        or b"0.0000" in out
+        or b"0e" in out.translate(_DIGITS_AS_ZERO)
+    )
+
+
+def sorted_json(value: Any) -> bytes | None:
+    """orjson's sorted output for ``value``, or ``None`` when orjson cannot write it."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+
+
+def fast_digest(value: Any, out: bytes | None = None) -> str | None:
+    """``digest(value)`` from orjson's sorted output (``out``, when already made), or
+    ``None`` when that output may not be the canonical JSON (``_may_not_be_canonical``) or
+    orjson cannot write the value."""
+    if out is None:
+        out = sorted_json(value)
+        if out is None:
+            return None
+    if _may_not_be_canonical(out):
+        return None
+    if b"null" in out and has_nonfinite(value):
+        return None  # orjson writes NaN/Infinity as null; the canonical JSON does not
+    return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]

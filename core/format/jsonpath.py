@@ -153,49 +153,59 @@ def parse_path(text: str, *, pattern: bool = False) -> tuple[Segment, ...]:
     while pos < n:
         ch = text[pos]
         if ch == ".":
-            end = pos + 1
-            while end < n and text[end] not in ".[":
-                end += 1
-            name = text[pos + 1 : end]
-            if not name:
-                raise bad('empty segment (a key with dots or brackets is written ["a.b"])', pos)
-            if name in ("*", "**"):
-                if not pattern:
-                    raise bad(f"wildcard {name!r} in a path that is not a pattern", pos)
-                segments.append(ANY if name == "*" else ANY_DEPTH)
-            elif dotted and pattern and name.isdigit():
-                segments.append(KeyOrIndex(name))
-            else:
-                segments.append(name)
-            pos = end
+            segment, pos = _dotted_segment(text, pos, pattern=pattern, dotted=dotted, bad=bad)
         elif ch == "[":
-            if text.startswith('["', pos):
-                decoder = json.JSONDecoder()
-                try:
-                    key, end = decoder.raw_decode(text, pos + 1)
-                except json.JSONDecodeError as exc:
-                    raise bad(f"bad quoted key: {exc.msg}", pos) from None
-                if not isinstance(key, str) or end >= n or text[end] != "]":
-                    raise bad('a quoted key is written ["key"]', pos)
-                segments.append(key)
-                pos = end + 1
-                continue
-            end = text.find("]", pos)
-            if end < 0:
-                raise bad("unclosed [", pos)
-            inner = text[pos + 1 : end]
-            if inner == "*":
-                if not pattern:
-                    raise bad("wildcard '*' in a path that is not a pattern", pos)
-                segments.append(ANY)
-            elif inner.isdigit() and inner.isascii():
-                segments.append(int(inner))
-            else:
-                raise bad('expected [index], ["key"] or [*]', pos)
-            pos = end + 1
+            segment, pos = _bracket_segment(text, pos, pattern=pattern, bad=bad)
         else:
             raise bad(f"unexpected {ch!r} (expected '.' or '[')", pos)
+        segments.append(segment)
     return tuple(segments)
+
+
+def _dotted_segment(
+    text: str, pos: int, *, pattern: bool, dotted: bool, bad: Callable[[str, int], Exception]
+) -> tuple[Segment, int]:
+    """The segment ``.name`` at ``pos`` of ``text`` (``*``/``**`` in a pattern; a digit
+    name of the dotted form in a pattern is a ``KeyOrIndex``), and where the next begins."""
+    end = pos + 1
+    while end < len(text) and text[end] not in ".[":
+        end += 1
+    name = text[pos + 1 : end]
+    if not name:
+        raise bad('empty segment (a key with dots or brackets is written ["a.b"])', pos)
+    if name in ("*", "**"):
+        if not pattern:
+            raise bad(f"wildcard {name!r} in a path that is not a pattern", pos)
+        return (ANY if name == "*" else ANY_DEPTH), end
+    if dotted and pattern and name.isdigit():
+        return KeyOrIndex(name), end
+    return name, end
+
+
+def _bracket_segment(
+    text: str, pos: int, *, pattern: bool, bad: Callable[[str, int], Exception]
+) -> tuple[Segment, int]:
+    """The segment ``["key"]``, ``[index]`` or (in a pattern) ``[*]`` at ``pos`` of
+    ``text``, and where the next begins."""
+    if text.startswith('["', pos):
+        try:
+            key, end = json.JSONDecoder().raw_decode(text, pos + 1)
+        except json.JSONDecodeError as exc:
+            raise bad(f"bad quoted key: {exc.msg}", pos) from None
+        if not isinstance(key, str) or end >= len(text) or text[end] != "]":
+            raise bad('a quoted key is written ["key"]', pos)
+        return key, end + 1
+    end = text.find("]", pos)
+    if end < 0:
+        raise bad("unclosed [", pos)
+    inner = text[pos + 1 : end]
+    if inner == "*":
+        if not pattern:
+            raise bad("wildcard '*' in a path that is not a pattern", pos)
+        return ANY, end + 1
+    if inner.isdigit() and inner.isascii():
+        return int(inner), end + 1
+    raise bad('expected [index], ["key"] or [*]', pos)
 
 
 def segment_matches(segment: Segment, key: Part) -> bool:
@@ -208,19 +218,6 @@ def segment_matches(segment: Segment, key: Part) -> bool:
     if isinstance(segment, int):
         return isinstance(key, int) and segment == key
     return isinstance(key, str) and segment == key
-
-
-def format_pattern(segments: tuple[Segment, ...]) -> str:
-    """A pattern back as text (``$``-based; ``KeyOrIndex`` as ``.0``)."""
-    out = ["$"]
-    for seg in segments:
-        if isinstance(seg, _Wildcard):
-            out.append("." + seg.text)
-        elif isinstance(seg, KeyOrIndex):
-            out.append("." + seg.key)
-        else:
-            out.append(format_key(seg))
-    return "".join(out)
 
 
 def iter_leaves(

@@ -23,6 +23,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from .jsonpath import child_path
+
 #: the key of the one-key object that stands for a non-finite number
 NONFINITE_KEY = "$numberDouble"
 #: its bytes in a line: a line without them needs no decoding
@@ -75,8 +77,6 @@ def _copy_deep(value: Any) -> Any:
 
 
 def _child(parent: str, key: Any) -> str:
-    from ..keys.nearest import child_path
-
     return child_path(
         parent, key if isinstance(key, int) and not isinstance(key, bool) else str(key)
     )
@@ -108,32 +108,39 @@ def roundtrip_change(value: Any, path: str = "$") -> tuple[str, str] | None:
             children = []
             for k, child in v.items():
                 if type(k) is not str:
-                    if isinstance(k, str):
-                        what = f"the key {k!r} ({type(k).__name__}) becomes a plain str"
-                    elif k is None or isinstance(k, (bool, int, float)):
-                        what = (
-                            f"the {type(k).__name__} key {k!r} becomes the string "
-                            f"{json.dumps(json.dumps(k))}"
-                        )
-                    else:
-                        what = f"the {type(k).__name__} key {k!r} is not a JSON key"
-                    return _child(where, k), what
+                    return _child(where, k), _key_change(k)
                 children.append((_child(where, k), child))
             stack.extend(reversed(children))
             continue
         if t is list:
             stack.extend(reversed([(_child(where, i), c) for i, c in enumerate(v)]))
             continue
-        if t is tuple:
-            return where, "a tuple becomes a list"
-        for base in (bool, str, int, float, dict, list, tuple):
-            if isinstance(v, base):
-                return where, (
-                    f"a {t.__module__}.{t.__qualname__} ({base.__name__} subclass) loses its "
-                    f"class and comes back as a plain {base.__name__}"
-                )
-        return where, f"a {t.__module__}.{t.__qualname__} is not JSON data"
+        return where, _value_change(v)
     return None
+
+
+def _key_change(k: Any) -> str:
+    """What JSON does to the dict key ``k``, which is not a plain ``str``."""
+    if isinstance(k, str):
+        return f"the key {k!r} ({type(k).__name__}) becomes a plain str"
+    if k is None or isinstance(k, (bool, int, float)):
+        return f"the {type(k).__name__} key {k!r} becomes the string {json.dumps(json.dumps(k))}"
+    return f"the {type(k).__name__} key {k!r} is not a JSON key"
+
+
+def _value_change(v: Any) -> str:
+    """What JSON does to ``v``, which is not ``None``, a plain scalar, dict or list: a
+    tuple becomes a list, a subclass loses its class, anything else is not JSON data."""
+    t = type(v)
+    if t is tuple:
+        return "a tuple becomes a list"
+    for base in (bool, str, int, float, dict, list, tuple):
+        if isinstance(v, base):
+            return (
+                f"a {t.__module__}.{t.__qualname__} ({base.__name__} subclass) loses its "
+                f"class and comes back as a plain {base.__name__}"
+            )
+    return f"a {t.__module__}.{t.__qualname__} is not JSON data"
 
 
 def encode_nonfinite(value: Any) -> Any:

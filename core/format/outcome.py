@@ -1,7 +1,5 @@
-"""The outcome of a recorded call: what it returned, or the error it raised.
-
-One model, used by the loader (``Cassette.fingerprint``), the alignment, the diff, the
-diagnosis and the app:
+"""The outcome of a recorded call: what it returned, or the error it raised, and the one
+place that decides whether two outcomes are equal.
 
 - ``Outcome.of_entry(entry)`` / ``Outcome.of_record(record)``: the tag (``"response"`` or
   ``"error"``), the value, and whether it is an error (an ``error`` entry, an MCP tool
@@ -9,9 +7,16 @@ diagnosis and the app:
   ``is_error_outcome``);
 - ``outcome_fingerprint(tag, value)``: an in-process hash; equal fingerprints mean equal
   JSON values (key order ignored; ``1`` and ``1.0`` differ; ``NaN`` differs from ``null``;
-  integers compared exactly at any size). Not stable across processes;
-- ``outcome_index(cassette)``: every entry's fingerprint and error flag, in one sequential
-  pass over a file-backed cassette (each line read by ``jsontext.parse_json``).
+  integers compared exactly at any size). Not stable across processes. Two outcomes are
+  equal exactly when their fingerprints are: that is the one definition;
+- ``entry_fingerprint(cassette, i)``: entry ``i``'s fingerprint, and ``outcome_index(cassette)``
+  every entry's fingerprint and error flag in one sequential pass over a file-backed
+  cassette (each line read by ``jsontext.parse_json``); both fill one cache per cassette;
+- ``same_outcome(a, i, b, j)``: whether two entries' outcomes are equal: byte-identical
+  stored responses (``Cassette.response_hashes``) are, without parsing either; otherwise
+  their fingerprints are compared;
+- ``same_stored_outcomes(cassette, positions)``: whether entries store the same outcome
+  bytes (then their outcomes are equal), read without building the values.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import weakref
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from .errors import CassetteError
 from .jobs import CancelToken, JobGenerator, Progress, run_job
@@ -163,15 +170,110 @@ def _scan_file(
     return Outcomes(fps, errs) if len(fps) == n else None
 
 
-_outcome_cache: weakref.WeakKeyDictionary[Cassette, Outcomes] = weakref.WeakKeyDictionary()
+class _Table:
+    """What is known of one cassette's outcomes: each entry's fingerprint once computed
+    (``None`` before), and all of them with the error flags once a whole pass ran."""
+
+    __slots__ = ("complete", "fingerprints")
+
+    def __init__(self, n: int) -> None:
+        self.fingerprints: list[int | None] = [None] * n
+        self.complete: Outcomes | None = None
+
+
+#: the one cache of outcome facts, per cassette object (weakly: it goes with the cassette)
+_outcome_cache: weakref.WeakKeyDictionary[Cassette, _Table] = weakref.WeakKeyDictionary()
 _outcome_lock = threading.Lock()
+
+
+def _table(cassette: Cassette) -> _Table:
+    with _outcome_lock:
+        table = _outcome_cache.get(cassette)
+        if table is None:
+            table = _outcome_cache[cassette] = _Table(len(cassette))
+    return table
+
+
+def entry_fingerprint(cassette: Cassette, i: int) -> int:
+    """The ``outcome_fingerprint`` of entry ``i`` of ``cassette``, computed on first use
+    (from the line's bytes for a file-backed entry not in memory) and cached.
+
+    Raises:
+        CassetteFormatError: the entry does not parse (file, line, field).
+    """
+    fps = _table(cassette).fingerprints
+    fp = fps[i]
+    if fp is None:
+        fp = fps[i] = _fingerprint_of(cassette, i)
+    return fp
+
+
+def _fingerprint_of(cassette: Cassette, i: int) -> int:
+    entry = cassette.held(i)
+    if entry is not None or not cassette.is_file_backed:
+        return Outcome.of_entry(
+            entry if entry is not None else cassette.entry_view(i)
+        ).fingerprint()
+    raw = cassette.raw_line(i)
+    try:
+        parsed, exotic = parse_json_checked(raw)
+    except ValueError:
+        # a response the load did not parse is bad: reading the entry raises the error
+        # that names the file, the line and the field
+        return Outcome.of_entry(cassette.entry_view(i)).fingerprint()
+    if NONFINITE_MARK in raw:
+        parsed, exotic = decode_nonfinite(parsed), True
+    return Outcome.of_record(parsed).fingerprint(finite=not exotic)
+
+
+def same_outcome(a: Cassette, i: int, b: Cassette, j: int) -> bool:
+    """Whether entry ``i`` of ``a`` and entry ``j`` of ``b`` have equal outcomes: their
+    stored responses are byte-identical (``Cassette.response_hashes``: no parse), or their
+    fingerprints are equal (``entry_fingerprint``)."""
+    h = a.response_hashes()[i]
+    if h is not None and h == b.response_hashes()[j]:
+        return True
+    return entry_fingerprint(a, i) == entry_fingerprint(b, j)
+
+
+class _Stored(msgspec.Struct, gc=False):
+    """A cassette line's outcome as stored, its values left as bytes."""
+
+    response: msgspec.Raw = msgspec.Raw()
+    error: msgspec.Raw = msgspec.Raw()
+
+
+_STORED = msgspec.json.Decoder(_Stored)
+
+
+def stored_outcome(cassette: Cassette, i: int) -> tuple[bytes, bytes] | None:
+    """``(response bytes, error bytes)`` of entry ``i`` as stored (one of them empty),
+    read without building the values, or ``None`` (an in-memory cassette, a line the
+    fast reader cannot split). Equal pairs mean equal outcomes; different pairs say
+    nothing (``{"a":1}`` and ``{"a": 1}``). A bad line is reported by the entry."""
+    if not cassette.is_file_backed:
+        return None
+    try:
+        split = _STORED.decode(cassette.raw_line(i))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return bytes(split.response), bytes(split.error)
+
+
+def same_stored_outcomes(cassette: Cassette, positions: list[int]) -> bool:
+    """Whether the entries at ``positions`` all store the same response or error bytes
+    (``stored_outcome``): then their outcomes are equal. ``False`` says nothing."""
+    first = stored_outcome(cassette, positions[0])
+    if first is None:
+        return False
+    return all(stored_outcome(cassette, i) == first for i in positions[1:])
 
 
 def outcome_index(cassette: Cassette) -> Outcomes:
     """The ``Outcomes`` of every entry of ``cassette``, computed once per cassette object
-    (cached weakly) and thread-safe. A file-backed cassette is read sequentially, one parse
-    per line; any other cassette is read entry by entry. Each fingerprint equals
-    ``cassette.fingerprint(i)``."""
+    (cached with ``entry_fingerprint``'s) and thread-safe. A file-backed cassette is read
+    sequentially, one parse per line; any other cassette is read entry by entry. Each
+    fingerprint equals ``entry_fingerprint(cassette, i)``."""
     return run_job(outcome_index_job(cassette))
 
 
@@ -180,26 +282,34 @@ def outcome_index_job(
 ) -> JobGenerator[Outcomes]:
     """``outcome_index`` as a job: yields ``Progress(stage="outcomes", unit="entries")``;
     raises ``Cancelled`` when ``cancel`` is set (nothing is cached then)."""
-    with _outcome_lock:
-        cached = _outcome_cache.get(cassette)
-    if cached is not None:
-        return cached
+    table = _table(cassette)
+    if table.complete is not None:
+        return table.complete
     result = None
     if cassette.is_file_backed:
         result = yield from _scan_file(cassette, cancel)
     if result is None:
-        fps: list[int] = []
-        errs: list[bool] = []
-        n = len(cassette)
-        for i, entry in enumerate(cassette):
-            if not i & 4095:
-                yield Progress("outcomes", i, n, "entries")
-                if cancel is not None:
-                    cancel.raise_if_cancelled()
-            outcome = Outcome.of_entry(entry)
-            fps.append(outcome.fingerprint())
-            errs.append(outcome.is_error)
-        result = Outcomes(fps, errs)
+        result = yield from _scan_entries(cassette, cancel)
     with _outcome_lock:
-        _outcome_cache[cassette] = result
+        table.fingerprints = list(result.fingerprints)
+        table.complete = result
     return result
+
+
+def _scan_entries(
+    cassette: Cassette, cancel: CancelToken | None
+) -> Generator[Progress, None, Outcomes]:
+    """Every entry's outcome facts, entry by entry (an in-memory cassette, or a file whose
+    sequential read failed: a bad entry raises the error that names it)."""
+    fps: list[int] = []
+    errs: list[bool] = []
+    n = len(cassette)
+    for i, entry in enumerate(cassette):
+        if not i & 4095:
+            yield Progress("outcomes", i, n, "entries")
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+        outcome = Outcome.of_entry(entry)
+        fps.append(outcome.fingerprint())
+        errs.append(outcome.is_error)
+    return Outcomes(fps, errs)

@@ -16,6 +16,10 @@ import threading
 from collections.abc import Generator
 from typing import BinaryIO
 
+#: bytes read at a time (the loader, and the sequential reads of a loaded cassette): large
+#: enough that the per-read cost vanishes, small enough that the buffer stays a few MB
+#: whatever the file size
+CHUNK = 1 << 22
 #: files at least this large (bytes) are read ahead by a thread; smaller ones in turn
 READ_AHEAD_MIN = 16 << 20
 #: chunks read ahead and not yet taken: the memory held is this many chunks at most
@@ -43,6 +47,12 @@ def read_chunks(fh: BinaryIO, chunk_size: int, *, size: int) -> Generator[bytes,
         while chunk := fh.read(chunk_size):
             yield chunk
         return
+    yield from _read_ahead(fh, chunk_size)
+
+
+def _read_ahead(fh: BinaryIO, chunk_size: int) -> Generator[bytes, None, None]:
+    """``read_chunks`` with the reader thread: the chunks come through a queue of at most
+    ``_DEPTH``; closing the generator stops the thread and joins it."""
     chunks: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=_DEPTH)
     stop = threading.Event()
     offset = fh.tell()

@@ -76,10 +76,10 @@ def sniff(path: str | Path) -> str | None:
     except (ValueError, UnicodeDecodeError):
         # A cassette line whose response is broken (bad JSON or UTF-8 there) is still a
         # cassette: the loader then names the line and the field.
-        from ..format.cassette import _parse_header
+        from ..format.lines import parse_header
 
         try:
-            first, _ = _parse_header(line.removeprefix(UTF8_BOM))
+            first, _ = parse_header(line.removeprefix(UTF8_BOM))
         except (ValueError, UnicodeDecodeError):
             return None
         return "cassette" if isinstance(first, dict) and "seq" in first else None

@@ -19,7 +19,7 @@ from .volatile import difference_kind
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
-    from .normalize import NormalizationRules
+    from ..format.digest import KeyRules
 
 
 class _Missing:
@@ -128,7 +128,7 @@ def nearest(
     tool: str,
     args: Any,
     *,
-    rules: NormalizationRules | None = None,
+    rules: KeyRules | None = None,
     limit: int = 3,
 ) -> list[Candidate]:
     """The recorded calls of ``tool`` nearest to ``args``, nearest first.

@@ -23,8 +23,9 @@ status, ``Error: ...`` text), it is ``distinct_errors``. A storm with one odd er
 timeouts and one 500) stays a storm; a group of different answers that did not fail
 (polling a clock) stays a ``repeated_key``.
 
-Outcomes are compared with their volatile parts set aside (``volatile.comparable``: request
-and trace ids, uuids, date-times and epochs, HTTP ``Date``/``x-request-id`` headers): a
+Outcomes are compared as ``outcome.py`` compares them (their fingerprints), and where that
+could change the kind, again with their volatile parts set aside (``volatile.comparable``:
+request and trace ids, uuids, date-times and epochs, HTTP ``Date``/``x-request-id`` headers): a
 429 answered three times with a fresh ``request_id`` each time is one failure repeated, a
 retry storm, not three ways to fail. The same holds for ``header_variants``: responses that
 differ only there are one answer.
@@ -38,7 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..format.entry import Entry
-from ..format.outcome import is_error_outcome
+from ..format.outcome import is_error_outcome, outcome_fingerprint
 from .volatile import comparable
 
 #: request headers whose value changes what the server answers (content negotiation,
@@ -66,7 +67,7 @@ def _outcome(entry: Entry) -> Any:
 
 #: what ``classify`` says of a ``repeated_key``; recordings that all have the same outcome
 #: always are one (the rule: one outcome dominates), which a caller may know from their
-#: bytes alone (``Cassette.outcome_bytes``) without reading the entries
+#: bytes alone (``outcome.same_stored_outcomes``) without reading the entries
 REPEATED_SENTENCE = (
     "replay serves them in recorded order; many repeats mean a retry storm or a loop"
 )
@@ -108,7 +109,7 @@ def classify(entries: Sequence[Entry]) -> tuple[str, str]:
         # of check's serial part on 1M entries)
         return "repeated_key", REPEATED_SENTENCE
     outcomes = [_outcome(e) for e in entries]
-    forms: list[Any] = [repr(o) for o in outcomes]
+    forms: list[Any] = [outcome_fingerprint(tag, value) for tag, value in outcomes]
     if (header_variants or 2 * failed > len(outcomes)) and len(set(forms)) > 1:
         # outcomes that differ where that could change the kind: compare them again with
         # the volatile values set aside (only then: a loop of different answers that did

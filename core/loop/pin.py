@@ -26,7 +26,9 @@ from pathlib import Path
 from ..format.atomic import NotReplaceable, file_kind
 from ..format.cassette import Cassette, dump_line, save
 from ..format.context import OUTCOME_FIELD
+from ..format.digest import KeyRules
 from ..format.errors import CassetteError
+from ..format.outcome import same_outcome
 from ..importers.sources import open_cassette
 from ..keys.normalize import NormalizationRules
 
@@ -61,7 +63,7 @@ class PinPlan:
 
     target: Path
     fixture: Cassette
-    rules: NormalizationRules
+    rules: KeyRules
 
     def text(self) -> str:
         """The fixture file's content as it will be written (one JSONL line)."""
@@ -107,7 +109,7 @@ def existing_fixture(plan: PinPlan) -> ExistingFixture | None:
         if len(old) == 0:
             return ExistingFixture(problem="it holds no call")
         entry = old[0]
-        same = old.fingerprint(0) == plan.fixture.fingerprint(0)
+        same = same_outcome(old, 0, plan.fixture, 0)
     except (CassetteError, OSError, ValueError) as exc:
         return ExistingFixture(problem=str(exc))
     pinned = entry.extra.get("pinned")

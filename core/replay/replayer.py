@@ -19,7 +19,7 @@ from ..format.cassette import Cassette, load
 from ..format.entry import Entry
 from ..format.errors import CassetteMiss, ReplayExhausted
 from ..keys.nearest import nearest
-from ..keys.normalize import NormalizationRules
+from ..keys.normalize import NormalizationRules, rules_of
 from ..keys.replay_key import KeyIndex, is_repeated, lookup_key
 from ..scan.redact import Redactor
 from .report import CallRecord, KeyRepeat, Miss, ReplayReport
@@ -56,7 +56,7 @@ class Replayer:
             raise ValueError(f"unknown repeat policy {repeat!r}; expected 'error' or 'last'")
         if not isinstance(cassette, Cassette):
             cassette = load(cassette, rules=rules)
-        elif rules is not None and rules != cassette.rules:
+        elif rules is not None and rules != rules_of(cassette):
             cassette = cassette.with_rules(rules)
         self.cassette = cassette
         self.rules = cassette.rules

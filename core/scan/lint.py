@@ -54,6 +54,7 @@ from ..format.batching import batch_full
 from ..format.context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from ..format.findings import Finding
 from ..format.jsonpath import format_path, iter_leaves, leaf_values
+from ..format.outcome import same_stored_outcomes
 from ..keys.repeats import (
     NO_HEADERS_FORM,
     REPEATED_SENTENCE,
@@ -308,7 +309,7 @@ def _repeated_key_findings(
         # leaves no other kind, or when they store the same outcome bytes
         forms = {header_forms.get(i, NO_HEADERS_FORM) for i in idxs}
         fails = sum(failed[i] for i in idxs)
-        if plainly_repeated(fails, len(idxs), forms) or _same_outcome_bytes(cassette, idxs):
+        if plainly_repeated(fails, len(idxs), forms) or same_stored_outcomes(cassette, idxs):
             kind, why = "repeated_key", REPEATED_SENTENCE
         else:
             kind, why = classify([cassette._entry(i) for i in idxs])
@@ -355,15 +356,6 @@ def entry_passes(
                 each(i, entry, raw)
         for i, entry, raw in batch:
             yield i, entry, entry_pass(cassette, i, entry, raw, last=i == last)
-
-
-def _same_outcome_bytes(cassette: Cassette, idxs: list[int]) -> bool:
-    """Whether the entries at ``idxs`` all store the same response or error bytes (then
-    they have the same outcome, and ``repeats.classify`` calls them a ``repeated_key``)."""
-    first = cassette.outcome_bytes(idxs[0])
-    if first is None:
-        return False
-    return all(cassette.outcome_bytes(i) == first for i in idxs[1:])
 
 
 def entry_pass(

@@ -34,7 +34,7 @@ from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.format.jobs import Progress, run_job
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.core.keys.config import ProjectConfig
-from cassette_tui.core.keys.normalize import NormalizationRules
+from cassette_tui.core.keys.normalize import NormalizationRules, rules_of
 from cassette_tui.core.scan.check import lint_and_scan
 from cassette_tui.core.scan.lint import KINDS, LintFinding
 from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
@@ -170,7 +170,7 @@ def check_one(
         file,
         entries=len(cassette),
         rows=rows,
-        rules=cassette.rules.describe(),
+        rules=rules_of(cassette).describe(),
         dropped=dropped if lenient else None,
     )
 

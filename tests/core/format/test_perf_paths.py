@@ -84,9 +84,9 @@ def test_an_error_hidden_after_the_response_is_found(tmp_path: Path, line: str) 
 
 
 def test_lines_over_many_read_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cassette_tui.core.format import cassette as mod
+    from cassette_tui.core.format import readahead
 
-    monkeypatch.setattr(mod, "_CHUNK", 7)  # every line spans several reads
+    monkeypatch.setattr(readahead, "CHUNK", 7)  # every line spans several reads
     path = _write(tmp_path / "c.jsonl", LINES + ["", "   "] + LINES[:1])
     c = load(path)
     assert [c.seq(i) for i in range(len(c))] == [1, 2, 3, 4, 5, 6, 1]
@@ -176,13 +176,13 @@ def test_any_chunk_size_indexes_the_same_lines(
     """The index reads the file in chunks and copies only the line across two of them:
     wherever the chunks end (inside a line, on its newline, lines longer than a chunk),
     the offsets, lengths, line numbers and entries are those of one whole read."""
-    from cassette_tui.core.format import cassette as mod
+    from cassette_tui.core.format import readahead
 
     path = tmp_path / "c.jsonl"
     text = "\n".join(LINES[:3] + blanks + LINES[3:]) + ("\n" if last_newline else "")
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
     whole = load(path)
-    monkeypatch.setattr(mod, "_CHUNK", chunk)
+    monkeypatch.setattr(readahead, "CHUNK", chunk)
     parts = load(path)
     assert [parts.raw_line(i) for i in range(len(parts))] == [
         whole.raw_line(i) for i in range(len(whole))

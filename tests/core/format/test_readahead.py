@@ -99,7 +99,7 @@ def test_a_large_cassette_loads_the_same_read_ahead_or_not(
     lines.insert(1234, "")  # a blank line: line numbers shift
     f = tmp_path / "c.jsonl"
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    monkeypatch.setattr("cassette_tui.core.format.cassette._CHUNK", 4096)  # lines across chunks
+    monkeypatch.setattr(readahead, "CHUNK", 4096)  # lines across chunks
     monkeypatch.setattr(readahead, "READ_AHEAD_MIN", 1 << 40)
     plain = load(f)
     monkeypatch.setattr(readahead, "READ_AHEAD_MIN", 0)

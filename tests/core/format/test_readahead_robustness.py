@@ -5,7 +5,7 @@ at interpreter exit, special files, a failing read, the file changing under the 
 and the peak memory of a large load.
 
 The thread is forced on small files by setting ``readahead.READ_AHEAD_MIN`` to 0, and
-``cassette._CHUNK`` is made tiny so that a cassette of a few hundred bytes is many chunks
+``readahead.CHUNK`` is made tiny so that a cassette of a few hundred bytes is many chunks
 (lines across chunks, lines longer than a chunk, a BOM or CRLF cut by a chunk end).
 """
 
@@ -28,7 +28,6 @@ from typing import Any
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.format import cassette as cassette_mod
 from cassette_tui.core.format import readahead
 from cassette_tui.core.format.cassette import load_job
 from cassette_tui.core.format.errors import CassetteFormatError
@@ -64,7 +63,7 @@ def ahead(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The thread on for every file, 64-byte chunks; no reader left before or after."""
     assert not _readers()
     monkeypatch.setattr(readahead, "READ_AHEAD_MIN", 0)
-    monkeypatch.setattr(cassette_mod, "_CHUNK", 64)
+    monkeypatch.setattr(readahead, "CHUNK", 64)
     yield
     left = _no_reader_left()
     assert not left, f"reader threads left after the test: {left}"
@@ -193,7 +192,7 @@ def test_a_load_is_the_same_with_the_thread_and_without_it(
     path = tmp_path / "c.jsonl"
     path.write_bytes(_file_bytes(spec))
     with monkeypatch.context() as m:
-        m.setattr(cassette_mod, "_CHUNK", chunk)
+        m.setattr(readahead, "CHUNK", chunk)
         m.setattr(readahead, "READ_AHEAD_MIN", 1 << 60)
         off = _snapshot(load, path, lenient)
         m.setattr(readahead, "READ_AHEAD_MIN", 0)

@@ -1,6 +1,6 @@
 """Lint classifies a repeated key without reading its recordings again when what its pass
 kept of them (failed or not, identity headers) leaves no other kind, or when they store
-the same outcome bytes (``Cassette.outcome_bytes``): the kinds and sentences are those
+the same outcome bytes (``outcome.same_stored_outcomes``): the kinds and sentences are those
 ``repeats.classify`` gives from the entries, on disk and in memory (hypothesis)."""
 
 from __future__ import annotations

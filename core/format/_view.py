@@ -1,0 +1,553 @@
+"""The lazy cassette view: ``Cassette``, a read-only sequence of entries over a compact
+index (seq, tool, stored digest, line number, byte offset and length per entry).
+
+A file-backed cassette (``load``) parses an entry from its bytes when it is asked for and
+keeps the ones in use in a small LRU cache; its args digests (the replay keys, under the
+cassette's ``KeyRules``) and response hashes are computed on first use, in one sequential
+read of the file (``Cassette.keys_job``). An in-memory cassette (``Cassette.from_entries``)
+holds its entries. Reads by offset are guarded against a file changed since the load
+(``_guard.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, overload
+
+import msgspec
+
+from . import readahead
+from ._guard import FileIdentity, changed_error, check_same_file, how_changed
+from ._writer import dump_record
+from .digest import NO_RULES, KeyRules, digest, fast_digest, sorted_json
+from .entry import Entry
+from .errors import CassetteFormatError
+from .jobs import CancelToken, JobGenerator, Progress, run_job
+from .jsontext import DuplicateKey, may_have_duplicates, parse_json
+from .jsonvalue import NONFINITE_MARK, decode_nonfinite
+from .lines import entry_from_record, error_field, json_reason, parse_header, validate_record
+from .outcome import entry_fingerprint
+
+#: entries a file-backed cassette keeps parsed (least recently used dropped first)
+_CACHE_SIZE = 512
+#: a field absent from a line (``msgspec.Raw`` of no bytes)
+_NO_RAW = msgspec.Raw()
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What a load found beyond the entries.
+
+    Attributes:
+        dropped_lines: non-blank lines a lenient load left out (0 for a clean file).
+        first_dropped_line: 1-based line number of the first dropped line, or ``None``.
+        reason: the error that made the lenient load stop, or ``None``.
+        truncated: ``True`` when the dropped line was the last one, cut mid-write.
+    """
+
+    dropped_lines: int = 0
+    first_dropped_line: int | None = None
+    reason: str | None = None
+    truncated: bool = False
+
+
+class Cassette(Sequence[Entry]):
+    """A loaded cassette: a read-only sequence of ``Entry`` in file (call) order.
+
+    File-backed cassettes parse an entry on access from its byte range; in-memory ones
+    (``Cassette.from_entries``) hold their entries. Both expose the same index:
+    ``seq(i)``, ``tool(i)``, ``key(i)`` = ``(tool, args digest under the rules)``,
+    ``stored_digest(i)`` and ``line(i)``, which never parse a response.
+    """
+
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        seqs: Sequence[int],
+        tools: list[str],
+        digests: list[str] | None,
+        stored: list[str | None],
+        lines: Sequence[int],
+        offsets: Sequence[int] | None = None,
+        lengths: Sequence[int] | None = None,
+        entries: list[Entry] | None = None,
+        rules: KeyRules = NO_RULES,
+        report: LoadReport | None = None,
+        metadata: dict[str, Any] | None = None,
+        identity: FileIdentity | None = None,
+    ) -> None:
+        self.path = path
+        self.rules = rules
+        self.report = report or LoadReport()
+        #: Free-form facts about where the cassette came from (importers fill it).
+        self.metadata: dict[str, Any] = metadata or {}
+        self._seqs, self._tools, self._digests = seqs, tools, digests
+        self._stored, self._lines = stored, lines
+        self._offsets, self._lengths, self._entries = offsets, lengths, entries
+        self._cache: OrderedDict[int, Entry] = OrderedDict()
+        self._seq_pos: dict[int, int] | None = None
+        #: per entry, a hash of its response's bytes as stored (see ``response_hashes``);
+        #: computed with the digests, on first use, for a file-backed cassette
+        self._response_hashes: list[int | None] | None = None
+        self._keys_lock = threading.Lock()
+        #: the file descriptor entry access reads with (``raw_line``), opened on first use
+        self._fd: int | None = None
+        #: the file as the load read it: the offsets hold only for that file
+        self._identity = identity
+        #: one thread computes the keys while others wait for them
+        self._compute_lock = threading.Lock()
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def from_entries(
+        cls,
+        entries: Iterable[Entry],
+        *,
+        path: str | Path | None = None,
+        rules: KeyRules = NO_RULES,
+        metadata: dict[str, Any] | None = None,
+    ) -> Cassette:
+        """An in-memory cassette from entries (importers, tests, recorders)."""
+        items = list(entries)
+        return cls(
+            Path(path) if path is not None else None,
+            seqs=[e.seq for e in items],
+            tools=[e.tool for e in items],
+            digests=[digest(rules.apply(e.tool, e.args)) for e in items],
+            stored=[e.args_digest for e in items],
+            lines=[e.line or 0 for e in items],
+            entries=items,
+            rules=rules,
+            metadata=metadata,
+        )
+
+    # -- Sequence --------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._seqs)
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Entry]: ...
+    def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
+        # every entry handed out is a fresh copy (``Entry.fresh``): nothing a caller does
+        # to its values changes the cassette, a later read or a later replay
+        if isinstance(index, slice):
+            return [self._entry(i).fresh() for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"entry index {index} out of range (0..{len(self) - 1})")
+        return self._entry(index).fresh()
+
+    def __iter__(self) -> Iterator[Entry]:
+        for i in range(len(self)):
+            yield self._entry(i).fresh()
+
+    def __repr__(self) -> str:
+        return f"<Cassette {self.path or '<memory>'} entries={len(self)}>"
+
+    # -- index (no response parsing) ----------------------------------------------------
+    def seq(self, i: int) -> int:
+        return self._seqs[i]
+
+    def tool(self, i: int) -> str:
+        return self._tools[i]
+
+    def digest(self, i: int) -> str:
+        """The args digest of entry ``i`` recomputed under this cassette's rules."""
+        return self.digests()[i]
+
+    def entry_digest(self, i: int, normalized_args: Any) -> str:
+        """The args digest of entry ``i`` (``digest(i)``), from its args already parsed
+        and normalized under this cassette's rules (``rules.apply(tool, args)``) while the
+        digests are not computed yet: a pass that parses every entry anyway (lint) need
+        not read the whole file a second time for them. The same value ``digests()``
+        gives (``fast_digest``, else ``digest``)."""
+        digests = self._digests
+        if digests is not None:
+            return digests[i]
+        return fast_digest(normalized_args) or digest(normalized_args)
+
+    def key(self, i: int) -> tuple[str, str]:
+        """The replay key of entry ``i``: ``(tool, args digest)``."""
+        return self._tools[i], self.digests()[i]
+
+    def digests(self) -> list[str]:
+        """Every entry's args digest under this cassette's rules, in entry order.
+
+        A file-backed cassette computes them on first use, in one sequential read of the
+        file (``load`` does not: opening a cassette to look at it never pays for them),
+        together with ``response_hashes``; thread-safe."""
+        digests = self._digests
+        if digests is None:
+            with self._compute_lock:
+                digests = run_job(self.keys_job())
+        return digests
+
+    def stored_digest(self, i: int) -> str | None:
+        return self._stored[i]
+
+    def line(self, i: int) -> int:
+        return self._lines[i]
+
+    @property
+    def seqs(self) -> list[int]:
+        return list(self._seqs)
+
+    def index_of_seq(self, seq: int) -> int | None:
+        """Position of the first entry with ``seq``, or ``None``."""
+        if self._seq_pos is None:
+            pos: dict[int, int] = {}
+            for i, s in enumerate(self._seqs):
+                pos.setdefault(s, i)
+            self._seq_pos = pos
+        return self._seq_pos.get(seq)
+
+    def fingerprint(self, i: int) -> int:
+        """An in-process hash of entry ``i``'s outcome (response, or error): equal
+        fingerprints mean equal outcomes (``outcome.entry_fingerprint``, cached there)."""
+        return entry_fingerprint(self, i)
+
+    def held(self, i: int) -> Entry | None:
+        """Entry ``i`` when it is held or cached (not a copy: do not change it), else
+        ``None``; never reads the file."""
+        if self._entries is not None:
+            return self._entries[i]
+        return self._cache.get(i)
+
+    def response_hashes(self) -> list[int | None]:
+        """Per entry, an in-process hash of the response's bytes as stored, or ``None``
+        (an error entry, an in-memory cassette, a line read by the fallback parser). Equal
+        hashes mean byte-identical responses, hence equal values; different hashes say
+        nothing (``{"a":1}`` and ``{"a": 1}``): ``outcome.same_outcome`` compares fingerprints
+        then. Computed
+        with ``digests`` (one sequential read of the file), cached."""
+        if self._response_hashes is None:
+            if self._entries is not None or self.path is None:
+                self._response_hashes = [None] * len(self)
+            else:
+                self.digests()
+        assert self._response_hashes is not None
+        return self._response_hashes
+
+    @property
+    def is_file_backed(self) -> bool:
+        """True when entries are read from the file on access (``load``), not held."""
+        return self._entries is None and self.path is not None and self._offsets is not None
+
+    def lines_bytes(self) -> Iterator[tuple[int, bytes]]:
+        """``(i, line bytes)`` for every entry of a file-backed cassette, read in order in
+        large chunks (memory stays a few MB whatever the file size).
+
+        Raises:
+            CassetteFormatError: the file is gone or unreadable now.
+        """
+        assert self.path is not None and self._offsets is not None
+        assert self._lengths is not None
+        yield from _read_spans(self.path, self._offsets, self._lengths, self._identity)
+
+    def keys_job(self, cancel: CancelToken | None = None) -> JobGenerator[list[str]]:
+        """``digests()`` as a job: yields ``Progress(stage="keys", unit="entries")`` while a
+        file-backed cassette computes its digests and response hashes (nothing to do when
+        they are known); returns the digests. Raises ``Cancelled`` when ``cancel`` is set
+        (checked every few thousand entries; nothing is kept then)."""
+        if self._digests is not None:
+            return self._digests
+        digests, hashes = yield from self._key_pass(cancel)
+        with self._keys_lock:
+            if self._digests is None:
+                self._response_hashes = hashes
+                self._digests = digests
+            return self._digests
+
+    def _key_pass(
+        self, cancel: CancelToken | None
+    ) -> JobGenerator[tuple[list[str], list[int | None]]]:
+        """Every entry's args digest under the rules, and the hash of its response's bytes
+        (``None`` for an error entry or a line read by the fallback parser), in one
+        sequential read of the file. The loop is the hot part of ``digests()``: its common
+        case makes no Python call of its own."""
+        n = len(self)
+        rules = self.rules
+        identity = rules.is_empty
+        apply = rules.apply
+        tools = self._tools
+        digests: list[str] = [""] * n
+        hashes: list[int | None] = [None] * n
+        decode = _KEYED.decode
+        decode_value = msgspec.json.decode
+        dup_check = may_have_duplicates
+        stage = self.path.name if self.path is not None else ""
+        for i, raw in self.lines_bytes():
+            if not i & 4095:
+                yield Progress("keys", i, n, "entries", stage)
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+            try:
+                keyed = decode(raw)
+                args_raw = bytes(keyed.args)
+                args, response, finite = decode_value(args_raw), keyed.response, True
+            except (msgspec.DecodeError, RecursionError):
+                args, finite = self._args_as_loaded(i, raw)
+                args_raw, response = b"", None  # the fallback checked for repeated keys
+            if NONFINITE_MARK in raw:  # {"$numberDouble": ...} is read back as the float
+                args, finite = decode_nonfinite(args), False
+            if identity:
+                # the sorted JSON that gives the digest also tells whether msgspec dropped
+                # a repeated key (one colon less: see jsontext.may_have_duplicates)
+                out = sorted_json(args) if finite else None
+                if args_raw and dup_check(args_raw, args, out):
+                    self._refuse_repeated_args(i, args_raw, raw)
+                digests[i] = (fast_digest(args, out) if out is not None else None) or digest(args)
+            else:
+                if args_raw and b":" in args_raw and dup_check(args_raw, args):
+                    self._refuse_repeated_args(i, args_raw, raw)
+                value = apply(tools[i], args)
+                digests[i] = (fast_digest(value) if finite else None) or digest(value)
+            if response:
+                hashes[i] = hash(bytes(response))
+        yield Progress("keys", n, n, "entries", stage)
+        return digests, hashes
+
+    def _args_as_loaded(self, i: int, raw: bytes) -> tuple[Any, bool]:
+        """``(args, finite)`` of entry ``i`` read from its line ``raw`` as the load read it
+        (``parse_header``): for NaN or a lone surrogate in the args, or a response the
+        entry access will report.
+
+        Raises:
+            CassetteFormatError: the line does not parse (file, line, field).
+        """
+        try:
+            record, finite = parse_header(raw)
+            return record["args"], finite
+        except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+            raise CassetteFormatError(
+                self.path, self._lines[i], error_field(exc), json_reason(exc, raw)
+            ) from None
+
+    def _refuse_repeated_args(self, i: int, args_raw: bytes, raw: bytes) -> None:
+        """Raise ``CassetteFormatError`` (field ``args``) when the args of entry ``i`` hold
+        a key twice in one object, as the entry parse would."""
+        try:
+            parse_json(args_raw)
+        except DuplicateKey as exc:
+            # the path from the entry, as the entry parse names it (``$.args``, not the top)
+            within = DuplicateKey(exc.key, ("args", *exc.parts))
+            raise CassetteFormatError(
+                self.path, self._lines[i], "args", json_reason(within, raw)
+            ) from None
+
+    def entry_view(self, i: int) -> Entry:
+        """Entry ``i`` as held or cached, not a copy (``self[i]`` hands out copies): for
+        engine code that only reads it (the drift of a row). Do not change it."""
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"entry index {i} out of range (0..{len(self) - 1})")
+        return self._entry(i)
+
+    def raw_line(self, i: int) -> bytes:
+        """The bytes of entry ``i`` as stored (file-backed) or as it would be written."""
+        if self._entries is not None or self.path is None:
+            return dump_record(self._entry(i).to_record(self.digest(i)))
+        assert self._offsets is not None and self._lengths is not None
+        fd = self._fd
+        if fd is None:
+            fd = self._open_fd(self.path)
+        try:
+            # one positioned read on a descriptor kept open: no seek, safe across threads
+            raw = os.pread(fd, self._lengths[i], self._offsets[i])
+        except OSError as exc:
+            raise CassetteFormatError.from_os_error(self.path, exc) from None
+        if len(raw) < self._lengths[i]:  # cut since the descriptor was opened
+            raise changed_error(self.path, "cut since it was opened")
+        return raw
+
+    def _open_fd(self, path: Path) -> int:
+        """The descriptor entry access reads with, opened once (by one thread) and checked
+        to be the file the load read (``_guard.check_same_file``)."""
+        with self._keys_lock:
+            if self._fd is None:
+                try:
+                    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                except OSError as exc:
+                    raise CassetteFormatError.from_os_error(path, exc) from None
+                try:
+                    check_same_file(path, fd, self._identity)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                self._fd = fd
+            return self._fd
+
+    def close(self) -> None:
+        """Close the file a file-backed cassette keeps open for entry access (reopened if
+        an entry is read again). Also done when the cassette is garbage-collected."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:  # pragma: no cover - already closed
+                pass
+
+    def _entry(self, i: int) -> Entry:
+        if self._entries is not None:
+            return self._entries[i]
+        cached = self._cache.get(i)
+        if cached is not None:
+            self._cache.move_to_end(i)
+            return cached
+        entry = self._parse_entry(i)
+        self._cache[i] = entry
+        if len(self._cache) > _CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return entry
+
+    def entries_read(
+        self, start: int = 0, stop: int | None = None
+    ) -> Iterator[tuple[int, Entry, bytes | None]]:
+        """``(i, entry, line bytes)`` for every entry ``start <= i < stop`` (all of them by
+        default) in order, for one pass that reads them all (lint, the secret scan): a
+        file-backed cassette reads its lines sequentially in large chunks and parses each
+        once, without the cache (the bytes let a caller skip work a line cannot need); an
+        in-memory one gives its entries and ``None``. The entries are not copies: do not
+        change them.
+
+        Raises:
+            CassetteFormatError: an entry that does not parse (file, line, field).
+        """
+        stop = len(self) if stop is None else min(stop, len(self))
+        if not self.is_file_backed:
+            for i in range(start, stop):
+                yield i, self._entry(i), None
+            return
+        assert self.path is not None and self._offsets is not None
+        assert self._lengths is not None
+        spans = _read_spans(
+            self.path, self._offsets[start:stop], self._lengths[start:stop], self._identity
+        )
+        for k, raw in spans:
+            yield start + k, self._parse_entry(start + k, raw), raw
+
+    def _parse_entry(self, i: int, raw: bytes | None = None) -> Entry:
+        """Parse entry ``i`` from its bytes (``raw``, else read). The load skipped its
+        response; a bad one is reported here as a ``CassetteFormatError`` naming the file,
+        line and field."""
+        if raw is None:
+            raw = self.raw_line(i)
+        try:
+            record = parse_json(raw)
+        except DuplicateKey as exc:  # in a value the load did not read: the line is bad
+            raise CassetteFormatError(
+                self.path, self._lines[i], error_field(exc) or "response", json_reason(exc, raw)
+            ) from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._refuse_if_changed()  # the offsets fall mid-line in a file written since
+            raise CassetteFormatError(
+                self.path, self._lines[i], error_field(exc) or "response", json_reason(exc, raw)
+            ) from None
+        if not (
+            isinstance(record, dict)
+            and record.get("seq") == self._seqs[i]
+            and record.get("tool") == self._tools[i]
+        ):
+            # the load indexed another line at this offset: the file was written since
+            self._refuse_if_changed()
+            validate_record(record, self.path, self._lines[i])
+            assert self.path is not None  # file-backed
+            raise changed_error(self.path, "another line at the offset the load read")
+        validate_record(record, self.path, self._lines[i])
+        if NONFINITE_MARK in raw:
+            record = decode_nonfinite(record)
+        return entry_from_record(record, self._lines[i])
+
+    def _refuse_if_changed(self) -> None:
+        """Raise the "changed on disk" error when the file at ``path`` is not, now, the one
+        the load read, grown included: called when an entry's bytes are not what the load
+        indexed there, to name the cause instead of a JSON error at the wrong line."""
+        if self._identity is None or self.path is None:
+            return
+        try:
+            st = os.stat(self.path)
+        except OSError as exc:
+            raise CassetteFormatError.from_os_error(self.path, exc) from None
+        what = how_changed(st, self._identity, appended_ok=False)
+        if what is not None:
+            raise changed_error(self.path, what)
+
+    def with_rules(self, rules: KeyRules) -> Cassette:
+        """The same cassette with digests recomputed under other normalization rules."""
+        entries = self._entries
+        digests = None if entries is None else [digest(rules.apply(e.tool, e.args)) for e in self]
+        return Cassette(
+            self.path,
+            seqs=self._seqs,
+            tools=self._tools,
+            digests=digests,
+            stored=self._stored,
+            lines=self._lines,
+            offsets=self._offsets,
+            lengths=self._lengths,
+            entries=entries,
+            rules=rules,
+            report=self.report,
+            metadata=dict(self.metadata),
+            identity=self._identity,
+        )
+
+
+class _Keyed(msgspec.Struct, gc=False):
+    """A cassette line as the key pass reads it: the args and the response kept raw (the
+    args are built next, and checked for a repeated key like ``parse_json`` does)."""
+
+    args: msgspec.Raw
+    response: msgspec.Raw = _NO_RAW
+
+
+_KEYED = msgspec.json.Decoder(_Keyed)
+
+
+def _read_spans(
+    path: Path,
+    offsets: Sequence[int],
+    lengths: Sequence[int],
+    identity: FileIdentity | None = None,
+) -> Iterator[tuple[int, bytes]]:
+    """``(i, bytes)`` of each span ``offsets[i]:offsets[i] + lengths[i]`` of the file, the
+    spans in increasing order, read in chunks of ``readahead.CHUNK`` bytes.
+
+    Raises:
+        CassetteFormatError: the file cannot be read, or is not the file ``identity``
+            describes (see ``_guard.check_same_file``).
+    """
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise CassetteFormatError.from_os_error(path, exc) from None
+    with fh:
+        check_same_file(path, fh.fileno(), identity)
+        chunk = readahead.CHUNK
+        buf = b""
+        base = 0  # file offset of buf[0]
+        for i in range(len(offsets)):
+            off = offsets[i]
+            end = off + lengths[i]
+            if off < base or end > base + len(buf):
+                fh.seek(off)
+                buf = fh.read(max(chunk, end - off))
+                base = off
+                if end > base + len(buf):  # the file was cut while it was read
+                    raise changed_error(path, "cut while it was read")
+            yield i, buf[off - base : end - base]

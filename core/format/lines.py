@@ -1,0 +1,204 @@
+"""One cassette line: read (whole, or without its response), checked against format v1,
+and what is wrong with it put in words (docs/format.md, "The cassette format,
+version 1").
+
+The loader and the lazy view read lines through these; ``importers.detect`` reads a first
+line whose response may be broken with ``parse_header``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .entry import KNOWN_FIELDS, Entry
+from .errors import CassetteFormatError
+from .jsontext import DuplicateKey, JSONTooDeep, json_error_text, loads_std, parse_json_checked
+
+#: the largest seq (the index keeps seqs as 64-bit integers)
+MAX_SEQ = 2**63 - 1
+
+_RESPONSE_KEY = b'"response":'
+_SEQ_KEY = b'"seq":'
+
+
+def parse_header(raw: bytes) -> tuple[Any, bool]:
+    """Parse one line without parsing its response, when that is safe (format detection
+    reads a first line whose response may be broken this way; the loader reads headers
+    with a msgspec struct first).
+
+    The response value is cut out and replaced by ``null`` before parsing, for the two
+    layouts writers produce: sorted keys (``..."response": R, "seq": N, "tool": T}``) and
+    response last (``..."response": R}``). The cut is used only when the rest parses as an
+    object whose ``response`` is that ``null``, the cut text holds no ``"error":`` key and
+    the line ends with a newline (a last line cut mid-write is always parsed in full).
+    The response itself is parsed, and checked, when the entry is read (a bad one raises
+    ``CassetteFormatError`` then, naming the line and the field ``response``). Otherwise
+    the whole line is parsed. Returns ``(record, finite)``: ``finite`` when the record
+    certainly holds no ``NaN``/``Infinity`` (see ``jsontext.parse_json_checked``).
+    """
+    start = raw.find(_RESPONSE_KEY)
+    if start > 0 and raw[-1:] == b"\n":
+        vs = start + len(_RESPONSE_KEY)
+        close = len(raw) - 1
+        while close > vs and raw[close] in b" \t\r\n":
+            close -= 1
+        if raw[close] == 0x7D:  # "}"
+            for end in _response_ends(raw, vs, close):
+                # a cut that would hide another key (error, args_digest, ...) after the
+                # response: parse the whole line instead
+                cut = raw[vs:end]
+                if b'"error":' in cut or b'"args_digest":' in cut:
+                    break
+                try:
+                    record, exotic = parse_json_checked(raw[:vs] + b"null" + raw[end : close + 1])
+                except DuplicateKey:
+                    break  # named by the full parse below
+                except ValueError:
+                    continue
+                if _is_header(record):
+                    return record, not exotic
+    record, exotic = parse_json_checked(raw)
+    return record, not exotic
+
+
+def _response_ends(raw: bytes, vs: int, close: int) -> list[int]:
+    """Where the response that starts at ``vs`` may end, in the order to try: before the
+    ``, "seq":`` that follows it (sorted keys), then at the line's closing brace
+    ``close`` (response last)."""
+    ends = []
+    j = raw.rfind(_SEQ_KEY, vs, close)
+    if j > vs:
+        k = raw.rfind(b",", vs, j)
+        if k > vs and not raw[k + 1 : j].strip():
+            ends.append(k)
+    ends.append(close)
+    return ends
+
+
+def _is_header(record: Any) -> bool:
+    """Whether ``record`` is a line with its response cut out: an object with ``seq``,
+    ``tool``, ``args`` and the ``null`` put in the response's place."""
+    return (
+        isinstance(record, dict)
+        and record.get("response", 0) is None
+        and "seq" in record
+        and "tool" in record
+        and "args" in record
+    )
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "object",
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def validate_record(record: Any, path: str | Path | None, line: int | None) -> None:
+    """Check one parsed line against format v1; raise ``CassetteFormatError`` naming the
+    file, the line and the field. Rules: an object; ``seq`` a positive integer (at most
+    ``MAX_SEQ``); ``tool`` a non-empty string; ``args`` present; exactly one of
+    ``response``/``error``; ``error`` an object with string ``type`` and ``message``;
+    ``args_digest`` a string when present."""
+
+    def bad(field: str | None, reason: str) -> CassetteFormatError:
+        return CassetteFormatError(path, line, field, reason)
+
+    if not isinstance(record, dict):
+        raise bad(None, f"not a JSON object (got {_type_name(record)})")
+    for name in ("seq", "tool", "args"):
+        if name not in record:
+            raise bad(name, "missing")
+    seq = record["seq"]
+    if type(seq) is not int or seq < 1:
+        raise bad("seq", f"expected a positive integer, got {_type_name(seq)} {seq!r:.40}")
+    if seq > MAX_SEQ:
+        raise bad("seq", f"{seq!r:.40} is too large: a seq is at most {MAX_SEQ} (2**63 - 1)")
+    tool = record["tool"]
+    if not isinstance(tool, str) or not tool:
+        raise bad("tool", f"expected a non-empty string, got {_type_name(tool)} {tool!r:.40}")
+    has_response, has_error = "response" in record, "error" in record
+    if has_response and has_error:
+        raise bad("response", "both 'response' and 'error' are present; keep exactly one")
+    if not has_response and not has_error:
+        raise bad("response", "neither 'response' nor 'error' is present; one is required")
+    if has_error:
+        err = record["error"]
+        if not isinstance(err, dict):
+            raise bad("error", f"expected an object {{type, message}}, got {_type_name(err)}")
+        for key in ("type", "message"):
+            if not isinstance(err.get(key), str):
+                raise bad("error", f"'{key}' must be a string")
+    if "args_digest" in record and not isinstance(record["args_digest"], str):
+        raise bad("args_digest", f"expected a string, got {_type_name(record['args_digest'])}")
+
+
+def entry_from_record(record: dict[str, Any], line: int | None = None) -> Entry:
+    """Build an ``Entry`` from a validated record (see ``validate_record``)."""
+    return Entry(
+        seq=record["seq"],
+        tool=record["tool"],
+        args=record["args"],
+        response=record.get("response"),
+        error=record.get("error"),
+        args_digest=record.get("args_digest"),
+        extra={k: v for k, v in record.items() if k not in KNOWN_FIELDS},
+        line=line,
+    )
+
+
+def error_field(exc: Exception) -> str | None:
+    """The field a parse error is in, when the error knows it: the top-level key holding
+    a repeated key (or the repeated key itself, at the top level)."""
+    if isinstance(exc, DuplicateKey):
+        return str(exc.parts[0]) if exc.parts else exc.key
+    return None
+
+
+def cut_mid_write(raw: bytes) -> bool:
+    """Whether a bad line is a last line cut mid-write: no line end, and the JSON runs out
+    before it is complete (an unterminated string, a missing close, a value expected at
+    the end). A whole last line with a bad value inside is not cut (a tester saw it so
+    called)."""
+    if raw.endswith(b"\n"):
+        return False
+    text = raw.rstrip(b"\r\n")
+    try:
+        loads_std(text)
+    except json.JSONDecodeError as exc:
+        return exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip())
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return False
+
+
+def json_reason(exc: Exception, raw: bytes) -> str:
+    """What is wrong with the line ``raw`` that raised ``exc`` when parsed, in words: the
+    standard library's message (with its column) for bad JSON, the byte of bad UTF-8."""
+    if isinstance(exc, DuplicateKey):
+        return f"not valid JSON: {exc}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not valid UTF-8 at byte {exc.start}"
+    if isinstance(exc, JSONTooDeep):
+        return f"not valid JSON: {exc}"
+    try:
+        # without its line end: a line cut inside a string is an unterminated string,
+        # not a control character (the newline) inside one
+        loads_std(raw.rstrip(b"\r\n"))
+    except JSONTooDeep as deep:
+        return f"not valid JSON: {deep}"
+    except json.JSONDecodeError as std:
+        return f"not valid JSON: {json_error_text(std)}"
+    except UnicodeDecodeError as ude:
+        return f"not valid UTF-8 at byte {ude.start}"
+    except ValueError as other:
+        # e.g. an integer past Python's int_max_str_digits (4300 digits)
+        return f"not readable JSON: {other}"
+    return f"not valid JSON: {exc}"
