@@ -10,8 +10,8 @@ shared, so every comparison is made between measurements taken right after one a
   and the environment the gate gives it (``CASSETTE_MODE=replay``, ``CASSETTE_PATH``,
   ``CASSETTE_REPORT``: the same run), then a whole one-run ``replay_job`` (network off,
   the report read, the call log written, the runs folder made); the median of the paired
-  differences (taken in alternating order), for each isolation. This is the worst case: a 20-run gate spreads its
-  per-job costs over 20 runs.
+  differences (taken in alternating order), for each isolation. This is the worst case: a 20-run
+  gate spreads its per-job costs over 20 runs.
 - ``-j 2``: per round, a 20-run gate one at a time then the same with two at once; the
   median of the per-round ratios. A round of 20 direct runs is printed for scale.
 
@@ -124,7 +124,8 @@ def main() -> None:
         f"gate -j 2 {med(j2s):.2f} s"
     )
     print(
-        f"  gate -j 2 / gate -j 1             {ratio:7.2f}x ({args.rounds} rounds; target <= 0.6x: {ok})"
+        f"  gate -j 2 / gate -j 1             {ratio:7.2f}x "
+        f"({args.rounds} rounds; target <= 0.6x: {ok})"
     )
 
 

@@ -10,8 +10,8 @@ Generates cassettes shaped like ``../shared/real/bugcases/10_huge_cassette/templ
 to ~50 KB; ~170 MB at 100k entries) in a temporary folder, in two response shapes:
 
 * ``objects`` (the default target): hits of many small values (ids, numbers, flags, short
-  strings, nested lists), calibrated to a measured profile of real agent responses (the reference needs
-  ~7 s and ~0.9 GB on 171 MB there);
+  strings, nested lists), calibrated to a measured profile of real agent responses (the
+  reference needs ~7 s and ~0.9 GB on 171 MB there);
 * ``strings``: hits of three values with a long snippet each, so fewer, larger strings per
   KB: the reference parses it about 3x faster, which makes the ratio harder to reach;
 * ``text``: the shared generator's mix of text-heavy tool responses (documents, shell

@@ -1,7 +1,8 @@
 """A tiny offline agent for the article's ``retry-budget`` task, for the demo and tests.
 
 It answers "what is our retry budget?" by calling two tools through a dispatcher wrapped
-with ``wrap_dispatcher``, so the environment contract (README, "Recording and replaying an agent") drives it:
+with ``wrap_dispatcher``, so the environment contract
+(README, "Recording and replaying an agent") drives it:
 
     CASSETTE_MODE=replay CASSETTE_PATH=sample_cassettes/fail.jsonl python sample_cassettes/agent.py
     # -> exit 1: the stale top document says "up to 10 times"
@@ -9,7 +10,7 @@ with ``wrap_dispatcher``, so the environment contract (README, "Recording and re
     # -> exit 0
     CASSETTE_MODE=record CASSETTE_PATH=/tmp/new.jsonl python sample_cassettes/agent.py
     python sample_cassettes/agent.py --flaky      # the "model" samples: passes about half the time
-    python sample_cassettes/agent.py --flaky --seed 2   # a reproducible draw (--seed {run} in a gate)
+    python sample_cassettes/agent.py --flaky --seed 2   # a reproducible draw ({run} in a gate)
 
 The "live" tools are a small in-process document index (no network): today's index ranks
 the current ``docs/retry-budget.md`` first and rate-limits the first search once. Exit
@@ -34,7 +35,9 @@ DOCS = {
     "docs/retry-budget.md": (
         "Retry budget: retries may add at most 10% to the request rate; honour Retry-After."
     ),
-    "docs/retry-budget-2022.md": "Retry budget: retry each failed request up to 10 times, immediately.",
+    "docs/retry-budget-2022.md": (
+        "Retry budget: retry each failed request up to 10 times, immediately."
+    ),
     "docs/backoff.md": "Back off exponentially from 200 ms, with full jitter, capped at 10 s.",
 }
 RANKING = [

@@ -4,8 +4,9 @@
 subcommand lives in its own module under ``tui/commands`` and is imported only when used,
 so ``cassette-tui check`` never pays for importing Textual.
 
-Exit status everywhere (README, "The debug loop, headless"): 0 clean, 1 findings, 2 bad usage or unreadable input;
-141 (128 + SIGPIPE) when the reader of stdout went away (``| head -1``), quietly.
+Exit status everywhere (README, "The debug loop, headless"): 0 clean, 1 findings, 2 bad
+usage or unreadable input; 141 (128 + SIGPIPE) when the reader of stdout went away (``| head
+-1``), quietly.
 """
 
 from __future__ import annotations

@@ -140,10 +140,7 @@ def _list_reports(
 
 def _holds_containers(values: list[Any]) -> bool:
     """Whether a list holds an object or a list."""
-    for v in values:
-        if type(v) is dict or type(v) is list:
-            return True
-    return False
+    return any(type(v) is dict or type(v) is list for v in values)
 
 
 def _deep_reports(a: Any, b: Any) -> list[_Report]:

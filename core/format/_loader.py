@@ -302,7 +302,7 @@ class _Index:
                 free = nl - start - args_len - len(header.response) - len(tool) - seq_len
                 if got is unset:
                     digest_stored = None
-                    plain = free == _FRAME4 or free == _FRAME4_SPACED
+                    plain = free in (_FRAME4, _FRAME4_SPACED)
                 else:
                     digest_stored = got
                     free -= len(got)

@@ -11,6 +11,7 @@ holds its entries. Reads by offset are guarded against a file changed since the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections import OrderedDict
@@ -397,10 +398,8 @@ class Cassette(Sequence[Entry]):
     def __del__(self) -> None:
         fd = getattr(self, "_fd", None)
         if fd is not None:
-            try:
+            with contextlib.suppress(OSError):  # already closed
                 os.close(fd)
-            except OSError:  # pragma: no cover - already closed
-                pass
 
     def _entry(self, i: int) -> Entry:
         if self._entries is not None:

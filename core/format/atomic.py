@@ -172,9 +172,9 @@ def write_atomic(
     never created (the replay report: its folder may have been removed on purpose).
 
     Raises:
-        TargetExists: (a ``FileExistsError``) ``path`` exists and ``overwrite`` is false (checked before
-            writing and again at the rename, which uses a hard link so a file created
-            meanwhile is not clobbered either).
+        TargetExists: (a ``FileExistsError``) ``path`` exists and ``overwrite`` is false
+            (checked before writing and again at the rename, which uses a hard link so a
+            file created meanwhile is not clobbered either).
         NotReplaceable: (a ``FileExistsError``) ``path`` is a symlink, FIFO, device node,
             socket or directory, with or without ``overwrite``.
     """

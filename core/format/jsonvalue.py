@@ -153,10 +153,7 @@ def encode_nonfinite(value: Any) -> Any:
 
 def has_nonfinite(value: Any) -> bool:
     """``True`` when ``value`` holds a NaN or an infinity anywhere."""
-    for v in _walk(value):
-        if type(v) is float and not math.isfinite(v):
-            return True
-    return False
+    return any(type(v) is float and not math.isfinite(v) for v in _walk(value))
 
 
 def _walk(value: Any) -> Iterator[Any]:

@@ -1,7 +1,8 @@
 """Importers: recordings made by other tools, read as cassettes.
 
 Each importer turns one file into an ``Imported``: the list of runs the file holds
-(``RunInfo``, from ``core.runs``: task, trial, reward, call count) and a way to build any run's entries. Files
+(``RunInfo``, from ``format.multi_run``: task, trial, reward, call count) and a way to
+build any run's entries. Files
 with one run (a VCR cassette, one chat log) hold a single run whose ``task`` and ``trial``
 are ``None``; a tau-bench results file holds one run per ``(task_id, trial)``; an inspect_ai
 log one per ``(sample id, epoch)``.

@@ -13,8 +13,8 @@ accept the same formats and the same **path spec**::
 The part after the last ``#`` is a selector only when it is a comma-separated list of
 ``task=``, ``trial=`` and ``from=`` items and ``FILE`` exists; a file whose name really
 contains such a ``#`` opens as it is. Any other suffix after an existing ``FILE``
-(``FILE#bogus``) is an error saying what a selector looks like, not "no such file". Keyword arguments override nothing silently: a
-keyword that contradicts the spec is an error.
+(``FILE#bogus``) is an error saying what a selector looks like, not "no such file".
+Keyword arguments override nothing silently: a keyword that contradicts the spec is an error.
 
 ``list_runs`` lists the runs of a file (task, trial, reward, call count) for a selector;
 ``task_pairs`` groups them into pass/fail pairs of the same task, the debug loop's

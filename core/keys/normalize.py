@@ -1,4 +1,5 @@
-"""Normalization rules: applied to a copy of a call's args before digesting (docs/format.md, "Normalization").
+"""Normalization rules: applied to a copy of a call's args before digesting
+(docs/format.md, "Normalization").
 
 Start strict (no rules) and loosen one rule at a time. Four kinds of rule, applied in this
 order whatever order the config lists them in:

@@ -22,7 +22,7 @@ from ._agent_run import (
     report_path,
     tally,
 )
-from ._runner import ProcessOutcome, run_processes
+from ._runner import run_processes
 from ._runs_folder import RunsFolder
 from .agent import AgentCommand, AgentNotStarted
 from .options import LoopOptions
@@ -96,10 +96,8 @@ def _record(
     env = agent_env("record", target, report, options.config)
     spec = agent_spec(agent, 1, folder, target, env, options.timeout)
     yield Progress("record", 0, 1, "runs", "")
-    outcome: ProcessOutcome | None = None
-    for outcome in run_processes([spec], 1, token):
-        pass
-    assert outcome is not None
+    # one spec: the generator yields its one outcome when the agent ends
+    (outcome,) = run_processes([spec], 1, token)
     if outcome.status == "not_started":
         raise AgentNotStarted(f"agent command {agent.template!r}: {outcome.error}")
     run = ended_run(outcome, LIVE)

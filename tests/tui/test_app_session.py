@@ -48,10 +48,8 @@ def _byte_different_pair(tmp_path: Path) -> tuple[Path, Path]:
     for i in range(MANY):
         response = {"hits": i, "top": f"doc-{i}"}
         a_records.append(entry(i + 1, args={"q": f"q{i}"}, response=response))
-        if i % 2:
-            changed = {"hits": i, "top": "other"}
-        else:
-            changed = {"top": f"doc-{i}", "hits": i}  # same value, other bytes
+        # odd rows: another value; even rows: the same value in other bytes
+        changed = {"hits": i, "top": "other"} if i % 2 else {"top": f"doc-{i}", "hits": i}
         b_records.append(entry(i + 1, args={"q": f"q{i}"}, response=changed))
     return (
         write_cassette(tmp_path / "a.jsonl", *a_records),

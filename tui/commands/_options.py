@@ -16,7 +16,8 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: the help line of ``--config`` (where normalization rules come from; README, "Normalization rules")
+#: the help line of ``--config`` (where normalization rules come from;
+#: README, "Normalization rules")
 CONFIG_HELP = "Normalization config (default: CASSETTE_CONFIG, cassette.toml or pyproject.toml)."
 
 

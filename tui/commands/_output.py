@@ -16,6 +16,7 @@ write the marks (``PYTHONIOENCODING=ascii``), ASCII stand-ins are used.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import re
 import sys
@@ -73,10 +74,8 @@ def tolerant_streams() -> None:
         reconfigure = getattr(stream, "reconfigure", None)
         # "strict" raises; a C locale's "surrogateescape" raises on any non-ASCII text
         if reconfigure is not None and getattr(stream, "errors", "") != "backslashreplace":
-            try:
+            with contextlib.suppress(ValueError, OSError):  # a closed or odd stream
                 reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):  # pragma: no cover - a closed or odd stream
-                pass
 
 
 @dataclass(frozen=True)

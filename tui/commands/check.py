@@ -7,9 +7,10 @@ process, with one summary line at the end; an unreadable file is reported (namin
 the others are still checked.
 
 ``--json``: one plain FILE argument prints the object ``{"file", "entries", "findings"}``
-(the shape of a single check), or ``{"file", "error"}`` when it cannot be read; several arguments, a folder or a glob print a list of those
-objects, one per file, where an unreadable file is ``{"file", "error"}``. The shape depends
-on the command line only, never on how many files a glob matched.
+(the shape of a single check), or ``{"file", "error"}`` when it cannot be read; several
+arguments, a folder or a glob print a list of those objects, one per file, where an
+unreadable file is ``{"file", "error"}``. The shape depends on the command line only, never
+on how many files a glob matched.
 
 Progress (files checked) is a bar on stderr when it is a terminal, nothing otherwise.
 

@@ -1,10 +1,10 @@
 """``cassette-tui import SRC -o OUT``: turn another tool's recording into cassettes
 (headless; no Textual).
 
-    cassette-tui import run.yaml -o run.jsonl                       one run -> the file OUT
+    cassette-tui import run.yaml -o run.jsonl              one run -> the file OUT
     cassette-tui import gpt-4o-airline.json --task 31 --trial 2 -o t31-2.jsonl
-    cassette-tui import gpt-4o-airline.json -o runs/                 every run -> OUT/task-31_trial-2.jsonl ...
-    cassette-tui import gpt-4o-airline.json --list                   the runs: task, trial, reward, calls
+    cassette-tui import gpt-4o-airline.json -o runs/        every run -> OUT/task-31_trial-2.jsonl
+    cassette-tui import gpt-4o-airline.json --list          the runs: task, trial, reward, calls
 
 SRC is a path spec (``FILE#task=31,trial=2`` works as well as the options). A multi-run
 import also writes ``OUT/runs.json``: every run's task, trial, reward, passed, call count

@@ -6,7 +6,8 @@ entries; the isolation in force; where the run's files are. ``--json`` prints
 ``ReplayResult.to_json()``.
 
 Exit status: 0 the agent passed with no miss, 1 otherwise, 2 bad usage, unreadable input or
-an agent that exited 0 but replayed nothing (status ``no_replay``), 130 cancelled. Does not import Textual.
+an agent that exited 0 but replayed nothing (status ``no_replay``), 130 cancelled.
+Does not import Textual.
 """
 
 from __future__ import annotations

@@ -118,10 +118,7 @@ class PairScreen(LoopKeysScreen):
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
             self.post_message(WorkerFailed(f"diff by {align}", exc, self.show_diff_failure))
             return
-        if keep is not None:
-            cursor = _row_of(result.rows, keep)
-        else:
-            cursor = result.first_divergence or 0
+        cursor = _row_of(result.rows, keep) if keep is not None else result.first_divergence or 0
         if not worker.is_cancelled:
             self.post_message(DiffReady(result, rows, cursor))
 

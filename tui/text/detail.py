@@ -68,6 +68,7 @@ EXPANDED_HINT = "cut even when expanded: the file holds the rest"
 Styles = Mapping[str, Style]
 DETAIL_STYLES = ("detail--old", "detail--new", "detail--error")
 
+
 def _value(value: Any, limit: int | None) -> str:
     text = compact(value)
     if limit is not None and len(text) > limit:

@@ -2,9 +2,9 @@
 
 - ``outcome_line``: the header's line with how each run ended
   (``A ✗ reward 0 · step limit reached (30 steps)   B ✓ reward 1``).
-- ``pair_before``, ``pair_after`` / ``single_words``: the detail's "before this call" block (the message
-  the call answered, the assistant's text and reasoning) and, on a run's last call, how
-  the run ended after it (its outcome and final answer). Long text is cut at
+- ``pair_before``, ``pair_after`` / ``single_words``: the detail's "before this call" block
+  (the message the call answered, the assistant's text and reasoning) and, on a run's last
+  call, how the run ended after it (its outcome and final answer). Long text is cut at
   ``Limits.chars`` with the expand hint (``e``); secrets are masked unless revealed (``v``).
 
 Ignored values (``ContextWarning``) are said in the block, dim, naming line and field.
@@ -13,6 +13,7 @@ No Textual import: the builders run in the detail's thread worker.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -85,10 +86,8 @@ def _summary_of(cassette: Cassette) -> tuple[str, bool]:
     except Exception:  # noqa: BLE001 - an unreadable last line is the loader's to report
         outcome = None
     summary = ("", False) if outcome is None else (outcome.summary(), outcome.went_wrong)
-    try:
+    with contextlib.suppress(TypeError):  # not weakly referable: asked again next time
         _SUMMARIES[cassette] = summary
-    except TypeError:  # not weakly referable: asked again next time
-        pass
     return summary
 
 

@@ -457,7 +457,7 @@ def test_the_file_truncated_by_another_process_during_the_load(ahead: None, tmp_
         except CassetteFormatError as exc:
             assert exc.line is not None
         else:
-            assert 0 < len(c)
+            assert len(c) > 0
             for i in range(len(c)):
                 try:
                     c[i]
