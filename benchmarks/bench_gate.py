@@ -30,9 +30,9 @@ import time
 from pathlib import Path
 
 from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.loop._isolation import probe_netns
 from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.core.loop.gate import gate_job
-from cassette_tui.core.loop.isolation import probe_netns
 from cassette_tui.core.loop.options import LoopOptions
 from cassette_tui.core.loop.replay import replay_job
 

@@ -13,8 +13,8 @@ from ..keys.normalize import NormalizationRules, rules_of
 from ..keys.rule_check import over_normalization
 from ..keys.urls import is_url_spelling
 from ..keys.volatile import difference_kind, volatile_kind
+from ._drift import value_drift
 from ._finding import MAX_SEQS, finding, seq_list, short, side_seqs
-from .drift import value_drift
 from .model import Change, DriftItem, Row, Status
 
 if TYPE_CHECKING:

@@ -18,10 +18,10 @@ from typing import Any
 from ..format.cassette import Cassette
 from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
 from ..format.outcome import outcome_index_job
+from ._drift import entry_drift
 from .align import _EXACT_BY_ENTRY_MAX, Check, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
 from .align_choice import ALIGN_CHOICES, resolve_alignment
-from .drift import entry_drift
 from .model import Change, DriftItem, Finding, Row, Status
 from .refine import QUIET, first_real_divergence, numeric_drift, refine_rows
 
@@ -116,7 +116,7 @@ class DiffResult:
         thread-safe. The first finding is ``first_divergence`` whenever the runs differ."""
         with self._findings_lock:
             if self._findings is None:
-                from .diagnose import diagnose
+                from ._diagnose import diagnose
 
                 self._findings = diagnose(self)
             return self._findings
@@ -126,7 +126,7 @@ class DiffResult:
         with self._findings_lock:
             if self._findings is not None:
                 return self._findings
-        from .diagnose import diagnose_job
+        from ._diagnose import diagnose_job
 
         found = yield from diagnose_job(self, cancel)
         with self._findings_lock:

@@ -28,7 +28,7 @@ from typing import Annotated, BinaryIO
 
 import msgspec
 
-from . import readahead
+from . import _readahead as readahead
 from ._guard import FileIdentity
 from ._view import Cassette, LoadReport
 from .digest import NO_RULES, KeyRules

@@ -22,7 +22,7 @@ from typing import Any, overload
 
 import msgspec
 
-from . import readahead
+from . import _readahead as readahead
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._writer import dump_record
 from .digest import NO_RULES, KeyRules, digest, fast_digest, sorted_json

@@ -25,7 +25,7 @@ from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
 from ..format.jsontext import json_error_text
 from . import Imported, RunInfo, loads_json
-from .openai_chat import chat_outcome, count_calls, entries_from_messages
+from ._openai_chat import chat_outcome, count_calls, entries_from_messages
 
 NAME = "inspect"
 

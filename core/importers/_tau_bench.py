@@ -22,7 +22,7 @@ from ..format.context import RunOutcome, attach_outcome, passed_of
 from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
 from . import Imported, RunInfo
-from .openai_chat import chat_outcome, count_calls, entries_from_messages
+from ._openai_chat import chat_outcome, count_calls, entries_from_messages
 
 NAME = "tau-bench"
 

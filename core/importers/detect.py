@@ -27,7 +27,7 @@ from typing import Any
 from ..format.errors import CassetteFormatError
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
-from . import Imported, _inspect_ai, _tau_bench, canonical_format, loads_json, openai_chat, vcr
+from . import Imported, _inspect_ai, _openai_chat, _tau_bench, _vcr, canonical_format, loads_json
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _CASSETTE_KEYS = ("seq", "tool", "args")
@@ -148,16 +148,16 @@ def _read_document(doc: Any, p: Path) -> Imported:
     tried = [("cassette", "a JSON document, not JSON Lines with seq/tool/args")]
     for name, module in (
         ("tau-bench", _tau_bench),
-        ("openai", openai_chat),
+        ("openai", _openai_chat),
         ("inspect", _inspect_ai),
     ):
         why = module.looks_like(doc)
         if why is None:
             return module.read(doc, p)
         tried.append((name, why))
-    why = vcr.looks_like(doc)
+    why = _vcr.looks_like(doc)
     if why is None:
-        return vcr.read(doc, p)
+        return _vcr.read(doc, p)
     tried.append(("vcr", why))
     raise _none_fits(p, tried)
 
@@ -167,12 +167,12 @@ def _read_text(data: bytes, p: Path, json_error: str) -> Imported:
     else a VCR cassette in YAML, else a cassette with a broken line."""
     kind = sniff(p)
     if kind == "openai-jsonl":
-        return openai_chat.read_jsonl(data, p)
+        return _openai_chat.read_jsonl(data, p)
     tried = [("cassette", "the first line is not a JSON object with seq/tool/args")]
     for name in ("tau-bench", "openai", "inspect"):
         tried.append((name, json_error))
     try:
-        return vcr.read_file(data, p)
+        return _vcr.read_file(data, p)
     except CassetteFormatError as exc:
         if _VCR_TOP_KEY.search(data):
             raise  # YAML with a top-level `interactions:`: a VCR cassette with a problem
@@ -205,10 +205,10 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
     if fmt == "vcr":
         if data.lstrip()[:1] in (b"{", b"["):
             try:
-                return vcr.read(loads_json(data), p)
+                return _vcr.read(loads_json(data), p)
             except ValueError:
                 pass
-        return vcr.read_file(data, p)
+        return _vcr.read_file(data, p)
     if fmt == "inspect" and data.startswith(_ZIP_MAGIC):
         return _inspect_ai.read_eval(data, p)
     if fmt == "cassette":  # callers load cassettes themselves; kept for completeness
@@ -217,14 +217,14 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
         doc = loads_json(data)
     except (ValueError, UnicodeDecodeError) as exc:
         if fmt == "openai":
-            return openai_chat.read_jsonl(data, p)
+            return _openai_chat.read_jsonl(data, p)
         raise CassetteFormatError(
             p,
             None,
             None,
             f"read as {fmt}: not valid JSON ({json_error_text(exc, line=True)[:160]})",
         ) from None
-    module = {"tau-bench": _tau_bench, "openai": openai_chat, "inspect": _inspect_ai}[fmt]
+    module = {"tau-bench": _tau_bench, "openai": _openai_chat, "inspect": _inspect_ai}[fmt]
     return module.read(doc, p)
 
 

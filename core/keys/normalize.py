@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 from ..format.errors import CassetteFormatError
 from ._presets import PRESETS
 from ._rule_paths import split_tool
-from .rules import (
+from ._rules import (
     BadReplacement,
     DropRule,
     IgnoreResponseRule,

@@ -31,11 +31,11 @@ from ._agent_run import (
     report_path,
     tally,
 )
+from ._isolation import Isolation, choose
 from ._runner import ProcessOutcome, ProcessSpec, run_processes
 from ._runs_folder import RunsFolder
 from .agent import AgentCommand, AgentNotStarted
 from .call_log import write_call_log
-from .isolation import Isolation, choose
 from .options import LoopOptions
 from .results import NO_REPLAY, NO_REPLAY_WHY, RunResult, RunsResult
 from .served import ServedCassette, open_served

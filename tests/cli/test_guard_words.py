@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.loop.isolation import probe_netns
+from cassette_tui.core.loop._isolation import probe_netns
 from cassette_tui.tui.text.replay import GUARD_WORDS
 from support.loop import loop_cassette
 from support.paths import SCRIPT

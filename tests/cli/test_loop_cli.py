@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.loop.isolation import probe_netns
+from cassette_tui.core.loop._isolation import probe_netns
 from support.factory import entry, write_cassette
 from support.loop import DEMO_AGENT, agent_cmd, loop_cassette, still_alive
 from support.paths import SAMPLES, SCRIPT

@@ -4,7 +4,7 @@ command's test."""
 
 from __future__ import annotations
 
-from cassette_tui.core.importers.vcr import MAX_DEPTH
+from cassette_tui.core.importers._vcr import MAX_DEPTH
 
 ONE = (
     "interactions:\n"

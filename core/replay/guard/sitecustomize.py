@@ -1,5 +1,5 @@
 """The network guard: loaded into an agent's Python processes during a replay when no
-network namespace can be had (``core/loop/isolation.py`` puts this folder first on
+network namespace can be had (``core/loop/_isolation.py`` puts this folder first on
 ``PYTHONPATH``; Python imports the first ``sitecustomize`` it finds at start-up).
 
 With ``CASSETTE_GUARD_LOG`` set, every connection is refused except to local unix sockets:

@@ -1,4 +1,4 @@
-"""Findings of a diff (core/diff/diagnose.py)."""
+"""Findings of a diff (core/diff/_diagnose.py)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""Per-row drift (core/diff/drift.py) and its lazy, cached use in DiffResult."""
+"""Per-row drift (core/diff/_drift.py) and its lazy, cached use in DiffResult."""
 
 from __future__ import annotations
 
 import threading
 
-import cassette_tui.core.diff.drift as drift_mod
-from cassette_tui.core.diff.drift import entry_drift, json_path, value_drift
+import cassette_tui.core.diff._drift as drift_mod
+from cassette_tui.core.diff._drift import entry_drift, json_path, value_drift
 from cassette_tui.core.diff.model import Change, Status
 from cassette_tui.core.diff.result import diff_cassettes
 from cassette_tui.core.format.cassette import Cassette
@@ -126,7 +126,7 @@ def test_drift_order_does_not_depend_on_string_hashing() -> None:
     import sys
 
     code = (
-        "from cassette_tui.core.diff.drift import value_drift;"
+        "from cassette_tui.core.diff._drift import value_drift;"
         "a={'k%d'%i: i for i in range(30)}; a['l']=list(range(12));"
         "b={'k%d'%i: -i for i in range(30)}; b['l']=list(range(3)); b['new']=1;"
         "print([(d.path, d.change.value) for d in value_drift(a, b)])"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cassette_tui.core.diff.drift import value_drift
+from cassette_tui.core.diff._drift import value_drift
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

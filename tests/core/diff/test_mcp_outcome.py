@@ -4,7 +4,7 @@ diff's error marks, the diagnosis and the app's ``!`` read it like a recorded er
 from __future__ import annotations
 
 import pytest
-from cassette_tui.core.diff.diagnose import diagnose
+from cassette_tui.core.diff._diagnose import diagnose
 from cassette_tui.core.diff.result import diff_cassettes
 from cassette_tui.core.format.outcome import is_error_outcome
 from support.factory import make_cassette

@@ -20,7 +20,7 @@ from cassette_tui.core import (
     load,
     wrap_dispatcher,
 )
-from cassette_tui.core.diff.drift import value_drift
+from cassette_tui.core.diff._drift import value_drift
 from cassette_tui.core.format.jsontext import sorted_json_bytes
 from cassette_tui.core.format.jsonvalue import decode_nonfinite, dumps_strict, encode_nonfinite
 from cassette_tui.core.keys.nearest import leaf_differences

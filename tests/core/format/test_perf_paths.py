@@ -84,7 +84,7 @@ def test_an_error_hidden_after_the_response_is_found(tmp_path: Path, line: str) 
 
 
 def test_lines_over_many_read_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cassette_tui.core.format import readahead
+    from cassette_tui.core.format import _readahead as readahead
 
     monkeypatch.setattr(readahead, "CHUNK", 7)  # every line spans several reads
     path = _write(tmp_path / "c.jsonl", LINES + ["", "   "] + LINES[:1])
@@ -176,7 +176,7 @@ def test_any_chunk_size_indexes_the_same_lines(
     """The index reads the file in chunks and copies only the line across two of them:
     wherever the chunks end (inside a line, on its newline, lines longer than a chunk),
     the offsets, lengths, line numbers and entries are those of one whole read."""
-    from cassette_tui.core.format import readahead
+    from cassette_tui.core.format import _readahead as readahead
 
     path = tmp_path / "c.jsonl"
     text = "\n".join(LINES[:3] + blanks + LINES[3:]) + ("\n" if last_newline else "")

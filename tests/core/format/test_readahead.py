@@ -1,4 +1,4 @@
-"""The read-ahead thread of the loader (core/format/readahead.py): the same bytes as ``read`` in
+"""The read-ahead thread of the loader (core/format/_readahead.py): the same bytes as ``read`` in
 turn, the thread gone once the iterator is closed, a read error raised in the caller."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.format import readahead
+from cassette_tui.core.format import _readahead as readahead
+from cassette_tui.core.format._readahead import read_chunks
 from cassette_tui.core.format.errors import CassetteFormatError
-from cassette_tui.core.format.readahead import read_chunks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -1,4 +1,4 @@
-"""The loader's read-ahead thread (core/format/readahead.py) against hostile files and callers, on
+"""The loader's read-ahead thread (core/format/_readahead.py) against hostile files and callers, on
 real files on disk: the same load with the thread and without it, nothing left behind
 (thread, descriptor) whatever ends the load, Ctrl-C at any point, a job left suspended
 at interpreter exit, special files, a failing read, the file changing under the load,
@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.format import readahead
+from cassette_tui.core.format import _readahead as readahead
 from cassette_tui.core.format.cassette import load_job
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.format.jobs import Cancelled, CancelToken, run_job

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers import RunSelectionError, json_result
-from cassette_tui.core.importers.openai_chat import count_calls, entries_from_messages
+from cassette_tui.core.importers._openai_chat import count_calls, entries_from_messages
 from cassette_tui.core.importers.sources import list_runs, open_cassette
 
 

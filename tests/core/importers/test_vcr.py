@@ -14,8 +14,8 @@ import yaml
 from cassette_tui.core import Replayer
 from cassette_tui.core.format.cassette import load, save
 from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.importers._vcr import is_binary_envelope, parse_sse
 from cassette_tui.core.importers.sources import detect_format, open_cassette
-from cassette_tui.core.importers.vcr import is_binary_envelope, parse_sse
 from cassette_tui.core.scan.lint import lint
 from support.factory import entry, write_cassette
 

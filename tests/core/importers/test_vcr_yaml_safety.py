@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.importers._vcr import MAX_DEPTH
 from cassette_tui.core.importers.sources import open_cassette
-from cassette_tui.core.importers.vcr import MAX_DEPTH
 from support.odd_yaml import CASES, ONE, nested
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from cassette_tui.core import Cassette, Entry, NormalizationRules, load, load_rules
 from cassette_tui.core.format.digest import digest
+from cassette_tui.core.keys._rules import DropRule
 from cassette_tui.core.keys.normalize import NormalizationConfigError
 from cassette_tui.core.keys.rule_check import misses_turned_hits, over_normalization
-from cassette_tui.core.keys.rules import DropRule
 from cassette_tui.core.scan.lint import lint
 from hypothesis import given
 from hypothesis import strategies as st

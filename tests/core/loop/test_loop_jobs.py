@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core.format.jobs import CancelToken, Progress, run_job
+from cassette_tui.core.loop._isolation import IsolationError, choose, probe_netns
 from cassette_tui.core.loop.agent import AgentCommand, AgentCommandError, resolve_agent
 from cassette_tui.core.loop.gate import gate_job
-from cassette_tui.core.loop.isolation import IsolationError, choose, probe_netns
 from cassette_tui.core.loop.options import LoopOptions
 from cassette_tui.core.loop.record import record_job
 from cassette_tui.core.loop.replay import replay_job

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cassette_tui.core.format.cassette import load
+from cassette_tui.core.keys._rules import DropRule
 from cassette_tui.core.keys.normalize import NormalizationRules
-from cassette_tui.core.keys.rules import DropRule
 from cassette_tui.core.scan.lint import entry_pass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
