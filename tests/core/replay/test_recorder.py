@@ -4,7 +4,6 @@ re-raised; args that JSON would change are refused at their path before the live
 from __future__ import annotations
 
 import asyncio
-import enum
 import json
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import pytest
 from cassette_tui.core import Recorder, Replayer, ToolError, load
 from cassette_tui.core.format.digest import digest
 from cassette_tui.core.replay.recorder import NotSerializable
+from support.odd_values import Colour, Name, Size
 
 
 def live(tool: str, args: dict) -> dict:
@@ -176,18 +176,6 @@ def test_a_crash_mid_run_loses_at_most_the_call_in_flight(tmp_path: Path) -> Non
     assert [e.response for e in cassette] == [{"i": 0}, {"i": 1}, {"i": 2}]
     assert all(line.endswith("}") for line in path.read_text(encoding="utf-8").splitlines())
     json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
-
-
-class Colour(enum.Enum):
-    RED = "red"
-
-
-class Size(enum.IntEnum):
-    S = 1
-
-
-class Name(str):
-    pass
 
 
 # -- args JSON would change: blamed on the args, at the first changed path -------------------
