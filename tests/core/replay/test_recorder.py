@@ -47,6 +47,27 @@ def test_records_calls_and_errors_then_replays_them(tmp_path: Path) -> None:
         replay("http_get", {"fail": True})
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"status": 200, "results": [{"title": "b", "id": 2}, {"title": "a", "id": 1}]},
+        {"zeta": 1, "alpha": {"y": [], "x": None}, "Émile": "ü"},
+    ],
+)
+def test_replay_hands_back_the_json_text_the_tool_returned(tmp_path: Path, answer: dict) -> None:
+    """Key order is the tool's: ``json.dumps`` or ``str()`` of a replayed answer is the
+    live one's, so a framework sends the model the same prompt (the digest alone sorts)."""
+    path = tmp_path / "run.jsonl"
+    with Recorder(path) as rec:
+        live_answer = rec.wrap(lambda tool, args: answer)("search", {"q": "x", "a": 1})
+    replayed = Replayer(load(path))("search", {"a": 1, "q": "x"})
+    assert json.dumps(replayed) == json.dumps(live_answer) == json.dumps(answer)
+    assert str(replayed) == str(answer)
+    line = path.read_text(encoding="utf-8")
+    assert line.startswith('{"seq":1,"tool":"search","args":{"q":"x","a":1},"args_digest":')
+    assert json.dumps(answer, ensure_ascii=False, separators=(",", ":")) in line
+
+
 def test_each_line_is_on_disk_before_the_next_call(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     rec = Recorder(path)
