@@ -87,9 +87,13 @@ def replay_result(**kw: Any) -> ReplayResult:
 
 
 def gate_result() -> GateResult:
+    """Runs 1 and 2 replay cleanly, one passes, one fails (flaky); runs 3-7 time out."""
+    hit = ReplayReport.from_json(
+        {"calls": [{"n": 1, "tool": "read_file", "digest": "sha256:eec0", "outcome": "hit"}]}
+    )
     runs = [
-        _run(1, status="passed", exit_code=0, call_log=Path("/tmp/runs/run-01.jsonl")),
-        _run(2, call_log=Path("/tmp/runs/run-02.jsonl")),
+        _run(1, status="passed", exit_code=0, call_log=Path("/tmp/runs/run-01.jsonl"), report=hit),
+        _run(2, call_log=Path("/tmp/runs/run-02.jsonl"), report=hit),
         *(_run(n, status="timeout", exit_code=None) for n in range(3, 8)),
     ]
     divergence = Divergence("after_tool_layer", None, (), 4, (3, 4), "Every run made 4 calls.")
