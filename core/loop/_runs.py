@@ -110,7 +110,9 @@ def _replay_runs(
     for outcome in run_processes(specs, options.workers, token):
         run = _run_result(outcome, folder, chosen, served, logs)
         result.results.append(run)
-        yield Progress(stage, len(result.results), runs, "runs", tally(result.results), run)
+        yield Progress(
+            stage, len(result.results), runs, "runs", tally(result.results, replays=True), run
+        )
     _close(result, agent, runs, chosen, token)
     return result, served.cassette, logs
 

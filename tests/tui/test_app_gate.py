@@ -331,6 +331,8 @@ async def test_runs_that_catch_a_miss_get_no_tick_and_an_unclean_verdict(tmp_pat
         assert "run 1: passed (exit 0)" in text and "unclean: 1 miss" in text
         assert "✓" not in text.replace("0 ✓", "")  # the tally's glyph counts 0 passes
         assert text.count("✗ passed") == 2  # the runs list: the agent's word, no tick
+        assert screen.last_progress is not None
+        assert screen.last_progress.message == "0 ✓ 2 ✗"  # live tallies: no tick either
 
 
 @sync

@@ -165,3 +165,24 @@ def test_the_readme_tables_every_verdict_with_its_exit_status() -> None:
         if len(cells) == 3 and cells[0].strip("`") in VERDICTS:
             rows[cells[0].strip("`")] = int(cells[2])
     assert rows == VERDICT_EXIT
+
+
+def test_a_runs_folder_that_cannot_be_written_is_infrastructure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The controller's own write of a run's call log fails for want of space (a full
+    disk, simulated at the write): infrastructure, naming the file, never the agent."""
+    import errno
+
+    from cassette_tui.core.loop import _runs
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_runs, "write_call_log", full)
+    result = gate(tmp_path, "pass", runs=2)
+    assert [r.status for r in result.results] == ["passed", "passed"]
+    assert result.verdict == "infrastructure" and result.exit_status == 2
+    why = result.to_json()["not_clean"][0]["why"]
+    assert why.startswith("the runs folder could not be written: ")
+    assert "run-01.jsonl: No space left on device" in why
