@@ -187,12 +187,23 @@ def attach(path: str | Path, engine: _Engine) -> ReportSink:
 
 
 def flush_all() -> None:
-    """Write every pending report now (at exit, on SIGTERM)."""
+    """Write every pending report now (at exit, on SIGTERM); a report that cannot be
+    written (a full disk) is one warning line on stderr (``warn_at_exit``)."""
     with _SINKS_LOCK:
         sinks = list(_SINKS.values())
     for sink in sinks:
-        with contextlib.suppress(ReportPathError):
+        try:
             sink.write()
+        except ReportPathError as exc:
+            warn_at_exit(f"the report was not written at exit: {exc}")
+
+
+def warn_at_exit(message: str) -> None:
+    """Print ``cassette-tui: warning: MESSAGE`` as one line on stderr (never raises: stderr
+    may be closed or full too)."""
+    line = "cassette-tui: warning: " + " ".join(message.split()) + "\n"
+    with contextlib.suppress(Exception):
+        os.write(2, line.encode("utf-8", "replace"))
 
 
 def _install_hooks() -> None:
