@@ -26,6 +26,9 @@ ENV_PATH: Final = "CASSETTE_PATH"
 ENV_REPORT: Final = "CASSETTE_REPORT"
 #: a config file other than ``cassette.toml`` / ``pyproject.toml``
 ENV_CONFIG: Final = "CASSETTE_CONFIG"
+#: ``DEV:INO`` of the empty file the ``record`` job created (exclusively) at
+#: ``CASSETTE_PATH`` for its agent: the recorder may write into that file and no other
+ENV_CLAIM: Final = "CASSETTE_CLAIM"
 
 MODES: Final = ("record", "replay", "live")
 

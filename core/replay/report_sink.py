@@ -182,7 +182,14 @@ def attach(path: str | Path, engine: _Engine) -> ReportSink:
         if sink is None:
             sink = _SINKS[key] = ReportSink(p)
         _install_hooks()
-    sink.add(engine)
+    try:
+        sink.add(engine)
+    except ReportPathError:
+        with _SINKS_LOCK, sink._lock:  # never written at exit either: the error said it
+            sink.engines.remove(engine)
+            if not sink.engines and _SINKS.get(key) is sink:
+                del _SINKS[key]
+        raise
     return sink
 
 

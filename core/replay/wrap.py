@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..format.cassette import load
-from ..format.constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
+from ..format.constants import ENV_CLAIM, ENV_MODE, ENV_PATH, ENV_REPORT, MODES
 from ..keys.config import ProjectConfig
 from ..scan.redact import Redactor, record_redactor
 from ..scan.redact_config import load_secret_config
@@ -111,7 +111,8 @@ def _engine(
     redaction = load_secret_config(project)
     if mode == "record":
         redactor = record_redactor(redaction)
-        recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor)
+        claim = os.environ.get(ENV_CLAIM) or None  # the file the record job made for it
+        recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor, claim=claim)
         return recorder, recorder.wrap(dispatch)
     replayer = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
     return replayer, _replayed(replayer, is_async)
