@@ -30,6 +30,12 @@ ENV_CONFIG: Final = "CASSETTE_CONFIG"
 #: ``CASSETTE_PATH`` for its agent: the recorder may write into that file and no other
 ENV_CLAIM: Final = "CASSETTE_CLAIM"
 
+#: ``PID:PATH``: the process that writes the report at ``PATH`` (``CASSETTE_REPORT``,
+#: resolved); set by the first process of a run that wraps a dispatcher, so the processes
+#: it starts only append their calls to the report's journal. ``0:PATH`` (the loop sets
+#: it): every process of the run appends to the journal, none starts it afresh.
+ENV_REPORT_OWNER: Final = "CASSETTE_REPORT_OWNER"
+
 MODES: Final = ("record", "replay", "live")
 
 #: where the replay network guard logs what it refused (set by the debugger per run; the
