@@ -118,12 +118,24 @@ class ReportSink:
             raise ReportPathError(journal, exc.strerror or str(exc)) from None
         os.environ[ENV_REPORT_OWNER] = f"{self.pid}:{key}"  # for the processes it starts
 
+    def close_journal(self) -> None:
+        """Close the journal; remove it when it is empty (a report path refused at once
+        leaves no file next to it)."""
+        fd, self._journal = self._journal, None
+        if fd is None:
+            return
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_size == 0:
+                os.unlink(journal_path(self.path))
+        os.close(fd)
+
     def add(self, engine: _Engine) -> None:
         """Report ``engine`` here too (a replayer's calls also go to the journal); write
         the report at once. Raises ``ReportPathError`` when it cannot be written."""
         with self._lock:
             self.engines.append(engine)
             number = len(self.engines)
+        self.write()  # first: a path that cannot be written is refused before any journal
         listeners = getattr(engine, "listeners", None)
         cassette = getattr(engine, "cassette", None)
         if isinstance(listeners, list) and cassette is not None:
@@ -147,7 +159,6 @@ class ReportSink:
                 self._append(event)
 
             listeners.append(journal)
-        self.write()
 
     def _append(self, event: dict[str, Any]) -> None:
         """One journal line, in one ``write`` (a full disk loses the line, never raises:
@@ -208,7 +219,10 @@ class ReportSink:
             self._last_write = now
 
     def changed(self) -> None:
-        """A call changed the report: write it now if that is cheap, else soon."""
+        """A call changed the report: write it now if that is cheap, else soon (nothing
+        where this process does not write it: its calls are in the journal)."""
+        if not self.owns_report or os.getpid() != self.pid:
+            return
         with self._lock:
             since = time.perf_counter() - self._last_write
             wait = self._last_cost / _BUDGET - since
@@ -280,6 +294,7 @@ def attach(path: str | Path, engine: _Engine) -> ReportSink:
             sink.engines.remove(engine)
             if not sink.engines and _SINKS.get(key) is sink:
                 del _SINKS[key]
+                sink.close_journal()
         raise
     return sink
 
