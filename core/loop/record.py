@@ -139,6 +139,7 @@ def _claim(target: Path, output: str | Path) -> tuple[int, int]:
     before the agent starts: a second recording to the same path fails here, before its
     agent runs. Returns the file's ``(st_dev, st_ino)``: the agent's recorder writes into
     this file and no other (``CASSETTE_CLAIM``), and the job removes only this file.
+    Missing folders above it are created.
 
     Raises:
         FileExistsError: something is at ``target`` (another recording took it).
@@ -146,6 +147,7 @@ def _claim(target: Path, output: str | Path) -> tuple[int, int]:
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # as the recorder would
         fd = os.open(target, flags, default_mode())
     except FileExistsError:
         raise FileExistsError(
