@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 from cassette_tui.core.format.cassette import Cassette, load, save
 from cassette_tui.core.format.entry import Entry
-from cassette_tui.core.loop.pin import FixtureExists, fixture_name, pin
+from cassette_tui.core.loop.pin import (
+    FixtureExists,
+    existing_fixture,
+    fixture_name,
+    pin,
+    plan_pin,
+)
 from cassette_tui.tui.cli import cli
+from cassette_tui.tui.text.pin import existing_words
 from click.testing import CliRunner
 
 TOOLS = ["a/b", "a_b", "a b", "a\x00b", "A_B"]
@@ -52,3 +59,7 @@ def test_an_existing_fixture_names_the_tool_it_holds(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "holding tool 'a/b' seq 1" in result.output and "use --force" in result.output
     assert "Traceback" not in result.output
+
+    plan = plan_pin(load(source), 2, folder)
+    words = existing_words(existing_fixture(plan), "a_b")  # what the app's prompt says
+    assert words.startswith(f"it holds tool 'a/b' seq 1 of {source}")
