@@ -40,6 +40,10 @@ class ArgsRedactor(Protocol):
         """``args`` itself when nothing in it is a secret, else a redacted copy."""
         ...
 
+    def redact_tool(self, tool: str) -> str:
+        """``tool`` itself when its name holds no secret, else the name redacted."""
+        ...
+
 
 def args_digest(rules: Normalizer, tool: str, args: Any) -> str:
     """The digest of ``args`` normalized under ``rules`` for a call of ``tool``: what an
@@ -59,16 +63,18 @@ def lookup_key(
     tool: str,
     args: Any,
 ) -> Key:
-    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw args'
-    key when ``index`` holds it, else that of the redacted args when ``index`` holds that
-    (a cassette redacted after recording), else the raw one (a miss)."""
+    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw call's
+    key when ``index`` holds it, else that of the redacted call (its tool name and args
+    redacted) when ``index`` holds that (a cassette redacted after recording), else the raw
+    one (a miss)."""
     key = call_key(rules, tool, args)
     if key in index or redactor is None:
         return key
     redacted = redactor.redact_args(tool, args)
-    if redacted is args:
+    redacted_tool = redactor.redact_tool(tool)
+    if redacted is args and redacted_tool == tool:
         return key
-    other = call_key(rules, tool, redacted)
+    other = call_key(rules, redacted_tool, redacted)
     return other if other in index else key
 
 

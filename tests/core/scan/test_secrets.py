@@ -107,7 +107,7 @@ def test_scan_entry_paths_at_any_depth_in_json_text_and_headers() -> None:
 
 def test_masked_values_placeholders_numbers_and_envelopes_are_not_secrets() -> None:
     value = {
-        "authorization": ["AUTHORIZATION-XXX"],
+        "authorization": ["XXXX-XXXX"],
         "api_key": "<redacted:secret:1234abcd>",
         "token": "Bearer <redacted:github_token:1234abcd>",
         "password": "",
