@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..format.digest import digest
 from ..format.jsonpath import child_path
+from .replay_key import redacted_name
 from .volatile import difference_kind
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ def nearest(
     tools = {tool}
     if redactor is not None:
         redacted = redactor.redact_args(tool, args)
-        redacted_tool = redactor.redact_tool(tool)
+        redacted_tool = redacted_name(redactor, tool)
         tools.add(redacted_tool)
         if redacted is not args:
             live_redacted = rules.apply(redacted_tool, redacted)

@@ -40,10 +40,6 @@ class ArgsRedactor(Protocol):
         """``args`` itself when nothing in it is a secret, else a redacted copy."""
         ...
 
-    def redact_tool(self, tool: str) -> str:
-        """``tool`` itself when its name holds no secret, else the name redacted."""
-        ...
-
 
 def args_digest(rules: Normalizer, tool: str, args: Any) -> str:
     """The digest of ``args`` normalized under ``rules`` for a call of ``tool``: what an
@@ -54,6 +50,13 @@ def args_digest(rules: Normalizer, tool: str, args: Any) -> str:
 def call_key(rules: Normalizer, tool: str, args: Any) -> Key:
     """The replay key of a call of ``tool`` with ``args`` under ``rules``."""
     return (tool, digest(rules.apply(tool, args)))
+
+
+def redacted_name(redactor: ArgsRedactor, tool: str) -> str:
+    """The tool name as ``redactor`` redacts it (its ``redact_tool``, when it has one: a
+    token used as a tool name; ``scan.redact.Redactor`` has), else ``tool``."""
+    redact_tool = getattr(redactor, "redact_tool", None)
+    return redact_tool(tool) if redact_tool is not None else tool
 
 
 def lookup_key(
@@ -71,7 +74,7 @@ def lookup_key(
     if key in index or redactor is None:
         return key
     redacted = redactor.redact_args(tool, args)
-    redacted_tool = redactor.redact_tool(tool)
+    redacted_tool = redacted_name(redactor, tool)
     if redacted is args and redacted_tool == tool:
         return key
     other = call_key(rules, redacted_tool, redacted)

@@ -2,8 +2,11 @@
 entries and makes the findings; ``check`` and ``redact`` use the same scan).
 
 What counts as a secret, on every string in an entry's ``args``, ``response`` / ``error``
-and extra fields (``request_headers`` of an imported VCR cassette, say), at any depth, and
-inside JSON held in a string (a request body, a tool's text result):
+and extra fields (``request_headers`` of an imported VCR cassette, say), at any depth, in
+its object keys and tool name (``key_secrets``; ``secrets.tool_hits``), inside JSON held in
+a string (a request body, a tool's text result), inside base64 of printable text (the run
+is the secret: ``base64_hit``) and in the URL-decoded text (the secret as written, its
+escapes included):
 
 - the patterns of the detect-secrets library (Yelp/detect-secrets, its plugins run on
   strings in memory): provider key formats (AWS, GitHub, GitLab, OpenAI, Slack, Stripe,
@@ -12,19 +15,27 @@ inside JSON held in a string (a request body, a tool's text result):
   base64/hex strings (its Shannon-entropy limits: 4.5 and 3.0 bits per character, for
   tokens of at least 20 and 16 characters; UUIDs and sequential strings excepted, and
   values under id-like keys such as ``request_id`` or ``etag``);
-- bearer tokens (``Bearer <token>`` anywhere in a string);
+- provider formats the library lacks or stops short of (``PROVIDERS``: OpenAI ``sk-proj-``,
+  Anthropic ``sk-ant-``, GitHub ``github_pat_``, Google ``AIza``, whole ``sk_live_`` and
+  ``xox*`` tokens);
+- bearer tokens (``Bearer <token>`` anywhere in a string) and ``Basic <base64>`` credentials
+  (the base64 of ``user:password``) anywhere in a string;
 - key-name rules on top: the string under a key whose last word is ``authorization``,
   ``token``, ``password``/``passwd``/``pwd``, ``secret``, ``cookie``, ``credentials`` or
   ``api key`` (``Authorization``, ``x-api-key``, ``access_token``, ``client_secret``,
-  ``Set-Cookie``; not ``max_tokens`` or ``token_type``), and URL query parameters named so
-  (``?access_token=...``). A scheme word (``Bearer``, ``Basic``) is kept, the rest is the
-  secret;
+  ``Set-Cookie``; not ``max_tokens`` or ``token_type``), and URL query parameters and
+  assignments named so (``?access_token=...``, ``export API_KEY=...``). A scheme word
+  (``Bearer``, ``Basic``) is kept, the rest is the secret;
 - values at the paths listed under ``redact.paths`` in the config (``kind`` ``redact_path``;
   ``secrets.scan_value`` applies them, ``redact_config.py`` reads them).
 
-Not secrets: values that already look masked (``<redacted:kind:hash8>`` placeholders,
-``XXX``/``***`` runs, ``<...>``, ``{{...}}``, ``${...}``, ``REDACTED``), empty strings,
-numbers and booleans, and binary envelopes (``{"_binary": true, ...}``).
+Not secrets: values that already look masked (``looks_masked``: placeholders, ``<...>``,
+``{{...}}``, ``${...}``, ``[REDACTED]``, and whole-value mask shapes such as ``XXXX-XXXX``,
+``****1234`` or ``AUTHORIZATION-XXX``; a value merely holding ``xxx`` is no mask), empty
+strings, numbers and booleans, binary envelopes (``{"_binary": true, ...}``), lower-case
+hex of 40, 64 or 128 digits (git object ids, digests), UUIDs, and the values of id-like
+keys (``request_id``, ``thought_signature``) and path variables (``PWD``, ``HOME``,
+``*_PATH``, ``*_DIR``) for the entropy test (path variables for the key-name rules too).
 """
 
 from __future__ import annotations

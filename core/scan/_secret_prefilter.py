@@ -157,6 +157,22 @@ def _run_may_be_entropic(run: bytes) -> bool:
     return hit
 
 
+_base64_seen: dict[bytes, bool] = {}
+
+
+def _run_hides_secret(run: bytes) -> bool:
+    """``base64_hit`` of a run (short runs remembered, as ``_run_may_be_entropic``'s);
+    a run whose length without its padding leaves 1 over 4 is no base64 at all."""
+    if len(run.rstrip(b"=")) % 4 == 1:
+        return False
+    hit = _base64_seen.get(run)
+    if hit is None:
+        hit = base64_hit(run.decode("ascii")) is not None
+        if len(run) <= _ENTROPY_SEEN_LENGTH and len(_base64_seen) < _ENTROPY_SEEN_COUNT:
+            _base64_seen[run] = hit
+    return hit
+
+
 #: a JSON escape's byte after the backslash -> the byte it stands for (a quote is
 #: ``\x00`` by the time escapes are read: ``_texts_line`` turns quotes into delimiters
 #: first, so an escaped quote shows as a backslash and ``\x00``)
@@ -363,7 +379,7 @@ def _runs_free(raw: bytes) -> bool:
     for start, end in _candidate_runs(raw):
         run = raw[start:end]
         # base64 of a text holding a secret: decoded by the scan wherever the run is
-        if end - start >= B64_DECODE_MIN and base64_hit(run.decode("ascii")) is not None:
+        if end - start >= B64_DECODE_MIN and _run_hides_secret(run):
             return False
         # the entropy test's own first exits (``entropy_hit``): fewer than 9
         # distinct characters, or fewer than 23 in a run that is not all hex
