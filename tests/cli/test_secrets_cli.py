@@ -139,9 +139,7 @@ VCR_FINDINGS = {
 }
 
 
-def test_vcr_cassettes_findings_are_known_and_allowed_by_path(
-    real: Path, tmp_path: Path
-) -> None:
+def test_vcr_cassettes_findings_are_known_and_allowed_by_path(real: Path, tmp_path: Path) -> None:
     files = sorted((real / "vcr").rglob("*.yaml"))
     assert files
     done = subprocess.run(
