@@ -280,3 +280,21 @@ def test_a_finding_in_a_key_never_shows_the_key(tmp_path: Path) -> None:
         assert GITHUB not in f.message and GITHUB not in f.path
         assert "hunter2" not in f.message
     assert {f.path for f in findings} == {"$.args", f'$.args["{placeholder(GITHUB)}"].password'}
+
+
+def test_a_miss_on_a_redacted_cassette_blames_only_the_path_that_differs(tmp_path: Path) -> None:
+    """The live call carries the real token, the cassette its placeholder: the miss (a
+    changed page) names ``$.page`` alone, not the token that matches once redacted."""
+    src = write_cassette(
+        tmp_path / "c.jsonl",
+        entry(1, "call_api", {"headers": {"Authorization": f"Bearer {GITHUB}"}, "page": 1}),
+    )
+    out = redact_file(src, tmp_path / "out.jsonl")
+    replayer = Replayer(load(out))
+    live = {"headers": {"Authorization": f"Bearer {GITHUB}"}, "page": 2}
+    with pytest.raises(CassetteMiss) as caught:
+        replayer("call_api", live)
+    (cand,) = caught.value.nearest
+    assert [d["path"] for d in cand["differences"]] == ["$.page"]
+    (miss,) = replayer.report()["misses"]
+    assert [d["path"] for d in miss["nearest"][0]["differences"]] == ["$.page"]
