@@ -100,18 +100,22 @@ _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)")
 #: ends a text in the prefilter's rebuilt line (``_texts_line``), so one text's value never
 #: runs into the next text
 QUERY = re.compile(r"(?<![A-Za-z0-9_.\-])([A-Za-z0-9_.\-]+)=([^&#\s\"'<>\x00]+)")
+#: not after a letter: ``task-<32 hex>`` or ``disk_live_...`` is no key (a digit may come
+#: before one: ``%22sk-proj-...`` in URL-encoded text)
+NOT_IN_WORD = "(?<![A-Za-z])"
 #: provider key formats the library lacks or stops short of, each carried to the end of its
-#: token (``(slug, pattern)``; ASCII, no flags: the prefilter runs them as they are)
+#: token (``(slug, pattern)``; ASCII, no flags: the prefilter runs them without the
+#: ``NOT_IN_WORD`` lookbehind)
 PROVIDERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (slug, re.compile(pattern))
     for slug, pattern in (
-        ("anthropic_api_key", r"sk-ant-[A-Za-z0-9_\-]{20,}"),
-        ("openai_token", r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}"),
-        ("openai_token", r"sk-[A-Za-z0-9]{32,}"),
+        ("anthropic_api_key", NOT_IN_WORD + r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+        ("openai_token", NOT_IN_WORD + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}"),
+        ("openai_token", NOT_IN_WORD + r"sk-[A-Za-z0-9]{32,}"),
         ("github_token", r"github_pat_[A-Za-z0-9_]{22,}"),
         ("github_token", r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}"),
         ("google_api_key", r"AIza[0-9A-Za-z_\-]{35}"),
-        ("stripe_access_key", r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+        ("stripe_access_key", NOT_IN_WORD + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
         ("slack_token", r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
     )
 )

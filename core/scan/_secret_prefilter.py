@@ -18,6 +18,7 @@ from typing import Any
 
 from ._secret_detectors import (
     B64_DECODE_MIN,
+    NOT_IN_WORD,
     PROVIDERS,
     QUERY,
     base64_hit,
@@ -122,8 +123,8 @@ def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
     for _, regex in pattern_groups()[0]:
         flags = "(?i)" if regex.flags & re.IGNORECASE else ""
         patterns.append((_MAYBE, flags + _loosened(regex.pattern)))
-    for _, regex in PROVIDERS:  # ASCII, no flags, no lookaround
-        patterns.append((_MAYBE, regex.pattern))
+    for _, regex in PROVIDERS:  # ASCII, no flags; RE2 has no lookbehind (looser is safe)
+        patterns.append((_MAYBE, regex.pattern.replace(NOT_IN_WORD, "")))
     options = re2.Options()
     options.log_errors = False
     # room for the set's automaton: with RE2's default 8 MB its state cache fills and is

@@ -100,6 +100,7 @@ FRAGMENTS = [
     "sk-proj-" + "aB3_dE-9" * 6,
     "sk-ant-api03-" + "xY9" * 10,
     "sk-" + "Ab1" * 12,
+    "task-" + "Ab1" * 12,
     "github_pat_" + "a1B2" * 6,
     "ghp_" + "a1B2" * 10,
     "AIza" + "Sy_D-a1B2c" * 4,

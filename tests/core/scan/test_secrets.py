@@ -230,3 +230,8 @@ def test_basic_credentials_in_free_text_and_url_encoded_secrets() -> None:
     # a secret holding escaped characters is found as it is written (percent-encoded)
     bearer = urllib.parse.quote("Authorization: Bearer abc/def+ghi==", safe="")
     assert kinds(f"https://x/?h={bearer}") == {"abc%2Fdef%2Bghi%3D%3D": "bearer_token"}
+
+
+def test_provider_prefixes_inside_words_are_not_keys() -> None:
+    assert scan_text("task-" + "Ab1" * 12) == ()
+    assert kinds("x=%22sk-" + "Ab1" * 12 + "%22") == {"sk-" + "Ab1" * 12: "openai_token"}
