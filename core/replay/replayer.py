@@ -109,7 +109,12 @@ class Replayer:
             n = len(self._log) + 1
             recorded = self._index.get(key)
             if recorded is None:
-                cands = [c.to_dict() for c in nearest(self.cassette, tool, args, rules=self.rules)]
+                cands = [
+                    c.to_dict()
+                    for c in nearest(
+                        self.cassette, tool, args, rules=self.rules, redactor=self.redactor
+                    )
+                ]
                 shown = self.redactor.redact_args(tool, args)  # the report goes to disk
                 miss = Miss(tool, dig, copy.deepcopy(shown), tuple(cands))
                 self._logged(CallRecord(n, tool, dig, None, "miss"), miss)
