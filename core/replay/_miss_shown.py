@@ -1,0 +1,96 @@
+"""What a miss shows of the live call: its nearest recorded calls with no secret in them.
+
+A miss is printed (``CassetteMiss``), saved (the replay report) and shown again by the
+``replay`` and ``gate`` commands, so its values are masked once, here, before any of those
+see them (issue 26):
+
+- the differences are those of the raw live args or of the redacted ones, whichever is
+  fewer for that recorded call: a secret the cassette holds as a placeholder is not a
+  difference once the live value is redacted the same way;
+- a live value whose hash is that of a placeholder in the recorded args is named
+  ``"the redacted value at $.path"``, never printed;
+- every other value (recorded or live) goes through ``masking.mask_value``.
+
+The scan is imported when a miss happens, not when replay is imported (an agent pays
+that import on every run).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..format.jsonpath import format_path, iter_leaves, parse_path
+from ..keys.nearest import nearest
+
+if TYPE_CHECKING:
+    from ..format.cassette import Cassette
+    from ..keys.normalize import NormalizationRules
+    from ..scan.redact import Redactor
+
+_PLACEHOLDER = re.compile(r"<redacted:[a-z0-9_]+:([0-9a-f]{8})>")
+
+
+def shown_miss(
+    cassette: Cassette,
+    rules: NormalizationRules,
+    redactor: Redactor,
+    tool: str,
+    args: Any,
+) -> tuple[Any, list[dict[str, Any]]]:
+    """``(args, candidates)`` of a missed call as every message and report shows them.
+
+    ``args``: the live args redacted (``redactor.redact_args``) then masked.
+    ``candidates``: ``Candidate.to_dict()`` of the nearest recorded calls (at most 3,
+    nearest first), each difference's ``recorded`` and ``live`` masked as above.
+    """
+    from ..scan.masking import hash8, mask_value
+
+    redacted = redactor.redact_args(tool, args)
+    best: dict[int, Any] = {}
+    tries = [args] if redacted is args else [args, redacted]
+    for live in tries:
+        for cand in nearest(cassette, tool, live, rules=rules):
+            old = best.get(cand.seq)
+            if old is None or len(cand.differences) < len(old.differences):
+                best[cand.seq] = cand
+    ordered = sorted(best.values(), key=lambda c: (len(c.differences), c.seq))[:3]
+    by_seq = {cassette.seq(i): i for i in range(len(cassette)) if cassette.tool(i) == tool}
+    out = []
+    for cand in ordered:
+        recorded_args = cassette[by_seq[cand.seq]].args if cand.seq in by_seq else None
+        placeholders = _placeholder_paths(recorded_args)
+        data = cand.to_dict()
+        for diff in data["differences"]:
+            key = _last_key(diff["path"])
+            live = diff["live"]
+            if isinstance(live, str) and diff["absent"] != "live" and live:
+                at = placeholders.get(hash8(live))
+                if at is not None:
+                    diff["live"] = f"the redacted value at {at}"
+                    diff["recorded"] = mask_value(diff["recorded"], key)
+                    continue
+            diff["live"] = mask_value(live, key)
+            diff["recorded"] = mask_value(diff["recorded"], key)
+        out.append(data)
+    return mask_value(redacted), out
+
+
+def _placeholder_paths(args: Any) -> dict[str, str]:
+    """hash8 -> the path (``$.api_key``) of the first placeholder carrying it in ``args``."""
+    found: dict[str, str] = {}
+    for parts, leaf in iter_leaves(args, (), only=(str,)):
+        for m in _PLACEHOLDER.finditer(leaf):
+            found.setdefault(m.group(1), format_path(parts))
+    return found
+
+
+def _last_key(path: str) -> str | None:
+    """The last object key of a printed path (``$.headers.Authorization`` ->
+    ``Authorization``), for the scan's secret-named keys; ``None`` for an index."""
+    try:
+        parts = parse_path(path)
+    except ValueError:
+        return None
+    last = parts[-1] if parts else None
+    return last if isinstance(last, str) else None
