@@ -89,3 +89,64 @@ async def test_v_reveals_a_masked_secret_and_masks_it_again(tmp_path: Path) -> N
         await press(pilot, "q")
         assert isinstance(app.screen, SingleScreen)
         assert TOKEN not in detail_text(app) and "ghp_…(40 chars)" in detail_text(app)
+
+
+PASSWORD = "hunter2-db-Pa55word"  # a password under a secret-named key
+
+
+def listed_file(tmp_path: Path, name: str, token: str) -> Path:
+    """Secrets the step list shows first: in the args' first values."""
+    rows = [
+        {"seq": 1, "tool": "db", "args": {"password": PASSWORD, "q": "x"}, "response": {}},
+        {"seq": 2, "tool": "gh", "args": {"token": token}, "response": {"ok": 1}},
+        {
+            "seq": 3,
+            "tool": "api",
+            "args": {"headers": {"Authorization": f"Bearer {token}"}},
+            "response": {"ok": 1},
+        },
+    ]
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 40)])
+@sync
+async def test_the_step_list_masks_secrets_at_any_width(tmp_path: Path, size: tuple) -> None:
+    """Issue 26: the single view at 80x24 showed a password and a ghp_ token whole."""
+    app = CassetteApp(open_cassette(listed_file(tmp_path, "c.jsonl", TOKEN)))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "db" in shown and "gh" in shown
+        for secret in (PASSWORD, TOKEN):
+            assert secret not in shown and secret[4:12] not in shown
+        assert "ghp_…(40 chars)" in shown
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 40)])
+@sync
+async def test_the_pair_step_list_masks_secrets(tmp_path: Path, size: tuple) -> None:
+    other = TOKEN[:-4] + "WXYZ"
+    a = open_cassette(listed_file(tmp_path, "a.jsonl", TOKEN))
+    b = open_cassette(listed_file(tmp_path, "b.jsonl", other))
+    app = CassetteApp(a, b)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PairScreen)
+        shown = screen_text(app)
+        for secret in (PASSWORD, TOKEN, other):
+            assert secret[4:12] not in shown
+
+
+@sync
+async def test_v_reveals_the_step_list_too(tmp_path: Path) -> None:
+    app = CassetteApp(open_cassette(listed_file(tmp_path, "c.jsonl", TOKEN)))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        assert PASSWORD not in screen_text(app)
+        await press(pilot, "v")
+        assert PASSWORD in screen_text(app)
+        await press(pilot, "v")
+        assert PASSWORD not in screen_text(app)
