@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..format.jsonpath import format_path, iter_leaves, parse_path
+from ..format.jsonpath import format_path, iter_leaves
 from ..keys.nearest import nearest
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def shown_miss(
     ``candidates``: ``Candidate.to_dict()`` of the nearest recorded calls (at most 3,
     nearest first), each difference's ``recorded`` and ``live`` masked as above.
     """
-    from ..scan.masking import hash8, mask_value
+    from ..scan.masking import hash8, mask_at, mask_value
 
     redacted = redactor.redact_args(tool, args)
     best: dict[int, Any] = {}
@@ -62,16 +62,16 @@ def shown_miss(
         placeholders = _placeholder_paths(recorded_args)
         data = cand.to_dict()
         for diff in data["differences"]:
-            key = _last_key(diff["path"])
+            path = diff["path"]
             live = diff["live"]
             if isinstance(live, str) and diff["absent"] != "live" and live:
                 at = placeholders.get(hash8(live))
                 if at is not None:
                     diff["live"] = f"the redacted value at {at}"
-                    diff["recorded"] = mask_value(diff["recorded"], key)
+                    diff["recorded"] = mask_at(diff["recorded"], path)
                     continue
-            diff["live"] = mask_value(live, key)
-            diff["recorded"] = mask_value(diff["recorded"], key)
+            diff["live"] = mask_at(live, path)
+            diff["recorded"] = mask_at(diff["recorded"], path)
         out.append(data)
     return mask_value(redacted), out
 
@@ -83,14 +83,3 @@ def _placeholder_paths(args: Any) -> dict[str, str]:
         for m in _PLACEHOLDER.finditer(leaf):
             found.setdefault(m.group(1), format_path(parts))
     return found
-
-
-def _last_key(path: str) -> str | None:
-    """The last object key of a printed path (``$.headers.Authorization`` ->
-    ``Authorization``), for the scan's secret-named keys; ``None`` for an index."""
-    try:
-        parts = parse_path(path)
-    except ValueError:
-        return None
-    last = parts[-1] if parts else None
-    return last if isinstance(last, str) else None

@@ -9,10 +9,10 @@ import hashlib
 import json
 from typing import Any
 
-from ..format.jsonpath import Part
+from ..format.jsonpath import Part, parse_path
 from ._secret_detectors import scan_string, string_leaf_secrets
 
-__all__ = ["hash8", "mask", "mask_value", "value_hash"]
+__all__ = ["hash8", "mask", "mask_at", "mask_value", "value_hash"]
 
 
 def value_hash(secret: str) -> str:
@@ -48,6 +48,22 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     for parts, secrets in by_leaf.items():
         value = _replace_at(value, parts, lambda leaf, s=secrets: _mask_text(leaf, s))
     return value
+
+
+def mask_at(value: Any, path: str | None) -> Any:
+    """``mask_value`` of a value found at ``path`` (a printed JSON path such as
+    ``$.headers.api_key``): a bare string is scanned under the path's last key, so a
+    password under a secret-named key is masked as the scan of the entry would find it.
+    A path that does not parse counts as no key."""
+    key = None
+    if path:
+        try:
+            parts = parse_path(path)
+        except ValueError:
+            parts = ()
+        last = parts[-1] if parts else None
+        key = last if isinstance(last, str) else None
+    return mask_value(value, key)
 
 
 def _mask_text(text: str, secrets: list[str]) -> str:

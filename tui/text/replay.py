@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.format.errors import NULLS_HINT, is_null_vs_absent
 from cassette_tui.core.loop.served import IMPORTED_NAME
-from cassette_tui.core.scan.masking import mask_value
+from cassette_tui.core.scan.masking import mask_at, mask_value
 
 from .plural import plural
 from .report import ReportLine
@@ -121,13 +121,7 @@ def side_value(d: Mapping[str, Any], side: str, width: int = 30) -> str:
     null). The one wording of the replay command and the app's miss screen."""
     if d.get("absent") == side:
         return ABSENT
-    return short_json(mask_value(d.get(side), _last_key(str(d.get("path", "")))), width)
-
-
-def _last_key(path: str) -> str | None:
-    """``$.headers.api_key`` -> ``api_key`` (the key a value is masked under)."""
-    tail = path.rsplit(".", 1)[-1]
-    return tail if tail and tail != path and "[" not in tail else None
+    return short_json(mask_at(d.get(side), str(d.get("path") or "")), width)
 
 
 def difference_line(d: Mapping[str, Any]) -> str:
