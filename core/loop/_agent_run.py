@@ -119,9 +119,9 @@ def read_guard_log(path: Path) -> tuple[bool, list[dict[str, Any]]]:
 def masked_tail(path: Path | None, lines: int = TAIL_LINES) -> str:
     """``tail`` with every secret the scan finds in it masked (``masking.mask_value``): the
     tail is shown by the commands and the app, and saved in ``results.json``."""
-    from ..scan.masking import mask_value
+    from ..scan.masking import mask_text
 
-    return str(mask_value(tail(path, lines)))
+    return mask_text(tail(path, lines))
 
 
 def tail(path: Path | None, lines: int = TAIL_LINES) -> str:

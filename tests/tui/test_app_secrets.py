@@ -150,3 +150,63 @@ async def test_v_reveals_the_step_list_too(tmp_path: Path) -> None:
         assert PASSWORD in screen_text(app)
         await press(pilot, "v")
         assert PASSWORD not in screen_text(app)
+
+
+OPENAI = "sk-proj-" + "Qw3rTy7uIo9pAs1dFg5hJk2lZx8cVb4nMq6wEr0tYu"  # fake
+BEARER = "tok9" + "f8e7d6c5b4a39281706f5e4d3c2b1a0ZyXw"  # fake
+
+
+def planted_file(tmp_path: Path, name: str, token: str) -> Path:
+    """The leak check's four kinds, in args and responses, over several steps."""
+    args = {
+        "openai_key": OPENAI,
+        "github": {"token": token},
+        "headers": {"Authorization": f"Bearer {BEARER}"},
+        "db": {"password": PASSWORD},
+    }
+    rows = [
+        {"seq": 1, "tool": "crm", "args": args, "response": {"echo": args}},
+        {"seq": 2, "tool": "gh", "args": {"token": token}, "response": {"t": token}},
+        {"seq": 3, "tool": "db", "args": {"password": PASSWORD}, "response": {}},
+    ]
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _leaks(text: str, secrets: tuple[str, ...]) -> list[str]:
+    return [s[:4] for s in secrets if s in text or s[4:14] in text]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+@sync
+async def test_leak_check_of_the_main_screens(tmp_path: Path, size: tuple) -> None:
+    """Issue 26's leak check, the app's part: every frame of the single view, the pair
+    view and the step screen (each step) holds none of the planted secrets."""
+    other = TOKEN[:-4] + "WXYZ"
+    secrets = (OPENAI, BEARER, PASSWORD, TOKEN, other)
+    frames: list[str] = []
+    app = CassetteApp(open_cassette(planted_file(tmp_path, "a.jsonl", TOKEN)))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            frames.append(screen_text(app))
+            await press(pilot, "enter")
+            frames.append(screen_text(app))
+            await press(pilot, "q")
+            await press(pilot, "down")
+    a = open_cassette(planted_file(tmp_path, "a.jsonl", TOKEN))
+    b = open_cassette(planted_file(tmp_path, "b.jsonl", other))
+    app = CassetteApp(a, b)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PairScreen)
+        for _ in range(3):
+            frames.append(screen_text(app))
+            await press(pilot, "enter")
+            frames.append(screen_text(app))
+            await press(pilot, "q")
+            await press(pilot, "down")
+    assert len(frames) == 12
+    for frame in frames:
+        assert not _leaks(frame, secrets), frame

@@ -20,7 +20,6 @@ error on stderr). Does not import Textual.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import textwrap
 from dataclasses import replace
@@ -32,7 +31,7 @@ from cassette_tui.core.diff.model import Change, Status
 from cassette_tui.core.diff.refine import numeric_drift
 from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.format.textspot import is_long_pair, spot
-from cassette_tui.core.scan.masking import mask_at, mask_value
+from cassette_tui.core.scan.masking import mask_at, mask_text, mask_value
 from rich.text import Text
 
 from ..text.marks import CHANGE_MARKS, STATUS_MARKS
@@ -280,18 +279,12 @@ def masked_finding(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _masked_leaves(value: Any) -> Any:
     if isinstance(value, str):
-        # the text between the digests is scanned; a digest is never taken for a secret
-        pieces = _DIGEST.split(value)
-        return "".join(p if i % 2 else mask_value(p) for i, p in enumerate(pieces))
+        return mask_text(value)  # a digest is never taken for a secret
     if isinstance(value, dict):
         return {k: _masked_leaves(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_masked_leaves(v) for v in value]
     return value
-
-
-#: an args digest as findings name it: an id, not a value
-_DIGEST = re.compile(r"(sha256:[0-9a-f]{8,64})")
 
 
 def _masked_call(call: Any) -> Any:
@@ -555,7 +548,7 @@ def _findings_lines(
         if layout.wrap:
             head.truncate(layout.width, overflow="ellipsis")
         yield head
-        message = f.message if reveal else _masked_leaves(f.message)
+        message = f.message if reveal else mask_text(f.message)
         yield Text(_wrap(safe(message), layout, "    "))
         yield Text(_wrap(safe(f"-> {f.action}"), layout, "    "), style="green")
 
