@@ -25,7 +25,7 @@ from ..keys.nearest import nearest
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
-    from ..keys.normalize import NormalizationRules
+    from ..format.digest import KeyRules
     from ..scan.redact import Redactor
 
 _PLACEHOLDER = re.compile(r"<redacted:[a-z0-9_]+:([0-9a-f]{8})>")
@@ -33,7 +33,7 @@ _PLACEHOLDER = re.compile(r"<redacted:[a-z0-9_]+:([0-9a-f]{8})>")
 
 def shown_miss(
     cassette: Cassette,
-    rules: NormalizationRules,
+    rules: KeyRules,
     redactor: Redactor,
     tool: str,
     args: Any,
