@@ -45,6 +45,9 @@ args = {
     "db": {"password": os.environ["LEAK_PASSWORD"]},
     "fields": sys.argv[1:] or ["name"],
 }
+if sys.argv[1:] and sys.argv[-1].isdigit():  # a gate's run number: flaky on purpose
+    args["fields"] = ["name"] if int(sys.argv[-1]) % 2 else ["name", "phone"]
+
 result = tool("crm_lookup", args)
 print("got", sorted(result))
 """
@@ -101,6 +104,7 @@ def test_no_command_writes_a_planted_secret(tmp_path: Path) -> None:
     inplace = work / "inplace.jsonl"
     shutil.copy(raw, inplace)
     agent_cmd = f"{sys.executable} {agent} name phone"
+    flaky = f"{sys.executable} {agent} {{run}}"
     commands = [
         ["check", str(raw)],
         ["check", "--json", str(raw)],
@@ -117,18 +121,27 @@ def test_no_command_writes_a_planted_secret(tmp_path: Path) -> None:
         ["gate", str(red), "--agent", agent_cmd, "-n", "2", "-j", "1",
          "--runs-dir", str(work / "gate")],
         ["gate", str(red), "--agent", agent_cmd, "-n", "2", "-j", "1", "--json"],
+        # flaky: odd runs hit, even runs miss; on the raw cassette too (its call logs and
+        # the divergence quote the recorded args)
+        ["gate", str(raw), "--agent", flaky, "-n", "2", "-j", "1", "--runs-dir",
+         str(work / "flaky")],
+        ["gate", str(red), "--agent", flaky, "-n", "2", "-j", "1", "--json"],
     ]  # fmt: skip
     statuses = {}
+    outputs: list[str] = []
     for args in commands:
         done = subprocess.run(
             [str(SCRIPT), *args], cwd=work, env=env, capture_output=True, text=True,
             timeout=600, check=False,
         )  # fmt: skip
         statuses[" ".join(args[:2])] = done.returncode
+        outputs.append(done.stdout)
         assert done.returncode in (0, 1), (args, done.stderr)
         assert not _leaks(done.stdout + done.stderr), (args, done.stdout, done.stderr)
-    # the replay did miss (the agent asks one more field), and the miss says why
+    # the replay did miss (the agent asks one more field); the flaky gate is flaky
     assert statuses[f"replay {red}"] == 1
+    assert statuses[f"gate {raw}"] == 1
+    assert json.loads(outputs[-1])["divergence"] is not None  # the runs part, quoted
     # every byte written to the work folder
     written = [p for p in work.rglob("*") if p.is_file()]
     assert any(p.name == "run-01.jsonl" for p in written)  # a call log
