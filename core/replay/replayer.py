@@ -78,6 +78,8 @@ class Replayer:
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
             ToolError: the recording is an ``error`` entry.
         """
+        # pytest lists each frame's arguments in a failure: this one's are the raw live args
+        __tracebackhide__ = True
         return self.serve(tool, args).outcome()  # a recorded error is raised as ToolError
 
     def serve(self, tool: str, args: Any) -> Entry:
@@ -91,6 +93,7 @@ class Replayer:
             CassetteMiss: the key was never recorded (with the nearest candidates).
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
         """
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
         key = lookup_key(self._index, self.rules, self.redactor, tool, args)
         dig = key[1]
         with self._lock:
