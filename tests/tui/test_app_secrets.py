@@ -210,3 +210,30 @@ async def test_leak_check_of_the_main_screens(tmp_path: Path, size: tuple) -> No
     assert len(frames) == 12
     for frame in frames:
         assert not _leaks(frame, secrets), frame
+
+
+@sync
+async def test_the_miss_screen_masks_recorded_and_live_args(tmp_path: Path) -> None:
+    """A replay report's miss on an unredacted cassette (or a report written before misses
+    were masked): the miss screen shows neither side's secret whole."""
+    from cassette_tui.tui.screens.replay import MissScreen
+
+    cassette = open_cassette(listed_file(tmp_path, "c.jsonl", TOKEN))
+    other = TOKEN[:-4] + "WXYZ"
+    miss = {
+        "tool": "gh",
+        "digest": "sha256:0bde2b47072f677b",
+        "args": {"token": other},
+        "nearest": [{"seq": 2, "args_digest": "sha256:1454eb44939cd6b8", "differences": [
+            {"path": "$.token", "recorded": TOKEN, "live": other, "absent": None,
+             "kind": "other"}]}],
+    }  # fmt: skip
+    app = CassetteApp(cassette)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await app.push_screen(MissScreen(miss, cassette))
+        await settle(pilot)
+        body = app.screen.detail.body_text()  # type: ignore[attr-defined]
+        assert "recorded seq 2" in body and "ghp_…(40 chars)" in body
+        for secret in (TOKEN, other):
+            assert secret[4:14] not in body and secret[4:14] not in screen_text(app)
