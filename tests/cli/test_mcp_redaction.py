@@ -114,6 +114,8 @@ def test_redact_a_cassette_redacts_its_sidecar_too(tmp_path: Path) -> None:
         text = path.read_text(encoding="utf-8")
         assert KEY not in text and WHSEC not in text
     assert sorted(p.name for p in runs.iterdir()) == ["crm.jsonl", "crm.mcp.json"]
+    kept = sorted(p.name for p in (env_cache / "cassette-tui" / "backups").iterdir())
+    assert len(kept) == 2 and kept[1] == kept[0] + ".mcp.json"  # both originals, outside
     again = _run([str(SCRIPT), "check", "--secrets", str(runs)], tmp_path)
     assert again.returncode == 0, again.stdout
 
@@ -128,3 +130,14 @@ def test_redact_a_sidecar_alone(tmp_path: Path) -> None:
     assert KEY not in text and WHSEC not in text and "<redacted:" in text
     refused = _run([str(SCRIPT), "redact", str(side), "-o", str(out)], tmp_path)
     assert refused.returncode == 2
+
+
+def test_redact_refuses_an_existing_sidecar_before_writing(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    _leaky_sidecar(runs)
+    line = {"seq": 1, "tool": "t", "args": {"api_key": KEY}, "response": {"ok": True}}
+    (runs / "crm.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (tmp_path / "out.mcp.json").write_text("{}", encoding="utf-8")
+    done = _run([str(SCRIPT), "redact", str(runs / "crm.jsonl"), "-o", "out.jsonl"], tmp_path)
+    assert done.returncode == 2 and "out.mcp.json: exists" in done.stderr
+    assert not (tmp_path / "out.jsonl").exists()  # nothing written

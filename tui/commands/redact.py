@@ -108,6 +108,11 @@ def redact(
         _redact_sidecar_file(file, target, config, force or in_place, keep, as_json)
         sys.exit(EXIT_CLEAN)
     cassette, secrets = _open_input(file, fmt, config, in_place)
+    side_src, side_out = sidecar_of(file), sidecar_of(target)
+    has_side = side_src.is_file() and fmt is None
+    if has_side and not (force or in_place) and os.path.lexists(side_out):
+        # said before anything is written: the cassette and its sidecar go together
+        _fail(f"{side_out}: exists (the sidecar of {target}); pass --force to replace it")
     try:
         with progress_on_stderr() as sink:
             result = run_job(
@@ -119,10 +124,10 @@ def redact(
     except (CassetteError, OSError) as exc:
         _fail(exc)
     side = None
-    if sidecar_of(file).is_file():
-        side = _redact_sidecar(
-            sidecar_of(file), sidecar_of(target), secrets, force or in_place, result.known
-        )
+    if has_side:
+        if keep is not None:  # --in-place: the sidecar's original is kept beside FILE's
+            _keep_copy(side_src, keep.with_name(keep.name + SIDECAR_SUFFIX))
+        side = _redact_sidecar(side_src, side_out, secrets, force or in_place, result.known)
     _report(file, result, as_json, side)
     sys.exit(EXIT_CLEAN)
 
@@ -165,18 +170,26 @@ def _redact_sidecar(
     return out, count
 
 
+def _keep_copy(src: Path, keep: Path) -> None:
+    """Copy ``src`` to ``keep`` (a new file); exit with status 2 when that fails."""
+    try:
+        if os.path.lexists(keep):
+            raise FileExistsError(f"{keep}: a backup exists already; move it away first")
+        write_atomic(keep, [src.read_bytes()])
+    except OSError as exc:
+        _fail(exc)
+
+
 def _redact_sidecar_file(
     file: str, target: Path, config: str | None, overwrite: bool, keep: Path | None, as_json: bool
 ) -> None:
     """``redact RUN.mcp.json``: the sidecar alone, the original first copied to ``keep``."""
     try:
         secrets = load_secret_config(ProjectConfig.load(config))
-        if keep is not None:
-            if os.path.lexists(keep):
-                raise FileExistsError(f"{keep}: a backup exists already; move it away first")
-            write_atomic(keep, [Path(file).read_bytes()])
     except (CassetteError, ValueError, OSError) as exc:
         _fail(exc)
+    if keep is not None:
+        _keep_copy(Path(file), keep)
     out, count = _redact_sidecar(Path(file), target, secrets, overwrite, frozenset())
     if as_json:
         echo_json({"file": file, "out": str(out), "replaced": count, "backup": _str_or_none(keep)})
@@ -240,4 +253,7 @@ def _report(
         line += f" (original kept as {safe(result.backup)})"
     click.echo(line)
     if side is not None:
-        click.echo(f"  its sidecar: {side[1]} secret(s) replaced -> {safe(side[0])}")
+        line = f"  its sidecar: {side[1]} secret(s) replaced -> {safe(side[0])}"
+        if result.backup is not None:
+            line += f" (original kept as {safe(result.backup)}{SIDECAR_SUFFIX})"
+        click.echo(line)
