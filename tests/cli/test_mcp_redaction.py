@@ -56,7 +56,7 @@ def test_bugcase_45_mcp_record_redacts_cassette_and_sidecar(real: Path, tmp_path
     assert facts["server"]["command"][-1] == "<redacted:secret:e5cfd71f>"
     clean = _run([str(SCRIPT), "check", "--secrets", str(runs)], tmp_path)
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert "crm.mcp.json: 3 entries, no findings" in clean.stdout
+    assert "crm.mcp.json: 3 exchanges, no findings" in clean.stdout
     assert "checked 2 files" in clean.stdout
 
 
@@ -91,7 +91,7 @@ def test_check_finds_a_sidecars_secrets_masked(tmp_path: Path) -> None:
     }
     assert KEY not in done.stdout and WHSEC not in done.stdout
     folder = _run([str(SCRIPT), "check", "--secrets", str(tmp_path / "runs")], tmp_path)
-    assert folder.returncode == 1 and "crm.mcp.json: 1 entry, 2 findings" in folder.stdout
+    assert folder.returncode == 1 and "crm.mcp.json: 1 exchange, 2 findings" in folder.stdout
 
 
 def test_redact_a_cassette_redacts_its_sidecar_too(tmp_path: Path) -> None:

@@ -352,7 +352,10 @@ def _print_human(console: Console, layout: Layout, result: Checked) -> None:
     rows = result.rows
     head = Text()
     head.append(safe(result.file), style="bold")
-    head.append(f": {plural(result.entries, 'entry', 'entries')}, ")
+    if is_sidecar(result.file):  # an MCP server-facts file counts its exchanges
+        head.append(f": {plural(result.entries, 'exchange')}, ")
+    else:
+        head.append(f": {plural(result.entries, 'entry', 'entries')}, ")
     if rows:
         head.append(plural(len(rows), "finding"), style="bold yellow")
     else:
