@@ -59,7 +59,7 @@ _MOVE = [
         "Reveal",
         show=False,
         id="main.reveal",
-        tooltip="Show secrets whole in the detail pane / mask them again",
+        tooltip="Show secrets whole in the step list and the detail pane / mask them again",
     ),
     Binding(
         "slash",

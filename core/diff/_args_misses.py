@@ -74,10 +74,11 @@ def _null_or_volatile(d: DriftItem) -> str:
     """One args difference for a message: ``$.cabin absent in A, null in B`` or
     ``$.since "2024-..." -> "2025-..." (timestamp)``."""
     if d.change is Change.ADDED:
-        return f"{d.path} absent in A, {short(d.b, 30)} in B"
+        return f"{d.path} absent in A, {short(d.b, 30, d.path)} in B"
     if d.change is Change.REMOVED:
-        return f"{d.path} {short(d.a, 30)} in A, absent in B"
-    return f"{d.path} {short(d.a, 30)} -> {short(d.b, 30)} ({difference_kind(d.a, d.b)})"
+        return f"{d.path} {short(d.a, 30, d.path)} in A, absent in B"
+    a, b = short(d.a, 30, d.path), short(d.b, 30, d.path)
+    return f"{d.path} {a} -> {b} ({difference_kind(d.a, d.b)})"
 
 
 def _volatile_presets(items: list[DriftItem]) -> dict[str, str] | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..format.jsonpath import format_path as json_path
 from ..format.jsonpath import iter_leaves
+from ..scan.masking import mask_at
 from ._finding import finding, short
 from .model import Change, DriftItem, Row
 from .refine import QUIET
@@ -148,7 +149,9 @@ def _finding(index: int, row: Row, item: DriftItem, sources: list[_Source]) -> F
     parts = []
     actions = []
     seqs: dict[str, list[int]] = {"a": [row.a_seq], "b": [row.b_seq]}  # type: ignore[list-item]
-    evidence: dict[str, Any] = {"row": index + 1, "path": item.path, "a": item.a, "b": item.b}
+    # the evidence is printed by diff --json: its values masked as the message's
+    a, b = mask_at(item.a, item.path), mask_at(item.b, item.path)
+    evidence: dict[str, Any] = {"row": index + 1, "path": item.path, "a": a, "b": b}
     for source in sources:
         side, c, i = source.side, source.c, source.pos
         seq, tool = c.seq(i), c.tool(i)
@@ -169,7 +172,7 @@ def _finding(index: int, row: Row, item: DriftItem, sources: list[_Source]) -> F
         }
     message = (
         f"{row.tool} args {item.path} drifted at A seq {row.a_seq} / B seq "
-        f"{row.b_seq} ({short(item.a, 30)} -> {short(item.b, 30)}), and "
+        f"{row.b_seq} ({short(item.a, 30, item.path)} -> {short(item.b, 30, item.path)}), and "
         + "; ".join(parts)
         + ". The earlier step is the likelier cause."
     )

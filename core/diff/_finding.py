@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..format.findings import Finding
+from ..scan.masking import mask_at, mask_value
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -33,7 +34,11 @@ def row_seqs(row: Row) -> dict[str, list[int]]:
     }
 
 
-def short(value: Any, width: int = 40) -> str:
+def short(value: Any, width: int = 40, path: str | None = None) -> str:
+    """``value`` for a finding's message, cut to ``width`` characters, each secret in it
+    masked first (``masking.mask_at`` under ``path``'s last key): a message is printed,
+    saved and shown in the app, and a value cut short is no longer found by the scan."""
+    value = mask_at(value, path)
     text = (
         "null" if value is None else (repr(value) if not isinstance(value, str) else f'"{value}"')
     )
@@ -41,7 +46,8 @@ def short(value: Any, width: int = 40) -> str:
 
 
 def json_short(value: Any, width: int = 60) -> str:
-    """``value`` as compact JSON, cut to ``width`` characters."""
+    """``value`` as compact JSON, cut to ``width`` characters, its secrets masked."""
+    value = mask_value(value)
     text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
     return text if len(text) <= width else text[: width - 3] + "..."
 

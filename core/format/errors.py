@@ -206,10 +206,13 @@ class CassetteMiss(CassetteError):
     Attributes:
         tool: the tool name of the call.
         digest: the args digest of the call after normalization.
-        args: the args as the agent passed them.
+        args: the args as the agent passed them, with their secrets redacted and masked
+            (``Replayer``: a miss shows no live secret).
         nearest: a list of candidates, each a dict ``{"seq", "args_digest", "differences":
             [{"path", "recorded", "live", "absent", "kind"}]}``, nearest first (``absent``:
-            ``"recorded"``/``"live"`` for a path on one side only, else ``None``).
+            ``"recorded"``/``"live"`` for a path on one side only, else ``None``); from
+            ``Replayer`` every value is masked (``scan.masking.mask_value``) and a live value
+            equal to a redacted placeholder's secret is ``"the redacted value at $.path"``.
         proposed_rule: a rule that would make the call match (``"preset nulls"``), or
             ``None``.
     """

@@ -126,6 +126,14 @@ def read_guard_log(path: Path) -> tuple[bool, list[dict[str, Any]]]:
     return loaded, blocked
 
 
+def masked_tail(path: Path | None, lines: int = TAIL_LINES) -> str:
+    """``tail`` with every secret the scan finds in it masked (``masking.mask_value``): the
+    tail is shown by the commands and the app, and saved in ``results.json``."""
+    from ..scan.masking import mask_text
+
+    return mask_text(tail(path, lines))
+
+
 def tail(path: Path | None, lines: int = TAIL_LINES) -> str:
     """The last ``lines`` lines of the file at ``path`` ("" when it cannot be read)."""
     if path is None:
@@ -196,7 +204,7 @@ def ended_run(outcome: ProcessOutcome, isolation: str) -> RunResult:
         isolation,
         stdout=spec.stdout if spec is not None else None,
         stderr=stderr,
-        stderr_tail=tail(stderr),
+        stderr_tail=masked_tail(stderr),
         error=outcome.error,
     )
 

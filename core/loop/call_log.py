@@ -13,15 +13,20 @@ that into entries numbered by call (``seq`` = ``n``):
 - an ``exhausted`` call takes the args of a recording of its key (same key, so the same
   normalized args) and is an error entry ``{"type": "ReplayExhausted", ...}``.
 
-Each entry also carries ``outcome`` (the report's word). A process that wrapped several
-dispatchers wrote their reports combined: ``ReplayReport.from_json`` joins their calls,
-misses and repeats in that order.
+Each entry is written redacted (``scan.redact.Redactor``, no config: every secret the scan
+finds becomes its placeholder, the same in every run's log, so the logs still compare): a
+call log is a file in a runs folder, never a second plaintext copy of the cassette's
+secrets (issue 26). Each entry also carries ``outcome`` (the report's word). A process
+that wrapped several dispatchers wrote their reports combined: ``ReplayReport.from_json``
+joins their calls, misses and repeats in that order.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +41,14 @@ def call_log_entries(report: ReplayReport, cassette: Cassette) -> list[Entry]:
     """The run's calls as entries (see the module docstring); ``[]`` when the report has
     no calls."""
     by_key = KeyIndex.of(cassette)
+    redacted = _redacted_entries(cassette)
     misses = iter(report.misses)
     entries: list[Entry] = []
     for call in report.calls or ():
         extra: dict[str, Any] = {"outcome": call.outcome}
         index = cassette.index_of_seq(call.seq) if call.seq is not None else None
         if index is not None:
-            recorded = cassette[index]
+            recorded = redacted(index)
             extra["replayed_seq"] = call.seq
             entries.append(
                 Entry(
@@ -59,13 +65,37 @@ def call_log_entries(report: ReplayReport, cassette: Cassette) -> list[Entry]:
             }
         else:
             known = by_key.first((call.tool, call.digest))
-            args = cassette[known].args if known is not None else None
+            args = redacted(known).args if known is not None else None
             error = {
                 "type": "ReplayExhausted" if call.outcome == "exhausted" else "ReplayError",
                 "message": f"{call.tool} {call.digest}: {call.outcome or 'not served'}",
             }
         entries.append(Entry(call.n, call.tool, args, None, error, extra=extra))
     return entries
+
+
+#: each cassette's entries as redacted for the call logs, each redacted once for all runs
+_REDACTED: weakref.WeakKeyDictionary[Cassette, dict[int, Entry]] = weakref.WeakKeyDictionary()
+
+
+def _redacted_entries(cassette: Cassette) -> Callable[[int], Entry]:
+    """``index -> entry`` of ``cassette`` with its secrets replaced by their placeholders,
+    each entry scanned once per cassette (a gate writes one log per run)."""
+    from ..scan.redact import Redactor
+
+    try:
+        done = _REDACTED.setdefault(cassette, {})
+    except TypeError:  # a cassette that cannot be weakly referenced: no cache
+        done = {}
+    redactor = Redactor()
+
+    def at(index: int) -> Entry:
+        entry = done.get(index)
+        if entry is None:
+            entry = done[index] = redactor.redact_entry(cassette[index])[0]
+        return entry
+
+    return at
 
 
 def write_call_log(

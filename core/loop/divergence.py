@@ -110,10 +110,12 @@ def _signature(log: Cassette) -> Signature:
 def _call_summary(log: Cassette, i: int) -> dict[str, Any] | None:
     if i >= len(log):
         return None
+    from ..scan.masking import mask_value
+
     entry = log[i]
     return {
         "tool": entry.tool,
-        "args": entry.args,
+        "args": mask_value(entry.args),  # shown and saved (gate --json, results): masked
         "seq": entry.extra.get("replayed_seq"),
         "outcome": entry.extra.get("outcome"),
     }

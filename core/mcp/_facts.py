@@ -34,6 +34,8 @@ from cassette_tui.core.format.atomic import write_atomic
 from cassette_tui.core.format.digest import canonical_json
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.format.jsonvalue import decode_nonfinite, dumps_strict
+from cassette_tui.core.scan.redact import Redactor
+from cassette_tui.core.scan.sidecar import redact_sidecar
 
 FORMAT = "cassette-tui/mcp-server-facts"
 VERSION = 1
@@ -96,13 +98,18 @@ class ServerFacts:
             "exchanges": [e.to_dict() for e in self.exchanges],
         }
 
-    def write(self, path: str | Path, *, overwrite: bool) -> None:
-        """Write the sidecar atomically (temporary file, fsync, rename).
+    def write(self, path: str | Path, *, overwrite: bool, redactor: Redactor | None = None) -> None:
+        """Write the sidecar atomically (temporary file, fsync, rename). With ``redactor``
+        (``record = true``), every secret in it is written as its placeholder
+        (``scan.sidecar.redact_sidecar``: the command line, every exchange).
 
         Raises:
             FileExistsError: ``path`` exists and ``overwrite`` is false.
         """
-        text = dumps_strict(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        doc = self.to_dict()
+        if redactor is not None:
+            doc = redact_sidecar(doc, redactor)[0]
+        text = dumps_strict(doc, indent=2, ensure_ascii=False) + "\n"
         write_atomic(path, [text.encode("utf-8")], overwrite=overwrite)
 
     @classmethod

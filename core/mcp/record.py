@@ -38,6 +38,7 @@ from typing import Any, BinaryIO, TextIO
 from cassette_tui.core.format.cassette import dump_line
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
+from cassette_tui.core.scan.redact import Redactor
 
 from ._facts import Exchange, ServerFacts, sidecar_path, without_meta
 from ._wire import (
@@ -138,9 +139,13 @@ class CassetteWriter:
         FileExistsError: the cassette exists already.
     """
 
-    def __init__(self, path: Path, rules: NormalizationRules) -> None:
+    def __init__(
+        self, path: Path, rules: NormalizationRules, redactor: Redactor | None = None
+    ) -> None:
         self.path = path
         self.rules = rules
+        #: ``record = true``: each entry is redacted before it is written (as ``Recorder``)
+        self.redactor = redactor
         self.seq = 0
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -154,6 +159,8 @@ class CassetteWriter:
         assert self._fh is not None, "writer closed"
         self.seq += 1
         entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
+        if self.redactor is not None:  # no secret reaches the disk
+            entry = self.redactor.redact_entry(entry)[0]
         self._fh.write(dump_line(entry, self.rules))
         self._fh.flush()
         return self.seq
@@ -176,6 +183,9 @@ class RecordingProxy:
         rules: normalization rules for the stored ``args_digest``.
         host_in, host_out: the host's side of the stdio transport (file descriptors;
             default the proxy's stdin and stdout).
+        redactor: with ``record = true`` (``scan.redact.record_redactor``), every entry and
+            the sidecar are written redacted, as the library recorder writes; ``None``:
+            as they are.
         log: where problems are reported (default stderr; never the host's stream).
         grace: seconds the server gets to exit after its stdin closes, and again after
             SIGTERM, before SIGKILL.
@@ -194,13 +204,15 @@ class RecordingProxy:
         host_out: int = 1,
         log: TextIO | None = None,
         grace: float = 2.0,
+        redactor: Redactor | None = None,
     ) -> None:
         self.command = list(command)
+        self.redactor = redactor
         self.host_in, self.host_out = host_in, host_out
         self.log = log or sys.stderr
         self.grace = grace
         self.writer, self.facts, self.summary = _claim(
-            str(cassette), self.command, rules or NormalizationRules()
+            str(cassette), self.command, rules or NormalizationRules(), redactor
         )
         self._pending: dict[Any, _Pending] = {}
         self._host_lock = threading.Lock()
@@ -388,7 +400,7 @@ class RecordingProxy:
             )
         )
         self.summary.exchanges += 1
-        self.facts.write(self.summary.sidecar, overwrite=True)
+        self.facts.write(self.summary.sidecar, overwrite=True, redactor=self.redactor)
 
     def _note_progress(self, params: dict[str, Any]) -> None:
         token = params.get("progressToken")
@@ -438,7 +450,7 @@ NUMBER = "{n}"
 
 
 def _claim(
-    template: str, command: list[str], rules: NormalizationRules
+    template: str, command: list[str], rules: NormalizationRules, redactor: Redactor | None
 ) -> tuple[CassetteWriter, ServerFacts, RecordSummary]:
     """Create the cassette (exclusively) and its sidecar for a new recording. With ``{n}``
     in ``template`` (``runs/git-{n}.jsonl``), the first n from 1 whose two files are both
@@ -453,10 +465,10 @@ def _claim(
                 raise FileExistsError(
                     f"{sidecar}: a server-facts file exists already; record to a new file"
                 )
-            writer = CassetteWriter(cassette, rules)
+            writer = CassetteWriter(cassette, rules, redactor)
             facts = ServerFacts(command=command, cassette=cassette.name)
             try:
-                facts.write(sidecar, overwrite=False)
+                facts.write(sidecar, overwrite=False, redactor=redactor)
             except BaseException:
                 writer.close()
                 cassette.unlink()

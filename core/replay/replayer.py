@@ -19,10 +19,10 @@ from typing import Any
 from ..format.cassette import Cassette, load
 from ..format.entry import Entry
 from ..format.errors import CassetteMiss, ReplayExhausted
-from ..keys.nearest import nearest
 from ..keys.normalize import NormalizationRules, rules_of
 from ..keys.replay_key import KeyIndex, is_repeated, lookup_key
 from ..scan.redact import Redactor
+from ._miss_shown import shown_miss
 from .report import CallRecord, KeyRepeat, Miss, ReplayReport
 
 REPEAT_POLICIES = ("error", "last")
@@ -90,6 +90,8 @@ class Replayer:
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
             ToolError: the recording is an ``error`` entry.
         """
+        # pytest lists each frame's arguments in a failure: this one's are the raw live args
+        __tracebackhide__ = True
         return self.serve(tool, args).outcome()  # a recorded error is raised as ToolError
 
     def serve(self, tool: str, args: Any) -> Entry:
@@ -103,29 +105,26 @@ class Replayer:
             CassetteMiss: the key was never recorded (with the nearest candidates).
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
         """
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
         key = lookup_key(self._index, self.rules, self.redactor, tool, args)
         dig = key[1]
         with self._lock:
             n = len(self._log) + 1
             recorded = self._index.get(key)
             if recorded is None:
-                cands = [
-                    c.to_dict()
-                    for c in nearest(
-                        self.cassette, tool, args, rules=self.rules, redactor=self.redactor
-                    )
-                ]
-                shown = self.redactor.redact_args(tool, args)  # the report goes to disk
+                # the message, the report and the commands show no live secret (issue 26)
+                shown, cands = shown_miss(self.cassette, self.rules, self.redactor, tool, args)
                 miss = Miss(tool, dig, copy.deepcopy(shown), tuple(cands))
                 self._logged(CallRecord(n, tool, dig, None, "miss"), miss)
-                raise CassetteMiss(tool, dig, args, cands)
+                raise CassetteMiss(tool, dig, shown, cands)
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
                 if self.repeat == "error":
                     self._logged(CallRecord(n, tool, dig, None, "exhausted"), None, len(recorded))
                     seqs = [self.cassette.seq(i) for i in recorded]
-                    raise ReplayExhausted(tool, dig, args, call_number, len(recorded), seqs)
+                    shown = self.redactor.redact_args(tool, args)
+                    raise ReplayExhausted(tool, dig, shown, call_number, len(recorded), seqs)
                 index = recorded[-1]
             else:
                 index = recorded[call_number - 1]

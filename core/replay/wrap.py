@@ -161,12 +161,14 @@ def _counted(dispatch: Callable[[str, Any], Any], counter: _LiveCounter, is_asyn
     if is_async:
 
         async def wrapped_async(tool: str, args: Any) -> Any:
+            __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
             counter.count()
             return await dispatch(tool, args)
 
         return wrapped_async
 
     def wrapped_sync(tool: str, args: Any) -> Any:
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
         counter.count()
         return dispatch(tool, args)
 
@@ -178,11 +180,13 @@ def _replayed(replayer: Replayer, is_async: bool) -> Any:
     if is_async:
 
         async def replayed_async(tool: str, args: Any) -> Any:
+            __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
             return replayer(tool, args)
 
         return replayed_async
 
     def replayed(tool: str, args: Any) -> Any:
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
         return replayer(tool, args)
 
     return replayed
@@ -193,6 +197,7 @@ def _reporting(inner: Any, sink: ReportSink, is_async: bool) -> Any:
     if is_async:
 
         async def reported_async(tool: str, args: Any) -> Any:
+            __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
             try:
                 return await inner(tool, args)
             finally:
@@ -201,6 +206,7 @@ def _reporting(inner: Any, sink: ReportSink, is_async: bool) -> Any:
         return reported_async
 
     def reported(tool: str, args: Any) -> Any:
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
         try:
             return inner(tool, args)
         finally:

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
-from ..format.jsonpath import Part
+from ..format.jsonpath import Part, parse_path
 from ._secret_detectors import scan_string, string_leaf_secrets
 
-__all__ = ["hash8", "mask", "mask_value", "value_hash"]
+__all__ = ["hash8", "mask", "mask_at", "mask_text", "mask_value", "value_hash"]
 
 
 def value_hash(secret: str) -> str:
@@ -48,6 +49,34 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     for parts, secrets in by_leaf.items():
         value = _replace_at(value, parts, lambda leaf, s=secrets: _mask_text(leaf, s))
     return value
+
+
+#: an args digest as the engine prints it (``sha256:1af58c5b1b455eed``): an id, not a value
+_DIGEST = re.compile(r"(sha256:[0-9a-f]{8,64})")
+
+
+def mask_text(text: str) -> str:
+    """Free text (a message, an agent's stderr) with each secret in it masked as
+    ``mask_value`` masks a string; the args digests it names (``sha256:…``) are ids and
+    are kept as they are."""
+    pieces = _DIGEST.split(text)
+    return "".join(p if i % 2 else str(mask_value(p)) for i, p in enumerate(pieces))
+
+
+def mask_at(value: Any, path: str | None) -> Any:
+    """``mask_value`` of a value found at ``path`` (a printed JSON path such as
+    ``$.headers.api_key``): a bare string is scanned under the path's last key, so a
+    password under a secret-named key is masked as the scan of the entry would find it.
+    A path that does not parse counts as no key."""
+    key = None
+    if path:
+        try:
+            parts = parse_path(path)
+        except ValueError:
+            parts = ()
+        last = parts[-1] if parts else None
+        key = last if isinstance(last, str) else None
+    return mask_value(value, key)
 
 
 def _mask_text(text: str, secrets: list[str]) -> str:

@@ -29,7 +29,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -235,6 +235,7 @@ class RedactResult:
         replaced: secrets replaced (findings and ``redact.paths`` values).
         changed_entries: entries that changed.
         backup: the backup of the original (``--in-place``), else ``None``.
+        known: every secret found (for the sidecar beside the cassette); never shown.
     """
 
     out: Path
@@ -242,6 +243,7 @@ class RedactResult:
     replaced: int
     changed_entries: int
     backup: Path | None = None
+    known: frozenset[str] = field(default=frozenset(), repr=False)
 
 
 def redact_job(
@@ -281,7 +283,7 @@ def redact_job(
             with open(cassette.path, "rb") as original:
                 write_atomic(backup_path, iter(lambda: original.read(1 << 20), b""))
         write_atomic(out, iter(lambda: spool.read(1 << 20), b""), overwrite=overwrite)
-    return RedactResult(out, len(cassette), replaced, changed, backup_path)
+    return RedactResult(out, len(cassette), replaced, changed, backup_path, known)
 
 
 def _check_targets(out: Path, overwrite: bool, backup: str | Path | None) -> None:

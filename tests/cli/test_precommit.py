@@ -115,7 +115,32 @@ def test_commit_with_a_secret_fails_and_a_clean_one_passes(repo: tuple[Path, dic
     # redacted, the same cassette commits
     redacted = run(["cassette-tui", "redact", "runs/leaky.jsonl", "--in-place"], work, env)
     assert redacted.returncode == 0, redacted.stderr
-    (work / "runs" / "leaky.jsonl.bak").unlink()
+    assert not (work / "runs" / "leaky.jsonl.bak").exists()  # the backup is outside the repo
     assert run(["git", "add", "-A"], work, env).returncode == 0
     again = run(["git", "commit", "-q", "-m", "redacted"], work, env)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_a_sidecar_or_a_backup_with_a_secret_is_not_committed(repo: tuple[Path, dict]) -> None:
+    """Issue 26: every file the tool writes is covered by the hook: an MCP server-facts
+    sidecar (``*.mcp.json``) and a cassette backup (``*.jsonl.bak``)."""
+    work, env = repo
+    sidecar = {
+        "format": "cassette-tui/mcp-server-facts",
+        "version": 1,
+        "cassette": "crm.jsonl",
+        "server": {"command": ["python", "server.py", "--api-key", TOKEN]},
+        "exchanges": [],
+    }
+    failed = commit(work, env, "crm.mcp.json", sidecar)
+    out = failed.stdout + failed.stderr
+    assert failed.returncode != 0, out
+    assert "runs/crm.mcp.json" in out and "$.server.command[3]" in out
+    assert TOKEN not in out
+    run(["git", "reset", "-q"], work, env)
+    (work / "runs" / "crm.mcp.json").unlink()
+    leaky = {"seq": 1, "tool": "t", "args": {"token": TOKEN}, "response": {"ok": True}}
+    failed = commit(work, env, "leaky.jsonl.bak", leaky)
+    out = failed.stdout + failed.stderr
+    assert failed.returncode != 0, out
+    assert "runs/leaky.jsonl.bak" in out and TOKEN not in out

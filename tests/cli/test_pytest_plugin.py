@@ -214,3 +214,33 @@ def test_gate_a_test_that_replays_nothing_exits_2(project: Path) -> None:
         done.stdout
     )
     assert "    run 1: no_tool_call: no tool call (its replay report has none)" in done.stdout
+
+
+def test_a_miss_with_a_live_secret_fails_without_printing_it(project: Path) -> None:
+    """Issue 26: the failure message of a miss (the exception's text, pytest's report)
+    masks a live secret the agent read from its environment."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # fake
+    (project / "test_secret.py").write_text(
+        textwrap.dedent("""
+        import os
+
+        import pytest
+
+        @pytest.mark.cassette("loop.jsonl")
+        def test_secret_miss(cassette):
+            dispatch = cassette.wrap(lambda tool, args: {"live": tool})
+            dispatch("lookup", {"key": "a", "token": os.environ["LEAK_TOKEN"]})
+        """),
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CASSETTE_", "PYTEST_"))}
+    env["LEAK_TOKEN"] = token
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA",
+         "test_secret.py"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    assert done.returncode == 1 and "CassetteMiss" in out, out
+    assert "$.token: absent in the recording, live '<redacted:github_token:" in out
+    assert token not in out and token[4:14] not in out

@@ -84,16 +84,37 @@ def test_redact_command_writes_a_clean_cassette(runner: CliRunner, tmp_path: Pat
     assert usage.exit_code == 2 and "-o OUT or --in-place" in usage.output
 
 
-def test_redact_in_place_keeps_a_backup(runner: CliRunner, tmp_path: Path) -> None:
+def test_redact_in_place_keeps_the_backup_outside_the_folder(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    work, cache = tmp_path / "repo", tmp_path / "cache"
+    work.mkdir()
+    src = leaky(work)
+    before = src.read_bytes()
+    env = {"XDG_CACHE_HOME": str(cache)}
+    result = runner.invoke(cli, ["redact", str(src), "--in-place"], env=env)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in work.iterdir()) == ["c.jsonl"]  # no plaintext copy beside it
+    (kept,) = (cache / "cassette-tui" / "backups").iterdir()
+    assert kept.read_bytes() == before
+    assert f"original kept as {kept}" in result.output  # said where
+    assert TOKEN.encode() not in src.read_bytes()
+    # a second run keeps its own backup; the first is never overwritten
+    second = runner.invoke(cli, ["redact", str(src), "--in-place"], env=env)
+    assert second.exit_code == 0, second.output
+    assert kept.read_bytes() == before
+
+
+def test_redact_in_place_backup_on_request(runner: CliRunner, tmp_path: Path) -> None:
     src = leaky(tmp_path)
     before = src.read_bytes()
-    result = runner.invoke(cli, ["redact", str(src), "--in-place"])
+    bak = tmp_path / "keep.bak"
+    result = runner.invoke(cli, ["redact", str(src), "--in-place", "--backup", str(bak)])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "c.jsonl.bak").read_bytes() == before
-    assert TOKEN.encode() not in src.read_bytes()
-    second = runner.invoke(cli, ["redact", str(src), "--in-place"])
+    assert bak.read_bytes() == before and f"original kept as {bak}" in result.output
+    second = runner.invoke(cli, ["redact", str(src), "--in-place", "--backup", str(bak)])
     assert second.exit_code == 2 and "backup exists" in second.output
-    assert (tmp_path / "c.jsonl.bak").read_bytes() == before
+    assert bak.read_bytes() == before
 
 
 # -- ../shared/real ----------------------------------------------------------------------------

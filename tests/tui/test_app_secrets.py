@@ -89,3 +89,151 @@ async def test_v_reveals_a_masked_secret_and_masks_it_again(tmp_path: Path) -> N
         await press(pilot, "q")
         assert isinstance(app.screen, SingleScreen)
         assert TOKEN not in detail_text(app) and "ghp_…(40 chars)" in detail_text(app)
+
+
+PASSWORD = "hunter2-db-Pa55word"  # a password under a secret-named key
+
+
+def listed_file(tmp_path: Path, name: str, token: str) -> Path:
+    """Secrets the step list shows first: in the args' first values."""
+    rows = [
+        {"seq": 1, "tool": "db", "args": {"password": PASSWORD, "q": "x"}, "response": {}},
+        {"seq": 2, "tool": "gh", "args": {"token": token}, "response": {"ok": 1}},
+        {
+            "seq": 3,
+            "tool": "api",
+            "args": {"headers": {"Authorization": f"Bearer {token}"}},
+            "response": {"ok": 1},
+        },
+    ]
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 40)])
+@sync
+async def test_the_step_list_masks_secrets_at_any_width(tmp_path: Path, size: tuple) -> None:
+    """Issue 26: the single view at 80x24 showed a password and a ghp_ token whole."""
+    app = CassetteApp(open_cassette(listed_file(tmp_path, "c.jsonl", TOKEN)))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "db" in shown and "gh" in shown
+        for secret in (PASSWORD, TOKEN):
+            assert secret not in shown and secret[4:12] not in shown
+        assert "ghp_…(40 chars)" in shown
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 40)])
+@sync
+async def test_the_pair_step_list_masks_secrets(tmp_path: Path, size: tuple) -> None:
+    other = TOKEN[:-4] + "WXYZ"
+    a = open_cassette(listed_file(tmp_path, "a.jsonl", TOKEN))
+    b = open_cassette(listed_file(tmp_path, "b.jsonl", other))
+    app = CassetteApp(a, b)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PairScreen)
+        shown = screen_text(app)
+        for secret in (PASSWORD, TOKEN, other):
+            assert secret[4:12] not in shown
+
+
+@sync
+async def test_v_reveals_the_step_list_too(tmp_path: Path) -> None:
+    app = CassetteApp(open_cassette(listed_file(tmp_path, "c.jsonl", TOKEN)))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        assert PASSWORD not in screen_text(app)
+        await press(pilot, "v")
+        assert PASSWORD in screen_text(app)
+        await press(pilot, "v")
+        assert PASSWORD not in screen_text(app)
+
+
+OPENAI = "sk-proj-" + "Qw3rTy7uIo9pAs1dFg5hJk2lZx8cVb4nMq6wEr0tYu"  # fake
+BEARER = "tok9" + "f8e7d6c5b4a39281706f5e4d3c2b1a0ZyXw"  # fake
+
+
+def planted_file(tmp_path: Path, name: str, token: str) -> Path:
+    """The leak check's four kinds, in args and responses, over several steps."""
+    args = {
+        "openai_key": OPENAI,
+        "github": {"token": token},
+        "headers": {"Authorization": f"Bearer {BEARER}"},
+        "db": {"password": PASSWORD},
+    }
+    rows = [
+        {"seq": 1, "tool": "crm", "args": args, "response": {"echo": args}},
+        {"seq": 2, "tool": "gh", "args": {"token": token}, "response": {"t": token}},
+        {"seq": 3, "tool": "db", "args": {"password": PASSWORD}, "response": {}},
+    ]
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _leaks(text: str, secrets: tuple[str, ...]) -> list[str]:
+    return [s[:4] for s in secrets if s in text or s[4:14] in text]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+@sync
+async def test_leak_check_of_the_main_screens(tmp_path: Path, size: tuple) -> None:
+    """Issue 26's leak check, the app's part: every frame of the single view, the pair
+    view and the step screen (each step) holds none of the planted secrets."""
+    other = TOKEN[:-4] + "WXYZ"
+    secrets = (OPENAI, BEARER, PASSWORD, TOKEN, other)
+    frames: list[str] = []
+    app = CassetteApp(open_cassette(planted_file(tmp_path, "a.jsonl", TOKEN)))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            frames.append(screen_text(app))
+            await press(pilot, "enter")
+            frames.append(screen_text(app))
+            await press(pilot, "q")
+            await press(pilot, "down")
+    a = open_cassette(planted_file(tmp_path, "a.jsonl", TOKEN))
+    b = open_cassette(planted_file(tmp_path, "b.jsonl", other))
+    app = CassetteApp(a, b)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PairScreen)
+        for _ in range(3):
+            frames.append(screen_text(app))
+            await press(pilot, "enter")
+            frames.append(screen_text(app))
+            await press(pilot, "q")
+            await press(pilot, "down")
+    assert len(frames) == 12
+    for frame in frames:
+        assert not _leaks(frame, secrets), frame
+
+
+@sync
+async def test_the_miss_screen_masks_recorded_and_live_args(tmp_path: Path) -> None:
+    """A replay report's miss on an unredacted cassette (or a report written before misses
+    were masked): the miss screen shows neither side's secret whole."""
+    from cassette_tui.tui.screens.replay import MissScreen
+
+    cassette = open_cassette(listed_file(tmp_path, "c.jsonl", TOKEN))
+    other = TOKEN[:-4] + "WXYZ"
+    miss = {
+        "tool": "gh",
+        "digest": "sha256:0bde2b47072f677b",
+        "args": {"token": other},
+        "nearest": [{"seq": 2, "args_digest": "sha256:1454eb44939cd6b8", "differences": [
+            {"path": "$.token", "recorded": TOKEN, "live": other, "absent": None,
+             "kind": "other"}]}],
+    }  # fmt: skip
+    app = CassetteApp(cassette)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await app.push_screen(MissScreen(miss, cassette))
+        await settle(pilot)
+        body = app.screen.detail.body_text()  # type: ignore[attr-defined]
+        assert "recorded seq 2" in body and "ghp_…(40 chars)" in body
+        for secret in (TOKEN, other):
+            assert secret[4:14] not in body and secret[4:14] not in screen_text(app)

@@ -1,10 +1,11 @@
 """``cassette-tui check PATH...``: validate and lint cassettes (headless; no Textual).
 
 PATH is a cassette file (or any importable recording, or ``FILE#task=N,trial=K``), a
-folder (every ``*.jsonl`` under it, recursively, in name order) or a glob (``'runs/*.jsonl'``,
-``'runs/**/*.yaml'``; quoted so the shell leaves it to us). Many inputs are checked in one
-process, with one summary line at the end; an unreadable file is reported (naming it) and
-the others are still checked.
+folder (every ``*.jsonl`` under it, recursively, in name order, and every ``*.mcp.json``
+server-facts sidecar ``mcp record`` wrote: those are scanned for secrets, not linted) or a
+glob (``'runs/*.jsonl'``, ``'runs/**/*.yaml'``; quoted so the shell leaves it to us). Many
+inputs are checked in one process, with one summary line at the end; an unreadable file is
+reported (naming it) and the others are still checked.
 
 ``--json``: one plain FILE argument prints the object ``{"file", "entries", "findings"}``
 (the shape of a single check), or ``{"file", "error"}`` when it cannot be read; several
@@ -39,7 +40,8 @@ from cassette_tui.core.keys.normalize import NormalizationRules, rules_of
 from cassette_tui.core.scan.check import lint_and_scan
 from cassette_tui.core.scan.lint import KINDS, LintFinding
 from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
-from cassette_tui.core.scan.secrets import check_rows
+from cassette_tui.core.scan.secrets import check_rows, hit_finding
+from cassette_tui.core.scan.sidecar import SIDECAR_SUFFIX, is_sidecar, read_sidecar, sidecar_hits
 from rich.console import Console
 from rich.text import Text
 
@@ -60,6 +62,8 @@ _KIND_STYLE = {
 
 #: what a folder argument contributes: cassette files, at any depth
 FOLDER_PATTERN = "*.jsonl"
+#: and the server-facts sidecars ``mcp record`` writes beside its cassettes
+SIDECAR_PATTERN = "*" + SIDECAR_SUFFIX
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -104,7 +108,12 @@ def expand(paths: tuple[str, ...]) -> tuple[list[str], list[Unmatched]]:
     unmatched: list[Unmatched] = []
     for arg in paths:
         if os.path.isdir(arg):
-            found = sorted(str(p) for p in Path(arg).rglob(FOLDER_PATTERN) if p.is_file())
+            found = sorted(
+                str(p)
+                for pattern in (FOLDER_PATTERN, SIDECAR_PATTERN)
+                for p in Path(arg).rglob(pattern)
+                if p.is_file()
+            )
             if not found:
                 message = f"{arg}: a folder with no {FOLDER_PATTERN} file in it"
                 unmatched.append(Unmatched(arg, message, len(files)))
@@ -147,6 +156,8 @@ def check_one(
     """Open and lint ``file`` and scan it for secrets (``secrets``: the scan's config;
     ``None`` skips it; ``lint_too=False`` runs the scan alone); an unreadable file is a
     ``Checked`` with its ``error``."""
+    if is_sidecar(file) and fmt is None:
+        return _check_sidecar(file, secrets)
     try:
         cassette = open_cassette(file, fmt=fmt, lenient=lenient, rules=rules)
         # one read of the entries for both, over two processes on a large file
@@ -174,6 +185,24 @@ def check_one(
         rules=rules_of(cassette).describe(),
         dropped=dropped if lenient else None,
     )
+
+
+def _check_sidecar(file: str, secrets: SecretConfig | None) -> Checked:
+    """An MCP server-facts sidecar (``*.mcp.json``, written by ``mcp record``): its secret
+    findings (``scan.sidecar``; no seq: the path is from the document's root); nothing to
+    lint. ``entries``: its exchanges."""
+    try:
+        doc = read_sidecar(file)
+    except CassetteError as exc:
+        return Checked(file, error=str(exc))
+    exchanges = doc.get("exchanges")
+    count = len(exchanges) if isinstance(exchanges, list) else 0
+    if secrets is None:
+        return Checked(file, entries=count)
+    rows = check_rows(hit_finding(0, hit) for hit in sidecar_hits(doc, secrets))
+    for row in rows:
+        row["seq"], row["seqs"] = None, []
+    return Checked(file, entries=count, rows=rows)
 
 
 def check_job(
@@ -211,7 +240,8 @@ def _check_help() -> str:
     lines = textwrap.wrap(f"Findings: {kinds}.", width=76, break_on_hyphens=False)
     return "\n".join(
         [
-            "Validate and lint cassettes: files, folders (every *.jsonl in them) or globs.",
+            "Validate and lint cassettes: files, folders (every *.jsonl and *.mcp.json in "
+            "them) or globs.",
             "",
             "\b",
             *lines,
@@ -322,7 +352,10 @@ def _print_human(console: Console, layout: Layout, result: Checked) -> None:
     rows = result.rows
     head = Text()
     head.append(safe(result.file), style="bold")
-    head.append(f": {plural(result.entries, 'entry', 'entries')}, ")
+    if is_sidecar(result.file):  # an MCP server-facts file counts its exchanges
+        head.append(f": {plural(result.entries, 'exchange')}, ")
+    else:
+        head.append(f": {plural(result.entries, 'entry', 'entries')}, ")
     if rows:
         head.append(plural(len(rows), "finding"), style="bold yellow")
     else:

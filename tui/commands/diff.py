@@ -5,6 +5,9 @@ mark, colour only repeats it): a summary (both files, counts, the first divergen
 findings with their first action, then the aligned rows that are not ``same`` with their
 drift. Cassette text is printed as data (``rich.text.Text``), never as markup.
 
+Values the secret scan finds are masked in both outputs (``ghp_…(40 chars)``, as ``check``
+shows them); ``--reveal`` shows them whole.
+
 ``--json`` prints ``DiffResult.to_json()``, streamed: each row is written as soon as its
 drift is computed, so memory does not grow with the rows (the schema is in
 ``docs/json.md``). On a terminal, stderr shows the progress (keys, outcomes, rows,
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -27,6 +31,7 @@ from cassette_tui.core.diff.model import Change, Status
 from cassette_tui.core.diff.refine import numeric_drift
 from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.format.textspot import is_long_pair, spot
+from cassette_tui.core.scan.masking import mask_at, mask_text, mask_value
 from rich.text import Text
 
 from ..text.marks import CHANGE_MARKS, STATUS_MARKS
@@ -87,6 +92,11 @@ PROGRESS_MIN_ENTRIES = 20_000
 )
 @click.option("--all", "include_same", is_flag=True, help="List `same` rows too.")
 @click.option(
+    "--reveal",
+    is_flag=True,
+    help="Show secrets whole (values the secret scan finds are masked by default).",
+)
+@click.option(
     "--tolerance",
     type=NonNegativeFinite(),
     default=None,
@@ -102,6 +112,7 @@ def diff(
     config: str | None,
     limit: int,
     include_same: bool,
+    reveal: bool,
     tolerance: float | None,
 ) -> None:
     """Align cassette A (the failing run) with B (the passing run) and diagnose.
@@ -122,7 +133,7 @@ def diff(
         cassette_a, cassette_b = _open_pair(a, b, fmt, config, reading)
         _outcome_warnings(cassette_a, cassette_b)
         result = _diff_pair(
-            cassette_a, cassette_b, align, tolerance, as_json, include_same, streamed
+            cassette_a, cassette_b, align, tolerance, as_json, include_same, streamed, reveal
         )
     except BrokenPipeError:
         raise  # the reader went away: cli.py ends quietly (141), not bad input
@@ -133,7 +144,7 @@ def diff(
             echo_json(error_document(exc, reading[0]))
         sys.exit(EXIT_BAD_INPUT)
     if not as_json:
-        _print_human(result, a, b, limit, include_same)
+        _print_human(result, a, b, limit, include_same, reveal)
     sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
 
 
@@ -162,6 +173,7 @@ def _diff_pair(
     as_json: bool,
     include_same: bool,
     streamed: list[bool],
+    reveal: bool = False,
 ) -> DiffResult:
     """The diff of A and B with its findings computed, progress on stderr; with
     ``--json`` the document is streamed to stdout as it is computed (``streamed`` gets
@@ -182,18 +194,23 @@ def _diff_pair(
             sink,
         )
         if as_json:
-            _stream_json(result, include_same, sink, streamed)
+            _stream_json(result, include_same, sink, streamed, reveal)
         else:
             run_job(result.findings_job(), sink)
     return result
 
 
 def _stream_json(
-    result: DiffResult, include_same: bool, sink: ProgressSink, started: list[bool] | None = None
+    result: DiffResult,
+    include_same: bool,
+    sink: ProgressSink,
+    started: list[bool] | None = None,
+    reveal: bool = False,
 ) -> None:
     """Write ``result.to_json(include_same)`` to stdout as ``echo_json`` would (indented by
     2), each row as soon as its drift is computed: memory does not grow with the rows.
-    ``started`` gets ``True`` appended once the first byte is written."""
+    ``started`` gets ``True`` appended once the first byte is written. Unless ``reveal``,
+    every secret in a value is masked (``masked_row``, ``masked_finding``)."""
     from cassette_tui.core.format.jobs import run_job
 
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
@@ -216,16 +233,64 @@ def _stream_json(
 
     def emit(row: dict[str, Any]) -> None:
         nonlocal first
-        write(("\n" if first else ",\n") + "    " + _row_text(row))
+        shown = row if reveal else masked_row(row)
+        write(("\n" if first else ",\n") + "    " + _row_text(shown))
         first = False
 
     run_job(result.rows_json_job(emit, include_same=include_same), sink)
     write("]" if first else "\n  ]")
     findings = run_job(result.findings_job(), sink)
     docs = [f.to_diff_json() for f in findings]
+    if not reveal:
+        docs = [masked_finding(doc) for doc in docs]
     write(f',\n  "findings": {_nested(docs, 2)}\n}}\n')
     if out is not None:
         out.flush()
+
+
+def masked_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A ``--json`` row with every secret in its values masked (``masking.mask_at``): each
+    drift item's ``a`` and ``b`` under its path's last key, an ``other_call`` row's args.
+    The row itself when nothing is a secret; never changed in place."""
+    drift = row.get("drift")
+    calls = row.get("calls")
+    out = row
+    if drift:
+        items = []
+        for item in drift:
+            a, b = (
+                mask_at(item.get("a"), item.get("path")),
+                mask_at(item.get("b"), item.get("path")),
+            )
+            items.append(
+                item if a is item.get("a") and b is item.get("b") else {**item, "a": a, "b": b}
+            )
+        out = {**out, "drift": items}
+    if isinstance(calls, dict):
+        out = {**out, "calls": {side: _masked_call(call) for side, call in calls.items()}}
+    return out
+
+
+def masked_finding(doc: dict[str, Any]) -> dict[str, Any]:
+    """A ``--json`` finding with every secret in its ``message`` and its ``evidence``
+    masked; the digests it names (``sha256:…``) are ids, kept as they are."""
+    return {key: _masked_leaves(value) for key, value in doc.items()}
+
+
+def _masked_leaves(value: Any) -> Any:
+    if isinstance(value, str):
+        return mask_text(value)  # a digest is never taken for a secret
+    if isinstance(value, dict):
+        return {k: _masked_leaves(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked_leaves(v) for v in value]
+    return value
+
+
+def _masked_call(call: Any) -> Any:
+    if not isinstance(call, dict) or "args" not in call:
+        return call
+    return {**call, "args": mask_value(call["args"])}
 
 
 def _row_text(row: dict[str, Any]) -> str:
@@ -386,13 +451,15 @@ def _row_line(index: int, row: Row) -> Text:
 ROW_HEADER = "    row  A seq  B seq  RE  status          tool"
 
 
-def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
+def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -> list[Text]:
     """One line per item: the sign, the part and the JSON path, then ``A-value ->
     B-value`` (each cut to half the width). On a terminal, two lines when the values do not
-    fit beside the path."""
+    fit beside the path. Secrets masked unless ``reveal``."""
     width = layout.width
     lines = []
     for item in items[:MAX_DRIFT_LINES]:
+        if not reveal:
+            item = replace(item, a=mask_at(item.a, item.path), b=mask_at(item.b, item.path))
         change = item.change
         head = f"      {CHANGE_MARKS[change].sign} {item.part} {safe(item.path)}"
         if change in (Change.ADDED, Change.ITEM_ADDED):
@@ -425,9 +492,10 @@ def _drift_lines(items: list[DriftItem], layout: Layout) -> list[Text]:
     return lines
 
 
-def _call_lines(result: DiffResult, row: Row, layout: Layout) -> list[Text]:
+def _call_lines(result: DiffResult, row: Row, layout: Layout, reveal: bool = False) -> list[Text]:
     """Two different tools at one step: each side's call on its own line (``A tool
-    args``), not a drift of one tool's args against the other's."""
+    args``), not a drift of one tool's args against the other's; secrets masked unless
+    ``reveal``."""
     calls = result.calls(row)
     lines = []
     for side in ("a", "b"):
@@ -436,7 +504,8 @@ def _call_lines(result: DiffResult, row: Row, layout: Layout) -> list[Text]:
             continue
         line = Text(f"      {side.upper()} ", style="bold")
         line.append(safe(call["tool"]), style="bold")
-        line.append("  " + args_summary(call["args"], limit=max(layout.width - 12, 40)))
+        args = call["args"] if reveal else mask_value(call["args"])
+        line.append("  " + args_summary(args, limit=max(layout.width - 12, 40)))
         if layout.wrap:
             line.truncate(layout.width, overflow="ellipsis")
         lines.append(line)
@@ -444,18 +513,25 @@ def _call_lines(result: DiffResult, row: Row, layout: Layout) -> list[Text]:
 
 
 def _print_human(
-    result: DiffResult, name_a: str, name_b: str, limit: int, include_same: bool
+    result: DiffResult,
+    name_a: str,
+    name_b: str,
+    limit: int,
+    include_same: bool,
+    reveal: bool = False,
 ) -> None:
     console, layout = stdout_console()
     for line in _summary(result, name_a, name_b, layout):
         console.print(line)
-    for line in _findings_lines(result.findings, layout):
+    for line in _findings_lines(result.findings, layout, reveal):
         console.print(line)
-    for line in _rows_lines(result, limit, include_same, layout):
+    for line in _rows_lines(result, limit, include_same, layout, reveal):
         console.print(line)
 
 
-def _findings_lines(findings: list[Finding], layout: Layout) -> Iterator[Text]:
+def _findings_lines(
+    findings: list[Finding], layout: Layout, reveal: bool = False
+) -> Iterator[Text]:
     """The findings, each with its seqs on both sides, its message and its first action
     (a blank line before them); nothing when there are none."""
     if not findings:
@@ -472,12 +548,13 @@ def _findings_lines(findings: list[Finding], layout: Layout) -> Iterator[Text]:
         if layout.wrap:
             head.truncate(layout.width, overflow="ellipsis")
         yield head
-        yield Text(_wrap(safe(f.message), layout, "    "))
+        message = f.message if reveal else mask_text(f.message)
+        yield Text(_wrap(safe(message), layout, "    "))
         yield Text(_wrap(safe(f"-> {f.action}"), layout, "    "), style="green")
 
 
 def _rows_lines(
-    result: DiffResult, limit: int, include_same: bool, layout: Layout
+    result: DiffResult, limit: int, include_same: bool, layout: Layout, reveal: bool = False
 ) -> Iterator[Text]:
     """The rows that differ (all with ``include_same``), at most ``limit`` (0: all), each
     with its drift (or the calls of an ``other_call`` row), a blank line before them;
@@ -496,10 +573,10 @@ def _rows_lines(
     for index, row in cut:
         yield _row_line(index, row)
         if row.status is Status.OTHER_CALL:
-            lines = _call_lines(result, row, layout)
+            lines = _call_lines(result, row, layout, reveal)
         else:
             drift = result.drift(index)
-            lines = _drift_lines(drift, layout)
+            lines = _drift_lines(drift, layout, reveal)
             numbers = numeric_drift(drift)
             if numbers is not None:
                 lines.append(

@@ -78,14 +78,18 @@ def record(
     """Start the MCP server COMMAND and record its tool calls while forwarding every
     message between the host (this process's stdin/stdout) and the server unchanged."""
     _require_sdk("record")
-    from cassette_tui.core.keys.config import load_rules
+    from cassette_tui.core.keys.config import ProjectConfig
     from cassette_tui.core.mcp.record import RecordingProxy
+    from cassette_tui.core.scan.redact import record_redactor
+    from cassette_tui.core.scan.redact_config import load_secret_config
 
     try:
-        rules = load_rules(config)
+        project = ProjectConfig.load(config)
+        rules = project.rules()
+        redactor = record_redactor(load_secret_config(project))  # record = true
         check_new_file(output)  # a read-only folder: said before the server starts
         _check_report(report)
-        proxy = RecordingProxy(list(command), output, rules=rules, grace=grace)
+        proxy = RecordingProxy(list(command), output, rules=rules, grace=grace, redactor=redactor)
     except (OSError, CassetteFormatError, ValueError) as exc:
         click.echo(f"cassette-tui mcp record: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)

@@ -26,6 +26,7 @@ from cassette_tui.core.format.jobs import CancelToken, run_job
 from cassette_tui.core.loop.options import LoopOptions
 from cassette_tui.core.loop.record import RecordResult, record_job
 from cassette_tui.core.loop.rerecord import rerecord_path
+from cassette_tui.core.scan.masking import mask_text
 from rich.console import RenderableType
 from textual import on, work
 from textual.app import ComposeResult
@@ -79,12 +80,13 @@ def now() -> datetime:
 
 
 def stderr_tail(path: Path) -> str:
-    """The end of the agent's stderr so far ("" before it wrote any)."""
+    """The end of the agent's stderr so far ("" before it wrote any), each secret in it
+    masked (``masking.mask_text``), as the commands show a run's stderr."""
     try:
         with open(path, "rb") as fh:
             fh.seek(0, os.SEEK_END)
             fh.seek(max(0, fh.tell() - TAIL_BYTES))
-            return fh.read().decode("utf-8", "replace")
+            return mask_text(fh.read().decode("utf-8", "replace"))
     except OSError:
         return ""
 

@@ -104,6 +104,8 @@ class StepsScreen(AppScreen):
     def show_rows(self, model: RowModel, cursor: int = 0) -> None:
         """Show the rows the engine computed, with the cursor on row ``cursor``."""
         self.model = model
+        if hasattr(model, "reveal"):
+            model.reveal = self.revealed  # the step list masks secrets as the detail pane does
         self.steps.loading = False
         self.steps.set_model(model, cursor)
         self.refresh_columns()
@@ -268,9 +270,12 @@ class StepsScreen(AppScreen):
             self.start_detail(self.steps.cursor, keep_scroll=True)
 
     def action_toggle_reveal(self) -> None:
-        """v: show secrets whole in the detail pane, or mask them again."""
+        """v: show secrets whole in the step list and the detail pane, or mask them again."""
         self.revealed = not self.revealed
         self.notify(REVEAL_NOTE if self.revealed else MASK_NOTE, timeout=3)
+        if hasattr(self.model, "reveal"):
+            self.model.reveal = self.revealed
+            self.steps.redraw()
         if len(self.model):
             self.start_detail(self.steps.cursor, keep_scroll=True)
 

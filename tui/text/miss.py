@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.format.jsonpath import child_path
+from cassette_tui.core.scan.masking import mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
@@ -124,7 +125,7 @@ def miss_detail(
     parts: list[RenderableType] = [miss_title(miss)]
     parts.append(Text("the agent called it with (▶ differs from the nearest recorded call)",
                       style="bold underline"))  # fmt: skip
-    parts.append(highlight_json(miss.get("args"), first_paths, new))
+    parts.append(highlight_json(_shown(miss.get("args"), limits), first_paths, new))
     if not nearest:
         parts.append(Text(f"no call of {safe(miss.get('tool'))} was recorded", style="bold"))
         return Group(*parts)
@@ -137,10 +138,15 @@ def miss_detail(
     if cassette is not None and index is not None:
         entry = cassette[index]
         parts.append(Text(f"recorded seq {seq} (▶ the paths that differ)", style="bold underline"))
-        parts.append(highlight_json(entry.args, first_paths, old))
+        parts.append(highlight_json(_shown(entry.args, limits), first_paths, old))
         parts.append(Text("the whole recorded entry", style="bold underline"))
         parts.append(single_detail(cassette, index, [], limits, styles))
     return Group(*parts)
+
+
+def _shown(args: Any, limits: Limits) -> Any:
+    """``args`` with each secret masked (``mask_value``), unless revealed (``v``)."""
+    return args if limits.reveal_secrets else mask_value(args)
 
 
 def _candidate_lines(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.format.errors import NULLS_HINT, is_null_vs_absent
 from cassette_tui.core.loop.served import IMPORTED_NAME
+from cassette_tui.core.scan.masking import mask_at, mask_value
 
 from .plural import plural
 from .report import ReportLine
@@ -106,7 +107,8 @@ def misses(run: RunResult) -> list[Miss]:
 
 def miss_line(miss: Miss, width: int = 70) -> str:
     """``search_docs sha256:… {"q": "retry budget", "top_k": 5}``."""
-    return f"{safe(miss.tool)} {safe(miss.digest)} {short_json(miss.args, width)}"
+    # a report written before misses were masked may hold a live secret: masked here too
+    return f"{safe(miss.tool)} {safe(miss.digest)} {short_json(mask_value(miss.args), width)}"
 
 
 ABSENT = "(absent)"
@@ -117,7 +119,9 @@ def side_value(d: Mapping[str, Any], side: str, width: int = 30) -> str:
     "recorded", "live", "absent", "kind"}``): ``(absent)`` when the path is left out on
     that side (``d["absent"] == side``), else its value as short JSON (``null`` is a real
     null). The one wording of the replay command and the app's miss screen."""
-    return ABSENT if d.get("absent") == side else short_json(d.get(side), width)
+    if d.get("absent") == side:
+        return ABSENT
+    return short_json(mask_at(d.get(side), str(d.get("path") or "")), width)
 
 
 def difference_line(d: Mapping[str, Any]) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cassette_tui.core.diff.align import is_error_outcome
 from cassette_tui.core.diff.model import Row, Status
 from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.scan.masking import mask_value
 from rich.style import Style
 from rich.text import Text
 
@@ -119,9 +120,11 @@ def _side(
     base: str,
     seq_cells: int = SEQ_WIDTH,
     tool_names: frozenset[str] = frozenset(),
+    reveal: bool = False,
 ) -> Text:
     """One side of a row, exactly ``width`` cells wide; ``!`` when the entry is an error
-    (raised, or answered HTTP 4xx/5xx), whatever the row's status (two 429s are ``=``)."""
+    (raised, or answered HTTP 4xx/5xx), whatever the row's status (two 429s are ``=``).
+    Each secret in the args is masked (``mask_value``) unless ``reveal`` (``v``)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     if index is None:
         text.append("·" * width, styles.get("steplist--filler"))
@@ -144,15 +147,18 @@ def _side(
     if unreadable:
         text.append(f"⚠ {unreadable}", styles.get("steplist--error"))
     else:
-        text.append(args_summary(args, limit=max(width, 8)), styles.get("steplist--args"))
+        shown = args if reveal else mask_value(args)
+        text.append(args_summary(shown, limit=max(width, 8)), styles.get("steplist--args"))
     text.truncate(width, overflow="ellipsis", pad=True)
     return text
 
 
 class PairRows:
-    """Rows of a ``DiffResult``: A on the left, the status mark between, B on the right."""
+    """Rows of a ``DiffResult``: A on the left, the status mark between, B on the right.
+    ``reveal``: secrets in the args shown whole (``v``); masked by default."""
 
     def __init__(self, result: DiffResult) -> None:
+        self.reveal = False
         self.result = result
         self.rows: Sequence[Row] = result.rows
         # the rows that are not same, in order (the by-seq rows know their statuses
@@ -186,6 +192,7 @@ class PairRows:
             "styles": styles,
             "base": base,
             "seq_cells": self.seq_width,
+            "reveal": self.reveal,
         }
         line.append_text(_side(self.result.a, row.a, repeated=row.repeated_a, **common))
         line.append(f" {mark.glyph} ", styles.get(mark.style))
@@ -218,7 +225,9 @@ class SingleRows:
         notable: Sequence[int] | None = None,
     ) -> None:
         """``notable``: the entries with a finding or an error, in order (computed with the
-        lint, in a worker); ``None`` until then, when ``n`` finds nothing."""
+        lint, in a worker); ``None`` until then, when ``n`` finds nothing. ``reveal``
+        (set later): secrets in the args shown whole (``v``); masked by default."""
+        self.reveal = False
         self.cassette = cassette
         self.findings_by_seq = findings_by_seq
         self.notable_rows: Sequence[int] = notable if notable is not None else ()
@@ -248,6 +257,7 @@ class SingleRows:
                 seq_cells=self.seq_width,
                 styles=styles,
                 base="steplist--row",
+                reveal=self.reveal,
             )
         )
         others = [f for f in findings if f.kind != "repeated_key"]

@@ -82,6 +82,11 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
     def _clamp(self, index: int) -> int:
         return max(0, min(index, len(self.model) - 1))
 
+    def redraw(self) -> None:
+        """Render every row again (the model shows its rows otherwise now: ``v``)."""
+        self._strips.clear()
+        self.refresh()
+
     def on_mount(self) -> None:
         self.virtual_size = Size(self.size.width, len(self.model))
         self.post_message(self.Highlighted(self, self.cursor))

@@ -1,0 +1,64 @@
+"""Issue 26: ``diff`` masks what the secret scan finds, in its text and its ``--json``
+(drift values, an ``other_call`` row's args, findings); ``--reveal`` shows them whole."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from support.factory import entry, write_cassette
+from support.paths import SCRIPT
+
+GHP_A = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # fake
+GHP_B = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"  # fake
+PASSWORD_A, PASSWORD_B = "hunter2-db-Pa55word", "hunter3-db-Pa55word"
+OPENAI = "sk-proj-" + "Qw3rTy7uIo9pAs1dFg5hJk2lZx8cVb4nMq6wEr0tYu"  # fake
+SECRETS = (GHP_A, GHP_B, PASSWORD_A, PASSWORD_B, OPENAI)
+
+
+def _pair(tmp_path: Path) -> tuple[Path, Path]:
+    a = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(1, "login", {"user": "ana", "password": PASSWORD_A}, response={"token": GHP_A}),
+        entry(2, "llm", {"headers": {"Authorization": f"Bearer {OPENAI}"}}, response={"x": 1}),
+    )
+    b = write_cassette(
+        tmp_path / "b.jsonl",
+        entry(1, "login", {"user": "ana", "password": PASSWORD_B}, response={"token": GHP_B}),
+        entry(2, "other", {"key": OPENAI}, response={"x": 1}),
+    )
+    return a, b
+
+
+def _diff(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SCRIPT), "diff", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={"NO_COLOR": "1", "COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_diff_text_and_json_mask_secrets(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path)
+    for extra in ((), ("--json",), ("--all",)):
+        done = _diff(str(a), str(b), "--align", "seq", *extra)
+        assert done.returncode == 1, done.stderr
+        out = done.stdout + done.stderr
+        for secret in SECRETS:
+            assert secret not in out and secret[4:14] not in out, (extra, secret)
+        assert "ghp_…(40 chars)" in out
+    doc = json.loads(_diff(str(a), str(b), "--json", "--align", "seq").stdout)
+    drift = {d["path"]: d for r in doc["rows"] for d in r["drift"] or []}
+    assert drift["$.password"]["a"].startswith("«") and drift["$.token"]["b"].startswith("«")
+
+
+def test_diff_reveal_shows_values_whole(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path)
+    text = _diff(str(a), str(b), "--align", "seq", "--reveal").stdout
+    assert PASSWORD_A in text and GHP_B[:20] in text and OPENAI in text
+    doc = _diff(str(a), str(b), "--align", "seq", "--json", "--reveal").stdout
+    assert GHP_A in doc and OPENAI in doc
