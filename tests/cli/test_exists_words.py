@@ -49,5 +49,9 @@ def test_a_command_names_force(tmp_path: Path, command: str) -> None:
     before = target.read_bytes()
     done = subprocess.run([SCRIPT, *args], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
-    assert done.stderr == f"cassette-tui {command}: {target}: exists; use --force to replace it\n"
+    # pin also says what the existing fixture holds (a name shared by two calls, issue 29)
+    held = f", holding tool 'search_docs' seq 1 of {FIX}" if command == "pin" else ""
+    assert done.stderr == (
+        f"cassette-tui {command}: {target}: exists{held}; use --force to replace it\n"
+    )
     assert target.read_bytes() == before

@@ -49,7 +49,7 @@ def test_bugcase_45_mcp_record_redacts_cassette_and_sidecar(real: Path, tmp_path
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     cassette = (runs / "crm.jsonl").read_text(encoding="utf-8")
     sidecar = (runs / "crm.mcp.json").read_text(encoding="utf-8")
-    assert '"api_key": "<redacted:secret:e5cfd71f>"' in cassette
+    assert '"api_key":"<redacted:secret:e5cfd71f>"' in cassette
     for text in (cassette, sidecar):
         assert KEY not in text and WHSEC not in text
     facts = json.loads(sidecar)
