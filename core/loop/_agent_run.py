@@ -116,6 +116,29 @@ def read_guard_log(path: Path) -> tuple[bool, list[dict[str, Any]]]:
     return loaded, blocked
 
 
+def read_uncovered(path: Path) -> list[dict[str, Any]]:
+    """The programs the guard logged as started without it (``{"argv", "why", "pid"}``;
+    the same program started twice by one process counts once: ``subprocess`` and
+    ``os.posix_spawn`` both report it)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    found: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict) or event.get("event") != "uncovered":
+            continue
+        argv = event.get("argv") if isinstance(event.get("argv"), list) else []
+        entry = {"argv": [str(a) for a in argv], "why": str(event.get("why", "")),
+                 "pid": event.get("pid")}  # fmt: skip
+        found.setdefault((entry["pid"], *entry["argv"]), entry)
+    return list(found.values())
+
+
 def tail(path: Path | None, lines: int = TAIL_LINES) -> str:
     """The last ``lines`` lines of the file at ``path`` ("" when it cannot be read)."""
     if path is None:
@@ -188,6 +211,9 @@ def ended_run(outcome: ProcessOutcome, isolation: str) -> RunResult:
         stderr=stderr,
         stderr_tail=tail(stderr),
         error=outcome.error,
+        stdout_dropped=outcome.stdout_dropped,
+        stderr_dropped=outcome.stderr_dropped,
+        left_behind=outcome.left_behind,
     )
 
 

@@ -39,14 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..format.jobs import CancelToken
+from .options import OUTPUT_CAP
 
 #: why a process ended: it exited by itself (``returncode`` >= 0, or < 0 for a signal it
 #: did not get from us), we killed it at its timeout, we killed it for a cancel, or it
 #: could not be started at all (``error`` says why)
 STATUSES = ("exited", "timeout", "cancelled", "not_started")
-#: bytes of stdout, and of stderr, an agent may write to the run's files; the rest is
-#: read and dropped (``ProcessOutcome.stdout_dropped``)
-OUTPUT_CAP = 64 * 1024 * 1024
 #: the script between the runner and each agent (see the module doc)
 REAPER = Path(__file__).resolve().with_name("_reaper.py")
 #: seconds a reaper asked to stop has before its process group is killed outright

@@ -90,7 +90,8 @@ class GateResult:
 
         {"runs", "passed", "pass_rate", "verdict", "isolation", "divergence",
          "cassette", "agent", "requested", "cancelled", "isolation_detail",
-         "misses", "exhausted", "repeated_calls", "runs_dir", "results": [RunResult]}
+         "misses", "exhausted", "repeated_calls", "runs_dir", "results": [RunResult],
+         "not_covered": [what the isolation does not cut off]}
         """
         rr = self.runs_result
         return {
@@ -110,6 +111,7 @@ class GateResult:
             "repeated_calls": self.total("repeated_calls"),
             "runs_dir": str(rr.runs_dir) if rr.runs_dir is not None else None,
             "results": [r.to_json() for r in self.results],
+            "not_covered": list(rr.not_covered),
         }
 
 

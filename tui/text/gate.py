@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .plural import plural
-from .replay import FAIL, PASS, isolation_line, run_line, served_line
+from .replay import FAIL, PASS, cut_lines, isolation_line, network_lines, run_line, served_line
 from .report import ReportLine
 from .runs import files_text
 from .safe import safe
@@ -102,6 +102,13 @@ def odd_run_lines(result: GateResult, limit: int = 5) -> list[str]:
     return lines
 
 
+def cut_run_lines(result: GateResult, limit: int = 5) -> list[str]:
+    """Per run, what was cut or killed at its end (``replay.cut_lines``):
+    ``  run 2: stdout cut: ...``."""
+    lines = [f"  run {r.run}: {line}" for r in result.results for line in cut_lines(r)]
+    return lines[:limit] + ([f"  ... and {len(lines) - limit} more"] if len(lines) > limit else [])
+
+
 def gate_lines(result: GateResult, name: str, odd_runs: int = 5) -> list[ReportLine]:
     """Every line of a gate's report, in order: the one builder of ``cassette-tui gate``
     (which prints each ``line.text`` and then how to open two runs) and the app's gate
@@ -116,6 +123,7 @@ def gate_lines(result: GateResult, name: str, odd_runs: int = 5) -> list[ReportL
         *([ReportLine("served", served)] if served else []),
         ReportLine("agent", safe(rr.agent), "agent   "),
         *(ReportLine("isolation", line) for line in isolation_lines(result)),
+        *(ReportLine("isolation", line) for line in network_lines(rr)),
         ReportLine("verdict", verdict_line(result)),
     ]
     empty = no_replay_line(result)
@@ -134,6 +142,7 @@ def gate_lines(result: GateResult, name: str, odd_runs: int = 5) -> list[ReportL
         if missing:
             lines.append(ReportLine("without_log", missing, "  "))
     lines.extend(ReportLine("odd_run", line) for line in odd_run_lines(result, odd_runs))
+    lines.extend(ReportLine("cut", line) for line in cut_run_lines(result))
     lines.append(ReportLine("files", files_text(rr.runs_dir), "files   "))
     return lines
 

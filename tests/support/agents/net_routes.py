@@ -2,6 +2,9 @@
 its first recorded call (``lookup`` a), then tries one way out to TARGET and prints one
 JSON line ``{"route", "reached": bool, "error"}``; exit 0 when it reached TARGET, 3 when
 refused. TARGET is a TCP port on 127.0.0.1, a unix socket path, or an abstract name.
+``net_routes.py all PORT PATH NAME`` tries every route (PATH for ``unix-path``, NAME for
+``unix-abstract``, PORT for the others) and prints ``{route: {"reached", "error"}}``,
+exit 0.
 
 Routes: ``c-socket`` (``_socket.socket`` directly), ``super-connect``
 (``super(socket.socket, s).connect``), ``mro-connect`` (the C type dug out of the MRO),
@@ -103,6 +106,43 @@ def attempt(route: str, target: str) -> None:
         raise SystemExit(f"unknown route {route!r}")
 
 
+ROUTES = [
+    "c-socket",
+    "super-connect",
+    "mro-connect",
+    "connect-ex",
+    "udp",
+    "sendmsg",
+    "unix-path",
+    "unix-abstract",
+    "unix-abstract-own",
+    "gethostbyaddr",
+    "getfqdn",
+    "getnameinfo",
+    "getnameinfo-numeric",
+    "ctypes-connect",
+    "child-python-I",
+    "child-env-cleared",
+    "child-bash-tcp",
+]
+
+
+def every_route(port: str, path: str, name: str) -> int:
+    wrap_dispatcher(live)("lookup", {"key": "a"})
+    found = {}
+    for route in ROUTES:
+        target = {"unix-path": path, "unix-abstract": name}.get(route, port)
+        if route == "unix-abstract-own":
+            target = f"own-{os.getpid()}"
+        try:
+            attempt(route, target)
+            found[route] = {"reached": True, "error": ""}
+        except OSError as exc:
+            found[route] = {"reached": False, "error": str(exc)}
+    print(json.dumps(found), flush=True)
+    return 0
+
+
 def main(route: str, target: str) -> int:
     wrap_dispatcher(live)("lookup", {"key": "a"})
     try:
@@ -116,4 +156,6 @@ def main(route: str, target: str) -> int:
 
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    if sys.argv[1] == "all":
+        sys.exit(every_route(*sys.argv[2:5]))
     sys.exit(main(sys.argv[1], sys.argv[2]))
