@@ -54,9 +54,8 @@ def _on_stop(signum: int, frame: object) -> None:
     _stop = True
 
 
-def _children() -> list[int]:
-    """The live (not zombie) children of this process."""
-    me = os.getpid()
+def _processes() -> list[tuple[int, int, int]]:
+    """``(pid, ppid, pgid)`` of every live (not zombie) process in ``/proc``."""
     found = []
     try:
         names = os.listdir("/proc")
@@ -71,9 +70,15 @@ def _children() -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1 and int(fields[1]) == me and fields[0] != b"Z":
-            found.append(int(name))
+        if len(fields) > 2 and fields[0] != b"Z":
+            found.append((int(name), int(fields[1]), int(fields[2])))
     return found
+
+
+def _children() -> list[int]:
+    """The live (not zombie) children of this process."""
+    me = os.getpid()
+    return [pid for pid, ppid, _ in _processes() if ppid == me]
 
 
 def _reap(agent: int, status: dict[str, int | None]) -> None:
@@ -96,7 +101,7 @@ def _reap(agent: int, status: dict[str, int | None]) -> None:
 def _kill_tree(agent: int, status: dict[str, int | None]) -> int:
     """Kill the agent's group and every child of this process until none is left; the
     number of processes killed besides the agent."""
-    killed: set[int] = set()
+    killed = {pid for pid, _, pgid in _processes() if pgid == agent and pid != agent}
     with contextlib.suppress(OSError):
         os.killpg(agent, signal.SIGKILL)
     for _ in range(500):
