@@ -132,10 +132,10 @@ def read_uncovered(path: Path) -> list[dict[str, Any]]:
             continue
         if not isinstance(event, dict) or event.get("event") != "uncovered":
             continue
-        argv = event.get("argv") if isinstance(event.get("argv"), list) else []
-        entry = {"argv": [str(a) for a in argv], "why": str(event.get("why", "")),
-                 "pid": event.get("pid")}  # fmt: skip
-        found.setdefault((entry["pid"], *entry["argv"]), entry)
+        raw = event.get("argv")
+        argv = [str(a) for a in raw] if isinstance(raw, list) else []
+        entry = {"argv": argv, "why": str(event.get("why", "")), "pid": event.get("pid")}
+        found.setdefault((entry["pid"], *argv), entry)
     return list(found.values())
 
 

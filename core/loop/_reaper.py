@@ -29,6 +29,7 @@ import select
 import signal
 import sys
 import time
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -154,7 +155,7 @@ def _start(argv: list[str], out_w: int, err_w: int) -> tuple[int, str]:
     return pid, ""
 
 
-def _write(path: str, end: dict[str, object]) -> None:
+def _write(path: str, end: dict[str, Any]) -> None:
     try:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(end, fh)
@@ -168,8 +169,8 @@ def main(args: list[str]) -> int:
     argv = args[split + 1 :]
     cap = int(opts["--cap"])
     status_path = opts["--status"]
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, _on_stop)
+    for stop in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(stop, _on_stop)
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != int(opts["--parent"]):  # the runner died before the line above
         return 1
@@ -181,7 +182,7 @@ def main(args: list[str]) -> int:
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     status: dict[str, int | None] = {"exit": None, "signal": None, "done": None}
     if _stop:  # stopped before the agent started: end as a killed run
-        _write(status_path, {"exit": None, "signal": signal.SIGKILL, "exec_error": ""})
+        _write(status_path, {"exit": None, "signal": int(signal.SIGKILL), "exec_error": ""})
         os.kill(os.getpid(), signal.SIGKILL)
     agent, exec_error = _start(argv, out_w, err_w)
     os.close(out_w)
@@ -205,8 +206,8 @@ def main(args: list[str]) -> int:
                 ended, deadline = True, time.monotonic() + DRAIN_S
         if ended and deadline is None:
             deadline = time.monotonic() + DRAIN_S
-        if deadline is not None and time.monotonic() > deadline:
-            break
+        if deadline is not None and (not pipes or time.monotonic() > deadline):
+            break  # ended: every pipe read to its end, or no more time to
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic()) * 1000
         try:
             ready = poller.poll(timeout)
@@ -246,7 +247,7 @@ def main(args: list[str]) -> int:
     }
     _write(status_path, end)
     if status["signal"] is not None:
-        sig = status["signal"]
+        sig: int = status["signal"]
         try:
             import resource
 

@@ -138,7 +138,7 @@ def _sock_family(sock: Any) -> int | None:
         return None
 
 
-def _check_send(what: str, sock: Any, address: Any, unix: int) -> None:
+def _check_send(what: str, sock: Any, address: Any, unix: int | None) -> None:
     """Refuse ``what`` to ``address`` on ``sock`` unless the guard allows it."""
     if _sock_family(sock) != unix:
         raise _refuse(what, address)
