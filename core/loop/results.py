@@ -45,7 +45,7 @@ class RunResult:
             Python with ``-I``/``-E``/``-S``, an environment without the guard's
             variables): ``[{"argv": [str], "why": str, "pid": the starting process}]``.
         stdout_dropped, stderr_dropped: bytes the agent wrote past the cap of the run's
-            files (``_runner.OUTPUT_CAP``): its output was cut.
+            files (``options.OUTPUT_CAP``): its output was cut.
         left_behind: processes the agent left running when it ended (daemons, children),
             killed with the run.
         stdout, stderr: the files holding the agent's output.
