@@ -24,7 +24,12 @@ in replay mode. Each run's outcome and call log travel with its test report (pyt
 sends them to the controller), and at the end the controller gates each test: a pass rate
 that is neither 0 nor 1 fails the session with the gate's explanation (where the runs
 part: after the tool layer, or the first call at which they differ and how many runs took
-each path), in a "cassette gate" section of the summary. Because the runs are ordinary
+each path), in a "cassette gate" section of the summary. Only clean replays count (the
+rule of ``cassette-tui gate``: no miss, no call past the last recording, at least one tool
+call; a test that catches a miss and passes is no clean replay): a test whose runs were
+not all clean gets the verdict ``unclean_replay`` (or ``no_tool_call`` when no run made a
+call), its unclean runs are named, and the session's exit status is 2 (the gate measured
+nothing), over a 1 of failed tests. Because the runs are ordinary
 items, ``pytest -n auto`` spreads them over cores and ``--tx ssh=host//python=python3
 --rsyncdir .`` over machines.
 """
@@ -44,7 +49,8 @@ from cassette_tui.core.format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, E
 from cassette_tui.core.keys.config import load_rules
 from cassette_tui.core.loop.call_log import call_log_entries
 from cassette_tui.core.loop.divergence import divergence
-from cassette_tui.core.loop.gate import is_flaky
+from cassette_tui.core.loop.gate import VERDICT_EXIT, verdict_of
+from cassette_tui.core.loop.results import report_replay
 from cassette_tui.core.replay.report import ReplayReport
 from cassette_tui.core.replay.wrap import wrap_dispatcher
 
@@ -259,6 +265,7 @@ class GateCollector:
         self.runs: dict[str, dict[int, dict[str, Any]]] = {}
         self._outcomes: dict[str, bool] = {}
         self.flaky: list[str] = []
+        self.unmeasured: list[str] = []
         self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -275,15 +282,43 @@ class GateCollector:
             self.runs.setdefault(run["test"], {})[run["run"]] = run
 
     def gate(self) -> None:
-        self.lines, self.flaky = [], []
+        self.lines, self.flaky, self.unmeasured = [], [], []
         for test, by_run in sorted(self.runs.items()):
             runs = [by_run[n] for n in sorted(by_run)]
-            passed = sum(r["passed"] for r in runs)
-            flaky = is_flaky(passed, len(runs))
-            verdict = "FLAKY" if flaky else "deterministic"
+            kinds = [
+                report_replay(ReplayReport.from_json(r["report"]) if r.get("report") else None)
+                for r in runs
+            ]
+            verdict = verdict_of(
+                [
+                    (
+                        kind,
+                        r["passed"],
+                        kind != "no_tool_call",
+                        r["passed"] and kind == "no_tool_call",
+                    )
+                    for r, (kind, _) in zip(runs, kinds, strict=True)
+                ]
+            )
+            clean = [r for r, (kind, _) in zip(runs, kinds, strict=True) if kind == "clean"]
+            passed = sum(r["passed"] for r in clean)
+            flaky = verdict == "flaky"
             workers = sorted({r["worker"] for r in runs if r.get("worker")})
             where = f" (runs on {', '.join(workers)})" if workers else ""
-            self.lines.append(f"{verdict} {test}: {passed}/{len(runs)} passed{where}")
+            label = "FLAKY" if flaky else verdict
+            if len(clean) == len(runs):
+                self.lines.append(f"{label} {test}: {passed}/{len(runs)} passed{where}")
+            else:
+                self.lines.append(
+                    f"{label} {test}: {len(clean)} of {len(runs)} runs replayed cleanly{where}"
+                )
+                self.lines.extend(
+                    f"    run {r['run']}: {kind}: {why}"
+                    for r, (kind, why) in zip(runs, kinds, strict=True)
+                    if kind != "clean"
+                )
+            if VERDICT_EXIT[verdict] == 2:
+                self.unmeasured.append(test)
             if not flaky:
                 continue
             self.flaky.append(test)
@@ -309,7 +344,9 @@ class GateCollector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.gate()
-        if self.flaky and session.exitstatus == 0:
+        if self.unmeasured and session.exitstatus in (0, 1):
+            session.exitstatus = VERDICT_EXIT["unclean_replay"]  # 2: the gate measured nothing
+        elif self.flaky and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -322,4 +359,10 @@ class GateCollector:
             terminalreporter.write_line(
                 f"{len(self.flaky)} test(s) flaky under --cassette-gate: the pass rate must be "
                 "0 or 1 (fix the nondeterminism the lines above point to)"
+            )
+        if self.unmeasured:
+            terminalreporter.write_line(
+                f"{len(self.unmeasured)} test(s) not measured under --cassette-gate: not every "
+                "replay was clean (a miss, a call past the last recording, no tool call); only "
+                "clean replays measure the agent (exit 2)"
             )

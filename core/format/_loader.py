@@ -62,6 +62,10 @@ class _Header(msgspec.Struct, gc=False):
     response: msgspec.Raw
     error: msgspec.Raw = _NO_RAW
     args_digest: str | msgspec.UnsetType = msgspec.UNSET
+    # what the recorder adds to every line: kept (not built) so a recorded line's length
+    # still rules out a repeated key (see _FRAME4)
+    recorded_at: msgspec.Raw = _NO_RAW
+    duration_ms: msgspec.Raw = _NO_RAW
 
 
 _HEADER = msgspec.json.Decoder(_Header)
@@ -84,6 +88,11 @@ _HEADER_ERRORS = (msgspec.DecodeError, RecursionError)
 #: ``jsontext.check_top_level_keys``, which is exact.
 _FRAME4 = 38
 _FRAME5 = 55
+#: what each of ``recorded_at`` and ``duration_ms`` adds to the compact frame:
+#: ``,"recorded_at":`` (the value is kept, its length known). With either field only the
+#: compact layout (our writer's) is proven free of a repeated key by the length; a spaced
+#: one takes the exact check.
+_FRAME_EXTRA = 15
 _FRAME4_SPACED = _FRAME4 + 7
 _FRAME5_SPACED = _FRAME5 + 9
 
@@ -300,14 +309,22 @@ class _Index:
                     seq_lo, seq_hi, seq_len = _digit_range(seq)
                 args_len = len(header.args)
                 free = nl - start - args_len - len(header.response) - len(tool) - seq_len
+                recorded_len = len(header.recorded_at)
+                duration_len = len(header.duration_ms)
+                spaced_ok = True
+                if recorded_len or duration_len:  # a present value is never empty
+                    free -= recorded_len + duration_len
+                    free -= _FRAME_EXTRA * ((recorded_len > 0) + (duration_len > 0))
+                    spaced_ok = False
                 if got is unset:
                     digest_stored = None
-                    plain = free in (_FRAME4, _FRAME4_SPACED)
+                    plain = free == _FRAME4 or (spaced_ok and free == _FRAME4_SPACED)
                 else:
                     digest_stored = got
                     free -= len(got)
                     plain = free == _FRAME5 or (
-                        free == _FRAME5_SPACED
+                        spaced_ok
+                        and free == _FRAME5_SPACED
                         and (
                             (
                                 buf[start : start + 9] == b'{"args": '

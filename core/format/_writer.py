@@ -1,5 +1,5 @@
-"""The cassette writer: one entry as one line (sorted-keys JSON, UTF-8, ``args_digest``
-recomputed under the rules), and a whole cassette written atomically."""
+"""The cassette writer: one entry as one line (compact JSON in the design's field order,
+UTF-8, ``args_digest`` recomputed under the rules), and a whole cassette written atomically."""
 
 from __future__ import annotations
 
@@ -17,21 +17,36 @@ if TYPE_CHECKING:
     from ._view import Cassette
 
 
+#: the order of a line's known fields (docs/format.md): the design's example line
+_FIELD_ORDER = ("seq", "tool", "args", "args_digest", "response", "error")
+
+
 def dump_record(record: dict[str, Any]) -> bytes:
     """One cassette line (UTF-8, newline-terminated) for a record (see ``Entry.to_record``).
 
-    Sorted keys like the article's ``record()``; UTF-8 text kept readable. A lone surrogate
-    (which ``json.loads`` accepts from ``"\\ud800"``) cannot be UTF-8: it is written back as
-    its JSON escape, which only ever occurs inside a JSON string, so it reads back the
-    same. Strict JSON: a NaN or an infinity is written as ``{"$numberDouble": "NaN"}`` (see
-    ``jsonvalue``), never as the bare NaN that strict parsers refuse."""
+    Compact JSON, the known fields first in the design's order (``seq``, ``tool``,
+    ``args``, ``args_digest``, ``response`` or ``error``), then the others
+    (``recorded_at``, ``duration_ms``, ...) in their own order. Nested objects keep their
+    keys in the order the tool returned them, so a replay hands back the same JSON text;
+    only the args digest is canonical (sorted). The load reads this layout on its fast path
+    (``_loader``). UTF-8 text kept readable. A lone surrogate (which ``json.loads`` accepts
+    from ``"\\ud800"``) cannot be UTF-8: it is written back as its JSON escape, which only
+    ever occurs inside a JSON string, so it reads back the same. Strict JSON: a NaN or an
+    infinity is written as ``{"$numberDouble": "NaN"}`` (see ``jsonvalue``), never as the
+    bare NaN that strict parsers refuse."""
+    ordered = {k: record[k] for k in _FIELD_ORDER if k in record}
+    for k, v in record.items():
+        ordered.setdefault(k, v)
     try:
-        text = json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+        text = json.dumps(ordered, separators=_COMPACT, ensure_ascii=False, allow_nan=False)
     except ValueError as exc:
         if "Out of range float" not in str(exc):
             raise
-        text = json.dumps(encode_nonfinite(record), sort_keys=True, ensure_ascii=False) + "\n"
-    return text.encode("utf-8", "backslashreplace")
+        text = json.dumps(encode_nonfinite(ordered), separators=_COMPACT, ensure_ascii=False)
+    return (text + "\n").encode("utf-8", "backslashreplace")
+
+
+_COMPACT = (",", ":")
 
 
 def dump_line(entry: Entry, rules: KeyRules | None = None) -> bytes:
@@ -50,7 +65,7 @@ def save(
 ) -> Path:
     """Write entries as a cassette file, atomically (temporary file + rename).
 
-    Each line is one entry as sorted-keys JSON with ``args_digest`` recomputed under
+    Each line is one entry as ``dump_record`` writes it, with ``args_digest`` recomputed under
     ``rules`` (default: the cassette's own rules, else none). Unknown fields are written
     back unchanged.
 

@@ -217,7 +217,9 @@ def ended_run(outcome: ProcessOutcome, isolation: str) -> RunResult:
     )
 
 
-def tally(results: list[RunResult]) -> str:
-    """``3 ✓ 1 ✗``: the runs that passed and did not (the jobs' progress message)."""
-    passed = sum(r.passed for r in results)
+def tally(results: list[RunResult], replays: bool = False) -> str:
+    """``3 ✓ 1 ✗``: the runs that passed and did not (the jobs' progress message); with
+    ``replays``, a tick only for a pass whose replay was clean (``RunResult.replay``): a
+    pass with a miss gets none."""
+    passed = sum(r.passed and (not replays or r.replay()[0] == "clean") for r in results)
     return f"{passed} ✓ {len(results) - passed} ✗"

@@ -105,12 +105,15 @@ def _replay_runs(
         served.source, agent.template, runs, [], chosen.name, chosen.detail, folder,
         cancelled=False, source_format=served.fmt, not_covered=chosen.not_covered,
     )  # fmt: skip
+    result.jobs = min(options.workers, runs)
     logs: dict[int, Cassette] = {}
     yield Progress(stage, 0, runs, "runs", "")
     for outcome in run_processes(specs, options.workers, token):
         run = _run_result(outcome, folder, chosen, served, logs)
         result.results.append(run)
-        yield Progress(stage, len(result.results), runs, "runs", tally(result.results), run)
+        yield Progress(
+            stage, len(result.results), runs, "runs", tally(result.results, replays=True), run
+        )
     _close(result, agent, runs, chosen, token)
     return result, served.cassette, logs
 
@@ -184,6 +187,9 @@ def _run_result(
     try:
         target = folder / f"run-{outcome.index:02d}.jsonl"
         run.call_log, logs[run.run] = write_call_log(report, cassette, target)
-    except (CassetteError, OSError, ValueError, TypeError) as exc:
+    except OSError as exc:  # disk full, a write error: the runs folder, not the agent
+        run.error = f"call log not written: {exc}"
+        run.write_error = f"{target}: {exc.strerror or exc}"
+    except (CassetteError, ValueError, TypeError) as exc:
         run.error = f"call log not written: {exc}"
     return run

@@ -4,6 +4,7 @@ record jobs take, built once by the commands' ``loop_options`` click decorator
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,12 +17,26 @@ DEFAULT_TIMEOUT = 120.0
 OUTPUT_CAP = 64 * 1024 * 1024
 
 
-def default_jobs() -> int:
-    """The default number of runs at once: the number of CPUs this process may use."""
+#: the cgroup v2 file that caps the CPU time of this process's group (``QUOTA PERIOD``)
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+
+
+def default_jobs(cpu_max: Path = CPU_MAX) -> int:
+    """The default number of runs at once: the CPUs this process may use (its affinity),
+    no more than a cgroup's CPU quota allows (``cpu_max``: ``"200000 100000"`` is 2 CPUs,
+    ``"max ..."`` no cap; an absent or unreadable file, no cap). More runs than CPUs make
+    runs wait for a CPU, and a run that waits can time out: the machine, not the agent."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cpus = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        cpus = max(1, os.cpu_count() or 1)
+    try:
+        quota, period = cpu_max.read_text("ascii").split()[:2]
+        if quota != "max":
+            cpus = min(cpus, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError, ZeroDivisionError):
+        pass  # no cgroup cap to read: the affinity is the limit
+    return cpus
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ show them."""
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,44 @@ NO_REPLAY_WHY = (
     "the agent exited 0 but replayed nothing: does it wrap its dispatcher with "
     "wrap_dispatcher / read CASSETTE_MODE?"
 )
+
+#: how a run's replay went (``RunResult.replay``): ``clean`` (the agent's pass or fail is a
+#: result), ``unclean`` (a miss, a call past the last recording, unused recordings under
+#: ``--strict``), ``no_tool_call`` (the run reached no tool call: no replay at all),
+#: ``infrastructure`` (timed out, killed by a signal from outside, not started, or the runs
+#: folder could not be written), ``not_run`` (cancelled)
+REPLAY_KINDS = ("clean", "unclean", "no_tool_call", "infrastructure", "not_run")
+#: what a timed-out run's words add: the machine may be the cause
+TIMEOUT_HINT = "a loaded machine can cause this: try -j 1 or a longer --timeout"
+#: signals that end a run from outside the agent (a person, the OOM killer, a limit)
+OUTSIDE_SIGNALS = frozenset(
+    {signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGXCPU,
+     signal.SIGXFSZ}
+)  # fmt: skip
+#: words on stderr that say a write failed for want of space
+DISK_FULL_WORDS = ("No space left on device", "Disk quota exceeded", "[Errno 28]", "[Errno 122]")
+
+
+def report_replay(report: ReplayReport | None, strict: bool = False) -> tuple[str, str]:
+    """How a replay went from its report alone: ``("clean", "")``, ``("unclean", why)`` (a
+    miss, a call past the last recording, with ``strict`` a recording left unused) or
+    ``("no_tool_call", why)`` (no report, or one without a call while the cassette has
+    entries). The one rule of ``RunResult.replay`` and the pytest plugin's gate."""
+    if report is None:
+        return "no_tool_call", "no tool call seen (it wrote no replay report)"
+    if not report.calls and report.entries != 0:  # an empty cassette needs no call
+        return "no_tool_call", "no tool call (its replay report has none)"
+    why = []
+    misses, exhausted = report.count("miss"), report.count("exhausted")
+    if misses:
+        why.append(f"{misses} {'miss' if misses == 1 else 'misses'}")
+    if exhausted:
+        why.append(f"{exhausted} past the last recording")
+    if strict and report.unused_seqs:
+        why.append(f"{len(report.unused_seqs)} recorded calls unused (--strict)")
+    if why:
+        return "unclean", ", ".join(why)
+    return "clean", ""
 
 
 @dataclass
@@ -51,6 +90,8 @@ class RunResult:
         stdout, stderr: the files holding the agent's output.
         stderr_tail: its last lines of stderr.
         error: why it could not start, or why its report could not be read.
+        write_error: the runs folder could not be written for this run (the call log:
+            disk full, a write error), ``""`` when it could.
     """
 
     run: int
@@ -69,6 +110,36 @@ class RunResult:
     stdout_dropped: int = 0
     stderr_dropped: int = 0
     left_behind: int = 0
+    write_error: str = ""
+
+    def replay(self, strict: bool = False) -> tuple[str, str]:
+        """How this run's replay went: ``(kind, why)``, ``kind`` one of ``REPLAY_KINDS``,
+        ``why`` the reason for a person (``""`` for ``clean``). A clean replay made at least
+        one call (none needed when the report says the cassette is empty), had no miss and
+        no call past the last recording and, with ``strict``, left no recording unused; the
+        agent's exit status then is its result. An agent that catches a miss and exits 0
+        is ``unclean``, as ``replay`` says (exit 1)."""
+        if self.status == "cancelled":
+            return "not_run", "cancelled"
+        outside = self._outside()
+        if outside:
+            return "infrastructure", outside
+        return report_replay(self.report, strict)
+
+    def _outside(self) -> str:
+        """Why the run's end was not the agent's doing (infrastructure), or ``""``."""
+        if self.status == "not_started":
+            return f"not started: {self.error}" if self.error else "not started"
+        if self.status == "timeout":
+            return f"timed out after {self.duration_s:.0f} s ({TIMEOUT_HINT})"
+        code = self.exit_code
+        if code is not None and code < 0 and -code in OUTSIDE_SIGNALS:
+            return f"killed by {signal.Signals(-code).name}"
+        if self.write_error:
+            return f"the runs folder could not be written: {self.write_error}"
+        if any(words in self.stderr_tail for words in DISK_FULL_WORDS):
+            return "a write failed for want of disk space (No space left on device)"
+        return ""
 
     @property
     def no_replay(self) -> bool:
@@ -114,12 +185,14 @@ class RunResult:
     def unused_seqs(self) -> list[int]:
         return list(self.report.unused_seqs) if self.report is not None else []
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, strict: bool = False) -> dict[str, Any]:
         """``{"run", "status", "passed", "exit_code", "duration_s", "isolation", "calls",
         "hits", "misses", "exhausted", "repeated_calls", "unused_seqs", "blocked",
         "call_log", "report", "stdout", "stderr", "stderr_tail", "error", "uncovered",
-        "output_dropped": {"stdout", "stderr"} (bytes), "left_behind"}`` (paths as strings
-        or null)."""
+        "output_dropped": {"stdout", "stderr"} (bytes), "left_behind", "replay",
+        "replay_why"}`` (paths as strings or null; ``replay`` and ``replay_why``:
+        ``replay(strict)``)."""
+        kind, why = self.replay(strict)
 
         def path(p: Path | None) -> str | None:
             return str(p) if p is not None else None
@@ -149,6 +222,8 @@ class RunResult:
             "uncovered": self.uncovered,
             "output_dropped": {"stdout": self.stdout_dropped, "stderr": self.stderr_dropped},
             "left_behind": self.left_behind,
+            "replay": kind,
+            "replay_why": why,
         }
 
 
@@ -171,6 +246,7 @@ class RunsResult:
             then its path spec; the agent read it written as a cassette, ``served.py``).
         not_covered: what the isolation in force does not cut off, one phrase each
             (``_isolation.Isolation.not_covered``).
+        jobs: how many runs ran at once, ``None`` when not said.
     """
 
     cassette: Path
@@ -183,6 +259,7 @@ class RunsResult:
     cancelled: bool = False
     source_format: str = "cassette"
     not_covered: tuple[str, ...] = ()
+    jobs: int | None = None
 
     @property
     def completed(self) -> list[RunResult]:

@@ -305,7 +305,7 @@ def test_an_agent_that_replays_nothing_is_no_pass_but_bad_setup(tmp_path: Path, 
     assert doc["run"]["status"] == "no_replay" and "replayed nothing" in doc["run"]["error"]
     done = cli("gate", str(cassette), "--agent", agent, "--runs", "3")
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "verdict no_replay: 0/3 passed (0%)" in done.stdout
+    assert "verdict no_replay: 0 of 3 runs replayed cleanly" in done.stdout
     assert "replayed nothing" in done.stdout and "(3 of 3 runs)" in done.stdout
     assert "runs    3 no_replay" in done.stdout and "deterministic" not in done.stdout
     done = cli("gate", str(cassette), "--agent", agent, "--runs", "2", "--json")
@@ -319,3 +319,75 @@ def test_an_agent_that_replays_one_call_still_passes(tmp_path: Path) -> None:
     done = cli("replay", str(loop_cassette(tmp_path)), "--agent", agent_cmd("one"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "result  passed (exit 0)" in done.stdout and "no replay" not in done.stdout
+
+
+# -- an honest gate (issue 29) ----------------------------------------------------------
+
+
+def test_bugcase_42_every_run_crashed_before_a_call_is_an_error(real: Path) -> None:
+    """bugcases/42: the demo agent after a bad refactor dies on import in every run; the
+    gate measured nothing (verdict ``no_tool_call``, exit 2), never "deterministic 0/4"."""
+    case = real / "bugcases" / "42_gate_all_runs_crashed"
+    if not case.is_dir():
+        pytest.skip(f"bugcase absent: {case}")
+    agent = agent_cmd(script=case / "agent.py")
+    done = cli("gate", "fix.jsonl", "--agent", agent, "--runs", "4", "-j", "2", cwd=case)
+    assert done.returncode == 2, done.stdout + done.stderr
+    out = done.stdout
+    assert "verdict no_tool_call: 0 of 4 runs replayed cleanly" in out
+    assert "no run reached a tool call that a replay report shows (ModuleNotFoundError: " in out
+    assert "no replay took place; not a verdict on determinism (exit 2)" in out
+    assert "deterministic" not in out
+    done = cli("gate", "fix.jsonl", "--agent", agent, "--runs", "2", "--json", cwd=case)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 2 and doc["verdict"] == "no_tool_call"
+    assert doc["exit_status"] == 2 and doc["clean"] == 0 and doc["passed"] == 0
+    assert [d["replay"] for d in doc["not_clean"]] == ["no_tool_call", "no_tool_call"]
+    assert doc["results"][0]["replay"] == "no_tool_call"
+
+
+def test_gate_and_replay_agree_that_a_caught_miss_is_no_pass(tmp_path: Path) -> None:
+    """The agent catches its miss and exits 0: ``replay`` exits 1 (not clean), the gate
+    exits 2 with ``unclean_replay`` and names each run and why, in text and --json."""
+    cassette = loop_cassette(tmp_path)
+    agent = agent_cmd("catch-miss")
+    assert cli("replay", str(cassette), "--agent", agent).returncode == 1
+    done = cli("gate", str(cassette), "--agent", agent, "--runs", "3")
+    assert done.returncode == 2, done.stdout + done.stderr
+    out = done.stdout
+    assert "verdict unclean_replay: 0 of 3 runs replayed cleanly" in out
+    assert "only clean replays measure the agent: runs 1, 2, 3 (exit 2)" in out
+    assert "  run 2: passed (exit 0) in " in out and " · unclean: 1 miss" in out
+    doc = json.loads(cli("gate", str(cassette), "--agent", agent, "--runs", "2", "--json").stdout)
+    assert (doc["verdict"], doc["passed"], doc["clean"]) == ("unclean_replay", 0, 0)
+    assert doc["not_clean"] == [
+        {"run": 1, "replay": "unclean", "why": "1 miss"},
+        {"run": 2, "replay": "unclean", "why": "1 miss"},
+    ]
+
+
+def test_gate_strict_fails_unused_recordings(tmp_path: Path) -> None:
+    cassette = loop_cassette(tmp_path)
+    done = cli("gate", str(cassette), "--agent", agent_cmd("pass"), "--runs", "2")
+    assert done.returncode == 0 and "verdict deterministic: 2/2 passed (100%)" in done.stdout
+    done = cli("gate", str(cassette), "--agent", agent_cmd("pass"), "--runs", "2", "--strict")
+    assert done.returncode == 2, done.stdout
+    assert "no call past the last recording, no unused recording" in done.stdout
+    assert "unclean: 2 recorded calls unused (--strict)" in done.stdout
+
+
+def test_gate_timeouts_are_infrastructure_and_point_at_the_machine(tmp_path: Path) -> None:
+    """Run 1 passes, runs 2 and 3 hang past --timeout: exit 2, ``infrastructure``, and the
+    words suggest -j 1 or a longer --timeout (never "flaky 1/3")."""
+    cassette = loop_cassette(tmp_path)
+    piddir = tmp_path / "pids"
+    piddir.mkdir()
+    agent = agent_cmd("pass-then-hang", "{run}", str(piddir))
+    done = cli("gate", str(cassette), "--agent", agent, "--runs", "3", "-j", "3", "--timeout", "8")
+    assert done.returncode == 2, done.stdout + done.stderr
+    out = done.stdout
+    assert "verdict infrastructure: 1 of 3 runs replayed cleanly" in out
+    assert "2 runs timed out with 3 at once on " in out and "try -j 1 or a longer --timeout" in out
+    assert "infrastructure: timed out after 8 s (a loaded machine can cause this" in out
+    assert "flaky" not in out and "deterministic" not in out
+    assert not still_alive([int(p) for f in piddir.iterdir() for p in f.read_text().split()])

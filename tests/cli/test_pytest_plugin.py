@@ -60,6 +60,21 @@ def test_miss(cassette):
     cassette.wrap(live)("lookup", {"key": "zzz"})
 
 
+@pytest.mark.cassette("loop.jsonl")
+def test_catches_and_carries_on(cassette):
+    dispatch = cassette.wrap(live)
+    try:
+        dispatch("lookup", {"key": "zzz"})
+    except Exception:
+        pass  # a hostile agent: swallows the miss and passes
+    dispatch("lookup", {"key": "a"})
+
+
+@pytest.mark.cassette("loop.jsonl")
+def test_never_calls(cassette):
+    cassette.wrap(live)
+
+
 @pytest.mark.cassette()
 def test_recorded(cassette):
     dispatch = cassette.wrap(live)
@@ -170,3 +185,32 @@ def test_gate_over_xdist_workers_says_where_runs_part(project: Path, workers: st
     assert runs == "20" and 0 < int(passed) < 20
     if workers == "2":  # the runs were spread over both workers
         assert "(runs on gw0, gw1)" in summary
+
+
+def test_gate_an_unclean_replay_is_no_pass_and_exits_2(project: Path) -> None:
+    """A test that catches its miss passes every run, yet the gate says ``unclean_replay``
+    (a clean replay has no miss), names each run and why, and the session exits 2."""
+    done = pytest_run(project, "-k", "catches_and_carries_on", "--cassette-gate=3")
+    assert done.returncode == 2, done.stdout
+    out = done.stdout
+    assert "3 passed" in out  # pytest's word: each run passed
+    assert (
+        "unclean_replay test_agent.py::test_catches_and_carries_on: 0 of 3 runs replayed "
+        "cleanly" in out
+    )
+    assert "    run 2: unclean: 1 miss" in out
+    assert "1 test(s) not measured under --cassette-gate" in out and "deterministic" not in out
+    done = pytest_run(project, "-k", "test_miss", "--cassette-gate=2")  # fails on its miss
+    assert done.returncode == 2, done.stdout
+    assert "unclean_replay test_agent.py::test_miss: 0 of 2 runs replayed cleanly" in done.stdout
+
+
+def test_gate_a_test_that_replays_nothing_exits_2(project: Path) -> None:
+    """A marked test that passes without a tool call: ``no_replay`` (as the CLI's gate says
+    of an agent that exits 0 having replayed nothing), exit 2."""
+    done = pytest_run(project, "-k", "never_calls", "--cassette-gate=2")
+    assert done.returncode == 2, done.stdout
+    assert "no_replay test_agent.py::test_never_calls: 0 of 2 runs replayed cleanly" in (
+        done.stdout
+    )
+    assert "    run 1: no_tool_call: no tool call (its replay report has none)" in done.stdout

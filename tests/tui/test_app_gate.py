@@ -19,6 +19,7 @@ from cassette_tui.tui.screens.pair import PairScreen
 from support.loop import (
     DEMO_AGENT,
     agent_cmd,
+    loop_cassette,
     pids_in,
     still_alive,
 )
@@ -306,8 +307,42 @@ async def test_an_agent_that_replays_nothing_is_no_replay_not_a_pass(samples: Pa
         assert screen.result is not None and screen.result.verdict == "no_replay"
         text = flat(app)
         assert "✗ no replay (the agent replayed nothing)" in text
-        assert "verdict no_replay: 0/2 passed" in text
+        assert "verdict no_replay: 0 of 2 runs replayed cleanly" in text
         assert "replayed nothing: does it wrap its dispatcher" in text
         assert "deterministic" not in text
         await press(pilot, "escape")
         assert "Gate 0/2 ✗" in flat(app)
+
+
+@sync
+async def test_runs_that_catch_a_miss_get_no_tick_and_an_unclean_verdict(tmp_path: Path) -> None:
+    """A hostile agent catches its miss and exits 0: the gate screen shows no ✓ anywhere
+    (neither the verdict nor a run), says ``unclean replay`` and names the runs and why."""
+    a = open_cassette(loop_cassette(tmp_path))
+    app = CassetteApp(a, a, agent=AgentCommand.parse(agent_cmd("catch-miss")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = await gated(pilot, await start_gate(pilot, 2))
+        assert screen.result is not None and screen.result.verdict == "unclean_replay"
+        text = flat(app)
+        assert "✗ unclean replay (not every replay was clean)" in text
+        assert "verdict unclean_replay: 0 of 2 runs replayed cleanly" in text
+        assert "runs 1, 2 (exit 2)" in text
+        assert "run 1: passed (exit 0)" in text and "unclean: 1 miss" in text
+        assert "✓" not in text.replace("0 ✓", "")  # the tally's glyph counts 0 passes
+        assert text.count("✗ passed") == 2  # the runs list: the agent's word, no tick
+        assert screen.last_progress is not None
+        assert screen.last_progress.message == "0 ✓ 2 ✗"  # live tallies: no tick either
+
+
+@sync
+async def test_a_gate_where_no_run_reached_a_tool_call_is_no_verdict(tmp_path: Path) -> None:
+    a = open_cassette(loop_cassette(tmp_path))
+    app = CassetteApp(a, a, agent=AgentCommand.parse(agent_cmd("crash-early")))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = await gated(pilot, await start_gate(pilot, 2))
+        assert screen.result is not None and screen.result.verdict == "no_tool_call"
+        text = flat(app)
+        assert "✗ no tool call (no run reached one)" in text
+        assert "retry_policy_v2" in text and "deterministic" not in text

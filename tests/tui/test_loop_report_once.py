@@ -87,9 +87,13 @@ def replay_result(**kw: Any) -> ReplayResult:
 
 
 def gate_result() -> GateResult:
+    """Runs 1 and 2 replay cleanly, one passes, one fails (flaky); runs 3-7 time out."""
+    hit = ReplayReport.from_json(
+        {"calls": [{"n": 1, "tool": "read_file", "digest": "sha256:eec0", "outcome": "hit"}]}
+    )
     runs = [
-        _run(1, status="passed", exit_code=0, call_log=Path("/tmp/runs/run-01.jsonl")),
-        _run(2, call_log=Path("/tmp/runs/run-02.jsonl")),
+        _run(1, status="passed", exit_code=0, call_log=Path("/tmp/runs/run-01.jsonl"), report=hit),
+        _run(2, call_log=Path("/tmp/runs/run-02.jsonl"), report=hit),
         *(_run(n, status="timeout", exit_code=None) for n in range(3, 8)),
     ]
     divergence = Divergence("after_tool_layer", None, (), 4, (3, 4), "Every run made 4 calls.")
@@ -154,3 +158,25 @@ def test_the_replay_text_lists_no_key_called_0_times() -> None:
         "repeated keys (served in recorded order):",
         "  t sha256:y  called 2x, recorded 1x",
     ]
+
+
+def test_a_flaky_gate_with_runs_that_were_not_clean_counts_the_clean_ones_only() -> None:
+    """Runs 1 and 2 replay cleanly and disagree (flaky); run 3 has a miss and exited 0,
+    run 4 was killed by SIGKILL: both are left out of the rate, and named with why."""
+    hit = {"n": 1, "tool": "read_file", "digest": "sha256:eec0", "outcome": "hit"}
+    miss = {"n": 2, "tool": "search_docs", "digest": "sha256:0bde", "outcome": "miss"}
+    clean = ReplayReport.from_json({"calls": [hit]})
+    unclean = ReplayReport.from_json({"calls": [hit, miss], "misses": [MISS]})
+    runs = [
+        _run(1, status="passed", exit_code=0, report=clean),
+        _run(2, report=clean),
+        _run(3, status="passed", exit_code=0, report=unclean),
+        _run(4, status="crashed", exit_code=-9, report=clean),
+    ]
+    result = GateResult(_runs(runs), None)
+    assert (result.verdict, result.clean, result.passed, result.exit_status) == ("flaky", 2, 1, 1)
+    text = [line.text for line in gate_lines(result, NAME)]
+    assert "verdict flaky: 1/2 clean replays passed (50%); 2 of 4 runs not clean" in text
+    assert "runs 3, 4 left out: not clean (listed below)" in text
+    assert "  run 3: passed (exit 0) in 0.50 s · unclean: 1 miss" in text
+    assert "  run 4: crashed (signal 9) in 0.50 s · infrastructure: killed by SIGKILL" in text

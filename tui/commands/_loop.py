@@ -66,7 +66,8 @@ _JOBS = click.option(
     "--jobs",
     type=click.IntRange(min=1),
     default=None,
-    help="Replays at once (default: the number of CPUs).",
+    help="Replays at once (default: the CPUs this process may use, within a cgroup's "
+    "quota; more make runs wait for a CPU and time out).",
 )
 #: the parameters ``loop_options`` gathers into one ``LoopOptions``
 _GATHERED = ("jobs", "timeout", "isolation", "runs_dir", "config")

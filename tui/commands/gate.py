@@ -1,15 +1,19 @@
 """``cassette-tui gate CASSETTE --agent CMD --runs 20``: N offline replays, and a verdict.
 
-Verdict ``deterministic`` (0/N or N/N passed) or ``flaky``; when flaky, where the runs part
-(after the tool layer, or the first call at which they differ and how many runs took each
-path). Misses and repeats are summed over the runs. Every run's call log is kept, and the
-output names two runs to open side by side in the app. ``--json`` prints
-``GateResult.to_json()``: ``runs, passed, pass_rate, verdict, isolation, divergence`` and
-the per-run ``results``.
+Only clean replays (no miss, no call past the last recording, no unused recording under
+``--strict``, at least one tool call, ended by the agent) measure the agent. Verdict
+``deterministic`` (every replay clean, 0/N or N/N passed), ``flaky`` (clean replays
+disagree), or a verdict that is no measurement: ``unclean_replay``, ``infrastructure``,
+``no_tool_call``, ``no_replay``, ``incomplete`` (``core.loop.gate``); the runs that were not
+clean are listed with why. When runs differ, where they part (after the tool layer, or the
+first call at which they differ and how many runs took each path). Misses and repeats are
+summed over the runs. The output names two runs to open side by side in the app.
+``--json`` prints ``GateResult.to_json()``: ``runs, passed, pass_rate, verdict, clean,
+not_clean, isolation, divergence`` and the per-run ``results``.
 
-Exit status: 0 deterministic, 1 flaky, 2 bad usage, unreadable input or verdict ``no_replay``
-(the agent exited 0 but replayed nothing), 130 cancelled (the
-partial result is printed first). Does not import Textual.
+Exit status: 0 deterministic, 1 flaky, 2 bad usage, unreadable input or a verdict that is
+no measurement (``VERDICT_EXIT``), 130 cancelled (the partial result is printed first).
+Does not import Textual.
 """
 
 from __future__ import annotations
@@ -20,12 +24,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 import click
-from cassette_tui.core.format.constants import (
-    EXIT_BAD_INPUT,
-    EXIT_CANCELLED,
-    EXIT_CLEAN,
-    EXIT_FINDINGS,
-)
+from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 from rich.text import Text
 
 from ..text.gate import gate_lines, pick_pair
@@ -47,13 +46,23 @@ EXIT_FLAKY = EXIT_FINDINGS
     help="How many replays.",
 )  # fmt: skip
 @loop_options(jobs=True)
+@click.option(
+    "--strict", is_flag=True,
+    help="A recorded call left unused makes a replay unclean (exit 2).",
+)  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def gate(cassette: str, agent: str | None, runs: int, options: LoopOptions, as_json: bool) -> None:
+def gate(
+    cassette: str, agent: str | None, runs: int, options: LoopOptions, strict: bool, as_json: bool
+) -> None:
     """Replay CASSETTE --runs times with the network off; the pass rate must be 0 or 1.
 
+    Only clean replays count: a miss, a call past the last recording, a run with no
+    tool call, a timeout or a run killed from outside is not the agent's result.
+
     \b
-    Exit status: 0 deterministic, 1 flaky, 2 bad usage or an agent that replayed
-    nothing, 130 cancelled.
+    Exit status: 0 deterministic, 1 flaky (clean replays disagree), 2 bad usage or
+    no measurement (unclean_replay, infrastructure, no_tool_call, no_replay),
+    130 cancelled.
     """
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.loop.agent import resolve_agent
@@ -62,7 +71,9 @@ def gate(cassette: str, agent: str | None, runs: int, options: LoopOptions, as_j
     try:
         command = resolve_agent(agent, options.config)
         result: GateResult = run_cancellable(
-            lambda token: gate_job(cassette, command, options, runs=runs, token=token)
+            lambda token: gate_job(
+                cassette, command, options, runs=runs, token=token, strict=strict
+            )
         )
     except (CassetteError, OSError, ValueError) as exc:
         fail("gate", exc)
@@ -72,9 +83,7 @@ def gate(cassette: str, agent: str | None, runs: int, options: LoopOptions, as_j
         print_gate(result, cassette)
     if result.cancelled:
         sys.exit(EXIT_CANCELLED)
-    if result.verdict == "no_replay":
-        sys.exit(EXIT_BAD_INPUT)  # a mis-wired agent: bad setup, never a pass
-    sys.exit(EXIT_FLAKY if result.verdict == "flaky" else EXIT_DETERMINISTIC)
+    sys.exit(result.exit_status)  # 0 deterministic, 1 flaky, 2 no measurement
 
 
 def print_gate(result: Any, name: str) -> None:

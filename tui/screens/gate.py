@@ -103,7 +103,7 @@ class GateRows:
         run = self.results[index]
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(f"{run.run:>4}  ")
-        if run.passed:
+        if run.passed and run.replay()[0] == "clean":  # a pass with a miss is no pass
             text.append(f"{PASS} {run.status:<9}", styles.get("runlist--pass"))
         elif run.completed:
             text.append(f"{FAIL} {run.status:<9}", styles.get("runlist--fail"))
@@ -118,7 +118,8 @@ class GateRows:
         return text
 
     def notable(self, index: int) -> bool:
-        return not self.results[index].passed
+        run = self.results[index]
+        return not (run.passed and run.replay()[0] == "clean")
 
     def matches(self, index: int, needle: str) -> bool:
         return needle in self.results[index].status

@@ -218,3 +218,39 @@ def test_the_key_pass_and_the_entry_name_a_repeat_in_the_args_alike(
         list(load(path).entries_read())
     assert str(keys.value) == str(entries.value)
     assert "duplicate key 'x' in $.args" in str(keys.value)
+
+
+_RECORDED = (
+    '{"seq":1,"tool":"t","args":{"q":"a"},"args_digest":"sha256:44136fa355b3678a",'
+    '"response":{"b":1,"a":2},"recorded_at":"2026-12-03T19:02:59.271509Z","duration_ms":0.25'
+)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ',"recorded_at":"x"',  # the recorder's own field, twice
+        ',"duration_ms":1',
+        ',"seq":1',  # a known field after the recorder's
+        ',"zz":1,"zz":2',  # an unknown field, twice
+    ],
+)
+def test_a_recorded_line_on_the_fast_path_still_refuses_a_repeated_key(
+    tmp_path: Path, extra: str
+) -> None:
+    """The writer's compact layout with ``recorded_at``/``duration_ms`` is indexed without
+    the exact check (its length proves it holds each key once); any repeat breaks that
+    proof and is refused as before."""
+    path = tmp_path / "rec.jsonl"
+    path.write_text(_RECORDED + "}\n" + _RECORDED.replace('"seq":1', '"seq":2') + extra + "}\n")
+    with pytest.raises(CassetteFormatError, match="duplicate key") as info:
+        load(path)
+    assert info.value.line == 2
+
+
+def test_a_recorded_line_loads_with_its_fields_and_key_order(tmp_path: Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    path.write_text(_RECORDED + "}\n")
+    entry = load(path)[0]
+    assert list(entry.response) == ["b", "a"]  # the tool's order, not sorted
+    assert entry.extra == {"recorded_at": "2026-12-03T19:02:59.271509Z", "duration_ms": 0.25}

@@ -4,7 +4,6 @@ re-raised; args that JSON would change are refused at their path before the live
 from __future__ import annotations
 
 import asyncio
-import enum
 import json
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import pytest
 from cassette_tui.core import Recorder, Replayer, ToolError, load
 from cassette_tui.core.format.digest import digest
 from cassette_tui.core.replay.recorder import NotSerializable
+from support.odd_values import Colour, Name, Size
 
 
 def live(tool: str, args: dict) -> dict:
@@ -45,6 +45,27 @@ def test_records_calls_and_errors_then_replays_them(tmp_path: Path) -> None:
     assert replay("search_docs", {"q": "retry"})["echo"] == {"q": "retry"}
     with pytest.raises(ToolError, match="TimeoutError: http_get timed out"):
         replay("http_get", {"fail": True})
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"status": 200, "results": [{"title": "b", "id": 2}, {"title": "a", "id": 1}]},
+        {"zeta": 1, "alpha": {"y": [], "x": None}, "Émile": "ü"},
+    ],
+)
+def test_replay_hands_back_the_json_text_the_tool_returned(tmp_path: Path, answer: dict) -> None:
+    """Key order is the tool's: ``json.dumps`` or ``str()`` of a replayed answer is the
+    live one's, so a framework sends the model the same prompt (the digest alone sorts)."""
+    path = tmp_path / "run.jsonl"
+    with Recorder(path) as rec:
+        live_answer = rec.wrap(lambda tool, args: answer)("search", {"q": "x", "a": 1})
+    replayed = Replayer(load(path))("search", {"a": 1, "q": "x"})
+    assert json.dumps(replayed) == json.dumps(live_answer) == json.dumps(answer)
+    assert str(replayed) == str(answer)
+    line = path.read_text(encoding="utf-8")
+    assert line.startswith('{"seq":1,"tool":"search","args":{"q":"x","a":1},"args_digest":')
+    assert json.dumps(answer, ensure_ascii=False, separators=(",", ":")) in line
 
 
 def test_each_line_is_on_disk_before_the_next_call(tmp_path: Path) -> None:
@@ -176,18 +197,6 @@ def test_a_crash_mid_run_loses_at_most_the_call_in_flight(tmp_path: Path) -> Non
     assert [e.response for e in cassette] == [{"i": 0}, {"i": 1}, {"i": 2}]
     assert all(line.endswith("}") for line in path.read_text(encoding="utf-8").splitlines())
     json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
-
-
-class Colour(enum.Enum):
-    RED = "red"
-
-
-class Size(enum.IntEnum):
-    S = 1
-
-
-class Name(str):
-    pass
 
 
 # -- args JSON would change: blamed on the args, at the first changed path -------------------

@@ -4,7 +4,6 @@ stops the recording, the report is never lost, special files are never replaced.
 
 from __future__ import annotations
 
-import enum
 import errno
 import json
 import os
@@ -32,6 +31,7 @@ from cassette_tui.core.format.errors import ToolErrorClassWarning
 from cassette_tui.core.replay.recorder import NotSerializable, RecordingStopped
 from cassette_tui.core.replay.report_sink import ReportPathError
 from support.factory import entry, make_cassette, write_cassette
+from support.odd_values import Colour, Name, Size
 
 
 class QuotaExceeded(Exception):
@@ -143,18 +143,6 @@ def test_case_21_agent_falls_back_on_replay_like_it_did_live(real: Path, tmp_pat
 
 
 # -- values JSON would change are refused at record time ----------------------------------
-class Colour(enum.Enum):
-    RED = "red"
-
-
-class Size(enum.IntEnum):
-    S = 1
-
-
-class Name(str):
-    pass
-
-
 @pytest.mark.parametrize(
     ("response", "path", "what"),
     [

@@ -15,7 +15,11 @@ a child, writes both pids to PIDDIR, sleeps), ``pass-then-hang RUN PIDDIR`` (run
 ``miss`` (a call never recorded), ``argv`` (prints its arguments as JSON),
 ``none`` (wraps its dispatcher but makes no call, exit 0),
 ``overlap DIR`` (writes its start and end times to DIR, sleeps 0.3 s in between),
-``record-hang PIDDIR`` (records one answered call, then ``hang``).
+``record-hang PIDDIR`` (records one answered call, then ``hang``),
+``crash-early`` (imports a module that does not exist, before any call),
+``catch-miss`` (a call never recorded, the miss caught, exit 0),
+``disk-full`` (its calls, then a write to ``/dev/full``: a real ``ENOSPC``),
+``kill-self`` (its calls, then ``SIGKILL`` to itself, as the OOM killer would).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -45,6 +50,8 @@ def main(argv: list[str]) -> int:
         (Path(argv[1]) / f"{os.getpid()}.pids").write_text(f"{os.getpid()} {child.pid}")
         time.sleep(600)
         return 0
+    if mode == "crash-early":  # a refactor renamed a module: dies before its first call
+        import retry_policy_v2  # type: ignore[import-not-found]  # noqa: F401
     dispatch = wrap_dispatcher(live)
     if mode == "none":  # wrapped, but replays nothing
         return 0
@@ -113,6 +120,23 @@ def main(argv: list[str]) -> int:
     if mode == "miss":
         dispatch("lookup", {"key": "zzz"})
         return 0
+    if mode == "catch-miss":  # swallows the miss and reports success
+        try:
+            dispatch("lookup", {"key": "zzz"})
+        except Exception as exc:
+            print(f"caught {type(exc).__name__}, carrying on", file=sys.stderr)
+        dispatch("lookup", {"key": "b"})
+        return 0
+    if mode == "disk-full":  # the calls were made; then a write fails for want of space
+        dispatch("lookup", {"key": "b"})
+        with open("/dev/full", "w") as full:
+            full.write("x" * 65536)
+            full.flush()
+        return 0
+    if mode == "kill-self":  # killed from outside, as the OOM killer would
+        dispatch("lookup", {"key": "b"})
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGKILL)
     if mode == "overlap":
         out = Path(argv[1])
         start = time.monotonic()
