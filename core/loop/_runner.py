@@ -2,22 +2,23 @@
 each process tree ends with its run, and its output is capped.
 
 ``run_processes(specs, jobs, token)`` starts up to ``jobs`` processes at a time and yields a
-:class:`ProcessOutcome` as each one ends, in the order they end. Every process starts in a
-new session (``start_new_session``), hence its own process group, so that a timeout, a
-cancelled job (``CancelToken.cancel()`` runs the registered cleanup at once, from any
-thread) or the caller closing the generator (Ctrl-C reaching ``run_job``) kills the agent
-*and everything it started* with one ``killpg``. A process group is also killed after its
-leader exits, so no stray child outlives its run. Processes not yet started when the token
-is cancelled are never started.
+:class:`ProcessOutcome` as each one ends, in the order they end. Each agent runs under
+``_reaper.py`` (one small Python process per run, standard library only, started in a new
+session), which starts the agent in a process group of its own and is:
 
-Each agent runs under ``_reaper.py`` (one small Python process per run, standard library
-only): a child subreaper, so daemons the agent double-forks out of its process group still
-end with the run; a parent-death signal, so the agent's tree ends when this process is
-killed (``kill -9`` of ``cassette-tui gate``); and the copier of the agent's stdout and
-stderr to the run's files, each cut at ``ProcessSpec.output_cap`` bytes (the outcome says
-how much was dropped). A timeout or a cancel asks the reaper (``SIGTERM``) to kill the
-tree; its process group is killed outright when it does not end within
-``STOP_GRACE_S``.
+- a child subreaper, so daemons the agent double-forks out of its process group and
+  session come back to it, and it kills them all (and the agent's group) when the agent
+  exits: no stray process outlives its run (``ProcessOutcome.left_behind`` counts them);
+- under a parent-death signal, as the agent is under the reaper's, so the agent's tree
+  ends when this process is killed (``kill -9`` of ``cassette-tui gate``);
+- the copier of the agent's stdout and stderr to the run's files, each cut at
+  ``ProcessSpec.output_cap`` bytes (the outcome says how much was dropped).
+
+A timeout, a cancelled job (``CancelToken.cancel()`` runs the registered cleanup at once,
+from any thread) or the caller closing the generator (Ctrl-C reaching ``run_job``) asks
+each reaper (``SIGTERM``) to kill its agent's whole tree; the reaper's process group is
+killed outright when it has not ended ``STOP_GRACE_S`` later. Processes not yet started
+when the token is cancelled are never started.
 
 Output goes to files through the reaper (which always drains the pipes, so a child never
 blocks on a full one); the arguments are a list, never a shell command.
