@@ -234,7 +234,7 @@ def _read_env_report(path: Path) -> ReplayReport | None:
 
     flush_all()
     try:
-        return ReplayReport.read(path)
+        return ReplayReport.read_run(path)  # with its journal: every process's calls
     except (OSError, ValueError):  # ReplayReportError is a ValueError
         return None
 

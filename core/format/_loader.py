@@ -349,12 +349,14 @@ class _Index:
 
     def repeated_top_key(self, line: memoryview, lineno: int) -> bool:
         """Whether the line ``line`` (number ``lineno``, read by ``_HEADER``) repeats a
-        top-level key, which makes it the bad line (``jsontext.check_top_level_keys``)."""
+        top-level key, or holds invalid UTF-8 that the exact check met, which makes it the
+        bad line (``jsontext.check_top_level_keys``)."""
         try:
             check_top_level_keys(line)
-        except DuplicateKey as exc:
+        except (DuplicateKey, UnicodeDecodeError) as exc:  # invalid UTF-8 found by the check
+            raw = bytes(line) if isinstance(exc, UnicodeDecodeError) else b""
             self._fail(
-                CassetteFormatError(self.path, lineno, error_field(exc), json_reason(exc, b""))
+                CassetteFormatError(self.path, lineno, error_field(exc), json_reason(exc, raw))
             )
             return True
         return False
@@ -394,7 +396,7 @@ class _Index:
         try:
             # the cut response may hide a repeated top-level key
             check_top_level_keys(raw)
-        except DuplicateKey as exc:
+        except (DuplicateKey, UnicodeDecodeError) as exc:  # invalid UTF-8 found by the check
             self._fail(
                 CassetteFormatError(self.path, lineno, error_field(exc), json_reason(exc, raw))
             )

@@ -26,6 +26,15 @@ ENV_PATH: Final = "CASSETTE_PATH"
 ENV_REPORT: Final = "CASSETTE_REPORT"
 #: a config file other than ``cassette.toml`` / ``pyproject.toml``
 ENV_CONFIG: Final = "CASSETTE_CONFIG"
+#: ``DEV:INO`` of the empty file the ``record`` job created (exclusively) at
+#: ``CASSETTE_PATH`` for its agent: the recorder may write into that file and no other
+ENV_CLAIM: Final = "CASSETTE_CLAIM"
+
+#: ``PID:PATH``: the process that writes the report at ``PATH`` (``CASSETTE_REPORT``,
+#: resolved); set by the first process of a run that wraps a dispatcher, so the processes
+#: it starts only append their calls to the report's journal. ``0:PATH`` (the loop sets
+#: it): every process of the run appends to the journal, none starts it afresh.
+ENV_REPORT_OWNER: Final = "CASSETTE_REPORT_OWNER"
 
 MODES: Final = ("record", "replay", "live")
 

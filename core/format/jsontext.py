@@ -168,6 +168,11 @@ def check_top_level_keys(raw: bytes | memoryview) -> None:
     colons counted; a key that parsing dropped takes its ``:`` with it. Only then is the
     text parsed by the standard library to name the key. Not an object, or not JSON:
     nothing is raised here (the caller's parse reports it).
+
+    Raises:
+        DuplicateKey: a key repeated (see above).
+        UnicodeDecodeError: the exact check met invalid UTF-8 (the caller names the file
+            and the line).
     """
     try:
         top = _TOP_LEVEL.decode(raw)

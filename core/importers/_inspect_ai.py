@@ -16,7 +16,9 @@ holds ``sample_id``, ``epoch``, ``scores``, ``target`` and the log's ``eval`` he
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +61,13 @@ def read_eval(data: bytes, path: Path) -> Imported:
     """An inspect_ai ``.eval`` zip archive (header.json + samples/*.json).
 
     Raises:
-        CassetteFormatError: not a zip archive, no ``header.json``, or a member that is
-            not valid JSON (named in the field).
+        CassetteFormatError: not a zip archive, a corrupt one (a flipped bit: a bad CRC,
+            a deflate stream that does not inflate, a member cut short), no
+            ``header.json``, or a member that is not valid JSON (named in the field).
     """
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
+    except _CORRUPT as exc:
         raise CassetteFormatError(path, None, None, f"not a zip archive: {exc}") from None
     with archive:
         names = archive.namelist()
@@ -90,9 +93,30 @@ def _sample_order(name: str) -> tuple[int, int | str, int]:
     return (0, int(sample), ep) if sample.isdigit() else (1, sample, ep)
 
 
+#: what reading a damaged zip archive raises: a bad CRC or header (``BadZipFile``), a deflate
+#: stream that does not inflate (``zlib.error``), a member cut short (``EOFError``), a
+#: compression or encryption it cannot read (``NotImplementedError``, ``RuntimeError``), a
+#: size or offset field gone wrong (``ValueError``, ``struct.error``, ``OverflowError``)
+_CORRUPT = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+    ValueError,
+    struct.error,
+    OverflowError,
+)
+
+
 def _member(archive: zipfile.ZipFile, name: str, path: Path) -> Any:
     try:
-        return loads_json(archive.read(name))
+        raw = archive.read(name)
+    except _CORRUPT as exc:
+        why = f"a corrupt zip archive: {name} cannot be read ({type(exc).__name__}: {exc})"
+        raise CassetteFormatError(path, None, name, why) from None
+    try:
+        return loads_json(raw)
     except ValueError as exc:
         reason = f"not valid JSON: {json_error_text(exc, line=True)}"
         raise CassetteFormatError(path, None, name, reason) from None

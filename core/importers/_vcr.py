@@ -175,8 +175,9 @@ def _measure(node: yaml.Node, height: dict[int, int], size: dict[int, int], path
 
 class _Constructor(_Loader):  # type: ignore[misc,valid-type]
     """The safe loader, where a value its tag cannot build (``!!bool maybe``,
-    ``!!timestamp 'x'``) or a YAML set (no JSON form) is a ``ConstructorError`` with the
-    node's line instead of a ``KeyError`` or ``AttributeError`` from deep inside PyYAML."""
+    ``!!timestamp 'x'``, an empty ``!!int`` or ``!!float``) or a YAML set (no JSON form) is
+    a ``ConstructorError`` with the node's line instead of a ``KeyError``, ``IndexError``
+    or ``AttributeError`` from deep inside PyYAML."""
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node.tag == _SET_TAG:
@@ -187,7 +188,8 @@ class _Constructor(_Loader):  # type: ignore[misc,valid-type]
             return super().construct_object(node, deep)
         except yaml.YAMLError:
             raise
-        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
+        # an empty ``!!int``/``!!float`` is an IndexError, a huge exponent an OverflowError
+        except (ValueError, LookupError, TypeError, AttributeError, ArithmeticError) as exc:
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
             shown = repr(node.value)[:60] if isinstance(node, yaml.ScalarNode) else "this node"
             raise yaml.constructor.ConstructorError(

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..format.digest import digest
 from ..format.jsonpath import child_path
+from .replay_key import redacted_name
 from .volatile import difference_kind
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
     from ..format.digest import KeyRules
+    from .replay_key import ArgsRedactor
 
 
 class _Missing:
@@ -123,6 +125,16 @@ def leaf_differences(recorded: Any, live: Any, path: str = "$") -> Iterator[ArgD
         yield ArgDifference(path, recorded, live, difference_kind(recorded, live))
 
 
+def _differing_both_ways(
+    raw: tuple[ArgDifference, ...], redacted: tuple[ArgDifference, ...]
+) -> tuple[ArgDifference, ...]:
+    """The differences at the paths where the raw live args and the redacted ones both
+    differ from the recorded args, each as the redacted comparison has it (the live
+    value redacted)."""
+    raw_paths = {d.path for d in raw}
+    return tuple(d for d in redacted if d.path in raw_paths)
+
+
 def nearest(
     cassette: Cassette,
     tool: str,
@@ -130,6 +142,7 @@ def nearest(
     *,
     rules: KeyRules | None = None,
     limit: int = 3,
+    redactor: ArgsRedactor | None = None,
 ) -> list[Candidate]:
     """The recorded calls of ``tool`` nearest to ``args``, nearest first.
 
@@ -137,13 +150,26 @@ def nearest(
     and the normalized live args (``rules``, default: the cassette's rules); ties go to the
     earlier seq. Each distinct key appears once (at its first seq). Returns at most
     ``limit`` candidates; an empty list when the tool was never recorded.
+
+    ``redactor`` (replay's, for a cassette that may be redacted): the live call is also
+    compared redacted (its tool name and args), and a path differs only when it differs
+    both ways, so a secret that matches once redacted is not blamed; where redaction
+    changed the live value, the difference shows the redacted one.
     """
     rules = rules if rules is not None else cassette.rules
     live = rules.apply(tool, args)
+    live_redacted = None
+    tools = {tool}
+    if redactor is not None:
+        redacted = redactor.redact_args(tool, args)
+        redacted_tool = redacted_name(redactor, tool)
+        tools.add(redacted_tool)
+        if redacted is not args:
+            live_redacted = rules.apply(redacted_tool, redacted)
     seen: set[str] = set()
     scored: list[tuple[int, int, Candidate]] = []
     for i in range(len(cassette)):
-        if cassette.tool(i) != tool:
+        if cassette.tool(i) not in tools:
             continue
         dig = cassette.digest(i) if rules is cassette.rules else None
         entry = cassette[i]
@@ -154,6 +180,8 @@ def nearest(
             continue
         seen.add(dig)
         diffs = tuple(leaf_differences(recorded, live))
+        if live_redacted is not None:
+            diffs = _differing_both_ways(diffs, tuple(leaf_differences(recorded, live_redacted)))
         scored.append((len(diffs), i, Candidate(entry.seq, dig, diffs)))
     scored.sort(key=lambda t: (t[0], t[1]))
     return [c for _, _, c in scored[:limit]]

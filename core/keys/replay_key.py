@@ -52,6 +52,13 @@ def call_key(rules: Normalizer, tool: str, args: Any) -> Key:
     return (tool, digest(rules.apply(tool, args)))
 
 
+def redacted_name(redactor: ArgsRedactor, tool: str) -> str:
+    """The tool name as ``redactor`` redacts it (its ``redact_tool``, when it has one: a
+    token used as a tool name; ``scan.redact.Redactor`` has), else ``tool``."""
+    redact_tool = getattr(redactor, "redact_tool", None)
+    return redact_tool(tool) if redact_tool is not None else tool
+
+
 def lookup_key(
     index: Container[Key],
     rules: Normalizer,
@@ -59,16 +66,18 @@ def lookup_key(
     tool: str,
     args: Any,
 ) -> Key:
-    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw args'
-    key when ``index`` holds it, else that of the redacted args when ``index`` holds that
-    (a cassette redacted after recording), else the raw one (a miss)."""
+    """The key ``(tool, digest)`` a live call is looked up by at replay: the raw call's
+    key when ``index`` holds it, else that of the redacted call (its tool name and args
+    redacted) when ``index`` holds that (a cassette redacted after recording), else the raw
+    one (a miss)."""
     key = call_key(rules, tool, args)
     if key in index or redactor is None:
         return key
     redacted = redactor.redact_args(tool, args)
-    if redacted is args:
+    redacted_tool = redacted_name(redactor, tool)
+    if redacted is args and redacted_tool == tool:
         return key
-    other = call_key(rules, tool, redacted)
+    other = call_key(rules, redacted_tool, redacted)
     return other if other in index else key
 
 

@@ -15,7 +15,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
+from ..format.constants import (
+    ENV_CLAIM,
+    ENV_CONFIG,
+    ENV_MODE,
+    ENV_PATH,
+    ENV_REPORT,
+    ENV_REPORT_OWNER,
+)
 from ..replay.report import ReplayReport, ReplayReportError
 from ._runner import ProcessOutcome, ProcessSpec
 from .agent import AgentCommand, AgentNotStarted
@@ -44,10 +51,13 @@ def check_executable(argv0: str, cwd: Path | None, env: dict[str, str]) -> None:
 
 def agent_env(mode: str, cassette: Path, report: Path, config: Any) -> dict[str, str]:
     """This process's environment with the contract's ``CASSETTE_*`` variables set."""
-    env = {k: v for k, v in os.environ.items() if k not in (ENV_MODE, ENV_PATH, ENV_REPORT)}
+    dropped = (ENV_MODE, ENV_PATH, ENV_REPORT, ENV_REPORT_OWNER, ENV_CLAIM)
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env[ENV_MODE] = mode
     env[ENV_PATH] = str(cassette)
     env[ENV_REPORT] = str(report)
+    # every process of the run appends its calls to the report's journal; none restarts it
+    env[ENV_REPORT_OWNER] = f"0:{os.path.realpath(report)}"
     if config is not None:
         env[ENV_CONFIG] = str(Path(config).resolve())
     return env
@@ -81,20 +91,20 @@ def report_path(folder: Path, n: int) -> Path:
 
 
 def read_report(path: Path) -> tuple[ReplayReport | None, str]:
-    """The report at ``path``, or ``None`` and why it cannot be had."""
+    """The report of the run at ``path`` (``ReplayReport.read_run``: the report file and
+    its journal, so every call of every process of the run), or ``None`` and why it cannot
+    be had."""
     try:
-        data = json.loads(path.read_bytes())
+        return ReplayReport.read_run(path), ""
     except FileNotFoundError:
         return None, (
             "the agent wrote no replay report (it does not wrap its dispatcher, or it ended "
             "before writing one)"
         )
-    except (OSError, ValueError) as exc:
-        return None, f"{path}: unreadable replay report: {exc}"
-    try:
-        return ReplayReport.from_json(data, source=path), ""
     except ReplayReportError as exc:
         return None, str(exc)
+    except (OSError, ValueError) as exc:
+        return None, f"{path}: unreadable replay report: {exc}"
 
 
 def read_guard_log(path: Path) -> tuple[bool, list[dict[str, Any]]]:

@@ -2,6 +2,7 @@
 
     run-01.stdout  run-01.stderr      the agent's output
     run-01.report.json                the replay report the agent wrote
+    run-01.report.json.journal        every call of every process of the run, as served
     run-01.jsonl                      its call log as a cassette (``call_log.py``)
     run-01.guard.log                  what the network guard refused (guard isolation)
     run-01.end.json                   how it ended (``_reaper.py``: output cut, processes killed)

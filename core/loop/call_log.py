@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..format.atomic import default_mode
 from ..format.cassette import Cassette, dump_line
 from ..format.entry import Entry
 from ..keys.replay_key import KeyIndex
@@ -74,9 +75,10 @@ def write_call_log(
     the call-log cassette in memory, as ``load(path)`` reads the file back (no rules:
     strict keys; the gate compares runs with it, never reading the file again).
 
-    Atomic (a temporary file hard-linked into place, so the name never shows a partial
-    file and an existing file is never replaced) but not fsync'ed: a call log is scratch
-    output in a runs folder, and a gate writes one per run (an fsync costs 5-10 ms each).
+    Made with the mode of any new file (0666 less the umask). Atomic (a temporary file
+    hard-linked into place, so the name never shows a partial file and an existing file
+    is never replaced) but not fsync'ed: a call log is scratch output in a runs folder, and
+    a gate writes one per run (an fsync costs 5-10 ms each).
 
     Raises:
         FileExistsError: ``path`` exists.
@@ -86,6 +88,7 @@ def write_call_log(
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
+        os.fchmod(fd, default_mode())  # mkstemp's 0600: a call log is made like other files
         with os.fdopen(fd, "wb") as fh:
             fh.writelines(dump_line(entry, cassette.rules) for entry in entries)
         os.link(tmp, target)  # FileExistsError when the name is taken: never replaced

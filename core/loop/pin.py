@@ -11,19 +11,23 @@ The fixture's entry is the recorded one renumbered ``seq`` 1, plus a ``pinned`` 
 Its file name is ``<tool>-<16 hex of the args digest>.jsonl`` with the tool name made safe
 (:func:`fixture_name`): letters, digits, ``_``, ``-`` and inner dots only, at most 64 of
 them, so a tool named ``../../etc/passwd`` or ``a/b`` or holding control characters stays
-a plain name inside the output folder. The file is written atomically and never replaces
-an existing one unless ``force``.
+a plain name inside the output folder. When the safe name is not the tool's own name, 8
+hex of the SHA-256 of the tool name follow it (else ``a_b`` could not be told from ``a/b``
+or ``a b``): ``a_b-1f0e3dad-<digest>.jsonl``. The file is written atomically and never
+replaces an existing one unless ``force``; an existing one is named with the tool and call
+it holds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..format.atomic import NotReplaceable, file_kind
+from ..format.atomic import NotReplaceable, TargetExists, file_kind
 from ..format.cassette import Cassette, dump_line, save
 from ..format.context import OUTCOME_FIELD
 from ..format.digest import KeyRules
@@ -47,10 +51,14 @@ def fixture_name(tool: str, args_digest: str) -> str:
 
     The tool part keeps ``[A-Za-z0-9_.-]``, turns every other run of characters into
     ``_``, drops leading and trailing dots, dashes and underscores (no ``..``, no hidden
-    file), and is cut to ``MAX_TOOL_CHARS``; ``tool`` when nothing is left. The digest part
-    is the digest's hex (anything else in it is dropped)."""
+    file), and is cut to ``MAX_TOOL_CHARS``; ``tool`` when nothing is left. When that is
+    not ``tool`` itself, ``-`` and 8 hex of ``sha256(tool)`` follow, so distinct tools get
+    distinct names (``a/b``, ``a_b`` and ``a b``: ``a_b-<h1>``, ``a_b``, ``a_b-<h2>``). The
+    digest part is the digest's hex (anything else in it is dropped)."""
     name = _UNSAFE.sub("_", tool).strip("._-")
     name = re.sub(r"\.{2,}", ".", name)[:MAX_TOOL_CHARS].rstrip("._-") or "tool"
+    if name != tool:
+        name += "-" + hashlib.sha256(tool.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     hexpart = re.sub(r"[^0-9a-f]", "", args_digest.split(":")[-1].lower()) or "nodigest"
     return f"{name}-{hexpart}.jsonl"
 
@@ -86,6 +94,7 @@ class ExistingFixture:
 
     Attributes:
         source, seq, date: its ``pinned`` provenance (``None`` where it does not say).
+        tool: the tool of the call it holds (``None`` when it could not be read).
         same_outcome: its response (or error) equals the one about to be written;
             ``None`` when the file could not be read.
         problem: why it could not be read (``None`` when it was).
@@ -96,6 +105,34 @@ class ExistingFixture:
     date: str | None = None
     same_outcome: bool | None = None
     problem: str | None = None
+    tool: str | None = None
+
+
+class FixtureExists(TargetExists):
+    """The fixture's file exists: the message says which tool and call it holds
+    (``fixtures/a_b-....jsonl: exists, holding tool 'a_b' seq 2 of runs/x.jsonl; pass
+    overwrite=True to replace it``). Attributes: ``path``, ``how``, ``existing`` (the
+    ``ExistingFixture``, or ``None``)."""
+
+    def __init__(self, path: Path, existing: ExistingFixture | None, how: str) -> None:
+        super().__init__(path, how)
+        self.existing = existing
+        self.args = (f"{path}: exists, {_holding(existing)}; {how} to replace it",)
+
+    def for_flag(self, flag: str = "--force") -> TargetExists:
+        return FixtureExists(self.path, self.existing, f"use {flag}")
+
+
+def _holding(old: ExistingFixture | None) -> str:
+    if old is None or old.tool is None:
+        why = old.problem if old is not None and old.problem else "unknown content"
+        return f"holding no fixture that can be read ({why})"
+    what = f"holding tool {old.tool!r}"
+    if old.seq is not None:
+        what += f" seq {old.seq}"
+    if old.source is not None:
+        what += f" of {old.source}"
+    return what
 
 
 def existing_fixture(plan: PinPlan) -> ExistingFixture | None:
@@ -120,6 +157,7 @@ def existing_fixture(plan: PinPlan) -> ExistingFixture | None:
         seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
         date=date if isinstance(date, str) else None,
         same_outcome=same,
+        tool=entry.tool,
     )
 
 
@@ -186,7 +224,8 @@ def write_pin(plan: PinPlan, *, force: bool = False) -> Path:
     fixture exists".
 
     Raises:
-        FileExistsError: the fixture exists and ``force`` is false.
+        FixtureExists: (a ``TargetExists``, ``FileExistsError``) the fixture exists and
+            ``force`` is false; the message names the tool and call the file holds.
         PinError: it cannot be written (what ``plan_pin`` checks, if it changed since; the
             folder cannot be created or written), in plain words naming the path.
     """
@@ -197,8 +236,8 @@ def write_pin(plan: PinPlan, *, force: bool = False) -> Path:
         return save(plan.fixture, plan.target, overwrite=force, rules=plan.rules)
     except NotReplaceable as exc:  # not a regular file (since the plan, or meanwhile)
         raise PinError(_not_regular(plan.target, exc.kind)) from None
-    except FileExistsError:
-        raise
+    except TargetExists as exc:
+        raise FixtureExists(exc.path, existing_fixture(plan), exc.how) from None
     except OSError as exc:
         raise PinError(_cannot_write(plan.target, exc)) from None
 

@@ -17,6 +17,7 @@ new one in the temporary file.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import inspect
 import os
 import threading
@@ -88,6 +89,11 @@ class Recorder:
         redactor: redact each call before it is written (``redact.Redactor``; the config's
             ``record = true``): args (digested after redaction), response, error and extra
             fields; ``None`` writes them as they are.
+        claim: ``"DEV:INO"`` of an empty file made for this recording at ``path`` (the
+            ``record`` job takes its output exclusively before the agent starts, and says
+            so in ``CASSETTE_CLAIM``): that one file is written into, when it is still
+            there, still empty and not being recorded by another recorder (``flock``);
+            any other file at ``path`` is refused as without a claim.
 
     Use as a context manager, or call ``close()``; ``wrap(dispatch)`` gives a dispatcher
     (sync or async, like ``dispatch``) that records every call.
@@ -106,6 +112,7 @@ class Recorder:
         *,
         fsync: bool = False,
         redactor: Redactor | None = None,
+        claim: str | None = None,
     ) -> None:
         self.path = Path(path)
         self.redactor = redactor
@@ -115,6 +122,7 @@ class Recorder:
         self._seq = 0
         self._errors = 0
         self._stopped: RecordingStopped | None = None
+        self._claimed = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if overwrite and check_replaceable(self.path):  # a symlink/FIFO/device: refused
             self._write_path = self.path.with_name(f".{self.path.name}.recording-{os.getpid()}")
@@ -124,9 +132,12 @@ class Recorder:
             try:
                 self._fh = open(self.path, "xb")  # noqa: SIM115 - exclusive: never clobbers
             except FileExistsError:
-                raise FileExistsError(
-                    f"{self.path}: a cassette exists already; pass overwrite=True to replace it"
-                ) from None
+                self._fh = _open_claimed(self.path, claim) if claim else None
+                self._claimed = self._fh is not None  # the job's file: it removes it
+                if self._fh is None:
+                    raise FileExistsError(
+                        f"{self.path}: a cassette exists already; pass overwrite=True to replace it"
+                    ) from None
 
     # -- writing ------------------------------------------------------------------------------
     @property
@@ -279,7 +290,8 @@ class Recorder:
         A recording stopped by a failure before its first entry (the first call's
         response could not be recorded) leaves no file: the empty file this recorder
         created is removed (with ``overwrite``, its temporary file; the old cassette stays
-        as it was), so the same run can be tried again. A run that made no call at all
+        as it was; a claimed file is left to the job that made it, which removes
+        it), so the same run can be tried again. A run that made no call at all
         still leaves its empty cassette (a test that calls no tool replays it)."""
         with self._lock:
             if self._fh is None:
@@ -292,7 +304,7 @@ class Recorder:
             if not empty:
                 os.fsync(fh.fileno())
             fh.close()
-            if empty:
+            if empty and not self._claimed:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self._write_path)
             elif self._write_path != self.path:
@@ -303,6 +315,26 @@ class Recorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _open_claimed(path: Path, claim: str) -> BinaryIO | None:
+    """The claimed empty file at ``path`` opened for appending and locked, or ``None``
+    when the file there is not the claimed one (another file, a symlink, not empty, or
+    another recorder holds it)."""
+    try:
+        dev, ino = (int(x) for x in claim.split(":"))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (ValueError, OSError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != (dev, ino) or st.st_size != 0:
+            raise OSError("not the claimed file")
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # one recorder per claim
+    except OSError:
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "ab")
 
 
 def _check_json(tool: str, part: str, value: Any) -> None:

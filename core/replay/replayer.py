@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,17 @@ class Replayer:
         self._served: set[int] = set()
         self._log: list[CallRecord] = []
         self._misses: list[Miss] = []
+        #: called after each call is logged, under the lock (so in call order), with the
+        #: call, its miss (or ``None``) and its key's recorded count: the report journal
+        self.listeners: list[Callable[[CallRecord, Miss | None, int], None]] = []
+
+    def _logged(self, call: CallRecord, miss: Miss | None = None, recorded: int = 0) -> None:
+        """Log ``call`` (and ``miss``) and tell the listeners. Under ``_lock``."""
+        self._log.append(call)
+        if miss is not None:
+            self._misses.append(miss)
+        for listener in self.listeners:
+            listener(call, miss, recorded)
 
     def __call__(self, tool: str, args: Any) -> Any:
         """Serve one call: return the recorded response.
@@ -97,16 +109,21 @@ class Replayer:
             n = len(self._log) + 1
             recorded = self._index.get(key)
             if recorded is None:
-                cands = [c.to_dict() for c in nearest(self.cassette, tool, args, rules=self.rules)]
+                cands = [
+                    c.to_dict()
+                    for c in nearest(
+                        self.cassette, tool, args, rules=self.rules, redactor=self.redactor
+                    )
+                ]
                 shown = self.redactor.redact_args(tool, args)  # the report goes to disk
-                self._misses.append(Miss(tool, dig, copy.deepcopy(shown), tuple(cands)))
-                self._log.append(CallRecord(n, tool, dig, None, "miss"))
+                miss = Miss(tool, dig, copy.deepcopy(shown), tuple(cands))
+                self._logged(CallRecord(n, tool, dig, None, "miss"), miss)
                 raise CassetteMiss(tool, dig, args, cands)
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
                 if self.repeat == "error":
-                    self._log.append(CallRecord(n, tool, dig, None, "exhausted"))
+                    self._logged(CallRecord(n, tool, dig, None, "exhausted"), None, len(recorded))
                     seqs = [self.cassette.seq(i) for i in recorded]
                     raise ReplayExhausted(tool, dig, args, call_number, len(recorded), seqs)
                 index = recorded[-1]
@@ -115,7 +132,7 @@ class Replayer:
             self._served.add(index)
             entry = self.cassette._entry(index)  # outcome() copies the response
             outcome = "error" if entry.is_error else "hit"
-            self._log.append(CallRecord(n, tool, dig, entry.seq, outcome))
+            self._logged(CallRecord(n, tool, dig, entry.seq, outcome), None, len(recorded))
         return entry
 
     def report(self) -> dict[str, Any]:

@@ -2,10 +2,12 @@
 schema (docs/format.md, "Replay semantics").
 
 The agent's ``Replayer`` builds it and writes ``ReplayReport.to_json()`` to
-``CASSETTE_REPORT`` (``report_sink.py``); the loop, the app and the pytest plugin read it
-back with ``ReplayReport.from_json`` (or ``read``), which also takes the combined report of
-a process that wrapped several dispatchers (``{"mode", "wrappers": [report, ...]}``: their
-calls renumbered in order, misses, repeats and unused seqs joined). The JSON::
+``CASSETTE_REPORT`` (``report_sink.py``), and each call as it is served to the report's
+journal (``PATH.journal``, every process of the run); the loop and the pytest plugin read
+the run's report back with ``ReplayReport.read_run`` (the file, or the journal when it
+holds calls the file lacks). ``from_json`` (and ``read``) also take the combined report
+of a process that wrapped several dispatchers (``{"mode", "wrappers": [report, ...]}``:
+their calls renumbered in order, misses, repeats and unused seqs joined). The JSON::
 
     {"mode": "replay", "cassette": path or None, "entries": int, "used": int,
      "unused_seqs": [int], "repeats": [{"tool", "digest", "calls", "recorded"}],
@@ -29,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..format.errors import CassetteError
+
+#: the report's journal: ``PATH`` + this (``report_sink``: every call of every process)
+JOURNAL_SUFFIX = ".journal"
 
 #: what a call's ``outcome`` says: served (``hit``), a recorded error served (``error``),
 #: never recorded (``miss``), past the last recording of its key (``exhausted``)
@@ -197,6 +202,36 @@ class ReplayReport:
         """
         return cls.from_json(json.loads(Path(path).read_bytes()), source=path)
 
+    @classmethod
+    def read_run(cls, path: str | Path) -> ReplayReport:
+        """The report of a whole run at ``path``: the report file as ``read`` gives it,
+        unless its journal (``journal_path``) holds calls the file does not (calls of
+        other processes of the run: a forked child, a second program; or calls made after
+        the file was last written: an agent that ended with ``os._exit`` or was killed).
+        Then the report is rebuilt from the journal: every call of every process in the
+        order they were served, renumbered, with their misses; ``used``, ``unused_seqs``
+        and ``repeats`` counted over all of them (``extra`` from the file when it could
+        be read). A journal line that cannot be read (cut by a full disk) is skipped.
+
+        Raises:
+            FileNotFoundError: neither the file nor its journal is there.
+            OSError, ValueError, ReplayReportError: as ``read``, when the file is needed
+                (the journal holds no call it lacks) and cannot be read.
+        """
+        events = _journal_events(journal_path(path))
+        calls = [e for e in events if isinstance(e.get("call"), Mapping)]
+        try:
+            report: ReplayReport | None = cls.read(path)
+            problem: Exception | None = None
+        except (OSError, ValueError) as exc:  # ReplayReportError is a ValueError
+            report, problem = None, exc
+        pids = {e.get("pid") for e in calls}
+        if report is not None and len(pids) <= 1 and len(report.calls or ()) >= len(calls):
+            return report
+        if not calls and problem is not None:
+            raise problem
+        return _from_journal(events, path, report)
+
 
 #: the report fields the schema names (the rest go to ``extra``)
 _FIELDS = ("mode", "cassette", "entries", "used", "unused_seqs", "repeats", "misses", "calls")
@@ -242,6 +277,88 @@ class _Reader:
                 raise self.fail(at, f"expected an object, got {type(row).__name__}")
             out.append((f"{at}.", row))
         return out
+
+
+def journal_path(path: str | Path) -> Path:
+    """The journal of the report at ``path``: ``PATH.journal`` (see ``report_sink``)."""
+    p = Path(path)
+    return p.with_name(p.name + JOURNAL_SUFFIX)
+
+
+def _journal_events(path: Path) -> list[Mapping[str, Any]]:
+    """The journal's lines as objects (``[]`` when there is no journal); a line that is
+    not a JSON object is skipped."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    events = []
+    for line in data.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, Mapping):
+            events.append(event)
+    return events
+
+
+def _from_journal(
+    events: list[Mapping[str, Any]], source: str | Path, report: ReplayReport | None
+) -> ReplayReport:
+    """The run's report rebuilt from its journal's ``events`` (see ``read_run``)."""
+    r = _Reader(f"{journal_path(source)}")
+    headers: dict[Any, Mapping[str, Any]] = {}
+    order: list[Any] = []  # the cassettes, first seen first
+    seqs: dict[Any, list[int]] = {}
+    served: dict[Any, set[int]] = {}
+    keys: dict[tuple[Any, str, str], list[int]] = {}
+    calls: list[CallRecord] = []
+    misses: list[Miss] = []
+    for i, event in enumerate(events):
+        where = f"line {i + 1}: "
+        header = event.get("header")
+        if isinstance(header, Mapping):
+            headers.setdefault(event.get("engine"), header)
+            cassette = header.get("cassette")
+            if cassette not in seqs:
+                order.append(cassette)
+                seqs[cassette] = [s for s in header.get("seqs") or () if isinstance(s, int)]
+            continue
+        row = event.get("call")
+        if not isinstance(row, Mapping):
+            continue
+        cassette = headers.get(event.get("engine"), {}).get("cassette")
+        call = _call(r, where, row, len(calls) + 1)
+        calls.append(CallRecord(len(calls) + 1, call.tool, call.digest, call.seq, call.outcome))
+        miss = event.get("miss")
+        if isinstance(miss, Mapping):
+            misses.append(_miss(r, where + "miss.", miss))
+        if call.outcome in ("hit", "error") and call.seq is not None:
+            served.setdefault(cassette, set()).add(call.seq)
+        if call.outcome != "miss":
+            recorded = event.get("recorded")
+            count = keys.setdefault((cassette, call.tool, call.digest), [0, 0])
+            count[0] += 1
+            count[1] = recorded if isinstance(recorded, int) else count[1]
+    first = order[0] if order else None
+    first_header = next((h for h in headers.values() if h.get("cassette") == first), {})
+    entries = first_header.get("entries")
+    return ReplayReport(
+        mode="replay",
+        cassette=first if isinstance(first, str) else None,
+        entries=entries if isinstance(entries, int) else None,
+        used=len(served.get(first, ())),
+        unused_seqs=tuple(s for c in order for s in seqs[c] if s not in served.get(c, set())),
+        repeats=tuple(
+            KeyRepeat(tool, digest, n, recorded)
+            for (_, tool, digest), (n, recorded) in keys.items()
+            if n > 1 or (n >= 1 and recorded > 1)  # keys.replay_key.is_repeated
+        ),
+        misses=tuple(misses),
+        calls=tuple(calls),
+        extra=dict(report.extra) if report is not None else {},
+    )
 
 
 def _call(r: _Reader, where: str, row: Mapping[str, Any], position: int) -> CallRecord:

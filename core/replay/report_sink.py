@@ -17,7 +17,22 @@ several dispatchers (each hook overwrote the last). A ``ReportSink`` instead:
   handler that was there before, or to the default one);
 - holds every engine wrapped with the same report path: one engine writes its report as
   it is; several write ``{"mode", "wrappers": [report, ...], "misses": [...]}`` (the
-  misses of all of them, each with its ``cassette``).
+  misses of all of them, each with its ``cassette``);
+- appends every call a replay serves, as it is served (synchronously, one ``write`` of
+  one JSON line under the replayer's lock, so in call order), to the report's journal
+  ``PATH.journal``: every process of the run appends to it (``O_APPEND``: lines from
+  several processes never mix), so a forked child's calls, an agent that ends with
+  ``os._exit`` right after its calls, and one killed with ``SIGKILL`` all leave their
+  calls there. ``ReplayReport.read_run`` reads the report and its journal back as the
+  report of the whole run. Lines: ``{"pid", "engine", "header": {"cassette", "entries",
+  "seqs"}}`` once per replayer, then ``{"pid", "engine", "call": {...}, "recorded": int,
+  "miss": {...}}`` per call (``miss`` for a miss only).
+
+Which process writes ``PATH`` itself: the first process of the run that wraps a
+dispatcher (it starts the journal afresh and sets ``CASSETTE_REPORT_OWNER`` to
+``PID:PATH``); the processes it starts (a ``fork``, a ``subprocess``) only append to the
+journal, never overwrite its report. The loop sets ``0:PATH``: the journal is never
+started afresh, and the last process to write ``PATH`` wins (the journal has every call).
 
 The file is strict JSON (non-finite numbers as ``{"$numberDouble": ...}``, see
 ``jsonvalue``).
@@ -35,8 +50,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..format.atomic import write_atomic
+from ..format.constants import ENV_REPORT_OWNER
 from ..format.errors import CassetteError
 from ..format.jsonvalue import dumps_strict
+from .report import CallRecord, Miss, journal_path
 
 #: writing may take at most this share of the time between two writes
 _BUDGET = 0.1
@@ -58,7 +75,8 @@ class _Engine(Protocol):
 
 
 class ReportSink:
-    """The report file of one path, for every engine that reports to it."""
+    """The report file of one path, for every engine that reports to it, and its journal
+    (see the module doc). ``open_journal`` before the first ``add``."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -68,11 +86,89 @@ class ReportSink:
         self._last_cost = 0.0
         self._timer: threading.Timer | None = None
         self._dirty = False
+        #: the process that made the sink: a forked child never writes the report itself
+        self.pid = os.getpid()
+        #: this process writes ``path`` (else a process that started it does)
+        self.owns_report = True
+        self._journal: int | None = None
+
+    def open_journal(self) -> None:
+        """Open the journal for appending (started afresh unless a process that started
+        this one, or the loop, said otherwise in ``CASSETTE_REPORT_OWNER``).
+
+        Raises:
+            ReportPathError: it cannot be opened (the report's folder is missing, say).
+        """
+        key = os.path.realpath(self.path)
+        owner, _, where = os.environ.get(ENV_REPORT_OWNER, "").partition(":")
+        inherited = where == key and owner != str(self.pid)
+        self.owns_report = not inherited or owner == "0"
+        journal = journal_path(self.path)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+        flags |= os.O_NONBLOCK | (0 if inherited else os.O_TRUNC)  # a FIFO: no wait
+        try:
+            self._journal = os.open(journal, flags, 0o666)
+        except FileNotFoundError:
+            raise ReportPathError(
+                self.path,
+                f"its folder {self.path.parent} does not exist (a report's folder is "
+                "never created: make it first)",
+            ) from None
+        except OSError as exc:
+            raise ReportPathError(journal, exc.strerror or str(exc)) from None
+        os.environ[ENV_REPORT_OWNER] = f"{self.pid}:{key}"  # for the processes it starts
+
+    def close_journal(self) -> None:
+        """Close the journal; remove it when it is empty (a report path refused at once
+        leaves no file next to it)."""
+        fd, self._journal = self._journal, None
+        if fd is None:
+            return
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_size == 0:
+                os.unlink(journal_path(self.path))
+        os.close(fd)
 
     def add(self, engine: _Engine) -> None:
+        """Report ``engine`` here too (a replayer's calls also go to the journal); write
+        the report at once. Raises ``ReportPathError`` when it cannot be written."""
         with self._lock:
             self.engines.append(engine)
-        self.write()
+            number = len(self.engines)
+        self.write()  # first: a path that cannot be written is refused before any journal
+        listeners = getattr(engine, "listeners", None)
+        cassette = getattr(engine, "cassette", None)
+        if isinstance(listeners, list) and cassette is not None:
+            ident = f"{self.pid}.{number}"
+            header = {
+                "cassette": str(cassette.path) if cassette.path is not None else None,
+                "entries": len(cassette),
+                "seqs": list(cassette.seqs),
+            }
+            self._append({"pid": self.pid, "engine": ident, "header": header})
+
+            def journal(call: CallRecord, miss: Miss | None, recorded: int) -> None:
+                event: dict[str, Any] = {
+                    "pid": os.getpid(),
+                    "engine": ident,
+                    "call": call.to_json(),
+                    "recorded": recorded,
+                }
+                if miss is not None:
+                    event["miss"] = miss.to_json()
+                self._append(event)
+
+            listeners.append(journal)
+
+    def _append(self, event: dict[str, Any]) -> None:
+        """One journal line, in one ``write`` (a full disk loses the line, never raises:
+        a tool call must not fail for its report)."""
+        if self._journal is None:
+            return
+        data = (dumps_strict(event, ensure_ascii=False, default=repr) + "\n").encode("utf-8")
+        with contextlib.suppress(OSError):
+            while data:
+                data = data[os.write(self._journal, data) :]
 
     def document(self) -> dict[str, Any]:
         """The report: the one engine's, or the combined form for several."""
@@ -90,7 +186,11 @@ class ReportSink:
         }
 
     def write(self) -> None:
-        """Write the report now. Raises ``ReportPathError`` when it cannot be written."""
+        """Write the report now (nothing in a process that does not own it: a forked
+        child, a process started by the owner). Raises ``ReportPathError`` when it cannot
+        be written."""
+        if not self.owns_report or os.getpid() != self.pid:
+            return
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
@@ -119,7 +219,10 @@ class ReportSink:
             self._last_write = now
 
     def changed(self) -> None:
-        """A call changed the report: write it now if that is cheap, else soon."""
+        """A call changed the report: write it now if that is cheap, else soon (nothing
+        where this process does not write it: its calls are in the journal)."""
+        if not self.owns_report or os.getpid() != self.pid:
+            return
         with self._lock:
             since = time.perf_counter() - self._last_write
             wait = self._last_cost / _BUDGET - since
@@ -169,7 +272,7 @@ _HOOKED = False
 
 def attach(path: str | Path, engine: _Engine) -> ReportSink:
     """The process's sink for ``path`` (one per resolved path) with ``engine`` added;
-    writes the report once at once.
+    opens the journal and writes the report at once.
 
     Raises:
         ReportPathError: the path cannot be written (a missing folder: never created;
@@ -179,20 +282,41 @@ def attach(path: str | Path, engine: _Engine) -> ReportSink:
     key = os.path.realpath(p)
     with _SINKS_LOCK:
         sink = _SINKS.get(key)
-        if sink is None:
-            sink = _SINKS[key] = ReportSink(p)
+        if sink is None or sink.pid != os.getpid():  # a forked child appends as itself
+            sink = ReportSink(p)
+            sink.open_journal()
+            _SINKS[key] = sink
         _install_hooks()
-    sink.add(engine)
+    try:
+        sink.add(engine)
+    except ReportPathError:
+        with _SINKS_LOCK, sink._lock:  # never written at exit either: the error said it
+            sink.engines.remove(engine)
+            if not sink.engines and _SINKS.get(key) is sink:
+                del _SINKS[key]
+                sink.close_journal()
+        raise
     return sink
 
 
 def flush_all() -> None:
-    """Write every pending report now (at exit, on SIGTERM)."""
+    """Write every pending report now (at exit, on SIGTERM); a report that cannot be
+    written (a full disk) is one warning line on stderr (``warn_at_exit``)."""
     with _SINKS_LOCK:
         sinks = list(_SINKS.values())
     for sink in sinks:
-        with contextlib.suppress(ReportPathError):
+        try:
             sink.write()
+        except ReportPathError as exc:
+            warn_at_exit(f"the report was not written at exit: {exc}")
+
+
+def warn_at_exit(message: str) -> None:
+    """Print ``cassette-tui: warning: MESSAGE`` as one line on stderr (never raises: stderr
+    may be closed or full too)."""
+    line = "cassette-tui: warning: " + " ".join(message.split()) + "\n"
+    with contextlib.suppress(Exception):
+        os.write(2, line.encode("utf-8", "replace"))
 
 
 def _install_hooks() -> None:

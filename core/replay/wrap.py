@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from ..format.cassette import load
-from ..format.constants import ENV_MODE, ENV_PATH, ENV_REPORT, MODES
+from ..format.constants import ENV_CLAIM, ENV_MODE, ENV_PATH, ENV_REPORT, MODES
 from ..keys.config import ProjectConfig
 from ..scan.redact import Redactor, record_redactor
 from ..scan.redact_config import load_secret_config
 from .recorder import Recorder, _is_async
 from .replayer import Replayer
-from .report_sink import ReportSink, attach
+from .report_sink import ReportSink, attach, warn_at_exit
 
 
 class _LiveCounter:
@@ -111,7 +111,8 @@ def _engine(
     redaction = load_secret_config(project)
     if mode == "record":
         redactor = record_redactor(redaction)
-        recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor)
+        claim = os.environ.get(ENV_CLAIM) or None  # the file the record job made for it
+        recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor, claim=claim)
         return recorder, recorder.wrap(dispatch)
     replayer = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
     return replayer, _replayed(replayer, is_async)
@@ -140,8 +141,19 @@ def _finished(
     wrapped.engine = engine
     wrapped.report = engine.report
     wrapped.close = close
-    atexit.register(close)  # runs before the sink's final write (atexit is LIFO)
+    atexit.register(_close_at_exit, close, engine)  # before the sink's final write (LIFO)
     return wrapped
+
+
+def _close_at_exit(close: Callable[[], None], engine: Any) -> None:
+    """``close`` at exit; a failure to finish the file (a full disk) is one warning line on
+    stderr, not Python's "Exception ignored in atexit callback" with a traceback."""
+    try:
+        close()
+    except OSError as exc:
+        where = getattr(engine, "path", None)
+        what = f"the cassette {where}" if where is not None else "the recording"
+        warn_at_exit(f"{what} could not be finished at exit: {exc}")
 
 
 def _counted(dispatch: Callable[[str, Any], Any], counter: _LiveCounter, is_async: bool) -> Any:

@@ -2,8 +2,11 @@
 entries and makes the findings; ``check`` and ``redact`` use the same scan).
 
 What counts as a secret, on every string in an entry's ``args``, ``response`` / ``error``
-and extra fields (``request_headers`` of an imported VCR cassette, say), at any depth, and
-inside JSON held in a string (a request body, a tool's text result):
+and extra fields (``request_headers`` of an imported VCR cassette, say), at any depth, in
+its object keys and tool name (``key_secrets``; ``secrets.tool_hits``), inside JSON held in
+a string (a request body, a tool's text result), inside base64 of printable text (the run
+is the secret: ``base64_hit``) and in the URL-decoded text (the secret as written, its
+escapes included):
 
 - the patterns of the detect-secrets library (Yelp/detect-secrets, its plugins run on
   strings in memory): provider key formats (AWS, GitHub, GitLab, OpenAI, Slack, Stripe,
@@ -12,25 +15,36 @@ inside JSON held in a string (a request body, a tool's text result):
   base64/hex strings (its Shannon-entropy limits: 4.5 and 3.0 bits per character, for
   tokens of at least 20 and 16 characters; UUIDs and sequential strings excepted, and
   values under id-like keys such as ``request_id`` or ``etag``);
-- bearer tokens (``Bearer <token>`` anywhere in a string);
+- provider formats the library lacks or stops short of (``PROVIDERS``: OpenAI ``sk-proj-``,
+  Anthropic ``sk-ant-``, GitHub ``github_pat_``, Google ``AIza``, whole ``sk_live_`` and
+  ``xox*`` tokens);
+- bearer tokens (``Bearer <token>`` anywhere in a string) and ``Basic <base64>`` credentials
+  (the base64 of ``user:password``) anywhere in a string;
 - key-name rules on top: the string under a key whose last word is ``authorization``,
   ``token``, ``password``/``passwd``/``pwd``, ``secret``, ``cookie``, ``credentials`` or
   ``api key`` (``Authorization``, ``x-api-key``, ``access_token``, ``client_secret``,
-  ``Set-Cookie``; not ``max_tokens`` or ``token_type``), and URL query parameters named so
-  (``?access_token=...``). A scheme word (``Bearer``, ``Basic``) is kept, the rest is the
-  secret;
+  ``Set-Cookie``; not ``max_tokens`` or ``token_type``), and URL query parameters and
+  assignments named so (``?access_token=...``, ``export API_KEY=...``). A scheme word
+  (``Bearer``, ``Basic``) is kept, the rest is the secret;
 - values at the paths listed under ``redact.paths`` in the config (``kind`` ``redact_path``;
   ``secrets.scan_value`` applies them, ``redact_config.py`` reads them).
 
-Not secrets: values that already look masked (``<redacted:kind:hash8>`` placeholders,
-``XXX``/``***`` runs, ``<...>``, ``{{...}}``, ``${...}``, ``REDACTED``), empty strings,
-numbers and booleans, and binary envelopes (``{"_binary": true, ...}``).
+Not secrets: values that already look masked (``looks_masked``: placeholders, ``<...>``,
+``{{...}}``, ``${...}``, ``[REDACTED]``, and whole-value mask shapes such as ``XXXX-XXXX``,
+``****1234`` or ``AUTHORIZATION-XXX``; a value merely holding ``xxx`` is no mask), empty
+strings, numbers and booleans, binary envelopes (``{"_binary": true, ...}``), lower-case
+hex of 40, 64 or 128 digits (git object ids, digests), UUIDs, and the values of id-like
+keys (``request_id``, ``thought_signature``) and path variables (``PWD``, ``HOME``,
+``*_PATH``, ``*_DIR``) for the entropy test (path variables for the key-name rules too).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import re
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,17 +76,68 @@ _SECRET_LAST_WORDS = frozenset(
 _KEY_PREFIXES = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
 #: last words of keys whose values are identifiers, never scanned for entropy
 _ID_WORDS = frozenset(
-    {"id", "ids", "uuid", "guid", "etag", "hash", "digest", "sha", "checksum", "fingerprint"}
+    {
+        "id",
+        "ids",
+        "uuid",
+        "guid",
+        "etag",
+        "hash",
+        "digest",
+        "sha",
+        "checksum",
+        "fingerprint",
+        "signature",
+    }
 )
+#: environment variables that hold paths (``PWD``, ``HOME``, ``*_PATH``, ``*_DIR``): their
+#: values are never secrets by their key or their entropy (written as such, upper case)
+_PATH_VARIABLE = re.compile(r"(?:OLD)?PWD|HOME|PATH|[A-Z0-9_]*_(?:PATH|DIR|HOME|ROOT)")
 _SCHEME = re.compile(r"(?i)^\s*(bearer|basic|token|bot|digest)\s+")
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)")
-#: a URL query parameter; its value stops at a NUL too, which ends a text in the prefilter's
-#: rebuilt line (``_texts_line``), so one text's value never runs into the next text
-QUERY = re.compile(r"[?&;]([A-Za-z0-9_.\-]+)=([^&#\s\"'<>\x00]+)")
+#: a URL query parameter or an assignment (``?access_token=...``, ``export API_KEY=...``,
+#: ``--password=...``): a name not inside a longer one; its value stops at a NUL too, which
+#: ends a text in the prefilter's rebuilt line (``_texts_line``), so one text's value never
+#: runs into the next text
+QUERY = re.compile(r"(?<![A-Za-z0-9_.\-])([A-Za-z0-9_.\-]+)=([^&#\s\"'<>\x00]+)")
+#: not after a letter: ``task-<32 hex>`` or ``disk_live_...`` is no key (a digit may come
+#: before one: ``%22sk-proj-...`` in URL-encoded text)
+NOT_IN_WORD = "(?<![A-Za-z])"
+#: provider key formats the library lacks or stops short of, each carried to the end of its
+#: token (``(slug, pattern)``; ASCII, no flags: the prefilter runs them without the
+#: ``NOT_IN_WORD`` lookbehind)
+PROVIDERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (slug, re.compile(pattern))
+    for slug, pattern in (
+        ("anthropic_api_key", NOT_IN_WORD + r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+        ("openai_token", NOT_IN_WORD + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}"),
+        ("openai_token", NOT_IN_WORD + r"sk-[A-Za-z0-9]{32,}"),
+        ("github_token", r"github_pat_[A-Za-z0-9_]{22,}"),
+        ("github_token", r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}"),
+        ("google_api_key", r"AIza[0-9A-Za-z_\-]{35}"),
+        ("stripe_access_key", NOT_IN_WORD + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+        ("slack_token", r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    )
+)
+#: ``Basic <base64 of user:password>`` in any text (ASCII letters: no case folding)
+BASIC = re.compile(r"[Bb][Aa][Ss][Ii][Cc][ \t]+([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])")
+#: a percent escape: a text holding one is scanned URL-decoded too
+PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+#: base64 runs this long (or longer) are decoded and scanned inside
+B64_DECODE_MIN, _B64_DECODE_MAX = 24, 8192
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+#: whole-value mask shapes: a ``<...>``, ``{{...}}``, ``${...}`` or ``%(name)s`` template, or a
+#: bracketed word (``[REDACTED]``)
 _MASKED = re.compile(
-    r"(?is)^(?:.*(?:xxx|\*\*\*|•••).*|<[^<>]*>|\{\{.*\}\}|\$\{.*\}|%\([a-z_]+\)s"
+    r"(?is)^(?:<[^<>]*>|\{\{.*\}\}|\$\{.*\}|%\([a-z_]+\)s"
     r"|\[?(?:redacted|filtered|masked|hidden|removed)\]?)$"
 )
+#: a label in capitals, then a mask (``AUTHORIZATION-XXX``, ``X-API-KEY-****``: VCR users')
+_LABELLED_MASK = re.compile(r"[A-Z][A-Z0-9_\-]*[-_ :]+(?:X{3,}|\*{3,})")
+#: a run of mask characters (``xxx``, ``****``, ``•••``)
+_MASK_RUN = re.compile(r"[xX]{3,}|[*•●]{3,}")
+#: what a mask may keep visible around its runs (``sk-``, ``-``, a last four)
+_MASK_KEPT_MAX = 12
 _PEM = re.compile(
     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
     r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
@@ -85,6 +150,8 @@ _ENTROPY_MAX = 512
 #: a token longer than this is data: the library's token patterns are not run on it
 _TOKEN_MAX = 8192
 _HEX = re.compile(r"[0-9a-fA-F]+\Z")
+#: lower-case hex of these lengths is a digest (git object ids: 40 and 64), not a secret
+_HASH_LENGTHS = frozenset({40, 64, 128})
 _B64_MIN, _HEX_MIN = 20, 16
 #: JSON text in a string is parsed and scanned inside, up to this size (characters)
 _JSON_TEXT_MAX = 8_000_000
@@ -97,7 +164,10 @@ def key_words(key: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
-    """Whether a key names a secret (the key-name rules; see the module docstring)."""
+    """Whether a key names a secret (the key-name rules; see the module docstring). A
+    path variable (``PWD``, ``OLDPWD``, ``HOME``, ``*_PATH``, ``*_DIR``) never does."""
+    if _PATH_VARIABLE.fullmatch(key):
+        return False
     words = key_words(key)
     if not words:
         return False
@@ -111,14 +181,33 @@ def is_secret_key(key: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def is_id_key(key: str) -> bool:
+    """Whether the value of ``key`` is an identifier or a path, never tested for entropy:
+    an id-like last word (``request_id``, ``etag``, ``sha``, ``thought_signature``) or a
+    path variable (``PWD``, ``HOME``, ``XDG_CONFIG_DIR``)."""
+    if _PATH_VARIABLE.fullmatch(key):
+        return True
     words = key_words(key)
     return bool(words) and words[-1] in _ID_WORDS
 
 
 def looks_masked(text: str) -> bool:
-    """Whether ``text`` is already a placeholder or a mask, not a secret."""
+    """Whether ``text`` is already a placeholder or a mask, not a secret: empty, a
+    ``<redacted:...>`` placeholder or another ``<...>``/``{{...}}``/``${...}`` template,
+    a bracketed ``[REDACTED]`` word, or a mask shape: runs of ``x``/``X`` or ``*``/``•``
+    (3 or more in a row) with at most 8 characters visible around them, or as many as
+    they hold and at most 12 (``XXXX-XXXX``, ``****``, ``sk-****abcd``), or a label in
+    capitals before one (``AUTHORIZATION-XXX``). A value that merely
+    holds ``xxx`` (``hunter2-XXX-rocks``, a random token) is not a mask."""
     text = text.strip()
-    return not text or PLACEHOLDER_RE.fullmatch(text) is not None or bool(_MASKED.match(text))
+    if not text or PLACEHOLDER_RE.fullmatch(text) is not None or _MASKED.match(text):
+        return True
+    if _LABELLED_MASK.fullmatch(text):
+        return True
+    masked = sum(len(m) for m in _MASK_RUN.findall(text))
+    if masked == 0:
+        return False
+    kept = len(text) - masked
+    return kept <= _MASK_KEPT_MAX and kept <= max(masked, 8)
 
 
 # -- detect-secrets --------------------------------------------------------------------------
@@ -220,6 +309,8 @@ def entropy_hit(token: str) -> str | None:
     sequential, uuid_like, _ = _heuristics()
     distinct = len(set(token))
     if _HEX.match(token):
+        if len(token) in _HASH_LENGTHS and token.islower():
+            return None  # a git object id or a SHA-1/256/512 digest (lower case)
         if (
             distinct < 9
             or len(token) < _HEX_MIN
@@ -288,7 +379,58 @@ def _scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
         for m in QUERY.finditer(text):
             if is_secret_key(m.group(1)) and not looks_masked(m.group(2)):
                 found.append((m.group(2), "key_name"))
+    if "basic" in lowered:
+        for m in BASIC.finditer(text):
+            if _basic_credentials(m.group(1)):
+                found.append((m.group(1), "basic_auth"))
+    if "%" in text and PERCENT.search(text) is not None:
+        _percent_hits(text, entropy, found)
     return _longest_first(found)
+
+
+def _basic_credentials(token: str) -> bool:
+    """Whether ``token`` is the base64 of ``user:password`` (printable, with a colon)."""
+    try:
+        text = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return ":" in text and _UNPRINTABLE.search(text) is None and not looks_masked(text)
+
+
+def _percent_hits(text: str, entropy: bool, found: list[tuple[str, str]]) -> None:
+    """The secrets of the URL-decoded ``text``, each as it is written in ``text`` (its
+    percent-encoded form when it holds an escaped character)."""
+    decoded = urllib.parse.unquote(text, errors="strict") if _decodable(text) else text
+    if decoded == text:
+        return
+    for secret, kind in scan_text(decoded, entropy):
+        if secret in text:
+            found.append((secret, kind))
+            continue
+        m = _encoded_pattern(secret).search(text)
+        if m is not None:
+            found.append((m.group(0), kind))
+
+
+def _decodable(text: str) -> bool:
+    try:
+        urllib.parse.unquote(text, errors="strict")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _encoded_pattern(secret: str) -> re.Pattern[str]:
+    """A pattern for ``secret`` with each character as it is or percent-encoded (its UTF-8
+    bytes, hex digits in either case; a space also as ``+``)."""
+    parts = []
+    for c in secret:
+        escaped = "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+        alts = [re.escape(c), "(?i:" + re.escape(escaped) + ")"]
+        if c == " ":
+            alts.append(r"\+")
+        parts.append("(?:" + "|".join(alts) + ")")
+    return re.compile("".join(parts))
 
 
 def _between_placeholders(text: str, entropy: bool) -> tuple[tuple[str, str], ...]:
@@ -316,14 +458,64 @@ def _token_hits(text: str, entropy: bool, found: list[tuple[str, str]]) -> list[
         # patterns that need no context, on the token; one combined search first
         if any_token.search(token) is not None:
             _pattern_hits(token, pattern_groups()[0], found)
-        if entropy and len(token) >= _HEX_MIN:
+        if "-" in token or "_" in token or "AIza" in token:
+            for slug, regex in PROVIDERS:
+                for hit in regex.findall(token):
+                    if not looks_masked(hit):
+                        found.append((hit, slug))
+        if len(token) >= _HEX_MIN:
             for run_m in _B64_RUN.finditer(token):
                 run = run_m.group(0)
-                if len(run) <= _ENTROPY_MAX and not _after_id_key(text, m.start() + run_m.start()):
+                if len(run) >= B64_DECODE_MIN:
+                    kind = base64_hit(run)
+                    if kind is not None:
+                        found.append((run, kind))
+                        continue
+                if (
+                    entropy
+                    and len(run) <= _ENTROPY_MAX
+                    and not _after_id_key(text, m.start() + run_m.start())
+                ):
                     kind = entropy_hit(run)
                     if kind is not None:
                         found.append((run, kind))
     return spans
+
+
+@functools.lru_cache(maxsize=16384)
+def base64_hit(run: str) -> str | None:
+    """``"<kind>_in_base64"`` when ``run`` is base64 (standard or URL-safe, padding
+    optional) of printable UTF-8 text in which the scan (``scan_string``, JSON included)
+    finds a secret of that kind, else ``None``. Runs shorter than ``B64_DECODE_MIN`` or
+    longer than 8192 characters are not decoded."""
+    text = _b64_text(run)
+    if text is None:
+        return None
+    hits = scan_string(text, None)
+    if not hits:
+        return None
+    kind = hits[0][1]
+    return kind if kind.endswith("_in_base64") else f"{kind}_in_base64"
+
+
+def _b64_text(run: str) -> str | None:
+    """The printable UTF-8 text ``run`` is the base64 of, else ``None``."""
+    if not B64_DECODE_MIN <= len(run) <= _B64_DECODE_MAX or "\\" in run:
+        return None
+    body = run.rstrip("=")
+    if len(body) % 4 == 1 or "=" in body:
+        return None
+    if "-" in body or "_" in body:
+        if "+" in body or "/" in body:
+            return None
+        body = body.replace("-", "+").replace("_", "/")
+    try:
+        text = base64.b64decode(body + "=" * (-len(body) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    if _UNPRINTABLE.search(text) is not None:
+        return None
+    return text
 
 
 def _context_hits(text: str, spans: list[tuple[int, int]], found: list[tuple[str, str]]) -> None:
@@ -455,6 +647,17 @@ def classify(secret: str) -> str:
     for plugin in regex_plugins:
         for _ in plugin.analyze_string(secret):
             return _slug(plugin.secret_type)
+    for slug, regex in PROVIDERS:
+        if regex.search(secret):
+            return slug
+    if _B64_RUN.fullmatch(secret) and len(secret) >= B64_DECODE_MIN:
+        kind = base64_hit(secret)
+        if kind is not None:
+            return kind
+    if "%" in secret and PERCENT.search(secret) is not None and _decodable(secret):
+        decoded = urllib.parse.unquote(secret)
+        if decoded != secret:
+            return classify(decoded)
     if _B64_RUN.fullmatch(secret) and len(secret) <= _ENTROPY_MAX:
         kind = entropy_hit(secret)
         if kind is not None:
@@ -501,6 +704,8 @@ def scan_string(
                 if isinstance(leaf, str):
                     for secret, detector, _ in scan_string(leaf, last_key(parts), depth + 1):
                         out.append((secret, detector, parts))
+            for parts, _key, secret, detector in key_secrets(inner_value, ()):
+                out.append((secret, detector, parts))
             return out
     entropy = key is None or not is_id_key(key)
     return [(s, d, None) for s, d in scan_text(text, entropy)]
@@ -517,3 +722,34 @@ def string_leaf_secrets(
         key = last if type(last) is str else last_key(parts)
         for secret, detector, inner in scan_string(leaf, key):
             yield parts, secret, detector, inner
+
+
+#: a key shorter than this holds no secret the scan finds (its shortest: an 8-character token)
+_KEY_MIN = 8
+
+
+def key_secrets(
+    value: Any, prefix: tuple[Part, ...]
+) -> Iterator[tuple[tuple[Part, ...], str, str, str]]:
+    """``(parts, key, secret, detector)`` of every secret in an object key below ``value``
+    (found at ``prefix``): ``parts`` is the path of the object holding the key (never the
+    key itself, which would show the secret). Keys are scanned as text (``scan_text``),
+    not by the key-name rules; binary envelopes are skipped."""
+    if not isinstance(value, dict | list):
+        return
+    stack: list[tuple[tuple[Part, ...], Any]] = [(prefix, value)]
+    while stack:
+        parts, node = stack.pop()
+        if isinstance(node, dict):
+            if is_envelope(node):
+                continue
+            for key, child in node.items():
+                if len(key) >= _KEY_MIN:
+                    for secret, detector in scan_text(key):
+                        yield parts, key, secret, detector
+                if isinstance(child, dict | list) and child:
+                    stack.append((parts + (key,), child))
+        else:
+            for i, child in enumerate(node):
+                if isinstance(child, dict | list) and child:
+                    stack.append((parts + (i,), child))

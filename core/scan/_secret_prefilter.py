@@ -16,7 +16,17 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ._secret_detectors import QUERY, entropy_hit, is_id_key, is_secret_key, pattern_groups
+from ._secret_detectors import (
+    B64_DECODE_MIN,
+    NOT_IN_WORD,
+    PROVIDERS,
+    QUERY,
+    base64_hit,
+    entropy_hit,
+    is_id_key,
+    is_secret_key,
+    pattern_groups,
+)
 
 __all__ = ["line_secret_free", "lines_secret_free"]
 
@@ -93,7 +103,9 @@ def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
         (_KEY, rf"\x00[^\x00]*(?i:{_KEY_STEMS})[^\x00]*\x00\s*:"),
         # a key of JSON held in a text (its own quotes are the only ones in the line)
         (_MAYBE, rf'"[^"\x00]*(?i:{_KEY_STEMS})[^"\x00]*"\s*:'),
-        (_QUERY_NAME, rf"[?&;][A-Za-z0-9_.\-]*(?i:{_KEY_STEMS})[A-Za-z0-9_.\-]*="),
+        (_QUERY_NAME, rf"[A-Za-z0-9_.\-]*(?i:{_KEY_STEMS})[A-Za-z0-9_.\-]*="),
+        # ``Basic <base64>`` in a text, and percent escapes (the scan decodes both)
+        (_MAYBE, r"[Bb][Aa][Ss][Ii][Cc][ \t]|%[0-9A-Fa-f]{2}"),
         (_SLASHES, r"//"),
         # the URL patterns: basic-auth and Cloudant need "@", npm "_authToken", the rest
         # their hosts
@@ -111,6 +123,8 @@ def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
     for _, regex in pattern_groups()[0]:
         flags = "(?i)" if regex.flags & re.IGNORECASE else ""
         patterns.append((_MAYBE, flags + _loosened(regex.pattern)))
+    for _, regex in PROVIDERS:  # ASCII, no flags; RE2 has no lookbehind (looser is safe)
+        patterns.append((_MAYBE, regex.pattern.replace(NOT_IN_WORD, "")))
     options = re2.Options()
     options.log_errors = False
     # room for the set's automaton: with RE2's default 8 MB its state cache fills and is
@@ -141,6 +155,22 @@ def _run_may_be_entropic(run: bytes) -> bool:
         # short runs only (a digest, a token): the cache lives as long as the process
         if len(run) <= _ENTROPY_SEEN_LENGTH and len(_entropy_seen) < _ENTROPY_SEEN_COUNT:
             _entropy_seen[run] = hit
+    return hit
+
+
+_base64_seen: dict[bytes, bool] = {}
+
+
+def _run_hides_secret(run: bytes) -> bool:
+    """``base64_hit`` of a run (short runs remembered, as ``_run_may_be_entropic``'s);
+    a run whose length without its padding leaves 1 over 4 is no base64 at all."""
+    if len(run.rstrip(b"=")) % 4 == 1:
+        return False
+    hit = _base64_seen.get(run)
+    if hit is None:
+        hit = base64_hit(run.decode("ascii")) is not None
+        if len(run) <= _ENTROPY_SEEN_LENGTH and len(_base64_seen) < _ENTROPY_SEEN_COUNT:
+            _base64_seen[run] = hit
     return hit
 
 
@@ -287,10 +317,12 @@ def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
     Conservative: a line whose texts cannot be rebuilt as substrings of one line
     (``_texts_line``: an escaped backslash, say) is a maybe. Otherwise the line is a maybe
     when it holds a key the key-name rules name (or a stem of one in a key of JSON held in
-    a text), a query parameter they name, a placeholder, a PEM block, a URL with what a URL
-    pattern needs, a bearer word, a keyword with a quote (``'`` or a backtick), what one of
-    the library's token or context patterns matches (loosened), or a base64/hex run over
-    the entropy limits. Raises nothing (a line that is not UTF-8 is a maybe)."""
+    a text), a query parameter or assignment they name, a placeholder, a PEM block, a URL
+    with what a URL pattern needs, a bearer word, a ``Basic`` word, a percent escape, a
+    keyword with a quote (``'`` or a backtick), what one of the library's token or context
+    patterns (loosened) or of the detectors' own provider formats matches, or a base64/hex
+    run over the entropy limits or holding a secret once decoded. Raises nothing (a line
+    that is not UTF-8 is a maybe)."""
     return lines_secret_free([raw], [stored_digest])[0]
 
 
@@ -342,10 +374,14 @@ def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...]) -> bool:
 
 def _runs_free(raw: bytes) -> bool:
     """Whether no base64 or hex run of a rebuilt line may be over the entropy limits
-    where the scan tests it. Not a pattern of RE2's set: its counted repetition made the
-    set's automaton twice as slow on every line (measured: 10 us a line, 5.7 without)."""
+    where the scan tests it, nor be the base64 of a text holding a secret. Not a pattern
+    of RE2's set: its counted repetition made the set's automaton twice as slow on every
+    line (measured: 10 us a line, 5.7 without)."""
     for start, end in _candidate_runs(raw):
         run = raw[start:end]
+        # base64 of a text holding a secret: decoded by the scan wherever the run is
+        if end - start >= B64_DECODE_MIN and _run_hides_secret(run):
+            return False
         # the entropy test's own first exits (``entropy_hit``): fewer than 9
         # distinct characters, or fewer than 23 in a run that is not all hex
         distinct = len(set(run))

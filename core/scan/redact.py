@@ -39,7 +39,7 @@ from ..format.jsonpath import Part
 from ._secret_detectors import classify
 from .masking import hash8
 from .redact_config import SecretConfig
-from .secrets import SecretHit, entry_parts, scan_value
+from .secrets import SecretHit, entry_parts, scan_value, tool_hits
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -97,11 +97,30 @@ def _set_at(value: Any, parts: tuple[Part, ...], fn: Callable[[Any], Any]) -> An
 
 def _apply_hits(value: Any, prefix_len: int, hits: list[SecretHit]) -> Any:
     by_leaf: dict[tuple[Part, ...], list[str]] = {}
+    by_object: dict[tuple[Part, ...], list[str]] = {}
     for hit in hits:
-        by_leaf.setdefault(hit.parts[prefix_len:], []).append(hit.secret)
+        target = by_object if hit.place == "key" else by_leaf
+        target.setdefault(hit.parts[prefix_len:], []).append(hit.secret)
     for parts, secrets in by_leaf.items():
         value = _set_at(value, parts, lambda leaf, s=secrets: _redact_leaf(leaf, s))  # type: ignore[misc]
+    # keys last: the value hits' paths go through the keys as they were
+    for parts, secrets in sorted(by_object.items(), key=lambda kv: -len(kv[0])):
+        value = _set_at(value, parts, lambda node, s=secrets: _rename_keys(node, s))  # type: ignore[misc]
     return value
+
+
+def _rename_keys(node: Any, secrets: Iterable[str]) -> Any:
+    """An object with each key holding one of ``secrets`` renamed (the secret replaced by
+    its placeholder), in the same order; anything else as it is."""
+    if not isinstance(node, dict):
+        return node
+    secrets = [s for s in secrets if s]
+    return {
+        (
+            _replace_all(k, secrets) if any(s in k or _json_escaped(s) in k for s in secrets) else k
+        ): v
+        for k, v in node.items()
+    }
 
 
 def _redact_leaf(leaf: Any, secrets: list[str]) -> Any:
@@ -128,8 +147,15 @@ class Redactor:
         return _apply_hits(value, len(prefix), hits), hits
 
     def redact_args(self, tool: str, args: Any) -> Any:
-        """The args of a call with their secrets replaced (see the module docstring)."""
+        """The args of a call with their secrets replaced, object keys included (see the
+        module docstring)."""
         return self.redact_value(args, ("args",))[0]
+
+    def redact_tool(self, tool: str) -> str:
+        """A tool name with its secrets replaced (``tool`` itself when it holds none): the
+        name a redacted cassette stores, and the one replay looks a live call up by."""
+        hits = tool_hits(tool, self.config)
+        return _replace_all(tool, [h.secret for h in hits]) if hits else tool
 
     def redact_entry(self, entry: Entry, known: Iterable[str] = ()) -> tuple[Entry, int]:
         """``entry`` redacted, and how many secrets were replaced. ``known``: secrets found
@@ -137,6 +163,10 @@ class Redactor:
         known_set = known if isinstance(known, frozenset) else frozenset(known)
         count = 0
         changes: dict[str, Any] = {}
+        tool_found = tool_hits(entry.tool, self.config)
+        if tool_found:
+            count += len(tool_found)
+            changes["tool"] = _replace_all(entry.tool, [h.secret for h in tool_found])
         extra = dict(entry.extra)
         for name, value in entry_parts(entry):
             new, hits = self.redact_value(value, (name,))
@@ -167,6 +197,24 @@ def _replace_known(value: Any, known: frozenset[str]) -> Any:
     for parts, leaf in iter_leaves(value):
         if isinstance(leaf, str) and pattern.search(leaf):
             value = _set_at(value, parts, lambda s: _replace_all(s, known))
+    return _replace_known_keys(value, pattern, known)
+
+
+def _replace_known_keys(value: Any, pattern: re.Pattern[str], known: frozenset[str]) -> Any:
+    """``value`` with every object key holding a ``known`` secret renamed (copies only
+    where a key changes)."""
+    if isinstance(value, dict):
+        changed = False
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            new_v = _replace_known_keys(v, pattern, known)
+            new_k = _replace_all(k, known) if pattern.search(k) else k
+            changed = changed or new_v is not v or new_k != k
+            out[new_k] = new_v
+        return out if changed else value
+    if isinstance(value, list):
+        items = [_replace_known_keys(v, pattern, known) for v in value]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
     return value
 
 
@@ -261,7 +309,9 @@ def _known_secrets_job(
             yield Progress("scan", i, total, "entries")
             if cancel is not None:
                 cancel.raise_if_cancelled()
-        for name, value in entry_parts(entry_at(i)):
+        entry = entry_at(i)
+        known.update(h.secret for h in tool_hits(entry.tool, redactor.config))
+        for name, value in entry_parts(entry):
             known.update(h.secret for h in scan_value(value, (name,), redactor.config))
     yield Progress("scan", total, total, "entries")
     return frozenset(s for s in known if s)

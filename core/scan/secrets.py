@@ -18,7 +18,15 @@ from ..format.batching import batch_full
 from ..format.findings import Finding
 from ..format.jobs import Progress, run_job
 from ..format.jsonpath import Part, format_path, iter_leaves
-from ._secret_detectors import is_envelope, last_key, looks_masked, scan_string, string_leaf_secrets
+from ._secret_detectors import (
+    is_envelope,
+    key_secrets,
+    last_key,
+    looks_masked,
+    scan_string,
+    scan_text,
+    string_leaf_secrets,
+)
 from ._secret_prefilter import lines_secret_free
 from .masking import hash8, mask
 from .redact_config import SecretConfig
@@ -33,10 +41,12 @@ __all__ = [
     "check_rows",
     "entry_parts",
     "entry_secret_findings",
+    "safe_path",
     "scan_entry",
     "scan_value",
     "secret_findings",
     "secret_scan_job",
+    "tool_hits",
 ]
 
 
@@ -51,16 +61,22 @@ class SecretHit:
         detector: what found it (``key_name``, ``bearer_token``, ``github_token``,
             ``private_key``, ``high_entropy_base64``, ``redact_path``, ...).
         inner: the path inside JSON text held in that string, or ``None``.
+        place: ``"value"`` (a string at ``parts``), ``"key"`` (an object key of the
+            object at ``parts``; with ``inner``, of the object at ``inner`` in the JSON
+            text) or ``"tool"`` (the entry's tool name; ``parts`` is ``("tool",)``).
     """
 
     parts: tuple[Part, ...]
     secret: str
     detector: str
     inner: tuple[Part, ...] | None = None
+    place: str = "value"
 
     @property
     def path(self) -> str:
-        return format_path(self.parts)
+        """``parts`` as a path, each key holding a secret shown as its placeholder (so a
+        path never shows a secret)."""
+        return safe_path(self.parts)
 
     @property
     def hash8(self) -> str:
@@ -71,17 +87,47 @@ class SecretHit:
         return mask(self.secret)
 
 
+def safe_path(parts: tuple[Part, ...]) -> str:
+    """``format_path(parts)`` with each key that holds a secret (``scan_text``) shown with
+    the secret as its placeholder, as ``redact`` writes it: ``$.args["<redacted:...>"]``."""
+    if all(type(p) is not str or len(p) < 8 or not scan_text(p) for p in parts):
+        return format_path(parts)
+    from .redact import placeholder
+
+    shown: list[Part] = []
+    for p in parts:
+        if type(p) is str and len(p) >= 8:
+            for secret, _ in scan_text(p):
+                p = p.replace(secret, placeholder(secret))
+        shown.append(p)
+    return format_path(shown)
+
+
+def _key_hits(
+    value: Any, prefix: tuple[Part, ...], config: SecretConfig, hits: list[SecretHit]
+) -> None:
+    """The secrets in the object keys below ``value`` (``place="key"``), allowed ones
+    left out; the string leaves' hits whose JSON text holds a key are ``"key"`` already."""
+    if not isinstance(value, dict | list):
+        return
+    for parts, _key, secret, detector in key_secrets(value, prefix):
+        if not config.allowed(parts, secret):
+            hits.append(SecretHit(parts, secret, detector, None, "key"))
+
+
 def scan_value(
     value: Any, prefix: tuple[Part, ...], config: SecretConfig | None = None
 ) -> list[SecretHit]:
-    """Every secret below ``value`` (found at ``prefix`` in the entry), in document order,
-    allowed ones left out. Values at ``config.paths`` are hits of kind ``redact_path``."""
+    """Every secret below ``value`` (found at ``prefix`` in the entry): in its strings, in
+    document order, then in its object keys (``place="key"``), allowed ones left out.
+    Values at ``config.paths`` are hits of kind ``redact_path``."""
     config = config or _DEFAULT
     hits: list[SecretHit] = []
     if not config._paths:  # the common case: only strings matter, a path only for a hit
         for parts, secret, detector, inner in string_leaf_secrets(value, prefix):
             if not config.allowed(parts, secret):
                 hits.append(SecretHit(parts, secret, detector, inner))
+        _key_hits(value, prefix, config, hits)
         return hits
     for parts, leaf in iter_leaves(value, prefix, skip=is_envelope):
         if config._paths and config.redact_path(parts):
@@ -93,6 +139,7 @@ def scan_value(
         for secret, detector, inner in scan_string(leaf, last_key(parts)):
             if not config.allowed(parts, secret):
                 hits.append(SecretHit(parts, secret, detector, inner))
+    _key_hits(value, prefix, config, hits)
     return hits
 
 
@@ -108,9 +155,22 @@ def entry_parts(entry: Entry) -> list[tuple[str, Any]]:
     return out
 
 
+def tool_hits(tool: str, config: SecretConfig | None = None) -> list[SecretHit]:
+    """The secrets in a tool name (``place="tool"``, ``parts`` ``("tool",)``)."""
+    config = config or _DEFAULT
+    if not isinstance(tool, str) or len(tool) < 8:
+        return []
+    return [
+        SecretHit(("tool",), secret, detector, None, "tool")
+        for secret, detector in scan_text(tool)
+        if not config.allowed(("tool",), secret)
+    ]
+
+
 def scan_entry(entry: Entry, config: SecretConfig | None = None) -> list[SecretHit]:
-    """Every secret in ``entry`` (args, response or error, extra fields)."""
-    hits: list[SecretHit] = []
+    """Every secret in ``entry``: its tool name, args, response or error, extra fields
+    (values and object keys)."""
+    hits: list[SecretHit] = tool_hits(entry.tool, config)
     for name, value in entry_parts(entry):
         hits.extend(scan_value(value, (name,), config))
     return hits
@@ -122,6 +182,7 @@ _LABELS = {
     "password_assignment": "a password assignment",
     "private_key": "a private key",
     "basic_auth_credentials": "a password in a URL",
+    "basic_auth": "basic auth credentials",
     "high_entropy_base64": "a high-entropy string",
     "high_entropy_hex": "a high-entropy hex string",
     "redact_path": "a value at a redact path",
@@ -132,8 +193,12 @@ def hit_finding(seq: int, hit: SecretHit) -> Finding:
     """The ``secret`` finding of one hit; the message shows the value masked only."""
     label = _LABELS.get(hit.detector, f"a {hit.detector.replace('_', ' ')}")
     where = hit.path
+    if hit.place == "tool":
+        where = "the tool name"
+    elif hit.place == "key":
+        where = f"an object key of {where}"
     if hit.inner is not None:
-        where += f" (in the JSON text, at {format_path(hit.inner)})"
+        where += f" (in the JSON text, at {safe_path(hit.inner)})"
     return Finding(
         kind="secret",
         seq=seq,
@@ -147,7 +212,8 @@ def hit_finding(seq: int, hit: SecretHit) -> Finding:
             "detector": hit.detector,
             "masked": hit.masked,
             "hash": hit.hash8,
-            "inner_path": format_path(hit.inner) if hit.inner is not None else None,
+            "inner_path": safe_path(hit.inner) if hit.inner is not None else None,
+            "place": hit.place,
         },
     )
 

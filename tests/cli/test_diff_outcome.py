@@ -85,7 +85,7 @@ def test_import_says_the_limit_and_keeps_every_outcome(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert r.output.rstrip().endswith("reward 0.0 (fail), step limit reached (1 step)")
     # the written file alone still says so, to diff and to --json
-    assert '"limit_reached": true' in one.read_text()
+    assert '"limit_reached":true' in one.read_text()
     r = CliRunner().invoke(cli, ["import", str(src), "-o", str(tmp_path / "all"), "--json"])
     assert r.exit_code == 0, r.output
     written = json.loads(r.output)["written"]

@@ -54,7 +54,7 @@ def pin_prompt(plan: PinPlan, armed: bool, error: str | None = None) -> Text:
         old = existing_fixture(plan)
         if old is not None:
             # the file name and the old fixture's words are data; the line break is ours
-            text.append(printable(f"{plan.target.name}: {existing_words(old)}."))
+            text.append(printable(f"{plan.target.name}: {existing_words(old, _tool(plan))}."))
             text.append("\n")
         text.append(
             printable(f"{plan.target.name} exists: enter again REPLACES it, escape keeps it"),
@@ -65,20 +65,27 @@ def pin_prompt(plan: PinPlan, armed: bool, error: str | None = None) -> Text:
         text.append(printable(f"{plan.target.name} exists already"))
         old = existing_fixture(plan)
         if old is not None:
-            text.append(printable(f": {existing_words(old)}"))
+            text.append(printable(f": {existing_words(old, _tool(plan))}"))
         text.append(".\nenter: replace (asks again) · escape: cancel")
     else:
         text.append("enter: write the fixture · escape: cancel")
     return text
 
 
-def existing_words(old: ExistingFixture) -> str:
+def _tool(plan: PinPlan) -> str | None:
+    return plan.fixture[0].tool if len(plan.fixture) else None
+
+
+def existing_words(old: ExistingFixture, tool: str | None = None) -> str:
     """What replacing the fixture loses, in a line: ``it holds seq 2 of runs/fail.jsonl,
     pinned 2026-11-30T21:02:11Z, with another response than this one`` (the same key:
-    fixtures are named by tool and args digest)."""
+    fixtures are named by tool and args digest); ``it holds tool 'a/b' seq 2 ...`` when
+    its tool is not ``tool`` (the one about to be pinned)."""
     if old.problem is not None:
         return f"it cannot be read ({old.problem})"
     what = f"seq {old.seq}" if old.seq is not None else "a call"
+    if tool is not None and old.tool is not None and old.tool != tool:
+        what = f"tool {old.tool!r} {what}"
     where = f" of {old.source}" if old.source is not None else ""
     when = f", pinned {old.date}" if old.date is not None else ", not pinned by cassette-tui"
     if old.same_outcome:

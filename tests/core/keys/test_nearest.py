@@ -52,3 +52,36 @@ def test_nearest_compares_normalized_args() -> None:
     assert [d.kind for d in strict.differences] == ["uuid", "other"]
     (loose,) = nearest(c, "t", live, rules=NormalizationRules.from_presets(["uuid"]))
     assert [d.path for d in loose.differences] == ["$.q"]
+
+
+def test_a_miss_on_a_redacted_cassette_blames_only_what_differs_once_redacted() -> None:
+    """The live token matches the recorded placeholder once redacted: only the path that
+    really differs is blamed, and the live value shown is the redacted one (issue 26)."""
+    from cassette_tui.core.scan.redact import Redactor, placeholder
+
+    token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    other = "ghp_zZcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    redactor = Redactor()
+    c = make(("call_api", {"auth": f"Bearer {placeholder(token)}", "page": 1}))
+    live = {"auth": f"Bearer {token}", "page": 2}
+    raw_only = nearest(c, "call_api", live)[0]
+    assert {d.path for d in raw_only.differences} == {"$.auth", "$.page"}  # the old blame
+    (cand,) = nearest(c, "call_api", live, redactor=redactor)
+    assert [(d.path, d.recorded, d.live) for d in cand.differences] == [("$.page", 1, 2)]
+
+    # another token than the recorded one is still blamed, shown as its placeholder
+    (cand,) = nearest(c, "call_api", {"auth": f"Bearer {other}", "page": 1}, redactor=redactor)
+    assert [(d.path, d.live) for d in cand.differences] == [
+        ("$.auth", f"Bearer {placeholder(other)}")
+    ]
+
+    # a raw cassette: the live secret equal to the recorded one is no difference either
+    raw = make(("call_api", {"auth": f"Bearer {token}", "page": 1}))
+    (cand,) = nearest(raw, "call_api", live, redactor=redactor)
+    assert [d.path for d in cand.differences] == ["$.page"]
+
+    # a tool named with a secret is found under its redacted name
+    named = make((redactor.redact_tool(f"call_{token}"), {"page": 1}))
+    assert token not in named.tool(0)
+    (cand,) = nearest(named, f"call_{token}", {"page": 1}, redactor=redactor)
+    assert cand.differences == ()

@@ -152,7 +152,7 @@ def test_fixture_names_are_plain_names(tool: str, hexpart: str) -> None:
     assert name.endswith(".jsonl") and "/" not in name and "\\" not in name
     assert not name.startswith((".", "-")) and ".." not in name
     assert set(name) <= set(string.ascii_letters + string.digits + "_.-")
-    assert len(name) <= 64 + 1 + 40 + 6
+    assert len(name) <= 64 + 9 + 1 + 40 + 6
     base = Path("/fixtures")
     assert (base / name).parent == base
 

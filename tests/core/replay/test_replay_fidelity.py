@@ -416,6 +416,7 @@ def test_unwritable_report_path_is_an_error_when_the_wrapper_is_created(
         os.mkfifo(report)
     with pytest.raises(ReportPathError, match=str(report)):
         wrap_dispatcher(lambda t, a: None, mode="replay", path=path, report=report)
+    assert not os.path.lexists(f"{report}.journal")  # a refused path leaves no journal
 
 
 # -- special files are never replaced ---------------------------------------------------------

@@ -231,3 +231,70 @@ def test_scan_entry_after_redact_entry_finds_nothing() -> None:
     new, count = Redactor().redact_entry(e)
     assert count == 3 and scan_entry(new) == []
     assert PLACEHOLDER.fullmatch(new.args["api_key"])
+
+
+def test_secrets_in_keys_and_tool_names_are_redacted_and_still_replay(tmp_path: Path) -> None:
+    """Issue 26: a token used as a tool name, an args key or a response key is found,
+    ``redact`` replaces it there (keys renamed in place, digests recomputed), ``check``
+    then finds nothing, and the agent's real calls still hit."""
+    tool = f"proxy.{GITHUB}"
+    args = {"grants": {GITHUB: ["repo"], "note": "x"}, "q": "list"}
+    src = write_cassette(
+        tmp_path / "c.jsonl",
+        entry(1, tool, args, response={"tokens": {GITHUB: {"scope": "repo"}}}),
+        entry(2, "search_docs", {"q": "x"}, response={"seen": {f"key {GITHUB}": 1}}),
+    )
+    hits = scan_entry(load(src)[0])
+    assert {(h.place, h.path) for h in hits} == {
+        ("tool", "$.tool"),
+        ("key", "$.args.grants"),
+        ("key", "$.response.tokens"),
+    }
+    out = redact_file(src, tmp_path / "out.jsonl")
+    raw = out.read_text()
+    assert GITHUB not in raw
+    ph = placeholder(GITHUB)
+    recs = records(out)
+    assert recs[0]["tool"] == f"proxy.{ph}" == Redactor().redact_tool(tool)
+    assert list(recs[0]["args"]["grants"]) == [ph, "note"]  # order kept
+    assert recs[0]["response"] == {"tokens": {ph: {"scope": "repo"}}}
+    assert recs[1]["response"] == {"seen": {f"key {ph}": 1}}
+    redacted = load(out)
+    assert recs[0]["args_digest"] == redacted.digest(0)  # recomputed over the new args
+    assert scan_entry(redacted[0]) == [] and scan_entry(redacted[1]) == []
+    replayer = Replayer(redacted)
+    assert replayer(tool, args) == {"tokens": {ph: {"scope": "repo"}}}
+    assert replayer("search_docs", {"q": "x"}) == {"seen": {f"key {ph}": 1}}
+
+
+def test_a_finding_in_a_key_never_shows_the_key(tmp_path: Path) -> None:
+    from cassette_tui.core.scan.secrets import secret_findings
+
+    src = write_cassette(
+        tmp_path / "c.jsonl",
+        entry(1, "t", {GITHUB: {"password": "hunter2-XXX-rocks"}}),
+    )
+    findings = secret_findings(load(src))
+    assert len(findings) == 2
+    for f in findings:
+        assert GITHUB not in f.message and GITHUB not in f.path
+        assert "hunter2" not in f.message
+    assert {f.path for f in findings} == {"$.args", f'$.args["{placeholder(GITHUB)}"].password'}
+
+
+def test_a_miss_on_a_redacted_cassette_blames_only_the_path_that_differs(tmp_path: Path) -> None:
+    """The live call carries the real token, the cassette its placeholder: the miss (a
+    changed page) names ``$.page`` alone, not the token that matches once redacted."""
+    src = write_cassette(
+        tmp_path / "c.jsonl",
+        entry(1, "call_api", {"headers": {"Authorization": f"Bearer {GITHUB}"}, "page": 1}),
+    )
+    out = redact_file(src, tmp_path / "out.jsonl")
+    replayer = Replayer(load(out))
+    live = {"headers": {"Authorization": f"Bearer {GITHUB}"}, "page": 2}
+    with pytest.raises(CassetteMiss) as caught:
+        replayer("call_api", live)
+    (cand,) = caught.value.nearest
+    assert [d["path"] for d in cand["differences"]] == ["$.page"]
+    (miss,) = replayer.report()["misses"]
+    assert [d["path"] for d in miss["nearest"][0]["differences"]] == ["$.page"]

@@ -95,6 +95,37 @@ FRAGMENTS = [
     "\x01",
     "{",
     "[",
+    # issue 26's kinds: provider formats the library lacks, Basic credentials in text,
+    # percent-encoded and base64-held secrets, mask shapes, digests, path variables
+    "sk-proj-" + "aB3_dE-9" * 6,
+    "sk-ant-api03-" + "xY9" * 10,
+    "sk-" + "Ab1" * 12,
+    "task-" + "Ab1" * 12,
+    "github_pat_" + "a1B2" * 6,
+    "ghp_" + "a1B2" * 10,
+    "AIza" + "Sy_D-a1B2c" * 4,
+    "sk_live_" + "a1B2" * 8,
+    "xoxp-" + "a1-b2" * 3,
+    "Basic dXNlcjpodW50ZXIy",
+    "basic\tYTpi",
+    "BASIC dGVzdA==",
+    "basic usage",
+    "sk-proj%2D" + "aB3dE9" * 5,
+    "%22sk-proj-" + "aB3dE9" * 5 + "%22",
+    "https%3A%2F%2Fbob%3Ahunter2%40db.example.com",
+    "%ZZ%e9%",
+    "ZXhwb3J0IEdJVEhVQl9UT0tFTj1naHBfYUJjRGVGZ0hpSmtMbU5vUHFSc1R1VndYeVowMTIzNDU2Nzg5",
+    "eyJhcGlfa2V5IjogInNrLXByb2otQWIzZEVmOWhJaktsTW5PcFFyIn0=",
+    "dG9rZW4gZ2hwX2FCM2FCM2FCM2FCM2FCM2FCM2FCM2FCM2FCM2FCM2FCM2FCM2FCMw==",
+    "hunter2-XXX-rocks",
+    "AUTHORIZATION-XXX",
+    "sk-****abcd",
+    "export API_KEY=zz9",
+    "--password=hunter2",
+    "3f2a9c2e1b4d5f60aa3f2a9c2e1b4d5f60aa1234",
+    "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8",
+    "3F2A9C2E1B4D5F60AA3F2A9C2E1B4D5F60AA1234",
+    "/home/ada/projects/cassette-tui/.venv/lib/python3.11/site-packages",
 ]
 _KNOWN = {"seq", "tool", "args", "args_digest", "response", "error"}
 SEPARATORS = ["", " ", "\n", "=", ":", "/", "&", "?", '"', "'", ",", "-", "_", "@"]
@@ -128,8 +159,19 @@ keys = st.sampled_from(
         "aws",
         "_binary",
         "",
+        "PWD",
+        "OLDPWD",
+        "HOME",
+        "XDG_CONFIG_DIR",
+        "pwd",
+        "thought_signature",
+        "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+        "x-sk-ant-api03-xY9xY9xY9xY9xY9xY9xY9",
+        "Basic dXNlcjpodW50ZXIy",
+        "Q2hhbmdlIHRoaXMgcGFzc3dvcmQgc29vbiE9kZ3xY7pW",
     ]
 ) | st.text(max_size=6)
+tools = st.sampled_from(["t", GITHUB, "call_" + GITHUB, "mcp__git__log", ENTROPY]) | texts
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | texts
 values = st.recursive(
     scalars,
@@ -144,12 +186,12 @@ values = st.recursive(
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=texts, key=keys, nested=st.booleans())
-def test_one_text_called_free_holds_no_secret(text: str, key: str, nested: bool) -> None:
+@given(text=texts, key=keys, nested=st.booleans(), tool=tools)
+def test_one_text_called_free_holds_no_secret(text: str, key: str, nested: bool, tool: str) -> None:
     value: Any = {key: text}
     if nested:
-        value = {"outer": [value, text]}
-    _same(_line({"seq": 1, "tool": "t", "args": {"q": 1}, "response": value}, False, True))
+        value = {"outer": [value, text], text: key}
+    _same(_line({"seq": 1, "tool": tool, "args": {"q": 1}, "response": value}, False, True))
     _same(_line({"seq": 1, "tool": "t", "args": value, "error": {"type": "E"}}, True, False))
 
 
@@ -179,6 +221,7 @@ def _same(raw: bytes) -> None:
     digest=st.none() | st.just("sha256:1ff6289664b0033a") | texts,
     ascii_only=st.booleans(),
     compact=st.booleans(),
+    tool=tools,
 )
 @example(
     args={"q": "x"},
@@ -187,11 +230,18 @@ def _same(raw: bytes) -> None:
     digest="sha256:1ff6289664b0033a",
     ascii_only=False,
     compact=True,
+    tool="t",
 )
 def test_a_line_called_free_holds_no_secret(
-    args: Any, response: Any, extra: dict[str, Any], digest: Any, ascii_only: bool, compact: bool
+    args: Any,
+    response: Any,
+    extra: dict[str, Any],
+    digest: Any,
+    ascii_only: bool,
+    compact: bool,
+    tool: str,
 ) -> None:
-    record: dict[str, Any] = {"seq": 1, "tool": "t", "args": args, "response": response}
+    record: dict[str, Any] = {"seq": 1, "tool": tool, "args": args, "response": response}
     record.update(extra)
     if digest is not None:
         record["args_digest"] = digest

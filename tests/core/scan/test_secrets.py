@@ -107,7 +107,7 @@ def test_scan_entry_paths_at_any_depth_in_json_text_and_headers() -> None:
 
 def test_masked_values_placeholders_numbers_and_envelopes_are_not_secrets() -> None:
     value = {
-        "authorization": ["AUTHORIZATION-XXX"],
+        "authorization": ["XXXX-XXXX"],
         "api_key": "<redacted:secret:1234abcd>",
         "token": "Bearer <redacted:github_token:1234abcd>",
         "password": "",
@@ -191,3 +191,47 @@ def test_bad_config_names_the_field(tmp_path: Path, text: str, field: str) -> No
     with pytest.raises(NormalizationConfigError) as info:
         load_secret_config(path)
     assert info.value.field == field
+
+
+def test_git_ids_digests_uuids_and_path_variables_are_not_secrets() -> None:
+    """Issue 26's false alarms: git's 40- and 64-hex object ids, digests, UUIDs, opaque
+    signatures, and the values of path variables (``PWD``, ``HOME``, ``*_PATH``, ``*_DIR``)."""
+    import hashlib
+
+    sha1 = hashlib.sha1(b"first note").hexdigest()
+    sha256 = hashlib.sha256(b"first note").hexdigest()
+    log = f"Commit: '{sha1}'\nAuthor: Ada\nTree: {sha256}\nsha256:{sha256}\n"
+    assert scan_text(log) == ()
+    assert scan_text("6f1c2a9e-3b7d-4c1e-9a55-0d2f7e8b4c11") == ()
+    env = {
+        "PWD": "/home/ada/src/app",
+        "OLDPWD": "/home/ada",
+        "HOME": "/home/ada",
+        "VIRTUAL_ENV_PATH": "/home/ada/.venv/lib/python3.11/site-packages/Ab9Zq",
+        "XDG_CACHE_DIR": "/home/ada/.cache/uv/archive-v0/Q2hhbmdlIHRoaXMgcGFzc3dvcmQ",
+        "thought_signature": ENTROPY,
+    }
+    assert scan_value(env, ("response",)) == []
+    # still secrets: an upper-case 40-hex run, a password under a lower-case "pwd"
+    assert kinds(f"key {sha1.upper()}") == {sha1.upper(): "high_entropy_hex"}
+    assert [h.secret for h in scan_value({"pwd": "hunter2"}, ("args",))] == ["hunter2"]
+
+
+def test_basic_credentials_in_free_text_and_url_encoded_secrets() -> None:
+    import base64
+    import urllib.parse
+
+    basic = base64.b64encode(b"deploy:s3cr3t-pass").decode()
+    assert kinds(f"curl -H 'Authorization: Basic {basic}' https://x") == {basic: "basic_auth"}
+    assert scan_text("basic usage of the tool, basic test") == ()
+    proj = "sk-proj-" + "aB3dE9fG" * 6
+    encoded = urllib.parse.quote(json.dumps({"key": proj}), safe="")
+    assert [k for s, k in scan_text(f"https://x/cb?state={encoded}") if proj in s]
+    # a secret holding escaped characters is found as it is written (percent-encoded)
+    bearer = urllib.parse.quote("Authorization: Bearer abc/def+ghi==", safe="")
+    assert kinds(f"https://x/?h={bearer}") == {"abc%2Fdef%2Bghi%3D%3D": "bearer_token"}
+
+
+def test_provider_prefixes_inside_words_are_not_keys() -> None:
+    assert scan_text("task-" + "Ab1" * 12) == ()
+    assert kinds("x=%22sk-" + "Ab1" * 12 + "%22") == {"sk-" + "Ab1" * 12: "openai_token"}
