@@ -134,6 +134,29 @@ def masked_tail(path: Path | None, lines: int = TAIL_LINES) -> str:
     return mask_text(tail(path, lines))
 
 
+def read_uncovered(path: Path) -> list[dict[str, Any]]:
+    """The programs the guard logged as started without it (``{"argv", "why", "pid"}``;
+    the same program started twice by one process counts once: ``subprocess`` and
+    ``os.posix_spawn`` both report it)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    found: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict) or event.get("event") != "uncovered":
+            continue
+        raw = event.get("argv")
+        argv = [str(a) for a in raw] if isinstance(raw, list) else []
+        entry = {"argv": argv, "why": str(event.get("why", "")), "pid": event.get("pid")}
+        found.setdefault((entry["pid"], *argv), entry)
+    return list(found.values())
+
+
 def tail(path: Path | None, lines: int = TAIL_LINES) -> str:
     """The last ``lines`` lines of the file at ``path`` ("" when it cannot be read)."""
     if path is None:
@@ -206,6 +229,9 @@ def ended_run(outcome: ProcessOutcome, isolation: str) -> RunResult:
         stderr=stderr,
         stderr_tail=masked_tail(stderr),
         error=outcome.error,
+        stdout_dropped=outcome.stdout_dropped,
+        stderr_dropped=outcome.stderr_dropped,
+        left_behind=outcome.left_behind,
     )
 
 

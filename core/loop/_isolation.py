@@ -7,10 +7,15 @@ Two ways, the stronger first:
            interface but a loopback that is down: every connection fails, whatever the
            language, and nothing reaches the host's listeners, 127.0.0.1 included.
 ``guard``  where namespaces are not allowed: ``guard/sitecustomize.py`` is put first on
-           ``PYTHONPATH``, so every Python process of the agent refuses every connection
-           except to local unix sockets, and logs what it refused. Programs that are not
-           Python (or Python started with ``-I``/``-S``) are not covered; the run's result
-           says when the guard never loaded.
+           ``PYTHONPATH``, so every Python process of the agent that loads it refuses
+           every connection but to unix sockets, and every DNS lookup, and logs what it
+           refused and the programs started without it. What it does not cover is
+           ``GUARD_NOT_COVERED``, said wherever a result names it; the run's result says
+           when the guard never loaded, or which programs ran without it.
+
+Either way a unix socket with a path stays reachable (the file system is shared): a local
+daemon behind one may reach the network for the agent. How to get a namespace where there
+is none: ``HOW_TO_NETNS``.
 
 ``choose(None)`` picks ``netns`` when a probe (``unshare ... true``) succeeds, else
 ``guard``; ``choose("netns")`` raises :class:`IsolationError` when it cannot be had.
@@ -37,6 +42,24 @@ GUARD_DIR = Path(__file__).resolve().parent.parent / "replay" / "guard"
 GUARD_LOG_ENV = ENV_GUARD_LOG
 
 
+#: what the guard does not cut off, one phrase each (every result that names it says so)
+GUARD_NOT_COVERED = (
+    "programs that are not Python (curl, bash's /dev/tcp, node)",
+    "Python started with -I, -E or -S, or with an environment without the guard's variables",
+    "C code that calls connect() itself (an extension module, a raw system call)",
+    "unix sockets with a path (a local daemon behind one may reach the network)",
+)
+#: what a network namespace does not cut off
+NETNS_NOT_COVERED = ("unix sockets with a path (a local daemon behind one may reach the network)",)
+#: how to get a network namespace where the probe found none
+HOW_TO_NETNS = (
+    "a network namespace needs root or unprivileged user namespaces: install util-linux "
+    "(unshare), and allow them (sysctl kernel.unprivileged_userns_clone=1 on Debian, "
+    "user.max_user_namespaces above 0, kernel.apparmor_restrict_unprivileged_userns=0 on "
+    "Ubuntu 24.04; in a container, a seccomp profile that allows unshare)"
+)
+
+
 class IsolationError(CassetteError):
     """The requested isolation cannot be had here (the message says why)."""
 
@@ -49,11 +72,13 @@ class Isolation:
         name: ``"netns"`` or ``"guard"``.
         prefix: arguments run before the agent's own (``["unshare", "-n", "--"]``).
         detail: one line for a person (how it was set up).
+        not_covered: what it does not cut off, one phrase each.
     """
 
     name: str
     prefix: tuple[str, ...] = ()
     detail: str = ""
+    not_covered: tuple[str, ...] = ()
 
     def argv(self, agent_argv: list[str]) -> list[str]:
         """The full argument list for one run."""
@@ -108,19 +133,22 @@ def netns() -> Isolation:
     """
     ok, how = probe_netns()
     if not ok:
-        raise IsolationError(f"no network namespace here ({how}); use --isolation guard")
+        raise IsolationError(
+            f"no network namespace here ({how}); use --isolation guard, or get one: {HOW_TO_NETNS}"
+        )
     prefix = _unshare_prefix()
     assert prefix is not None
-    return Isolation("netns", prefix, f"new network namespace ({how})")
+    return Isolation("netns", prefix, f"new network namespace ({how})", NETNS_NOT_COVERED)
 
 
 def guard() -> Isolation:
-    """The Python socket guard (always available)."""
-    return Isolation(
-        "guard",
-        (),
-        f"Python socket guard, Python processes only ({GUARD_DIR / 'sitecustomize.py'})",
-    )
+    """The Python socket guard (always available); ``detail`` says why no namespace was
+    had, when the probe found none."""
+    ok, why = probe_netns()
+    detail = f"Python socket guard, Python processes only ({GUARD_DIR / 'sitecustomize.py'})"
+    if not ok:
+        detail += f"; no network namespace: {why}; {HOW_TO_NETNS}"
+    return Isolation("guard", (), detail, GUARD_NOT_COVERED)
 
 
 def choose(requested: str | None = None) -> Isolation:

@@ -28,6 +28,7 @@ from ._agent_run import (
     ended_run,
     read_guard_log,
     read_report,
+    read_uncovered,
     report_path,
     tally,
 )
@@ -102,7 +103,7 @@ def _replay_runs(
     specs = [_spec(agent, n, folder, source, chosen, options) for n in range(1, runs + 1)]
     result = RunsResult(
         served.source, agent.template, runs, [], chosen.name, chosen.detail, folder,
-        cancelled=False, source_format=served.fmt,
+        cancelled=False, source_format=served.fmt, not_covered=chosen.not_covered,
     )  # fmt: skip
     result.jobs = min(options.workers, runs)
     logs: dict[int, Cassette] = {}
@@ -163,9 +164,13 @@ def _run_result(
     (written to the runs folder, and kept in ``logs``)."""
     run = ended_run(outcome, isolation.name)
     if isolation.name == "guard":
-        loaded, run.blocked = read_guard_log(folder / f"run-{outcome.index:02d}.guard.log")
+        log = folder / f"run-{outcome.index:02d}.guard.log"
+        loaded, run.blocked = read_guard_log(log)
+        run.uncovered = read_uncovered(log)
         if not loaded and outcome.status != "not_started":
             run.isolation = "guard (not loaded)"
+        elif run.uncovered:
+            run.isolation = "guard (partial)"
     if outcome.status == "not_started":
         return run
     cassette = served.cassette

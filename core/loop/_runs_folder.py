@@ -5,6 +5,7 @@
     run-01.report.json.journal        every call of every process of the run, as served
     run-01.jsonl                      its call log as a cassette (``call_log.py``)
     run-01.guard.log                  what the network guard refused (guard isolation)
+    run-01.end.json                   how it ended (``_reaper.py``: output cut, processes killed)
 
 It is ``runs_dir`` when the caller names one (``--runs-dir``): it is kept, files and all.
 Without it the job makes a temporary folder (``tempfile.mkdtemp``,

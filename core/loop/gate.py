@@ -163,7 +163,8 @@ class GateResult:
         {"runs", "passed", "pass_rate", "verdict", "isolation", "divergence",
          "cassette", "agent", "requested", "cancelled", "isolation_detail",
          "misses", "exhausted", "repeated_calls", "runs_dir", "results": [RunResult],
-         "clean", "strict", "exit_status", "not_clean": [{"run", "replay", "why"}]}
+         "clean", "strict", "exit_status", "not_clean": [{"run", "replay", "why"}],
+         "not_covered": [what the isolation does not cut off]}
 
         ``passed`` and ``pass_rate`` count clean replays only; ``not_clean`` names every
         run whose replay was not clean and why.
@@ -194,6 +195,7 @@ class GateResult:
                 for r, kind, why in self.replays()
                 if kind != "clean"
             ],
+            "not_covered": list(rr.not_covered),
         }
 
 

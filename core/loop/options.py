@@ -12,6 +12,9 @@ from typing import Any
 
 #: seconds an agent run may take by default before its process group is killed
 DEFAULT_TIMEOUT = 120.0
+#: bytes of stdout, and of stderr, an agent run may write to the runs folder; the rest is
+#: read and dropped, and the run's result says how much (``RunResult.stdout_dropped``)
+OUTPUT_CAP = 64 * 1024 * 1024
 
 
 #: the cgroup v2 file that caps the CPU time of this process's group (``QUOTA PERIOD``)

@@ -40,7 +40,7 @@ class ReplayResult:
     def to_json(self) -> dict[str, Any]:
         """``{"cassette", "agent", "isolation", "passed", "clean", "cancelled", "run":
         RunResult, "replay_report": the agent's report (``ReplayReport.to_json``) or
-        null}``."""
+        null, "not_covered": [what the isolation does not cut off]}``."""
         rr = self.runs_result
         report = self.run.report
         return {
@@ -52,6 +52,7 @@ class ReplayResult:
             "cancelled": rr.cancelled,
             "run": self.run.to_json(),
             "replay_report": report.to_json() if report is not None else None,
+            "not_covered": list(rr.not_covered),
         }
 
 

@@ -73,11 +73,20 @@ class RunResult:
         duration_s: wall time, seconds.
         isolation: ``"netns"``, ``"guard"``, ``"guard (not loaded)"`` when the guard never
             loaded (the agent is not a Python that honours ``PYTHONPATH``: the network was
-            not off), or ``"none (live)"`` for a recording.
+            not off), ``"guard (partial)"`` when the guard loaded but the run started
+            programs it does not cover (``uncovered``), or ``"none (live)"`` for a
+            recording.
         report: the replay report the agent wrote (a recording's: the recorder's, with no
             calls), or ``None`` (it wrote none).
         call_log: the call-log cassette (``call_log.py``), or ``None`` without a report.
         blocked: what the guard refused: ``[{"what", "address", "pid"}]``.
+        uncovered: programs the run started that ran without the guard (not Python,
+            Python with ``-I``/``-E``/``-S``, an environment without the guard's
+            variables): ``[{"argv": [str], "why": str, "pid": the starting process}]``.
+        stdout_dropped, stderr_dropped: bytes the agent wrote past the cap of the run's
+            files (``options.OUTPUT_CAP``): its output was cut.
+        left_behind: processes the agent left running when it ended (daemons, children),
+            killed with the run.
         stdout, stderr: the files holding the agent's output.
         stderr_tail: its last lines of stderr.
         error: why it could not start, or why its report could not be read.
@@ -97,6 +106,10 @@ class RunResult:
     stderr: Path | None = None
     stderr_tail: str = ""
     error: str = ""
+    uncovered: list[dict[str, Any]] = field(default_factory=list)
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
+    left_behind: int = 0
     write_error: str = ""
 
     def replay(self, strict: bool = False) -> tuple[str, str]:
@@ -175,7 +188,8 @@ class RunResult:
     def to_json(self, strict: bool = False) -> dict[str, Any]:
         """``{"run", "status", "passed", "exit_code", "duration_s", "isolation", "calls",
         "hits", "misses", "exhausted", "repeated_calls", "unused_seqs", "blocked",
-        "call_log", "report", "stdout", "stderr", "stderr_tail", "error", "replay",
+        "call_log", "report", "stdout", "stderr", "stderr_tail", "error", "uncovered",
+        "output_dropped": {"stdout", "stderr"} (bytes), "left_behind", "replay",
         "replay_why"}`` (paths as strings or null; ``replay`` and ``replay_why``:
         ``replay(strict)``)."""
         kind, why = self.replay(strict)
@@ -205,6 +219,9 @@ class RunResult:
             "stderr": path(self.stderr),
             "stderr_tail": self.stderr_tail,
             "error": self.error,
+            "uncovered": self.uncovered,
+            "output_dropped": {"stdout": self.stdout_dropped, "stderr": self.stderr_dropped},
+            "left_behind": self.left_behind,
             "replay": kind,
             "replay_why": why,
         }
@@ -227,6 +244,8 @@ class RunsResult:
         cancelled: the job was cancelled; ``results`` holds what finished before.
         source_format: ``"cassette"``, or the format of an imported run (``cassette`` is
             then its path spec; the agent read it written as a cassette, ``served.py``).
+        not_covered: what the isolation in force does not cut off, one phrase each
+            (``_isolation.Isolation.not_covered``).
         jobs: how many runs ran at once, ``None`` when not said.
     """
 
@@ -239,6 +258,7 @@ class RunsResult:
     runs_dir: Path | None
     cancelled: bool = False
     source_format: str = "cassette"
+    not_covered: tuple[str, ...] = ()
     jobs: int | None = None
 
     @property

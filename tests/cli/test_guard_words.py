@@ -1,7 +1,9 @@
 """The socket guard blocks the agent's Python only, and every place that names the
 isolation says so: a bash child of a guarded agent still connects (``/dev/tcp``), so
-``replay``/``gate`` say ``network: off for Python (guard: ...)``; ``--json`` keeps the
-stable value ``guard``; netns cuts the bash child off too. Real agents, real sockets (a
+``replay``/``gate`` say the network was not off for every process, name the bash child
+that ran without the guard and what the guard does not cover; ``--json`` says
+``guard (partial)``, the child in ``uncovered`` and the list in ``not_covered``; netns
+cuts the bash child off too. Real agents, real sockets (a
 listener of the test's own on 127.0.0.1, never the internet)."""
 
 from __future__ import annotations
@@ -17,14 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cassette_tui.core.loop._isolation import probe_netns
-from cassette_tui.tui.text.replay import GUARD_WORDS
+from cassette_tui.core.loop._isolation import GUARD_NOT_COVERED, probe_netns
+from cassette_tui.tui.text.replay import GUARD_WORDS, PARTIAL_WORDS
 from support.loop import loop_cassette
 from support.paths import SCRIPT
 
-GUARD_LINE = (
-    "network: off for Python (guard: a non-Python child process is not blocked; netns blocks all)"
-)
+GUARD_LINE = "network: off for Python only (guard; --isolation netns cuts off every process)"
+PARTIAL_LINE = "network: NOT off for every process: the guard ran, but not in all of them"
 
 #: replays its first recorded call, then has bash open a TCP connection to PORT; exit 0
 #: when bash connected, 1 when it was refused
@@ -84,12 +85,17 @@ def test_the_guard_says_it_blocks_python_only_and_a_bash_child_connects(
 ) -> None:
     port, accepted = listener
     done = replay(tmp_path, port, "guard")
-    assert GUARD_WORDS == GUARD_LINE
-    assert GUARD_LINE in done.stdout.splitlines(), done.stdout
+    assert GUARD_WORDS == GUARD_LINE and PARTIAL_WORDS == PARTIAL_LINE
+    lines = done.stdout.splitlines()
+    assert PARTIAL_LINE in lines, done.stdout
+    assert f"  ran without the guard: bash -c exec 3<>/dev/tcp/127.0.0.1/{port} (not Python: the guard does not apply)" in lines  # fmt: skip
+    assert "  not covered: " + "; ".join(GUARD_NOT_COVERED) in lines
     # what the words warn of: the agent's bash child reached the listener
     assert "result  passed (exit 0)" in done.stdout and accepted
     doc = json.loads(replay(tmp_path, port, "guard", "--json").stdout)
-    assert doc["isolation"] == "guard" and doc["run"]["isolation"] == "guard"
+    assert doc["isolation"] == "guard (partial)" and doc["run"]["isolation"] == "guard (partial)"
+    assert doc["run"]["uncovered"][0]["argv"][0] == "bash"
+    assert doc["not_covered"] == list(GUARD_NOT_COVERED)
 
 
 def test_netns_cuts_the_bash_child_off(tmp_path: Path, listener: tuple[int, list[object]]) -> None:

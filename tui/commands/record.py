@@ -18,6 +18,7 @@ import click
 from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ..text.plural import plural
+from ..text.runs import cut_lines
 from ._loop import agent_option, loop_options, run_cancellable
 from ._output import echo_json, fail, safe
 from .replay import run_line
@@ -122,6 +123,8 @@ def _print_record(
     click.echo(f"agent   {safe(command.template)}: {run_line(run)}")
     if run.error:
         click.echo(f"        {safe(run.error)}")
+    for line in cut_lines(run):
+        click.echo(f"        {line}")
     if entries and (not run.passed or result.cancelled):
         click.echo(
             f"        kept: the {plural(entries, 'entry')} recorded before it "

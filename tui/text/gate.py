@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .plural import plural
-from .replay import FAIL, PASS, isolation_line, run_line, served_line
+from .replay import FAIL, PASS, cut_lines, isolation_line, network_lines, run_line, served_line
 from .report import ReportLine
 from .runs import files_text
 from .safe import safe
@@ -173,6 +173,13 @@ def odd_run_lines(result: GateResult, limit: int = 5) -> list[str]:
     return lines
 
 
+def cut_run_lines(result: GateResult, limit: int = 5) -> list[str]:
+    """Per run, what was cut or killed at its end (``replay.cut_lines``):
+    ``  run 2: stdout cut: ...``."""
+    lines = [f"  run {r.run}: {line}" for r in result.results for line in cut_lines(r)]
+    return lines[:limit] + ([f"  ... and {len(lines) - limit} more"] if len(lines) > limit else [])
+
+
 def odd_more_line(result: GateResult, limit: int = 5) -> str | None:
     """``  ... and 3 more (--json lists every run)`` past ``odd_run_lines``' ``limit``."""
     odd = [
@@ -199,6 +206,7 @@ def gate_lines(result: GateResult, name: str, odd_runs: int = 5) -> list[ReportL
         *([ReportLine("served", served)] if served else []),
         ReportLine("agent", safe(rr.agent), "agent   "),
         *(ReportLine("isolation", line) for line in isolation_lines(result)),
+        *(ReportLine("isolation", line) for line in network_lines(rr)),
         ReportLine("verdict", verdict_line(result)),
     ]
     why = verdict_why_line(result)
@@ -226,6 +234,7 @@ def gate_lines(result: GateResult, name: str, odd_runs: int = 5) -> list[ReportL
     more = odd_more_line(result, odd_runs)
     if more:
         lines.append(ReportLine("odd_more", more))
+    lines.extend(ReportLine("cut", line) for line in cut_run_lines(result))
     lines.append(ReportLine("files", files_text(rr.runs_dir), "files   "))
     return lines
 

@@ -9,7 +9,7 @@ through ``printable``. No Textual.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.format.errors import NULLS_HINT, is_null_vs_absent
@@ -18,10 +18,10 @@ from cassette_tui.core.scan.masking import mask_at, mask_value
 
 from .plural import plural
 from .report import ReportLine
-from .runs import files_text, run_line
+from .runs import cut_lines, files_text, run_line
 from .safe import safe
 
-__all__ = ["run_line"]  # the one run line (tui/text/runs.py), re-exported
+__all__ = ["cut_lines", "run_line"]  # one run in lines (tui/text/runs.py), re-exported
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.replay import ReplayResult
@@ -39,17 +39,23 @@ def short_json(value: Any, width: int = 70) -> str:
 
 
 #: what the socket guard covers, wherever the isolation is named: only the agent's Python
-GUARD_WORDS = (
-    "network: off for Python (guard: a non-Python child process is not blocked; netns blocks all)"
-)
+#: processes that load it (``guard_lines`` says what it does not cover)
+GUARD_WORDS = "network: off for Python only (guard; --isolation netns cuts off every process)"
+#: a run whose every Python loaded the guard, but which started programs it does not cover
+PARTIAL_WORDS = "network: NOT off for every process: the guard ran, but not in all of them"
+#: how many programs that ran without the guard are named
+UNCOVERED_SHOWN = 3
 
 
 def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:
     """``network: off (netns)``; for the guard, that it blocks Python only
-    (``GUARD_WORDS``); the guard that never loaded says the network was on."""
+    (``GUARD_WORDS``); the guard that never loaded says the network was on, one that
+    did not reach every process says so (``PARTIAL_WORDS``)."""
     line = f"network: off ({isolation})"
     if isolation == "guard":
         line = GUARD_WORDS
+    elif isolation == "guard (partial)":
+        line = PARTIAL_WORDS
     elif isolation == "guard (not loaded)":
         line = (
             "network: NOT off: the guard never loaded (the agent is not a Python process "
@@ -59,6 +65,31 @@ def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:
         where = ", ".join(sorted({safe(b.get("address")) for b in blocked})[:3])
         line += f"; refused {len(blocked)} connection attempt(s): {where}"
     return line
+
+
+def not_covered_line(not_covered: Sequence[str]) -> str | None:
+    """``  not covered: programs that are not Python (...); ...`` (what the isolation in
+    force does not cut off, ``RunsResult.not_covered``), or ``None``."""
+    if not not_covered:
+        return None
+    return "  not covered: " + "; ".join(safe(p) for p in not_covered)
+
+
+def uncovered_lines(runs: Sequence[RunResult], limit: int = UNCOVERED_SHOWN) -> list[str]:
+    """The programs that ran without the guard (``RunResult.uncovered``), the first
+    ``limit`` of them: ``  ran without the guard: curl -s http://... (not Python: ...)``;
+    with ``run N`` before each when ``runs`` holds more than one run."""
+    found = [(r.run, u) for r in runs for u in r.uncovered]
+    lines = []
+    for n, u in found[:limit]:
+        argv = " ".join(str(a) for a in u.get("argv") or [])
+        which = f"run {n}: " if len(runs) > 1 else ""
+        lines.append(
+            f"  ran without the guard: {which}{short_json(argv, 60)[1:-1]} ({safe(u.get('why'))})"
+        )
+    if len(found) > limit:
+        lines.append(f"  ... and {len(found) - limit} more (--json: each run's uncovered)")
+    return lines
 
 
 def served_line(runs_result: RunsResult) -> str | None:
@@ -207,7 +238,9 @@ def replay_lines(result: ReplayResult, name: str, stderr_count: int = 8) -> list
         *replay_head(name, result.runs_result.agent, result.runs_result),
         ReportLine("result", status, "result  "),
         ReportLine("isolation", isolation_line(run.isolation, run.blocked)),
+        *(ReportLine("isolation", line) for line in network_lines(result.runs_result)),
     ]
+    lines.extend(ReportLine("cut", line) for line in cut_lines(run))
     if run.report is not None:
         lines.append(ReportLine("calls", calls_line(run)))
     lines.extend(ReportLine("no_replay", line) for line in no_replay_lines(run))
@@ -228,6 +261,15 @@ def replay_lines(result: ReplayResult, name: str, stderr_count: int = 8) -> list
     lines.extend(ReportLine("stderr", line) for line in stderr_lines(run, stderr_count))
     lines.append(ReportLine("files", files_text(result.runs_result.runs_dir), "files: "))
     return lines
+
+
+def network_lines(runs_result: RunsResult) -> list[str]:
+    """Under the isolation line: what the isolation does not cover (the guard's list),
+    and which programs ran without the guard."""
+    if not runs_result.isolation.startswith("guard"):
+        return []
+    covered = not_covered_line(runs_result.not_covered)
+    return [*([covered] if covered else []), *uncovered_lines(runs_result.results)]
 
 
 def stderr_lines(run: RunResult, count: int = 8) -> list[str]:

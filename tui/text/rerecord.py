@@ -18,7 +18,7 @@ from rich.text import Text
 
 from .loop import HOW_TO_CONFIGURE
 from .plural import plural
-from .runs import run_line
+from .runs import cut_lines, run_line
 from .safe import printable, printable_block, safe
 
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ def result_text(agent: AgentCommand, result: RecordResult, target: Path) -> Rend
         rows.append(("", f"stopped: the agent's process group was killed{kept}"))
     if run.error and not no_file:
         rows.append(("", run.error))
+    rows.extend(("", line) for line in cut_lines(run))
     heading = "Re-record A: " + (
         "stopped" if result.cancelled else "done" if result.cassette is not None else "failed"
     )

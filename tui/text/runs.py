@@ -5,6 +5,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from cassette_tui.core.format.plural import plural
+from cassette_tui.core.loop.options import OUTPUT_CAP
+
 from .safe import safe
 
 
@@ -31,6 +34,26 @@ def run_line(run: Any) -> str:
     code = run.exit_code
     how = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
     return f"{run.status} ({how}) in {run.duration_s:.2f} s"
+
+
+def cut_lines(run: Any) -> list[str]:
+    """What was cut or killed at the run's end: ``stdout cut: 1.2 GB past the 64 MiB
+    kept``, ``3 processes it left running were killed``."""
+    lines: list[str] = []
+    for name, dropped in (("stdout", run.stdout_dropped), ("stderr", run.stderr_dropped)):
+        if dropped:
+            lines.append(f"{name} cut: {_bytes(dropped)} past the {_bytes(OUTPUT_CAP)} kept")
+    if run.left_behind:
+        many = plural(run.left_behind, "process", "processes")
+        lines.append(f"{many} it left running (daemons, children) killed at its end")
+    return lines
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}".replace(".0 ", " ")
+    return f"{n} bytes"
 
 
 #: what the loop's commands say of the run files of a job that removed them at its end
