@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..format.jsonpath import Part, parse_path
-from ._secret_detectors import scan_string, string_leaf_secrets
+from ._secret_detectors import key_secrets, scan_string, string_leaf_secrets
 
 __all__ = ["hash8", "mask", "mask_at", "mask_text", "mask_value", "value_hash"]
 
@@ -44,10 +44,32 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     by_leaf: dict[tuple[Part, ...], list[str]] = {}
     for parts, secret, _, _ in string_leaf_secrets(value, ()):
         by_leaf.setdefault(parts, []).append(secret)
-    if not by_leaf:
-        return value
+    by_key: dict[tuple[tuple[Part, ...], str], list[str]] = {}
+    for parts, key, secret, _ in key_secrets(value, ()):
+        by_key.setdefault((parts, key), []).append(secret)
     for parts, secrets in by_leaf.items():
         value = _replace_at(value, parts, lambda leaf, s=secrets: _mask_text(leaf, s))
+    # an object key that is a token: renamed in place (its order kept), deepest first so
+    # the paths of the keys above still lead to it
+    for (parts, key), secrets in sorted(by_key.items(), key=lambda kv: -len(kv[0][0])):
+        value = _rename_key_at(value, parts, key, _mask_text(key, secrets))
+    return value
+
+
+def _rename_key_at(value: Any, parts: tuple[Part, ...], key: str, new: str) -> Any:
+    """``value`` with the key ``key`` of the object at ``parts`` renamed ``new`` (copied
+    along the path; the object keeps its keys' order)."""
+    if not parts:
+        if isinstance(value, dict) and key in value:
+            return {new if k == key else k: v for k, v in value.items()}
+        return value
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict) and head in value:
+        return {**value, head: _rename_key_at(value[head], rest, key, new)}
+    if isinstance(value, list) and isinstance(head, int) and head < len(value):
+        out = list(value)
+        out[head] = _rename_key_at(value[head], rest, key, new)
+        return out
     return value
 
 

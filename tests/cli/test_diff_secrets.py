@@ -62,3 +62,26 @@ def test_diff_reveal_shows_values_whole(tmp_path: Path) -> None:
     assert PASSWORD_A in text and GHP_B[:20] in text and OPENAI in text
     doc = _diff(str(a), str(b), "--align", "seq", "--json", "--reveal").stdout
     assert GHP_A in doc and OPENAI in doc
+
+
+def test_a_token_used_as_a_tool_name_or_key_is_masked_in_text_and_json(tmp_path: Path) -> None:
+    """A token as a tool's name (an other_call row, both sides) or as an args key is
+    masked in the diff's rows, calls and drift; ``--reveal`` shows it."""
+    a = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(1, GHP_A, {"q": "x"}, response={"x": 1}),
+        entry(2, "lookup", {GHP_B: "v"}, response={"x": 1}),
+    )
+    b = write_cassette(
+        tmp_path / "b.jsonl",
+        entry(1, "search", {"q": "x"}, response={"x": 1}),
+        entry(2, "lookup", {"k": "v"}, response={"x": 1}),
+    )
+    for extra in ((), ("--json",)):
+        done = _diff(str(a), str(b), "--limit", "0", *extra)
+        assert done.returncode == 1, done.stderr
+        out = done.stdout + done.stderr
+        assert GHP_A[4:12] not in out and GHP_B[4:12] not in out, out
+        assert "ghp_…(40 chars)" in out
+    revealed = _diff(str(a), str(b), "--limit", "0", "--reveal")
+    assert GHP_A in revealed.stdout

@@ -140,6 +140,29 @@ async def test_the_pair_step_list_masks_secrets(tmp_path: Path, size: tuple) -> 
             assert secret[4:12] not in shown
 
 
+@pytest.mark.parametrize("size", [(80, 24), (200, 40)])
+@sync
+async def test_a_token_used_as_a_tool_name_or_an_args_key_is_masked(
+    tmp_path: Path, size: tuple
+) -> None:
+    """A token as the tool's name, or as an args key, is masked in the step list and the
+    detail pane like a value (never a prefix of it either, however the column is cut)."""
+    rows = [
+        {"seq": 1, "tool": TOKEN, "args": {"q": "x"}, "response": {"ok": 1}},
+        {"seq": 2, "tool": "lookup", "args": {TOKEN: "v"}, "response": {"ok": 1}},
+    ]
+    path = tmp_path / "names.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    app = CassetteApp(open_cassette(path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in ("down", "up"):
+            shown = screen_text(app) + detail_text(app)
+            assert TOKEN[4:12] not in shown and "lookup" in shown
+            await press(pilot, key)
+        assert "«ghp_" in screen_text(app)
+
+
 @sync
 async def test_v_reveals_the_step_list_too(tmp_path: Path) -> None:
     app = CassetteApp(open_cassette(listed_file(tmp_path, "c.jsonl", TOKEN)))

@@ -36,7 +36,7 @@ from rich.text import Text
 
 from ..text.marks import CHANGE_MARKS, STATUS_MARKS
 from ..text.plural import plural
-from ..text.safe import args_summary
+from ..text.safe import args_summary, tool_text
 from . import _output
 from ._options import NonNegativeFinite, config_option, from_option
 from ._output import (
@@ -223,6 +223,9 @@ def _stream_json(
             click.echo(data, nl=False)
 
     head = result.head_json()
+    first_div = head.get("first_divergence")
+    if not reveal and isinstance(first_div, dict) and isinstance(first_div.get("tool"), str):
+        head["first_divergence"] = {**first_div, "tool": mask_value(first_div["tool"])}
     if started is not None:
         started.append(True)
     write("{\n")
@@ -262,12 +265,16 @@ def masked_row(row: dict[str, Any]) -> dict[str, Any]:
                 mask_at(item.get("a"), item.get("path")),
                 mask_at(item.get("b"), item.get("path")),
             )
-            items.append(
-                item if a is item.get("a") and b is item.get("b") else {**item, "a": a, "b": b}
-            )
+            path = item.get("path")
+            shown = mask_text(path) if isinstance(path, str) else path
+            same = a is item.get("a") and b is item.get("b") and shown == path
+            items.append(item if same else {**item, "a": a, "b": b, "path": shown})
         out = {**out, "drift": items}
     if isinstance(calls, dict):
         out = {**out, "calls": {side: _masked_call(call) for side, call in calls.items()}}
+    tool = row.get("tool")
+    if isinstance(tool, str) and (shown := mask_value(tool)) is not tool:
+        out = {**out, "tool": shown}  # a token used as a tool name
     return out
 
 
@@ -290,7 +297,9 @@ def _masked_leaves(value: Any) -> Any:
 def _masked_call(call: Any) -> Any:
     if not isinstance(call, dict) or "args" not in call:
         return call
-    return {**call, "args": mask_value(call["args"])}
+    tool = call.get("tool")
+    shown = mask_value(tool) if isinstance(tool, str) else tool
+    return {**call, "tool": shown, "args": mask_value(call["args"])}
 
 
 def _row_text(row: dict[str, Any]) -> str:
@@ -393,7 +402,7 @@ def _summary(result: DiffResult, name_a: str, name_b: str, layout: Layout) -> li
         line.append(f"row {result.first_divergence + 1}  ")
         line.append(f"A seq {row.a_seq if row.a_seq is not None else '-'} / ")
         line.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}  ")
-        line.append(f"{safe(row.tool)}  ")
+        line.append(f"{safe(tool_text(row.tool))}  ")
         line.append(f"{glyph(mark.glyph)} {mark.short}", style=mark.colour)
         lines.append(line)
     return lines
@@ -444,7 +453,7 @@ def _row_line(index: int, row: Row) -> Text:
     )
     line.append(flags, style="bold")
     line.append(f"  {mark.short:<15} ", style=mark.colour)
-    line.append(safe(row.tool))
+    line.append(safe(tool_text(row.tool)))
     return line
 
 
@@ -459,7 +468,12 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
     lines = []
     for item in items[:MAX_DRIFT_LINES]:
         if not reveal:
-            item = replace(item, a=mask_at(item.a, item.path), b=mask_at(item.b, item.path))
+            item = replace(
+                item,
+                a=mask_at(item.a, item.path),
+                b=mask_at(item.b, item.path),
+                path=mask_text(item.path),  # an args key that is a token
+            )
         change = item.change
         head = f"      {CHANGE_MARKS[change].sign} {item.part} {safe(item.path)}"
         if change in (Change.ADDED, Change.ITEM_ADDED):
@@ -503,7 +517,7 @@ def _call_lines(result: DiffResult, row: Row, layout: Layout, reveal: bool = Fal
         if call is None:
             continue
         line = Text(f"      {side.upper()} ", style="bold")
-        line.append(safe(call["tool"]), style="bold")
+        line.append(safe(tool_text(call["tool"], reveal)), style="bold")
         args = call["args"] if reveal else mask_value(call["args"])
         line.append("  " + args_summary(args, limit=max(layout.width - 12, 40)))
         if layout.wrap:

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from .marks import CHANGE_MARKS, ERROR, REPEATED, STATUS_MARKS
 from .plural import plural
-from .safe import compact, pretty_lines, printable, safe
+from .safe import compact, pretty_lines, printable, safe, tool_text
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 if TYPE_CHECKING:
@@ -185,10 +185,10 @@ def pair_title(row: Row, tool_b: str | None = None, error: bool | None = None) -
     text.append(" · ")
     text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'}", style="bold")
     text.append(" · ")
-    text.append(printable(row.tool))
+    text.append(tool_text(row.tool))
     if row.status is Status.OTHER_CALL and tool_b is not None:
         text.append(" ≠ ")
-        text.append(printable(tool_b))
+        text.append(tool_text(tool_b))
     text.append(f" · {mark.glyph} {mark.label.split(':')[0]}")
     for flag, on in (
         (REPEATED, row.repeated_a or row.repeated_b),
@@ -261,7 +261,7 @@ def _sides_table(
         if entry is None:
             return Text(f"{side} (no step)", style="bold")
         if other_call:
-            return Text(f"{side} {printable(entry.tool)} args", style="bold")
+            return Text(f"{side} {tool_text(entry.tool, limits.reveal_secrets)} args", style="bold")
         return Text(f"{side} args", style="bold")
 
     table.add_column(head("A", a), ratio=1)
@@ -292,7 +292,7 @@ def single_detail(
     kind, value = _outcome(entry)
     title = Text(no_wrap=True, overflow="ellipsis")
     title.append(f"seq {entry.seq}", style="bold")
-    title.append(f" · {printable(entry.tool)} · line {entry.line or '-'} · ")
+    title.append(f" · {tool_text(entry.tool, limits.reveal_secrets)} · line {entry.line or '-'} · ")
     title.append(printable(cassette.digest(index)), style="dim")
     if is_error_outcome(entry.is_error, entry.response):
         title.append(f" · {ERROR.glyph} {ERROR.label.split(':')[0]}", style="bold")

@@ -141,8 +141,11 @@ def _side(
     text.append(ERROR.glyph if error else " ", styles.get(ERROR.style))
     tw = min(tool_width, max(4, width // 2 - seq_cells))
     # cut so that tools that differ still read differently (tui/text/names.py)
-    tool = shorten(tool_names, tw).get(cassette.tool(index)) or cassette.tool(index)[:tw]
-    tool = printable(tool)
+    full = cassette.tool(index)
+    masked = full if reveal else mask_value(full)  # a token used as a tool name (issue 26)
+    # a masked name is cut as it reads; the others so that tools that differ still differ
+    cut = masked[:tw] if masked is not full else shorten(tool_names, tw).get(full) or full[:tw]
+    tool = printable(cut)
     text.append(f"{tool:<{tw}} ", styles.get(base))
     if unreadable:
         text.append(f"⚠ {unreadable}", styles.get("steplist--error"))

@@ -195,3 +195,11 @@ def describe_error(error: BaseException) -> str:
         where = error.filename if error.filename is not None else "a file"
         return f"{where}: {error.strerror.lower()}"
     return f"{type(error).__name__}: {error}"
+
+
+def tool_text(name: str, reveal: bool = False) -> str:
+    """A tool name on one line, a token used as the name masked like a value
+    (``masking.mask_value``) unless ``reveal``."""
+    from cassette_tui.core.scan.masking import mask_value
+
+    return printable(name if reveal else mask_value(name))

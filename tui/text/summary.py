@@ -12,7 +12,7 @@ from rich.text import Text
 
 from .marks import STATUS_MARKS
 from .plural import plural
-from .safe import printable, safe
+from .safe import printable, safe, tool_text
 from .words import outcome_line
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def pair_summary(
         text.append(f"{mark.glyph} row {first + 1}: ")
         text.append(f"A seq {row.a_seq if row.a_seq is not None else '-'}, ")
         text.append(f"B seq {row.b_seq if row.b_seq is not None else '-'} ")
-        text.append(printable(row.tool))
+        text.append(tool_text(row.tool))
         text.append(f" ({mark.words})", style="dim")
     text.append("\n")
     text.append(f"{plural(len(result.rows), 'row')} ", style="bold")
