@@ -109,11 +109,7 @@ class ReportSink:
         try:
             self._journal = os.open(journal, flags, 0o666)
         except FileNotFoundError:
-            raise ReportPathError(
-                self.path,
-                f"its folder {self.path.parent} does not exist (a report's folder is "
-                "never created: make it first)",
-            ) from None
+            raise _no_folder(self.path) from None
         except OSError as exc:
             raise ReportPathError(journal, exc.strerror or str(exc)) from None
         os.environ[ENV_REPORT_OWNER] = f"{self.pid}:{key}"  # for the processes it starts
@@ -207,11 +203,7 @@ class ReportSink:
                     make_parents=False,  # a folder is never made (nor made again at exit)
                 )
             except FileNotFoundError:
-                raise ReportPathError(
-                    self.path,
-                    f"its folder {self.path.parent} does not exist (a report's folder is "
-                    "never created: make it first)",
-                ) from None
+                raise _no_folder(self.path) from None
             except OSError as exc:
                 raise ReportPathError(self.path, str(exc)) from None
             now = time.perf_counter()
@@ -341,3 +333,12 @@ def _install_hooks() -> None:
 
     with contextlib.suppress(ValueError, OSError):
         signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def _no_folder(path: Path) -> ReportPathError:
+    """The error for a report whose folder is missing: a report's folder is never made."""
+    return ReportPathError(
+        path,
+        f"its folder {path.parent} does not exist (a report's folder is never created: "
+        "make it first)",
+    )
