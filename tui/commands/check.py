@@ -40,6 +40,12 @@ from cassette_tui.core.keys.normalize import NormalizationRules, rules_of
 from cassette_tui.core.scan.check import lint_and_scan
 from cassette_tui.core.scan.lint import KINDS, LintFinding
 from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
+from cassette_tui.core.scan.run_files import (
+    RUN_FILE_SUFFIXES,
+    is_run_file,
+    read_run_file,
+    run_file_hits,
+)
 from cassette_tui.core.scan.secrets import check_rows, hit_finding
 from cassette_tui.core.scan.sidecar import SIDECAR_SUFFIX, is_sidecar, read_sidecar, sidecar_hits
 from rich.console import Console
@@ -64,6 +70,8 @@ _KIND_STYLE = {
 FOLDER_PATTERN = "*.jsonl"
 #: and the server-facts sidecars ``mcp record`` writes beside its cassettes
 SIDECAR_PATTERN = "*" + SIDECAR_SUFFIX
+#: and what a runs folder holds beside its call logs (scan.run_files): scanned for secrets
+RUN_FILE_PATTERNS = tuple("*" + suffix for suffix in RUN_FILE_SUFFIXES)
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -110,7 +118,7 @@ def expand(paths: tuple[str, ...]) -> tuple[list[str], list[Unmatched]]:
         if os.path.isdir(arg):
             found = sorted(
                 str(p)
-                for pattern in (FOLDER_PATTERN, SIDECAR_PATTERN)
+                for pattern in (FOLDER_PATTERN, SIDECAR_PATTERN, *RUN_FILE_PATTERNS)
                 for p in Path(arg).rglob(pattern)
                 if p.is_file()
             )
@@ -158,6 +166,8 @@ def check_one(
     ``Checked`` with its ``error``."""
     if is_sidecar(file) and fmt is None:
         return _check_sidecar(file, secrets)
+    if is_run_file(file) and fmt is None:
+        return _check_run_file(file, secrets)
     try:
         cassette = open_cassette(file, fmt=fmt, lenient=lenient, rules=rules)
         # one read of the entries for both, over two processes on a large file
@@ -200,6 +210,23 @@ def _check_sidecar(file: str, secrets: SecretConfig | None) -> Checked:
     if secrets is None:
         return Checked(file, entries=count)
     rows = check_rows(hit_finding(0, hit) for hit in sidecar_hits(doc, secrets))
+    for row in rows:
+        row["seq"], row["seqs"] = None, []
+    return Checked(file, entries=count, rows=rows)
+
+
+def _check_run_file(file: str, secrets: SecretConfig | None) -> Checked:
+    """A file of a runs folder (an agent's captured output, a replay report, a run's
+    result): its secret findings, each at the line it is on (``scan.run_files``); nothing
+    to lint. ``entries``: its lines that hold text."""
+    try:
+        doc = read_run_file(file)
+    except CassetteError as exc:
+        return Checked(file, error=str(exc))
+    count = sum(1 for line in doc.values() if line.strip())
+    if secrets is None:
+        return Checked(file, entries=count)
+    rows = check_rows(hit_finding(0, hit) for hit in run_file_hits(doc, secrets))
     for row in rows:
         row["seq"], row["seqs"] = None, []
     return Checked(file, entries=count, rows=rows)
@@ -354,6 +381,8 @@ def _print_human(console: Console, layout: Layout, result: Checked) -> None:
     head.append(safe(result.file), style="bold")
     if is_sidecar(result.file):  # an MCP server-facts file counts its exchanges
         head.append(f": {plural(result.entries, 'exchange')}, ")
+    elif is_run_file(result.file):  # a run's output or report counts its lines
+        head.append(f": {plural(result.entries, 'line')}, ")
     else:
         head.append(f": {plural(result.entries, 'entry', 'entries')}, ")
     if rows:

@@ -41,6 +41,7 @@ from cassette_tui.core.importers.sources import detect_format, open_cassette
 from cassette_tui.core.keys.config import ProjectConfig
 from cassette_tui.core.scan.redact import Redactor, redact_job
 from cassette_tui.core.scan.redact_config import load_secret_config
+from cassette_tui.core.scan.run_files import is_run_file, read_run_file, redact_run_file
 from cassette_tui.core.scan.sidecar import SIDECAR_SUFFIX, is_sidecar, read_sidecar, redact_sidecar
 
 from ..text.plural import plural
@@ -106,6 +107,9 @@ def redact(
     keep = (backup or default_backup(Path(file))) if in_place else None
     if is_sidecar(file) and fmt is None:
         _redact_sidecar_file(file, target, config, force or in_place, keep, as_json)
+        sys.exit(EXIT_CLEAN)
+    if is_run_file(file) and fmt is None:
+        _redact_run_file(file, target, config, force or in_place, keep, as_json)
         sys.exit(EXIT_CLEAN)
     cassette, secrets = _open_input(file, fmt, config, in_place)
     side_src, side_out = sidecar_of(file), sidecar_of(target)
@@ -195,6 +199,31 @@ def _redact_sidecar_file(
         echo_json({"file": file, "out": str(out), "replaced": count, "backup": _str_or_none(keep)})
         return
     line = f"{safe(file)}: {count} secret(s) replaced -> {safe(out)}"
+    if keep is not None:
+        line += f" (original kept as {safe(keep)})"
+    click.echo(line)
+
+
+def _redact_run_file(
+    file: str, target: Path, config: str | None, overwrite: bool, keep: Path | None, as_json: bool
+) -> None:
+    """``redact run-01.stdout`` (any file of a runs folder: ``scan.run_files``): its text
+    with every secret replaced, the original first copied to ``keep``."""
+    try:
+        secrets = load_secret_config(ProjectConfig.load(config))
+        new, count = redact_run_file(read_run_file(file), Redactor(secrets))
+        if keep is not None:
+            _keep_copy(Path(file), keep)
+        if target != Path(file) or count:
+            write_atomic(target, [new], overwrite=overwrite)
+    except (CassetteError, ValueError, OSError) as exc:
+        _fail(exc)
+    if as_json:
+        echo_json(
+            {"file": file, "out": str(target), "replaced": count, "backup": _str_or_none(keep)}
+        )
+        return
+    line = f"{safe(file)}: {count} secret(s) replaced -> {safe(target)}"
     if keep is not None:
         line += f" (original kept as {safe(keep)})"
     click.echo(line)
