@@ -182,6 +182,7 @@ def _run_result(
         run.error = "stopped before it wrote a replay report" if run.status == "cancelled" else why
         return run
     run.report = report
+    run.other_cassette = _other_cassette(report.cassette, served.path, outcome)
     if run.no_replay:
         run.error = why
     try:
@@ -193,3 +194,21 @@ def _run_result(
     except (CassetteError, ValueError, TypeError) as exc:
         run.error = f"call log not written: {exc}"
     return run
+
+
+def _other_cassette(said: str | None, served: Path | None, outcome: ProcessOutcome) -> str | None:
+    """The cassette a run's report names when it is not the file served (an agent that set
+    ``CASSETTE_PATH`` itself replayed something else: not a replay of this cassette), else
+    ``None``; a report that names none, or a path that cannot be resolved, is not held
+    against the run."""
+    if said is None or served is None:
+        return None
+    path = Path(said)
+    cwd = outcome.spec.cwd if outcome.spec is not None else None
+    if not path.is_absolute() and cwd is not None:
+        path = Path(cwd) / path
+    try:
+        same = path.resolve() == Path(served).resolve()
+    except (OSError, RuntimeError):
+        return None
+    return None if same else said

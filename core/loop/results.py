@@ -111,6 +111,9 @@ class RunResult:
     stderr_dropped: int = 0
     left_behind: int = 0
     write_error: str = ""
+    #: the cassette the run's report says it replayed, when that is not the one served
+    #: (the agent pointed ``CASSETTE_PATH`` elsewhere): never a clean replay of this one
+    other_cassette: str | None = None
 
     def replay(self, strict: bool = False) -> tuple[str, str]:
         """How this run's replay went: ``(kind, why)``, ``kind`` one of ``REPLAY_KINDS``,
@@ -124,6 +127,8 @@ class RunResult:
         outside = self._outside()
         if outside:
             return "infrastructure", outside
+        if self.other_cassette is not None:
+            return "unclean", f"replayed another cassette ({self.other_cassette})"
         return report_replay(self.report, strict)
 
     def _outside(self) -> str:

@@ -48,15 +48,40 @@ def run_file_hits(doc: dict[str, str], config: SecretConfig | None = None) -> li
     return scan_value(doc, (), config)
 
 
-def redact_run_file(doc: dict[str, str], redactor: Redactor | None = None) -> tuple[bytes, int]:
+def redact_run_file(
+    doc: dict[str, str], redactor: Redactor | None = None, path: str | Path | None = None
+) -> tuple[bytes, int]:
     """The file's bytes with every secret replaced by its placeholder
     (``<redacted:KIND:HASH8>``, as in a cassette), and how many hits were replaced; the
-    same bytes as read when there were none."""
+    same bytes as read when there were none. ``path``: the file, for the error's words.
+
+    Raises:
+        CassetteFormatError: a secret the scan finds is still there after the replacement
+            (written with JSON escapes): nothing is written, the message names its lines.
+    """
     redactor = redactor or Redactor()
     hits = run_file_hits(doc, redactor.config)
     out = _apply_hits(doc, 0, hits) if hits else doc
     known = frozenset(h.secret for h in hits if h.secret)
     if known:
         out = _replace_known(out, known)
+    left = run_file_hits(out, redactor.config) if hits else []
+    if left:
+        # a secret written escaped (``\\u0067hp_...`` in a JSON string): found decoded, not
+        # as the bytes on the line; never claim a replacement that was not made
+        lines = sorted({hit.parts[0] for hit in left if hit.parts}, key=_line_number)
+        raise CassetteFormatError(
+            path,
+            _line_number(lines[0]) if lines else None,
+            None,
+            "a secret is written in an escaped form that redact cannot replace on "
+            + ", ".join(str(n) for n in lines)
+            + "; edit it by hand",
+        )
     text = "\n".join(out.values())
     return text.encode("utf-8", "surrogateescape"), len(hits)
+
+
+def _line_number(key: object) -> int:
+    """``"line 12"`` -> 12."""
+    return int(str(key).rpartition(" ")[2] or 0)

@@ -74,3 +74,17 @@ def test_check_redact_and_the_hook_cover_a_runs_folder(tmp_path: Path) -> None:
         for name in ("run-01.stdout", "run-01.stderr", "run-01.report.json",
                      "run-01.report.json.journal", "run-01.end.json", "run.mcp.json"):  # fmt: skip
             assert pattern.search(name), (hook["id"], name)
+
+
+def test_redact_refuses_a_secret_it_cannot_replace(tmp_path: Path) -> None:
+    """A token written with a JSON escape is found (decoded) but is not the bytes on the
+    line: ``redact`` says so and writes nothing, never "1 secret(s) replaced"."""
+    path = tmp_path / "run-01.report.json"
+    body = '{"token_x":"\\u0067hp_aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2zA4"}\n'
+    path.write_text(body, encoding="utf-8")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = _run("redact", str(path), "--in-place", env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "escaped form that redact cannot replace" in done.stderr and ":1:" in done.stderr
+    assert path.read_text(encoding="utf-8") == body
+    assert not list((tmp_path / "cache").rglob("*.bak"))  # no backup either: nothing done

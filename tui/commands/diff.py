@@ -272,9 +272,10 @@ def masked_row(row: dict[str, Any]) -> dict[str, Any]:
         out = {**out, "drift": items}
     if isinstance(calls, dict):
         out = {**out, "calls": {side: _masked_call(call) for side, call in calls.items()}}
-    tool = row.get("tool")
-    if isinstance(tool, str) and (shown := mask_value(tool)) is not tool:
-        out = {**out, "tool": shown}  # a token used as a tool name
+    for field in ("tool", "tool_b"):  # a token used as a tool name
+        tool = row.get(field)
+        if isinstance(tool, str) and (shown := mask_value(tool)) is not tool:
+            out = {**out, field: shown}
     return out
 
 

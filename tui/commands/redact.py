@@ -211,7 +211,7 @@ def _redact_run_file(
     with every secret replaced, the original first copied to ``keep``."""
     try:
         secrets = load_secret_config(ProjectConfig.load(config))
-        new, count = redact_run_file(read_run_file(file), Redactor(secrets))
+        new, count = redact_run_file(read_run_file(file), Redactor(secrets), file)
         if keep is not None:
             _keep_copy(Path(file), keep)
         if target != Path(file) or count:

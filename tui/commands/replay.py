@@ -59,7 +59,7 @@ def replay(cassette: str, agent: str | None, options: LoopOptions, as_json: bool
     except (CassetteError, OSError, ValueError) as exc:
         fail("replay", exc)
     if as_json:
-        echo_json(result.to_json())
+        echo_json(masked_tools(result.to_json()))
     else:
         print_replay(result, cassette)
     if result.runs_result.cancelled:
@@ -74,3 +74,18 @@ def print_replay(result: Any, name: str) -> None:
     builder the app's replay screen shows too."""
     for line in replay_lines(result, name):
         click.echo(safe(line.text))
+
+
+def masked_tools(doc: Any) -> Any:
+    """``doc`` with every ``"tool"`` value that is a token masked (``mask_value``), at any
+    depth: the report names calls by tool, and a tool's name can be a secret (issue 26)."""
+    from cassette_tui.core.scan.masking import mask_value
+
+    if isinstance(doc, dict):
+        return {
+            k: (mask_value(v) if k == "tool" and isinstance(v, str) else masked_tools(v))
+            for k, v in doc.items()
+        }
+    if isinstance(doc, list):
+        return [masked_tools(v) for v in doc]
+    return doc

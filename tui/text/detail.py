@@ -17,7 +17,7 @@ from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import is_long_pair, spot
-from cassette_tui.core.scan.masking import mask_value
+from cassette_tui.core.scan.masking import mask_text, mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
@@ -118,7 +118,8 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
         if n:
             text.append("\n")
         text.append(f"{item.part} ", style="dim")
-        text.append(printable(item.path), style="bold")
+        path = item.path if limits.reveal_secrets else mask_text(item.path)  # a token as a key
+        text.append(printable(path), style="bold")
         text.append("  ")
         if item.change in (Change.ADDED, Change.ITEM_ADDED):
             text.append(

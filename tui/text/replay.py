@@ -19,7 +19,7 @@ from cassette_tui.core.scan.masking import mask_at, mask_value
 from .plural import plural
 from .report import ReportLine
 from .runs import cut_lines, files_text, run_line
-from .safe import safe
+from .safe import safe, tool_text
 
 __all__ = ["cut_lines", "run_line"]  # one run in lines (tui/text/runs.py), re-exported
 
@@ -124,7 +124,7 @@ def repeat_lines(run: RunResult) -> list[str]:
     lines = ["repeated keys (served in recorded order):"]
     for r in repeats:
         lines.append(
-            f"  {safe(r.tool)} {safe(r.digest)}  called {r.calls}x, recorded {r.recorded}x"
+            f"  {tool_text(r.tool)} {safe(r.digest)}  called {r.calls}x, recorded {r.recorded}x"
         )
     return lines
 
@@ -139,7 +139,7 @@ def misses(run: RunResult) -> list[Miss]:
 def miss_line(miss: Miss, width: int = 70) -> str:
     """``search_docs sha256:… {"q": "retry budget", "top_k": 5}``."""
     # a report written before misses were masked may hold a live secret: masked here too
-    return f"{safe(miss.tool)} {safe(miss.digest)} {short_json(mask_value(miss.args), width)}"
+    return f"{tool_text(miss.tool)} {safe(miss.digest)} {short_json(mask_value(miss.args), width)}"
 
 
 ABSENT = "(absent)"
@@ -170,7 +170,7 @@ def nearest_lines(miss: Miss, indent: str = "  ") -> Iterator[str]:
     other (the words of ``CassetteMiss``)."""
     nearest = miss.nearest
     if not nearest:
-        yield f"{indent}no call of {safe(miss.tool)} was recorded"
+        yield f"{indent}no call of {tool_text(miss.tool)} was recorded"
     null_vs_absent = False
     for cand in nearest:
         yield f"{indent}nearest: seq {cand.get('seq')} ({safe(cand.get('args_digest'))})"
@@ -184,7 +184,8 @@ def nearest_lines(miss: Miss, indent: str = "  ") -> Iterator[str]:
 def exhausted_lines(run: RunResult) -> list[str]:
     calls = (run.report.calls if run.report is not None else None) or ()
     return [
-        f"  call {call.n} {safe(call.tool)} {safe(call.digest)}: past the last recording of its key"
+        f"  call {call.n} {tool_text(call.tool)} {safe(call.digest)}: "
+        "past the last recording of its key"
         for call in calls
         if call.outcome == "exhausted"
     ]
