@@ -331,7 +331,7 @@ class _Index:
                                 and (at := start + 10 + args_len) < nl
                                 and buf[at] == 0x20
                             )
-                            or _spaced_seq_first(buf, start, nl, seq_len)
+                            or _spaced_seq_first(buf, start, nl, seq, seq_len)
                         )
                     )
                 if not plain and self.repeated_top_key(view[start:nl], lineno):
@@ -468,16 +468,20 @@ def _digit_range(seq: int) -> tuple[int, int, int]:
     return 10 ** (n - 1), 10**n, n
 
 
-def _spaced_seq_first(buf: bytes, start: int, end: int, seq_len: int) -> bool:
-    """Whether the line ``buf[start:end]`` starts ``{"seq": `` and has a space after the
-    comma that follows the seq: two whitespace bytes outside the values. (The loader
-    checks the sorted layout's ``{"args": `` the same way, inline. If a value begins after
-    more than one space, the byte looked at may be inside it, but then the byte before the
-    value is whitespace too, so two are there all the same.)"""
+def _spaced_seq_first(buf: bytes, start: int, end: int, seq: int, seq_len: int) -> bool:
+    """Whether the line ``buf[start:end]`` starts ``{"seq": `` followed by ``seq`` itself
+    (the value the index kept), a comma and a space: two whitespace bytes outside the
+    values. The first value must be the kept one: with ``seq`` repeated, msgspec keeps the
+    last, and a byte counted from the wrong value's length could fall inside a string."""
     if not buf.startswith(b'{"seq": ', start):
         return False
-    at = start + 9 + seq_len
-    return at < end and buf[at] == 0x20
+    at = start + 8 + seq_len
+    return (
+        at + 1 < end
+        and buf[start + 8 : at] == str(seq).encode()
+        and buf[at] == 0x2C
+        and buf[at + 1] == 0x20
+    )
 
 
 def _count_dropped(report: LoadReport) -> LoadReport:

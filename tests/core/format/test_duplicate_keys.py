@@ -135,6 +135,10 @@ def test_the_exact_check_agrees_with_the_parser(case: tuple[str, bool, str | Non
         '{"args": {},"args":0,"args_digest":"sha256:44136fa355b3678a","response":1,"seq":2,"tool":"t"}',
         '{"seq":2,"tool":"t","args":{},"response":{"hits":2},"tool":"delete_all"}',
         '{"seq": 2, "tool": "t", "args": {}, "response": 1, "t\\u006fol": "x"}',
+        # seq first and spaced, repeated with a longer last value: the space the length
+        # check looks for falls inside the tool's string unless the first seq is the kept one
+        '{"seq": 1,"tool":"abcdefghij klm","args":{},"response":{},"args_digest":"d",'
+        '"seq":1000000000000000000}',
     ],
 )
 def test_repeats_hidden_in_the_spacing_or_escaped_are_found(tmp_path: Path, line: str) -> None:
