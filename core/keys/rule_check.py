@@ -116,28 +116,24 @@ def _merged_calls(cassette: Cassette, use: _RuleUse) -> list[Finding]:
 
 def _unused_rules(rules: NormalizationRules, use: _RuleUse) -> list[Finding]:
     """``unused_rule``: args rules that change nothing, response rules that match nothing."""
-    findings: list[Finding] = []
-    for r, rule in enumerate(rules.rules):
-        if not use.used[r]:
-            findings.append(
-                Finding(
-                    kind="unused_rule",
-                    message=f"normalization rule {rule} changes no recorded call's args: a "
-                    "typo in its path or tool, or a rule no longer needed",
-                    evidence={"rule": str(rule)},
-                )
-            )
-    for r, ignore in enumerate(rules.ignore_response):
-        if not use.used_response[r]:
-            findings.append(
-                Finding(
-                    kind="unused_rule",
-                    message=f"normalization rule {ignore} matches no recorded response: a "
-                    "typo in its path or tool, or a rule no longer needed",
-                    evidence={"rule": str(ignore)},
-                )
-            )
-    return findings
+    unused = [
+        (rule, "changes no recorded call's args")
+        for r, rule in enumerate(rules.rules)
+        if not use.used[r]
+    ] + [
+        (ignore, "matches no recorded response")
+        for r, ignore in enumerate(rules.ignore_response)
+        if not use.used_response[r]
+    ]
+    return [
+        Finding(
+            kind="unused_rule",
+            message=f"normalization rule {rule} {what}: a typo in its path or tool, or a "
+            "rule no longer needed",
+            evidence={"rule": str(rule)},
+        )
+        for rule, what in unused
+    ]
 
 
 @dataclass(frozen=True)

@@ -16,19 +16,12 @@ from cassette_tui.core.diff.align import (
 )
 from cassette_tui.core.diff.model import Status
 from cassette_tui.core.format.cassette import Cassette, load
-from cassette_tui.core.format.entry import Entry
+from support.factory import make_cassette
 
 
 def cassette(*calls: tuple) -> Cassette:
     """Entries from (tool, args, response) triples; a response {"__error__": msg} raises."""
-    entries = []
-    for seq, (tool, args, response) in enumerate(calls, 1):
-        if isinstance(response, dict) and "__error__" in response:
-            err = {"type": "ToolError", "message": response["__error__"]}
-            entries.append(Entry(seq, tool, args, error=err))
-        else:
-            entries.append(Entry(seq, tool, args, response))
-    return Cassette.from_entries(entries)
+    return make_cassette(calls)
 
 
 def lcs_length(a: list, b: list) -> int:
