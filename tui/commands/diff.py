@@ -73,6 +73,15 @@ PROGRESS_MIN_ENTRIES = 20_000
 @click.argument("b", metavar="B", type=str)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
+    "--format",
+    "out_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text, json (as --json), or markdown: for a pull-request comment or a CI job "
+    "summary (secrets masked).",
+)
+@click.option(
     "--align",
     type=click.Choice(["auto", "seq", "key"]),
     default="auto",
@@ -107,6 +116,7 @@ def diff(
     a: str,
     b: str,
     as_json: bool,
+    out_format: str,
     align: str,
     fmt: str | None,
     config: str | None,
@@ -127,6 +137,8 @@ def diff(
     """
     from cassette_tui.core.format.errors import CassetteError
 
+    as_json = as_json or out_format == "json"
+    markdown = out_format == "markdown" and not as_json
     reading: list[str | None] = [config]  # the input being read, for --json's error document
     streamed: list[bool] = []  # whether the --json document has begun on stdout
     try:
@@ -143,9 +155,37 @@ def diff(
             # a document on stdout in every case: {"error", "file"} (docs/json.md)
             echo_json(error_document(exc, reading[0]))
         sys.exit(EXIT_BAD_INPUT)
-    if not as_json:
+    if markdown:
+        click.echo(_markdown(result, include_same, reveal, limit), nl=False)
+    elif not as_json:
         _print_human(result, a, b, limit, include_same, reveal)
     sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
+
+
+def _markdown(result: DiffResult, include_same: bool, reveal: bool, limit: int) -> str:
+    """The diff as Markdown (``text/markdown.diff_markdown``): the ``--json`` head, the
+    first ``limit`` listed rows and the first divergent one, the findings, each masked
+    as ``--json`` masks them unless ``reveal``."""
+    from cassette_tui.core.format.jobs import run_job
+
+    from ..text.markdown import diff_markdown
+
+    head = result.head_json()
+    first = head.get("first_divergence")
+    if not reveal and isinstance(first, dict) and isinstance(first.get("tool"), str):
+        head["first_divergence"] = {**first, "tool": mask_value(first["tool"])}
+    wanted = first.get("row") if isinstance(first, dict) else None
+    kept: list[dict[str, Any]] = []
+
+    def keep(row: dict[str, Any]) -> None:
+        if len(kept) < (limit or 500) or row.get("row") == wanted:
+            kept.append(row if reveal else masked_row(row))
+
+    listed = run_job(result.rows_json_job(keep, include_same=include_same))
+    docs = [f.to_diff_json() for f in run_job(result.findings_job())]
+    if not reveal:
+        docs = [masked_finding(doc) for doc in docs]
+    return diff_markdown(head, kept, docs, limit=limit, listed=listed)
 
 
 def _open_pair(
