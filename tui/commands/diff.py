@@ -35,6 +35,7 @@ from cassette_tui.core.scan.masking import mask_at, mask_text, mask_value
 from rich.text import Text
 
 from ..text.marks import CHANGE_MARKS, STATUS_MARKS
+from ..text.masked import masked_finding, masked_row
 from ..text.plural import plural
 from ..text.safe import args_summary, tool_text
 from . import _output
@@ -289,58 +290,6 @@ def _stream_json(
     write(f',\n  "findings": {_nested(docs, 2)}\n}}\n')
     if out is not None:
         out.flush()
-
-
-def masked_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A ``--json`` row with every secret in its values masked (``masking.mask_at``): each
-    drift item's ``a`` and ``b`` under its path's last key, an ``other_call`` row's args.
-    The row itself when nothing is a secret; never changed in place."""
-    drift = row.get("drift")
-    calls = row.get("calls")
-    out = row
-    if drift:
-        items = []
-        for item in drift:
-            a, b = (
-                mask_at(item.get("a"), item.get("path")),
-                mask_at(item.get("b"), item.get("path")),
-            )
-            path = item.get("path")
-            shown = mask_text(path) if isinstance(path, str) else path
-            same = a is item.get("a") and b is item.get("b") and shown == path
-            items.append(item if same else {**item, "a": a, "b": b, "path": shown})
-        out = {**out, "drift": items}
-    if isinstance(calls, dict):
-        out = {**out, "calls": {side: _masked_call(call) for side, call in calls.items()}}
-    for field in ("tool", "tool_b"):  # a token used as a tool name
-        tool = row.get(field)
-        if isinstance(tool, str) and (shown := mask_value(tool)) is not tool:
-            out = {**out, field: shown}
-    return out
-
-
-def masked_finding(doc: dict[str, Any]) -> dict[str, Any]:
-    """A ``--json`` finding with every secret in its ``message`` and its ``evidence``
-    masked; the digests it names (``sha256:…``) are ids, kept as they are."""
-    return {key: _masked_leaves(value) for key, value in doc.items()}
-
-
-def _masked_leaves(value: Any) -> Any:
-    if isinstance(value, str):
-        return mask_text(value)  # a digest is never taken for a secret
-    if isinstance(value, dict):
-        return {k: _masked_leaves(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked_leaves(v) for v in value]
-    return value
-
-
-def _masked_call(call: Any) -> Any:
-    if not isinstance(call, dict) or "args" not in call:
-        return call
-    tool = call.get("tool")
-    shown = mask_value(tool) if isinstance(tool, str) else tool
-    return {**call, "tool": shown, "args": mask_value(call["args"])}
 
 
 def _row_text(row: dict[str, Any]) -> str:

@@ -17,8 +17,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cassette_tui.core.diff.model import Status
 from cassette_tui.core.scan.masking import mask_text
 
+from .marks import STATUS_MARKS
 from .plural import plural
 
 if TYPE_CHECKING:
@@ -35,17 +37,13 @@ _BACKTICKS = re.compile(r"`+")
 _MARKUP = re.compile(r"([\\`*\[\]<>|~&])")
 _EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
-#: one word per row status, as the text output names them
-_STATUS_WORDS = {
-    "same": "same",
-    "response_drift": "response drift",
-    "args_drift": "args drift",
-    "other_call": "other call",
-    "only_a": "only in A",
-    "only_b": "only in B",
-    "metadata_drift": "metadata drift",
-    "moved": "moved",
-}
+
+def _status_words(status: Any) -> str:
+    """A row status in the app's words (``marks.STATUS_MARKS``): ``only in A``."""
+    try:
+        return STATUS_MARKS[Status(status)].words
+    except ValueError:
+        return str(status)
 
 
 def code(value: Any, limit: int = VALUE_CHARS) -> str:
@@ -118,14 +116,14 @@ def diff_markdown(
         + (f" ({plain(head['align_reason'])})" if head.get("align_reason") else ""),
         "",
     ]
-    shown = [f"{n} {_STATUS_WORDS.get(k, k)}" for k, n in counts.items() if n]
+    shown = [f"{n} {_status_words(k)}" for k, n in counts.items() if n]
     if shown:
         lines += ["rows: " + " · ".join(shown), ""]
     if first is not None:
         lines += [
             f"**Where the runs part:** row {first.get('row')}: A seq {_seq(first.get('a_seq'))}, "
             f"B seq {_seq(first.get('b_seq'))}, {code(first.get('tool'))} "
-            f"({_STATUS_WORDS.get(first.get('status'), first.get('status'))})",
+            f"({_status_words(first.get('status'))})",
             "",
         ]
         first_row = next((r for r in rows if r.get("row") == first.get("row")), None)
@@ -150,7 +148,7 @@ def diff_markdown(
                 _seq(r.get("a_seq")),
                 _seq(r.get("b_seq")),
                 code(r.get("tool")),
-                _STATUS_WORDS.get(status, status),
+                _status_words(status),
                 _drift_summary(r),
             ]
             used += sum(len(c) + 3 for c in cells) + 2
