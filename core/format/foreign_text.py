@@ -38,7 +38,7 @@ _FOREIGN_STARTS = (
     (b"<html", "an HTML page (an error page saved as the file?)"),
 )
 
-#: the advice for a merged cassette (docs/format.md, "Cassettes in git")
+#: the advice for a merged cassette (docs/format.md, "The cassette format, version 1")
 _GITATTRIBUTES = "a `*.jsonl -merge` line in .gitattributes makes git keep one side whole"
 
 
