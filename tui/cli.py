@@ -58,6 +58,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "cassette_tui.tui.commands.mcp:mcp",
     "redact": "cassette_tui.tui.commands.redact:redact",
     "report": "cassette_tui.tui.commands.report:report",
+    "serve": "cassette_tui.tui.commands.serve:serve",
 }
 
 

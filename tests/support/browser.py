@@ -41,7 +41,7 @@ def chromium(
         "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-extensions",
         f"--window-size={width},{height}", f"--user-data-dir={tmp / 'chromium-profile'}",
-        "--host-resolver-rules=MAP * ~NOTFOUND" + (", EXCLUDE localhost" if resolve_local else ""),
+        "--host-resolver-rules=MAP * ~NOTFOUND" + (", EXCLUDE localhost, EXCLUDE 127.0.0.1" if resolve_local else ""),
     ):  # fmt: skip
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
