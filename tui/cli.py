@@ -53,6 +53,7 @@ COMMANDS: dict[str, str] = {
     "import": "cassette_tui.tui.commands.import_:import_cmd",
     "replay": "cassette_tui.tui.commands.replay:replay",
     "gate": "cassette_tui.tui.commands.gate:gate",
+    "bisect": "cassette_tui.tui.commands.bisect:bisect",
     "pin": "cassette_tui.tui.commands.pin:pin",
     "record": "cassette_tui.tui.commands.record:record",
     "mcp": "cassette_tui.tui.commands.mcp:mcp",

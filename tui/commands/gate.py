@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import shlex
 import sys
+import tempfile
 import textwrap
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -60,6 +62,11 @@ EXIT_FLAKY = EXIT_FINDINGS
     "CI job summary.",
 )  # fmt: skip
 @click.option(
+    "--swap", "swaps", multiple=True, metavar="SEQ=OTHER.jsonl:SEQ",
+    help="Gate the cassette with the step at SEQ answered as OTHER answered its SEQ (with "
+    "B's answer here, does the agent pass?). Repeatable.",
+)  # fmt: skip
+@click.option(
     "--junit", "junit_path", type=click.Path(dir_okay=False), default=None,
     help="Also write the verdict as JUnit XML to this file (a flaky verdict is a failing "
     "test case); an existing JUnit report there is replaced.",
@@ -73,6 +80,7 @@ def gate(
     as_json: bool,
     out_format: str,
     junit_path: str | None,
+    swaps: tuple[str, ...],
 ) -> None:
     """Replay CASSETTE --runs times with the network off; the pass rate must be 0 or 1.
 
@@ -89,18 +97,19 @@ def gate(
     from cassette_tui.core.loop.gate import GateResult, gate_job
 
     as_json = as_json or out_format == "json"
-    try:
-        if junit_path is not None:
-            check_junit_target(junit_path)
-        command = resolve_agent(agent, options.config)
-        started = time.monotonic()
-        result: GateResult = run_cancellable(
-            lambda token: gate_job(
-                cassette, command, options, runs=runs, token=token, strict=strict
-            )
-        )
-    except (CassetteError, OSError, ValueError) as exc:
-        fail("gate", exc)
+    with tempfile.TemporaryDirectory(prefix="cassette-swap-") as scratch:
+        try:
+            if junit_path is not None:
+                check_junit_target(junit_path)
+            command = resolve_agent(agent, options.config)
+            gated, made = _swapped(cassette, swaps, Path(scratch))
+            started = time.monotonic()
+            result: GateResult = run_cancellable(
+                lambda token: gate_job(gated, command, options, runs=runs, token=token,
+                                       strict=strict)
+            )  # fmt: skip
+        except (CassetteError, OSError, ValueError) as exc:
+            fail("gate", exc)
     if junit_path is not None:
         from ..text.junit import gate_junit
 
@@ -112,16 +121,32 @@ def gate(
         except OSError as exc:
             fail("gate", exc)
     if as_json:
-        echo_json(result.to_json())
+        doc = result.to_json()
+        doc["cassette"] = cassette
+        doc["swaps"] = [str(s) for s in made]
+        echo_json(doc)
     elif out_format == "markdown":
         from ..text.markdown import gate_markdown
 
         click.echo(gate_markdown(result, cassette), nl=False)
     else:
+        for swap in made:
+            click.echo(f"swapped {swap}")
         print_gate(result, cassette)
     if result.cancelled:
         sys.exit(EXIT_CANCELLED)
     sys.exit(result.exit_status)  # 0 deterministic, 1 flaky, 2 no measurement
+
+
+def _swapped(cassette: str, specs: tuple[str, ...], scratch: Path) -> tuple[str, list[Any]]:
+    """The cassette to gate: ``cassette`` itself, or with ``--swap`` a copy in ``scratch``
+    with the swaps made (``core/why/swap.py``), and the swaps."""
+    if not specs:
+        return cassette, []
+    from cassette_tui.core.why.swap import Swap, write_swapped
+
+    made = [Swap.parse(spec) for spec in specs]
+    return str(write_swapped(cassette, made, scratch / Path(cassette).name)), made
 
 
 def check_junit_target(path: str) -> None:
@@ -131,8 +156,6 @@ def check_junit_target(path: str) -> None:
     Raises:
         FileExistsError: the file exists and does not start as XML.
     """
-    from pathlib import Path
-
     p = Path(path)
     if not p.is_file():
         return

@@ -18,13 +18,14 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.diff.model import Status
-from cassette_tui.core.scan.masking import mask_text
+from cassette_tui.core.scan.masking import mask_text, mask_value
 
 from .marks import STATUS_MARKS
 from .plural import plural
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.gate import GateResult
+    from cassette_tui.core.why.bisect import BisectResult
 
 #: below GitHub's 65,536-character limit for a comment, with room for a caller's own words
 MAX_CHARS = 60_000
@@ -262,4 +263,44 @@ def gate_markdown(result: GateResult, name: str) -> str:
             )
         lines += ["#### Runs", "", *_table(["run", "status", "exit", "replay", "calls"], body), ""]
     lines.append("<sub>cassette-tui gate · secrets masked</sub>")
+    return "\n".join(lines) + "\n"
+
+
+def bisect_markdown(result: BisectResult) -> str:
+    """A bisect as Markdown: the answer ("2 of 17 differing responses suffice"), the
+    minimal steps as a table, how many candidates and replays it took, the unresolved
+    candidates; or why there is no answer."""
+    from pathlib import PurePath
+
+    a, b = PurePath(result.failing).name, PurePath(result.passing).name
+    lines = [f"### cassette-tui bisect: {code(a)} (failing) vs {code(b)} (passing)", ""]
+    mark = "✅" if result.exit_status == 0 else ("⚠️" if result.minimal is not None else "❌")
+    lines += [f"{mark} **{plain(result.summary())}**", ""]
+    if result.minimal:
+        body = [
+            [
+                str(s.a_seq),
+                str(s.b_seq),
+                code(mask_value(s.tool)),
+                ", ".join(code(mask_text(p), 60) for p in s.paths),
+            ]
+            for s in result.minimal
+        ]
+        lines += [*_table(["A seq", "B seq", "tool", "response paths that differ"], body), ""]
+    lines.append(
+        f"{plural(len(result.candidates), 'candidate')}, {plural(result.replays, 'replay')} "
+        f"offline, network off; {len(result.differing)} differing responses in all"
+        + (" (cancelled)" if result.cancelled else "")
+    )
+    unresolved = [c for c in result.candidates if c.outcome == "unresolved"]
+    if unresolved:
+        lines += [
+            "",
+            f"{plural(len(unresolved), 'candidate')} unresolved (never counted as pass or fail):",
+        ]
+        lines += [
+            f"- A seqs {', '.join(str(s.a_seq) for s in c.steps)}: {plain(c.why)}"
+            for c in unresolved[:20]
+        ]
+    lines += ["", "<sub>cassette-tui bisect · secrets masked</sub>"]
     return "\n".join(lines) + "\n"
