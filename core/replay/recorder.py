@@ -2,7 +2,9 @@
 
 One line per call, written and flushed when the call returns or raises, so a crash loses
 at most the calls in flight. A tool exception is recorded as an ``error`` entry
-(``{"type": class name, "message": str(exc)}``) and raised again unchanged. Each line also
+(``{"type": class name, "message": str(exc), ...}``, ``errors.error_record``) and raised
+again unchanged; so is a cancellation (``asyncio.CancelledError``, a ``BaseException``),
+so a call cancelled by ``wait_for`` or a task group replays as cancelled. Each line also
 carries ``recorded_at`` (ISO-8601 UTC, when the call started) and ``duration_ms``.
 
 ``seq`` numbers are given under a lock when a call completes, so the file is always in
@@ -30,7 +32,7 @@ from typing import Any, BinaryIO, Self
 from ..format.atomic import check_replaceable
 from ..format.cassette import dump_line
 from ..format.entry import Entry
-from ..format.errors import CassetteError
+from ..format.errors import CassetteError, error_record
 from ..format.jsonvalue import json_copy, roundtrip_change
 from ..keys.normalize import NormalizationRules
 from ..keys.replay_key import args_digest
@@ -189,6 +191,26 @@ class Recorder:
                 self._errors += 1
             return seq
 
+    def _write_error(
+        self, tool: str, args: Any, started: float, t0: float, exc: BaseException
+    ) -> None:
+        """Record the exception ``exc`` that a call raised, as an ``error`` entry.
+
+        An ``Exception`` whose entry cannot be written raises the write's error. A
+        ``BaseException`` (an ``asyncio`` cancellation by ``wait_for`` or a task group, a
+        ``KeyboardInterrupt`` or ``SystemExit`` inside a tool) is recorded too, so replay
+        meets the same cancellation; its own write failure is not raised in its place (a
+        cancellation must reach the event loop), it stops the recording, so the next
+        call raises ``RecordingStopped``. ``GeneratorExit`` (a coroutine closed, not a
+        tool's outcome) is not recorded."""
+        if isinstance(exc, GeneratorExit):
+            return
+        if isinstance(exc, Exception):
+            self._write(tool, args, started, t0, None, error_record(exc))
+            return
+        with contextlib.suppress(Exception):
+            self._write(tool, args, started, t0, None, error_record(exc))
+
     def _write_line(self, line: bytes) -> None:
         assert self._fh is not None
         start = self._fh.tell()
@@ -240,8 +262,8 @@ class Recorder:
         saved, started, t0 = self._start(tool, args)
         try:
             response = dispatch(tool, args)
-        except Exception as exc:
-            self._write(tool, saved, started, t0, None, _error_of(exc))
+        except BaseException as exc:
+            self._write_error(tool, saved, started, t0, exc)
             raise
         self._write(tool, saved, started, t0, response, None)
         return response
@@ -253,8 +275,8 @@ class Recorder:
         saved, started, t0 = self._start(tool, args)
         try:
             response = await dispatch(tool, args)
-        except Exception as exc:
-            self._write(tool, saved, started, t0, None, _error_of(exc))
+        except BaseException as exc:
+            self._write_error(tool, saved, started, t0, exc)
             raise
         self._write(tool, saved, started, t0, response, None)
         return response
@@ -355,17 +377,6 @@ def _check_json(tool: str, part: str, value: Any) -> None:
             part,
             where,
         )
-
-
-def _error_of(exc: BaseException) -> dict[str, str]:
-    """The ``error`` field of a recorded exception: ``type`` (the class's qualified name)
-    and ``message``, plus ``module`` for a class that is not a builtin, so replay can raise
-    the same class again (see ``ToolError.of``)."""
-    cls = type(exc)
-    error = {"type": cls.__qualname__, "message": str(exc)}
-    if cls.__module__ != "builtins":
-        error["module"] = cls.__module__
-    return error
 
 
 def _is_async(fn: Any) -> bool:
