@@ -276,7 +276,8 @@ def error_record(exc: BaseException) -> dict[str, Any]:
     if attrs:
         error["attrs"] = attrs
     shown = _safe_repr(exc)
-    if shown is not None and shown != _default_repr(cls.__name__, tuple(error.get("args", [message]))):
+    plain = _default_repr(cls.__name__, tuple(error.get("args", [message])))
+    if shown is not None and shown != plain:
         error["repr"] = shown
     if cls.__name__ == "CancelledError" and cls.__module__.startswith("asyncio"):
         error["cancelled"] = True
@@ -387,7 +388,9 @@ def _find_class(type_name: str, module: str | None, script: str | None) -> tuple
     return found, ""
 
 
-def _replayed_class(type_name: str, module: str | None, script: str | None = None) -> type[ToolError]:
+def _replayed_class(
+    type_name: str, module: str | None, script: str | None = None
+) -> type[ToolError]:
     key = (type_name, module, script)
     with _CLASS_LOCK:
         cached = _CLASS_CACHE.get(key)

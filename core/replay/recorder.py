@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Self
+from typing import TYPE_CHECKING, Any, BinaryIO, Self
 
 from ..format.atomic import check_replaceable
 from ..format.cassette import dump_line
@@ -37,6 +37,9 @@ from ..format.jsonvalue import json_copy, roundtrip_change
 from ..keys.normalize import NormalizationRules
 from ..keys.replay_key import args_digest
 from ..scan.redact import Redactor
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 
 class NotSerializable(CassetteError, TypeError):
@@ -96,6 +99,9 @@ class Recorder:
             so in ``CASSETTE_CLAIM``): that one file is written into, when it is still
             there, still empty and not being recorded by another recorder (``flock``);
             any other file at ``path`` is refused as without a claim.
+        codec: turns typed args and responses (a dataclass, a ``datetime``...) into plain
+            JSON before they are checked and written, the response's types beside it in
+            ``response_types`` (``codec.py``; ``None``: only JSON is accepted).
 
     Use as a context manager, or call ``close()``; ``wrap(dispatch)`` gives a dispatcher
     (sync or async, like ``dispatch``) that records every call.
@@ -115,8 +121,10 @@ class Recorder:
         fsync: bool = False,
         redactor: Redactor | None = None,
         claim: str | None = None,
+        codec: Codec | None = None,
     ) -> None:
         self.path = Path(path)
+        self.codec = codec
         self.redactor = redactor
         self.rules = rules or NormalizationRules()
         self.fsync = fsync
@@ -148,7 +156,14 @@ class Recorder:
         return self._seq
 
     def _write(
-        self, tool: str, args: Any, started: float, t0: float, response: Any, error: Any
+        self,
+        tool: str,
+        args: Any,
+        started: float,
+        t0: float,
+        response: Any,
+        error: Any,
+        types: dict[str, str] | None = None,
     ) -> int:
         duration_ms = round((time.perf_counter() - t0) * 1000, 3)
         recorded_at = datetime.fromtimestamp(started, UTC).isoformat().replace("+00:00", "Z")
@@ -166,6 +181,8 @@ class Recorder:
                 error=error,
                 extra={"recorded_at": recorded_at, "duration_ms": duration_ms},
             )
+            if types:  # the codec's types of the response, read back at replay
+                entry.extra["response_types"] = types
             if self.redactor is not None:  # record = true: no secret reaches the disk
                 entry = self.redactor.redact_entry(entry)[0]
             try:
@@ -211,6 +228,25 @@ class Recorder:
         with contextlib.suppress(Exception):
             self._write(tool, args, started, t0, None, error_record(exc))
 
+    def _encoded(self, tool: str, response: Any) -> tuple[Any, None, dict[str, str] | None]:
+        """``(response as JSON, no error, its types)`` for ``_write``: the codec's
+        encoding of a response that is not plain JSON already. A codec that fails stops
+        the recording (the call ran live and cannot be written)."""
+        if self.codec is None or roundtrip_change(response) is None:
+            return response, None, None
+        try:
+            data, types = self.codec.encode(response)
+        except Exception as exc:
+            failure = NotSerializable(
+                f"tool {tool!r}: the codec cannot encode the response ({exc}); the call ran live",
+                tool,
+                "response",
+            )
+            with self._lock:
+                self._stopped = RecordingStopped(self.path, self._seq + 1, failure)
+            raise failure from exc
+        return data, None, types
+
     def _write_line(self, line: bytes) -> None:
         assert self._fh is not None
         start = self._fh.tell()
@@ -240,6 +276,16 @@ class Recorder:
                 tool,
                 "tool",
             )
+        if self.codec is not None:
+            try:
+                args = self.codec.encode(args)[0]
+            except Exception as exc:
+                raise NotSerializable(
+                    f"tool {tool!r}: the codec cannot encode the args ({exc}); the call was "
+                    "not run",
+                    tool,
+                    "args",
+                ) from exc
         _check_json(tool, "args", args)
         try:
             args_digest(self.rules, tool, args)
@@ -265,7 +311,7 @@ class Recorder:
         except BaseException as exc:
             self._write_error(tool, saved, started, t0, exc)
             raise
-        self._write(tool, saved, started, t0, response, None)
+        self._write(tool, saved, started, t0, *self._encoded(tool, response))
         return response
 
     async def acall(
@@ -278,7 +324,7 @@ class Recorder:
         except BaseException as exc:
             self._write_error(tool, saved, started, t0, exc)
             raise
-        self._write(tool, saved, started, t0, response, None)
+        self._write(tool, saved, started, t0, *self._encoded(tool, response))
         return response
 
     def wrap(self, dispatch: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
@@ -359,6 +405,14 @@ def _open_claimed(path: Path, claim: str) -> BinaryIO | None:
     return os.fdopen(fd, "ab")
 
 
+#: how to record typed values instead of refusing them (docs/format.md, "Typed values")
+CODEC_HINT = (
+    ", or record typed values (dataclass, pydantic model, datetime, Decimal, bytes, set, "
+    "tuple) with a codec: wrap_dispatcher(..., codec=BUILTIN_CODEC) from "
+    "cassette_tui.core.replay.codec"
+)
+
+
 def _check_json(tool: str, part: str, value: Any) -> None:
     """Raise ``NotSerializable`` naming the first path where JSON would change ``value``."""
     change = roundtrip_change(value)
@@ -371,6 +425,7 @@ def _check_json(tool: str, part: str, value: Any) -> None:
         else:
             problem = f"the {part} would not replay as recorded"
             hint = "plain JSON data (str keys, lists, plain str/int/float)"
+        hint += CODEC_HINT
         raise NotSerializable(
             f"tool {tool!r}: {problem}: at {where}, {what}; {ran}. Use {hint}",
             tool,
