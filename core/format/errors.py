@@ -261,8 +261,10 @@ def error_record(exc: BaseException) -> dict[str, Any]:
         spec = getattr(main, "__spec__", None)
         if spec is not None and getattr(spec, "name", None):  # python -m pkg.agent
             module = spec.name
-        elif isinstance(getattr(main, "__file__", None), str):
-            error["script"] = os.path.basename(main.__file__)  # type: ignore[union-attr]
+        else:
+            where = getattr(main, "__file__", None)
+            if isinstance(where, str):
+                error["script"] = os.path.basename(where)
     if module != "builtins":
         error["module"] = module
     if isinstance(exc, BaseExceptionGroup):
@@ -403,19 +405,7 @@ def _replayed_class(
                 cls = found
             else:
                 try:
-                    cls = builtins.type(
-                        type_name.rsplit(".", 1)[-1],
-                        (ToolError, found),
-                        {
-                            "__new__": ToolError.__new__,
-                            "__init__": ToolError.__init__,
-                            "__str__": ToolError.__str__,
-                            "__repr__": ToolError.__repr__,
-                            "__reduce__": ToolError.__reduce__,
-                            "__module__": __name__,
-                            "__qualname__": f"ToolError[{recorded_class_name(type_name, module)}]",
-                        },
-                    )
+                    cls = _derived(found, type_name, module)
                 except TypeError as exc:  # a final class, or a layout conflict
                     why = f"it cannot be subclassed ({exc})"
         if cls is ToolError:
@@ -426,8 +416,38 @@ def _replayed_class(
                 ToolErrorClassWarning,
                 stacklevel=5,
             )
-        _CLASS_CACHE[key] = cls
+        if module != "__main__":  # a script's class is looked up each time: a test may
+            _CLASS_CACHE[key] = cls  # import (or drop) the script's module in between
         return cls
+
+
+_DERIVED: dict[tuple[type, str, str | None], type[ToolError]] = {}
+
+
+def _derived(found: type, type_name: str, module: str | None) -> type[ToolError]:
+    """The class that derives from ``ToolError`` and ``found``, one per class.
+
+    Raises:
+        TypeError: ``found`` cannot be subclassed.
+    """
+    key = (found, type_name, module)
+    cls = _DERIVED.get(key)
+    if cls is None:
+        cls = builtins.type(
+            type_name.rsplit(".", 1)[-1],
+            (ToolError, found),
+            {
+                "__new__": ToolError.__new__,
+                "__init__": ToolError.__init__,
+                "__str__": ToolError.__str__,
+                "__repr__": ToolError.__repr__,
+                "__reduce__": ToolError.__reduce__,
+                "__module__": __name__,
+                "__qualname__": f"ToolError[{recorded_class_name(type_name, module)}]",
+            },
+        )
+        _DERIVED[key] = cls
+    return cls
 
 
 class CassetteMiss(CassetteError):
