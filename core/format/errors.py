@@ -105,7 +105,6 @@ class ToolError(CassetteError):
         seq: the seq of the recorded entry that holds the error, when known.
         module: the recorded module of the class (``None`` for builtins and for cassettes
             that did not record it).
-        record: the recorded ``error`` object as it is in the cassette (a copy).
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
@@ -126,34 +125,36 @@ class ToolError(CassetteError):
         *,
         record: Mapping[str, Any] | None = None,
     ) -> None:
-        self.type = type
-        with contextlib.suppress(AttributeError):  # an exception group's is its own message
-            self.message = message
-        self.seq = seq
-        self.module = module
         self._text = message
-        self.record: dict[str, Any] = dict(record or {"type": type, "message": message})
+        self._error: dict[str, Any] = dict(record or {"type": type, "message": message})
         # BaseException's own __init__: the recorded class's __init__ may want other
         # arguments (UnicodeDecodeError takes five)
-        BaseException.__init__(self, *_new_args(self.record, message))
-        for name, value in _attrs(self.record).items():
+        BaseException.__init__(self, *_new_args(self._error, message))
+        own = {"type": type, "message": message, "seq": seq, "module": module}
+        for name, value in (own | _attrs(self._error)).items():
+            # a read-only attribute of the recorded class (an exception group's message)
+            # is left as it is
             with contextlib.suppress(AttributeError, TypeError, ValueError):
-                setattr(self, name, value)  # a read-only property is left as it is
+                setattr(self, name, value)
 
     def __str__(self) -> str:
         return self._text
 
     def __repr__(self) -> str:
-        shown = self.record.get("repr")
+        shown = self._error.get("repr")
         if isinstance(shown, str):
             return shown
-        args = self.args
-        inner = repr(args[0]) if len(args) == 1 else repr(args)[1:-1].rstrip(",")
-        return f"{self.type.rsplit('.', 1)[-1]}({inner})"
+        return _default_repr(
+            str(self._error.get("type", "ToolError")).rsplit(".", 1)[-1], self.args
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickling (multiprocessing) rebuilds the same class again on the other side
-        return (ToolError.from_record, (self.record, self.seq))
+        return (ToolError.from_record, (self._error, self._seq()))
+
+    def _seq(self) -> int | None:
+        seq = self.__dict__.get("seq")
+        return seq if isinstance(seq, int) else None
 
     @staticmethod
     def of(type: str, message: str, seq: int | None = None, module: str | None = None) -> ToolError:
@@ -188,7 +189,7 @@ class ToolError(CassetteError):
         else:
             record.pop("exceptions", None)
         made = cls(type_name, message, seq, module, record=record)
-        made.record = dict(error)  # the cassette's JSON, not the rebuilt exceptions
+        made._error = dict(error)  # the cassette's JSON, not the rebuilt exceptions
         return made
 
 
@@ -261,10 +262,8 @@ def error_record(exc: BaseException) -> dict[str, Any]:
         spec = getattr(main, "__spec__", None)
         if spec is not None and getattr(spec, "name", None):  # python -m pkg.agent
             module = spec.name
-        else:
-            where = getattr(main, "__file__", None)
-            if isinstance(where, str):
-                error["script"] = os.path.basename(where)
+        elif script_name(main) is not None:
+            error["script"] = script_name(main)
     if module != "builtins":
         error["module"] = module
     if isinstance(exc, BaseExceptionGroup):
@@ -281,7 +280,8 @@ def error_record(exc: BaseException) -> dict[str, Any]:
     plain = _default_repr(cls.__name__, tuple(error.get("args", [message])))
     if shown is not None and shown != plain:
         error["repr"] = shown
-    if cls.__name__ == "CancelledError" and cls.__module__.startswith("asyncio"):
+    asyncio = sys.modules.get("asyncio")  # a cancellation comes only with asyncio loaded
+    if asyncio is not None and isinstance(exc, asyncio.CancelledError):
         error["cancelled"] = True
     return error
 
@@ -347,8 +347,16 @@ def _attr_path(obj: Any, type_name: str) -> Any:
     return obj
 
 
-def _script_class(type_name: str, script: str | None) -> Any:
-    """The class ``type_name`` of a script run as ``__main__`` when it was recorded: in
+def script_name(main: Any) -> str | None:
+    """The file name (``agent.py``) of ``main``, the ``__main__`` module, when it is a
+    script run by its path, or ``None``."""
+    where = getattr(main, "__file__", None)
+    return os.path.basename(where) if isinstance(where, str) else None
+
+
+def script_class(type_name: str, script: str | None) -> Any:
+    """The class ``type_name`` (a qualified name) of a script run as ``__main__`` when it
+    was recorded (an exception's, a codec's dataclass), or ``None``: in
     ``__main__`` itself (the same script run again), else in an already imported module
     loaded from a file named ``script`` (a test imported it). Never imports a script: its
     top level could run the agent."""
@@ -359,7 +367,7 @@ def _script_class(type_name: str, script: str | None) -> Any:
         where = getattr(mod, "__file__", None)
         if isinstance(where, str) and os.path.basename(where) == script:
             found = _attr_path(mod, type_name)
-            if isinstance(found, type) and issubclass(found, BaseException):
+            if isinstance(found, type):
                 return found
     return None
 
@@ -373,7 +381,7 @@ def _find_class(type_name: str, module: str | None, script: str | None) -> tuple
                 return None, "no module was recorded for it and it is not a builtin"
             return None, "no such builtin"
     elif module == "__main__":
-        found = _script_class(type_name, script)
+        found = script_class(type_name, script)
         if found is None:
             where = f"the script {script!r}" if script else "__main__"
             return None, f"{where} has no {type_name!r} here and no imported module of it has"

@@ -43,6 +43,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
 
+from ..format.errors import script_class, script_name
 from ..format.jsonpath import child_path, parse_path
 
 __all__ = ["BUILTIN_CODEC", "Codec", "CodecWarning", "TypeCodec", "TypeRule"]
@@ -279,15 +280,30 @@ def _is_pydantic_model(v: Any) -> bool:
 
 
 def _class_name(cls: type) -> str:
+    """``module:qualname``; for a class of a script run as ``python agent.py``,
+    ``__main__:qualname:agent.py`` (found again as ``errors.script_class`` finds an
+    exception class: in ``__main__``, or in an imported module of that file)."""
     module = cls.__module__
-    if module == "__main__":  # run as python -m pkg.agent: its importable name
-        spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-        module = getattr(spec, "name", None) or module
+    if module == "__main__":
+        main = sys.modules.get("__main__")
+        spec = getattr(main, "__spec__", None)
+        if getattr(spec, "name", None):  # run as python -m pkg.agent: its importable name
+            module = spec.name  # type: ignore[union-attr]
+        else:
+            script = script_name(main)
+            return f"__main__:{cls.__qualname__}" + (f":{script}" if script else "")
     return f"{module}:{cls.__qualname__}"
 
 
 def _import_class(name: str) -> Any:
-    module, _, qualname = name.partition(":")
+    module, _, rest = name.partition(":")
+    qualname, _, script = rest.partition(":")
+    if module == "__main__":
+        found = script_class(qualname, script or None)
+        if found is None:
+            where = f"the script {script!r}" if script else "__main__"
+            raise LookupError(f"{where} has no {qualname!r} here and no imported module of it has")
+        return found
     obj: Any = sys.modules.get(module) or importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part)

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import importlib.util
 import json
+import subprocess
+import sys
+import textwrap
 import uuid
 import warnings
 from decimal import Decimal
@@ -311,3 +315,60 @@ def test_a_codec_replay_of_an_old_cassette_gives_its_json(tmp_path: Path) -> Non
 def test_uuid_and_time_keep_their_values() -> None:
     value = {"id": uuid.UUID(int=7), "at": dt.time(23, 59, 58, 999)}
     assert same(through_a_line(value), value)
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import dataclasses, datetime as dt, sys
+    from cassette_tui.core import wrap_dispatcher
+    from cassette_tui.core.replay.codec import BUILTIN_CODEC
+
+
+    @dataclasses.dataclass
+    class Slot:
+        starts: dt.datetime
+        free: bool
+
+
+    if __name__ == "__main__":
+        tool = wrap_dispatcher(
+            lambda t, a: [Slot(dt.datetime(2026, 5, 1, 9, 30), True)],
+            mode="record",
+            path=sys.argv[1],
+            codec=BUILTIN_CODEC,
+        )
+        print(tool("slots", {"day": "2026-05-01"}))
+    """
+)
+
+
+def test_a_dataclass_of_a_script_comes_back_where_the_script_is_imported(tmp_path: Path) -> None:
+    script = tmp_path / "slot_agent.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    cassette = tmp_path / "rec.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(script), str(cassette)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (rec,) = load(cassette)
+    assert rec.extra["response_types"]["$[0]"] == "dataclass:__main__:Slot:slot_agent.py"
+    # not imported here: a warning and the JSON
+    with pytest.warns(CodecWarning, match="'slot_agent.py' has no 'Slot'"):
+        assert Replayer(load(cassette), codec=BUILTIN_CODEC)("slots", {"day": "2026-05-01"}) == [
+            {"starts": dt.datetime(2026, 5, 1, 9, 30), "free": True}
+        ]
+    spec = importlib.util.spec_from_file_location("tests_slot_agent", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tests_slot_agent"] = module
+    try:
+        spec.loader.exec_module(module)
+        (slot,) = Replayer(load(cassette), codec=BUILTIN_CODEC)("slots", {"day": "2026-05-01"})
+    finally:
+        del sys.modules["tests_slot_agent"]
+    assert type(slot) is module.Slot
+    assert slot == module.Slot(dt.datetime(2026, 5, 1, 9, 30), True)

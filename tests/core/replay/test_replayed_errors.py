@@ -32,6 +32,17 @@ class RefundDenied(Exception):
         self.raw = object()  # not JSON: left out of the record, never a failure
 
 
+class CardDeclined(Exception):
+    """A payment SDK's error: its own ``type`` and ``message`` attributes (the names
+    ``ToolError`` uses) win, as the agent reads them."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Request failed: {message}")
+        self.type = "card_error"
+        self.message = message
+        self.code = "card_declined"
+
+
 class Coded(Exception):
     """An exception with its own ``repr`` and two args."""
 
@@ -75,6 +86,7 @@ def _raise(exc: BaseException) -> Callable[[], None]:
         ValueError(),
         RefundDenied("RefundDenied: amount over the 30-day limit", 403, order="A-17"),
         Coded("E42", "quota"),
+        CardDeclined("Your card was declined."),
         json.JSONDecodeError("Expecting value", '{"a": }', 6),
         AttributeError("no attribute 'x'", name="x", obj=None),
     ],
@@ -89,7 +101,8 @@ def test_str_repr_args_and_attributes_equal_the_recorded_ones(
     assert str(replayed) == str(exc)  # no "Type: " prefix
     assert repr(replayed) == repr(exc)
     assert replayed.args == exc.args
-    for name in ("errno", "strerror", "filename", "status", "order", "name", "lineno", "pos"):
+    names = ("errno", "strerror", "filename", "status", "order", "name", "pos", "type", "code")
+    for name in (*names, "message"):
         if hasattr(exc, name) and getattr(exc, name) is not None:
             assert getattr(replayed, name) == getattr(exc, name), name
     # a pickled copy (a multiprocessing worker) reads the same
