@@ -254,7 +254,10 @@ def error_record(exc: BaseException) -> dict[str, Any]:
     ``repr`` when ``repr(exc)`` is not ``Name(*args)``; ``exceptions`` (each one such an
     object) for an exception group; ``cancelled: true`` for an ``asyncio`` cancellation."""
     cls = type(exc)
-    message = str(exc)
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__: recorded as Python prints it
+        message = "<exception str() failed>"
     error: dict[str, Any] = {"type": cls.__qualname__, "message": message}
     module = cls.__module__
     if module == "__main__":

@@ -9,6 +9,8 @@ import json
 import os
 import subprocess
 import sys
+import types
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +133,43 @@ def test_case_41_the_agent_takes_the_cache_path_on_replay(real: Path, tmp_path: 
     assert lines[0]["error"]["cancelled"] is True and lines[0]["duration_ms"] > 0
     replayed = run("replay")
     assert (replayed.returncode, replayed.stdout) == (0, recorded.stdout), replayed.stderr
+
+
+def test_a_keyboard_interrupt_inside_a_sync_tool_is_recorded_and_replayed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "rec.jsonl"
+
+    def live(tool: str, args: Any) -> Any:
+        if tool == "stop":
+            raise KeyboardInterrupt
+        return {"ok": True}
+
+    with Recorder(path) as rec:
+        rec.wrap(live)("go", {})
+        with pytest.raises(KeyboardInterrupt):
+            rec.wrap(live)("stop", {})
+    errors = [e.error for e in load(path)]
+    assert errors == [None, {"type": "KeyboardInterrupt", "message": "", "args": []}]
+    with pytest.raises(KeyboardInterrupt) as info:
+        Replayer(load(path))("stop", {})
+    assert isinstance(info.value, ToolError) and info.value.seq == 2
+
+
+def test_a_closed_coroutine_is_not_a_recorded_outcome(tmp_path: Path) -> None:
+    """``GeneratorExit`` (a coroutine closed before it finished) is not the tool's answer."""
+
+    @types.coroutine
+    def pause() -> Generator[None, None, None]:
+        yield
+
+    async def live(tool: str, args: Any) -> Any:
+        await pause()
+        return {"ok": True}
+
+    path = tmp_path / "rec.jsonl"
+    with Recorder(path) as rec:
+        call = rec.acall(live, "slow", {"q": 1})
+        call.send(None)  # runs up to the tool's first await
+        call.close()
+    assert len(load(path)) == 0
