@@ -164,6 +164,7 @@ class Recorder:
         response: Any,
         error: Any,
         types: dict[str, str] | None = None,
+        checked: bool = False,
     ) -> int:
         duration_ms = round((time.perf_counter() - t0) * 1000, 3)
         recorded_at = datetime.fromtimestamp(started, UTC).isoformat().replace("+00:00", "Z")
@@ -186,7 +187,7 @@ class Recorder:
             if self.redactor is not None:  # record = true: no secret reaches the disk
                 entry = self.redactor.redact_entry(entry)[0]
             try:
-                if error is None:
+                if error is None and not checked:  # (the codec's look found plain JSON)
                     _check_json(tool, "response", response)
                 try:
                     line = dump_line(entry, self.rules)
@@ -228,12 +229,15 @@ class Recorder:
         with contextlib.suppress(Exception):
             self._write(tool, args, started, t0, None, error_record(exc))
 
-    def _encoded(self, tool: str, response: Any) -> tuple[Any, None, dict[str, str] | None]:
-        """``(response as JSON, no error, its types)`` for ``_write``: the codec's
-        encoding of a response that is not plain JSON already. A codec that fails stops
-        the recording (the call ran live and cannot be written)."""
-        if self.codec is None or roundtrip_change(response) is None:
-            return response, None, None
+    def _encoded(self, tool: str, response: Any) -> tuple[Any, None, dict[str, str] | None, bool]:
+        """``(response as JSON, no error, its types, checked)`` for ``_write``: the
+        codec's encoding of a response that is not plain JSON already (``checked``: it
+        was, no second look needed). A codec that fails stops the recording (the call ran
+        live and cannot be written)."""
+        if self.codec is None:
+            return response, None, None, False
+        if roundtrip_change(response) is None:
+            return response, None, None, True
         try:
             data, types = self.codec.encode(response)
         except Exception as exc:
@@ -245,7 +249,7 @@ class Recorder:
             with self._lock:
                 self._stopped = RecordingStopped(self.path, self._seq + 1, failure)
             raise failure from exc
-        return data, None, types
+        return data, None, types, False
 
     def _write_line(self, line: bytes) -> None:
         assert self._fh is not None
@@ -299,8 +303,10 @@ class Recorder:
         return json_copy(args), time.time(), time.perf_counter()
 
     def call(self, dispatch: Callable[[str, Any], Any], tool: str, args: Any) -> Any:
-        """Run ``dispatch(tool, args)`` live and record it; return its response, or record
-        its exception as an ``error`` entry and raise it again.
+        """Run ``dispatch(tool, args)`` live and record it; return its response (with a
+        codec, recorded as its JSON and ``response_types``), or record its exception as
+        an ``error`` entry and raise it again (any ``BaseException`` but
+        ``GeneratorExit``: see ``_write_error``).
 
         Raises:
             NotSerializable: the args or the response cannot be stored as JSON.
