@@ -9,6 +9,7 @@ import dataclasses
 import datetime as dt
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -152,6 +153,25 @@ def test_a_pydantic_model_comes_back_as_its_class(
     back = through_a_line(order)
     assert type(back) is Order and back == order
     assert type(back.lines[0]) is Booking
+
+
+def test_a_set_of_strings_is_the_same_line_under_any_hash_seed() -> None:
+    code = (
+        "import json; from cassette_tui.core.replay.codec import BUILTIN_CODEC as C; "
+        "print(json.dumps(C.encode({'tags': {'refund', 'late', 'vip', 'eu', 'x1'}})))"
+    )
+    lines = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert lines == {'[{"tags": ["eu", "late", "refund", "vip", "x1"]}, {"$.tags": "set"}]\n'}
 
 
 def test_plain_json_has_no_types() -> None:
