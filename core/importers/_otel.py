@@ -110,10 +110,14 @@ def _trace(spans: list[_Span], path: Path) -> tuple[list[Entry], dict[str, Any]]
     spans = sorted(spans, key=lambda s: (_time(s.start), _time(s.end)))
     chats = [s for s in spans if s.operation == "chat"]
     entries: list[Entry] = []
+    seq_of_call: dict[Any, int] = {}
     for span in spans:
         if span.operation != _TOOL_OP:
             continue
-        entries.append(_entry(span, len(entries) + 1, path, _words(span, chats)))
+        entry = _entry(span, len(entries) + 1, path, _words(span, chats, seq_of_call))
+        entries.append(entry)
+        if entry.extra.get("tool_call_id") is not None:
+            seq_of_call[entry.extra["tool_call_id"]] = entry.seq
     agent = next((s for s in spans if s.operation == "invoke_agent"), None)
     final = agent.attributes.get("final_result") if agent is not None else None
     outcome = RunOutcome(final_answer=None if final is None else str(final), steps=len(chats))
@@ -161,24 +165,53 @@ def _error(span: _Span) -> dict[str, Any]:
     return {"type": "Error", "message": span.status_message or "the span's status is ERROR"}
 
 
-def _words(span: _Span, chats: list[_Span]) -> dict[str, Any]:
-    """The text of the last chat span that ended before ``span`` started."""
+def _words(span: _Span, chats: list[_Span], seq_of_call: dict[Any, int]) -> dict[str, Any]:
+    """``context`` of a tool span: the text of the last chat span that ended before it
+    started, and what that chat answered (the user's text, or the seqs of the tool
+    results it was sent, by their call ids)."""
     before = [c for c in chats if _time(c.end) <= _time(span.start)]
     if not before:
         return {}
-    out = before[-1].attributes.get("gen_ai.output.messages")
+    chat = before[-1].attributes
+    out: dict[str, Any] = {}
+    texts = [p["content"] for _, p in _parts(chat.get("gen_ai.output.messages")) if _is_text(p)]
+    if texts:
+        out["assistant"] = "\n".join(texts)
+    sent = _parts(chat.get("gen_ai.input.messages"))
+    if sent:
+        last_role = sent[-1][0]
+        results = []  # the tool results at the end of the history: what the chat answered
+        for _, part in reversed(sent):
+            if part.get("type") != "tool_call_response":
+                break
+            results.append(part.get("id"))
+        seqs = sorted({seq_of_call[i] for i in results if i in seq_of_call})
+        if seqs:
+            out["answered"] = {"role": "tool", "seqs": seqs}
+        elif last_role == "user" and _is_text(sent[-1][1]):
+            out["answered"] = {"role": "user", "text": sent[-1][1]["content"]}
+    return out
+
+
+def _parts(messages: Any) -> list[tuple[Any, dict[str, Any]]]:
+    """``(role, part)`` of every part of GenAI messages (JSON text or a list)."""
     try:
-        messages = loads_json(out) if isinstance(out, str) else out
+        parsed = loads_json(messages) if isinstance(messages, str) else messages
     except ValueError:
-        return {}
-    texts = [
-        p.get("content")
-        for m in messages or ()
+        return []
+    if not isinstance(parsed, list):
+        return []
+    return [
+        (m.get("role"), p)
+        for m in parsed
         if isinstance(m, dict)
         for p in m.get("parts") or ()
-        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("content"), str)
+        if isinstance(p, dict)
     ]
-    return {"assistant": "\n".join(texts)} if texts else {}
+
+
+def _is_text(part: dict[str, Any]) -> bool:
+    return part.get("type") == "text" and isinstance(part.get("content"), str)
 
 
 def _time(value: str | int) -> Any:

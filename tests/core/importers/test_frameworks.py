@@ -1,0 +1,126 @@
+"""The importers of issue 25 on real output of the real libraries (tests/support/frameworks.py
+runs each offline on its own test model): each file is detected, its calls become
+entries with their own results, the model's words and the run's outcome come along, a
+malformed call is kept with a finding, and the failing run parts from the passing one at
+that call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.importers.sources import detect_format, open_cassette
+from cassette_tui.core.scan.lint import lint
+from support import frameworks
+from support.frameworks import ANSWER, MALFORMED, TASK
+
+#: (run function, its file, the format detected, what the file keeps of the words)
+CASES: dict[str, tuple[str, str, str, set[str]]] = {
+    "pydantic-ai messages": ("pydantic_ai_run", "messages", "pydantic-ai", {"final", "said"}),
+    "otel span lines": ("pydantic_ai_run", "spans", "otel", {"final", "said"}),
+    "otel console": ("pydantic_ai_run", "console", "otel", {"final", "said"}),
+    "otlp json": ("pydantic_ai_run", "otlp", "otel", {"final", "said"}),
+    "responses items": ("openai_agents_run", "items", "openai-responses", {"final"}),
+    "agents trace": ("openai_agents_run", "trace", "openai-agents", set()),
+    "langchain messages": ("langgraph_run", "messages", "langchain", {"final", "said"}),
+    "langgraph checkpoint": ("langgraph_run", "checkpoint", "langchain", {"final", "said"}),
+    "smolagents steps": ("smolagents_run", "steps", "smolagents", {"final", "said"}),
+    "anthropic messages": ("anthropic_run", "messages", "anthropic", {"final", "said"}),
+}
+
+_made: dict[tuple[str, bool], dict[str, Path]] = {}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("frameworks")
+
+
+def made(folder: Path, run: str, failing: bool) -> dict[str, Path]:
+    """The files of one framework run, made once per module."""
+    key = (run, failing)
+    if key not in _made:
+        _made[key] = getattr(frameworks, run)(folder / run / str(failing), failing)
+    return _made[key]
+
+
+def opened(folder: Path, case: str, failing: bool) -> tuple[Path, Cassette]:
+    run, kind, _, _ = CASES[case]
+    path = made(folder, run, failing)[kind]
+    return path, open_cassette(path)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_detected_and_each_parallel_call_keeps_its_own_result(folder: Path, case: str) -> None:
+    path, cassette = opened(folder, case, failing=False)
+    assert detect_format(path) == CASES[case][2]
+    entries = [cassette.entry_view(i) for i in range(len(cassette))]
+    assert [(e.tool, e.args) for e in entries] == [
+        ("get_weather", {"city": "Porto"}),
+        ("get_weather", {"city": "Lisbon"}),
+        ("book", {"city": "Porto"}),
+    ]
+    # by id (or in one span, one step): Lisbon's call has Lisbon's answer
+    assert [e.response for e in entries[:2]] == [
+        {"city": "Porto", "temp_c": 22},
+        {"city": "Lisbon", "temp_c": 25},
+    ]
+    assert entries[2].response == {"booked": "Porto"}
+    assert cassette.metadata["pairing"] in ("id", "span", "step")
+    assert lint(cassette) == []
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_words_and_outcome_where_the_format_has_them(folder: Path, case: str) -> None:
+    _, cassette = opened(folder, case, failing=False)
+    keeps = CASES[case][3]
+    outcome = cassette.metadata["run_outcome"]
+    assert outcome["final_answer"] == (ANSWER if "final" in keeps else None)
+    last = cassette.entry_view(len(cassette) - 1)
+    assert last.extra["run_outcome"] == outcome
+    first: dict[str, Any] = cassette.entry_view(0).extra.get("context", {})
+    if "said" in keeps:
+        assert first["answered"] == {"role": "user", "text": TASK}
+        assert first.get("assistant", "").startswith("Let me look")
+        assert last.extra["context"]["answered"] == {"role": "tool", "seqs": [1, 2]}
+    elif case == "agents trace":  # function spans grouped by the SDK's turn spans
+        assert [cassette.entry_view(i).extra["turn"] for i in range(3)] == [1, 1, 2]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c != "anthropic messages"])
+def test_malformed_arguments_are_an_entry_with_a_finding(folder: Path, case: str) -> None:
+    _, cassette = opened(folder, case, failing=True)
+    malformed = cassette.entry_view(2)
+    assert (malformed.seq, malformed.tool, malformed.args) == (3, "book", MALFORMED)
+    assert "not valid JSON" in malformed.extra["arguments_error"]
+    found = [f for f in lint(cassette) if f.kind == "malformed_args"]
+    assert [f.seq for f in found] == [3]
+    assert "book" in found[0].message and "not valid JSON" in found[0].message
+    if case.startswith("lang"):  # LangGraph's agent runs no invalid call: the run ends
+        assert len(cassette) == 3 and malformed.extra["unanswered"] is True
+    else:  # the framework answered it (an error, or the text as an argument), then retried
+        assert len(cassette) == 4
+        assert (cassette.tool(3), cassette.entry_view(3).args) == ("book", {"city": "Porto"})
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_diff_of_failing_and_passing_names_the_first_divergence(folder: Path, case: str) -> None:
+    _, failing = opened(folder, case, failing=True)
+    _, passing = opened(folder, case, failing=False)
+    result = diff_cassettes(failing, passing)
+    assert result.first_divergence is not None
+    row = result.rows[result.first_divergence]
+    assert (row.a_seq, row.tool) == (3, "book")
+    first = result.findings[0]
+    assert first.kind == "first_divergence"
+    if case == "anthropic messages":  # the API parses inputs: a refused call, then a retry
+        assert "A seq 3 book" in first.message and row.error_a
+        return
+    assert first.evidence["malformed_args"] == [
+        {"side": "A", "seq": 3, "error": failing.entry_view(2).extra["arguments_error"]}
+    ]
+    assert "A seq 3's arguments could not be parsed" in first.message
+    assert "model's output" in (first.action or "")
