@@ -36,8 +36,10 @@ NAME = "openai-agents"
 def _items(doc: Any) -> Any:
     if isinstance(doc, dict) and isinstance(doc.get("data"), list):
         return doc["data"]
-    if isinstance(doc, list) and doc and all(
-        isinstance(d, dict) and isinstance(d.get("data"), list) for d in doc
+    if (
+        isinstance(doc, list)
+        and doc
+        and all(isinstance(d, dict) and isinstance(d.get("data"), list) for d in doc)
     ):
         return [item for d in doc for item in d["data"]]  # several exported batches
     return doc
@@ -143,7 +145,9 @@ def _entry(
         if error.get("data") is not None:
             failure["details"] = error["data"]
         return Entry(seq=seq, tool=name, args=args, error=failure, extra=fields)
-    return Entry(seq=seq, tool=name, args=args, response=json_result(data.get("output")), extra=fields)
+    return Entry(
+        seq=seq, tool=name, args=args, response=json_result(data.get("output")), extra=fields
+    )
 
 
 def _ancestors(span: dict[str, Any], by_id: dict[Any, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -141,6 +141,8 @@ def _result(block: dict[str, Any], field: str, path: Path, names: dict[str, str]
 def _text_of(content: Any) -> str:
     if isinstance(content, list):
         return "".join(
-            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+            str(p.get("text", ""))
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text"
         )
     return "" if content is None else str(content)

@@ -266,7 +266,10 @@ def _otlp(request: dict[str, Any]) -> list[_Span]:
                         error=status.get("code") in ("STATUS_CODE_ERROR", 2),
                         status_message=status.get("message"),
                         events=[
-                            {"name": e.get("name"), "attributes": _otlp_attributes(e.get("attributes"))}
+                            {
+                                "name": e.get("name"),
+                                "attributes": _otlp_attributes(e.get("attributes")),
+                            }
                             for e in s.get("events") or ()
                             if isinstance(e, dict)
                         ],

@@ -122,7 +122,8 @@ def _result(part: dict[str, Any], kind: str) -> dict[str, Any]:
     }
     outcome = part.get("outcome", "success")
     if kind == "retry-prompt" or outcome not in (None, "success"):
-        retry = part.get("retry") if isinstance(part.get("retry"), dict) else {}
+        given = part.get("retry")
+        retry: dict[str, Any] = given if isinstance(given, dict) else {}
         cause = retry.get("cause") or ("RetryPrompt" if kind == "retry-prompt" else outcome)
         text = content if isinstance(content, str) else json.dumps(content, default=str)
         message["error"] = {"type": str(cause), "message": text}

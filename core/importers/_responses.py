@@ -86,7 +86,9 @@ def read(doc: Any, path: Path) -> Imported:
             reasoning.extend(_summary(item))
             joins = was_joining
         elif kind == "message" or "role" in item:
-            chat.append({"role": item.get("role", "user"), "content": _content(item.get("content"))})
+            chat.append(
+                {"role": item.get("role", "user"), "content": _content(item.get("content"))}
+            )
             origin.append(i)
             if chat[-1]["role"] == "assistant":
                 _take_reasoning(chat[-1], reasoning)
@@ -119,7 +121,12 @@ def _output(item: dict[str, Any], i: int, path: Path, names: dict[str, str]) -> 
     output = item.get("output")
     if isinstance(output, list):  # [{"type": "input_text", "text": ...}]
         output = _content(output)
-    return {"role": "tool", "tool_call_id": call_id, "name": names.get(call_id, "(unknown tool)"), "content": output}
+    return {
+        "role": "tool",
+        "tool_call_id": call_id,
+        "name": names.get(call_id, "(unknown tool)"),
+        "content": output,
+    }
 
 
 def _content(content: Any) -> Any:

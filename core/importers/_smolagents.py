@@ -97,7 +97,9 @@ def _step_entries(step: dict[str, Any], i: int, path: Path, before: int) -> list
     out: list[Entry] = []
     for k, (j, call) in enumerate(calls):
         field = f"[{i}].tool_calls[{j}]"
-        args, fields = parse_arguments(call["function"].get("arguments"), f"{field}.function.arguments")
+        args, fields = parse_arguments(
+            call["function"].get("arguments"), f"{field}.function.arguments"
+        )
         fields = {"tool_call_id": call.get("id"), "step": step.get("step_number"), **fields}
         if texts is None and observations is not None:
             fields["observations_shared"] = True

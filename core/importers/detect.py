@@ -194,7 +194,7 @@ def _read_document(doc: Any, p: Path, data: bytes) -> Imported:
     if why is None:
         return _not_empty(_vcr.read(doc, p), data, tried)
     tried.append(("vcr", why))
-    raise _none_fits(p, tried)
+    raise _none_fits(p, tried, data)
 
 
 def _read_text(data: bytes, p: Path, json_error: str) -> Imported:
@@ -227,7 +227,7 @@ def _read_text(data: bytes, p: Path, json_error: str) -> Imported:
         tried.append(("vcr", where + exc.reason))
     if data.lstrip()[:1] == b"{":
         _refuse_as_cassette(p, tried)
-    raise _none_fits(p, tried)
+    raise _none_fits(p, tried, data)
 
 
 def _json_stream(data: bytes) -> list[Any] | None:
@@ -329,7 +329,14 @@ def _short(exc: Exception) -> str:
     return text[:160]
 
 
-def _none_fits(p: Path, tried: list[tuple[str, str]]) -> CassetteFormatError:
+def _none_fits(p: Path, tried: list[tuple[str, str]], data: bytes = b"") -> CassetteFormatError:
+    """The error for a file no format reads: each format tried and why it failed, and
+    the first tool call seen in ``data`` (so a file of calls in an unknown shape says so)."""
+    found = _CALL_MARKS.search(data)
+    seen = ""
+    if found is not None:
+        mark = found.group(0).decode("utf-8", "replace")
+        seen = f"it holds tool calls ({mark:.60} at byte {found.start()}) but "
     grouped: dict[str, list[str]] = {}
     for name, why in tried:
         grouped.setdefault(why, []).append(name)
@@ -338,6 +345,6 @@ def _none_fits(p: Path, tried: list[tuple[str, str]]) -> CassetteFormatError:
         p,
         None,
         None,
-        f"not a known format (tried {', '.join(n for n, _ in tried)}) -- {listed}; "
+        f"{seen}not a known format (tried {', '.join(n for n, _ in tried)}) -- {listed}; "
         "pass --from FORMAT to force one",
     )

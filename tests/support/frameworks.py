@@ -38,7 +38,10 @@ def _script(failing: bool) -> list[list[tuple[str, Any, str]]]:
     """The model's turns: each a list of ``(tool, args, call id)``; ``[]`` is the answer.
     ``args`` is an object, or the text the model sent."""
     turns: list[list[tuple[str, Any, str]]] = [
-        [("get_weather", {"city": "Porto"}, "call_w1"), ("get_weather", {"city": "Lisbon"}, "call_w2")]
+        [
+            ("get_weather", {"city": "Porto"}, "call_w1"),
+            ("get_weather", {"city": "Lisbon"}, "call_w2"),
+        ]
     ]
     if failing:
         turns.append([("book", MALFORMED, "call_b1")])
@@ -149,8 +152,12 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
             calls = next(turns)
             output: list[Any] = [
                 ResponseFunctionToolCall(
-                    type="function_call", call_id=cid, name=tool, arguments=_text(args),
-                    id=f"fc_{cid}", status="completed",
+                    type="function_call",
+                    call_id=cid,
+                    name=tool,
+                    arguments=_text(args),
+                    id=f"fc_{cid}",
+                    status="completed",
                 )  # fmt: skip
                 for tool, args, cid in calls
             ]
@@ -158,7 +165,10 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
                 text = ResponseOutputText(type="output_text", text=ANSWER, annotations=[])
                 output = [
                     ResponseOutputMessage(
-                        id="msg_1", type="message", role="assistant", status="completed",
+                        id="msg_1",
+                        type="message",
+                        role="assistant",
+                        status="completed",
                         content=[text],
                     )  # fmt: skip
                 ]
@@ -334,9 +344,15 @@ def anthropic_run(folder: Path, failing: bool) -> dict[str, Path]:
         for tool_name, args, cid in calls:
             bad = isinstance(args, str)
             given = {"city": "Porto, "} if bad else args
-            blocks.append(ToolUseBlock(type="tool_use", id=f"toolu_{cid}", name=tool_name, input=given))
-            answer = f"unknown city {given['city']!r}" if bad else json.dumps(
-                _weather(given["city"]) if tool_name == "get_weather" else _book(given["city"])
+            blocks.append(
+                ToolUseBlock(type="tool_use", id=f"toolu_{cid}", name=tool_name, input=given)
+            )
+            answer = (
+                f"unknown city {given['city']!r}"
+                if bad
+                else json.dumps(
+                    _weather(given["city"]) if tool_name == "get_weather" else _book(given["city"])
+                )
             )
             results.append(
                 ToolResultBlockParam(
