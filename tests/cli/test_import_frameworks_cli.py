@@ -157,3 +157,32 @@ def test_a_file_with_tool_calls_no_importer_reads_is_an_error_not_0_entries(
     done = ct("import", as_chat, "-o", tmp_path / "c.jsonl")
     assert done.returncode == 2
     assert "'functionCall' content block (the Gemini format)" in done.stderr
+
+
+def test_the_readme_table_lists_every_format_with_the_versions_tested() -> None:
+    """Each framework format has a row in the README's table; every library version the
+    table names is the one pinned in the ``frameworks`` extra and installed here."""
+    import re
+    import tomllib
+    from importlib.metadata import version
+
+    from cassette_tui.core.importers import FORMATS
+    from support.paths import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = readme.split("### Agent frameworks' own files", 1)[1].split("```", 1)[0]
+    rows = {
+        m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z-]+)` \| ([^|]+)\|", readme, re.M)
+    }
+    older = {"cassette", "tau-bench", "openai", "inspect", "vcr"}
+    assert set(rows) == set(FORMATS) - older
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    pins = dict(
+        pin.split("==") for pin in project["project"]["optional-dependencies"]["frameworks"]
+    )
+    for fmt, written_by in rows.items():
+        named = re.findall(r"([a-z][a-z-]+) (\d+\.\d+\.\d+)", written_by)
+        assert named, f"{fmt}: no library version in {written_by!r}"
+        for package, tested in named:
+            assert pins[package] == tested, f"{fmt}: {package} {tested} is not the pinned one"
+            assert version(package) == tested, f"{package} installed is not the tested one"
