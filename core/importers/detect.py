@@ -9,8 +9,12 @@ Rules, in order:
    document is tau-bench (a list of runs with ``task_id`` and ``traj``), an OpenAI chat
    log (a list of messages, or ``{"messages": [...]}``), an inspect_ai log (``version``,
    ``eval``, ``samples``) or a VCR cassette in JSON (``interactions``); JSON Lines whose
-   first line is a message (``role``) is a chat log; anything else is parsed as YAML and
-   must be a VCR cassette (``interactions``).
+   first line is a message (``role``) is a chat log; then the agent frameworks' files
+   (``_DOCUMENT_READERS``: Anthropic Messages, Responses items, pydantic-ai, LangChain,
+   smolagents, OpenTelemetry spans, Agents SDK traces), also as a stream of JSON values
+   (JSON Lines, objects back to back: ``_STREAM_FORMATS``); anything else is parsed as
+   YAML and must be a VCR cassette (``interactions``). A format that matched but made no
+   entry from bytes that show tool calls is an error (``_not_empty``).
 
 A file that matches none raises ``CassetteFormatError`` listing every format tried and
 why each failed. ``fmt`` forces one format and reports only its own error.

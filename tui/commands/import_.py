@@ -68,7 +68,9 @@ def import_cmd(
     list_only: bool,
     as_json: bool,
 ) -> None:
-    """Import SRC (tau-bench results, OpenAI chat log, inspect_ai log, VCR YAML) as
+    """Import SRC (tau-bench results, OpenAI chat log, inspect_ai log, VCR YAML, an
+    agent framework's own file: pydantic-ai, OpenTelemetry GenAI spans, OpenAI Responses
+    items or Agents SDK traces, LangChain/LangGraph, smolagents, Anthropic Messages) as
     cassettes.
 
     \b
