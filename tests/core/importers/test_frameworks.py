@@ -126,3 +126,5 @@ def test_diff_of_failing_and_passing_names_the_first_divergence(folder: Path, ca
     ]
     assert "A seq 3's arguments could not be parsed" in first.message
     assert "model's output" in (first.action or "")
+    # the model's doing, not a transient failure of the environment
+    assert not [f for f in result.findings if f.kind == "error_response" and 3 in f.seqs["a"]]
