@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers.sources import detect_format, list_runs, open_cassette
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def write(tmp_path: Path, doc: Any, name: str = "run.json") -> Path:
@@ -174,3 +176,32 @@ def test_langchain_tool_error_status_is_an_error(tmp_path: Path) -> None:
     ]
     entry = open_cassette(write(tmp_path, messages)).entry_view(0)
     assert entry.error == {"type": "ToolError", "message": "boom"}
+
+
+@given(st.permutations(range(5)), st.integers(min_value=1, max_value=5))
+def test_unique_ids_pair_each_result_with_its_call_in_any_order(
+    order: list[int], calls: int
+) -> None:
+    """Parallel calls answered in any order: each call gets its own answer, in call order."""
+    from cassette_tui.core.importers._openai_chat import entries_from_messages
+
+    ids = [f"call_{i}" for i in range(calls)]
+    messages: list[dict[str, Any]] = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": i,
+                    "type": "function",
+                    "function": {"name": "f", "arguments": f'{{"n": {n}}}'},
+                }
+                for n, i in enumerate(ids)
+            ],
+        }
+    ]
+    for n in (k for k in order if k < calls):
+        messages.append({"role": "tool", "tool_call_id": ids[n], "content": f'{{"answer": {n}}}'})
+    entries = entries_from_messages(messages, path=None)
+    assert [e.args["n"] for e in entries] == list(range(calls))
+    assert [e.response["answer"] for e in entries] == list(range(calls))
