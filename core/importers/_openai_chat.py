@@ -284,7 +284,9 @@ class _Pairing:
         """Tool message ``i``: the answer of the waiting call it names (by id) or of the
         first waiting call (by position), else a result alone."""
         if self.by_id:
-            if i not in self.seq_of_result:  # not taken by its call: a second answer
+            if i not in self.seq_of_result:  # not taken by a call before it: alone
+                if self.answers.get(m.get("tool_call_id"), (None,))[0] == i:
+                    del self.answers[m.get("tool_call_id")]  # its call comes later, if at all
                 self._emit_result(i, m, *self._unpaired(i, m))
             return
         if self.pending:

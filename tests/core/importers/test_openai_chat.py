@@ -62,6 +62,21 @@ def test_parallel_calls_answered_out_of_order_pair_by_unique_id() -> None:
     assert all("answer_tool_call_id" not in e.extra for e in entries)
 
 
+def test_by_id_a_result_before_its_call_is_a_result_alone() -> None:
+    messages = [
+        {"role": "tool", "tool_call_id": "a", "name": "get", "content": "early"},
+        assistant(call("get", '{"id": 1}', "a")),
+    ]
+    assert pairing_of(messages) == "id"
+    entries = entries_from_messages(messages, path=None)
+    assert [
+        (e.seq, e.args, e.extra.get("unpaired_result"), e.extra.get("unanswered")) for e in entries
+    ] == [
+        (1, None, True, None),
+        (2, {"id": 1}, None, True),
+    ]
+
+
 def test_parallel_calls_with_a_repeated_id_pair_by_position() -> None:
     messages = [
         assistant(call("get", '{"id": 1}', "a"), call("get", {"id": 2}, "a")),
