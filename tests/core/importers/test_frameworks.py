@@ -128,3 +128,37 @@ def test_diff_of_failing_and_passing_names_the_first_divergence(folder: Path, ca
     assert "model's output" in (first.action or "")
     # the model's doing, not a transient failure of the environment
     assert not [f for f in result.findings if f.kind == "error_response" and 3 in f.seqs["a"]]
+
+
+def test_pydantic_ai_tool_asking_for_a_retry_is_an_error_then_the_retry(tmp_path: Path) -> None:
+    """A tool that raises ``ModelRetry``: its call is an error entry, the retried call the
+    next entry (each attempt its own entry)."""
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    turns = iter([{"city": "Oporto"}, {"city": "Porto"}, None])
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        args = next(turns)
+        return ModelResponse(parts=[ToolCallPart("book", args) if args else TextPart(ANSWER)])
+
+    agent = Agent(FunctionModel(model))
+
+    @agent.tool_plain(retries=2)
+    def book(city: str) -> str:
+        if city != "Porto":
+            raise ModelRetry(f"unknown city {city}")
+        return "booked"
+
+    path = tmp_path / "retry.json"
+    path.write_bytes(agent.run_sync(TASK).all_messages_json())
+    c = open_cassette(path)
+    first, second = c.entry_view(0), c.entry_view(1)
+    assert (first.args, first.error["type"], first.error["message"]) == (
+        {"city": "Oporto"},
+        "model_retry",
+        "unknown city Oporto",
+    )
+    assert (second.args, second.response) == ({"city": "Porto"}, {"text": "booked"})
+    assert second.extra["context"]["answered"] == {"role": "tool", "seqs": [1]}
