@@ -6,6 +6,7 @@ that call."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,41 @@ def test_pydantic_ai_tool_asking_for_a_retry_is_an_error_then_the_retry(tmp_path
     )
     assert (second.args, second.response) == ({"city": "Porto"}, {"text": "booked"})
     assert second.extra["context"]["answered"] == {"role": "tool", "seqs": [1]}
+
+
+def test_langgraph_tool_that_raises_is_an_error_entry(tmp_path: Path) -> None:
+    """LangGraph's ToolNode (``handle_tool_errors=True``) turns a tool's exception into a
+    ``status: "error"`` tool message."""
+    import warnings
+
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
+    from langchain_core.tools import tool
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langgraph.prebuilt import ToolNode, create_react_agent
+
+    @tool
+    def book(city: str) -> str:
+        """Book a city."""
+        raise ValueError(f"no rooms in {city}")
+
+    class FakeWithTools(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    replies = iter([
+        AIMessage(content="", tool_calls=[{"name": "book", "args": {"city": "Porto"}, "id": "b1"}]),
+        AIMessage(content=ANSWER),
+    ])  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tools = ToolNode([book], handle_tool_errors=True)
+        agent = create_react_agent(FakeWithTools(messages=replies), tools)
+    state = agent.invoke({"messages": [HumanMessage(TASK)]})
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(messages_to_dict(state["messages"])))
+    entry = open_cassette(path).entry_view(0)
+    assert entry.error is not None and entry.error["type"] == "ToolError"
+    assert "no rooms in Porto" in entry.error["message"]
