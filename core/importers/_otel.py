@@ -27,7 +27,8 @@ each span holds its call and its answer (``pairing``: ``"span"``). Extras:
 ``tool_call_id``, ``span_id``. The words: the last ``chat`` span of the trace that ended
 before the tool span started gives ``context.assistant`` (its output text); the outcome's
 ``final_answer`` is the ``invoke_agent`` span's ``final_result``, ``steps`` the number of
-``chat`` spans.
+``chat`` spans. A file whose ``chat`` spans show tool calls but that holds no
+``execute_tool`` span is an error (the calls and results are not in it), never 0 entries.
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ def read(doc: Any, path: Path) -> Imported:
     for span in _spans(doc):
         traces.setdefault(span.trace_id, []).append(span)
     built = [_trace(spans, path) for spans in traces.values()]
+    if not any(entries for entries, _ in built):
+        _refuse_calls_without_tool_spans(traces, path)
     many = len(built) > 1
     runs = [
         RunInfo(
@@ -129,6 +132,29 @@ def _trace(spans: list[_Span], path: Path) -> tuple[list[Entry], dict[str, Any]]
         "run_outcome": outcome.to_json(),
     }
     return entries, meta
+
+
+def _refuse_calls_without_tool_spans(traces: dict[str, list[_Span]], path: Path) -> None:
+    """No ``execute_tool`` span, but the model's ``chat`` spans say it called tools (the
+    tools ran outside the instrumentation, or their spans were dropped): an error, never a
+    run of 0 calls (issue 25)."""
+    for spans in traces.values():
+        for span in spans:
+            if span.operation != "chat":
+                continue
+            calls = [
+                p for _, p in _parts(span.attributes.get("gen_ai.output.messages"))
+                if p.get("type") == "tool_call"
+            ]  # fmt: skip
+            if calls:
+                raise CassetteFormatError(
+                    path,
+                    None,
+                    f"span {span.span_id}.gen_ai.output.messages",
+                    f"the model called {calls[0].get('name')!r} (a tool_call part of a chat "
+                    "span) but the file holds no execute_tool span: the tool calls and their "
+                    "results are not in it; export the tool spans too",
+                )
 
 
 def _entry(span: _Span, seq: int, path: Path, words: dict[str, Any]) -> Entry:

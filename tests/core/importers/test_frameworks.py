@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from cassette_tui.core.diff.result import diff_cassettes
 from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers.sources import detect_format, open_cassette
 from cassette_tui.core.scan.lint import lint
 from support import frameworks
@@ -201,3 +202,19 @@ def test_langgraph_tool_that_raises_is_an_error_entry(tmp_path: Path) -> None:
     entry = open_cassette(path).entry_view(0)
     assert entry.error is not None and entry.error["type"] == "ToolError"
     assert "no rooms in Porto" in entry.error["message"]
+
+
+def test_otel_chat_spans_with_calls_but_no_tool_spans_are_refused(
+    folder: Path, tmp_path: Path
+) -> None:
+    """The real spans less their execute_tool spans (an exporter that dropped them): the
+    model's calls are seen in the chat spans, so the import is an error, not 0 entries."""
+    spans = made(folder, "pydantic_ai_run", False)["spans"].read_text().splitlines()
+    kept = [s for s in spans if '"execute_tool"' not in s]
+    assert len(kept) < len(spans)
+    path = tmp_path / "chat-only.jsonl"
+    path.write_text("\n".join(kept) + "\n")
+    with pytest.raises(CassetteFormatError) as refused:
+        open_cassette(path)
+    assert "the model called 'get_weather'" in refused.value.reason
+    assert "no execute_tool span" in refused.value.reason
