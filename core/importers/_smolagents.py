@@ -82,7 +82,17 @@ def read(doc: Any, path: Path) -> Imported:
     attach_outcome(entries, outcome)
     run = RunInfo(task=None, trial=None, reward=None, calls=len(entries))
     meta = {"steps": steps, "pairing": "step", "task": task, "run_outcome": outcome.to_json()}
-    return Imported(NAME, path, [run], lambda index: (entries, meta))
+    answers = sum(
+        1
+        for step in doc
+        for c in step.get("tool_calls") or ()
+        if isinstance(c, dict) and (c.get("function") or {}).get("name") == FINAL_ANSWER
+    )
+    # its final_answer calls are the outcome, not entries: a run of only those is no
+    # file of unread calls (detect.py)
+    return Imported(
+        NAME, path, [run], lambda index: (entries, meta), metadata={"calls_not_entries": answers}
+    )
 
 
 def _step_entries(step: dict[str, Any], i: int, path: Path, before: int) -> list[Entry]:

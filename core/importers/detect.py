@@ -263,8 +263,8 @@ def _not_empty(imported: Imported, data: bytes, tried: list[tuple[str, str]]) ->
     """``imported``, unless it made no entry from a file that holds tool calls (a format
     read as another one drops them: bugcase 50): then an error saying what was found and
     which formats were tried."""
-    if any(run.calls for run in imported.runs):
-        return imported
+    if any(run.calls for run in imported.runs) or imported.metadata.get("calls_not_entries"):
+        return imported  # calls read (or, like smolagents' final_answer, read as no entry)
     found = _CALL_MARKS.search(data)
     if found is None:
         return imported

@@ -205,3 +205,12 @@ def test_unique_ids_pair_each_result_with_its_call_in_any_order(
     entries = entries_from_messages(messages, path=None)
     assert [e.args["n"] for e in entries] == list(range(calls))
     assert [e.response["answer"] for e in entries] == list(range(calls))
+
+
+def test_smolagents_run_that_only_answered_imports_as_no_call(tmp_path: Path) -> None:
+    """A final_answer call is the outcome, not an entry: 0 entries, and no error."""
+    answer = {"id": "c1", "type": "function",
+              "function": {"name": "final_answer", "arguments": {"answer": "42"}}}  # fmt: skip
+    steps = [{"task": "go"}, {"step_number": 1, "tool_calls": [answer], "observations": "42"}]
+    c = open_cassette(write(tmp_path, steps))
+    assert len(c) == 0 and c.metadata["run_outcome"]["final_answer"] == "42"
