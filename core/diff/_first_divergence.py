@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..format.plural import plural
 from ._finding import finding, json_short, row_seqs, step
+from ._malformed_args import malformed_cause
 from .model import STATUS_WORDS, Row, Status
 from .refine import float_noise_row
 
@@ -29,6 +30,10 @@ def first_divergence(result: DiffResult) -> Finding:
         message += note
     else:
         action = _two_sided_action(row)
+    cause = malformed_cause(result, row, evidence)
+    if cause is not None:  # the model's own output, named before any other reason
+        message += cause[0]
+        action = cause[1]
     return finding("first_divergence", row_seqs(row), message, action, evidence)
 
 

@@ -28,6 +28,11 @@ Finding kinds (``LintFinding.kind``):
     that readers ignore: a wrong type (the path names the field), or a ``run_outcome``
     on an entry that is not the last. Replay, the diff and the app still work: they are
     only context; the app and ``diff`` say so too.
+``malformed_args``
+    A call whose arguments the model sent as text that is not valid JSON (an imported
+    entry's ``arguments_error``: a stray newline, a truncated string): the tool got them
+    as text or refused them, so the cause of what follows is the model's output, not the
+    tool (bugcase 39).
 ``empty``
     The cassette has no calls (an empty file, blank lines only, or an imported run that
     made no tool call). There is nothing to replay or compare: a replay serves nothing
@@ -82,6 +87,7 @@ KINDS = (
     "over_normalization",
     "unused_rule",
     "bad_context",
+    "malformed_args",
     "empty",
     "secret",
 )
@@ -414,7 +420,25 @@ def _entry_findings(
         )
     if entry.extra and (CONTEXT_FIELD in entry.extra or OUTCOME_FIELD in entry.extra):
         here.extend(_word_findings(entry, last, cassette.path))
+    if entry.extra and isinstance(entry.extra.get(MALFORMED_FIELD), str):
+        here.append(malformed_args_finding(entry))
     return here
+
+
+#: the entry field an importer sets when the model's arguments were not valid JSON
+MALFORMED_FIELD = "arguments_error"
+
+
+def malformed_args_finding(entry: Entry) -> Finding:
+    """The ``malformed_args`` finding of an entry with ``arguments_error``."""
+    return Finding(
+        kind="malformed_args",
+        seq=entry.seq,
+        path="$." + MALFORMED_FIELD,
+        message=f"{entry.tool}: the model's arguments could not be parsed "
+        f"({entry.extra[MALFORMED_FIELD]}); the call was made with them as text, so what "
+        "follows it comes from the model's output, not from the tool",
+    )
 
 
 def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:
