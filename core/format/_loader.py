@@ -436,7 +436,7 @@ class _Index:
         seqs, tools, stored = self.seqs, self.tools, self.stored
         lines = _line_numbers(len(seqs), self.after_blank)
         offsets, lengths = self.offsets, self.lengths
-        if not _ascending(seqs):
+        if not _ascending(seqs) and len(set(seqs)) == len(seqs):
             order = _in_seq_order(seqs)
             seqs = array("q", [seqs[k] for k in order])
             tools = [tools[k] for k in order]
@@ -466,11 +466,13 @@ def _ascending(seqs: Sequence[int]) -> bool:
 
 
 def _in_seq_order(seqs: Sequence[int]) -> list[int]:
-    """The line positions sorted by seq, lines of one seq in file order (a stable sort).
+    """The line positions sorted by seq.
 
     The recorder numbers a call when it is issued and writes its line when it finishes
     (docs/format.md): the lines of parallel calls stand in completion order, and a reader
-    sees the entries in issue order. A repeated seq stays a ``seq_order`` lint finding."""
+    sees the entries in issue order. A file with a repeated seq is not a recording's: it
+    keeps its file order (``cassette`` does not call this), and lint reports it
+    (``seq_order``)."""
     return sorted(range(len(seqs)), key=seqs.__getitem__)
 
 
