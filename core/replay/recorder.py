@@ -41,6 +41,7 @@ from typing import Any, BinaryIO, Self
 
 from ..format.atomic import check_replaceable
 from ..format.cassette import dump_line
+from ..format.constants import BATCH_FIELD
 from ..format.entry import Entry
 from ..format.errors import CassetteError
 from ..format.jsonvalue import json_copy, roundtrip_change
@@ -87,10 +88,6 @@ class RecordingStopped(CassetteError, RuntimeError):
             f"{path}: recording stopped at seq {seq}: {cause}; the calls before it are "
             "recorded, later calls are refused before they run (start a new recording)"
         )
-
-
-#: the entry field that marks a call that overlapped another (``Recorder``; docs/format.md)
-BATCH_FIELD = "batch"
 
 
 @dataclass

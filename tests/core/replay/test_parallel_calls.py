@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from cassette_tui.core import Recorder, Replayer, load
-from cassette_tui.core.replay.recorder import BATCH_FIELD
+from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.scan.lint import lint
 from hypothesis import given, settings
 from hypothesis import strategies as st
