@@ -190,7 +190,7 @@ def _parallel_order(with_log: list[_Logged], first: int, paths: tuple[Divergence
     every run made (the same recorded seqs), each run in its own order, and whether the
     order mattered; ``""`` otherwise."""
     spans: set[tuple[int, int]] = set()
-    served: set[tuple[int, ...]] = set()
+    served: set[tuple[str, ...]] = set()
     for logged in with_log:
         log = logged.log
         if first >= len(log):
