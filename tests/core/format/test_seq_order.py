@@ -3,6 +3,7 @@ they were issued: docs/format.md) load in seq order; a repeated seq keeps the fi
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from cassette_tui.core import load
 from cassette_tui.core.format import _readahead as readahead
 from cassette_tui.core.format.digest import digest
 from cassette_tui.core.scan.lint import lint
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.factory import entry, write_cassette
 
 
@@ -47,3 +50,17 @@ def test_a_repeated_seq_keeps_the_file_order(tmp_path: Path) -> None:
         ("seq_order", 1),
         ("seq_order", 2),
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=10**6), min_size=1, max_size=30, unique=True))
+def test_any_line_order_of_unique_seqs_loads_sorted(seqs: list[int]) -> None:
+    """Property: whatever order the lines of unique seqs stand in, the load gives them in
+    seq order, each entry with its own line and args."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_cassette(Path(tmp) / "c.jsonl", *(entry(s, "t", {"s": s}) for s in seqs))
+        c = load(path)
+        assert c.seqs == sorted(seqs)
+        assert [e.args["s"] for e in c] == sorted(seqs)
+        line_of = {s: n for n, s in enumerate(seqs, 1)}
+        assert [c.line(i) for i in range(len(c))] == [line_of[s] for s in sorted(seqs)]
