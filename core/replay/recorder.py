@@ -5,7 +5,7 @@ at most the calls in flight. A tool exception is recorded as an ``error`` entry
 (``{"type": class name, "message": str(exc)}``) and raised again unchanged. Each line also
 carries ``recorded_at`` (ISO-8601 UTC, when the call started) and ``duration_ms``.
 
-``seq`` is the order calls were **issued** (DESIGN.md, "Cassette format"): it is given under
+``seq`` is the order calls were **issued** (docs/format.md): it is given under
 a lock when a call starts, so calls one model turn issues at once (``asyncio.gather``, a
 thread pool) keep their issue order whatever order they finish in, and a key recorded twice
 in parallel is served in issue order on replay. Lines are still written as calls finish,
