@@ -9,6 +9,7 @@ import asyncio
 import json
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from cassette_tui.core import Recorder, Replayer, load
@@ -84,7 +85,8 @@ def test_a_sequential_run_has_no_batch_field(tmp_path: Path) -> None:
 
 
 def test_threads_finishing_in_reverse_keep_issue_order(tmp_path: Path) -> None:
-    """Thread 0 issues first and returns only after thread 1 has finished."""
+    """On a ``ThreadPoolExecutor``: call 0 issues first and returns only after call 1
+    has finished."""
     path = tmp_path / "run.jsonl"
     issued_0, finished_1 = threading.Event(), threading.Event()
     results: dict[int, dict] = {}
@@ -95,7 +97,7 @@ def test_threads_finishing_in_reverse_keep_issue_order(tmp_path: Path) -> None:
             assert finished_1.wait(30)
         return {"who": args["who"]}
 
-    with Recorder(path) as rec:
+    with Recorder(path) as rec, ThreadPoolExecutor(max_workers=2) as pool:
         dispatch = rec.wrap(live)
 
         def worker(who: int) -> None:
@@ -105,11 +107,9 @@ def test_threads_finishing_in_reverse_keep_issue_order(tmp_path: Path) -> None:
             if who == 1:
                 finished_1.set()
 
-        threads = [threading.Thread(target=worker, args=(w,)) for w in (0, 1)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        for future in [pool.submit(worker, w) for w in (0, 1)]:
+            future.result()
+    assert results == {0: {"who": 0}, 1: {"who": 1}}
     on_disk = [json.loads(x)["seq"] for x in path.read_text(encoding="utf-8").splitlines()]
     assert on_disk == [2, 1]
     cassette = load(path)
@@ -174,11 +174,10 @@ def test_same_key_in_parallel_replays_each_its_own_answer_under_threads(tmp_path
         if who == 0:
             first_issued.set()
 
-    threads = [threading.Thread(target=worker, args=(w,)) for w in (1, 0)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        # the later call is submitted first: it still waits for the first one issued
+        for future in [pool.submit(worker, w) for w in (1, 0)]:
+            future.result()
     assert got == {0: "first", 1: "second"}
 
 
