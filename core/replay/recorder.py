@@ -174,7 +174,8 @@ class Recorder:
         return self._written
 
     def _issue(self) -> int:
-        """The next seq, given to a call as it starts, and its batch. Under ``_lock``."""
+        """The next seq, given to a call as it starts; the call joins the batch in flight,
+        or starts one. Under ``_lock``."""
         seq = self._seq = self._seq + 1
         if self._batch is None:  # none in flight: this call may start a batch
             self._batch = _Batch(seq)

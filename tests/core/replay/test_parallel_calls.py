@@ -218,3 +218,28 @@ def test_any_completion_order_loads_in_issue_order(finish: list[int]) -> None:
             (k + 1, k, k * 10) for k in range(n)
         ]
         assert {e.extra[BATCH_FIELD] for e in cassette} == {1}
+
+
+def test_a_cancelled_call_leaves_no_batch_behind(tmp_path: Path) -> None:
+    """A call cancelled in flight is out of flight: the next call, alone, has no mark."""
+    path = tmp_path / "run.jsonl"
+
+    async def live(tool: str, args: dict) -> str:
+        if tool == "slow":
+            await asyncio.Event().wait()  # never returns: cancelled below
+        return tool
+
+    async def run(dispatch) -> str:
+        task = asyncio.create_task(dispatch("slow", {}))
+        await asyncio.sleep(0)  # let it start: it is in flight now
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        return await dispatch("after", {})
+
+    with Recorder(path) as rec:
+        assert asyncio.run(run(rec.wrap(live))) == "after"
+    after = [e for e in load(path) if e.tool == "after"]
+    assert len(after) == 1 and BATCH_FIELD not in after[0].extra
