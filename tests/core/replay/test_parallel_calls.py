@@ -6,6 +6,7 @@ events, never with sleeps, so nothing here depends on timing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import tempfile
 import threading
@@ -233,10 +234,8 @@ def test_a_cancelled_call_leaves_no_batch_behind(tmp_path: Path) -> None:
         task = asyncio.create_task(dispatch("slow", {}))
         await asyncio.sleep(0)  # let it start: it is in flight now
         task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await task
-        except asyncio.CancelledError:
-            pass
         return await dispatch("after", {})
 
     with Recorder(path) as rec:
