@@ -46,6 +46,13 @@ async def test_overlapping_calls_are_marked_and_paired_side_by_side(tmp_path: Pa
         summary = next(x for x in lines if "summarize" in x)
         assert "⇉" not in summary and summary.count("    4") == 2
         assert not any(" < " in x or " > " in x for x in lines)  # nothing only in A or B
+        # the app opens at the first divergence: Oslo, A seq 2 beside B seq 3
+        assert "A seq 2 · B seq 3 · get_weather · ~ response drift · ⇉ parallel" in (
+            screen_text(app)
+        )
+        await press(pilot, "down", "down")
+        assert "A seq 4 · B seq 4 · summarize · = same" in screen_text(app)
+        assert "⇉ parallel" not in screen_text(app)
     single = CassetteApp(open_cassette(a))
     async with single.run_test(size=SIZE) as pilot:
         await settle(pilot)
