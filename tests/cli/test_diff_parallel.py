@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-AGENT = r'''
+AGENT = r"""
 import asyncio, json, os, sys
 from cassette_tui.core import wrap_dispatcher
 
@@ -45,7 +45,7 @@ async def main():
     print(await tool("summarize", {"text": text}))
 
 asyncio.run(main())
-'''
+"""
 
 
 def _record(tmp_path: Path, name: str, cities: list[str], finish: list[int], temps: dict) -> Path:
@@ -72,9 +72,7 @@ def _record(tmp_path: Path, name: str, cities: list[str], finish: list[int], tem
 def test_recorded_fan_outs_diff_side_by_side(tmp_path: Path, align: str) -> None:
     temps = {"Lisbon": 21, "Oslo": 4, "Cairo": 33}
     a = _record(tmp_path, "a.jsonl", ["Lisbon", "Oslo", "Cairo"], [2, 1, 0], temps)
-    b = _record(
-        tmp_path, "b.jsonl", ["Cairo", "Lisbon", "Oslo"], [1, 2, 0], {**temps, "Oslo": 5}
-    )
+    b = _record(tmp_path, "b.jsonl", ["Cairo", "Lisbon", "Oslo"], [1, 2, 0], {**temps, "Oslo": 5})
     # A's lines stand in completion order, numbered in issue order
     on_disk = [json.loads(x) for x in a.read_text(encoding="utf-8").splitlines()]
     assert [(r["seq"], r["args"].get("city"), r.get("batch")) for r in on_disk] == [
