@@ -237,8 +237,8 @@ def refine_rows(
     if not changed and not windows:
         moved = _one_sided_moves(a, b, rows, statuses)
         if moved is None:
-            return _in_batches(a, b, rows, statuses)
-        return _in_batches(a, b, moved, [r.status for r in moved]) or moved
+            return _in_batches(a, b, rows, statuses, tolerance)
+        return _in_batches(a, b, moved, [r.status for r in moved], tolerance) or moved
     out: list[Row] = []
     start = 0
     for i, j, moved_rows in windows:
@@ -247,7 +247,7 @@ def refine_rows(
         start = j
     out.extend(changed.get(k, rows[k]) for k in range(start, len(statuses)))
     out = _one_sided_moves(a, b, out, [r.status for r in out]) or out
-    return _in_batches(a, b, out, [r.status for r in out]) or out
+    return _in_batches(a, b, out, [r.status for r in out], tolerance) or out
 
 
 def _quieted_rows(
@@ -406,7 +406,11 @@ def _marked(a: Cassette, b: Cassette, row: Row) -> bool:
 
 
 def _in_batches(
-    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+    a: Cassette,
+    b: Cassette,
+    rows: Sequence[Row],
+    statuses: Sequence[Status],
+    tolerance: float | None = None,
 ) -> list[Row] | None:
     """The rows with each stretch of overlapping calls around a differing row paired
     again (``_batch_regions``, ``_repaired``; the module doc), or ``None`` when no pair
@@ -416,7 +420,7 @@ def _in_batches(
     start = 0
     changed = False
     for i, j in _batch_regions(a, b, rows, statuses):
-        repaired = _repaired(a, b, [rows[k] for k in range(i, j)])
+        repaired = _repaired(a, b, [rows[k] for k in range(i, j)], tolerance)
         if repaired is None:
             continue
         out.extend(rows[k] for k in range(start, i))
@@ -455,7 +459,9 @@ def _batch_regions(
     return regions
 
 
-def _repaired(a: Cassette, b: Cassette, region: list[Row]) -> list[Row] | None:
+def _repaired(
+    a: Cassette, b: Cassette, region: list[Row], tolerance: float | None = None
+) -> list[Row] | None:
     """A stretch of overlapping calls paired again: each A entry with the first free B
     entry of the same key and outcome, then of the same key, then of the same tool, in
     issue order; what finds no twin stays one-sided. ``None`` when no pair changes."""
@@ -493,20 +499,36 @@ def _repaired(a: Cassette, b: Cassette, region: list[Row]) -> list[Row] | None:
         elif (i, j) in before:
             made.append(before[(i, j)])  # a pair the alignment made keeps its row
         else:
-            made.append(_pair_row(a, b, i, j, repeated_a[i], repeated_b[j]))
+            made.append(_pair_row(a, b, i, j, repeated_a[i], repeated_b[j], tolerance))
     for j in free:  # a B call with no twin: after the stretch's A calls
         made.append(build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
                               repeated_b=repeated_b[j], error_b=_is_error(b, j)))  # fmt: skip
     return made
 
 
-def _pair_row(a: Cassette, b: Cassette, i: int, j: int, rep_a: bool, rep_b: bool) -> Row:
+def _pair_row(
+    a: Cassette,
+    b: Cassette,
+    i: int,
+    j: int,
+    rep_a: bool,
+    rep_b: bool,
+    tolerance: float | None = None,
+) -> Row:
     """The row of A's entry ``i`` beside B's ``j`` paired across positions: ``moved`` for
-    the same call with the same outcome, else the pair's status (``response_drift``: the
-    same call answered differently)."""
+    the same call with the same outcome (or numbers within ``tolerance``), else the pair's
+    status (``response_drift``: the same call answered differently; ``metadata_drift``
+    when only volatile metadata differs, as ``_quieted_rows`` decides for the others)."""
     status = pair_status(
         (a.tool(i), b.tool(j)), (a.key(i), b.key(j)), a.fingerprint(i) == b.fingerprint(j)
     )
+    ea, eb = a.entry_view(i), b.entry_view(j)
+    if status is Status.RESPONSE_DRIFT and not (ea.is_error or eb.is_error):
+        how = classify_response_drift(a.tool(i), ea.response, eb.response, a, tolerance)
+        if how == "metadata":
+            status = Status.METADATA_DRIFT
+        elif how == "noise":
+            status = Status.SAME
     return build_row(
         i, j, a.seq(i), b.seq(j), Status.MOVED if status is Status.SAME else status, a.tool(i),
         repeated_a=rep_a, repeated_b=rep_b, error_a=_is_error(a, i), error_b=_is_error(b, j),

@@ -165,3 +165,31 @@ def test_a_reordered_batch_with_one_changed_answer_pairs_every_call(
     assert len(result.rows) == n + 1
     drift = [r for r in result.rows if r.status is Status.RESPONSE_DRIFT]
     assert [(r.a_seq, r.b_seq) for r in drift] == [(flaky + 1, order.index(flaky) + 1)]
+
+
+@pytest.mark.parametrize("align", ["auto", "seq", "key"])
+def test_a_reordered_batch_whose_answers_differ_in_metadata_only_is_the_same_run(
+    tmp_path: Path, align: str
+) -> None:
+    """Paired across positions, a call whose answers differ only in a request id is
+    ``metadata_drift`` (as it is at one position), so the runs are the same."""
+
+    def answer(c: str, t: int, req: str) -> dict:
+        return {"temp_c": t, "request_id": f"req_{req}{c}"}
+
+    a = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(1, "w", {"c": "L"}, response=answer("L", 21, "a1"), batch=1),
+        entry(2, "w", {"c": "O"}, response=answer("O", 4, "a2"), batch=1),
+        entry(3, "s", {"t": 1}),
+    )
+    b = write_cassette(
+        tmp_path / "b.jsonl",
+        entry(1, "w", {"c": "O"}, response=answer("O", 4, "b7"), batch=1),
+        entry(2, "w", {"c": "L"}, response=answer("L", 21, "b8"), batch=1),
+        entry(3, "s", {"t": 1}),
+    )
+    result = diff_cassettes(load(a), load(b), align)
+    assert result.is_same and result.first_divergence is None
+    assert {r.status for r in result.rows} <= {Status.SAME, Status.MOVED, Status.METADATA_DRIFT}
+    assert Status.METADATA_DRIFT in {r.status for r in result.rows}
