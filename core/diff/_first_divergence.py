@@ -9,7 +9,7 @@ from ..format.plural import plural
 from ._finding import finding, json_short, row_seqs, step
 from ._malformed_args import malformed_cause
 from .model import STATUS_WORDS, Row, Status
-from .refine import float_noise_row
+from .refine import batch_of, float_noise_row
 
 if TYPE_CHECKING:
     from ..format.findings import Finding
@@ -24,6 +24,7 @@ def first_divergence(result: DiffResult) -> Finding:
     evidence: dict[str, Any] = {"row": index + 1, "status": row.status.value}
     message = _parting(result, index, row, evidence)
     message += _float_noise(result, row, evidence)
+    message += _parallel_order(result, row, evidence)
     message = _empty_side(result, evidence) + message
     if row.status in (Status.ONLY_A, Status.ONLY_B):
         note, action = _one_sided(result, row, evidence)
@@ -69,6 +70,20 @@ def _float_noise(result: DiffResult, row: Row, evidence: dict[str, Any]) -> str:
     return (
         " Only float noise: the numbers differ by at most 2^-23 of their size "
         "(float32 rounding, another summation order), not a stale recording."
+    )
+
+
+def _parallel_order(result: DiffResult, row: Row, evidence: dict[str, Any]) -> str:
+    """The sentence saying the row pairs parallel calls the runs issued in another order
+    (both sides carry the recorder's ``batch`` mark, at other seqs), or ``""``."""
+    if row.a is None or row.b is None or row.a_seq == row.b_seq:
+        return ""
+    if batch_of(result.a, row.a) is None or batch_of(result.b, row.b) is None:
+        return ""
+    evidence["parallel_order"] = True
+    return (
+        f" A seq {row.a_seq} and B seq {row.b_seq} are the same parallel call: the runs "
+        "issued their parallel calls in another order, paired here by call."
     )
 
 

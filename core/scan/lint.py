@@ -20,7 +20,10 @@ Finding kinds (``LintFinding.kind``):
     characters, U+FFFD replacement characters). Store binary data as a base64 envelope
     ``{"_binary": true, "encoding": "base64", "data": ...}``, which is never flagged.
 ``seq_order``
-    A ``seq`` that repeats an earlier one or is lower than the one before it.
+    A ``seq`` that repeats an earlier one, or is lower than the one before it in a
+    cassette with a repeated seq (or an in-memory one). A file whose seqs are unique is
+    no finding whatever its line order: the recorder writes parallel calls as they finish,
+    numbered as they were issued, and the load orders the entries by seq.
 ``over_normalization`` / ``unused_rule``
     The configured normalization rules checked against the data (see ``rulecheck.py``).
 ``bad_context``
