@@ -45,7 +45,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -120,12 +120,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(GateCollector(config), "cassette-gate-collector")
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Keep each phase's report on the item: a recording's fate is its test's outcome."""
-    outcome = yield
-    report: pytest.TestReport = outcome.get_result()
+    report: pytest.TestReport = yield
     item.stash.setdefault(_OUTCOMES, {})[report.when] = report
+    return report
 
 
 def _passed(item: pytest.Item) -> bool:

@@ -66,6 +66,14 @@ def kept_beside(path: Path, why: str) -> Path:
     raise AssertionError("unreachable")
 
 
+def shown(path: Path) -> str:
+    """``path`` as the summary shows it: relative to the current folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
 def _move_new(source: Path, target: Path) -> bool:
     """Move the finished file ``source`` to ``target`` unless a file is there (a hard
     link, so one made meanwhile is not clobbered). True when moved."""
@@ -129,28 +137,28 @@ class StagedRecording:
         recorder.close()
         staging = recorder.path
         if not staging.exists():  # stopped before its first call: nothing to keep
-            return f"not recorded: {self.path} (the recording stopped before its first call)"
+            return f"not recorded: {shown(self.path)} (the recording stopped before its first call)"
         calls = f"{recorder.entries} call(s)"
         if not passed:
             if recorder.entries == 0:
                 staging.unlink()
-                return f"not recorded: {self.path} (the test failed before any tool call)"
+                return f"not recorded: {shown(self.path)} (the test failed before any tool call)"
             kept = _keep(staging, self.path, "failed")
             what = "replace" if self.path.exists() else "become"
             return (
-                f"KEPT BESIDE {kept}: the test failed, so its recording ({calls}) did not "
-                f"{what} {self.path}"
+                f"KEPT BESIDE {shown(kept)}: the test failed, so its recording ({calls}) did not "
+                f"{what} {shown(self.path)}"
             )
         if self.record == "all":
             check_replaceable(self.path)  # a symlink, FIFO or device is never replaced
             os.replace(staging, self.path)
-            return f"recorded {self.path} ({calls})"
+            return f"recorded {shown(self.path)} ({calls})"
         if _move_new(staging, self.path):
-            return f"recorded {self.path} ({calls})"
+            return f"recorded {shown(self.path)} ({calls})"
         kept = _keep(staging, self.path, "recorded")
         return (
-            f"KEPT BESIDE {kept}: {self.path} was recorded meanwhile by another test; "
-            f"this recording ({calls}) is beside it"
+            f"KEPT BESIDE {shown(kept)}: {shown(self.path)} was recorded meanwhile by "
+            f"another test; this recording ({calls}) is beside it"
         )
 
     def _finish_new_episodes(self, passed: bool) -> str | None:
@@ -158,18 +166,20 @@ class StagedRecording:
         new = episodes.new_calls
         if not passed and new:
             kept = episodes.close(kept_beside(self.path, "failed"))
+            assert kept is not None  # it had new calls
             return (
-                f"KEPT BESIDE {kept}: the test failed; its {new} new call(s) and the "
-                f"cassette are there, {self.path} is unchanged"
+                f"KEPT BESIDE {shown(kept)}: the test failed; its {new} new call(s) and the "
+                f"cassette are there, {shown(self.path)} is unchanged"
             )
         written = episodes.close()
         if written is None:
             return None
         first = episodes.last_recorded_seq + 1
+        seqs = f"{first}" if new == 1 else f"{first}-{first + new - 1}"
         return (
-            f"NEW CALLS {written}: {self.path} plus {new} call(s) recorded live (seq {first}"
-            f"{'' if new == 1 else f'-{first + new - 1}'}); {self.path} is unchanged: move "
-            "the new file over it to keep them"
+            f"NEW CALLS {shown(written)}: {shown(self.path)} plus {new} call(s) recorded live "
+            f"(seq {seqs}); {shown(self.path)} is unchanged: move the new file over it to "
+            "keep them"
         )
 
 

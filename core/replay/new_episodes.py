@@ -30,6 +30,7 @@ from ..format.atomic import write_atomic
 from ..format.cassette import Cassette, dump_line, load
 from ..format.errors import CassetteMiss
 from ..keys.config import ProjectConfig
+from ..keys.normalize import NormalizationRules, rules_of
 from ..scan.redact import Redactor, record_redactor
 from ..scan.redact_config import load_secret_config
 from .recorder import Recorder, _is_async
@@ -72,7 +73,7 @@ class NewEpisodes:
         *,
         overwrite: bool = False,
         repeat: str = "error",
-        rules: Any = None,
+        rules: NormalizationRules | None = None,
         redactor: Redactor | None = None,
         record_redactor: Redactor | None = None,
     ) -> None:
@@ -89,7 +90,7 @@ class NewEpisodes:
         )
         with contextlib.suppress(FileNotFoundError):
             staging.unlink()  # a left-over of a process with the same pid
-        self.recorder = Recorder(staging, rules=self.replayer.rules, redactor=record_redactor)
+        self.recorder = Recorder(staging, rules=rules_of(self.cassette), redactor=record_redactor)
         self.written: Path | None = None
         self._lock = threading.Lock()
         self._closed = False

@@ -186,7 +186,7 @@ def test_two_tests_sharing_one_cassette_under_once(modes: Path) -> None:
     shared = modes / "cassettes" / "shared.jsonl"
     assert len(shared.read_text().splitlines()) == 1  # the first recorded, the second replayed
     assert [line for line in summary(done.stdout) if "recorded" in line] == [
-        f"test_modes.py::test_first: recorded {shared} (1 call(s))"
+        "test_modes.py::test_first: recorded cassettes/shared.jsonl (1 call(s))"
     ]
 
 
@@ -200,7 +200,11 @@ def test_new_episodes_replays_and_records_the_new_calls_beside(modes: Path) -> N
     records = [json.loads(x) for x in out.read_text().splitlines()]
     assert [(r["seq"], r["args"]) for r in records] == [(1, {"key": "a"}), (2, {"key": "new"})]
     (line,) = summary(done.stdout)
-    assert f"NEW CALLS {out}: {base} plus 1 call(s) recorded live (seq 2)" in line
+    assert line == (
+        "test_modes.py::test_episodes: NEW CALLS cassettes/base.new-episodes.jsonl: "
+        "cassettes/base.jsonl plus 1 call(s) recorded live (seq 2); cassettes/base.jsonl is "
+        "unchanged: move the new file over it to keep them"
+    )
     done = pytest_run(modes, "-k", "episodes")  # none: the new call is a miss
     assert done.returncode == 1 and "CassetteMiss" in done.stdout
     shutil.move(out, base)  # adopted: it replays
@@ -255,7 +259,9 @@ def test_all_rerecords_the_gate_demo_whose_agent_wraps_itself(tmp_path: Path) ->
     assert "FileExistsError" not in done.stdout
     after = [json.loads(x) for x in fix.read_text().splitlines()]
     assert [r["tool"] for r in after] == before and [r["seq"] for r in after] == [1, 2, 3, 4]
-    assert f"test_gate_demo.py::test_fixed_run: recorded {fix} (4 call(s))" in summary(done.stdout)
+    assert "test_gate_demo.py::test_fixed_run: recorded fix.jsonl (4 call(s))" in summary(
+        done.stdout
+    )
     done = pytest_run(project, "test_gate_demo.py", "-k", "fixed_run")
     assert done.returncode == 0, done.stdout
 
