@@ -124,7 +124,13 @@ class StagedRecording:
             with contextlib.suppress(FileNotFoundError):
                 staging.unlink()  # a left-over of a process with the same pid
             recording = open_recorder(staging)
-        recorder_registry.register(path, recording)
+        try:
+            recorder_registry.register(path, recording)
+        except FileExistsError:
+            recording.close()
+            if isinstance(recording, Recorder):
+                recording.path.unlink(missing_ok=True)  # nothing recorded: no staging file
+            raise
         return cls(path, record, recording)
 
     def finish(self, passed: bool) -> str | None:

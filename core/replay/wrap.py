@@ -161,6 +161,7 @@ class _Binding:
         self.repeat, self.overwrite, self.is_async = repeat, overwrite, is_async
         self.outer: Any = None
         self.bound: _Bound
+        self._token = _environment_token()
         self._lock = threading.Lock()
 
     def wanted(self) -> _Wanted:
@@ -191,8 +192,12 @@ class _Binding:
 
     def current(self) -> _Bound:
         """The engine the environment asks for now (made anew when it changed)."""
-        wanted = self.wanted()
+        token = _environment_token()
         bound = self.bound
+        if token == self._token and token is not None:
+            return bound  # nothing changed: no environment look-up (a miss costs ~3 us each)
+        wanted = self.wanted()
+        self._token = token
         if wanted == bound.wanted:
             return bound
         with self._lock:
@@ -208,6 +213,19 @@ class _Binding:
         if self.outer is not None:
             self.outer.mode = bound.mode
             self.outer.engine = bound.engine
+
+
+_ENV_NAMES = tuple(os.fsencode(n) for n in (ENV_MODE, ENV_PATH, ENV_REPORT, ENV_CONFIG))
+
+
+def _environment_token() -> tuple[Any, ...] | None:
+    """The raw values of the variables a following wrapper reads, cheaply (the mapping
+    ``os.environ`` keeps in sync with every change made through it), or ``None`` where
+    that mapping is not there (then the wrapper reads the variables at each call)."""
+    data = getattr(os.environ, "_data", None)
+    if os.name != "posix" or not isinstance(data, dict):  # keys are bytes on POSIX only
+        return None
+    return tuple(data.get(name) for name in _ENV_NAMES)
 
 
 def _engine(
