@@ -197,15 +197,13 @@ class _Binding:
         if token == self._token and token is not None:
             return bound  # nothing changed: no environment look-up (a miss costs ~3 us each)
         wanted = self.wanted()
-        self._token = token
-        if wanted == bound.wanted:
-            return bound
         with self._lock:
             if self.bound.wanted != wanted:
                 old = self.bound
-                new = self.bind(wanted)
+                new = self.bind(wanted)  # a bad setting raises, and is tried again next call
                 self.show(new)
                 old.close()
+            self._token = token
             return self.bound
 
     def show(self, bound: _Bound) -> None:
@@ -225,7 +223,8 @@ def _environment_token() -> tuple[Any, ...] | None:
     data = getattr(os.environ, "_data", None)
     if os.name != "posix" or not isinstance(data, dict):  # keys are bytes on POSIX only
         return None
-    return tuple(data.get(name) for name in _ENV_NAMES)
+    mode, path, report, config = _ENV_NAMES
+    return (data.get(mode), data.get(path), data.get(report), data.get(config))
 
 
 def _engine(

@@ -109,3 +109,19 @@ def test_a_wrapper_given_a_mode_does_not_follow(
     monkeypatch.setenv(ENV_MODE, "replay")
     monkeypatch.setenv(ENV_PATH, str(cassette))
     assert dispatch("t", {}) == "live"
+
+
+def test_a_bad_setting_raises_at_each_call_until_it_is_fixed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A following wrapper never falls back to its old engine when the environment asks
+    for one it cannot make (a missing cassette): every call raises until it can."""
+    monkeypatch.delenv(ENV_MODE, raising=False)
+    dispatch = wrap_dispatcher(lambda tool, args: "live")
+    monkeypatch.setenv(ENV_MODE, "replay")
+    monkeypatch.setenv(ENV_PATH, str(tmp_path / "absent.jsonl"))
+    for _ in range(2):
+        with pytest.raises(Exception, match="absent.jsonl"):
+            dispatch("t", {})
+    write_cassette(tmp_path / "absent.jsonl", entry(1, "t", {}, response="recorded"))
+    assert dispatch("t", {}) == "recorded"
