@@ -308,6 +308,40 @@ def test_a_wrapper_made_at_import_time_follows_the_marker(tmp_path: Path) -> Non
     assert json.loads((tmp_path / "cassettes" / "b.jsonl").read_text())["args"] == {"key": "b"}
 
 
+def test_an_agent_and_its_sub_agent_record_one_cassette_in_a_test(tmp_path: Path) -> None:
+    """The test's wrapper and a sub-agent's own ``wrap_dispatcher()`` join the test's
+    staged recording: one file, seqs in call order."""
+    write(
+        tmp_path,
+        "test_sub.py",
+        """
+        import pytest
+        from cassette_tui.core import wrap_dispatcher
+
+        @pytest.mark.cassette("team.jsonl")
+        def test_team(cassette):
+            agent = cassette.wrap(lambda tool, args: {"agent": tool})
+            sub = wrap_dispatcher(lambda tool, args: {"sub": tool})  # from the environment
+            agent("plan", {})
+            sub("search", {"q": 1})
+            agent("answer", {})
+            sub.close()
+        """,
+    )
+    done = pytest_run(tmp_path, "--cassette-record=all")
+    assert done.returncode == 0, done.stdout
+    team = tmp_path / "cassettes" / "team.jsonl"
+    records = [json.loads(x) for x in team.read_text().splitlines()]
+    assert [(r["seq"], r["tool"], r["response"]) for r in records] == [
+        (1, "plan", {"agent": "plan"}),
+        (2, "search", {"sub": "search"}),
+        (3, "answer", {"agent": "answer"}),
+    ]
+    assert sorted(p.name for p in team.parent.iterdir()) == ["team.jsonl"]  # no staging left
+    done = pytest_run(tmp_path)  # and it replays
+    assert done.returncode == 0, done.stdout
+
+
 # -- the network ---------------------------------------------------------------------------
 @pytest.fixture
 def listener() -> Iterator[int]:
