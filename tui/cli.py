@@ -57,6 +57,8 @@ COMMANDS: dict[str, str] = {
     "record": "cassette_tui.tui.commands.record:record",
     "mcp": "cassette_tui.tui.commands.mcp:mcp",
     "redact": "cassette_tui.tui.commands.redact:redact",
+    "report": "cassette_tui.tui.commands.report:report",
+    "serve": "cassette_tui.tui.commands.serve:serve",
 }
 
 
