@@ -23,7 +23,9 @@ until the test is over. Then, by the test's outcome (its setup and call passed):
   place either (the next ``once`` run records again): it is kept beside as
   ``NAME.failed-TIME.jsonl``, a name no test looks up, unless it has no call.
 
-Every such outcome is a line of the "cassette recordings" section of the summary.
+Every such outcome is a line of the "cassette recordings" section of the summary. Only
+the test's own process is staged: a program the test starts reads ``CASSETTE_PATH`` and
+records there itself, as any agent does (under ``once``, its recording stands).
 Wrappers in the test that record to the cassette (``cassette.wrap``, and code that calls
 ``wrap_dispatcher()`` itself) join the staged recording (``recorder_registry``).
 """
@@ -155,6 +157,11 @@ class StagedRecording:
                 f"KEPT BESIDE {shown(kept)}: the test failed, so its recording ({calls}) did not "
                 f"{what} {shown(self.path)}"
             )
+        if recorder.entries == 0 and self.path.exists() and self.record != "all":
+            # no call in this process, and a program the test started recorded the
+            # cassette itself (the environment names it): that recording stands
+            staging.unlink()
+            return None
         if self.record == "all":
             check_replaceable(self.path)  # a symlink, FIFO or device is never replaced
             os.replace(staging, self.path)

@@ -418,3 +418,40 @@ def test_recording_keeps_the_network(tmp_path: Path, listener: int) -> None:
     done = pytest_run(tmp_path, "-k", "replayed", "--cassette-record=all", PORT=str(listener))
     assert done.returncode == 1 and "ZeroDivisionError" in done.stdout  # live ran
     assert "network guard" not in done.stdout
+
+
+def test_an_agent_the_test_starts_records_the_cassette_itself_under_once(tmp_path: Path) -> None:
+    """A subprocess agent reads ``CASSETTE_PATH`` and records there, as before: the test's
+    empty staged recording does not shadow it."""
+    write(
+        tmp_path,
+        "agent.py",
+        """
+        from cassette_tui.core import wrap_dispatcher
+
+        dispatch = wrap_dispatcher(lambda tool, args: {"live": tool})
+        dispatch("lookup", {"key": "a"})
+        """,
+    )
+    write(
+        tmp_path,
+        "test_child.py",
+        """
+        import subprocess
+        import sys
+
+        import pytest
+
+        @pytest.mark.cassette("child.jsonl")
+        def test_child():
+            subprocess.run([sys.executable, "agent.py"], check=True)
+        """,
+    )
+    done = pytest_run(tmp_path, "--cassette-record=once")
+    assert done.returncode == 0, done.stdout
+    child = tmp_path / "cassettes" / "child.jsonl"
+    assert json.loads(child.read_text())["response"] == {"live": "lookup"}
+    assert sorted(p.name for p in child.parent.iterdir()) == ["child.jsonl"]
+    assert "cassette recordings" not in done.stdout
+    done = pytest_run(tmp_path)  # the child replays it
+    assert done.returncode == 0, done.stdout
