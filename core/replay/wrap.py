@@ -4,7 +4,9 @@ docs/format.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay`
 default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
 report goes as JSON: written when the wrapper is created, kept current as the run goes,
 and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``
-(normalization config).
+(normalization config); ``CASSETTE_NEW_CALLS`` and ``CASSETTE_NEW_PATH`` (what a replay
+does with a call never recorded: ``new_calls.py``), ``CASSETTE_FIXTURES`` (pinned fixtures
+answering their keys first: ``fixtures.py``).
 """
 
 from __future__ import annotations
@@ -13,15 +15,27 @@ import atexit
 import functools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..format.cassette import load
-from ..format.constants import ENV_CLAIM, ENV_MODE, ENV_PATH, ENV_REPORT, MODES
+from ..format.constants import (
+    ENV_CLAIM,
+    ENV_FIXTURES,
+    ENV_MODE,
+    ENV_NEW_CALLS,
+    ENV_NEW_PATH,
+    ENV_PATH,
+    ENV_REPORT,
+    MODES,
+)
 from ..keys.config import ProjectConfig
 from ..scan.redact import Redactor, record_redactor
 from ..scan.redact_config import load_secret_config
+from .fixtures import PinnedFixtures
+from .new_calls import LiveNewCalls, NewCall, check_policy, new_cassette_path
 from .recorder import Recorder, _is_async
 from .replayer import Replayer
 from .report_sink import ReportSink, attach, warn_at_exit
@@ -40,6 +54,36 @@ class _LiveCounter:
         return {"mode": "live", "cassette": None, "calls": self.calls}
 
 
+@dataclass(frozen=True)
+class _Overlay:
+    """What a wrapper adds around its mode: the new-calls policy, where ``record`` writes
+    the new calls, and the pinned fixtures."""
+
+    new_calls: str = "error"
+    new_path: str | Path | None = None
+    fixtures: tuple[str | Path, ...] = ()
+
+
+def _overlay(
+    new_calls: str | None, new_path: str | Path | None, fixtures: Sequence[str | Path] | None
+) -> _Overlay:
+    """The arguments, else ``CASSETTE_NEW_CALLS``, ``CASSETTE_NEW_PATH``,
+    ``CASSETTE_FIXTURES`` (``os.pathsep``-joined, empty parts skipped)."""
+    policy = new_calls if new_calls is not None else os.environ.get(ENV_NEW_CALLS) or "error"
+    try:
+        policy = check_policy(policy)
+    except ValueError:
+        where = "new_calls=" if new_calls is not None else f"{ENV_NEW_CALLS}="
+        raise ValueError(f"{where}{policy!r}: expected one of error, report, record") from None
+    if fixtures is None:
+        fixtures = [p for p in os.environ.get(ENV_FIXTURES, "").split(os.pathsep) if p]
+    return _Overlay(
+        policy,
+        new_path if new_path is not None else os.environ.get(ENV_NEW_PATH) or None,
+        tuple(fixtures),
+    )
+
+
 def wrap_dispatcher(
     dispatch: Callable[[str, Any], Any],
     *,
@@ -49,6 +93,9 @@ def wrap_dispatcher(
     config: str | Path | None = None,
     repeat: str = "error",
     overwrite: bool = False,
+    new_calls: str | None = None,
+    new_path: str | Path | None = None,
+    fixtures: Sequence[str | Path] | None = None,
 ) -> Callable[[str, Any], Any]:
     """Wrap a tool dispatcher ``dispatch(tool, args) -> response`` for record, replay or
     live use. A coroutine function gives a coroutine function back.
@@ -68,6 +115,16 @@ def wrap_dispatcher(
             miss are looked up again redacted, and ``record = true`` redacts as it writes.
         repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
         overwrite: record mode only: replace an existing cassette (else an error).
+        new_calls: replay mode: what a call never recorded (or past the last recording
+            of its key) gets: ``"error"`` (raise), ``"report"`` (answered by ``dispatch``
+            live, written nowhere) or ``"record"`` (answered live and appended to
+            ``new_path``); the report lists them as new calls (``new_calls.py``).
+            Default: ``CASSETTE_NEW_CALLS``, else ``"error"``.
+        new_path: where ``"record"`` writes the new calls (a new file, made at the first
+            one); default ``CASSETTE_NEW_PATH``, else ``NAME.new-<UTC>.jsonl`` beside
+            the cassette.
+        fixtures: pinned fixture cassettes that answer their keys first, in every mode
+            (``fixtures.py``); default ``CASSETTE_FIXTURES`` (``os.pathsep``-joined).
 
     The returned dispatcher has ``.mode``, ``.report()`` (the report as a dict: the replay
     report in replay mode, ``{"mode", "cassette", "entries", "errors"}`` when recording,
@@ -75,9 +132,12 @@ def wrap_dispatcher(
     run at exit).
 
     Raises:
-        ValueError: an unknown mode or repeat policy, or no path for record/replay.
-        FileExistsError: record mode on an existing cassette without ``overwrite``.
-        CassetteFormatError: replay of a missing or malformed cassette, or a bad config.
+        ValueError: an unknown mode, repeat or new-calls policy, or no path for
+            record/replay.
+        FileExistsError: record mode on an existing cassette without ``overwrite``; (at
+            the first new call) ``new_path`` exists.
+        CassetteFormatError: replay of a missing or malformed cassette, a fixture that
+            cannot be loaded, or a bad config.
         ReportPathError: the report file cannot be written.
     """
     mode = (mode or os.environ.get(ENV_MODE) or "live").strip().lower()
@@ -86,8 +146,11 @@ def wrap_dispatcher(
     path = path if path is not None else os.environ.get(ENV_PATH) or None
     report = report if report is not None else os.environ.get(ENV_REPORT) or None
     is_async = _is_async(dispatch)
-    engine, wrapped = _engine(dispatch, mode, path, config, repeat, overwrite, is_async)
-    return _finished(wrapped, dispatch, mode, engine, report, is_async)
+    overlay = _overlay(new_calls, new_path, fixtures)
+    engine, wrapped, close = _engine(
+        dispatch, mode, path, config, repeat, overwrite, is_async, overlay
+    )
+    return _finished(wrapped, dispatch, mode, engine, report, is_async, close)
 
 
 def _engine(
@@ -98,24 +161,55 @@ def _engine(
     repeat: str,
     overwrite: bool,
     is_async: bool,
-) -> tuple[Any, Any]:
-    """The engine of ``mode`` (a live call counter, a recorder, a replayer) and the
-    dispatcher it makes of ``dispatch``."""
-    if mode == "live":
+    overlay: _Overlay = _Overlay(),
+) -> tuple[Any, Any, Callable[[], None]]:
+    """The engine of ``mode`` (a live call counter, a recorder, a replayer), the
+    dispatcher it makes of ``dispatch`` (pinned fixtures first, when given) and what
+    closes them."""
+    if mode != "replay" and overlay.new_calls != "error":
+        raise ValueError(f"new_calls={overlay.new_calls!r} applies to replay mode only")
+    if mode == "live" and not overlay.fixtures:
         counter = _LiveCounter()
-        return counter, _counted(dispatch, counter, is_async)
-    if path is None:
+        return counter, _counted(dispatch, counter, is_async), _nothing
+    if path is None and mode != "live":
         raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
     project = ProjectConfig.load(config)
     rules = project.rules()
     redaction = load_secret_config(project)
+    pinned = (
+        PinnedFixtures(overlay.fixtures, rules, Redactor(redaction)) if overlay.fixtures else None
+    )
+    if mode == "live":
+        counter = _LiveCounter()
+        return (
+            counter,
+            _counted(_pinned_first(dispatch, pinned, is_async), counter, is_async),
+            _nothing,
+        )
+    assert path is not None
     if mode == "record":
         redactor = record_redactor(redaction)
         claim = os.environ.get(ENV_CLAIM) or None  # the file the record job made for it
         recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor, claim=claim)
-        return recorder, recorder.wrap(dispatch)
-    replayer = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
-    return replayer, _replayed(replayer, is_async)
+        # the pinned answers are recorded too: the recording is what the agent saw
+        return recorder, recorder.wrap(_pinned_first(dispatch, pinned, is_async)), recorder.close
+    replayer = Replayer(
+        load(path, rules=rules),
+        repeat=repeat,
+        redactor=Redactor(redaction),
+        new_calls=overlay.new_calls,
+    )
+    live = None
+    if overlay.new_calls != "error":
+        target = overlay.new_path if overlay.new_path is not None else new_cassette_path(path)
+        live = LiveNewCalls(overlay.new_calls, target, rules, record_redactor(redaction))
+        replayer.new_cassette = str(target) if overlay.new_calls == "record" else None
+    close = live.close if live is not None else _nothing
+    return replayer, _replayed(replayer, is_async, dispatch, pinned, live), close
+
+
+def _nothing() -> None:
+    """Nothing to close."""
 
 
 def _finished(
@@ -125,10 +219,10 @@ def _finished(
     engine: Any,
     report: str | Path | None,
     is_async: bool,
+    close: Callable[[], None],
 ) -> Any:
     """``wrapped`` reporting to ``report`` (when given), looking like ``dispatch``, with
     ``.mode``, ``.engine``, ``.report()`` and ``.close()`` (also run at exit)."""
-    close = getattr(engine, "close", lambda: None)
     if report is not None:
         try:
             sink = attach(report, engine)
@@ -175,19 +269,79 @@ def _counted(dispatch: Callable[[str, Any], Any], counter: _LiveCounter, is_asyn
     return wrapped_sync
 
 
-def _replayed(replayer: Replayer, is_async: bool) -> Any:
-    """A dispatcher served by ``replayer`` (a coroutine function when ``is_async``)."""
+def _pinned_first(
+    dispatch: Callable[[str, Any], Any], pinned: PinnedFixtures | None, is_async: bool
+) -> Any:
+    """``dispatch``, but a call a pinned fixture holds gets the pinned answer."""
+    if pinned is None:
+        return dispatch
+    if is_async:
+
+        async def pinned_async(tool: str, args: Any) -> Any:
+            __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
+            found = pinned.answer(tool, args)
+            if found is not None:
+                return found[1].outcome()  # a pinned error is raised as ToolError
+            return await dispatch(tool, args)
+
+        return pinned_async
+
+    def pinned_sync(tool: str, args: Any) -> Any:
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
+        found = pinned.answer(tool, args)
+        if found is not None:
+            return found[1].outcome()
+        return dispatch(tool, args)
+
+    return pinned_sync
+
+
+def _replayed(
+    replayer: Replayer,
+    is_async: bool,
+    dispatch: Callable[[str, Any], Any],
+    pinned: PinnedFixtures | None = None,
+    live: LiveNewCalls | None = None,
+) -> Any:
+    """A dispatcher served by ``replayer`` (a coroutine function when ``is_async``): a
+    pinned fixture's key by the fixture (logged ``pinned``), a new call by ``live``
+    (``dispatch`` live; logged ``new`` by the replayer), never ``dispatch`` otherwise."""
+
+    def pinned_answer(tool: str, args: Any) -> Any:
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
+        found = pinned.answer(tool, args) if pinned is not None else None
+        if found is None:
+            return None
+        replayer.note_pinned(tool, found[0][1])
+        return found[1]
+
     if is_async:
 
         async def replayed_async(tool: str, args: Any) -> Any:
             __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
-            return replayer(tool, args)
+            entry = pinned_answer(tool, args)
+            if entry is not None:
+                return entry.outcome()
+            try:
+                return replayer(tool, args)
+            except NewCall:
+                if live is None:
+                    raise
+            return await live.aanswer(dispatch, tool, args)
 
         return replayed_async
 
     def replayed(tool: str, args: Any) -> Any:
         __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
-        return replayer(tool, args)
+        entry = pinned_answer(tool, args)
+        if entry is not None:
+            return entry.outcome()
+        try:
+            return replayer(tool, args)
+        except NewCall:
+            if live is None:
+                raise
+        return live.answer(dispatch, tool, args)
 
     return replayed
 

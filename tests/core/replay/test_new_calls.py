@@ -1,0 +1,193 @@
+"""The new-calls policy (VCR's ``new_episodes``): recorded calls are served, new calls go
+live and are named in the report (``record`` also writes them to a new cassette)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from cassette_tui.core import CassetteMiss, wrap_dispatcher
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.replay.new_calls import NewCall, check_policy, new_cassette_path
+from cassette_tui.core.replay.replayer import Replayer
+from cassette_tui.core.replay.report import ReplayReport
+
+from tests.support.factory import entry, write_cassette
+
+
+class LiveTool:
+    """A live dispatcher that counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict]] = []
+
+    def __call__(self, tool: str, args: dict) -> dict:
+        self.calls.append((tool, args))
+        if tool == "broken":
+            raise ConnectionError("503 from the live tool")
+        return {"live": tool, "args": args}
+
+
+@pytest.fixture
+def base(tmp_path: Path) -> Path:
+    return write_cassette(
+        tmp_path / "fail.jsonl",
+        entry(1, "search_docs", {"q": "retry"}, response={"hits": ["a.md"]}),
+        entry(2, "read_file", {"path": "a.md"}, response={"text": "old"}),
+    )
+
+
+def test_error_policy_is_the_default_and_never_goes_live(base: Path) -> None:
+    live = LiveTool()
+    dispatch = wrap_dispatcher(live, mode="replay", path=base)
+    with pytest.raises(CassetteMiss) as caught:
+        dispatch("check_budget", {"team": "x"})
+    assert not isinstance(caught.value, NewCall)
+    assert live.calls == []
+    report = dispatch.report()
+    assert "new_calls" not in report
+    assert [c["outcome"] for c in report["calls"]] == ["miss"]
+
+
+def test_report_serves_recorded_calls_and_answers_new_ones_live(base: Path) -> None:
+    live = LiveTool()
+    dispatch = wrap_dispatcher(live, mode="replay", path=base, new_calls="report")
+    assert dispatch("search_docs", {"q": "retry"}) == {"hits": ["a.md"]}
+    assert dispatch("check_budget", {"team": "x"}) == {
+        "live": "check_budget",
+        "args": {"team": "x"},
+    }
+    assert dispatch("read_file", {"path": "a.md"}) == {"text": "old"}
+    # the recorded calls never reached the live tool; the new one did, once
+    assert live.calls == [("check_budget", {"team": "x"})]
+    report = ReplayReport.from_json(dispatch.report())
+    assert [c.outcome for c in report.calls or ()] == ["hit", "new", "hit"]
+    assert [(m.tool, m.args) for m in report.new_calls or ()] == [("check_budget", {"team": "x"})]
+    assert report.misses == ()
+    assert report.new_cassette is None
+    assert list(base.parent.glob("*.new-*")) == []  # report writes nothing
+
+
+def test_record_appends_new_calls_to_a_new_cassette(base: Path, tmp_path: Path) -> None:
+    live = LiveTool()
+    target = tmp_path / "out" / "new.jsonl"
+    dispatch = wrap_dispatcher(live, mode="replay", path=base, new_calls="record", new_path=target)
+    assert not target.exists()  # made at the first new call only
+    dispatch("search_docs", {"q": "retry"})
+    dispatch("check_budget", {"team": "x"})
+    with pytest.raises(ConnectionError):
+        dispatch("broken", {})
+    dispatch.close()
+    new = load(target)
+    assert [(e.tool, e.args) for e in new] == [("check_budget", {"team": "x"}), ("broken", {})]
+    assert new[0].response == {"live": "check_budget", "args": {"team": "x"}}
+    assert new[1].error is not None and new[1].error["type"] == "ConnectionError"
+    report = dispatch.report()
+    assert report["new_cassette"] == str(target)
+    assert [m["tool"] for m in report["new_calls"]] == ["check_budget", "broken"]
+
+
+def test_a_call_past_the_last_recording_is_a_new_call(base: Path) -> None:
+    live = LiveTool()
+    dispatch = wrap_dispatcher(live, mode="replay", path=base, new_calls="report")
+    dispatch("read_file", {"path": "a.md"})
+    assert dispatch("read_file", {"path": "a.md"}) == {
+        "live": "read_file",
+        "args": {"path": "a.md"},
+    }
+    report = ReplayReport.from_json(dispatch.report())
+    assert [c.outcome for c in report.calls or ()] == ["hit", "new"]
+    assert report.count("exhausted") == 0
+
+
+def test_record_default_path_is_beside_the_cassette(base: Path) -> None:
+    live = LiveTool()
+    dispatch = wrap_dispatcher(live, mode="replay", path=base, new_calls="record")
+    dispatch("check_budget", {"team": "x"})
+    dispatch.close()
+    (made,) = base.parent.glob("fail.new-*.jsonl")
+    assert made.name == Path(dispatch.report()["new_cassette"]).name
+    assert len(load(made)) == 1
+
+
+def test_record_never_replaces_an_existing_file(base: Path, tmp_path: Path) -> None:
+    taken = write_cassette(tmp_path / "taken.jsonl", entry(1))
+    before = taken.read_bytes()
+    dispatch = wrap_dispatcher(
+        LiveTool(), mode="replay", path=base, new_calls="record", new_path=taken
+    )
+    with pytest.raises(FileExistsError):
+        dispatch("check_budget", {"team": "x"})
+    assert taken.read_bytes() == before
+
+
+def test_async_dispatcher_answers_new_calls_live(base: Path, tmp_path: Path) -> None:
+    seen = []
+
+    async def live(tool: str, args: dict) -> dict:
+        seen.append(tool)
+        return {"async": tool}
+
+    target = tmp_path / "new.jsonl"
+    dispatch = wrap_dispatcher(live, mode="replay", path=base, new_calls="record", new_path=target)
+
+    async def run() -> list:
+        return [await dispatch("search_docs", {"q": "retry"}), await dispatch("new_tool", {})]
+
+    assert asyncio.run(run()) == [{"hits": ["a.md"]}, {"async": "new_tool"}]
+    dispatch.close()
+    assert seen == ["new_tool"]
+    assert [e.tool for e in load(target)] == ["new_tool"]
+
+
+def test_env_contract_sets_the_policy(
+    base: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "env-new.jsonl"
+    monkeypatch.setenv("CASSETTE_NEW_CALLS", "RECORD")
+    monkeypatch.setenv("CASSETTE_NEW_PATH", str(target))
+    dispatch = wrap_dispatcher(LiveTool(), mode="replay", path=base)
+    dispatch("check_budget", {"team": "x"})
+    dispatch.close()
+    assert [e.tool for e in load(target)] == ["check_budget"]
+
+
+def test_bad_policy_names_the_variable(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASSETTE_NEW_CALLS", "sometimes")
+    with pytest.raises(ValueError, match="CASSETTE_NEW_CALLS='sometimes'.*error, report, record"):
+        wrap_dispatcher(LiveTool(), mode="replay", path=base)
+    with pytest.raises(ValueError, match="replay mode only"):
+        wrap_dispatcher(LiveTool(), mode="live", new_calls="report")
+    with pytest.raises(ValueError, match="unknown new-calls policy"):
+        check_policy("all")
+
+
+def test_replayer_raises_new_call_and_the_journal_keeps_it(base: Path, tmp_path: Path) -> None:
+    report_path = tmp_path / "r.json"
+    dispatch = wrap_dispatcher(
+        LiveTool(), mode="replay", path=base, new_calls="report", report=report_path
+    )
+    dispatch("check_budget", {"team": "x"})
+    dispatch("search_docs", {"q": "retry"})
+    journal = [
+        json.loads(x) for x in report_path.with_suffix(".json.journal").read_text().splitlines()
+    ]
+    assert [e["call"]["outcome"] for e in journal if "call" in e] == ["new", "hit"]
+    # the journal alone (an agent killed before its report file) still says it was new
+    report_path.unlink()
+    rebuilt = ReplayReport.read_run(report_path)
+    assert [m.tool for m in rebuilt.new_calls or ()] == ["check_budget"]
+    assert rebuilt.misses == ()
+    replayer = Replayer(load(base), new_calls="record")
+    with pytest.raises(NewCall):
+        replayer("check_budget", {"team": "x"})
+
+
+def test_new_cassette_path_is_stamped_in_utc() -> None:
+    when = datetime(2026, 12, 3, 21, 4, 5, tzinfo=UTC)
+    assert new_cassette_path("runs/fail.jsonl", when) == Path(
+        "runs/fail.new-20261203T210405Z.jsonl"
+    )
