@@ -325,9 +325,12 @@ def replay_found(result: ReplayResult) -> tuple[str, str]:
     run = result.run
     if result.runs_result.cancelled:
         return "cancelled", "cancelled"
-    glyph = PASS if run.passed else FAIL
+    unused = len(run.unused_seqs) if result.strict else 0  # --strict: they fail it
+    glyph = PASS if run.passed and not unused else FAIL
     full = f"{glyph} {run.status}"
     if run.misses:
         many = plural(run.misses, "miss")
         return f"{full} · {many}", many
+    if unused:
+        return f"{full} · {unused} unused (--strict)", f"{unused} unused"
     return full, glyph
