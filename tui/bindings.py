@@ -311,6 +311,7 @@ REPLAY = [
         "s",
         "strict",
         "Strict",
+        show=False,  # the footer keeps "? Keys" in 80 columns; help and palette list it
         id="replay.strict",
         tooltip="Toggle --strict: recorded calls left unused fail the replay (they are "
         "named either way)",

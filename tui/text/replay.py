@@ -325,7 +325,8 @@ def replay_found(result: ReplayResult) -> tuple[str, str]:
     run = result.run
     if result.runs_result.cancelled:
         return "cancelled", "cancelled"
-    unused = len(run.unused_seqs) if result.strict else 0  # --strict: they fail it
+    strict = getattr(result, "strict", False)  # a replay result of another job has none
+    unused = len(run.unused_seqs) if strict else 0  # --strict: they fail it
     glyph = PASS if run.passed and not unused else FAIL
     full = f"{glyph} {run.status}"
     if run.misses:
