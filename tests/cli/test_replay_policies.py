@@ -152,3 +152,22 @@ def test_record_with_a_fixture_holds_its_answer_live(tmp_path: Path) -> None:
     assert f"recorded {len(recorded)} entries; the agent exited 1" in done.stdout
     assert "kept:" not in done.stdout
     assert "agent stdout (last lines):" in done.stdout and "up to 10 times Back" in done.stdout
+
+
+def test_gate_with_a_fixture_holds_the_flaky_answer_in_every_run(tmp_path: Path) -> None:
+    # fork: a random draw picks which fetch to call; pinning fetch y to "good" makes
+    # every path pass: the gate is deterministic
+    cassette = loop_cassette(tmp_path)
+    pin = write_cassette(
+        tmp_path / "fetch-pin.jsonl", entry(1, "fetch", {"path": "y"}, response={"text": "good"})
+    )
+    done = cli(
+        "gate", str(cassette), "--agent", agent_cmd("fork"), "--runs", "6", "-j", "2",
+        "--fixture", str(pin), "--json",
+    )  # fmt: skip
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0, doc["verdict"]
+    assert doc["verdict"] == "deterministic" and doc["passed"] == 6
+    for r in doc["results"]:  # y is answered by the pin: its recording is never served
+        assert 4 in r["unused_seqs"]
+        assert r["pinned"] == (1 if 3 in r["unused_seqs"] else 0)  # drew y, not x

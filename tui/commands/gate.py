@@ -21,6 +21,7 @@ from __future__ import annotations
 import shlex
 import sys
 import textwrap
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -28,7 +29,7 @@ from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_
 from rich.text import Text
 
 from ..text.gate import gate_lines, pick_pair
-from ._loop import agent_option, loop_options, run_cancellable
+from ._loop import agent_option, fixture_option, loop_options, run_cancellable
 from ._output import echo_json, fail, stdout_console
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ EXIT_FLAKY = EXIT_FINDINGS
     "--runs", "-n", type=click.IntRange(min=1), default=20, show_default=True,
     help="How many replays.",
 )  # fmt: skip
+@fixture_option
 @loop_options(jobs=True)
 @click.option(
     "--strict", is_flag=True,
@@ -52,7 +54,13 @@ EXIT_FLAKY = EXIT_FINDINGS
 )  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def gate(
-    cassette: str, agent: str | None, runs: int, options: LoopOptions, strict: bool, as_json: bool
+    cassette: str,
+    agent: str | None,
+    runs: int,
+    fixtures: tuple[str, ...],
+    options: LoopOptions,
+    strict: bool,
+    as_json: bool,
 ) -> None:
     """Replay CASSETTE --runs times with the network off; the pass rate must be 0 or 1.
 
@@ -68,6 +76,7 @@ def gate(
     from cassette_tui.core.loop.agent import resolve_agent
     from cassette_tui.core.loop.gate import GateResult, gate_job
 
+    options = replace(options, fixtures=fixtures)  # one flaky answer held in every run
     try:
         command = resolve_agent(agent, options.config)
         result: GateResult = run_cancellable(

@@ -14,6 +14,8 @@ from cassette_tui.core.format.cassette import load
 from cassette_tui.core.replay.new_calls import NewCall, check_policy, new_cassette_path
 from cassette_tui.core.replay.replayer import Replayer
 from cassette_tui.core.replay.report import ReplayReport
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.support.factory import entry, write_cassette
 
@@ -191,3 +193,59 @@ def test_new_cassette_path_is_stamped_in_utc() -> None:
     assert new_cassette_path("runs/fail.jsonl", when) == Path(
         "runs/fail.new-20261203T210405Z.jsonl"
     )
+
+
+def test_a_run_with_new_calls_is_unclean_unless_they_were_asked_for(base: Path) -> None:
+    from cassette_tui.core.loop.results import report_replay
+
+    dispatch = wrap_dispatcher(LiveTool(), mode="replay", path=base, new_calls="report")
+    dispatch("search_docs", {"q": "retry"})
+    dispatch("check_budget", {"team": "x"})
+    report = ReplayReport.from_json(dispatch.report())
+    kind, why = report_replay(report)  # a gate never asks for new calls
+    assert kind == "unclean" and why == "1 new call answered live (not offline)"
+    assert report_replay(report, new_calls_allowed=True) == ("clean", "")
+    assert report_replay(report, strict=True, new_calls_allowed=True) == (
+        "unclean",
+        "1 recorded calls unused (--strict)",
+    )
+
+
+RECORDED = {("search_docs", "retry"): {"hits": ["a.md"]}, ("read_file", "a.md"): {"text": "old"}}
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [("search_docs", "retry"), ("read_file", "a.md"), ("check", "x"), ("check", "y")]
+        ),
+        max_size=12,
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_recorded_calls_are_served_and_only_new_ones_go_live(calls: list) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_cassette(
+            Path(folder) / "c.jsonl",
+            entry(1, "search_docs", {"q": "retry"}, response={"hits": ["a.md"]}),
+            entry(2, "read_file", {"q": "a.md"}, response={"text": "old"}),
+        )
+        live = LiveTool()
+        dispatch = wrap_dispatcher(live, mode="replay", path=path, new_calls="report", report=None)
+        seen: dict = {}
+        expected_live = []
+        for tool, q in calls:
+            answer = dispatch(tool, {"q": q})
+            first = (tool, q) in RECORDED and (tool, q) not in seen
+            seen[(tool, q)] = True
+            if first:  # served from the cassette, never live
+                assert answer == RECORDED[(tool, q)]
+            else:  # never recorded, or past its one recording: a new call, live
+                assert answer == {"live": tool, "args": {"q": q}}
+                expected_live.append((tool, {"q": q}))
+        assert live.calls == expected_live
+        report = ReplayReport.from_json(dispatch.report())
+        assert report.count("new") == len(expected_live) == len(report.new_calls or ())
+        assert report.misses == () and report.count("miss", "exhausted") == 0
