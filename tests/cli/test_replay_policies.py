@@ -171,3 +171,31 @@ def test_gate_with_a_fixture_holds_the_flaky_answer_in_every_run(tmp_path: Path)
     for r in doc["results"]:  # y is answered by the pin: its recording is never served
         assert 4 in r["unused_seqs"]
         assert r["pinned"] == (1 if 3 in r["unused_seqs"] else 0)  # drew y, not x
+
+
+GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # fake
+
+
+def test_the_output_tail_is_masked(tmp_path: Path) -> None:
+    agent = tmp_path / "leaky_agent.py"
+    agent.write_text(
+        "import sys\n"
+        "from cassette_tui.core import wrap_dispatcher\n"
+        "dispatch = wrap_dispatcher(lambda tool, args: None)\n"
+        "dispatch('lookup', {'key': 'a'})\n"
+        f"print('token in use: {GHP}')\n"
+        f"print('auth failed for {GHP}', file=sys.stderr)\n"
+        "sys.exit(1)\n",
+        encoding="utf-8",
+    )
+    cassette = loop_cassette(tmp_path)
+    command = agent_cmd(script=agent)
+    text = cli("replay", str(cassette), "--agent", command)
+    assert text.returncode == 1
+    assert "agent stdout (last lines):" in text.stdout and "token in use: " in text.stdout
+    assert "agent stderr (last lines):" in text.stdout and "auth failed for " in text.stdout
+    doc = cli("replay", str(cassette), "--agent", command, "--json")
+    record = cli("record", "--agent", command, "-o", "r.jsonl", cwd=tmp_path)
+    for out in (text.stdout, doc.stdout, record.stdout):
+        assert GHP not in out
+    assert "token in use: " in json.loads(doc.stdout)["run"]["stdout_tail"]
