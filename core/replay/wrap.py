@@ -42,8 +42,9 @@ from .report_sink import ReportSink, attach, warn_at_exit
 
 
 class _LiveCounter:
-    def __init__(self) -> None:
+    def __init__(self, pinned: PinnedFixtures | None = None) -> None:
         self.calls = 0
+        self.pinned = pinned
         self._lock = threading.Lock()
 
     def count(self) -> None:
@@ -51,7 +52,12 @@ class _LiveCounter:
             self.calls += 1
 
     def report(self) -> dict[str, Any]:
-        return {"mode": "live", "cassette": None, "calls": self.calls}
+        """``{"mode": "live", "cassette": None, "calls"}``, and ``"pinned"`` (calls the
+        fixtures answered) when there are fixtures."""
+        report: dict[str, Any] = {"mode": "live", "cassette": None, "calls": self.calls}
+        if self.pinned is not None:
+            report["pinned"] = self.pinned.served
+        return report
 
 
 @dataclass(frozen=True)
@@ -180,7 +186,7 @@ def _engine(
         PinnedFixtures(overlay.fixtures, rules, Redactor(redaction)) if overlay.fixtures else None
     )
     if mode == "live":
-        counter = _LiveCounter()
+        counter = _LiveCounter(pinned)
         return (
             counter,
             _counted(_pinned_first(dispatch, pinned, is_async), counter, is_async),

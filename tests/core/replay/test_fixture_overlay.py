@@ -62,7 +62,7 @@ def test_live_mode_holds_the_pin_and_runs_the_rest_live(pin: Path) -> None:
     dispatch = wrap_dispatcher(live, mode="live", fixtures=[pin])
     assert dispatch("check_budget", {"team": "x"}) == {"left": 5}
     assert dispatch("search_docs", {"q": "retry"}) == {"live": "search_docs"}
-    assert dispatch.report()["calls"] == 2
+    assert dispatch.report() == {"mode": "live", "cassette": None, "calls": 2, "pinned": 1}
 
 
 def test_record_mode_records_the_pinned_answer_too(pin: Path, tmp_path: Path) -> None:
