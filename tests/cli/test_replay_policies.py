@@ -83,6 +83,10 @@ def test_new_calls_record_default_file_is_beside_the_cassette(tmp_path: Path) ->
 def test_new_path_without_record_is_bad_usage() -> None:
     done = cli("replay", str(FAIL), "--agent", FIXED, "--new-path", "x.jsonl")
     assert done.returncode == 2 and "--new-calls record only" in done.stderr
+    done = cli(
+        "replay", str(FAIL), "--agent", FIXED, "--new-calls", "report", "--isolation", "guard"
+    )
+    assert done.returncode == 2 and "--isolation does not apply" in done.stderr
 
 
 def test_a_fixture_overlays_the_base_cassette(tmp_path: Path) -> None:

@@ -92,6 +92,14 @@ def replay(
 
     if new_path is not None and new_calls != "record":
         fail("replay", ValueError("--new-path applies to --new-calls record only"))
+    if new_calls != "error" and options.isolation is not None:
+        fail(
+            "replay",
+            ValueError(
+                "--isolation does not apply: under --new-calls "
+                f"{new_calls} the new calls go live (the network is on)"
+            ),
+        )
     if new_path is not None and os.path.lexists(new_path):
         fail("replay", FileExistsError(f"{new_path}: exists; new calls go to a new file"))
     options = replace(options, new_calls=new_calls, new_cassette=new_path, fixtures=fixtures)
