@@ -100,3 +100,15 @@ async def test_a_rerecording_that_exits_1_says_so_and_shows_its_stdout(workdir: 
         assert f"recorded {entries} entries; the agent exited 1" in text
         assert "kept:" not in text
         assert "stdout (last lines)" in text and "up to 10 times, immediately" in text
+
+
+@sync
+async def test_help_lists_the_strict_key(samples: Path) -> None:
+    from cassette_tui.tui.screens.help import help_plain_text
+
+    a = open_cassette(samples / "fail.jsonl")
+    app = CassetteApp(a, a, agent=AgentCommand.parse(agent_cmd(script=DEMO_AGENT)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = help_plain_text(app)
+    assert "replay.strict" in text and "Toggle --strict" in " ".join(text.split())
