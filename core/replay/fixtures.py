@@ -18,13 +18,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import Cassette, load
 from ..format.entry import Entry
 from ..keys.normalize import NormalizationRules
 from ..keys.replay_key import Key, KeyIndex, lookup_key
 from ..scan.redact import Redactor
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 
 class PinnedFixtures:
@@ -35,6 +38,8 @@ class PinnedFixtures:
         rules: normalization rules for the keys (default: none).
         redactor: live args that miss are looked up again redacted, as ``Replayer``
             does (a fixture redacted after pinning still matches the real call).
+        codec: typed values (``codec.py``): live args are encoded by it before they are
+            looked up, and ``value`` decodes a response recorded with ``response_types``.
 
     Raises:
         CassetteFormatError: a fixture path that cannot be loaded (names the file and line).
@@ -46,11 +51,13 @@ class PinnedFixtures:
         fixtures: Sequence[Cassette | str | Path],
         rules: NormalizationRules | None = None,
         redactor: Redactor | None = None,
+        codec: Codec | None = None,
     ) -> None:
         if not fixtures:
             raise ValueError("no fixture given")
         self.rules = rules or NormalizationRules()
         self.redactor = redactor if redactor is not None else Redactor()
+        self.codec = codec
         self.cassettes: list[Cassette] = []
         for f in fixtures:
             c = f if isinstance(f, Cassette) else load(f, rules=self.rules)
@@ -73,6 +80,8 @@ class PinnedFixtures:
     def answer(self, tool: str, args: Any) -> tuple[Key, Entry] | None:
         """The pinned entry for the call ``(tool, args)`` and its key, or ``None`` when no
         fixture holds its key. The entry is the fixture's own: ``outcome()`` copies it."""
+        if self.codec is not None:  # the args as the fixture digested them
+            args = self.codec.encode(args)[0]
         key = lookup_key(self._index, self.rules, self.redactor, tool, args)
         found = self._index.get(key)
         if found is None:
@@ -84,3 +93,13 @@ class PinnedFixtures:
             self.served += 1
         index = positions[min(n, len(positions) - 1)]
         return key, self.cassettes[number]._entry(index)
+
+    def value(self, entry: Entry) -> Any:
+        """What the agent gets from a pinned ``entry``: its response (a fresh copy,
+        decoded by the codec when it was recorded with ``response_types``), or its
+        recorded error raised as ``ToolError``."""
+        value = entry.outcome()
+        types = entry.extra.get("response_types")
+        if self.codec is not None and isinstance(types, dict):
+            value = self.codec.decode(value, types)
+        return value

@@ -27,12 +27,15 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.errors import CassetteMiss
 from ..keys.normalize import NormalizationRules
 from ..scan.redact import Redactor
 from .recorder import Recorder
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 #: what a call the cassette never recorded gets (see the module doc)
 NEW_CALL_POLICIES = ("error", "report", "record")
@@ -75,6 +78,7 @@ class LiveNewCalls:
         rules: the rules for the new entries' ``args_digest``.
         redactor: redact each new call before it is written (the config's ``record =
             true``), or ``None``.
+        codec: typed values (``codec.py``), recorded as the ``record`` mode records them.
 
     Raises:
         ValueError: another policy, or ``record`` without a path.
@@ -86,6 +90,7 @@ class LiveNewCalls:
         path: str | Path | None = None,
         rules: NormalizationRules | None = None,
         redactor: Redactor | None = None,
+        codec: Codec | None = None,
     ) -> None:
         policy = check_policy(policy)
         if policy == "error":
@@ -96,6 +101,7 @@ class LiveNewCalls:
         self.path = Path(path) if path is not None else None
         self.rules = rules
         self.redactor = redactor
+        self.codec = codec
         self._lock = threading.Lock()
         self._recorder: Recorder | None = None
 
@@ -111,7 +117,9 @@ class LiveNewCalls:
             if self._recorder is None:
                 assert self.path is not None
                 # exclusive: an existing file is refused (FileExistsError), never replaced
-                self._recorder = Recorder(self.path, rules=self.rules, redactor=self.redactor)
+                self._recorder = Recorder(
+                    self.path, rules=self.rules, redactor=self.redactor, codec=self.codec
+                )
             return self._recorder
 
     def answer(self, dispatch: Callable[[str, Any], Any], tool: str, args: Any) -> Any:

@@ -4,11 +4,13 @@ A call is looked up by ``(tool, digest(rules.apply(tool, args)))`` (docs/format.
 semantics"). A key recorded several times serves its recordings in recorded order (a 429
 then a 200 stays a 429 then a 200); past the last one the ``repeat`` policy decides:
 ``"error"`` (default) raises ``ReplayExhausted``, ``"last"`` serves the last recording
-again. A recorded ``error`` is raised as ``ToolError``. A miss raises ``CassetteMiss`` with
-the nearest recorded calls of the same tool; under a ``new_calls`` policy other than
-``"error"`` it (and a call past the last recording) is a new call instead: logged ``new``
-and raised as ``NewCall`` for the wrapper to answer live (``new_calls.py``). A call a
-pinned fixture answered is logged ``pinned`` (``note_pinned``; ``fixtures.py``).
+again. A recorded ``error`` is raised as ``ToolError`` (``acall``: a recorded cancellation
+waits to be cancelled again). A codec gives typed responses back. A miss raises
+``CassetteMiss`` with the nearest recorded calls of the same tool; under a ``new_calls``
+policy other than ``"error"`` it (and a call past the last recording) is a new call
+instead: logged ``new`` and raised as ``NewCall`` for the wrapper to answer live
+(``new_calls.py``). A call a pinned fixture answered is logged ``pinned``
+(``note_pinned``; ``fixtures.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import copy
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import Cassette, load
 from ..format.entry import Entry
@@ -28,6 +30,9 @@ from ..scan.redact import Redactor
 from ._miss_shown import shown_miss
 from .new_calls import NewCall, check_policy
 from .report import CallRecord, KeyRepeat, Miss, ReplayReport
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 REPEAT_POLICIES = ("error", "last")
 
@@ -47,6 +52,9 @@ class Replayer:
         new_calls: ``"error"`` (a miss raises ``CassetteMiss``), or ``"report"`` /
             ``"record"``: a call never recorded, or past the last recording of its key,
             is logged as a new call and raises ``NewCall`` (``new_calls.py``).
+        codec: gives typed values back (``codec.py``): live args are encoded by it
+            before they are looked up, and a response recorded with ``response_types``
+            is decoded to its types (``None``: the recorded JSON as it is).
 
     Raises:
         ValueError: an unknown ``repeat`` or ``new_calls`` policy.
@@ -60,6 +68,7 @@ class Replayer:
         rules: NormalizationRules | None = None,
         redactor: Redactor | None = None,
         new_calls: str = "error",
+        codec: Codec | None = None,
     ) -> None:
         self.new_calls = check_policy(new_calls)
         if repeat not in REPEAT_POLICIES:
@@ -73,6 +82,7 @@ class Replayer:
         self.repeat = repeat
         #: live args that miss are looked up again redacted (see ``replay_key.lookup_key``)
         self.redactor = redactor if redactor is not None else Redactor()
+        self.codec = codec
         self._lock = threading.Lock()
         self._index = KeyIndex.of(cassette)
         self._calls_per_key: dict[tuple[str, str], int] = {}
@@ -104,7 +114,41 @@ class Replayer:
         """
         # pytest lists each frame's arguments in a failure: this one's are the raw live args
         __tracebackhide__ = True
-        return self.serve(tool, args).outcome()  # a recorded error is raised as ToolError
+        return self._value(self.serve(tool, self._json_args(args)))
+
+    async def acall(self, tool: str, args: Any) -> Any:
+        """``__call__`` for an async agent. A call recorded as cancelled (``"cancelled":
+        true``: ``asyncio.wait_for`` or a task group cancelled it live) waits to be
+        cancelled again, so the agent's own timeout or task group ends it as it did live
+        (``wait_for`` raises ``TimeoutError``); it waits at most twice its recorded
+        ``duration_ms`` plus one second, then raises the recorded ``CancelledError`` as a
+        ``ToolError``.
+
+        Raises:
+            the errors of ``__call__``; ``asyncio.CancelledError`` when the agent cancels.
+        """
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
+        entry = self.serve(tool, self._json_args(args))
+        if entry.error is not None and entry.error.get("cancelled") is True:
+            import asyncio  # here: importing the engine must not load asyncio
+
+            took = entry.extra.get("duration_ms")
+            took = took / 1000 if isinstance(took, (int, float)) and took >= 0 else 0.0
+            await asyncio.sleep(2 * took + 1.0)  # the agent's cancellation comes first
+        return self._value(entry)
+
+    def _json_args(self, args: Any) -> Any:
+        """The live args as the recording digested them: the codec's JSON of them."""
+        return args if self.codec is None else self.codec.encode(args)[0]
+
+    def _value(self, entry: Entry) -> Any:
+        """What the agent gets from ``entry``: its response decoded by the codec, or its
+        recorded error raised as ``ToolError``."""
+        value = entry.outcome()  # a recorded error is raised as ToolError
+        types = entry.extra.get("response_types")
+        if self.codec is not None and isinstance(types, dict):
+            value = self.codec.decode(value, types)
+        return value
 
     def serve(self, tool: str, args: Any) -> Entry:
         """Serve one call as ``__call__`` does (the call log, the report), but return the

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import load
 from ..format.constants import (
@@ -31,6 +31,7 @@ from ..format.constants import (
     ENV_REPORT,
     MODES,
 )
+from ..format.entry import Entry
 from ..keys.config import ProjectConfig
 from ..scan.redact import Redactor, record_redactor
 from ..scan.redact_config import load_secret_config
@@ -39,6 +40,9 @@ from .new_calls import LiveNewCalls, NewCall, check_policy, new_cassette_path
 from .recorder import Recorder, _is_async
 from .replayer import Replayer
 from .report_sink import ReportSink, attach, warn_at_exit
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 
 class _LiveCounter:
@@ -99,6 +103,7 @@ def wrap_dispatcher(
     config: str | Path | None = None,
     repeat: str = "error",
     overwrite: bool = False,
+    codec: Codec | None = None,
     new_calls: str | None = None,
     new_path: str | Path | None = None,
     fixtures: Sequence[str | Path] | None = None,
@@ -121,6 +126,9 @@ def wrap_dispatcher(
             miss are looked up again redacted, and ``record = true`` redacts as it writes.
         repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
         overwrite: record mode only: replace an existing cassette (else an error).
+        codec: record and replay typed values (a dataclass, a pydantic model, a
+            ``datetime``...): ``codec.BUILTIN_CODEC``, or a ``TypeCodec`` with the user's
+            types (docs/format.md, "Typed values"); ``None``: only JSON is recorded.
         new_calls: replay mode: what a call never recorded (or past the last recording
             of its key) gets: ``"error"`` (raise), ``"report"`` (answered by ``dispatch``
             live, written nowhere) or ``"record"`` (answered live and appended to
@@ -154,7 +162,7 @@ def wrap_dispatcher(
     is_async = _is_async(dispatch)
     overlay = _overlay(new_calls, new_path, fixtures)
     engine, wrapped, close = _engine(
-        dispatch, mode, path, config, repeat, overwrite, is_async, overlay
+        dispatch, mode, path, config, repeat, overwrite, is_async, overlay, codec
     )
     return _finished(wrapped, dispatch, mode, engine, report, is_async, close)
 
@@ -168,6 +176,7 @@ def _engine(
     overwrite: bool,
     is_async: bool,
     overlay: _Overlay = _Overlay(),
+    codec: Codec | None = None,
 ) -> tuple[Any, Any, Callable[[], None]]:
     """The engine of ``mode`` (a live call counter, a recorder, a replayer), the
     dispatcher it makes of ``dispatch`` (pinned fixtures first, when given) and what
@@ -183,7 +192,9 @@ def _engine(
     rules = project.rules()
     redaction = load_secret_config(project)
     pinned = (
-        PinnedFixtures(overlay.fixtures, rules, Redactor(redaction)) if overlay.fixtures else None
+        PinnedFixtures(overlay.fixtures, rules, Redactor(redaction), codec)
+        if overlay.fixtures
+        else None
     )
     if mode == "live":
         counter = _LiveCounter(pinned)
@@ -196,7 +207,9 @@ def _engine(
     if mode == "record":
         redactor = record_redactor(redaction)
         claim = os.environ.get(ENV_CLAIM) or None  # the file the record job made for it
-        recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor, claim=claim)
+        recorder = Recorder(
+            path, overwrite=overwrite, rules=rules, redactor=redactor, claim=claim, codec=codec
+        )
         # the pinned answers are recorded too: the recording is what the agent saw
         return recorder, recorder.wrap(_pinned_first(dispatch, pinned, is_async)), recorder.close
     replayer = Replayer(
@@ -204,11 +217,13 @@ def _engine(
         repeat=repeat,
         redactor=Redactor(redaction),
         new_calls=overlay.new_calls,
+        codec=codec,
     )
     live = None
     if overlay.new_calls != "error":
         target = overlay.new_path if overlay.new_path is not None else new_cassette_path(path)
-        live = LiveNewCalls(overlay.new_calls, target, rules, record_redactor(redaction))
+        redactor = record_redactor(redaction)
+        live = LiveNewCalls(overlay.new_calls, target, rules, redactor, codec)
         replayer.new_cassette = str(target) if overlay.new_calls == "record" else None
     close = live.close if live is not None else _nothing
     return replayer, _replayed(replayer, is_async, dispatch, pinned, live), close
@@ -287,7 +302,7 @@ def _pinned_first(
             __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
             found = pinned.answer(tool, args)
             if found is not None:
-                return found[1].outcome()  # a pinned error is raised as ToolError
+                return pinned.value(found[1])  # a pinned error is raised as ToolError
             return await dispatch(tool, args)
 
         return pinned_async
@@ -296,7 +311,7 @@ def _pinned_first(
         __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
         found = pinned.answer(tool, args)
         if found is not None:
-            return found[1].outcome()
+            return pinned.value(found[1])
         return dispatch(tool, args)
 
     return pinned_sync
@@ -313,7 +328,7 @@ def _replayed(
     pinned fixture's key by the fixture (logged ``pinned``), a new call by ``live``
     (``dispatch`` live; logged ``new`` by the replayer), never ``dispatch`` otherwise."""
 
-    def pinned_answer(tool: str, args: Any) -> Any:
+    def pinned_answer(tool: str, args: Any) -> Entry | None:
         __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
         found = pinned.answer(tool, args) if pinned is not None else None
         if found is None:
@@ -327,9 +342,9 @@ def _replayed(
             __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
             entry = pinned_answer(tool, args)
             if entry is not None:
-                return entry.outcome()
+                return pinned.value(entry)  # type: ignore[union-attr]
             try:
-                return replayer(tool, args)
+                return await replayer.acall(tool, args)  # a recorded cancellation waits
             except NewCall:
                 if live is None:
                     raise
@@ -341,7 +356,7 @@ def _replayed(
         __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
         entry = pinned_answer(tool, args)
         if entry is not None:
-            return entry.outcome()
+            return pinned.value(entry)  # type: ignore[union-attr]
         try:
             return replayer(tool, args)
         except NewCall:
