@@ -249,3 +249,26 @@ def test_recorded_calls_are_served_and_only_new_ones_go_live(calls: list) -> Non
         report = ReplayReport.from_json(dispatch.report())
         assert report.count("new") == len(expected_live) == len(report.new_calls or ())
         assert report.misses == () and report.count("miss", "exhausted") == 0
+
+
+def test_new_calls_and_pins_keep_typed_values_with_a_codec(base: Path, tmp_path: Path) -> None:
+    from cassette_tui.core.replay.codec import BUILTIN_CODEC
+
+    when = datetime(2026, 12, 3, 21, 0, tzinfo=UTC)
+    target = tmp_path / "new.jsonl"
+    dispatch = wrap_dispatcher(
+        lambda tool, args: {"at": when},
+        mode="replay",
+        path=base,
+        new_calls="record",
+        new_path=target,
+        codec=BUILTIN_CODEC,
+    )
+    assert dispatch("clock", {}) == {"at": when}  # answered live
+    dispatch.close()
+    # the new cassette, pinned over the base, gives the typed value back offline
+    pinned = wrap_dispatcher(
+        LiveTool(), mode="replay", path=base, fixtures=[target], codec=BUILTIN_CODEC
+    )
+    assert pinned("clock", {}) == {"at": when}
+    assert [c["outcome"] for c in pinned.report()["calls"]] == ["pinned"]
