@@ -13,6 +13,10 @@ from pathlib import Path
 import pytest
 from support.paths import ROOT, SAMPLES
 
+#: the commands build on one another (a replay writes the file the next pin reads): one
+#: worker runs them all, in order (pyproject's ``--dist loadgroup``)
+pytestmark = pytest.mark.xdist_group("readme_loop")
+
 START = "### The loop on the demo agent"
 END = "### Normalization rules"
 
