@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,17 +45,21 @@ def agent_template(script: str, history: Path) -> str:
     return shlex.join([sys.executable, str(AGENTS / script), str(history)])
 
 
-def normalised(history: bytes, wall_clock: tuple[str, ...]) -> str:
+def normalised(
+    history: bytes, wall_clock: tuple[str, ...], where: Callable[[dict[str, Any]], bool] | None = None
+) -> str:
     """``history`` (JSON) with the value of every key named in ``wall_clock`` replaced by
-    ``"<wall clock>"``: fields a framework stamps from the clock or a random source, which
-    differ between any two runs. Asserts each named key occurs, so a rename upstream shows."""
+    ``"<wall clock>"`` (only in the objects ``where`` accepts, when given): fields a
+    framework stamps from the clock or a random source, which differ between any two runs.
+    Asserts each named key occurs, so a rename upstream shows."""
     seen: set[str] = set()
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
             out = {}
+            stamped = where is None or where(value)
             for k, v in value.items():
-                if k in wall_clock:
+                if k in wall_clock and stamped:
                     seen.add(k)
                     out[k] = "<wall clock>"
                 else:
@@ -70,7 +75,11 @@ def normalised(history: bytes, wall_clock: tuple[str, ...]) -> str:
 
 
 def debug_loop(
-    tmp_path: Path, script: str, flaky_tool: str, wall_clock: tuple[str, ...] = ()
+    tmp_path: Path,
+    script: str,
+    flaky_tool: str,
+    wall_clock: tuple[str, ...] = (),
+    where: Callable[[dict[str, Any]], bool] | None = None,
 ) -> dict[str, Any]:
     """The loop a user runs on a flaky framework agent, through the CLI, offline: record a
     failing run and a passing run, replay each (exit 1 and 0, no live call: the agent's
@@ -94,8 +103,8 @@ def debug_loop(
         )  # fmt: skip
         assert rep.returncode == status, rep.stdout + rep.stderr
         report = json.loads(rep.stdout)
-        assert normalised(replayed.read_bytes(), wall_clock) == normalised(
-            recorded.read_bytes(), wall_clock
+        assert normalised(replayed.read_bytes(), wall_clock, where) == normalised(
+            recorded.read_bytes(), wall_clock, where
         )
         gate = run_cli(
             "gate", str(cassette), "--agent", agent_template(script, tmp_path / "gate.json"),
