@@ -23,13 +23,10 @@ so pydantic-ai writes the same retry prompt.
 
 from __future__ import annotations
 
-import functools
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import TypeAdapter
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.tools import RunContext
@@ -39,6 +36,7 @@ from pydantic_ai.toolsets.function import FunctionToolsetTool
 from pydantic_core import to_jsonable_python
 
 from ._bridge import ToolCassette
+from ._typed import dumped, loaded, return_adapter
 
 
 def cassette(
@@ -76,12 +74,10 @@ class CassetteToolset(WrapperToolset[Any]):
         returns = _return_adapter(tool)
 
         def encode(value: Any) -> Any:
-            if returns is not None:
-                return returns.dump_python(value, mode="json")
-            return to_jsonable_python(value)
+            return to_jsonable_python(value) if returns is None else dumped(returns, value)
 
         def decode(response: Any) -> Any:
-            return response if returns is None else returns.validate_json(orjson.dumps(response))
+            return response if returns is None else loaded(returns, response)
 
         return await self.cassette.acall(
             name,
@@ -126,15 +122,4 @@ def _return_adapter(tool: ToolsetTool[Any]) -> TypeAdapter[Any] | None:
     if not isinstance(tool.toolset, FunctionToolset):
         return None
     held = tool.toolset.tools.get(tool.original_name or tool.tool_def.name)
-    return None if held is None else _adapter_of(held.function)
-
-
-@functools.lru_cache(maxsize=256)
-def _adapter_of(function: Any) -> TypeAdapter[Any] | None:
-    try:
-        returns = typing.get_type_hints(function).get("return")
-    except Exception:  # noqa: BLE001 - an unresolvable annotation: fall back to plain JSON
-        return None
-    if returns is None or returns is Any:
-        return None
-    return TypeAdapter(returns)
+    return None if held is None else return_adapter(held.function)

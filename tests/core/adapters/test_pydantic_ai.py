@@ -77,6 +77,7 @@ def test_parallel_calls_each_get_their_own_answer(agent_module, monkeypatch, tmp
     }
     assert type(returns["get_quote"]).__name__ == "Quote"
     assert returns["get_quote"].price == agent_module.Decimal("12.50")
+    assert returns["get_quote"].as_of.tzinfo is agent_module.UTC  # the stdlib's, as it was live
     assert returns["market_hours"] == agent_module.Hours("XNYS", "09:30", "desk-7")
 
 
