@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import orjson
@@ -56,7 +56,7 @@ def _stdlib_offsets(value: Any) -> Any:
     if isinstance(value, datetime):
         if isinstance(value.tzinfo, TzInfo):
             offset = value.utcoffset() or timedelta(0)
-            return value.replace(tzinfo=timezone.utc if not offset else timezone(offset))
+            return value.replace(tzinfo=UTC if not offset else timezone(offset))
         return value
     if isinstance(value, BaseModel):
         for name, item in vars(value).items():

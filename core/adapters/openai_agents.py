@@ -35,7 +35,9 @@ from ._bridge import ToolCassette
 from ._typed import dumped, loaded, return_adapter
 
 
-def cassette_agent(agent: Agent[Any], *, cassette: ToolCassette | None = None, **options: Any) -> Agent[Any]:
+def cassette_agent(
+    agent: Agent[Any], *, cassette: ToolCassette | None = None, **options: Any
+) -> Agent[Any]:
     """A clone of ``agent`` whose function tools are recorded or replayed (see
     ``cassette_tools``). ``options``: as ``wrap_dispatcher``, when no ``cassette`` is
     given."""
@@ -69,7 +71,9 @@ def _recorded(tool: FunctionTool, shared: ToolCassette) -> FunctionTool:
         return response if returns is None else loaded(returns, response)
 
     async def on_invoke_tool(ctx: ToolContext[Any], input: str) -> Any:
-        return await shared.acall(tool.name, _arguments(input), lambda: live(ctx, input), encode, decode)
+        return await shared.acall(
+            tool.name, _arguments(input), lambda: live(ctx, input), encode, decode
+        )
 
     return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
 

@@ -29,7 +29,9 @@ def cassette_tui() -> str:
     return found
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path
+) -> subprocess.CompletedProcess[str]:
     """``cassette-tui ARGS`` in ``cwd``, with the test's environment plus ``env``, the
     ``CASSETTE_*`` variables of the test process removed (the command sets its own)."""
     full = {k: v for k, v in os.environ.items() if not k.startswith("CASSETTE_")}
@@ -46,7 +48,9 @@ def agent_template(script: str, history: Path) -> str:
 
 
 def normalised(
-    history: bytes, wall_clock: tuple[str, ...], where: Callable[[dict[str, Any]], bool] | None = None
+    history: bytes,
+    wall_clock: tuple[str, ...],
+    where: Callable[[dict[str, Any]], bool] | None = None,
 ) -> str:
     """``history`` (JSON) with the value of every key named in ``wall_clock`` replaced by
     ``"<wall clock>"`` (only in the objects ``where`` accepts, when given): fields a

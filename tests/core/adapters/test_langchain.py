@@ -37,7 +37,9 @@ def agent_module():
     return module
 
 
-def _run(agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str) -> tuple[str, str, Any]:
+def _run(
+    agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str
+) -> tuple[str, str, Any]:
     import json
 
     from cassette_tui.core.adapters.langchain import CassetteMiddleware
@@ -69,7 +71,9 @@ def test_replay_gives_the_recorded_history_byte_for_byte(
         assert answer == "ACME 12.50; XNYS opens 09:30 for desk-7"  # the runtime's context
         assert outcomes == {"get_quote": ["error", "hit"], "market_hours": ["hit"]}
     else:
-        assert answer.startswith("FAILED: Tool 'get_quote' failed after 2 attempts with RateLimited")
+        assert answer.startswith(
+            "FAILED: Tool 'get_quote' failed after 2 attempts with RateLimited"
+        )
         assert "429 Too Many Requests: retry in 30s" in answer
         assert outcomes == {"get_quote": ["error", "error"], "market_hours": ["hit"]}
     assert [r["tool"] for r in report["repeats"]] == ["get_quote"]
@@ -108,9 +112,8 @@ def _tool_node(cassette: Any) -> Any:
 
 
 def test_a_langgraph_tool_node_replays_parallel_calls_sync_and_async(tmp_path: Path) -> None:
-    from langchain_core.messages import AIMessage
-
     from cassette_tui.core.adapters.langchain import CassetteMiddleware
+    from langchain_core.messages import AIMessage
 
     calls = [
         {"name": "lookup", "args": {"key": "a"}, "id": "c1", "type": "tool_call"},
@@ -129,7 +132,10 @@ def test_a_langgraph_tool_node_replays_parallel_calls_sync_and_async(tmp_path: P
         cassette.cassette.close()
         results[mode] = [(m.tool_call_id, m.content, m.status) for m in sync_out + async_out]
     assert results["replay"] == results["record"]
-    assert results["replay"][:2] == [("c1", "value of a", "success"), ("c2", "value of b", "success")]
+    assert results["replay"][:2] == [
+        ("c1", "value of a", "success"),
+        ("c2", "value of b", "success"),
+    ]
     assert results["replay"][-1] == ("c3", "awaited value of c", "success")
 
 

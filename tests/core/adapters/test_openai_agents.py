@@ -26,7 +26,9 @@ def agent_module():
     return importlib.import_module("support.agents.openai_agents_agent")
 
 
-def _run(agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str) -> tuple[str, str, Any]:
+def _run(
+    agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str
+) -> tuple[str, str, Any]:
     from cassette_tui.core.adapters._bridge import ToolCassette
 
     monkeypatch.setenv("FLAKY_TOOL", outcome)
@@ -48,7 +50,7 @@ def test_replay_gives_the_recorded_history_byte_for_byte(
     seen_live = dict(agent_module.SEEN)
     again, replayed, report = _run(agent_module, monkeypatch, tmp_path, outcome, "replay")
     assert (again, replayed) == (answer, recorded)
-    assert agent_module.SEEN == seen_live  # each output's type, as the run saw it
+    assert seen_live == agent_module.SEEN  # each output's type, as the run saw it
     assert sorted(c["outcome"] for c in report["calls"]) == ["hit", "hit"]
     if outcome == "pass":
         assert seen_live == {"call-quote": "Quote", "call-hours": "str"}
@@ -58,9 +60,10 @@ def test_replay_gives_the_recorded_history_byte_for_byte(
         assert answer == "FAILED: An error occurred while running the tool. Please try again."
 
 
-def test_cassette_tools_leaves_other_tools_and_the_original_agent_alone(agent_module, tmp_path: Path) -> None:
+def test_cassette_tools_leaves_other_tools_and_the_original_agent_alone(
+    agent_module, tmp_path: Path
+) -> None:
     from agents import Agent, FunctionTool, WebSearchTool
-
     from cassette_tui.core.adapters.openai_agents import cassette_agent, cassette_tools
 
     hosted = WebSearchTool()

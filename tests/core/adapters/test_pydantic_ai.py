@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pydantic_ai", reason="pydantic-ai is not installed (pip install '.[frameworks]')")
+pytest.importorskip(
+    "pydantic_ai", reason="pydantic-ai is not installed (pip install '.[frameworks]')"
+)
 
 from support.frameworks import debug_loop, normalised  # noqa: E402
 
@@ -56,7 +58,9 @@ def test_replay_gives_the_recorded_history_byte_for_byte(
         assert answer == "FAILED: 429 Too Many Requests: retry in 30s"
 
 
-def test_parallel_calls_each_get_their_own_answer(agent_module, monkeypatch, tmp_path: Path) -> None:
+def test_parallel_calls_each_get_their_own_answer(
+    agent_module, monkeypatch, tmp_path: Path
+) -> None:
     from cassette_tui.core import load
     from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
 

@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("smolagents", reason="smolagents is not installed (pip install '.[frameworks]')")
+pytest.importorskip(
+    "smolagents", reason="smolagents is not installed (pip install '.[frameworks]')"
+)
 
 from support.frameworks import debug_loop, normalised  # noqa: E402
 
@@ -30,7 +32,9 @@ def agent_module():
     return importlib.import_module("support.agents.smolagents_agent")
 
 
-def _run(agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str, threads: int = 1) -> tuple[str, str, dict[str, str], Any]:
+def _run(
+    agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str, threads: int = 1
+) -> tuple[str, str, dict[str, str], Any]:
     monkeypatch.setenv("FLAKY_TOOL", outcome)
     monkeypatch.setenv("CASSETTE_MODE", mode)  # the agent's live tools raise in replay
     agent_module.SEEN.clear()
@@ -44,15 +48,25 @@ def _run(agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str, thr
 
 
 @pytest.mark.parametrize("outcome", ["fail", "pass"])
-def test_replay_gives_the_recorded_memory_byte_for_byte(agent_module, monkeypatch, tmp_path: Path, outcome: str) -> None:
+def test_replay_gives_the_recorded_memory_byte_for_byte(
+    agent_module, monkeypatch, tmp_path: Path, outcome: str
+) -> None:
     answer, recorded, seen, _ = _run(agent_module, monkeypatch, tmp_path, outcome, "record")
-    again, replayed, seen_again, report = _run(agent_module, monkeypatch, tmp_path, outcome, "replay")
+    again, replayed, seen_again, report = _run(
+        agent_module, monkeypatch, tmp_path, outcome, "replay"
+    )
     assert (again, replayed) == (answer, recorded)
     assert seen_again == seen
-    assert sorted(c["outcome"] for c in report["calls"]) == (["error", "hit"] if outcome == "fail" else ["hit", "hit"])
+    assert sorted(c["outcome"] for c in report["calls"]) == (
+        ["error", "hit"] if outcome == "fail" else ["hit", "hit"]
+    )
     if outcome == "pass":
         # an "object" tool's dict, a "string" tool's AgentText, as live (final_answer: live)
-        assert seen == {"get_quote": "dict", "market_hours": "AgentText", "final_answer": "AgentText"}
+        assert seen == {
+            "get_quote": "dict",
+            "market_hours": "AgentText",
+            "final_answer": "AgentText",
+        }
     else:
         # the step's error: the class and message the live AgentToolExecutionError had
         assert '"type": "AgentToolExecutionError"' in replayed
@@ -60,20 +74,26 @@ def test_replay_gives_the_recorded_memory_byte_for_byte(agent_module, monkeypatc
         assert answer == "FAILED: rate limited"
 
 
-def test_parallel_calls_each_get_their_own_answer(agent_module, monkeypatch, tmp_path: Path) -> None:
+def test_parallel_calls_each_get_their_own_answer(
+    agent_module, monkeypatch, tmp_path: Path
+) -> None:
     _run(agent_module, monkeypatch, tmp_path, "pass", "record", threads=4)
-    answer, replayed, seen, report = _run(agent_module, monkeypatch, tmp_path, "pass", "replay", threads=4)
+    answer, replayed, seen, report = _run(
+        agent_module, monkeypatch, tmp_path, "pass", "replay", threads=4
+    )
     steps = json.loads(replayed)
     observations = set(steps[1]["observations"].split("\n"))
-    assert observations == {"XNYS opens 09:30", "{'symbol': 'ACME', 'price': '12.50', 'as_of': '2026-01-02T03:04:05Z'}"}
+    assert observations == {
+        "XNYS opens 09:30",
+        "{'symbol': 'ACME', 'price': '12.50', 'as_of': '2026-01-02T03:04:05Z'}",
+    }
     assert seen == {"get_quote": "dict", "market_hours": "AgentText", "final_answer": "AgentText"}
     assert report["misses"] == [] and len(report["calls"]) == 2
 
 
 def test_a_code_agent_is_refused_with_the_reason(agent_module) -> None:
-    from smolagents import CodeAgent
-
     from cassette_tui.core.adapters.smolagents import cassette_agent
+    from smolagents import CodeAgent
 
     agent = CodeAgent(tools=[], model=agent_module.ScriptedModel())
     assert not hasattr(agent, "execute_tool_call")  # its tools run inside its code

@@ -18,14 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cassette_tui.core.adapters.langchain import CassetteMiddleware
 from langchain.agents import create_agent
 from langchain.agents.middleware import ToolRetryMiddleware
 from langchain.tools import ToolRuntime, tool
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, messages_to_dict
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+    messages_to_dict,
+)
 from langchain_core.outputs import ChatGeneration, ChatResult
-
-from cassette_tui.core.adapters.langchain import CassetteMiddleware
 
 
 class RateLimited(Exception):
@@ -72,15 +77,27 @@ class ScriptedChatModel(BaseChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         return self
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         results = {m.name: m for m in messages if isinstance(m, ToolMessage)}
         if not results:
             reply = AIMessage(
                 content="",
                 id="ai-calls",
                 tool_calls=[
-                    {"name": "get_quote", "args": {"symbol": "ACME"}, "id": "call-quote", "type": "tool_call"},
-                    {"name": "market_hours", "args": {"exchange": "XNYS"}, "id": "call-hours", "type": "tool_call"},
+                    {
+                        "name": "get_quote",
+                        "args": {"symbol": "ACME"},
+                        "id": "call-quote",
+                        "type": "tool_call",
+                    },
+                    {
+                        "name": "market_hours",
+                        "args": {"exchange": "XNYS"},
+                        "id": "call-hours",
+                        "type": "tool_call",
+                    },
                 ],
             )
         elif any(m.status == "error" for m in results.values()):
@@ -88,7 +105,10 @@ class ScriptedChatModel(BaseChatModel):
             reply = AIMessage(content=f"FAILED: {failed.content}", id="ai-answer")
         else:
             quote = json.loads(results["get_quote"].content)
-            reply = AIMessage(content=f"{quote['symbol']} {quote['price']}; {results['market_hours'].content}", id="ai-answer")
+            reply = AIMessage(
+                content=f"{quote['symbol']} {quote['price']}; {results['market_hours'].content}",
+                id="ai-answer",
+            )
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
@@ -105,7 +125,10 @@ def build(cassette: CassetteMiddleware | None = None) -> Any:
 
 
 def run(agent: Any) -> tuple[str, list[dict[str, Any]]]:
-    state = agent.invoke({"messages": [HumanMessage("What does ACME trade at?", id="human-question")]}, context=Desk("desk-7"))
+    state = agent.invoke(
+        {"messages": [HumanMessage("What does ACME trade at?", id="human-question")]},
+        context=Desk("desk-7"),
+    )
     return state["messages"][-1].content, messages_to_dict(state["messages"])
 
 

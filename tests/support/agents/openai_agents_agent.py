@@ -20,12 +20,23 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, Model, ModelResponse, RunContextWrapper, Runner, Usage, function_tool
-from agents import set_tracing_disabled
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
-from pydantic import BaseModel
-
+from agents import (
+    Agent,
+    Model,
+    ModelResponse,
+    RunContextWrapper,
+    Runner,
+    Usage,
+    function_tool,
+    set_tracing_disabled,
+)
 from cassette_tui.core.adapters.openai_agents import cassette_agent
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
+from pydantic import BaseModel
 
 set_tracing_disabled(True)  # offline: no trace is exported
 
@@ -60,7 +71,9 @@ async def get_quote(symbol: str) -> Quote:
     _live()
     if os.environ.get("FLAKY_TOOL") == "fail":
         raise RateLimited("429 Too Many Requests: retry in 30s")
-    return Quote(symbol=symbol, price=Decimal("12.50"), as_of=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    return Quote(
+        symbol=symbol, price=Decimal("12.50"), as_of=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    )
 
 
 @function_tool
@@ -83,12 +96,32 @@ def _message(text: str, id: str) -> ResponseOutputMessage:
 class ScriptedModel(Model):
     """Two tool calls at once, then an answer from the tool outputs."""
 
-    async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> ModelResponse:
-        outputs = {i["call_id"]: i["output"] for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"}
+    async def get_response(
+        self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+    ) -> ModelResponse:
+        outputs = {
+            i["call_id"]: i["output"]
+            for i in input
+            if isinstance(i, dict) and i.get("type") == "function_call_output"
+        }
         if not outputs:
             output: list[Any] = [
-                ResponseFunctionToolCall(type="function_call", call_id="call-quote", name="get_quote", arguments='{"symbol": "ACME"}', id="fc-quote", status="completed"),
-                ResponseFunctionToolCall(type="function_call", call_id="call-hours", name="market_hours", arguments='{"exchange": "XNYS"}', id="fc-hours", status="completed"),
+                ResponseFunctionToolCall(
+                    type="function_call",
+                    call_id="call-quote",
+                    name="get_quote",
+                    arguments='{"symbol": "ACME"}',
+                    id="fc-quote",
+                    status="completed",
+                ),
+                ResponseFunctionToolCall(
+                    type="function_call",
+                    call_id="call-hours",
+                    name="market_hours",
+                    arguments='{"exchange": "XNYS"}',
+                    id="fc-hours",
+                    status="completed",
+                ),
             ]
         elif "error occurred" in str(outputs["call-quote"]):
             output = [_message(f"FAILED: {outputs['call-quote']}", "msg-answer")]
@@ -103,7 +136,9 @@ class ScriptedModel(Model):
 def build(**options: Any) -> Agent[Desk]:
     """The agent, its tools recorded or replayed (``options`` as ``wrap_dispatcher``;
     default: the ``CASSETTE_*`` environment)."""
-    return cassette_agent(Agent(name="desk", model=ScriptedModel(), tools=[get_quote, market_hours]), **options)
+    return cassette_agent(
+        Agent(name="desk", model=ScriptedModel(), tools=[get_quote, market_hours]), **options
+    )
 
 
 def run(agent: Agent[Desk]) -> tuple[str, list[Any]]:
@@ -117,7 +152,9 @@ def run(agent: Agent[Desk]) -> tuple[str, list[Any]]:
 def main() -> int:
     answer, history = run(build())
     if len(sys.argv) > 1:
-        Path(sys.argv[1]).write_text(json.dumps(history, sort_keys=True, default=str), encoding="utf-8")
+        Path(sys.argv[1]).write_text(
+            json.dumps(history, sort_keys=True, default=str), encoding="utf-8"
+        )
     print(answer)
     return 1 if answer.startswith("FAILED") else 0
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+
+from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
 from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.messages import (
@@ -26,8 +28,6 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-
-from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
 
 
 class Quote(BaseModel):
@@ -53,7 +53,9 @@ async def get_quote(symbol: str) -> Quote:
     _live()
     if os.environ.get("FLAKY_TOOL") == "fail":
         raise ModelRetry("429 Too Many Requests: retry in 30s")
-    return Quote(symbol=symbol, price=Decimal("12.50"), as_of=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    return Quote(
+        symbol=symbol, price=Decimal("12.50"), as_of=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    )
 
 
 def market_hours(ctx: RunContext[str], exchange: str) -> Hours:
@@ -80,7 +82,9 @@ def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     quote, hours = returns["get_quote"], returns["market_hours"]
     # the types the tools returned, named in the answer: a replay that lost them answers otherwise
     typed = f"{type(quote).__name__}/{type(quote.as_of).__name__}/{type(hours).__name__}"
-    return ModelResponse(parts=[TextPart(f"{quote.symbol} {quote.price} opens {hours.opens} [{typed}]")])
+    return ModelResponse(
+        parts=[TextPart(f"{quote.symbol} {quote.price} opens {hours.opens} [{typed}]")]
+    )
 
 
 def build(cassette: CassetteCapability | None = None) -> Agent[str, str]:

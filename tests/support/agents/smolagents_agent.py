@@ -16,10 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from smolagents import ToolCallingAgent, tool
-from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
-
 from cassette_tui.core.adapters.smolagents import cassette_agent
+from smolagents import ToolCallingAgent, tool
+from smolagents.models import (
+    ChatMessage,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    MessageRole,
+    Model,
+)
 
 
 class RateLimited(Exception):
@@ -60,7 +65,9 @@ def market_hours(exchange: str) -> str:
 
 
 def _call(id: str, name: str, arguments: dict[str, Any]) -> ChatMessageToolCall:
-    return ChatMessageToolCall(id=id, type="function", function=ChatMessageToolCallFunction(name=name, arguments=arguments))
+    return ChatMessageToolCall(
+        id=id, type="function", function=ChatMessageToolCallFunction(name=name, arguments=arguments)
+    )
 
 
 class ScriptedModel(Model):
@@ -69,10 +76,23 @@ class ScriptedModel(Model):
     def __init__(self) -> None:
         super().__init__(model_id="scripted")
 
-    def generate(self, messages: list[Any], stop_sequences: Any = None, response_format: Any = None, tools_to_call_from: Any = None, **kwargs: Any) -> ChatMessage:
-        seen = "\n".join(str(m.content) if not isinstance(m, dict) else str(m.get("content")) for m in messages[1:])
+    def generate(
+        self,
+        messages: list[Any],
+        stop_sequences: Any = None,
+        response_format: Any = None,
+        tools_to_call_from: Any = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        seen = "\n".join(
+            str(m.content) if not isinstance(m, dict) else str(m.get("content"))
+            for m in messages[1:]
+        )
         if "Observation" not in seen and "Error" not in seen:
-            calls = [_call("call-quote", "get_quote", {"symbol": "ACME"}), _call("call-hours", "market_hours", {"exchange": "XNYS"})]
+            calls = [
+                _call("call-quote", "get_quote", {"symbol": "ACME"}),
+                _call("call-hours", "market_hours", {"exchange": "XNYS"}),
+            ]
         elif "RateLimited" in seen:
             calls = [_call("call-answer", "final_answer", {"answer": "FAILED: rate limited"})]
         else:
@@ -86,7 +106,11 @@ def build(threads: int = 1, **options: Any) -> ToolCallingAgent:
     threads and lists their observations in the order they complete, which differs between
     two live runs as well: with one thread that order is the order the model gave them."""
     agent = ToolCallingAgent(
-        tools=[get_quote, market_hours], model=ScriptedModel(), max_steps=4, verbosity_level=0, max_tool_threads=threads
+        tools=[get_quote, market_hours],
+        model=ScriptedModel(),
+        max_steps=4,
+        verbosity_level=0,
+        max_tool_threads=threads,
     )
     cassette_agent(agent, **options)
     served = agent.execute_tool_call
@@ -108,7 +132,9 @@ def run(agent: ToolCallingAgent) -> tuple[str, list[dict[str, Any]]]:
 def main() -> int:
     answer, history = run(build())
     if len(sys.argv) > 1:
-        Path(sys.argv[1]).write_text(json.dumps(history, sort_keys=True, default=str), encoding="utf-8")
+        Path(sys.argv[1]).write_text(
+            json.dumps(history, sort_keys=True, default=str), encoding="utf-8"
+        )
     print(answer)
     return 1 if answer.startswith("FAILED") else 0
 
