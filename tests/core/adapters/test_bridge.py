@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.adapters._bridge import ToolCassette
+from cassette_tui.core.adapters import ToolCassette
 
 
 class RateLimited(Exception):
@@ -131,7 +131,7 @@ def test_an_async_call_on_a_sync_cassette_is_refused(tmp_path: Path) -> None:
 
 def test_importing_the_adapters_imports_no_framework() -> None:
     code = (
-        "import sys, cassette_tui.core.adapters, cassette_tui.core.adapters._bridge\n"
+        "import sys, cassette_tui.core.adapters\n"
         "names = ('pydantic_ai', 'langchain', 'langchain_core', 'langgraph', 'agents', "
         "'smolagents', 'pydantic')\n"
         "print(','.join(n for n in names if n in sys.modules))\n"

@@ -29,7 +29,7 @@ def agent_module():
 def _run(
     agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str
 ) -> tuple[str, str, Any]:
-    from cassette_tui.core.adapters._bridge import ToolCassette
+    from cassette_tui.core.adapters import ToolCassette
 
     monkeypatch.setenv("FLAKY_TOOL", outcome)
     monkeypatch.setenv("CASSETTE_MODE", mode)  # the agent's live tools raise in replay
