@@ -142,13 +142,13 @@ def test_a_langgraph_tool_node_replays_parallel_calls_sync_and_async(tmp_path: P
 def test_the_debug_loop_on_a_langchain_agent(tmp_path: Path) -> None:
     diff = debug_loop(tmp_path, "langchain_agent.py", "get_quote", RANDOM_IDS, _tool_message)
     # the runs part at get_quote's retry (the failing run's second 429, the passing run's
-    # quote): how the rows pair depends on the order the two tool threads completed in
-    # (seq numbers follow completion), the finding does not
+    # quote): how the rows pair, and whether the two attempts are consecutive seqs, depends
+    # on the order the two tool threads completed in (seqs follow completion); the finding
+    # and the key's counts do not
     found = {f["kind"]: f for f in diff["findings"]}
     assert "RateLimited" in found["error_response"]["evidence"]["first"]
     retried = found["repeated_key"]["evidence"]  # the retried key, in both runs
     assert retried["key"][0] == "get_quote" and (retried["count_a"], retried["count_b"]) == (2, 2)
-    assert (retried["patterns"]["a"]["errors"], retried["patterns"]["b"]["errors"]) == (2, 1)
     for report in diff["replays"].values():
         assert report["run"]["replay"] == "clean", report["run"]["replay_why"]
         assert report["run"]["misses"] == 0
