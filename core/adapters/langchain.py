@@ -1,0 +1,110 @@
+"""LangChain and LangGraph: record and replay every tool call as tool-call middleware (the
+``[frameworks]`` extra).
+
+Three lines of user code, with ``langchain``'s ``create_agent``::
+
+    from cassette_tui.core.adapters.langchain import CassetteMiddleware
+
+    agent = create_agent(model, tools, middleware=[ToolRetryMiddleware(), CassetteMiddleware()])
+
+or a LangGraph ``ToolNode`` of your own::
+
+    cassette = CassetteMiddleware()
+    node = ToolNode(tools, wrap_tool_call=cassette.wrap_tool_call,
+                    awrap_tool_call=cassette.awrap_tool_call)
+
+The cassette gets the tool call's name and JSON ``args`` as the model wrote them; the live
+side is the framework's own ``handler(request)`` (state, runtime, injected arguments
+untouched). The response is the ``ToolMessage`` the tool node made, as LangChain's own
+message dict (``message_to_dict``) without its ``tool_call_id``: a replayed message gets
+the id of the call it answers, so a model that numbers its calls differently each run
+still reads a consistent conversation. A tool error that the tool node does not turn into
+a message (LangGraph's default for every error but bad arguments) is recorded as an error
+and raised again at replay as the recorded class, with the same ``str()``.
+
+Middleware order is the user's: placed after ``ToolRetryMiddleware`` (inside it), the
+cassette records every attempt, so a retried call is a key recorded several times and
+replay serves the attempts in order (a 429, then the answer); placed before it, one entry
+holds the call's final outcome. Both ``invoke`` and ``ainvoke`` are served by one instance.
+A tool that returns a ``Command`` cannot be recorded (an error names the tool).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import ToolMessage, message_to_dict, messages_from_dict
+from langgraph.prebuilt.tool_node import ToolCallRequest
+
+from ._bridge import ToolCassette
+
+
+class CassetteMiddleware(AgentMiddleware[Any, Any]):
+    """Tool-call middleware that records every tool call to a cassette, or serves it
+    from one. Keywords as ``wrap_dispatcher`` (default: the ``CASSETTE_*`` environment).
+
+    Raises:
+        as ``wrap_dispatcher``, when constructed (a bad mode, a missing cassette).
+    """
+
+    def __init__(
+        self,
+        *,
+        mode: str | None = None,
+        path: str | Path | None = None,
+        report: str | Path | None = None,
+        config: str | Path | None = None,
+        repeat: str = "error",
+        overwrite: bool = False,
+    ) -> None:
+        super().__init__()
+        self.cassette = ToolCassette(
+            asynchronous=True,
+            mode=mode,
+            path=path,
+            report=report,
+            config=config,
+            repeat=repeat,
+            overwrite=overwrite,
+        )
+
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]
+    ) -> Any:
+        call = request.tool_call
+        return self.cassette.call(
+            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call)
+        )
+
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]
+    ) -> Any:
+        call = request.tool_call
+        return await self.cassette.acall(
+            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call)
+        )
+
+
+def _encode(call: Any) -> Callable[[Any], Any]:
+    def encode(result: Any) -> Any:
+        if not isinstance(result, ToolMessage):
+            raise TypeError(
+                f"tool {call['name']!r} returned a {type(result).__name__}, not a ToolMessage: "
+                "only tool messages are recorded"
+            )
+        data = dict(message_to_dict(result)["data"])
+        data.pop("tool_call_id", None)  # the live call's id: given back at replay
+        return data
+
+    return encode
+
+
+def _decode(call: Any) -> Callable[[Any], Any]:
+    def decode(response: Any) -> Any:
+        data = dict(response, tool_call_id=call["id"])
+        return messages_from_dict([{"type": "tool", "data": data}])[0]
+
+    return decode

@@ -1,0 +1,109 @@
+"""The smolagents adapter against the real framework, offline (a ``Model`` subclass of the
+test's own): a ``ToolCallingAgent`` step that calls two tools at once, recorded, replayed
+with no live tool, gated, diffed; the agent's memory (``memory.get_full_steps()``) is the
+same between record and replay, byte for byte.
+
+smolagents stamps each step's ``timing`` (start, end, duration) from the clock: that key
+alone is normalised. It also lists a step's observations in the order its tool threads
+complete them, which differs between two live runs too; the byte comparison runs the
+agent with one tool thread (the model's order), the parallel test with four.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip(
+    "smolagents", reason="smolagents is not installed (pip install '.[frameworks]')"
+)
+
+from support.adapter_loop import debug_loop, normalised  # noqa: E402
+
+WALL_CLOCK = ("timing",)
+
+
+@pytest.fixture
+def agent_module():
+    return importlib.import_module("support.agents.smolagents_agent")
+
+
+def _run(
+    agent_module, monkeypatch, tmp_path: Path, outcome: str, mode: str, threads: int = 1
+) -> tuple[str, str, dict[str, str], Any]:
+    monkeypatch.setenv("FLAKY_TOOL", outcome)
+    monkeypatch.setenv("CASSETTE_MODE", mode)  # the agent's live tools raise in replay
+    agent_module.SEEN.clear()
+    agent = agent_module.build(threads, path=tmp_path / f"{outcome}.jsonl")
+    try:
+        answer, history = agent_module.run(agent)
+    finally:
+        agent.cassette.close()
+    text = normalised(json.dumps(history, default=str).encode(), WALL_CLOCK)
+    return answer, text, dict(agent_module.SEEN), agent.cassette.report()
+
+
+@pytest.mark.parametrize("outcome", ["fail", "pass"])
+def test_replay_gives_the_recorded_memory_byte_for_byte(
+    agent_module, monkeypatch, tmp_path: Path, outcome: str
+) -> None:
+    answer, recorded, seen, _ = _run(agent_module, monkeypatch, tmp_path, outcome, "record")
+    again, replayed, seen_again, report = _run(
+        agent_module, monkeypatch, tmp_path, outcome, "replay"
+    )
+    assert (again, replayed) == (answer, recorded)
+    assert seen_again == seen
+    assert sorted(c["outcome"] for c in report["calls"]) == (
+        ["error", "hit"] if outcome == "fail" else ["hit", "hit"]
+    )
+    if outcome == "pass":
+        # an "object" tool's dict, a "string" tool's AgentText, as live (final_answer: live)
+        assert seen == {
+            "get_quote": "dict",
+            "market_hours": "AgentText",
+            "final_answer": "AgentText",
+        }
+    else:
+        # the step's error: the class and message the live AgentToolExecutionError had
+        assert '"type": "AgentToolExecutionError"' in replayed
+        assert "RateLimited: 429 Too Many Requests: retry in 30s" in replayed
+        assert answer == "FAILED: rate limited"
+
+
+def test_parallel_calls_each_get_their_own_answer(
+    agent_module, monkeypatch, tmp_path: Path
+) -> None:
+    _run(agent_module, monkeypatch, tmp_path, "pass", "record", threads=4)
+    answer, replayed, seen, report = _run(
+        agent_module, monkeypatch, tmp_path, "pass", "replay", threads=4
+    )
+    steps = json.loads(replayed)
+    observations = set(steps[1]["observations"].split("\n"))
+    assert observations == {
+        "XNYS opens 09:30",
+        "{'symbol': 'ACME', 'price': '12.50', 'as_of': '2026-01-02T03:04:05Z'}",
+    }
+    assert seen == {"get_quote": "dict", "market_hours": "AgentText", "final_answer": "AgentText"}
+    assert report["misses"] == [] and len(report["calls"]) == 2
+
+
+def test_a_code_agent_is_refused_with_the_reason(agent_module) -> None:
+    from cassette_tui.core.adapters.smolagents import cassette_agent
+    from smolagents import CodeAgent
+
+    agent = CodeAgent(tools=[], model=agent_module.ScriptedModel())
+    assert not hasattr(agent, "execute_tool_call")  # its tools run inside its code
+    with pytest.raises(TypeError, match="CodeAgent calls its tools from the code it runs"):
+        cassette_agent(agent, mode="live")
+
+
+def test_the_debug_loop_on_a_smolagents_agent(tmp_path: Path) -> None:
+    diff = debug_loop(tmp_path, "smolagents_agent.py", "get_quote", WALL_CLOCK)
+    row = next(r for r in diff["rows"] if r["tool"] == "get_quote")
+    assert row["error_a"] is True  # the failing run's rate limit, recorded as an error
+    for report in diff["replays"].values():
+        assert report["run"]["replay"] == "clean", report["run"]["replay_why"]
