@@ -19,7 +19,6 @@ codec entries.
 from __future__ import annotations
 
 import inspect
-import threading
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from pathlib import Path
@@ -193,31 +192,10 @@ def _finish_now(coro: Any) -> Any:
     raise RuntimeError("the cassette dispatcher suspended in a synchronous call")
 
 
-_PLAIN_STR: dict[type, type] = {}
-_PLAIN_LOCK = threading.Lock()
-
-
 def _as_recorded(exc: ToolError) -> BaseException:
-    """``exc`` (a replayed ``ToolError``, also of the recorded class) as the live tool's
-    exception read: ``str(e)`` is the recorded message and ``e.args`` is ``(message,)``,
-    so a framework that writes ``str(e)`` or ``repr(e)`` into the conversation (LangChain's
-    ``ToolRetryMiddleware``, the Agents SDK's failure text, smolagents' step errors)
-    writes the bytes the live run wrote. ``ToolError`` itself words it ``"Type: message"``
-    for a person; its class name stays the recorded one."""
-    cls = type(exc)
-    with _PLAIN_LOCK:
-        plain = _PLAIN_STR.get(cls)
-        if plain is None:
-            plain = type(
-                cls.__name__,
-                (cls,),
-                {
-                    "__str__": BaseException.__str__,
-                    "__module__": cls.__module__,
-                    "__qualname__": cls.__qualname__,
-                },
-            )
-            _PLAIN_STR[cls] = plain
-    again = plain(exc.type, exc.message, exc.seq, exc.module)
-    again.args = (exc.message,)
-    return again
+    """``exc``, a replayed ``ToolError`` of the recorded class: its ``str()``, ``repr()``
+    and ``.args`` are the live exception's already (``errors.ToolError``), so a framework
+    that writes them into the conversation (LangChain's ``ToolRetryMiddleware``, the
+    Agents SDK's failure text, smolagents' step errors) writes the bytes the live run
+    wrote."""
+    return exc
