@@ -36,23 +36,21 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from cassette_tui.core.format.cassette import dump_line
+from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
 
-from ._facts import Exchange, ServerFacts, sidecar_path, without_meta
+from ._facts import Exchange, ServerFacts, ServerMessage, sidecar_path, without_meta
 from ._wire import (
+    ERROR_TYPE,
     PROGRESS,
     PROGRESS_FIELD,
     TOOLS_CALL,
-    ErrorData,
-    JSONRPCError,
-    JSONRPCNotification,
-    JSONRPCRequest,
-    JSONRPCResponse,
-    call_of,
-    error_record,
-    parse_line,
+    Frame,
+    dump_doc,
+    id_key,
+    read_line,
 )
 
 #: JSON-RPC "internal error": the code of the answer the proxy gives for a request the
@@ -68,6 +66,12 @@ class _Pending:
     params: Any
     started: float
     t0: float
+    #: the id the host sent (any JSON value: ``null`` and ``1.5`` included)
+    host_id: Any = None
+    #: the id the server was sent instead, when the host reused one still in flight
+    alias: str | None = None
+    #: the request line as the host sent it (kept aside when it cannot be an entry)
+    line: bytes = b""
     #: the ``notifications/progress`` params the server sent for this request
     progress: list[dict[str, Any]] = field(default_factory=list)
 
@@ -104,6 +108,9 @@ class RecordSummary:
     server_crashed: bool = False
     terminated: bool = False
     removed: bool = False
+    server_messages: int = 0
+    kept_aside: int = 0
+    problems: list[str] = field(default_factory=list)
 
     def exit_status(self) -> int:
         """The proxy's own exit status: the server's when it crashed (128+N for a signal),
@@ -127,6 +134,9 @@ class RecordSummary:
                 "server_exit": self.server_exit,
                 "server_crashed": self.server_crashed,
                 "removed": self.removed,
+                "server_messages": self.server_messages,
+                "kept_aside": self.kept_aside,
+                "problems": list(self.problems),
             },
         }
 
@@ -214,7 +224,15 @@ class RecordingProxy:
         self.writer, self.facts, self.summary = _claim(
             str(cassette), self.command, rules or NormalizationRules(), redactor
         )
-        self._pending: dict[Any, _Pending] = {}
+        #: host requests waiting for the server's answer, by the id the server was sent
+        self._pending: dict[str, _Pending] = {}
+        #: server-to-host requests waiting for the host's answer: index in server_messages
+        self._server_requests: dict[str, int] = {}
+        #: the last answer forwarded (``{"seq": n}`` / ``{"exchange": i}``), and the server
+        #: messages sent since, which the next answer places
+        self._last_answer: dict[str, int] | None = None
+        self._unplaced: list[ServerMessage] = []
+        self._aliases = 0
         self._host_lock = threading.Lock()
         self._host_gone = False
 
@@ -233,7 +251,13 @@ class RecordingProxy:
         leaves no file: its cassette and sidecar, both created by this session
         (``_claim``), are removed, so the same command can run again."""
         summary = self.summary
-        if summary.entries or summary.exchanges or self.writer.seq:
+        if (
+            summary.entries
+            or summary.exchanges
+            or self.writer.seq
+            or self.facts.server_messages
+            or self.facts.kept_aside
+        ):
             return
         for path in (summary.cassette, summary.sidecar):
             with contextlib.suppress(FileNotFoundError):
@@ -323,6 +347,9 @@ class RecordingProxy:
         crash said with what was kept."""
         self.summary.server_exit = proc.returncode
         self.summary.unanswered.extend(p.method for p in self._pending.values())
+        for key, index in self._server_requests.items():
+            method = self.facts.server_messages[index].describe()
+            self._problem(f"the host never answered the server's {method} (id {key})")
         if self.summary.server_crashed:
             self._say(
                 f"the MCP server exited (status {proc.returncode}) during the session; "
@@ -342,11 +369,7 @@ class RecordingProxy:
     ) -> None:
         assert proc.stdin is not None
         while (line := await lines.get()) is not None:
-            msg = parse_line(line)
-            if isinstance(msg, JSONRPCRequest):
-                self._pending[msg.id] = _Pending(
-                    msg.method, msg.params, time.time(), time.perf_counter()
-                )
+            line = self._from_host(line)
             try:
                 proc.stdin.write(line)
                 await proc.stdin.drain()
@@ -354,6 +377,45 @@ class RecordingProxy:
                 return  # the server is gone; _server_to_host sees its stdout close
         # the host closed its end: close the server's stdin (MCP stdio shutdown, step 1)
         proc.stdin.close()
+
+    def _from_host(self, line: bytes) -> bytes:
+        """Note the host's requests (every one that has an id, whatever its shape) and its
+        answers to the server's requests; the line to forward: ``line`` itself, or, when
+        the host reused an id still in flight, the line with that request's id replaced
+        by an alias (the server's answer is given back under the host's id)."""
+        parsed = read_line(line)
+        rewritten = False
+        now, t0 = time.time(), time.perf_counter()
+        for frame in parsed.frames:
+            if frame.kind == "request":
+                key, alias = frame.key, None
+                if key in self._pending:
+                    self._aliases += 1
+                    alias = f"cassette-tui-reused-id-{self._aliases}"
+                    frame.doc["id"] = alias
+                    key, rewritten = id_key(alias), True
+                    self._problem(
+                        f"the host reused id {frame.key} while a {self._pending[frame.key].method}"
+                        f" with it was in flight; the server got {alias!r} for this "
+                        f"{frame.method}, answered back under {frame.key}"
+                    )
+                self._pending[key] = _Pending(
+                    frame.method, frame.params, now, t0, host_id=frame.id, alias=alias, line=line
+                )
+            elif frame.kind in ("response", "error"):
+                self._host_answered(frame)
+        if not rewritten:
+            return line
+        docs = [f.doc for f in parsed.frames]
+        return dump_doc(docs if parsed.batch else docs[0])
+
+    def _host_answered(self, frame: Frame) -> None:
+        index = self._server_requests.pop(frame.key, None)
+        if index is None:
+            return
+        field_name = "result" if frame.kind == "response" else "error"
+        self.facts.server_messages[index].host_answer = {field_name: frame.doc.get(field_name)}
+        self._write_facts()
 
     async def _server_to_host(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stdout is not None
@@ -364,20 +426,72 @@ class RecordingProxy:
                 line = await proc.stdout.read(LINE_LIMIT)
             if not line:
                 return
-            msg = parse_line(line)
-            if isinstance(msg, JSONRPCResponse | JSONRPCError) and msg.id in self._pending:
-                self._record(self._pending.pop(msg.id), msg)
-            elif isinstance(msg, JSONRPCNotification) and msg.method == PROGRESS:
-                self._note_progress(msg.params or {})
-            if not self._to_host(line):
+            if not self._to_host(self._from_server(line)):
                 return
 
+    def _from_server(self, line: bytes) -> bytes:
+        """Record what one line of the server's stdout holds; the line to forward (the
+        line itself, or with an aliased id given back)."""
+        parsed = read_line(line)
+        if not parsed.frames:  # a banner, a log line: forwarded, and kept
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            self._server_message(ServerMessage(line=text))
+            self._problem(f"the server wrote a line that is not JSON-RPC: {text[:80]!r}")
+            return line
+        rewritten = False
+        for frame in parsed.frames:
+            if frame.kind in ("response", "error"):
+                req = self._pending.pop(frame.key, None)
+                if req is None:
+                    self._server_message(ServerMessage(message=frame.doc))
+                    self._problem(f"the server answered id {frame.key}, which no request had")
+                    continue
+                if req.alias is not None:
+                    frame.doc["id"] = req.host_id
+                    rewritten = True
+                self._record(req, frame, lossy=parsed.lossy, line=line)
+            elif frame.kind == "notification" and frame.method == PROGRESS:
+                if not self._note_progress(frame.params or {}):
+                    self._server_message(ServerMessage(message=frame.doc))
+            elif frame.kind in ("notification", "request"):
+                if frame.kind == "request":
+                    self._server_requests[frame.key] = len(self.facts.server_messages)
+                self._server_message(ServerMessage(message=frame.doc))
+            else:
+                self._server_message(ServerMessage(message=frame.doc))
+                self._problem("the server sent a JSON value that is not a JSON-RPC 2.0 message")
+        if not rewritten:
+            return line
+        docs = [f.doc for f in parsed.frames]
+        return dump_doc(docs if parsed.batch else docs[0])
+
     # -- recording -----------------------------------------------------------------------
-    def _record(self, req: _Pending, answer: JSONRPCResponse | JSONRPCError) -> None:
-        result = answer.result if isinstance(answer, JSONRPCResponse) else None
-        error = answer.error if isinstance(answer, JSONRPCError) else None
+    def _record(self, req: _Pending, answer: Frame, *, lossy: bool, line: bytes) -> None:
+        """Keep one answered request: a ``tools/call`` as an entry, any other as an
+        exchange; one that can be neither is kept aside (the two lines' text)."""
+        doc = answer.doc
+        result = doc.get("result") if answer.kind == "response" else None
+        error = doc.get("error") if answer.kind == "error" else None
+        what = f"{req.method} (id {id_key(req.host_id)})"
+        if lossy:
+            self._problem(f"the answer to {what} held invalid UTF-8 bytes, kept as U+FFFD")
+        if error is not None and not (
+            isinstance(error, dict)
+            and isinstance(error.get("code"), int)
+            and isinstance(error.get("message"), str)
+        ):
+            self._aside(req, line, "the error is not {code: int, message: str}")
+            return
         if req.method == TOOLS_CALL:
-            tool, args = call_of(req.params)
+            params = req.params if isinstance(req.params, dict) else None
+            if params is None or not isinstance(params.get("name"), str):
+                self._aside(req, line, "its params have no tool name")
+                return
+            args = params.get("arguments")
+            args = {} if args is None else args
+            if depth_of(args) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
+                self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
+                return
             extra = {
                 "recorded_at": datetime.fromtimestamp(req.started, UTC)
                 .isoformat()
@@ -386,44 +500,97 @@ class RecordingProxy:
             }
             if req.progress:
                 extra[PROGRESS_FIELD] = req.progress
-            self.writer.write(tool, args, result, error_record(error) if error else None, extra)
+            try:
+                seq = self.writer.write(
+                    params["name"], args, result, _error_record(error), extra
+                )
+            except (TypeError, ValueError, RecursionError) as exc:
+                self._aside(req, line, f"not a cassette entry: {exc}")
+                return
             self.summary.entries += 1
-            if error is not None or (result or {}).get("isError") is True:
+            if error is not None or (isinstance(result, dict) and result.get("isError") is True):
                 self.summary.errors += 1
+            self._answered({"seq": seq})
+            return
+        if error is None and not isinstance(result, dict):
+            self._aside(req, line, "the result is not an object")
+            return
+        if depth_of(req.params) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
+            self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
             return
         self.facts.exchanges.append(
-            Exchange(
-                req.method,
-                without_meta(req.params),
-                result=result,
-                error=error.model_dump(exclude_none=True) if error else None,
-            )
+            Exchange(req.method, without_meta(req.params), result=result, error=error)
         )
         self.summary.exchanges += 1
+        self._answered({"exchange": len(self.facts.exchanges) - 1})
+        self._write_facts()
+
+    def _answered(self, anchor: dict[str, int]) -> None:
+        """An answer went to the host: it places the server messages sent since the last."""
+        for message in self._unplaced:
+            message.before = anchor
+        if self._unplaced:
+            self._write_facts()
+        self._unplaced = []
+        self._last_answer = anchor
+
+    def _server_message(self, message: ServerMessage) -> None:
+        message.after = self._last_answer
+        self.facts.server_messages.append(message)
+        self._unplaced.append(message)
+        self.summary.server_messages += 1
+        self._write_facts()
+
+    def _aside(self, req: _Pending, answer_line: bytes, reason: str) -> None:
+        """An answered call that cannot be kept as an entry or an exchange: its two lines
+        go to the sidecar's ``kept_aside``, said on stderr and in the report."""
+        self.facts.kept_aside.append(
+            {
+                "method": req.method,
+                "id": req.host_id,
+                "reason": reason,
+                "request": req.line.decode("utf-8", "replace").rstrip("\n"),
+                "answer": answer_line.decode("utf-8", "replace").rstrip("\n"),
+            }
+        )
+        self.summary.kept_aside += 1
+        self._problem(
+            f"the answered {req.method} (id {id_key(req.host_id)}) is kept aside in "
+            f"{self.summary.sidecar.name} (not replayed): {reason}"
+        )
+        self._write_facts()
+
+    def _write_facts(self) -> None:
         self.facts.write(self.summary.sidecar, overwrite=True, redactor=self.redactor)
 
-    def _note_progress(self, params: dict[str, Any]) -> None:
+    def _problem(self, message: str) -> None:
+        self.summary.problems.append(message)
+        self._say(message)
+
+    def _note_progress(self, params: dict[str, Any]) -> bool:
+        """Attach a progress notification to the tools/call that asked for it; ``False``
+        when none did (it is then a server message)."""
         token = params.get("progressToken")
         for req in self._pending.values():
             if req.method == TOOLS_CALL and token is not None and req.progress_token == token:
                 req.progress.append({k: v for k, v in params.items() if k != "progressToken"})
-                return
+                return True
+        return False
 
     def _answer_pending(self, status: int | None) -> None:
-        for request_id, req in list(self._pending.items()):
-            answer = JSONRPCError(
-                jsonrpc="2.0",
-                id=request_id,
-                error=ErrorData(
-                    code=SERVER_GONE_CODE,
-                    message=(
+        for req in list(self._pending.values()):
+            answer = {
+                "jsonrpc": "2.0",
+                "id": req.host_id,
+                "error": {
+                    "code": SERVER_GONE_CODE,
+                    "message": (
                         f"cassette-tui mcp record: the MCP server exited (status {status}) "
                         f"before answering this {req.method} request"
                     ),
-                ),
-            )
-            line = answer.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-            if not self._to_host(line.encode("utf-8")):
+                },
+            }
+            if not self._to_host(dump_doc(answer)):
                 return
 
     # -- the host's stream ----------------------------------------------------------------
@@ -483,22 +650,40 @@ def _claim(
 
 def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[bytes | None]) -> None:
     """Read ``fd`` to its end in a daemon thread (a blocking read cannot be cancelled, and
-    a pipe, a tty or a file all work), handing complete lines to ``out``; ``None`` at EOF."""
-    buffer = b""
+    a pipe, a tty or a file all work), handing complete lines to ``out``; ``None`` at EOF.
+    Each byte is scanned for a newline once, so a 50 MB line costs what its reading does."""
+    buffer = bytearray()
+    scanned = 0
     try:
-        while chunk := os.read(fd, 1 << 16):
+        while chunk := os.read(fd, 1 << 20):
             buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                loop.call_soon_threadsafe(out.put_nowait, line + b"\n")
+            start = 0
+            while (end := buffer.find(b"\n", max(scanned, start))) >= 0:
+                line = bytes(buffer[start : end + 1])
+                loop.call_soon_threadsafe(out.put_nowait, line)
+                start = end + 1
+            if start:
+                del buffer[:start]
+            scanned = len(buffer)
     except OSError:
         pass
     finally:
         if buffer:
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(out.put_nowait, buffer)
+                loop.call_soon_threadsafe(out.put_nowait, bytes(buffer))
         with contextlib.suppress(RuntimeError):  # the loop may be closed already
             loop.call_soon_threadsafe(out.put_nowait, None)
+
+
+def _error_record(error: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A JSON-RPC error as a cassette entry's ``error`` field (``_wire.error_record``'s
+    shape, from the raw object)."""
+    if error is None:
+        return None
+    out: dict[str, Any] = {"type": ERROR_TYPE, "message": error["message"], "code": error["code"]}
+    if error.get("data") is not None:
+        out["data"] = error["data"]
+    return out
 
 
 def _signal_group(pgid: int, sig: int) -> None:
