@@ -28,7 +28,8 @@ Two optional lists keep what is neither a tool call nor an answered request, in 
   ``before``/``after`` name the answer forwarded right after/before it (``{"seq": n}`` a
   cassette entry, ``{"exchange": i}`` an exchange here; ``null``: none). Replay sends a
   message just before its ``before`` answer, or after its ``after`` answer when nothing
-  followed it; a request's ``host_answer`` is what the host answered live.
+  followed it, and one recorded before any answer (``after`` null) as the session
+  starts; a request's ``host_answer`` is what the host answered live.
 - ``kept_aside``: an answered call that cannot be a cassette entry or an exchange (its
   arguments nested past the cassette's 600 levels, a result that is not an object), kept
   as the two lines' text: ``{"method", "id", "reason", "request", "answer"}``.

@@ -222,6 +222,7 @@ class Line:
     batch: bool = False
     problem: str | None = None
     lossy: bool = False
+    raw: bytes = b""
 
 
 def id_key(value: Any) -> str:
@@ -271,7 +272,7 @@ def read_line(line: bytes) -> Line:
         else:
             return Line([], problem=f"not JSON ({_first(exc)})")
     problem = "invalid UTF-8 bytes, read as U+FFFD" if lossy else None
-    if isinstance(doc, list):
+    if isinstance(doc, list) and any(_frame(item).kind != "other" for item in doc):
         return Line([_frame(item) for item in doc], batch=True, problem=problem, lossy=lossy)
     return Line([_frame(doc)], problem=problem, lossy=lossy)
 

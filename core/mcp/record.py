@@ -42,6 +42,7 @@ from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
 
 from ._facts import Exchange, ServerFacts, ServerMessage, sidecar_path, without_meta
+from ._stdio import read_lines
 from ._wire import (
     ERROR_TYPE,
     PROGRESS,
@@ -279,7 +280,7 @@ class RecordingProxy:
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
         threading.Thread(
-            target=_read_lines, args=(self.host_in, loop, host_lines), daemon=True
+            target=read_lines, args=(self.host_in, loop, host_lines), daemon=True
         ).start()
 
         up = asyncio.create_task(self._host_to_server(host_lines, proc))
@@ -501,9 +502,7 @@ class RecordingProxy:
             if req.progress:
                 extra[PROGRESS_FIELD] = req.progress
             try:
-                seq = self.writer.write(
-                    params["name"], args, result, _error_record(error), extra
-                )
+                seq = self.writer.write(params["name"], args, result, _error_record(error), extra)
             except (TypeError, ValueError, RecursionError) as exc:
                 self._aside(req, line, f"not a cassette entry: {exc}")
                 return
@@ -646,33 +645,6 @@ def _claim(
             raise
         return writer, facts, RecordSummary(cassette, sidecar)
     raise FileExistsError(f"{template}: no free number for {NUMBER}")
-
-
-def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[bytes | None]) -> None:
-    """Read ``fd`` to its end in a daemon thread (a blocking read cannot be cancelled, and
-    a pipe, a tty or a file all work), handing complete lines to ``out``; ``None`` at EOF.
-    Each byte is scanned for a newline once, so a 50 MB line costs what its reading does."""
-    buffer = bytearray()
-    scanned = 0
-    try:
-        while chunk := os.read(fd, 1 << 20):
-            buffer += chunk
-            start = 0
-            while (end := buffer.find(b"\n", max(scanned, start))) >= 0:
-                line = bytes(buffer[start : end + 1])
-                loop.call_soon_threadsafe(out.put_nowait, line)
-                start = end + 1
-            if start:
-                del buffer[:start]
-            scanned = len(buffer)
-    except OSError:
-        pass
-    finally:
-        if buffer:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(out.put_nowait, bytes(buffer))
-        with contextlib.suppress(RuntimeError):  # the loop may be closed already
-            loop.call_soon_threadsafe(out.put_nowait, None)
 
 
 def _error_record(error: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -116,7 +116,10 @@ def test_replay_answers_ids_null_and_one_and_a_half(tmp_path: Path) -> None:
         session.kill()
     replay = RawSession(replay_cmd(run))
     try:
-        replay.request(INIT)
+        replay.send(INIT)
+        # the banner is sent again where it came: before the initialize answer
+        assert replay.lines.get(timeout=60) == b"raw server ready\n"
+        assert json.loads(replay.lines.get(timeout=60))["id"] == 0
         first = replay.request(tool_call(None, "echo", {"n": 1}))
         assert first["id"] is None and first["result"]["content"][0]["text"] == '{"n": 1}'
         second = replay.request(tool_call(1.5, "echo", {"n": 2}))

@@ -49,7 +49,11 @@ FIXED = {
     "tools/list": {
         "tools": [
             {"name": "echo", "inputSchema": {"type": "object"}},
-            {"name": "clock", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+            {
+                "name": "clock",
+                "inputSchema": {"type": "object"},
+                "annotations": {"readOnlyHint": True},
+            },
         ]
     },
     "resources/list": {"resources": [{"uri": "mem://a", "name": "a"}]},
