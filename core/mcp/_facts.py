@@ -259,6 +259,21 @@ class ServerFacts:
         self._served[key] = n + 1
         return same[min(n, len(same) - 1)]
 
+    def read_only_tools(self) -> set[str]:
+        """The tools a recorded ``tools/list`` annotates ``readOnlyHint`` or
+        ``idempotentHint`` (the MCP spec's tool annotations)."""
+        names = set()
+        for exchange in self.exchanges:
+            if exchange.method != "tools/list" or not isinstance(exchange.result, dict):
+                continue
+            for tool in exchange.result.get("tools") or []:
+                notes = tool.get("annotations") if isinstance(tool, dict) else None
+                if isinstance(notes, dict) and (
+                    notes.get("readOnlyHint") is True or notes.get("idempotentHint") is True
+                ):
+                    names.add(str(tool.get("name")))
+        return names
+
     def recorded_params(self, method: str) -> list[Any]:
         """The params recorded for ``method``, for a miss message."""
         return [e.params for e in self.exchanges if e.method == method]

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cassette_tui.core.format.cassette import Cassette, load
-from cassette_tui.core.format.errors import CassetteMiss
+from cassette_tui.core.format.errors import CassetteMiss, ReplayExhausted
 from cassette_tui.core.format.jsonvalue import dumps_strict, encode_nonfinite, json_copy
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.replay.replayer import Replayer
@@ -76,7 +76,10 @@ class ReplayServer:
     Args:
         cassette: the cassette (path or loaded).
         rules: normalization rules for the keys (default: none, strict).
-        repeat: ``"error"`` or ``"last"`` (see ``Replayer``).
+        repeat: ``"error"`` or ``"last"`` (see ``Replayer``), or ``"auto"``: ``"error"``,
+            except for the tools the recorded ``tools/list`` annotates ``readOnlyHint`` or
+            ``idempotentHint`` (their last answer is served again: a read repeated
+            answers the same), listed in the report as ``mcp.repeat_last_tools``.
         facts: the sidecar path (default ``_facts.sidecar_path(cassette)``; absent: the
             fallback answers of the module docstring).
 
@@ -94,8 +97,6 @@ class ReplayServer:
     ) -> None:
         if not isinstance(cassette, Cassette):
             cassette = load(cassette, rules=rules)
-        self.replayer = Replayer(cassette, repeat=repeat, rules=rules)
-        self.cassette = self.replayer.cassette
         facts_path = (
             Path(facts)
             if facts
@@ -103,6 +104,16 @@ class ReplayServer:
         )
         self.facts_path = facts_path if facts_path and facts_path.exists() else None
         self.facts = ServerFacts.read(self.facts_path) if self.facts_path else None
+        self.repeat_last_tools = (
+            sorted(self.facts.read_only_tools()) if repeat == "auto" and self.facts else []
+        )
+        self.replayer = Replayer(
+            cassette,
+            repeat="error" if repeat == "auto" else repeat,
+            rules=rules,
+            repeat_last=self.repeat_last_tools,
+        )
+        self.cassette = self.replayer.cassette
         self.not_recorded: list[dict[str, Any]] = []
         #: the recorded answer the last ``handle`` served (``{"seq"}``/``{"exchange"}``)
         self.last_anchor: dict[str, int] | None = None
@@ -158,11 +169,17 @@ class ReplayServer:
             # and its class (the SDK's MCPError) is never rebuilt as a Python exception
             entry = self.replayer.serve(tool, args)
         except CassetteMiss as exc:
+            words = str(exc)
+            if isinstance(exc, ReplayExhausted):  # the flag as the command spells it
+                words = words.split("; use the repeat-last policy")[0] + (
+                    "; run cassette-tui mcp replay with --repeat last to serve the last "
+                    "answer again"
+                )
             return _error(
                 message.id,
                 ErrorData(
                     code=MISS_CODE,
-                    message=str(exc),
+                    message=words,
                     data={
                         "tool": exc.tool,
                         "digest": exc.digest,
@@ -234,6 +251,7 @@ class ReplayServer:
                 if i not in self.sent_messages
             ],
             "host_answers_differ": list(self.host_answers),
+            "repeat_last_tools": list(self.repeat_last_tools),
         }
         return replace(self.replayer.replay_report(), extra={"mcp": mcp}).to_json()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,8 @@ class Replayer:
         redactor: the redaction applied to live args that miss, so a cassette redacted
             after recording still matches the real call (default: ``Redactor()``, the
             scan with no config).
+        repeat_last: tools served past their last recording with the last answer again,
+            whatever ``repeat`` says (the MCP stand-in's read-only tools).
 
     Raises:
         ValueError: an unknown ``repeat`` policy.
@@ -52,6 +54,7 @@ class Replayer:
         repeat: str = "error",
         rules: NormalizationRules | None = None,
         redactor: Redactor | None = None,
+        repeat_last: Collection[str] = (),
     ) -> None:
         if repeat not in REPEAT_POLICIES:
             raise ValueError(f"unknown repeat policy {repeat!r}; expected 'error' or 'last'")
@@ -62,6 +65,7 @@ class Replayer:
         self.cassette = cassette
         self.rules = cassette.rules
         self.repeat = repeat
+        self.repeat_last = frozenset(repeat_last)
         #: live args that miss are looked up again redacted (see ``replay_key.lookup_key``)
         self.redactor = redactor if redactor is not None else Redactor()
         self._lock = threading.Lock()
@@ -120,7 +124,7 @@ class Replayer:
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
-                if self.repeat == "error":
+                if self.repeat == "error" and tool not in self.repeat_last:
                     self._logged(CallRecord(n, tool, dig, None, "exhausted"), None, len(recorded))
                     seqs = [self.cassette.seq(i) for i in recorded]
                     shown = self.redactor.redact_args(tool, args)

@@ -105,10 +105,12 @@ def record(
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
 @click.option(
     "--repeat",
-    type=click.Choice(["error", "last"]),
-    default="error",
+    type=click.Choice(["auto", "error", "last"]),
+    default="auto",
     show_default=True,
-    help="Past the last recording of a call: a miss (error) or the last answer again.",
+    help="Past the last recording of a call: a miss (error) or the last answer again "
+    "(last); auto: last for the tools recorded as readOnlyHint or idempotentHint, error "
+    "for the others.",
 )
 @click.option(
     "--facts",
