@@ -11,8 +11,11 @@ message types, and never starts the recorded server nor touches the network:
   ``MISS_CODE`` whose message names the nearest recorded calls of the tool and the
   argument paths that differ (``data`` has the same as JSON), and it is in the report;
 - ``initialize``, ``server/discover``, ``tools/list`` and every other request are
-  answered from the server-facts sidecar (``_facts``); ``ping`` is answered empty; a request
-  that was never recorded is ``METHOD_NOT_FOUND`` and in the report;
+  answered from the server-facts sidecar (``_facts``), ``resources/read`` and
+  ``prompts/get`` by their params like a tool call by its arguments (in recorded order,
+  the last one repeated); ``ping`` is answered empty; a request recorded only with other
+  params is a miss (``MISS_CODE``, naming the recorded params), one whose method was never
+  answered ``NOT_RECORDED_CODE``; both are in the report;
 - a call recorded with progress (``mcp_progress``) sends those notifications again, to the
   caller's ``progressToken``, before its answer (when the caller asked for progress);
 - without a sidecar (a cassette recorded by the library, not by ``mcp record``) the
@@ -156,7 +159,8 @@ class ReplayServer:
         return _error(
             message.id,
             ErrorData(
-                code=NOT_RECORDED_CODE,
+                # recorded with other params: a miss, as a tool call's (the method exists)
+                code=MISS_CODE if recorded else NOT_RECORDED_CODE,
                 message=f"cassette-tui mcp replay: not recorded: {message.method} {params}{hint}",
                 data={"method": message.method, "params": params, "recorded": recorded},
             ),

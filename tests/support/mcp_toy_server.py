@@ -10,6 +10,8 @@ Tools:
 - ``die(status)``: the process exits at once with ``status``, answering nothing;
 - ``stall(seconds)``: answers after ``seconds``.
 
+A resource template ``toy://notes/{name}`` and a prompt ``greet(who)``.
+
 ``--ignore-sigterm`` makes the process ignore SIGTERM and stdin EOF (only SIGKILL ends it),
 for the shutdown tests; ``--pid-file PATH`` writes the process id there.
 """
@@ -75,6 +77,18 @@ async def stall(seconds: float) -> str:
     """Answer after a while."""
     await anyio.sleep(seconds)
     return "done"
+
+
+@server.resource("toy://notes/{name}")
+def note(name: str) -> str:
+    """A note by name (a resource template)."""
+    return f"note {name}: retry budget"
+
+
+@server.prompt()
+def greet(who: str) -> str:
+    """A prompt that greets ``who``."""
+    return f"Hello {who}, be brief."
 
 
 if __name__ == "__main__":
