@@ -11,13 +11,22 @@ all). Two payloads: a small answer (about 60 bytes) and a 100 KB one. Reported: 
 median and the 95th percentile of the wall time per call (ms) after 20 warm-up calls,
 and the median as a multiple of ``direct``'s in the same run. Session start-up (the
 processes, the handshake) is not in the per-call figures; it is printed apart.
+
+Then big messages (``--big 1,10,50``, in MB; ``--big ""`` skips them): a raw line client
+(no SDK: its own parsing would hide the proxy's) sends one ``tools/call`` whose argument
+is that big to a raw server that parses it and answers small (``request``), then a small
+call whose answer is that big (``answer``), straight to the server and through
+``mcp record``, in the same run; the best of ``--repeats`` rounds each, and the ratio.
+Target (issue 27): a small factor at every size.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +47,24 @@ def echo(text: str, size: int = 0) -> str:
 
 server.run("stdio")
 '''
+RAW_SERVER = """
+import json, sys
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    req = json.loads(line)
+    if "id" not in req or req.get("method") != "tools/call":
+        if "id" in req:
+            empty = {"jsonrpc": "2.0", "id": req["id"], "result": {}}
+            out.write(json.dumps(empty).encode() + b"\\n")
+            out.flush()
+        continue
+    size = req["params"]["arguments"].get("answer", 0)
+    text = "y" * size
+    result = {"content": [{"type": "text", "text": text}], "isError": False}
+    answer = {"jsonrpc": "2.0", "id": req["id"], "result": result}
+    out.write(json.dumps(answer).encode() + b"\\n")
+    out.flush()
+"""
 CLI = [sys.executable, "-m", "cassette_tui.tui.cli"]
 WARMUP = 20
 
@@ -58,10 +85,73 @@ async def session(command: list[str], calls: int, size: int) -> tuple[float, lis
     return startup, times
 
 
+def big_call(command: list[str], request_mb: int, answer_mb: int) -> float:
+    """Seconds from writing one tools/call (``request_mb`` of argument, asking for
+    ``answer_mb`` of answer) to reading its whole answer line, in a fresh session."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    proc.stdin.write(json.dumps(init).encode() + b"\n")
+    proc.stdin.flush()
+    proc.stdout.readline()
+    args = {"text": "x" * (request_mb << 20), "answer": answer_mb << 20}
+    line = (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "big", "arguments": args},
+            }
+        ).encode()
+        + b"\n"
+    )
+    t = time.perf_counter()
+    proc.stdin.write(line)
+    proc.stdin.flush()
+    answer = proc.stdout.readline()
+    took = time.perf_counter() - t
+    assert answer.endswith(b"\n") and b'"id": 1' in answer[:40] or b'"id":1' in answer[:40]
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return took
+
+
+def big_messages(tmp: Path, sizes: list[int], repeats: int) -> None:
+    server_py = tmp / "raw_server.py"
+    server_py.write_text(RAW_SERVER)
+    server = [sys.executable, str(server_py)]
+    print(f"\n{'size':>6}  {'direction':<9} {'direct s':>8} {'record s':>8} {'x direct':>8}")
+    n = 0
+    for mb in sizes:
+        for direction, (req, ans) in (("request", (mb, 0)), ("answer", (0, mb))):
+            direct = record = float("inf")
+            for _ in range(repeats):
+                n += 1
+                run = tmp / f"big-{n}.jsonl"
+                direct = min(direct, big_call(server, req, ans))
+                record = min(
+                    record,
+                    big_call([*CLI, "mcp", "record", "-o", str(run), "--", *server], req, ans),
+                )
+            print(
+                f"{mb:>4} MB  {direction:<9} {direct:>8.3f} {record:>8.3f} {record / direct:>8.2f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--big", default="1,10,50", help="big-message sizes in MB")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-sdk", action="store_true", help="only the big messages")
     args = parser.parse_args()
+    sizes = [int(x) for x in args.big.split(",") if x.strip()]
+    if args.no_sdk:
+        with tempfile.TemporaryDirectory() as tmp:
+            big_messages(Path(tmp), sizes, args.repeats)
+        return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.calls} calls a case")
     print(
         f"{'payload':>8}  {'case':<8} {'median ms':>9} {'p95 ms':>7} {'x direct':>8} {'start s':>7}"
@@ -89,6 +179,8 @@ def main() -> None:
                     f"{startup:>7.2f}",
                     flush=True,
                 )
+        if sizes:
+            big_messages(Path(tmp), sizes, args.repeats)
 
 
 if __name__ == "__main__":

@@ -25,18 +25,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from cassette_tui.core.format.cassette import dump_line
+from cassette_tui.core.format.cassette import dump_line, dump_record
 from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
+from cassette_tui.core.format.digest import digest
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
@@ -73,6 +76,8 @@ class _Pending:
     alias: str | None = None
     #: the request line as the host sent it (kept aside when it cannot be an entry)
     line: bytes = b""
+    #: a big tools/call's args digest and text, computed in a thread meanwhile
+    prepared: asyncio.Future[_PreparedArgs] | None = None
     #: the ``notifications/progress`` params the server sent for this request
     progress: list[dict[str, Any]] = field(default_factory=list)
 
@@ -142,6 +147,30 @@ class RecordSummary:
         }
 
 
+#: a tools/call line at least this big has its args' digest and JSON text computed in a
+#: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
+#: request took 55x as long through the proxy)
+PREPARE_FROM = 1 << 20
+
+
+@dataclass
+class _PreparedArgs:
+    """A big call's args digest under the rules, and their compact JSON text as
+    ``dump_record`` writes it (``None`` when it cannot: a NaN, say)."""
+
+    digest: str
+    text: str | None
+
+
+def _prepare_args(rules: NormalizationRules, tool: str, args: Any) -> _PreparedArgs:
+    text: str | None
+    try:
+        text = json.dumps(args, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        text = None
+    return _PreparedArgs(digest(rules.apply(tool, args)), text)
+
+
 class CassetteWriter:
     """Appends entries to a new cassette: created exclusively (never clobbers a file),
     one ``write`` per line, flushed at once, so a crash loses nothing already answered.
@@ -166,13 +195,34 @@ class CassetteWriter:
                 f"{path}: a cassette exists already; record to a new file"
             ) from None
 
-    def write(self, tool: str, args: Any, response: Any, error: Any, extra: dict[str, Any]) -> int:
+    def write(
+        self,
+        tool: str,
+        args: Any,
+        response: Any,
+        error: Any,
+        extra: dict[str, Any],
+        prepared: _PreparedArgs | None = None,
+    ) -> int:
+        """Append one entry and flush it; its seq. ``prepared``: the args' digest and JSON
+        text computed while the server worked (a big call), spliced into the line."""
         assert self._fh is not None, "writer closed"
         self.seq += 1
         entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
         if self.redactor is not None:  # no secret reaches the disk
             entry = self.redactor.redact_entry(entry)[0]
-        self._fh.write(dump_line(entry, self.rules))
+            prepared = None
+        if prepared is None or prepared.text is None:
+            line = dump_line(entry, self.rules)
+        else:
+            marker = f"cassette-tui-args-{uuid.uuid4().hex}"
+            record = Entry(self.seq, tool, marker, response, error, extra).to_record(
+                prepared.digest
+            )
+            line = dump_record(record).replace(
+                f'"{marker}"'.encode(), prepared.text.encode("utf-8", "backslashreplace"), 1
+            )
+        self._fh.write(line)
         self._fh.flush()
         return self.seq
 
@@ -400,15 +450,38 @@ class RecordingProxy:
                         f" with it was in flight; the server got {alias!r} for this "
                         f"{frame.method}, answered back under {frame.key}"
                     )
-                self._pending[key] = _Pending(
+                pending = _Pending(
                     frame.method, frame.params, now, t0, host_id=frame.id, alias=alias, line=line
                 )
+                self._prepare(pending)
+                self._pending[key] = pending
             elif frame.kind in ("response", "error"):
                 self._host_answered(frame)
         if not rewritten:
             return line
         docs = [f.doc for f in parsed.frames]
         return dump_doc(docs if parsed.batch else docs[0])
+
+    def _prepare(self, req: _Pending) -> None:
+        """Start computing a big tools/call's args digest and text in a thread, while the
+        server works on the call (never with redaction: the args change first)."""
+        params = req.params
+        if (
+            req.method != TOOLS_CALL
+            or len(req.line) < PREPARE_FROM
+            or self.redactor is not None
+            or not isinstance(params, dict)
+            or not isinstance(params.get("name"), str)
+        ):
+            return
+        args = params.get("arguments")
+        args = {} if args is None else args
+        if depth_of(args) > MAX_DEPTH:
+            return
+        loop = asyncio.get_running_loop()
+        req.prepared = loop.run_in_executor(
+            None, _prepare_args, self.writer.rules, params["name"], args
+        )
 
     def _host_answered(self, frame: Frame) -> None:
         index = self._server_requests.pop(frame.key, None)
@@ -427,10 +500,10 @@ class RecordingProxy:
                 line = await proc.stdout.read(LINE_LIMIT)
             if not line:
                 return
-            if not self._to_host(self._from_server(line)):
+            if not self._to_host(await self._from_server(line)):
                 return
 
-    def _from_server(self, line: bytes) -> bytes:
+    async def _from_server(self, line: bytes) -> bytes:
         """Record what one line of the server's stdout holds; the line to forward (the
         line itself, or with an aliased id given back)."""
         parsed = read_line(line)
@@ -450,7 +523,11 @@ class RecordingProxy:
                 if req.alias is not None:
                     frame.doc["id"] = req.host_id
                     rewritten = True
-                self._record(req, frame, lossy=parsed.lossy, line=line)
+                prepared = None
+                if req.prepared is not None:
+                    with contextlib.suppress(TypeError, ValueError, RecursionError):
+                        prepared = await req.prepared
+                self._record(req, frame, lossy=parsed.lossy, line=line, prepared=prepared)
             elif frame.kind == "notification" and frame.method == PROGRESS:
                 if not self._note_progress(frame.params or {}):
                     self._server_message(ServerMessage(message=frame.doc))
@@ -467,7 +544,15 @@ class RecordingProxy:
         return dump_doc(docs if parsed.batch else docs[0])
 
     # -- recording -----------------------------------------------------------------------
-    def _record(self, req: _Pending, answer: Frame, *, lossy: bool, line: bytes) -> None:
+    def _record(
+        self,
+        req: _Pending,
+        answer: Frame,
+        *,
+        lossy: bool,
+        line: bytes,
+        prepared: _PreparedArgs | None = None,
+    ) -> None:
         """Keep one answered request: a ``tools/call`` as an entry, any other as an
         exchange; one that can be neither is kept aside (the two lines' text)."""
         doc = answer.doc
@@ -502,7 +587,9 @@ class RecordingProxy:
             if req.progress:
                 extra[PROGRESS_FIELD] = req.progress
             try:
-                seq = self.writer.write(params["name"], args, result, _error_record(error), extra)
+                seq = self.writer.write(
+                    params["name"], args, result, _error_record(error), extra, prepared
+                )
             except (TypeError, ValueError, RecursionError) as exc:
                 self._aside(req, line, f"not a cassette entry: {exc}")
                 return

@@ -130,3 +130,23 @@ def test_replay_answers_ids_null_and_one_and_a_half(tmp_path: Path) -> None:
         assert replay.close() == 1  # the batch's calls are repeats past the recording
     finally:
         replay.kill()
+
+
+def test_a_big_call_is_recorded_as_the_plain_writer_writes_it(tmp_path: Path) -> None:
+    """A call past ``PREPARE_FROM`` has its args' digest and text computed while the
+    server works (for speed); its line is the one ``dump_line`` writes."""
+    from cassette_tui.core.format.cassette import dump_line, load
+
+    run = tmp_path / "big.jsonl"
+    args = {"text": "é" * 700_000, "z": [1, 2.5, None], "a": {"k": "v"}}
+    session = RawSession(record_cmd(run, RAW_SERVER))
+    try:
+        session.lines.get(timeout=60)
+        session.request(INIT)
+        session.request(tool_call(1, "echo", args))
+        assert session.close() == 0
+    finally:
+        session.kill()
+    (entry,) = load(run)
+    assert entry.args == args
+    assert run.read_bytes() == dump_line(entry)
