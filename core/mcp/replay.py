@@ -338,9 +338,7 @@ class ReplaySession:
             line.raw = raw
             answers = [f for f in line.frames if f.kind in ("response", "error")]
             for frame in answers:  # the host answering a recorded server request
-                future = self._waiting.pop(frame.key, None)
-                if future is not None and not future.done():
-                    future.set_result(frame.doc)
+                self.host_answered(frame)
             if len(answers) < len(line.frames) or not line.frames:
                 await work.put(line)
         for future in self._waiting.values():
@@ -349,12 +347,23 @@ class ReplaySession:
         await work.put(None)
         await worker
 
-    async def _work(self, work: asyncio.Queue[Line | None]) -> None:
-        await self._send_messages(self._opening)
-        while (line := await work.get()) is not None:
-            await self._answer_line(line)
+    def host_answered(self, frame: Frame) -> None:
+        """The host's answer to a recorded server request that is waiting for it."""
+        future = self._waiting.pop(frame.key, None)
+        if future is not None and not future.done():
+            future.set_result(frame.doc)
 
-    async def _answer_line(self, line: Line) -> None:
+    async def opening(self) -> None:
+        """Send the server messages recorded before any answer (a banner, a log line)."""
+        await self._send_messages(self._opening)
+
+    async def _work(self, work: asyncio.Queue[Line | None]) -> None:
+        await self.opening()
+        while (line := await work.get()) is not None:
+            await self.answer_line(line)
+
+    async def answer_line(self, line: Line) -> None:
+        """Answer one line's requests (see the class docstring), in order."""
         messages = [f for f in line.frames if f.kind != "other"]
         if not messages:  # not JSON, or no JSON-RPC message in it at all
             await self._unreadable(line.raw, None)
