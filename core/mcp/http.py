@@ -69,7 +69,8 @@ async def _serve(app: Any, sock: socket.socket, out: TextIO) -> None:
             loop.add_signal_handler(sig, setattr, server, "should_exit", True)
     host, port = sock.getsockname()[:2]
     print(f"http://{host}:{port}{ENDPOINT}", file=out, flush=True)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    # the signals are ours (above): uvicorn would raise them again once it has stopped
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     await server.serve(sockets=[sock])
 
 

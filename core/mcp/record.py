@@ -216,9 +216,9 @@ class CassetteWriter:
             line = dump_line(entry, self.rules)
         else:
             marker = f"cassette-tui-args-{uuid.uuid4().hex}"
-            record = Entry(self.seq, tool, marker, response, error, extra).to_record(
-                prepared.digest
-            )
+            record = Entry(
+                self.seq, tool, marker, response=response, error=error, extra=extra
+            ).to_record(prepared.digest)
             line = dump_record(record).replace(
                 f'"{marker}"'.encode(), prepared.text.encode("utf-8", "backslashreplace"), 1
             )

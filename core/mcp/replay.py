@@ -267,7 +267,7 @@ class ReplayServer:
         report = self.replayer.replay_report()
         return bool(
             report.misses
-            or any(c.outcome == "exhausted" for c in report.calls)
+            or any(c.outcome == "exhausted" for c in report.calls or ())
             or self.not_recorded
             or self.host_answers
             or len(self.sent_messages) < len(self.server_messages)

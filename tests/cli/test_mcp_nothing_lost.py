@@ -149,4 +149,5 @@ def test_a_big_call_is_recorded_as_the_plain_writer_writes_it(tmp_path: Path) ->
         session.kill()
     (entry,) = load(run)
     assert entry.args == args
+    assert {"recorded_at", "duration_ms"} <= set(entry.extra)
     assert run.read_bytes() == dump_line(entry)
