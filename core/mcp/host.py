@@ -9,7 +9,8 @@ The SDK's stdio client starts the server with a few variables of the host's envi
 only (``HOME``, ``PATH``, ...) plus the parameters' ``env``, so the ``CASSETTE_*``
 variables of the environment contract (docs/format.md, "Environment contract":
 ``CASSETTE_MODE``, ``CASSETTE_PATH``, ``CASSETTE_REPORT``, ``CASSETTE_CONFIG``) would never
-reach the proxy: ``server_params`` puts them in ``env``. Nothing here imports the SDK: it copies the parameters it is given.
+reach the proxy: ``server_params`` puts them in ``env``. Nothing here imports the SDK: it
+copies the parameters it is given.
 """
 
 from __future__ import annotations

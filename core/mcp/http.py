@@ -81,6 +81,11 @@ def _split_events(buffer: bytes) -> tuple[list[bytes], bytes]:
     return events, rest
 
 
+def _event_id(event: bytes) -> bytes | None:
+    ids = [ln[3:].strip() for ln in event.split(b"\n") if ln.startswith(b"id:")]
+    return ids[-1] if ids else None
+
+
 def _event_data(event: bytes) -> bytes:
     lines = [ln[5:].removeprefix(b" ") for ln in event.split(b"\n") if ln.startswith(b"data:")]
     return b"\n".join(lines)
@@ -95,6 +100,8 @@ class HttpRecordingProxy(RecordingProxy):
     ) -> None:
         super().__init__([url], cassette, **kwargs)
         self.url = url
+        #: the ids of the events already recorded (a resumed stream sends some again)
+        self._relayed: set[bytes] = set()
         self.sock = listen(port)
         self.out = out or sys.stdout
 
@@ -159,11 +166,54 @@ class HttpRecordingProxy(RecordingProxy):
         data = _event_data(event)
         if not data.strip():  # a priming event (an id, no data), a comment
             return event
+        event_id = _event_id(event)
+        if event_id is not None:
+            if event_id in self._relayed:  # sent again on a resumed stream: kept once
+                return event
+            self._relayed.add(event_id)
         out = await self._from_server(data + b"\n")
         if out.rstrip(b"\n") == data:
             return event
         kept = [ln for ln in event.split(b"\n") if not ln.startswith(b"data:")]
         return b"\n".join([*kept, b"data: " + out.rstrip(b"\n")])
+
+
+def _is_answer(data: bytes) -> bool:
+    """Whether one message (or a batch) is an answer, not a server message."""
+    frames = read_line(data).frames
+    return bool(frames) and all(f.kind in ("response", "error") for f in frames)
+
+
+class _Stream:
+    """The events of one SSE stream of the replay, kept for resumption: every reader
+    (the POST's own response, a GET resuming it with ``Last-Event-ID``) reads this log."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[int, bytes]] = []
+        self.done = False
+        self.grew = asyncio.Event()
+
+    def add(self, event_id: int, data: bytes) -> None:
+        self.events.append((event_id, data))
+        self.grew.set()
+
+    def close(self) -> None:
+        self.done = True
+        self.grew.set()
+
+    async def read(self, after: int = 0) -> AsyncIterator[bytes]:
+        """The events past id ``after``, as SSE, until the stream is done."""
+        index = 0
+        while True:
+            while index < len(self.events):
+                event_id, data = self.events[index]
+                index += 1
+                if event_id > after:
+                    yield b"id: %d\nevent: message\ndata: %s\n\n" % (event_id, data)
+            if self.done:
+                return
+            self.grew.clear()
+            await self.grew.wait()
 
 
 class HttpReplay:
@@ -177,6 +227,10 @@ class HttpReplay:
         self._lock = asyncio.Lock()
         self._session: ReplaySession | None = None
         self._events = 0
+        #: every stream of the session by the ids of its events, for resumption
+        self._stream_of: dict[int, _Stream] = {}
+        self._writing: _Stream | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def run(self, out: TextIO | None = None) -> None:
         asyncio.run(self._serve(out or sys.stdout))
@@ -188,80 +242,75 @@ class HttpReplay:
         app = Starlette(routes=[Route(ENDPOINT, self._handle, methods=["GET", "POST", "DELETE"])])
         await _serve(app, self.sock, out)
 
-    def _new_session(self) -> ReplaySession:
-        return ReplaySession(self.server, self._send, self.log)
-
     async def _send(self, data: bytes) -> None:
-        queue = self._queue
-        if queue is not None:
-            await queue.put(data)
-
-    _queue: asyncio.Queue[bytes | None] | None = None
+        stream = self._writing
+        if stream is not None:
+            self._events += 1
+            self._stream_of[self._events] = stream
+            stream.add(self._events, data.rstrip(b"\n"))
 
     async def _handle(self, request: Any) -> Any:
         from starlette.responses import Response, StreamingResponse
 
         given = request.headers.get(SESSION_HEADER)
-        if request.method == "GET":
-            return Response(status_code=405, headers={"allow": "POST, DELETE"})
+        known = self.session_id is not None and given == self.session_id
         if request.method == "DELETE":
-            if self.session_id is None or given != self.session_id:
+            if not known:
                 return Response(status_code=404)
             self.session_id = None
             return Response(status_code=200)
+        if request.method == "GET":
+            last = request.headers.get("last-event-id", "")
+            stream = self._stream_of.get(int(last)) if last.isdigit() else None
+            if stream is None or not known:  # no stream outside the requests' own
+                return Response(status_code=405, headers={"allow": "POST, DELETE"})
+            return StreamingResponse(stream.read(int(last)), media_type="text/event-stream")
         body = await request.body()
         line = read_line(body)
         line.raw = body
         opening = any(f.kind == "request" and f.method == "initialize" for f in line.frames)
         if opening:
             self.session_id = uuid.uuid4().hex
-            self._session = self._new_session()
-        elif self.session_id is not None and given != self.session_id:
+            self._session = ReplaySession(self.server, self._send, self.log, lines=False)
+        elif self.session_id is not None and not known:
             return Response(
-                NO_SESSION,
-                status_code=404 if given else 400,
-                media_type="application/json",
+                NO_SESSION, status_code=404 if given else 400, media_type="application/json"
             )
-        session = self._session or self._new_session()
+        session = self._session or ReplaySession(self.server, self._send, self.log, lines=False)
         self._session = session
-        answers = [f for f in line.frames if f.kind in ("response", "error")]
-        for frame in answers:  # the host answering a recorded server request
-            session.host_answered(frame)
-        if line.frames and len(answers) == len(line.frames):
-            return Response(status_code=202)
+        for frame in line.frames:  # the host answering a recorded server request
+            if frame.kind in ("response", "error"):
+                session.host_answered(frame)
         if line.frames and all(
             f.kind in ("notification", "response", "error") for f in line.frames
         ):
-            return Response(status_code=202)
+            return Response(status_code=202)  # nothing to answer
         headers = {SESSION_HEADER: self.session_id} if self.session_id else {}
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        stream = _Stream()
 
         async def answer() -> None:
             async with self._lock:
-                self._queue = queue
+                self._writing = stream
                 try:
                     if opening:
                         await session.opening()
                     await session.answer_line(line)
                 finally:
-                    self._queue = None
-                    await queue.put(None)
+                    self._writing = None
+                    stream.close()
 
+        # the answer goes on whether the host stays or not (a resumed GET gets the rest)
         task = asyncio.create_task(answer())
-        first = await queue.get()
-        second = await queue.get() if first is not None else None
-        if second is None:  # one message: a plain JSON answer
-            await task
-            return Response(first or b"", media_type="application/json", headers=headers)
-
-        async def events() -> AsyncIterator[bytes]:
-            pending: list[bytes | None] = [first, second]
-            while True:
-                item = pending.pop(0) if pending else await queue.get()
-                if item is None:
-                    break
-                self._events += 1
-                yield b"id: %d\nevent: message\ndata: %s\n\n" % (self._events, item.rstrip(b"\n"))
-            await task
-
-        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        # one answer and nothing else: a plain JSON answer; anything before it (a server
+        # request waits for the host's answer on this stream) or after it: a stream
+        while not stream.done and (
+            len(stream.events) == 0 or (len(stream.events) == 1 and _is_answer(stream.events[0][1]))
+        ):
+            stream.grew.clear()
+            await stream.grew.wait()
+        if stream.done and len(stream.events) <= 1:
+            data = stream.events[0][1] if stream.events else b""
+            return Response(data, media_type="application/json", headers=headers)
+        return StreamingResponse(stream.read(), media_type="text/event-stream", headers=headers)

@@ -123,6 +123,8 @@ class ReplayServer:
         #: server messages sent (by index), and host answers that differ from the recording
         self.sent_messages: set[int] = set()
         self.host_answers: list[dict[str, Any]] = []
+        #: recorded stdout lines not sent (a replay over HTTP has no stdout)
+        self.skipped_lines = 0
 
     # -- one message ---------------------------------------------------------------------
     def handle(self, message: JSONRPCMessage) -> JSONRPCMessage | None:
@@ -256,6 +258,7 @@ class ReplayServer:
             ],
             "host_answers_differ": list(self.host_answers),
             "repeat_last_tools": list(self.repeat_last_tools),
+            "stdout_lines_skipped": self.skipped_lines,
         }
         return replace(self.replayer.replay_report(), extra={"mcp": mcp}).to_json()
 
@@ -309,8 +312,11 @@ class ReplaySession:
     recorded (a difference is in the report and makes the session fail).
     """
 
-    def __init__(self, server: ReplayServer, send: Any, log: TextIO) -> None:
+    def __init__(self, server: ReplayServer, send: Any, log: TextIO, *, lines: bool = True) -> None:
         self.server = server
+        #: send the recorded stdout lines that are not JSON-RPC (stdio); over HTTP they
+        #: are no message: skipped, and counted in the report
+        self.lines = lines
         self.send = send
         self.log = log
         self._waiting: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
@@ -441,7 +447,10 @@ class ReplaySession:
             server.sent_messages.add(i)
             message = server.server_messages[i]
             if message.line is not None:
-                await self.send(message.line.encode("utf-8") + b"\n")
+                if self.lines:
+                    await self.send(message.line.encode("utf-8") + b"\n")
+                else:
+                    server.skipped_lines += 1
                 continue
             if not message.is_request:
                 await self.send(dump_doc(message.message))

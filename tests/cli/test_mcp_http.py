@@ -141,3 +141,78 @@ def test_replay_over_http_refuses_an_unknown_session(tmp_path: Path) -> None:
     finally:
         status = stop(replay)
     assert status == 0
+
+
+def _events(response: Any) -> list[tuple[int, dict[str, Any]]]:
+    """``(id, message)`` of each SSE event of a streamed response, read to its end."""
+    out, event_id = [], 0
+    for raw in response.iter_lines():
+        if raw.startswith("id:"):
+            event_id = int(raw[3:].strip())
+        elif raw.startswith("data:"):
+            out.append((event_id, json.loads(raw[5:])))
+    return out
+
+
+def test_replay_over_http_streams_server_requests_and_resumes(tmp_path: Path) -> None:
+    """A cassette recorded over stdio (``support/mcp_raw_server.py``: a notification and a
+    server request ``roots/list`` around tool answers) replayed over HTTP: the messages
+    come on the request's event stream, the host answers the server request by a POST,
+    and a stream left early is resumed by a GET with ``Last-Event-ID``."""
+    import httpx2
+    from support.mcp_session import RawSession, record_cmd, tool_call
+
+    raw_server = [*toy_server()[:1], str(Path(toy_server()[1]).with_name("mcp_raw_server.py"))]
+    run = tmp_path / "raw.jsonl"
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    live = RawSession(record_cmd(run, raw_server))
+    try:
+        live.lines.get(timeout=TIMEOUT)  # the banner
+        live.request(init)
+        live.request(tool_call(1, "notify", {}))
+        live.send(tool_call(2, "ask", {}))
+        question = json.loads(live.lines.get(timeout=TIMEOUT))
+        live.send({"jsonrpc": "2.0", "id": question["id"], "result": {"roots": []}})
+        assert json.loads(live.lines.get(timeout=TIMEOUT))["id"] == 2
+        live.request(tool_call(3, "echo", {"n": 3}))
+        assert live.close() == 0
+    finally:
+        live.kill()
+
+    report = tmp_path / "report.json"
+    replay, url = started([*CLI, "mcp", "replay", "--http", str(run), "--report", str(report)])
+    accept = {"accept": "application/json, text/event-stream"}
+    try:
+        with httpx2.Client(timeout=TIMEOUT) as client:
+            opened = client.post(url, json=init, headers=accept)
+            assert opened.json()["id"] == 0  # the banner is not sent over HTTP
+            headers = {**accept, "mcp-session-id": opened.headers["mcp-session-id"]}
+            with client.stream("POST", url, json=tool_call(1, "notify", {}), headers=headers) as r:
+                assert r.headers["content-type"].startswith("text/event-stream")
+                notes = _events(r)
+            assert [m.get("method") for _, m in notes] == [
+                "notifications/tools/list_changed",
+                "notifications/message",
+                None,
+            ]
+            with client.stream("POST", url, json=tool_call(2, "ask", {}), headers=headers) as r:
+                lines = r.iter_lines()
+                first_id = int(next(lines)[3:])
+                next(lines)  # event: message
+                asked = json.loads(next(lines)[5:])
+                assert asked["method"] == "roots/list"
+                # the host leaves the stream, answers the server request, then resumes
+            answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": []}}
+            assert client.post(url, json=answer, headers=headers).status_code == 202
+            resumed = client.get(url, headers={**headers, "last-event-id": str(first_id)})
+            rest = _events(resumed)
+            assert [m["id"] for _, m in rest] == [2] and rest[0][0] > first_id
+            assert "result" in rest[0][1]
+            echo = client.post(url, json=tool_call(3, "echo", {"n": 3}), headers=headers)
+            assert echo.json()["result"]["content"][0]["text"] == '{"n": 3}'
+    finally:
+        status = stop(replay)
+    assert status == 0
+    doc = json.loads(report.read_text())["mcp"]
+    assert doc["not_replayed"] == [] and doc["host_answers_differ"] == []
+    assert doc["stdout_lines_skipped"] == 1
