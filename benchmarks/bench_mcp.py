@@ -12,6 +12,10 @@ median and the 95th percentile of the wall time per call (ms) after 20 warm-up c
 and the median as a multiple of ``direct``'s in the same run. Session start-up (the
 processes, the handshake) is not in the per-call figures; it is printed apart.
 
+Then the same over Streamable HTTP (``--no-http`` skips it): the server serves HTTP on a
+loopback port; ``direct`` is the SDK's HTTP client against it, ``record`` the same through
+``mcp record --url`` (a loopback proxy), ``replay`` against ``mcp replay --http``.
+
 Then big messages (``--big 1,10,50``, in MB; ``--big ""`` skips them): a raw line client
 (no SDK: its own parsing would hide the proxy's) sends one ``tools/call`` whose argument
 is that big to a raw server that parses it and answers small (``request``), then a small
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -45,7 +50,11 @@ def echo(text: str, size: int = 0) -> str:
     """Echo the text, padded to size characters."""
     return text + "x" * max(size - len(text), 0)
 
-server.run("stdio")
+import sys
+if len(sys.argv) > 1:
+    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+else:
+    server.run("stdio")
 '''
 RAW_SERVER = """
 import json, sys
@@ -69,8 +78,13 @@ CLI = [sys.executable, "-m", "cassette_tui.tui.cli"]
 WARMUP = 20
 
 
-async def session(command: list[str], calls: int, size: int) -> tuple[float, list[float]]:
-    params = StdioServerParameters(command=command[0], args=command[1:])
+async def session(command: list[str] | str, calls: int, size: int) -> tuple[float, list[float]]:
+    """One SDK client session: over stdio to ``command``, or over HTTP to a URL."""
+    params: StdioServerParameters | str = (
+        command
+        if isinstance(command, str)
+        else StdioServerParameters(command=command[0], args=command[1:])
+    )
     t0 = time.perf_counter()
     times: list[float] = []
     async with Client(params, read_timeout_seconds=60) as client:
@@ -83,6 +97,62 @@ async def session(command: list[str], calls: int, size: int) -> tuple[float, lis
                 times.append(time.perf_counter() - t)
             assert not result.is_error, result
     return startup, times
+
+
+def http_cases(tmp: Path, server_py: Path, calls: int) -> None:
+    """The SDK client over Streamable HTTP: direct, through mcp record --url, and against
+    mcp replay --http, in the same run."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, str(server_py), str(port)], stderr=subprocess.DEVNULL
+    )
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def started(command: list[str]) -> str:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        procs.append(proc)
+        assert proc.stdout is not None
+        return proc.stdout.readline().decode().strip()
+
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        remote = f"http://127.0.0.1:{port}/mcp"
+        for size in (0, 100_000):
+            run = tmp / f"http-{size}.jsonl"
+            base = None
+            for name in ("direct", "record", "replay"):
+                if name == "direct":
+                    url = remote
+                elif name == "record":
+                    url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
+                else:
+                    procs.pop().send_signal(signal.SIGINT)  # the recording ends
+                    url = started([*CLI, "mcp", "replay", "--http", str(run), "--repeat", "last"])
+                startup, times = anyio.run(session, url, calls, size)
+                median = statistics.median(times) * 1000
+                p95 = statistics.quantiles(times, n=20)[-1] * 1000
+                base = base or median
+                label = "60 B" if size == 0 else f"{size // 1000} KB"
+                print(
+                    f"{label:>8}  {'http ' + name:<12} {median:>9.2f} {p95:>7.2f} "
+                    f"{median / base:>8.2f} {startup:>7.2f}",
+                    flush=True,
+                )
+            procs.pop().send_signal(signal.SIGINT)
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def big_call(command: list[str], request_mb: int, answer_mb: int) -> float:
@@ -146,6 +216,7 @@ def main() -> None:
     parser.add_argument("--big", default="1,10,50", help="big-message sizes in MB")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-sdk", action="store_true", help="only the big messages")
+    parser.add_argument("--no-http", action="store_true", help="leave out Streamable HTTP")
     args = parser.parse_args()
     sizes = [int(x) for x in args.big.split(",") if x.strip()]
     if args.no_sdk:
@@ -154,7 +225,8 @@ def main() -> None:
         return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.calls} calls a case")
     print(
-        f"{'payload':>8}  {'case':<8} {'median ms':>9} {'p95 ms':>7} {'x direct':>8} {'start s':>7}"
+        f"{'payload':>8}  {'case':<12} {'median ms':>9} {'p95 ms':>7} {'x direct':>8} "
+        f"{'start s':>7}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         server_py = Path(tmp) / "server.py"
@@ -175,10 +247,12 @@ def main() -> None:
                 base = base or median
                 label = "60 B" if size == 0 else f"{size // 1000} KB"
                 print(
-                    f"{label:>8}  {name:<8} {median:>9.2f} {p95:>7.2f} {median / base:>8.2f} "
+                    f"{label:>8}  {name:<12} {median:>9.2f} {p95:>7.2f} {median / base:>8.2f} "
                     f"{startup:>7.2f}",
                     flush=True,
                 )
+        if not args.no_http:
+            http_cases(Path(tmp), server_py, args.calls)
         if sizes:
             big_messages(Path(tmp), sizes, args.repeats)
 
