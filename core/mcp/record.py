@@ -642,7 +642,7 @@ class RecordingProxy:
         self.summary.kept_aside += 1
         self._problem(
             f"the answered {req.method} (id {id_key(req.host_id)}) is kept aside in "
-            f"{self.summary.sidecar.name} (not replayed): {reason}"
+            f"{self.summary.sidecar.name} (replay answers the same call from its text): {reason}"
         )
         self._write_facts()
 

@@ -151,3 +151,29 @@ def test_a_big_call_is_recorded_as_the_plain_writer_writes_it(tmp_path: Path) ->
     assert entry.args == args
     assert {"recorded_at", "duration_ms"} <= set(entry.extra)
     assert run.read_bytes() == dump_line(entry)
+
+
+def test_a_call_kept_aside_replays_from_its_text_and_an_unanswerable_one_fails(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "deep.jsonl"
+    args = {"deep": deep(700)}
+    session = RawSession(record_cmd(run, RAW_SERVER))
+    try:
+        session.lines.get(timeout=60)
+        session.request(INIT)
+        live = session.request(tool_call(1, "echo", args))
+        assert session.close() == 0
+    finally:
+        session.kill()
+    replay = RawSession(replay_cmd(run))
+    try:
+        replay.lines.get(timeout=60)
+        replay.request(INIT)
+        assert replay.request(tool_call(1, "echo", args)) == live
+        again = replay.request(tool_call(2, "echo", args))  # answered, never left waiting
+        assert again["error"]["code"] == -32603
+        assert "cannot answer this tools/call" in again["error"]["message"]
+        assert replay.close() == 1
+    finally:
+        replay.kill()
