@@ -391,7 +391,16 @@ class ReplaySession:
     async def _work(self, work: asyncio.Queue[Line | None]) -> None:
         await self.opening()
         while (line := await work.get()) is not None:
-            await self.answer_line(line)
+            try:
+                await self.answer_line(line)
+            except Exception as exc:  # noqa: BLE001 - the host must get an answer, always
+                message = f"cassette-tui mcp replay: internal error: {type(exc).__name__}: {exc}"
+                print(message, file=self.log, flush=True)
+                self.server.not_recorded.append({"method": "(internal error)", "params": None})
+                for frame in line.frames:
+                    if frame.kind == "request":
+                        error = _error(0, ErrorData(code=-32603, message=message))
+                        await self.send(dump_doc(_doc(error, frame.id)))
 
     async def answer_line(self, line: Line) -> None:
         """Answer one line's requests (see the class docstring), in order."""
