@@ -53,10 +53,14 @@ COMMANDS: dict[str, str] = {
     "import": "cassette_tui.tui.commands.import_:import_cmd",
     "replay": "cassette_tui.tui.commands.replay:replay",
     "gate": "cassette_tui.tui.commands.gate:gate",
+    "bisect": "cassette_tui.tui.commands.bisect:bisect",
+    "group": "cassette_tui.tui.commands.group:group",
     "pin": "cassette_tui.tui.commands.pin:pin",
     "record": "cassette_tui.tui.commands.record:record",
     "mcp": "cassette_tui.tui.commands.mcp:mcp",
     "redact": "cassette_tui.tui.commands.redact:redact",
+    "report": "cassette_tui.tui.commands.report:report",
+    "serve": "cassette_tui.tui.commands.serve:serve",
 }
 
 

@@ -33,6 +33,7 @@ from ._guard import FileIdentity
 from ._view import Cassette, LoadReport
 from .digest import NO_RULES, KeyRules
 from .errors import CassetteFormatError
+from .foreign_text import conflict_reason, encoding_problem, foreign_line, is_conflict_marker
 from .gcpause import no_cyclic_gc
 from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsontext import UTF8_BOM, DuplicateKey, check_top_level_keys
@@ -180,6 +181,9 @@ def _index_chunks(
     p = index.path
     buf = _next_chunk(chunks, p)
     pos = len(UTF8_BOM) if buf.startswith(UTF8_BOM) else 0  # an editor's BOM
+    other_encoding = encoding_problem(buf[:64])
+    if other_encoding is not None:
+        raise CassetteFormatError(p, 1, None, other_encoding)
     eof = not buf
     base = 0  # file offset of buf[0]
     # the chunk to go on in once the line across it and the one before is read
@@ -384,8 +388,16 @@ class _Index:
             # its entry is read, naming the field
             record, _finite = parse_header(raw)
         except (ValueError, UnicodeDecodeError) as exc:
+            if is_conflict_marker(raw):
+                # a merged file needs a person's choice: refused even by a lenient load
+                raise CassetteFormatError(
+                    self.path, lineno, None, conflict_reason(self.path, lineno)
+                ) from None
             truncated = cut_mid_write(raw)
             why = json_reason(exc, raw)
+            foreign = foreign_line(raw)
+            if foreign is not None:
+                why = f"{foreign}: {why}"
             if truncated:
                 why = "last line is cut mid-write (a crash while recording?): " + why
             self._fail(

@@ -21,7 +21,8 @@ class Entry:
         tool: the tool name as the dispatcher knows it.
         args: the arguments exactly as recorded (never normalized in place).
         response: the tool's return value; ``None`` when the call raised (see ``error``).
-        error: ``{"type": str, "message": str}`` when the tool raised, else ``None``.
+        error: ``{"type": str, "message": str, ...}`` when the tool raised, else ``None``
+            (the fields: docs/format.md, "The error field").
         args_digest: the digest stored in the file, if any (may be stale; lookups use the
             digest recomputed with the current normalization rules).
         extra: unknown fields (``recorded_at``, ``duration_ms``, ...), kept verbatim.
@@ -44,16 +45,11 @@ class Entry:
 
     def outcome(self) -> Any:
         """The value that replay serves: a fresh copy of the response (nothing done to it
-        changes the entry), or raise the recorded error as ``ToolError.of(...)``: an
-        instance of the recorded class too where it can be rebuilt (see ``ToolError``)."""
+        changes the entry), or raise the recorded error as ``ToolError.from_record``: an
+        instance of the recorded class too where it can be rebuilt, with the recorded
+        ``str()``, ``repr()``, ``args`` and attributes (see ``ToolError``)."""
         if self.error is not None:
-            module = self.error.get("module")
-            raise ToolError.of(
-                str(self.error.get("type", "Error")),
-                str(self.error.get("message", "")),
-                self.seq,
-                module if isinstance(module, str) else None,
-            )
+            raise ToolError.from_record(self.error, self.seq)
         return json_copy(self.response)
 
     def fresh(self) -> Entry:

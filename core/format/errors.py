@@ -8,7 +8,10 @@ nearest recorded calls, so the message alone is enough to act on.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
+import json
+import os
 import sys
 import threading
 import warnings
@@ -16,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
+from .jsonvalue import roundtrip_change
 from .textspot import is_long_pair, spot
 
 
@@ -77,48 +81,138 @@ class CassetteFormatError(CassetteError):
 class ToolError(CassetteError):
     """A tool exception recorded in a cassette's ``error`` field, raised again at replay.
 
-    ``ToolError.of(type, message, seq, module)`` (what replay raises) gives an instance of
-    a class that derives from both ``ToolError`` and the recorded exception class, so the
-    agent's ``except FileNotFoundError`` (or ``except mylib.RateLimited``) still catches
-    it: a builtin class is always rebuilt; another class is looked up by its recorded
-    ``module`` and qualified name, importing the module if needed. A class that cannot be
-    rebuilt (no module recorded, not importable, not an ``Exception`` subclass, or one
-    that cannot be subclassed) gives a plain ``ToolError`` and a ``ToolErrorClassWarning``
-    naming the recorded class.
+    ``ToolError.from_record(error, seq)`` (what replay raises) gives an instance of a class
+    that derives from both ``ToolError`` and the recorded exception class, so the agent's
+    ``except FileNotFoundError`` (or ``except mylib.RateLimited``) still catches it: a
+    builtin class is always rebuilt; another class is looked up by its recorded ``module``
+    and qualified name, importing the module if needed (a class recorded from a script run
+    as ``python agent.py``, module ``__main__``, is also found in an already imported
+    module loaded from a file of the recorded ``script`` name, as under pytest). A class
+    that cannot be rebuilt (no module recorded, not importable, not an exception class,
+    or one that cannot be subclassed) gives a plain ``ToolError`` and a
+    ``ToolErrorClassWarning`` naming the recorded class.
+
+    What the agent reads equals what the live exception gave (docs/format.md, "The error
+    field"): ``str()`` is the recorded ``message``, ``repr()`` the recorded ``repr``
+    (else ``Name(*args)``), ``.args`` the recorded ``args`` (else ``(message,)``), every
+    recorded attribute (``attrs``: ``errno``, ``filename``, a custom ``.status``) is set
+    again, and a recorded exception group (``exceptions``) is rebuilt as a group of
+    replayed exceptions. A recorded attribute wins over the same-named one below.
 
     Attributes:
         type: the recorded exception class name (``"TimeoutError"``, ``"Outer.Inner"``).
-        message: the recorded exception message.
+        message: the recorded exception message (``str()`` of the live exception).
         seq: the seq of the recorded entry that holds the error, when known.
         module: the recorded module of the class (``None`` for builtins and for cassettes
             that did not record it).
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        # the recorded class's __new__ may want its own arguments (an exception group's
+        # message and exceptions, OSError's errno): give it the recorded args
+        record = kwargs.get("record") or {}
+        try:
+            return super().__new__(cls, *_new_args(record, args[1] if len(args) > 1 else ""))
+        except TypeError:
+            return super().__new__(cls)
+
     def __init__(
-        self, type: str, message: str, seq: int | None = None, module: str | None = None
+        self,
+        type: str,
+        message: str,
+        seq: int | None = None,
+        module: str | None = None,
+        *,
+        record: Mapping[str, Any] | None = None,
     ) -> None:
-        self.type = type
-        self.message = message
-        self.seq = seq
-        self.module = module
+        self._text = message
+        self._error: dict[str, Any] = dict(record or {"type": type, "message": message})
         # BaseException's own __init__: the recorded class's __init__ may want other
-        # arguments (UnicodeDecodeError takes five); its attributes stay at their defaults
-        BaseException.__init__(self, f"{type}: {message}")
+        # arguments (UnicodeDecodeError takes five)
+        BaseException.__init__(self, *_new_args(self._error, message))
+        own = {"type": type, "message": message, "seq": seq, "module": module}
+        for name, value in (own | _attrs(self._error)).items():
+            # a read-only attribute of the recorded class (an exception group's message)
+            # is left as it is
+            with contextlib.suppress(AttributeError, TypeError, ValueError):
+                setattr(self, name, value)
 
     def __str__(self) -> str:
-        return f"{self.type}: {self.message}"
+        return self._text
+
+    def __repr__(self) -> str:
+        shown = self._error.get("repr")
+        if isinstance(shown, str):
+            return shown
+        return _default_repr(
+            str(self._error.get("type", "ToolError")).rsplit(".", 1)[-1], self.args
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickling (multiprocessing) rebuilds the same class again on the other side
-        return (ToolError.of, (self.type, self.message, self.seq, self.module))
+        return (ToolError.from_record, (self._error, self._seq()))
+
+    def _seq(self) -> int | None:
+        seq = self.__dict__.get("seq")
+        return seq if isinstance(seq, int) else None
 
     @staticmethod
     def of(type: str, message: str, seq: int | None = None, module: str | None = None) -> ToolError:
-        """The ``ToolError`` to raise for a recorded error: an instance of the recorded
-        class too where it can be rebuilt (see the class docstring), else a plain
-        ``ToolError`` after a ``ToolErrorClassWarning``."""
-        cls = _replayed_class(type, module)
-        return cls(type, message, seq, module)
+        """The ``ToolError`` for a recorded error of only ``type``, ``message`` and
+        ``module`` (``from_record`` of that object)."""
+        record: dict[str, Any] = {"type": type, "message": message}
+        if module is not None:
+            record["module"] = module
+        return ToolError.from_record(record, seq)
+
+    @staticmethod
+    def from_record(error: Mapping[str, Any], seq: int | None = None) -> ToolError:
+        """The ``ToolError`` to raise for a recorded ``error`` object (docs/format.md, "The
+        error field"): an instance of the recorded class too where it can be rebuilt (see
+        the class docstring), else a plain ``ToolError`` after a ``ToolErrorClassWarning``.
+        Fields of the wrong type are ignored (an old cassette has only type and message)."""
+        type_name = str(error.get("type", "Error"))
+        message = str(error.get("message", ""))
+        module = error.get("module")
+        module = module if isinstance(module, str) else None
+        script = error.get("script")
+        cls = _replayed_class(type_name, module, script if isinstance(script, str) else None)
+        record = dict(error)
+        subs = error.get("exceptions")
+        if (
+            issubclass(cls, BaseExceptionGroup)
+            and isinstance(subs, list)
+            and subs
+            and all(isinstance(s, Mapping) for s in subs)
+        ):
+            record["exceptions"] = [ToolError.from_record(s, seq) for s in subs]
+        else:
+            record.pop("exceptions", None)
+        made = cls(type_name, message, seq, module, record=record)
+        made._error = dict(error)  # the cassette's JSON, not the rebuilt exceptions
+        return made
+
+
+def _new_args(record: Mapping[str, Any], message: str) -> tuple[Any, ...]:
+    """The args a replayed exception is made with: the recorded ``args`` (a JSON list),
+    else ``(message,)``; an exception group's are ``(message, [replayed exceptions])``."""
+    args = record.get("args")
+    args = tuple(args) if isinstance(args, list) else (record.get("message", message),)
+    subs = record.get("exceptions")
+    if isinstance(subs, list) and subs and all(isinstance(s, BaseException) for s in subs):
+        return (args[0] if args else "", subs)
+    return args
+
+
+def _attrs(record: Mapping[str, Any]) -> dict[str, Any]:
+    attrs = record.get("attrs")
+    if not isinstance(attrs, Mapping):
+        return {}
+    return {
+        k: v
+        for k, v in attrs.items()
+        if isinstance(k, str) and k.isidentifier() and (not k.startswith("_") or k == "__notes__")
+    }
 
 
 class ToolErrorClassWarning(UserWarning):
@@ -126,7 +220,120 @@ class ToolErrorClassWarning(UserWarning):
     is raised instead. The message names the recorded ``module.qualname``."""
 
 
-_CLASS_CACHE: dict[tuple[str, str | None], type[ToolError]] = {}
+#: attributes that builtin exceptions keep in C slots rather than ``__dict__``: recorded
+#: when an exception has them and they are JSON (``OSError.errno``, ``SyntaxError.lineno``)
+_SLOT_ATTRS = (
+    "errno",
+    "strerror",
+    "filename",
+    "filename2",
+    "encoding",
+    "start",
+    "end",
+    "reason",
+    "lineno",
+    "offset",
+    "text",
+    "msg",
+    "end_lineno",
+    "end_offset",
+    "name",
+    "path",
+    "code",
+    "value",
+)
+
+
+def error_record(exc: BaseException) -> dict[str, Any]:
+    """The ``error`` field that records ``exc`` (docs/format.md, "The error field"):
+    ``type`` (the class's qualified name) and ``message`` (``str(exc)``); ``module`` for a
+    class that is not a builtin (the importable name under ``python -m``; ``__main__``
+    with the ``script`` file name for ``python agent.py``); ``args`` when they are JSON
+    and not just ``[message]``; ``attrs``, the exception's JSON attributes (its
+    ``__dict__``, and the C-slot ones of builtins such as ``errno``, ``filename``);
+    ``repr`` when ``repr(exc)`` is not ``Name(*args)``; ``exceptions`` (each one such an
+    object) for an exception group; ``cancelled: true`` for an ``asyncio`` cancellation."""
+    cls = type(exc)
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__: recorded as Python prints it
+        message = "<exception str() failed>"
+    error: dict[str, Any] = {"type": cls.__qualname__, "message": message}
+    module = cls.__module__
+    if module == "__main__":
+        main = sys.modules.get("__main__")
+        spec = getattr(main, "__spec__", None)
+        if spec is not None and getattr(spec, "name", None):  # python -m pkg.agent
+            module = spec.name
+        elif script_name(main) is not None:
+            error["script"] = script_name(main)
+    if module != "builtins":
+        error["module"] = module
+    if isinstance(exc, BaseExceptionGroup):
+        args: list[Any] = [exc.message]
+        error["exceptions"] = [error_record(sub) for sub in exc.exceptions]
+    else:
+        args = list(exc.args)
+    if args != [message] and _is_json(args):
+        error["args"] = args
+    attrs = _recorded_attrs(exc)
+    if attrs:
+        error["attrs"] = attrs
+    shown = _safe_repr(exc)
+    plain = _default_repr(cls.__name__, tuple(error.get("args", [message])))
+    if shown is not None and shown != plain:
+        error["repr"] = shown
+    asyncio = sys.modules.get("asyncio")  # a cancellation comes only with asyncio loaded
+    if asyncio is not None and isinstance(exc, asyncio.CancelledError):
+        error["cancelled"] = True
+    return error
+
+
+def _recorded_attrs(exc: BaseException) -> dict[str, Any]:
+    attrs: dict[str, Any] = {}
+    for name in _SLOT_ATTRS:
+        if any(name in vars(c) for c in type(exc).__mro__):
+            try:
+                value = getattr(exc, name)
+            except Exception:  # noqa: BLE001 - a property that raises is not recorded
+                continue
+            if value is not None and _is_json(value):
+                attrs[name] = value
+    for name, value in getattr(exc, "__dict__", {}).items():
+        if (not name.startswith("_") or name == "__notes__") and _is_json(value):
+            attrs[name] = value
+    return attrs
+
+
+def _is_json(value: Any) -> bool:
+    """Whether ``value`` is JSON that comes back equal and of the same types."""
+    try:
+        return roundtrip_change(value) is None and _finite_json(value)
+    except RecursionError:
+        return False
+
+
+def _finite_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _safe_repr(exc: BaseException) -> str | None:
+    try:
+        return repr(exc)
+    except Exception:  # noqa: BLE001 - a broken __repr__ is not recorded
+        return None
+
+
+def _default_repr(name: str, args: tuple[Any, ...]) -> str:
+    inner = repr(args[0]) if len(args) == 1 else repr(args)[1:-1].rstrip(",")
+    return f"{name}({inner})"
+
+
+_CLASS_CACHE: dict[tuple[str, str | None, str | None], type[ToolError]] = {}
 _CLASS_LOCK = threading.Lock()
 
 
@@ -135,7 +342,40 @@ def recorded_class_name(type_name: str, module: str | None) -> str:
     return type_name if module in (None, "builtins") else f"{module}.{type_name}"
 
 
-def _find_class(type_name: str, module: str | None) -> tuple[type | None, str]:
+def _attr_path(obj: Any, type_name: str) -> Any:
+    for part in type_name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def script_name(main: Any) -> str | None:
+    """The file name (``agent.py``) of ``main``, the ``__main__`` module, when it is a
+    script run by its path, or ``None``."""
+    where = getattr(main, "__file__", None)
+    return os.path.basename(where) if isinstance(where, str) else None
+
+
+def script_class(type_name: str, script: str | None) -> Any:
+    """The class ``type_name`` (a qualified name) of a script run as ``__main__`` when it
+    was recorded (an exception's, a codec's dataclass), or ``None``: in
+    ``__main__`` itself (the same script run again), else in an already imported module
+    loaded from a file named ``script`` (a test imported it). Never imports a script: its
+    top level could run the agent."""
+    found = _attr_path(sys.modules.get("__main__"), type_name)
+    if isinstance(found, type) or script is None:
+        return found
+    for mod in list(sys.modules.values()):
+        where = getattr(mod, "__file__", None)
+        if isinstance(where, str) and os.path.basename(where) == script:
+            found = _attr_path(mod, type_name)
+            if isinstance(found, type):
+                return found
+    return None
+
+
+def _find_class(type_name: str, module: str | None, script: str | None) -> tuple[type | None, str]:
     """The recorded exception class, or ``(None, why not)``."""
     if module in (None, "builtins"):
         found = getattr(builtins, type_name, None) if "." not in type_name else None
@@ -143,45 +383,40 @@ def _find_class(type_name: str, module: str | None) -> tuple[type | None, str]:
             if module is None:
                 return None, "no module was recorded for it and it is not a builtin"
             return None, "no such builtin"
+    elif module == "__main__":
+        found = script_class(type_name, script)
+        if found is None:
+            where = f"the script {script!r}" if script else "__main__"
+            return None, f"{where} has no {type_name!r} here and no imported module of it has"
     else:
         try:
             obj: Any = sys.modules.get(module) or importlib.import_module(module)
         except Exception as exc:  # noqa: BLE001 - ImportError, or whatever the module raised
             return None, f"module {module!r} cannot be imported ({exc.__class__.__name__}: {exc})"
-        for part in type_name.split("."):
-            obj = getattr(obj, part, None)
-            if obj is None:
-                return None, f"module {module!r} has no {type_name!r}"
-        found = obj
-    if not (isinstance(found, type) and issubclass(found, Exception)):
-        return None, "it is not an Exception subclass"
+        found = _attr_path(obj, type_name)
+        if found is None:
+            return None, f"module {module!r} has no {type_name!r}"
+    if not (isinstance(found, type) and issubclass(found, BaseException)):
+        return None, "it is not an exception class"
     return found, ""
 
 
-def _replayed_class(type_name: str, module: str | None) -> type[ToolError]:
-    key = (type_name, module)
+def _replayed_class(
+    type_name: str, module: str | None, script: str | None = None
+) -> type[ToolError]:
+    key = (type_name, module, script)
     with _CLASS_LOCK:
         cached = _CLASS_CACHE.get(key)
         if cached is not None:
             return cached
-        found, why = _find_class(type_name, module)
+        found, why = _find_class(type_name, module, script)
         cls: type[ToolError] = ToolError
         if found is not None:
             if issubclass(found, ToolError):
                 cls = found
             else:
                 try:
-                    cls = builtins.type(
-                        type_name.rsplit(".", 1)[-1],
-                        (ToolError, found),
-                        {
-                            "__init__": ToolError.__init__,
-                            "__str__": ToolError.__str__,
-                            "__reduce__": ToolError.__reduce__,
-                            "__module__": __name__,
-                            "__qualname__": f"ToolError[{recorded_class_name(type_name, module)}]",
-                        },
-                    )
+                    cls = _derived(found, type_name, module)
                 except TypeError as exc:  # a final class, or a layout conflict
                     why = f"it cannot be subclassed ({exc})"
         if cls is ToolError:
@@ -190,10 +425,40 @@ def _replayed_class(type_name: str, module: str | None) -> type[ToolError]:
                 f"rebuilt: {why}; raising a plain ToolError (an except clause for that "
                 "class will not catch it)",
                 ToolErrorClassWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
-        _CLASS_CACHE[key] = cls
+        if module != "__main__":  # a script's class is looked up each time: a test may
+            _CLASS_CACHE[key] = cls  # import (or drop) the script's module in between
         return cls
+
+
+_DERIVED: dict[tuple[type, str, str | None], type[ToolError]] = {}
+
+
+def _derived(found: type, type_name: str, module: str | None) -> type[ToolError]:
+    """The class that derives from ``ToolError`` and ``found``, one per class.
+
+    Raises:
+        TypeError: ``found`` cannot be subclassed.
+    """
+    key = (found, type_name, module)
+    cls = _DERIVED.get(key)
+    if cls is None:
+        cls = builtins.type(
+            type_name.rsplit(".", 1)[-1],
+            (ToolError, found),
+            {
+                "__new__": ToolError.__new__,
+                "__init__": ToolError.__init__,
+                "__str__": ToolError.__str__,
+                "__repr__": ToolError.__repr__,
+                "__reduce__": ToolError.__reduce__,
+                "__module__": __name__,
+                "__qualname__": f"ToolError[{recorded_class_name(type_name, module)}]",
+            },
+        )
+        _DERIVED[key] = cls
+    return cls
 
 
 class CassetteMiss(CassetteError):

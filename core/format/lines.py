@@ -14,6 +14,7 @@ from typing import Any
 
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
+from .foreign_text import legacy_encoding_hint
 from .jsontext import DuplicateKey, JSONTooDeep, json_error_text, loads_std, parse_json_checked
 
 #: the largest seq (the index keeps seqs as 64-bit integers)
@@ -185,7 +186,7 @@ def json_reason(exc: Exception, raw: bytes) -> str:
     if isinstance(exc, DuplicateKey):
         return f"not valid JSON: {exc}"
     if isinstance(exc, UnicodeDecodeError):
-        return f"not valid UTF-8 at byte {exc.start}"
+        return f"not valid UTF-8 at byte {exc.start}{legacy_encoding_hint(raw)}"
     if isinstance(exc, JSONTooDeep):
         return f"not valid JSON: {exc}"
     try:
@@ -197,7 +198,7 @@ def json_reason(exc: Exception, raw: bytes) -> str:
     except json.JSONDecodeError as std:
         return f"not valid JSON: {json_error_text(std)}"
     except UnicodeDecodeError as ude:
-        return f"not valid UTF-8 at byte {ude.start}"
+        return f"not valid UTF-8 at byte {ude.start}{legacy_encoding_hint(raw)}"
     except ValueError as other:
         # e.g. an integer past Python's int_max_str_digits (4300 digits)
         return f"not readable JSON: {other}"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..format.errors import CassetteFormatError
+from ..format.foreign_text import encoding_problem
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
 from . import Imported, _inspect_ai, _openai_chat, _tau_bench, _vcr, canonical_format, loads_json
@@ -51,9 +52,12 @@ def sniff(path: str | Path) -> str | None:
     p = Path(path)
     try:
         with open_regular(p) as fh:
-            head = fh.read(4)
+            head = fh.read(64)
             if head.startswith(_ZIP_MAGIC):
                 return None
+            other_encoding = encoding_problem(head)
+            if other_encoding is not None:  # UTF-16 from PowerShell: say so, not "no format"
+                raise CassetteFormatError(p, 1, None, other_encoding)
             fh.seek(0)
             while True:
                 line = fh.readline(_FIRST_LINE_LIMIT)
@@ -80,7 +84,10 @@ def sniff(path: str | Path) -> str | None:
 
         try:
             first, _ = parse_header(line.removeprefix(UTF8_BOM))
-        except (ValueError, UnicodeDecodeError):
+        except UnicodeDecodeError:
+            # a cassette saved in Windows-1252: the loader names the line and the byte
+            first = _read_as_cp1252(line)
+        except ValueError:
             return None
         return "cassette" if isinstance(first, dict) and "seq" in first else None
     if isinstance(first, dict):
@@ -89,6 +96,14 @@ def sniff(path: str | Path) -> str | None:
         if isinstance(first.get("role"), str) and not line.rstrip().endswith(b"]"):
             return "openai-jsonl"
     return None
+
+
+def _read_as_cp1252(line: bytes) -> Any:
+    """The first line read as Windows-1252 JSON, or ``None``."""
+    try:
+        return loads_json(line.decode("cp1252"))
+    except (UnicodeDecodeError, ValueError):
+        return None
 
 
 def import_file(path: str | Path, fmt: str | None = None) -> Imported:

@@ -2,7 +2,9 @@
 
 One line per call, written and flushed when the call returns or raises, so a crash loses
 at most the calls in flight. A tool exception is recorded as an ``error`` entry
-(``{"type": class name, "message": str(exc)}``) and raised again unchanged. Each line also
+(``{"type": class name, "message": str(exc), ...}``, ``errors.error_record``) and raised
+again unchanged; so is a cancellation (``asyncio.CancelledError``, a ``BaseException``),
+so a call cancelled by ``wait_for`` or a task group replays as cancelled. Each line also
 carries ``recorded_at`` (ISO-8601 UTC, when the call started) and ``duration_ms``.
 
 ``seq`` numbers are given under a lock when a call completes, so the file is always in
@@ -25,16 +27,19 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Self
+from typing import TYPE_CHECKING, Any, BinaryIO, Self
 
 from ..format.atomic import check_replaceable
 from ..format.cassette import dump_line
 from ..format.entry import Entry
-from ..format.errors import CassetteError
+from ..format.errors import CassetteError, error_record
 from ..format.jsonvalue import json_copy, roundtrip_change
 from ..keys.normalize import NormalizationRules
 from ..keys.replay_key import args_digest
 from ..scan.redact import Redactor
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 
 class NotSerializable(CassetteError, TypeError):
@@ -94,6 +99,9 @@ class Recorder:
             so in ``CASSETTE_CLAIM``): that one file is written into, when it is still
             there, still empty and not being recorded by another recorder (``flock``);
             any other file at ``path`` is refused as without a claim.
+        codec: turns typed args and responses (a dataclass, a ``datetime``...) into plain
+            JSON before they are checked and written, the response's types beside it in
+            ``response_types`` (``codec.py``; ``None``: only JSON is accepted).
 
     Use as a context manager, or call ``close()``; ``wrap(dispatch)`` gives a dispatcher
     (sync or async, like ``dispatch``) that records every call.
@@ -113,8 +121,10 @@ class Recorder:
         fsync: bool = False,
         redactor: Redactor | None = None,
         claim: str | None = None,
+        codec: Codec | None = None,
     ) -> None:
         self.path = Path(path)
+        self.codec = codec
         self.redactor = redactor
         self.rules = rules or NormalizationRules()
         self.fsync = fsync
@@ -146,7 +156,15 @@ class Recorder:
         return self._seq
 
     def _write(
-        self, tool: str, args: Any, started: float, t0: float, response: Any, error: Any
+        self,
+        tool: str,
+        args: Any,
+        started: float,
+        t0: float,
+        response: Any,
+        error: Any,
+        types: dict[str, str] | None = None,
+        checked: bool = False,
     ) -> int:
         duration_ms = round((time.perf_counter() - t0) * 1000, 3)
         recorded_at = datetime.fromtimestamp(started, UTC).isoformat().replace("+00:00", "Z")
@@ -164,10 +182,12 @@ class Recorder:
                 error=error,
                 extra={"recorded_at": recorded_at, "duration_ms": duration_ms},
             )
+            if types:  # the codec's types of the response, read back at replay
+                entry.extra["response_types"] = types
             if self.redactor is not None:  # record = true: no secret reaches the disk
                 entry = self.redactor.redact_entry(entry)[0]
             try:
-                if error is None:
+                if error is None and not checked:  # (the codec's look found plain JSON)
                     _check_json(tool, "response", response)
                 try:
                     line = dump_line(entry, self.rules)
@@ -188,6 +208,48 @@ class Recorder:
             if error is not None:
                 self._errors += 1
             return seq
+
+    def _write_error(
+        self, tool: str, args: Any, started: float, t0: float, exc: BaseException
+    ) -> None:
+        """Record the exception ``exc`` that a call raised, as an ``error`` entry.
+
+        An ``Exception`` whose entry cannot be written raises the write's error. A
+        ``BaseException`` (an ``asyncio`` cancellation by ``wait_for`` or a task group, a
+        ``KeyboardInterrupt`` or ``SystemExit`` inside a tool) is recorded too, so replay
+        meets the same cancellation; its own write failure is not raised in its place (a
+        cancellation must reach the event loop), it stops the recording, so the next
+        call raises ``RecordingStopped``. ``GeneratorExit`` (a coroutine closed, not a
+        tool's outcome) is not recorded."""
+        if isinstance(exc, GeneratorExit):
+            return
+        if isinstance(exc, Exception):
+            self._write(tool, args, started, t0, None, error_record(exc))
+            return
+        with contextlib.suppress(Exception):
+            self._write(tool, args, started, t0, None, error_record(exc))
+
+    def _encoded(self, tool: str, response: Any) -> tuple[Any, None, dict[str, str] | None, bool]:
+        """``(response as JSON, no error, its types, checked)`` for ``_write``: the
+        codec's encoding of a response that is not plain JSON already (``checked``: it
+        was, no second look needed). A codec that fails stops the recording (the call ran
+        live and cannot be written)."""
+        if self.codec is None:
+            return response, None, None, False
+        if roundtrip_change(response) is None:
+            return response, None, None, True
+        try:
+            data, types = self.codec.encode(response)
+        except Exception as exc:
+            failure = NotSerializable(
+                f"tool {tool!r}: the codec cannot encode the response ({exc}); the call ran live",
+                tool,
+                "response",
+            )
+            with self._lock:
+                self._stopped = RecordingStopped(self.path, self._seq + 1, failure)
+            raise failure from exc
+        return data, None, types, False
 
     def _write_line(self, line: bytes) -> None:
         assert self._fh is not None
@@ -218,6 +280,16 @@ class Recorder:
                 tool,
                 "tool",
             )
+        if self.codec is not None:
+            try:
+                args = self.codec.encode(args)[0]
+            except Exception as exc:
+                raise NotSerializable(
+                    f"tool {tool!r}: the codec cannot encode the args ({exc}); the call was "
+                    "not run",
+                    tool,
+                    "args",
+                ) from exc
         _check_json(tool, "args", args)
         try:
             args_digest(self.rules, tool, args)
@@ -231,8 +303,10 @@ class Recorder:
         return json_copy(args), time.time(), time.perf_counter()
 
     def call(self, dispatch: Callable[[str, Any], Any], tool: str, args: Any) -> Any:
-        """Run ``dispatch(tool, args)`` live and record it; return its response, or record
-        its exception as an ``error`` entry and raise it again.
+        """Run ``dispatch(tool, args)`` live and record it; return its response (with a
+        codec, recorded as its JSON and ``response_types``), or record its exception as
+        an ``error`` entry and raise it again (any ``BaseException`` but
+        ``GeneratorExit``: see ``_write_error``).
 
         Raises:
             NotSerializable: the args or the response cannot be stored as JSON.
@@ -240,10 +314,10 @@ class Recorder:
         saved, started, t0 = self._start(tool, args)
         try:
             response = dispatch(tool, args)
-        except Exception as exc:
-            self._write(tool, saved, started, t0, None, _error_of(exc))
+        except BaseException as exc:
+            self._write_error(tool, saved, started, t0, exc)
             raise
-        self._write(tool, saved, started, t0, response, None)
+        self._write(tool, saved, started, t0, *self._encoded(tool, response))
         return response
 
     async def acall(
@@ -253,10 +327,10 @@ class Recorder:
         saved, started, t0 = self._start(tool, args)
         try:
             response = await dispatch(tool, args)
-        except Exception as exc:
-            self._write(tool, saved, started, t0, None, _error_of(exc))
+        except BaseException as exc:
+            self._write_error(tool, saved, started, t0, exc)
             raise
-        self._write(tool, saved, started, t0, response, None)
+        self._write(tool, saved, started, t0, *self._encoded(tool, response))
         return response
 
     def wrap(self, dispatch: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
@@ -337,6 +411,14 @@ def _open_claimed(path: Path, claim: str) -> BinaryIO | None:
     return os.fdopen(fd, "ab")
 
 
+#: how to record typed values instead of refusing them (docs/format.md, "Typed values")
+CODEC_HINT = (
+    ", or record typed values (dataclass, pydantic model, datetime, Decimal, bytes, set, "
+    "tuple) with a codec: wrap_dispatcher(..., codec=BUILTIN_CODEC) from "
+    "cassette_tui.core.replay.codec"
+)
+
+
 def _check_json(tool: str, part: str, value: Any) -> None:
     """Raise ``NotSerializable`` naming the first path where JSON would change ``value``."""
     change = roundtrip_change(value)
@@ -349,23 +431,13 @@ def _check_json(tool: str, part: str, value: Any) -> None:
         else:
             problem = f"the {part} would not replay as recorded"
             hint = "plain JSON data (str keys, lists, plain str/int/float)"
+        hint += CODEC_HINT
         raise NotSerializable(
             f"tool {tool!r}: {problem}: at {where}, {what}; {ran}. Use {hint}",
             tool,
             part,
             where,
         )
-
-
-def _error_of(exc: BaseException) -> dict[str, str]:
-    """The ``error`` field of a recorded exception: ``type`` (the class's qualified name)
-    and ``message``, plus ``module`` for a class that is not a builtin, so replay can raise
-    the same class again (see ``ToolError.of``)."""
-    cls = type(exc)
-    error = {"type": cls.__qualname__, "message": str(exc)}
-    if cls.__module__ != "builtins":
-        error["module"] = cls.__module__
-    return error
 
 
 def _is_async(fn: Any) -> bool:

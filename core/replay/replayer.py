@@ -4,8 +4,9 @@ A call is looked up by ``(tool, digest(rules.apply(tool, args)))`` (docs/format.
 semantics"). A key recorded several times serves its recordings in recorded order (a 429
 then a 200 stays a 429 then a 200); past the last one the ``repeat`` policy decides:
 ``"error"`` (default) raises ``ReplayExhausted``, ``"last"`` serves the last recording
-again. A recorded ``error`` is raised as ``ToolError``. A miss raises ``CassetteMiss`` with
-the nearest recorded calls of the same tool.
+again. A recorded ``error`` is raised as ``ToolError`` (``acall``: a recorded cancellation
+waits to be cancelled again). A codec gives typed responses back. A miss raises
+``CassetteMiss`` with the nearest recorded calls of the same tool.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import copy
 import threading
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import Cassette, load
 from ..format.entry import Entry
@@ -24,6 +25,9 @@ from ..keys.replay_key import KeyIndex, is_repeated, lookup_key
 from ..scan.redact import Redactor
 from ._miss_shown import shown_miss
 from .report import CallRecord, KeyRepeat, Miss, ReplayReport
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 REPEAT_POLICIES = ("error", "last")
 
@@ -40,6 +44,9 @@ class Replayer:
         redactor: the redaction applied to live args that miss, so a cassette redacted
             after recording still matches the real call (default: ``Redactor()``, the
             scan with no config).
+        codec: gives typed values back (``codec.py``): live args are encoded by it
+            before they are looked up, and a response recorded with ``response_types``
+            is decoded to its types (``None``: the recorded JSON as it is).
         repeat_last: tools served past their last recording with the last answer again,
             whatever ``repeat`` says (the MCP stand-in's read-only tools).
 
@@ -54,6 +61,7 @@ class Replayer:
         repeat: str = "error",
         rules: NormalizationRules | None = None,
         redactor: Redactor | None = None,
+        codec: Codec | None = None,
         repeat_last: Collection[str] = (),
     ) -> None:
         if repeat not in REPEAT_POLICIES:
@@ -68,6 +76,7 @@ class Replayer:
         self.repeat_last = frozenset(repeat_last)
         #: live args that miss are looked up again redacted (see ``replay_key.lookup_key``)
         self.redactor = redactor if redactor is not None else Redactor()
+        self.codec = codec
         self._lock = threading.Lock()
         self._index = KeyIndex.of(cassette)
         self._calls_per_key: dict[tuple[str, str], int] = {}
@@ -96,7 +105,41 @@ class Replayer:
         """
         # pytest lists each frame's arguments in a failure: this one's are the raw live args
         __tracebackhide__ = True
-        return self.serve(tool, args).outcome()  # a recorded error is raised as ToolError
+        return self._value(self.serve(tool, self._json_args(args)))
+
+    async def acall(self, tool: str, args: Any) -> Any:
+        """``__call__`` for an async agent. A call recorded as cancelled (``"cancelled":
+        true``: ``asyncio.wait_for`` or a task group cancelled it live) waits to be
+        cancelled again, so the agent's own timeout or task group ends it as it did live
+        (``wait_for`` raises ``TimeoutError``); it waits at most twice its recorded
+        ``duration_ms`` plus one second, then raises the recorded ``CancelledError`` as a
+        ``ToolError``.
+
+        Raises:
+            the errors of ``__call__``; ``asyncio.CancelledError`` when the agent cancels.
+        """
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
+        entry = self.serve(tool, self._json_args(args))
+        if entry.error is not None and entry.error.get("cancelled") is True:
+            import asyncio  # here: importing the engine must not load asyncio
+
+            took = entry.extra.get("duration_ms")
+            took = took / 1000 if isinstance(took, (int, float)) and took >= 0 else 0.0
+            await asyncio.sleep(2 * took + 1.0)  # the agent's cancellation comes first
+        return self._value(entry)
+
+    def _json_args(self, args: Any) -> Any:
+        """The live args as the recording digested them: the codec's JSON of them."""
+        return args if self.codec is None else self.codec.encode(args)[0]
+
+    def _value(self, entry: Entry) -> Any:
+        """What the agent gets from ``entry``: its response decoded by the codec, or its
+        recorded error raised as ``ToolError``."""
+        value = entry.outcome()  # a recorded error is raised as ToolError
+        types = entry.extra.get("response_types")
+        if self.codec is not None and isinstance(types, dict):
+            value = self.codec.decode(value, types)
+        return value
 
     def serve(self, tool: str, args: Any) -> Entry:
         """Serve one call as ``__call__`` does (the call log, the report), but return the

@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import load
 from ..format.constants import ENV_CLAIM, ENV_MODE, ENV_PATH, ENV_REPORT, MODES
@@ -25,6 +25,9 @@ from ..scan.redact_config import load_secret_config
 from .recorder import Recorder, _is_async
 from .replayer import Replayer
 from .report_sink import ReportSink, attach, warn_at_exit
+
+if TYPE_CHECKING:
+    from .codec import Codec
 
 
 class _LiveCounter:
@@ -49,6 +52,7 @@ def wrap_dispatcher(
     config: str | Path | None = None,
     repeat: str = "error",
     overwrite: bool = False,
+    codec: Codec | None = None,
 ) -> Callable[[str, Any], Any]:
     """Wrap a tool dispatcher ``dispatch(tool, args) -> response`` for record, replay or
     live use. A coroutine function gives a coroutine function back.
@@ -68,6 +72,9 @@ def wrap_dispatcher(
             miss are looked up again redacted, and ``record = true`` redacts as it writes.
         repeat: replay policy past the last recording of a key, ``"error"`` or ``"last"``.
         overwrite: record mode only: replace an existing cassette (else an error).
+        codec: record and replay typed values (a dataclass, a pydantic model, a
+            ``datetime``...): ``codec.BUILTIN_CODEC``, or a ``TypeCodec`` with the user's
+            types (docs/format.md, "Typed values"); ``None``: only JSON is recorded.
 
     The returned dispatcher has ``.mode``, ``.report()`` (the report as a dict: the replay
     report in replay mode, ``{"mode", "cassette", "entries", "errors"}`` when recording,
@@ -86,7 +93,7 @@ def wrap_dispatcher(
     path = path if path is not None else os.environ.get(ENV_PATH) or None
     report = report if report is not None else os.environ.get(ENV_REPORT) or None
     is_async = _is_async(dispatch)
-    engine, wrapped = _engine(dispatch, mode, path, config, repeat, overwrite, is_async)
+    engine, wrapped = _engine(dispatch, mode, path, config, repeat, overwrite, is_async, codec)
     return _finished(wrapped, dispatch, mode, engine, report, is_async)
 
 
@@ -98,6 +105,7 @@ def _engine(
     repeat: str,
     overwrite: bool,
     is_async: bool,
+    codec: Codec | None = None,
 ) -> tuple[Any, Any]:
     """The engine of ``mode`` (a live call counter, a recorder, a replayer) and the
     dispatcher it makes of ``dispatch``."""
@@ -112,9 +120,13 @@ def _engine(
     if mode == "record":
         redactor = record_redactor(redaction)
         claim = os.environ.get(ENV_CLAIM) or None  # the file the record job made for it
-        recorder = Recorder(path, overwrite=overwrite, rules=rules, redactor=redactor, claim=claim)
+        recorder = Recorder(
+            path, overwrite=overwrite, rules=rules, redactor=redactor, claim=claim, codec=codec
+        )
         return recorder, recorder.wrap(dispatch)
-    replayer = Replayer(load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction))
+    replayer = Replayer(
+        load(path, rules=rules), repeat=repeat, redactor=Redactor(redaction), codec=codec
+    )
     return replayer, _replayed(replayer, is_async)
 
 
@@ -181,7 +193,7 @@ def _replayed(replayer: Replayer, is_async: bool) -> Any:
 
         async def replayed_async(tool: str, args: Any) -> Any:
             __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
-            return replayer(tool, args)
+            return await replayer.acall(tool, args)  # a recorded cancellation waits for one
 
         return replayed_async
 

@@ -6,7 +6,9 @@ and reverse video for what colour said."""
 
 from __future__ import annotations
 
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 from support.paths import SCRIPT
@@ -67,3 +69,27 @@ def test_every_screen_is_readable(tmux: Tmux, terminal: str) -> None:
     check_screen(tmux, terminal, "step screen")
     tmux.keys("q", "q")
     assert tmux.wait_exit() in ("0", "")
+
+
+def test_bugcase_53_wide_chars_keep_the_marks_in_one_column(tmux: Tmux, real: Path) -> None:
+    """bugcases/53: CJK and emoji args in the step list at 80x24: each row's status mark
+    sits in the same display column (cells, not characters), wide text cut at a cell."""
+    from rich.cells import cell_len
+
+    case = real / "bugcases" / "53_wide_chars_in_app"
+    tmux.start(str(SCRIPT), "a.jsonl", "b.jsonl", env={"NO_COLOR": "1"}, cwd=case)
+    screen = tmux.wait_for(lambda s: "plain ascii" in s, "the five steps")
+    rows = [
+        line
+        for line in screen.splitlines()
+        if line[:1] in ("▶", " ") and line[1:6].strip().isdigit() and line[6:].strip()
+    ]
+    assert len(rows) >= 5, screen
+    assert any("東京" in r for r in rows) and any("読む" in r for r in rows)
+    columns = set()
+    for row in rows:
+        found = re.search(r" ([=~]) +\d+  ", row)  # the mark, then B's seq
+        assert found is not None, row
+        columns.add(cell_len(row[: found.start(1)]))
+    assert len(columns) == 1, (columns, rows)
+    tmux.keys("q")

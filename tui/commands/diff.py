@@ -35,6 +35,7 @@ from cassette_tui.core.scan.masking import mask_at, mask_text, mask_value
 from rich.text import Text
 
 from ..text.marks import CHANGE_MARKS, STATUS_MARKS
+from ..text.masked import masked_finding, masked_row
 from ..text.plural import plural
 from ..text.safe import args_summary, tool_text
 from . import _output
@@ -73,6 +74,15 @@ PROGRESS_MIN_ENTRIES = 20_000
 @click.argument("b", metavar="B", type=str)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
+    "--format",
+    "out_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text, json (as --json), or markdown: for a pull-request comment or a CI job "
+    "summary (secrets masked).",
+)
+@click.option(
     "--align",
     type=click.Choice(["auto", "seq", "key"]),
     default="auto",
@@ -107,6 +117,7 @@ def diff(
     a: str,
     b: str,
     as_json: bool,
+    out_format: str,
     align: str,
     fmt: str | None,
     config: str | None,
@@ -127,6 +138,8 @@ def diff(
     """
     from cassette_tui.core.format.errors import CassetteError
 
+    as_json = as_json or out_format == "json"
+    markdown = out_format == "markdown" and not as_json
     reading: list[str | None] = [config]  # the input being read, for --json's error document
     streamed: list[bool] = []  # whether the --json document has begun on stdout
     try:
@@ -143,9 +156,37 @@ def diff(
             # a document on stdout in every case: {"error", "file"} (docs/json.md)
             echo_json(error_document(exc, reading[0]))
         sys.exit(EXIT_BAD_INPUT)
-    if not as_json:
+    if markdown:
+        click.echo(_markdown(result, include_same, reveal, limit), nl=False)
+    elif not as_json:
         _print_human(result, a, b, limit, include_same, reveal)
     sys.exit(EXIT_CLEAN if result.is_same else EXIT_FINDINGS)
+
+
+def _markdown(result: DiffResult, include_same: bool, reveal: bool, limit: int) -> str:
+    """The diff as Markdown (``text/markdown.diff_markdown``): the ``--json`` head, the
+    first ``limit`` listed rows and the first divergent one, the findings, each masked
+    as ``--json`` masks them unless ``reveal``."""
+    from cassette_tui.core.format.jobs import run_job
+
+    from ..text.markdown import diff_markdown
+
+    head = result.head_json()
+    first = head.get("first_divergence")
+    if not reveal and isinstance(first, dict) and isinstance(first.get("tool"), str):
+        head["first_divergence"] = {**first, "tool": mask_value(first["tool"])}
+    wanted = first.get("row") if isinstance(first, dict) else None
+    kept: list[dict[str, Any]] = []
+
+    def keep(row: dict[str, Any]) -> None:
+        if len(kept) < (limit or 500) or row.get("row") == wanted:
+            kept.append(row if reveal else masked_row(row))
+
+    listed = run_job(result.rows_json_job(keep, include_same=include_same))
+    docs = [f.to_diff_json() for f in run_job(result.findings_job())]
+    if not reveal:
+        docs = [masked_finding(doc) for doc in docs]
+    return diff_markdown(head, kept, docs, limit=limit, listed=listed)
 
 
 def _open_pair(
@@ -249,58 +290,6 @@ def _stream_json(
     write(f',\n  "findings": {_nested(docs, 2)}\n}}\n')
     if out is not None:
         out.flush()
-
-
-def masked_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A ``--json`` row with every secret in its values masked (``masking.mask_at``): each
-    drift item's ``a`` and ``b`` under its path's last key, an ``other_call`` row's args.
-    The row itself when nothing is a secret; never changed in place."""
-    drift = row.get("drift")
-    calls = row.get("calls")
-    out = row
-    if drift:
-        items = []
-        for item in drift:
-            a, b = (
-                mask_at(item.get("a"), item.get("path")),
-                mask_at(item.get("b"), item.get("path")),
-            )
-            path = item.get("path")
-            shown = mask_text(path) if isinstance(path, str) else path
-            same = a is item.get("a") and b is item.get("b") and shown == path
-            items.append(item if same else {**item, "a": a, "b": b, "path": shown})
-        out = {**out, "drift": items}
-    if isinstance(calls, dict):
-        out = {**out, "calls": {side: _masked_call(call) for side, call in calls.items()}}
-    for field in ("tool", "tool_b"):  # a token used as a tool name
-        tool = row.get(field)
-        if isinstance(tool, str) and (shown := mask_value(tool)) is not tool:
-            out = {**out, field: shown}
-    return out
-
-
-def masked_finding(doc: dict[str, Any]) -> dict[str, Any]:
-    """A ``--json`` finding with every secret in its ``message`` and its ``evidence``
-    masked; the digests it names (``sha256:…``) are ids, kept as they are."""
-    return {key: _masked_leaves(value) for key, value in doc.items()}
-
-
-def _masked_leaves(value: Any) -> Any:
-    if isinstance(value, str):
-        return mask_text(value)  # a digest is never taken for a secret
-    if isinstance(value, dict):
-        return {k: _masked_leaves(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked_leaves(v) for v in value]
-    return value
-
-
-def _masked_call(call: Any) -> Any:
-    if not isinstance(call, dict) or "args" not in call:
-        return call
-    tool = call.get("tool")
-    shown = mask_value(tool) if isinstance(tool, str) else tool
-    return {**call, "tool": shown, "args": mask_value(call["args"])}
 
 
 def _row_text(row: dict[str, Any]) -> str:

@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import shlex
 import sys
+import tempfile
 import textwrap
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from cassette_tui.core.format.atomic import write_atomic
 from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 from rich.text import Text
 
@@ -51,8 +55,32 @@ EXIT_FLAKY = EXIT_FINDINGS
     help="A recorded call left unused makes a replay unclean (exit 2).",
 )  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--format", "out_format", type=click.Choice(["text", "json", "markdown"]), default="text",
+    show_default=True,
+    help="text, json (as --json), or markdown: the verdict for a pull-request comment or a "
+    "CI job summary.",
+)  # fmt: skip
+@click.option(
+    "--swap", "swaps", multiple=True, metavar="SEQ=OTHER.jsonl:SEQ",
+    help="Gate the cassette with the step at SEQ answered as OTHER answered its SEQ (with "
+    "B's answer here, does the agent pass?). Repeatable.",
+)  # fmt: skip
+@click.option(
+    "--junit", "junit_path", type=click.Path(dir_okay=False), default=None,
+    help="Also write the verdict as JUnit XML to this file (a flaky verdict is a failing "
+    "test case); an existing JUnit report there is replaced.",
+)  # fmt: skip
 def gate(
-    cassette: str, agent: str | None, runs: int, options: LoopOptions, strict: bool, as_json: bool
+    cassette: str,
+    agent: str | None,
+    runs: int,
+    options: LoopOptions,
+    strict: bool,
+    as_json: bool,
+    out_format: str,
+    junit_path: str | None,
+    swaps: tuple[str, ...],
 ) -> None:
     """Replay CASSETTE --runs times with the network off; the pass rate must be 0 or 1.
 
@@ -68,22 +96,76 @@ def gate(
     from cassette_tui.core.loop.agent import resolve_agent
     from cassette_tui.core.loop.gate import GateResult, gate_job
 
-    try:
-        command = resolve_agent(agent, options.config)
-        result: GateResult = run_cancellable(
-            lambda token: gate_job(
-                cassette, command, options, runs=runs, token=token, strict=strict
+    as_json = as_json or out_format == "json"
+    with tempfile.TemporaryDirectory(prefix="cassette-swap-") as scratch:
+        try:
+            if junit_path is not None:
+                check_junit_target(junit_path)
+            command = resolve_agent(agent, options.config)
+            gated, made = _swapped(cassette, swaps, Path(scratch))
+            started = time.monotonic()
+            result: GateResult = run_cancellable(
+                lambda token: gate_job(gated, command, options, runs=runs, token=token,
+                                       strict=strict)
+            )  # fmt: skip
+        except (CassetteError, OSError, ValueError) as exc:
+            fail("gate", exc)
+    if junit_path is not None:
+        from ..text.junit import gate_junit
+
+        took = time.monotonic() - started
+        try:
+            write_atomic(
+                junit_path, [gate_junit(result, cassette, duration_s=took)], overwrite=True
             )
-        )
-    except (CassetteError, OSError, ValueError) as exc:
-        fail("gate", exc)
+        except OSError as exc:
+            fail("gate", exc)
     if as_json:
-        echo_json(result.to_json())
+        doc = result.to_json()
+        doc["cassette"] = cassette
+        doc["swaps"] = [str(s) for s in made]
+        echo_json(doc)
+    elif out_format == "markdown":
+        from ..text.markdown import gate_markdown
+
+        click.echo(gate_markdown(result, cassette), nl=False)
     else:
+        for swap in made:
+            click.echo(f"swapped {swap}")
         print_gate(result, cassette)
     if result.cancelled:
         sys.exit(EXIT_CANCELLED)
     sys.exit(result.exit_status)  # 0 deterministic, 1 flaky, 2 no measurement
+
+
+def _swapped(cassette: str, specs: tuple[str, ...], scratch: Path) -> tuple[str, list[Any]]:
+    """The cassette to gate: ``cassette`` itself, or with ``--swap`` a copy in ``scratch``
+    with the swaps made (``core/why/swap.py``), and the swaps."""
+    if not specs:
+        return cassette, []
+    from cassette_tui.core.why.swap import Swap, write_swapped
+
+    made = [Swap.parse(spec) for spec in specs]
+    return str(write_swapped(cassette, made, scratch / Path(cassette).name)), made
+
+
+def check_junit_target(path: str) -> None:
+    """Refuse a ``--junit`` path that holds something other than a JUnit report (a
+    cassette named by mistake is never replaced).
+
+    Raises:
+        FileExistsError: the file exists and does not start as XML.
+    """
+    p = Path(path)
+    if not p.is_file():
+        return
+    with open(p, "rb") as fh:
+        head = fh.read(256).lstrip()
+    if not (head.startswith(b"<?xml") or head.startswith(b"<testsuite")):
+        raise FileExistsError(
+            f"{path}: exists and is not a JUnit XML report; not replaced "
+            "(name another --junit file)"
+        )
 
 
 def print_gate(result: Any, name: str) -> None:

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from ..screens.select import RunSource
 
 
+#: set by ``cassette-tui serve`` for the app processes textual-serve starts
+SERVED_ENV = "CASSETTE_TUI_SERVED"
+
+
 def terminal_problem() -> str | None:
     """Why the app cannot run here, or ``None``: it reads keys from stdin and draws on the
     terminal, so stdin, stdout and stderr (where Textual writes) must all be terminals.
@@ -43,6 +47,8 @@ def terminal_problem() -> str | None:
     keys for ever and write escape sequences into a log. ``TERM=dumb`` (Emacs'
     ``M-x shell``, some CI consoles) is a terminal that cannot move its cursor: a
     full-screen app would draw garbage there, so it is refused the same way."""
+    if os.environ.get(SERVED_ENV) == "1" and "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+        return None  # `cassette-tui serve`: textual-serve's driver draws in a browser
     streams = {"stdin": sys.stdin, "stdout": sys.stdout, "stderr": sys.__stderr__}
     missing = [name for name, stream in streams.items() if not _isatty(stream)]
     plain_output = (

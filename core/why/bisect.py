@@ -1,0 +1,205 @@
+"""``bisect``: which of the responses that differ between a failing run (A) and a passing
+run (B) make the agent fail, offline.
+
+D is the set of aligned steps whose responses differ (``hybrid.differing_steps``). Each
+candidate subset S of D is a hybrid cassette (B, with the responses of S taken from A)
+gated N times with the network off (``oracle.gate_outcome``), and delta debugging
+(``ddmin``) narrows D to a 1-minimal subset that still makes every run fail. First the
+two ends are checked: B's responses alone must pass and all of A's must fail, else the
+question has no answer offline and the result says which end did not hold.
+
+Every hybrid cassette tried is kept in the output folder (``candidate-NNN.jsonl``) with
+the minimal one (``minimal.jsonl``), so any of them opens beside A or B in the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..diff.result import diff_job
+from ..format.jobs import Cancelled, CancelToken, JobGenerator, Progress
+from ..importers.sources import open_cassette
+from ..loop.agent import AgentCommand
+from ..loop.gate import gate_job
+from ..loop.options import LoopOptions
+from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
+from .hybrid import DifferingStep, differing_steps, write_hybrid
+from .oracle import gate_outcome
+
+#: exit statuses, as the gate's: 0 found, 1 found with unresolved candidates, 2 no answer
+EXIT_FOUND = 0
+EXIT_UNSURE = 1
+EXIT_NO_ANSWER = 2
+
+
+@dataclass
+class Candidate:
+    """One hybrid tried: the steps taken from A, the outcome, why, and its file."""
+
+    steps: tuple[DifferingStep, ...]
+    outcome: str
+    why: str
+    cassette: Path
+    runs: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a_seqs": [s.a_seq for s in self.steps],
+            "outcome": self.outcome,
+            "why": self.why,
+            "cassette": str(self.cassette),
+            "runs": self.runs,
+        }
+
+
+@dataclass
+class BisectResult:
+    """What a bisect found.
+
+    Attributes:
+        failing, passing: the two cassettes as given.
+        differing: D, every step whose responses differ.
+        minimal: the 1-minimal failure-inducing steps (``None`` when no answer).
+        candidates: every hybrid tried, in order (the two ends first).
+        problem: why there is no answer (``""`` when there is one).
+        cancelled: stopped before the end (``minimal`` is the smallest failing set so far).
+        out_dir: where the hybrid cassettes are.
+    """
+
+    failing: str
+    passing: str
+    differing: list[DifferingStep]
+    minimal: list[DifferingStep] | None
+    candidates: list[Candidate] = field(default_factory=list)
+    problem: str = ""
+    cancelled: bool = False
+    out_dir: Path | None = None
+
+    @property
+    def replays(self) -> int:
+        """Agent runs made in all."""
+        return sum(c.runs for c in self.candidates)
+
+    @property
+    def unresolved(self) -> int:
+        return sum(1 for c in self.candidates if c.outcome == UNRESOLVED)
+
+    @property
+    def exit_status(self) -> int:
+        if self.minimal is None:
+            return EXIT_NO_ANSWER
+        return EXIT_UNSURE if self.unresolved else EXIT_FOUND
+
+    def summary(self) -> str:
+        """``2 of 17 differing responses suffice: A seq 3 search_docs $.results[0], A seq
+        5 read_file``, or why there is no answer."""
+        if self.minimal is None:
+            return f"no answer: {self.problem}"
+        named = ", ".join(s.label() for s in self.minimal)
+        suffice = "suffices" if len(self.minimal) == 1 else "suffice"
+        head = f"{len(self.minimal)} of {len(self.differing)} differing responses {suffice}"
+        return f"{head}: {named}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``bisect --json`` document (docs/json.md)."""
+        return {
+            "failing": self.failing,
+            "passing": self.passing,
+            "differing": [_step_json(s) for s in self.differing],
+            "minimal": None if self.minimal is None else [_step_json(s) for s in self.minimal],
+            "summary": self.summary(),
+            "problem": self.problem or None,
+            "cancelled": self.cancelled,
+            "candidates": [c.to_json() for c in self.candidates],
+            "replays": self.replays,
+            "unresolved": self.unresolved,
+            "out_dir": str(self.out_dir) if self.out_dir is not None else None,
+            "exit_status": self.exit_status,
+        }
+
+
+def _step_json(s: DifferingStep) -> dict[str, Any]:
+    return {"row": s.row + 1, "a_seq": s.a_seq, "b_seq": s.b_seq, "tool": s.tool,
+            "paths": list(s.paths)}  # fmt: skip
+
+
+def bisect_job(
+    failing: str | Path,
+    passing: str | Path,
+    agent: AgentCommand,
+    out_dir: Path,
+    options: LoopOptions | None = None,
+    *,
+    runs: int = 5,
+    align: str = "key",
+    token: CancelToken | None = None,
+) -> JobGenerator[BisectResult]:
+    """Bisect the responses that differ between ``failing`` and ``passing`` with ``agent``
+    (``runs`` offline replays per candidate), writing each hybrid into ``out_dir`` (made;
+    it must not hold a previous bisect's files). ``align``: how the two runs' steps are
+    paired (``key`` by default: the same call, wherever each run made it, so a step the
+    failing run inserted does not shift every later pair).
+
+    Yields the gates' progress and ``Progress(stage="bisect", unit="candidates")`` after
+    each candidate. Cancelled (``token``): the result so far, ``cancelled`` set.
+
+    Raises:
+        CassetteFormatError: a cassette cannot be read.
+        FileExistsError: ``out_dir`` holds a ``candidate-*.jsonl`` already.
+    """
+    options = options or LoopOptions()
+    a, b = open_cassette(str(failing)), open_cassette(str(passing))
+    diff = yield from diff_job(a, b, align)
+    steps = differing_steps(diff)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if any(out_dir.glob("candidate-*.jsonl")):
+        raise FileExistsError(
+            f"{out_dir}: holds a previous bisect's candidates; name another folder"
+        )
+    result = BisectResult(str(failing), str(passing), steps, None, out_dir=out_dir)
+    if not steps:
+        result.problem = "no step has a different response in the two runs (nothing to bisect)"
+        return result
+
+    def test(subset: Sequence[DifferingStep]) -> JobGenerator[str]:
+        n = len(result.candidates) + 1
+        path = write_hybrid(out_dir / f"candidate-{n:03d}.jsonl", a, b, subset)
+        gate = yield from gate_job(path, agent, options, runs=runs, token=token)
+        if gate.cancelled:
+            raise Cancelled("bisect cancelled")
+        outcome, why = gate_outcome(gate)
+        result.candidates.append(Candidate(tuple(subset), outcome, why, path, gate.runs))
+        yield Progress("bisect", n, None, "candidates", f"{outcome} with {len(subset)} from A")
+        return outcome
+
+    search: Search[DifferingStep] = Search()
+    try:
+        low = yield from test([])
+        if low != PASS:
+            result.problem = _end_problem("B's own responses", "pass", result.candidates[-1])
+            return result
+        high = yield from test(steps)
+        if high != FAIL:
+            result.problem = _end_problem("all of A's differing responses", "fail",
+                                          result.candidates[-1])  # fmt: skip
+            return result
+        search.tested += [(frozenset(), PASS), (frozenset(steps), FAIL)]
+        yield from ddmin(steps, test, search)
+    except Cancelled:
+        result.cancelled = True
+    if search.minimal:
+        result.minimal = list(search.minimal)
+        write_hybrid(out_dir / "minimal.jsonl", a, b, result.minimal)
+    return result
+
+
+def _end_problem(what: str, expected: str, candidate: Candidate) -> str:
+    got = candidate.outcome if not candidate.why else f"{candidate.outcome} ({candidate.why})"
+    return (
+        f"with {what} the agent should {expected} every run, but the gate says {got}: "
+        f"the difference in responses does not explain the outcome offline "
+        f"({candidate.cassette.name})"
+    )

@@ -1,0 +1,260 @@
+"""Group many runs of one task by where they part: a prefix tree over the runs' call keys,
+each node with its runs' pass and fail counts, and the first step where outcomes split
+("the runs part at step 7 into 3 branches; 9 of 9 failures take branch B").
+
+Runs come from a multi-run file (tau-bench's trials: every run, or one task's with
+``task=``), a folder of cassettes or a gate's runs folder (``run-NN.jsonl`` call logs,
+passed when ``run-NN.end.json`` says exit 0), or single cassettes. A cassette's outcome is
+its ``run_outcome`` (``passed``), or unknown. Keys are ``(tool, args digest)`` under the
+project's normalization rules, so two runs that asked the same thing share a node.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..format.cassette import Cassette, load
+from ..format.context import run_outcome
+from ..format.errors import CassetteFormatError
+from ..importers.sources import is_multi_run, list_runs, open_cassette
+from ..keys.normalize import NormalizationRules
+
+Key = tuple[str, str]
+
+
+@dataclass
+class GroupedRun:
+    """One run: its name (a path or path spec), its call keys in order, and whether it
+    passed (``None``: the source does not say)."""
+
+    name: str
+    keys: list[Key]
+    passed: bool | None
+    task: str | None = None
+
+
+@dataclass
+class Node:
+    """A prefix of call keys shared by ``runs`` (indices into the runs list).
+
+    Attributes:
+        key: the last call of the prefix (``None`` at the root).
+        depth: the prefix's length: the node's call is step ``depth``.
+        runs: the runs that made this prefix; ``ended``: those whose run ends here.
+        children: the next call, by key, in order of first appearance.
+    """
+
+    key: Key | None
+    depth: int
+    runs: list[int] = field(default_factory=list)
+    ended: list[int] = field(default_factory=list)
+    children: dict[Key, Node] = field(default_factory=dict)
+
+    def counts(self, runs: list[GroupedRun]) -> tuple[int, int, int]:
+        """``(passed, failed, unknown)`` among this node's runs."""
+        outcomes = [runs[i].passed for i in self.runs]
+        return outcomes.count(True), outcomes.count(False), outcomes.count(None)
+
+
+@dataclass
+class Branch:
+    """One way on from a split: a next call (``key``) or the end of the run (``None``)."""
+
+    label: str
+    key: Key | None
+    runs: list[int]
+    passed: int
+    failed: int
+    unknown: int
+
+
+@dataclass
+class Split:
+    """The first step where outcomes split: ``step`` (1-based: the call after the shared
+    prefix), the shared prefix's length, and the branches, the most runs first."""
+
+    step: int
+    branches: list[Branch]
+    failures: int
+
+    def message(self) -> str:
+        """``the runs part at step 7 into 3 branches; 9 of 9 failures take branch B
+        (read_file)``."""
+        worst = max(self.branches, key=lambda b: (b.failed, -b.passed))
+        tail = f"{worst.failed} of {self.failures} failures take branch {worst.label}"
+        if self.failures == 0:
+            tail = "no run failed"
+        return f"the runs part at step {self.step} into {len(self.branches)} branches; {tail}"
+
+
+@dataclass
+class Grouping:
+    runs: list[GroupedRun]
+    root: Node
+    split: Split | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``group --json`` document (docs/json.md)."""
+        return {
+            "runs": [{"name": r.name, "passed": r.passed, "calls": len(r.keys)} for r in self.runs],
+            "split": None if self.split is None else {
+                "step": self.split.step,
+                "message": self.split.message(),
+                "failures": self.split.failures,
+                "branches": [
+                    {"label": b.label, "tool": b.key[0] if b.key else None,
+                     "digest": b.key[1] if b.key else None,
+                     "runs": [self.runs[i].name for i in b.runs],
+                     "passed": b.passed, "failed": b.failed, "unknown": b.unknown}
+                    for b in self.split.branches
+                ],
+            },
+            "tree": _node_json(self.root, self.runs),
+        }  # fmt: skip
+
+
+def _node_json(node: Node, runs: list[GroupedRun], limit: int = 200) -> dict[str, Any]:
+    passed, failed, unknown = node.counts(runs)
+    out: dict[str, Any] = {
+        "tool": node.key[0] if node.key else None,
+        "digest": node.key[1] if node.key else None,
+        "step": node.depth,
+        "runs": len(node.runs),
+        "passed": passed,
+        "failed": failed,
+        "unknown": unknown,
+        "ended": len(node.ended),
+    }
+    # a chain of one child is flattened into the list of its steps: deep trees stay flat
+    out["children"] = [_node_json(c, runs, limit) for c in list(node.children.values())[:limit]]
+    return out
+
+
+def build_tree(runs: list[GroupedRun]) -> Node:
+    """The prefix tree of ``runs``' call keys."""
+    root = Node(None, 0, list(range(len(runs))))
+    for i, run in enumerate(runs):
+        node = root
+        for key in run.keys:
+            child = node.children.get(key)
+            if child is None:
+                child = node.children[key] = Node(key, node.depth + 1)
+            child.runs.append(i)
+            node = child
+        node.ended.append(i)
+    return root
+
+
+def _branches(node: Node, runs: list[GroupedRun]) -> list[Branch]:
+    out = []
+    for key, child in node.children.items():
+        p, f, u = child.counts(runs)
+        out.append(Branch("", key, child.runs, p, f, u))
+    if node.ended:
+        outcomes = [runs[i].passed for i in node.ended]
+        out.append(Branch("", None, node.ended, outcomes.count(True), outcomes.count(False),
+                          outcomes.count(None)))  # fmt: skip
+    out.sort(key=lambda b: -len(b.runs))
+    for n, b in enumerate(out):
+        name = chr(ord("A") + n) if n < 26 else f"#{n + 1}"
+        b.label = f"{name} ({b.key[0] if b.key else 'the run ends'})"
+    return out
+
+
+def first_split(root: Node, runs: list[GroupedRun]) -> Split | None:
+    """The shallowest node whose branches differ in outcome (a branch's pass rate is not
+    another's), breadth first; ``None`` when no branching separates outcomes."""
+    level = [root]
+    while level:
+        for node in level:
+            branches = _branches(node, runs)
+            if len(branches) < 2:
+                continue
+            rates = {
+                round(b.passed / (b.passed + b.failed), 6) for b in branches if b.passed + b.failed
+            }
+            if len(rates) > 1:
+                return Split(node.depth + 1, branches, sum(b.failed for b in branches))
+        level = [c for node in level for c in node.children.values()]
+    return None
+
+
+def group(runs: list[GroupedRun]) -> Grouping:
+    """The tree and the first split of ``runs`` (runs of one task)."""
+    root = build_tree(runs)
+    return Grouping(runs, root, first_split(root, runs))
+
+
+def group_by_task(runs: list[GroupedRun]) -> dict[str | None, Grouping]:
+    """One ``Grouping`` per task (``None``: runs that name no task), tasks in the order
+    ``multi_run.task_order`` gives: runs of different tasks never share a tree."""
+    from ..format.multi_run import task_order
+
+    tasks: dict[str | None, list[GroupedRun]] = {}
+    for run in runs:
+        tasks.setdefault(run.task, []).append(run)
+    order = sorted(
+        tasks, key=lambda t: (t is not None, task_order(t) if t is not None else (0, 0, ""))
+    )
+    return {t: group(tasks[t]) for t in order}
+
+
+def runs_of(
+    sources: list[str], rules: NormalizationRules | None = None, task: str | None = None
+) -> list[GroupedRun]:
+    """Every run in ``sources`` (multi-run files, folders, gate runs folders, cassettes).
+
+    Raises:
+        CassetteFormatError: a source cannot be read, or holds no run.
+    """
+    out: list[GroupedRun] = []
+    for source in sources:
+        p = Path(source)
+        if p.is_dir():
+            out.extend(_folder_runs(p, rules))
+        elif is_multi_run(source):
+            for info in list_runs(source):
+                if task is not None and info.task != task:
+                    continue
+                spec = f"{source}{info.spec_suffix()}"
+                cassette = open_cassette(spec, rules=rules)
+                out.append(GroupedRun(spec, _keys(cassette), info.passed, info.task))
+        else:
+            cassette = open_cassette(source, rules=rules)
+            out.append(GroupedRun(source, _keys(cassette), _passed(cassette)))
+    if not out:
+        where = Path(sources[0]) if sources else Path(".")
+        why = "no run to group" + (f" for task {task}" if task else "")
+        raise CassetteFormatError(where, None, None, why)
+    return out
+
+
+def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[GroupedRun]:
+    runs = []
+    for path in sorted(folder.glob("*.jsonl")):
+        cassette = load(path, rules=rules)
+        passed = _passed(cassette)
+        end = path.with_suffix(".end.json")
+        if passed is None and end.is_file():  # a gate's runs folder: how the run ended
+            try:
+                code = json.loads(end.read_text(encoding="utf-8")).get("exit")
+            except (OSError, ValueError, AttributeError):
+                code = None
+            passed = None if code is None else code == 0
+        runs.append(GroupedRun(str(path), _keys(cassette), passed))
+    return runs
+
+
+def _keys(cassette: Cassette) -> list[Key]:
+    return [cassette.key(i) for i in range(len(cassette))]
+
+
+def _passed(cassette: Cassette) -> bool | None:
+    meta = cassette.metadata.get("run") if isinstance(cassette.metadata, dict) else None
+    if isinstance(meta, dict) and isinstance(meta.get("passed"), bool):
+        return meta["passed"]
+    outcome, _ = run_outcome(cassette)
+    return outcome.passed if outcome is not None else None

@@ -1,0 +1,92 @@
+"""``cassette-tui bisect`` as a user runs it (issue 28): the answer, the candidates, the
+hybrids kept, ``--json``, ``--format markdown`` and the exit statuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from support.factory import write_cassette
+from support.loop import agent_cmd
+from support.run import cli
+
+AGENT = Path(__file__).resolve().parents[1] / "support" / "agents" / "bisect_agent.py"
+
+
+def _pair(folder: Path, steps: int) -> tuple[Path, Path]:
+    def run(state: str) -> list[dict]:
+        return [{"seq": i, "tool": "check", "args": {"step": i}, "response": {"state": state}}
+                for i in range(1, steps + 1)]  # fmt: skip
+
+    return (write_cassette(folder / "fail.jsonl", *run("bad")),
+            write_cassette(folder / "pass.jsonl", *run("good")))  # fmt: skip
+
+
+def test_bisect_text_json_and_markdown(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 8)
+    agent = agent_cmd("--steps", "8", "--needs", "2,6", script=AGENT)
+    done = cli("bisect", str(fail), str(passing), "--agent", agent, "--runs", "1", "-j", "2",
+               "--out", str(tmp_path / "b1"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "2 of 8 differing responses suffice: A seq 2 check $.state, A seq 6 check $.state" in out
+    assert "open the minimal hybrid beside B:" in out
+    assert (tmp_path / "b1" / "minimal.jsonl").exists()
+    done = cli("bisect", str(fail), str(passing), "--agent", agent, "--runs", "1", "-j", "2",
+               "--out", str(tmp_path / "b2"), "--json")  # fmt: skip
+    doc = json.loads(done.stdout)
+    assert [s["a_seq"] for s in doc["minimal"]] == [2, 6] and doc["exit_status"] == 0
+    assert doc["replays"] == len(doc["candidates"]) and doc["candidates"][0]["outcome"] == "pass"
+    done = cli("bisect", str(fail), str(passing), "--agent", agent, "--runs", "1", "-j", "2",
+               "--out", str(tmp_path / "b3"), "--format", "markdown")  # fmt: skip
+    tokens = MarkdownIt("commonmark").enable("table").parse(done.stdout)
+    assert any(t.type == "table_open" for t in tokens)
+    assert "**2 of 8 differing responses suffice" in done.stdout
+
+
+def test_bisect_with_no_answer_exits_2_and_says_why(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 3)
+    agent = agent_cmd("--steps", "3", "--needs", "9", script=AGENT)
+    done = cli("bisect", str(fail), str(passing), "--agent", agent, "--runs", "1",
+               "--out", str(tmp_path / "o"))  # fmt: skip
+    assert done.returncode == 2
+    assert "no answer: with all of A's differing responses the agent should fail" in done.stdout
+
+
+def test_bisect_without_an_agent_or_with_a_bad_file(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 2)
+    done = cli("bisect", str(fail), str(passing), cwd=tmp_path)
+    assert done.returncode == 2 and "no agent command" in done.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"seq": 1, "tool": "x", "args": {}, "response": 1}\nnot json\n')
+    done = cli("bisect", str(bad), str(passing), "--agent", "true", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and "bad.jsonl:2" in done.stderr
+
+
+def test_gate_swap_answers_one_step_as_the_other_run_did(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 4)
+    agent = agent_cmd("--steps", "4", "--needs", "3", script=AGENT)
+    plain = cli("gate", str(fail), "--agent", agent, "--runs", "2", "--json")
+    assert json.loads(plain.stdout)["passed"] == 0  # A fails every run
+    done = cli("gate", str(fail), "--agent", agent, "--runs", "2", "--json",
+               "--swap", f"3={passing}:3")  # fmt: skip
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0 and doc["passed"] == 2 and doc["verdict"] == "deterministic"
+    assert doc["swaps"] == ["seq 3 answered as pass.jsonl seq 3"]
+    assert doc["cassette"] == str(fail)
+    other = cli("gate", str(fail), "--agent", agent, "--runs", "1", "--swap", f"2={passing}:2")
+    assert other.returncode == 0 and "verdict deterministic: 0/1 passed" in other.stdout
+    assert "swapped seq 2 answered as pass.jsonl seq 2" in other.stdout
+    assert fail.read_text().count('"bad"') == 4  # the cassette itself is untouched
+
+
+def test_swap_refuses_another_tool_and_a_missing_seq(tmp_path: Path) -> None:
+    fail, _ = _pair(tmp_path, 2)
+    other = write_cassette(
+        tmp_path / "o.jsonl", {"seq": 1, "tool": "read", "args": {}, "response": 1}
+    )
+    done = cli("gate", str(fail), "--agent", "true", "--swap", f"1={other}:1")
+    assert done.returncode == 2 and "calls 'check' but o.jsonl seq 1 calls 'read'" in done.stderr
+    done = cli("gate", str(fail), "--agent", "true", "--swap", f"7={other}:1")
+    assert done.returncode == 2 and "seq 7 is not in" in done.stderr

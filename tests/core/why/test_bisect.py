@@ -1,0 +1,145 @@
+"""bisect (issue 28): delta debugging over the responses that differ, the gate as the
+oracle, hybrid cassettes of the passing run with some of the failing run's answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cassette_tui.core import load
+from cassette_tui.core.diff.result import diff_cassettes
+from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.loop.agent import AgentCommand
+from cassette_tui.core.loop.options import LoopOptions
+from cassette_tui.core.why.bisect import EXIT_FOUND, EXIT_NO_ANSWER, bisect_job
+from cassette_tui.core.why.ddmin import FAIL, PASS, UNRESOLVED, ddmin
+from cassette_tui.core.why.hybrid import differing_steps, hybrid_entries
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.factory import write_cassette
+from support.loop import agent_cmd
+
+AGENT = Path(__file__).resolve().parents[2] / "support" / "agents" / "bisect_agent.py"
+
+
+def _pair(folder: Path, steps: int, *, recover: bool = False) -> tuple[Path, Path]:
+    def run(state: str) -> list[dict]:
+        out = []
+        for i in range(1, steps + 1):
+            out.append({"seq": len(out) + 1, "tool": "check", "args": {"step": i},
+                        "response": {"state": state, "n": i}})  # fmt: skip
+            if recover and state == "bad" and i == 1:
+                out.append({"seq": len(out) + 1, "tool": "recover", "args": {"from": 1},
+                            "response": {"ok": True}})  # fmt: skip
+        return out
+
+    return (
+        write_cassette(folder / "fail.jsonl", *run("bad")),
+        write_cassette(folder / "pass.jsonl", *run("good")),
+    )
+
+
+def _agent(*args: str) -> AgentCommand:
+    from cassette_tui.core.loop.agent import resolve_agent
+
+    return resolve_agent(agent_cmd(*args, script=AGENT), None)
+
+
+def _ddmin_pure(items: list[int], culprits: set[int]) -> tuple[list[int], int]:
+    calls = 0
+
+    def test(subset: list[int]):
+        nonlocal calls
+        calls += 1
+        return FAIL if culprits <= set(subset) else PASS
+        yield  # a job
+
+    search = run_job(ddmin(items, test))
+    return search.minimal, calls
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 40).flatmap(
+        lambda n: st.tuples(st.just(n), st.sets(st.integers(0, n - 1), min_size=1, max_size=3))
+    )
+)
+def test_ddmin_finds_exactly_the_culprits(case: tuple[int, set[int]]) -> None:
+    n, culprits = case
+    minimal, calls = _ddmin_pure(list(range(n)), culprits)
+    assert set(minimal) == culprits
+    assert calls <= 4 * len(culprits) * max(1, n).bit_length() * 4  # about |D| log |D| at most
+
+
+def test_ddmin_never_counts_unresolved_as_pass_or_fail() -> None:
+    def test(subset: list[int]):
+        if subset == [0, 1]:
+            return UNRESOLVED  # a flaky candidate stays unresolved
+        return FAIL if {1, 2} <= set(subset) else PASS
+        yield
+
+    search = run_job(ddmin([0, 1, 2, 3], test))
+    assert search.minimal == [1, 2]
+    assert (frozenset({0, 1}), UNRESOLVED) in search.tested
+
+
+def test_hybrid_takes_the_chosen_answers_and_keeps_the_failing_only_calls(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 4, recover=True)
+    a, b = load(fail), load(passing)
+    steps = differing_steps(diff_cassettes(a, b, align="key"))
+    assert [s.a_seq for s in steps] == [1, 3, 4, 5] and [s.b_seq for s in steps] == [1, 2, 3, 4]
+    entries = hybrid_entries(a, b, [steps[1]])
+    assert [e.response["state"] for e in entries[:4]] == ["good", "bad", "good", "good"]
+    assert [e.args for e in entries[:4]] == [{"step": i} for i in range(1, 5)]
+    assert entries[4].tool == "recover" and entries[4].seq == 5  # A's path stays open
+
+
+def test_bisect_finds_the_two_of_twelve_responses(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 12)
+    result = run_job(bisect_job(fail, passing, _agent("--steps", "12", "--needs", "3,7"),
+                                tmp_path / "bisect", LoopOptions(jobs=2), runs=2))  # fmt: skip
+    assert result.exit_status == EXIT_FOUND, result.summary()
+    assert [s.a_seq for s in result.minimal or []] == [3, 7]
+    assert result.summary().startswith("2 of 12 differing responses suffice: A seq 3 check")
+    assert result.candidates[0].outcome == PASS and result.candidates[1].outcome == FAIL
+    # every candidate is a cassette on disk, and the minimal one replays to the failure
+    assert all(c.cassette.exists() for c in result.candidates)
+    minimal = load(tmp_path / "bisect" / "minimal.jsonl")
+    bad = [e.args["step"] for e in minimal if e.response["state"] == "bad"]
+    assert bad == [3, 7]
+    assert result.replays == 2 * len(result.candidates)
+    doc = result.to_json()
+    assert json.loads(json.dumps(doc))["minimal"][0]["a_seq"] == 3
+
+
+def test_bisect_keeps_the_failing_path_open(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 6, recover=True)
+    result = run_job(bisect_job(fail, passing, _agent("--steps", "6", "--needs", "1,5", "--follow"),
+                                tmp_path / "out", LoopOptions(jobs=2), runs=1))  # fmt: skip
+    assert [s.tool for s in result.minimal or []] == ["check", "check"]
+    assert [s.a_seq for s in result.minimal or []] == [1, 6]  # A's seqs: recover sits at 2
+    assert not [c for c in result.candidates if "left the recording" in c.why]
+
+
+def test_bisect_says_when_the_responses_do_not_explain_the_failure(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 4)
+    # this agent fails only when step 9 is bad: no step 9 exists, so A's answers never fail it
+    result = run_job(bisect_job(fail, passing, _agent("--steps", "4", "--needs", "9"),
+                                tmp_path / "out", LoopOptions(jobs=2), runs=1))  # fmt: skip
+    assert result.minimal is None and result.exit_status == EXIT_NO_ANSWER
+    assert "all of A's differing responses" in result.problem and "pass" in result.problem
+
+
+def test_bisect_of_identical_runs_has_nothing_to_bisect(tmp_path: Path) -> None:
+    fail, _ = _pair(tmp_path, 3)
+    result = run_job(bisect_job(fail, fail, _agent(), tmp_path / "out", runs=1))
+    assert result.exit_status == EXIT_NO_ANSWER and "nothing to bisect" in result.problem
+
+
+def test_bisect_refuses_a_folder_with_a_previous_bisect(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 2)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "candidate-001.jsonl").write_text("")
+    with pytest.raises(FileExistsError, match="previous bisect"):
+        run_job(bisect_job(fail, passing, _agent(), tmp_path / "out", runs=1))

@@ -1,0 +1,98 @@
+"""Grouping many runs by where they part (issue 28): the prefix tree over call keys, the
+first split of outcomes, per task for a multi-run file, a gate's runs folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cassette_tui.core.why.grouping import GroupedRun, group, group_by_task, runs_of
+from hypothesis import given
+from hypothesis import strategies as st
+from support.factory import write_cassette
+from support.run import cli
+
+
+def _run(name: str, tools: str, passed: bool | None) -> GroupedRun:
+    return GroupedRun(name, [(t, "sha256:" + t) for t in tools], passed)
+
+
+def test_the_first_split_names_the_branch_failures_take() -> None:
+    runs = [_run(f"p{i}", "abcd", True) for i in range(3)]
+    runs += [_run(f"f{i}", "abxy", False) for i in range(9)]
+    runs += [_run("g", "abz", True)]
+    split = group(runs).split
+    assert split is not None and split.step == 3
+    assert split.message() == (
+        "the runs part at step 3 into 3 branches; 9 of 9 failures take branch A (x)"
+    )
+    assert [len(b.runs) for b in split.branches] == [9, 3, 1]
+
+
+def test_no_split_when_every_branch_has_the_same_outcome() -> None:
+    runs = [_run("a", "ab", True), _run("b", "ac", True)]
+    assert group(runs).split is None
+
+
+def test_a_run_that_ends_early_is_a_branch() -> None:
+    runs = [_run("a", "a", False), _run("b", "ab", True)]
+    split = group(runs).split
+    assert split is not None and split.step == 2
+    assert any(b.key is None and b.failed == 1 for b in split.branches)
+
+
+@given(st.lists(st.tuples(st.text("abc", max_size=6), st.booleans()), min_size=1, max_size=30))
+def test_the_tree_counts_every_run_once_per_level(rows: list[tuple[str, bool]]) -> None:
+    runs = [_run(str(i), tools, passed) for i, (tools, passed) in enumerate(rows)]
+    grouping = group(runs)
+    root = grouping.root
+    assert len(root.runs) == len(runs)
+
+    def check(node) -> int:
+        ended = len(node.ended)
+        below = sum(len(c.runs) for c in node.children.values())
+        assert ended + below == len(node.runs)
+        return sum(check(c) for c in node.children.values()) + ended
+
+    assert check(root) == len(runs)
+    if grouping.split is not None:
+        assert sum(len(b.runs) for b in grouping.split.branches) <= len(runs)
+
+
+def test_tau_bench_trials_grouped_per_task(real: Path) -> None:
+    source = real / "tau-bench" / "gpt-4o-airline.json"
+    runs = runs_of([str(source)])
+    groups = group_by_task(runs)
+    assert len(runs) == 200 and len(groups) == 50
+    six = groups["6"]
+    assert six.split is not None and six.split.step == 3
+    assert "2 of 3 failures take branch A (search_onestop_flight)" in six.split.message()
+    doc = json.loads(json.dumps(six.to_json()))
+    assert doc["split"]["branches"][0]["tool"] == "search_onestop_flight"
+
+
+def test_a_gate_runs_folder_and_the_cli(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for n, (tools, code) in enumerate([("ab", 0), ("ab", 0), ("ac", 1)], 1):
+        write_cassette(folder / f"run-{n:02d}.jsonl",
+                       *[{"seq": i, "tool": t, "args": {}, "response": 1} for i, t in enumerate(tools, 1)])  # fmt: skip
+        (folder / f"run-{n:02d}.end.json").write_text(json.dumps({"exit": code}))
+    done = cli("group", str(folder))
+    assert done.returncode == 0, done.stderr
+    assert "3 runs (2 passed, 1 failed)" in done.stdout
+    assert (
+        "the runs part at step 2 into 2 branches; 1 of 1 failures take branch B (c)" in done.stdout
+    )
+    assert "open a failure of branch B beside a pass: cassette-tui" in done.stdout
+    doc = json.loads(cli("group", str(folder), "--json").stdout)
+    assert doc["tasks"][0]["split"]["step"] == 2
+    tree = cli("group", str(folder), "--tree").stdout
+    assert "step 1: a  [3 runs: 2✓ 1✗]" in tree
+
+
+def test_group_of_nothing_or_a_bad_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = cli("group", str(empty))
+    assert done.returncode == 2 and "no run to group" in done.stderr
