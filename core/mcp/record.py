@@ -2,8 +2,11 @@
 
 The host launches the proxy instead of the server; the proxy starts the server and
 forwards every line both ways byte for byte (the stdio transport's newline-delimited
-JSON-RPC), so what the host sees is exactly what the server sent. On the side it reads
-each line with the SDK's message types and pairs requests with their answers:
+JSON-RPC), so what the host sees is exactly what the server sent (one exception: a
+request whose id the host reused while it was in flight goes to the server under an alias,
+and its answer comes back under the host's id). On the side it reads each line with
+``_wire.read_line`` (ids of any JSON value, batch arrays, invalid UTF-8 as U+FFFD) and
+pairs requests with their answers:
 
 - each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
   written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
@@ -11,7 +14,11 @@ each line with the SDK's message types and pairs requests with their answers:
   server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
   params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
-  server-facts sidecar (``_facts``), rewritten atomically when it grows.
+  server-facts sidecar (``_facts``), rewritten atomically when it grows;
+- what the server sends on its own (notifications, requests to the host with the host's
+  answer, stdout lines that are not JSON-RPC) goes to the sidecar's ``server_messages``,
+  placed between the answers around it; an answered call that cannot be an entry to its
+  ``kept_aside``. Each such event is said on stderr and in the report's ``problems``.
 
 Neither file may exist before (nothing is overwritten; the cassette is created
 exclusively). Shutdown follows the MCP stdio lifecycle: when the host closes its end, the

@@ -1,7 +1,9 @@
 """``cassette-tui mcp replay``: an MCP server over stdio that answers from a cassette.
 
-It speaks through the SDK's stdio server transport (``mcp.server.stdio.stdio_server``) and
-message types, and never starts the recorded server nor touches the network:
+It reads each line as the proxy does (``_wire.read_line``: ids ``null`` and ``1.5`` are
+answered under that id, a batch with an array), answers with the SDK's message types, and
+never starts the recorded server nor touches the network (``http.py`` serves the same over
+Streamable HTTP on a loopback port):
 
 - ``tools/call`` is served by the engine's ``Replayer``: the call's key is
   ``(name, digest(normalized arguments))``, a key recorded several times answers in
@@ -18,6 +20,8 @@ message types, and never starts the recorded server nor touches the network:
   answered ``NOT_RECORDED_CODE``; both are in the report;
 - a call recorded with progress (``mcp_progress``) sends those notifications again, to the
   caller's ``progressToken``, before its answer (when the caller asked for progress);
+- the recorded server messages are sent again where they came (``ReplaySession``); a
+  recorded server request waits for the host's answer, compared with the recorded one;
 - without a sidecar (a cassette recorded by the library, not by ``mcp record``) the
   server introduces itself as ``cassette-tui replay`` and lists the cassette's tool names
   with an open input schema.
