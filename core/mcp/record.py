@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import signal
@@ -44,9 +46,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+import orjson
 from cassette_tui.core.format.cassette import dump_line, dump_record
 from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
-from cassette_tui.core.format.digest import digest
+from cassette_tui.core.format.digest import DIGEST_PREFIX, digest
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
@@ -170,12 +173,47 @@ class _PreparedArgs:
 
 
 def _prepare_args(rules: NormalizationRules, tool: str, args: Any) -> _PreparedArgs:
+    keyed = rules.apply(tool, args)
+    fast = fast_texts(keyed)
+    if fast is not None:
+        canonical = fast[0]
+        dig = DIGEST_PREFIX + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    else:
+        dig = digest(keyed)
+    fast_args = fast if keyed is args else fast_texts(args)
     text: str | None
+    if fast_args is not None:
+        text = fast_args[1]
+    else:
+        try:
+            text = json.dumps(args, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            text = None
+    return _PreparedArgs(dig, text)
+
+
+def fast_texts(value: Any) -> tuple[str, str] | None:
+    """``(canonical_json(value), the compact text dump_record writes)`` by orjson, several
+    times faster than the standard library on big values, or ``None`` where orjson would
+    write other text: a float (another shortest form), non-ASCII or DEL in the canonical
+    text (which escapes them), an integer past 64 bits, a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            return None
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     try:
-        text = json.dumps(args, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except ValueError:
-        text = None
-    return _PreparedArgs(digest(rules.apply(tool, args)), text)
+        canonical = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        text = orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+    if not canonical.isascii() or "\x7f" in canonical:
+        return None
+    return canonical, text
 
 
 class CassetteWriter:
@@ -336,6 +374,8 @@ class RecordingProxy:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
+        for fd in (self.host_in, self.host_out):  # pipes from and to the host, when they are
+            _widen_pipe(fd)
         threading.Thread(
             target=read_lines, args=(self.host_in, loop, host_lines), daemon=True
         ).start()
@@ -364,7 +404,7 @@ class RecordingProxy:
         """The MCP server's process (its own process group); ``None`` when it cannot
         start (said, and summed up as a crash with status 127)."""
         try:
-            return await asyncio.create_subprocess_exec(
+            proc = await asyncio.create_subprocess_exec(
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -376,6 +416,12 @@ class RecordingProxy:
             self.summary.server_crashed = True
             self.summary.server_exit = 127
             return None
+        for pipe in (proc.stdin, proc.stdout):
+            transport = getattr(pipe, "transport", None) or getattr(pipe, "_transport", None)
+            info = transport.get_extra_info("pipe") if transport is not None else None
+            if info is not None:
+                _widen_pipe(info.fileno())
+        return proc
 
     async def _stop_server(
         self,
@@ -750,6 +796,16 @@ def _error_record(error: dict[str, Any] | None) -> dict[str, Any] | None:
     if error.get("data") is not None:
         out["data"] = error["data"]
     return out
+
+
+def _widen_pipe(fd: int) -> None:
+    """Give a pipe the largest buffer the system allows (Linux ``F_SETPIPE_SZ``, up to
+    ``/proc/sys/fs/pipe-max-size``, 1 MB by default): a big message then crosses in 1 MB
+    writes, not 64 KB ones, each waking the other process. Elsewhere, or when refused,
+    the pipe stays as it is."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, setsize, 1 << 20)
 
 
 def _signal_group(pgid: int, sig: int) -> None:
