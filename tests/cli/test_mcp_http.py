@@ -216,3 +216,31 @@ def test_replay_over_http_streams_server_requests_and_resumes(tmp_path: Path) ->
     doc = json.loads(report.read_text())["mcp"]
     assert doc["not_replayed"] == [] and doc["host_answers_differ"] == []
     assert doc["stdout_lines_skipped"] == 1
+
+
+def test_record_url_errors_are_plain(tmp_path: Path) -> None:
+    """Neither a COMMAND nor --url (or both) is a usage error; a remote that does not
+    answer is a 502 for the host and a problem in the report, and nothing is kept."""
+    import httpx2
+
+    run = tmp_path / "down.jsonl"
+    both = subprocess.run(
+        [*CLI, "mcp", "record", "-o", str(run), "--url", "http://127.0.0.1:9/mcp", "--", "x"],
+        capture_output=True, text=True, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    assert both.returncode == 2 and "COMMAND or --url, not both" in both.stderr
+    report = tmp_path / "report.json"
+    down = f"http://127.0.0.1:{free_port()}/mcp"
+    proxy, url = started(
+        [*CLI, "mcp", "record", "--url", down, "-o", str(run), "--report", str(report)]
+    )
+    try:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+        answer = httpx2.post(url, json=init, timeout=TIMEOUT)
+        assert answer.status_code == 502
+    finally:
+        assert stop(proxy) == 0
+    doc = json.loads(report.read_text())["mcp"]
+    assert any("did not answer" in p for p in doc["problems"])
+    assert doc["unanswered"] == ["initialize"] and doc["removed"] is True
+    assert not run.exists()
