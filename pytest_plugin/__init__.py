@@ -1,62 +1,70 @@
 """The pytest plugin (entry point ``pytest11``, name ``cassette``): tests replay an agent's
-tool calls from a cassette, and ``--cassette-gate=N`` gates them.
+tool calls from a cassette, record them in pytest-recording's record modes, and
+``--cassette-gate=N`` gates them.
 
 Mark a test and wrap its dispatcher through the ``cassette`` fixture::
 
-    @pytest.mark.cassette("retry-budget.jsonl")        # default: <module>/<test>.jsonl
+    @pytest.mark.cassette("retry-budget.jsonl")  # default: <module>/<test[params]>.jsonl
     def test_agent_answers(cassette):
         dispatch = cassette.wrap(live_dispatch)         # replay: never calls live_dispatch
         assert run_agent(dispatch) == 0
 
 Names are looked up under the ``cassette_dir`` ini option (default ``cassettes``) beside
 the test file, then beside the test file itself, so a pinned fixture
-(``cassette-tui pin ... -o tests/cassettes/fixtures``) is ``"fixtures/NAME.jsonl"``. A marked
-test also gets ``CASSETTE_MODE``/``CASSETTE_PATH``/``CASSETTE_REPORT`` in its environment,
-so code that calls ``wrap_dispatcher()`` itself replays as well.
+(``cassette-tui pin ... -o tests/cassettes/fixtures``) is ``"fixtures/NAME.jsonl"``; the
+default name carries the parametrize id (``naming.py``). Several names in one marker: the
+first is the test's cassette (the one recorded), the others are replayed with it
+(read-only). A marked test also gets ``CASSETTE_MODE``/``CASSETTE_PATH``/``CASSETTE_REPORT``
+in its environment, so code that calls ``wrap_dispatcher()`` itself (even a wrapper made at
+import time: it follows the environment) replays and records as well.
 
-``--cassette-record`` (ini ``cassette_record``), in the style of pytest-recording:
-``none`` (default: replay; a missing cassette fails the test), ``once`` (record a missing
-cassette live, replay an existing one), ``all`` (record every marked test live, replacing
-its cassette: the explicit flag that allows it).
+``--cassette-record`` (ini ``cassette_record``): ``none`` (default), ``once``,
+``new_episodes``, ``all``, as pytest-recording names them; a recording replaces or becomes
+the cassette only when its test passed (``recording.py``).
+
+A replayed test (and every gate run) has the network off in its process, as
+pytest-recording's ``--block-network`` (``core/replay/network_block.py``: the replay
+guard's rules), but for ``--allowed-hosts`` (ini ``cassette_allowed_hosts``, marker
+``allowed_hosts=[...]``).
 
 ``--cassette-gate=N`` runs every marked test N times as separate items (``test[gate3]``)
-in replay mode. Each run's outcome and call log travel with its test report (pytest-xdist
-sends them to the controller), and at the end the controller gates each test: a pass rate
-that is neither 0 nor 1 fails the session with the gate's explanation (where the runs
-part: after the tool layer, or the first call at which they differ and how many runs took
-each path), in a "cassette gate" section of the summary. Only clean replays count (the
-rule of ``cassette-tui gate``: no miss, no call past the last recording, at least one tool
-call; a test that catches a miss and passes is no clean replay): a test whose runs were
-not all clean gets the verdict ``unclean_replay`` (or ``no_tool_call`` when no run made a
-call), its unclean runs are named, and the session's exit status is 2 (the gate measured
-nothing), over a 1 of failed tests. Because the runs are ordinary
-items, ``pytest -n auto`` spreads them over cores and ``--tx ssh=host//python=python3
---rsyncdir .`` over machines.
+in replay mode (``gate.py``): a pass rate that is neither 0 nor 1 fails the session with
+the gate's explanation (where the runs part: after the tool layer, or the first call at
+which they differ and how many runs took each path), in a "cassette gate" section of the
+summary. Only clean replays count (the rule of ``cassette-tui gate``: no miss, no call past
+the last recording, at least one tool call; a test that catches a miss and passes is no
+clean replay): a test whose runs were not all clean gets the verdict ``unclean_replay`` (or
+``no_tool_call`` when no run made a call), its unclean runs are named, and the session's
+exit status is 2 (the gate measured nothing), over a 1 of failed tests. Because the runs
+are ordinary items, ``pytest -n auto`` spreads them over cores and ``--tx
+ssh=host//python=python3 --rsyncdir .`` over machines.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
-from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.atomic import write_atomic
+from cassette_tui.core.format.cassette import dump_line, load
 from cassette_tui.core.format.constants import ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT
 from cassette_tui.core.keys.config import load_rules
-from cassette_tui.core.loop.call_log import call_log_entries
-from cassette_tui.core.loop.divergence import divergence
-from cassette_tui.core.loop.gate import VERDICT_EXIT, verdict_of
-from cassette_tui.core.loop.results import report_replay
+from cassette_tui.core.replay.network_block import blocked
 from cassette_tui.core.replay.report import ReplayReport
 from cassette_tui.core.replay.wrap import wrap_dispatcher
 
-RECORD_MODES = ("none", "once", "all")
-#: the user property that carries one gate run from a worker to the controller
-GATE_PROPERTY = "cassette_gate_run"
+from .gate import GATE_PROPERTY, GateCollector, gate_test_id, read_env_report
+from .naming import default_name, resolve
+from .recording import RECORD_MODES, RecordingNotes, StagedRecording, note
+
+__all__ = ["RECORD_MODES", "CassetteFixture"]
+_OUTCOMES = pytest.StashKey[dict[str, pytest.TestReport]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -65,8 +73,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--cassette-record",
         choices=RECORD_MODES,
         default=None,
-        help="none: replay only (default); once: record missing cassettes live; all: "
-        "record every cassette-marked test live, replacing its cassette.",
+        help="none: replay only (default); once: record missing cassettes, replay the "
+        "others; new_episodes: replay, and record the calls a cassette lacks into "
+        "NAME.new-episodes.jsonl beside it; all: re-record every cassette-marked test. A "
+        "recording replaces a cassette only when its test passed.",
     )
     group.addoption(
         "--cassette-gate",
@@ -76,25 +86,54 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Run every cassette-marked test N times (replay) and fail a test whose pass "
         "rate is neither 0 nor 1, saying where the runs part.",
     )
+    group.addoption(
+        "--allowed-hosts",
+        default=None,
+        metavar="HOSTS",
+        help="Comma-separated hosts (names or addresses) a replayed test may still reach; "
+        "the network is otherwise off in replayed tests and gate runs.",
+    )
     parser.addini(
         "cassette_dir", "Folder of cassettes, beside each test file.", default="cassettes"
     )
     parser.addini("cassette_record", "Default --cassette-record mode.", default="none")
+    parser.addini(
+        "cassette_allowed_hosts", "Default --allowed-hosts (comma-separated).", default=""
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "cassette(name=None, *, repeat='error'): replay the test's tool calls from the "
-        "cassette NAME (see the cassette fixture).",
+        "cassette(*names, repeat='error', allowed_hosts=()): replay the test's tool calls "
+        "from the cassette NAME (the first name; the others are replayed with it).",
     )
     mode = config.getoption("cassette_record") or config.getini("cassette_record")
     if mode not in RECORD_MODES:
         raise pytest.UsageError(f"cassette_record = {mode!r}; expected one of {RECORD_MODES}")
     if config.getoption("cassette_gate") < 0:
         raise pytest.UsageError("--cassette-gate takes a number of runs (>= 1)")
-    if config.getoption("cassette_gate") and not hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
+        return  # the controller collects and prints
+    config.pluginmanager.register(RecordingNotes(), "cassette-recording-notes")
+    if config.getoption("cassette_gate"):
         config.pluginmanager.register(GateCollector(config), "cassette-gate-collector")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Keep each phase's report on the item: a recording's fate is its test's outcome."""
+    report: pytest.TestReport = yield
+    item.stash.setdefault(_OUTCOMES, {})[report.when] = report
+    return report
+
+
+def _passed(item: pytest.Item) -> bool:
+    """Whether the test's setup and call passed (a skip, an error, Ctrl-C: not passed)."""
+    reports = item.stash.get(_OUTCOMES, {})
+    return all(when in reports and reports[when].passed for when in ("setup", "call"))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -124,26 +163,36 @@ class CassetteFixture:
     """What the ``cassette`` fixture gives a test.
 
     Attributes:
-        path: the cassette file.
-        mode: ``"replay"`` or ``"record"``.
+        path: the cassette file (the test's own: the first name of the marker).
+        mode: ``"replay"``, ``"record"`` or ``"new_episodes"`` (replays, records what the
+            cassette lacks).
         gate_run: the gate run number, or ``None``.
         repeat: the replay policy past the last recording of a key.
+        extra: the marker's other cassettes, replayed with ``path``.
+        served: the file replays read (``path``, or the cassettes joined in a temporary
+            file when there are several).
     """
 
     path: Path
     mode: str
     gate_run: int | None
     repeat: str
-    _wrappers: list[Any]
-    _overwrite: bool
+    extra: tuple[Path, ...] = ()
+    served: Path | None = None
+    _wrappers: list[Any] = field(default_factory=list)
 
     def wrap(self, dispatch: Callable[[str, Any], Any], **kwargs: Any) -> Callable[[str, Any], Any]:
         """``wrap_dispatcher(dispatch)`` in this test's mode against its cassette (sync or
-        async, like ``dispatch``); keyword arguments go to ``wrap_dispatcher``."""
+        async, like ``dispatch``); keyword arguments go to ``wrap_dispatcher``. Recording
+        (``record``, ``new_episodes``) joins the test's staged recording."""
         kwargs.setdefault("repeat", self.repeat)
-        if self.mode == "record":
-            kwargs.setdefault("overwrite", self._overwrite and not self._wrappers)
-        wrapped = wrap_dispatcher(dispatch, mode=self.mode, path=self.path, report=None, **kwargs)
+        if self.mode == "replay":
+            path = self.served or self.path
+            wrapped = wrap_dispatcher(dispatch, mode="replay", path=path, report=None, **kwargs)
+        else:
+            wrapped = wrap_dispatcher(
+                dispatch, mode="record", path=self.path, report=None, **kwargs
+            )
         self._wrappers.append(wrapped)
         return wrapped
 
@@ -160,21 +209,39 @@ class CassetteFixture:
         return ReplayReport.from_json({"mode": self.mode, "wrappers": reports})
 
 
-def _resolve(request: pytest.FixtureRequest, name: str | None) -> Path:
-    test_dir = Path(str(request.node.path)).parent
-    base = test_dir / request.config.getini("cassette_dir")
-    if name is None:
-        module = Path(str(request.node.path)).stem
-        name = f"{module}/{request.node.originalname}.jsonl"
-    candidate = Path(name)
-    if not candidate.suffix:
-        candidate = candidate.with_suffix(".jsonl")
-    if candidate.is_absolute():
-        return candidate
-    for folder in (base, test_dir):
-        if (folder / candidate).exists():
-            return folder / candidate
-    return base / candidate
+def _record_mode(request: pytest.FixtureRequest, gate_run: int | None) -> str:
+    if gate_run is not None:
+        return "none"  # a gate replays
+    config = request.config
+    return str(config.getoption("cassette_record") or config.getini("cassette_record"))
+
+
+def _allowed_hosts(request: pytest.FixtureRequest, marker_hosts: Any) -> list[str]:
+    config = request.config
+    text = config.getoption("allowed_hosts") or config.getini("cassette_allowed_hosts") or ""
+    hosts = [h.strip() for h in str(text).split(",") if h.strip()]
+    if isinstance(marker_hosts, str):
+        marker_hosts = marker_hosts.split(",")
+    return hosts + [str(h).strip() for h in marker_hosts or () if str(h).strip()]
+
+
+def _joined(paths: list[Path], folder: Path) -> Path:
+    """The cassettes ``paths`` as one file in ``folder``: their entries in order, seqs
+    numbered on (a test's several cassettes replay as one)."""
+    rules = load_rules(os.environ.get(ENV_CONFIG))
+
+    def lines() -> Iterator[bytes]:
+        seq = 0
+        for path in paths:
+            for _, entry, _ in load(path, rules=rules).entries_read():
+                seq += 1
+                yield dump_line(_renumbered(entry, seq), rules)
+
+    return write_atomic(folder / "joined.jsonl", lines())
+
+
+def _renumbered(entry: Any, seq: int) -> Any:
+    return replace(entry, seq=seq, line=None)
 
 
 @pytest.fixture
@@ -185,16 +252,23 @@ def cassette(
     _cassette_gate_run: int | None,
 ) -> Iterator[CassetteFixture]:
     """The test's cassette, from its ``cassette`` marker (see the module docstring)."""
-    marker = request.node.get_closest_marker("cassette")
+    item = request.node
+    marker = item.get_closest_marker("cassette")
     args = marker.args if marker is not None else ()
     kwargs = marker.kwargs if marker is not None else {}
-    path = _resolve(request, kwargs.get("name", args[0] if args else None))
-    record = request.config.getoption("cassette_record") or request.config.getini("cassette_record")
-    if _cassette_gate_run is not None:
-        record = "none"  # a gate replays
+    names = [str(a) for a in args] or [kwargs.get("name") or default_name(item, _cassette_gate_run)]
+    cassette_dir = str(request.config.getini("cassette_dir"))
+    path, *extra = [resolve(item, cassette_dir, n) for n in names]
+    missing = [str(p) for p in extra if not p.is_file()]
+    if missing:
+        pytest.fail(f"cassette {', '.join(missing)} not found (named in the marker)", pytrace=False)
+    record = _record_mode(request, _cassette_gate_run)
+    repeat = kwargs.get("repeat", "error")
     exists = path.is_file()
-    if record == "all" or (record == "once" and not exists):
+    if record == "all" or (record != "none" and not exists):
         mode = "record"
+    elif record == "new_episodes":
+        mode = "new_episodes"
     elif exists:
         mode = "replay"
     else:
@@ -202,167 +276,42 @@ def cassette(
             f"cassette {path} not found: record it with --cassette-record=once",
             pytrace=False,
         )
-    report_file = tmp_path_factory.mktemp("cassette-report") / "report.json"
-    monkeypatch.setenv(ENV_MODE, mode)
-    monkeypatch.setenv(ENV_PATH, str(path))
+    folder = tmp_path_factory.mktemp("cassette")
+    report_file = folder / "report.json"
+    served = _joined([path, *extra], folder) if extra and mode == "replay" else None
+    staged = StagedRecording.start(path, record, repeat) if mode != "replay" else None
+    monkeypatch.setenv(ENV_MODE, "replay" if mode == "replay" else "record")
+    monkeypatch.setenv(ENV_PATH, str(served or path))
     monkeypatch.setenv(ENV_REPORT, str(report_file))
-    fixture = CassetteFixture(
-        path, mode, _cassette_gate_run, kwargs.get("repeat", "error"), [], record == "all"
-    )
-    try:
-        yield fixture
-    finally:
-        for wrapped in fixture._wrappers:
-            wrapped.close()
-        if _cassette_gate_run is not None:
-            report = fixture.report() if fixture._wrappers else _read_env_report(report_file)
-            run = {
-                "test": _test_id(request.node),
-                "run": _cassette_gate_run,
-                "cassette": str(path),
-                "config": os.environ.get(ENV_CONFIG),
-                "worker": os.environ.get("PYTEST_XDIST_WORKER"),
-                "report": report.to_json() if report is not None else None,
-            }
-            request.node.user_properties.append((GATE_PROPERTY, json.dumps(run, default=repr)))
+    fixture = CassetteFixture(path, mode, _cassette_gate_run, repeat, tuple(extra), served)
+    with contextlib.ExitStack() as network:
+        if mode == "replay":
+            network.enter_context(blocked(_allowed_hosts(request, kwargs.get("allowed_hosts"))))
+        try:
+            yield fixture
+        finally:
+            network.close()
+            for wrapped in fixture._wrappers:
+                wrapped.close()
+            if staged is not None:
+                line = staged.finish(_passed(item))
+                if line is not None:
+                    note(item, line)
+            if _cassette_gate_run is not None:
+                _gate_run(request, fixture, report_file, _cassette_gate_run)
 
 
-def _read_env_report(path: Path) -> ReplayReport | None:
-    """The report a ``wrap_dispatcher()`` inside the test wrote to ``CASSETTE_REPORT``
-    (``None`` when there is none, or it cannot be read)."""
-    from cassette_tui.core.replay.report_sink import flush_all
-
-    flush_all()
-    try:
-        return ReplayReport.read_run(path)  # with its journal: every process's calls
-    except (OSError, ValueError):  # ReplayReportError is a ValueError
-        return None
-
-
-def _test_id(item: pytest.Item) -> str:
-    """The node id without the gate's parameter (``test_x[gate3]`` -> ``test_x``; other
-    parameters kept: ``test_x[a-gate3]`` -> ``test_x[a]``)."""
-    nodeid = item.nodeid
-    if "[" not in nodeid:
-        return nodeid
-    head, _, params = nodeid.partition("[")
-    parts = [p for p in params.rstrip("]").split("-") if not p.startswith("gate")]
-    return f"{head}[{'-'.join(parts)}]" if parts else head
-
-
-@dataclass
-class _Run:
-    run: int
-    passed: bool
-
-
-class GateCollector:
-    """Collects each gate run's outcome and call log from the test reports (on the
-    controller under xdist) and gates every test at the end."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.runs: dict[str, dict[int, dict[str, Any]]] = {}
-        self._outcomes: dict[str, bool] = {}
-        self.flaky: list[str] = []
-        self.unmeasured: list[str] = []
-        self.lines: list[str] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when in ("setup", "call"):
-            failed = report.failed or (report.when == "setup" and report.skipped)
-            if failed or report.when == "call":
-                self._outcomes.setdefault(report.nodeid, not failed)
-            return
-        for name, value in report.user_properties:
-            if name != GATE_PROPERTY:
-                continue
-            run = json.loads(cast(str, value))  # the JSON text the fixture appended
-            run["passed"] = self._outcomes.pop(report.nodeid, False) and not report.failed
-            self.runs.setdefault(run["test"], {})[run["run"]] = run
-
-    def gate(self) -> None:
-        self.lines, self.flaky, self.unmeasured = [], [], []
-        for test, by_run in sorted(self.runs.items()):
-            runs = [by_run[n] for n in sorted(by_run)]
-            kinds = [
-                report_replay(ReplayReport.from_json(r["report"]) if r.get("report") else None)
-                for r in runs
-            ]
-            verdict = verdict_of(
-                [
-                    (
-                        kind,
-                        r["passed"],
-                        kind != "no_tool_call",
-                        r["passed"] and kind == "no_tool_call",
-                    )
-                    for r, (kind, _) in zip(runs, kinds, strict=True)
-                ]
-            )
-            clean = [r for r, (kind, _) in zip(runs, kinds, strict=True) if kind == "clean"]
-            passed = sum(r["passed"] for r in clean)
-            flaky = verdict == "flaky"
-            workers = sorted({r["worker"] for r in runs if r.get("worker")})
-            where = f" (runs on {', '.join(workers)})" if workers else ""
-            label = "FLAKY" if flaky else verdict
-            if len(clean) == len(runs):
-                self.lines.append(f"{label} {test}: {passed}/{len(runs)} passed{where}")
-            else:
-                self.lines.append(
-                    f"{label} {test}: {len(clean)} of {len(runs)} runs replayed cleanly{where}"
-                )
-                self.lines.extend(
-                    f"    run {r['run']}: {kind}: {why}"
-                    for r, (kind, why) in zip(runs, kinds, strict=True)
-                    if kind != "clean"
-                )
-            if VERDICT_EXIT[verdict] == 2:
-                self.unmeasured.append(test)
-            if not flaky:
-                continue
-            self.flaky.append(test)
-            logs: list[tuple[Any, Cassette | None]] = []
-            cassettes: dict[str, Cassette] = {}
-            for r in runs:
-                log = None
-                if r.get("report"):
-                    source = cassettes.get(r["cassette"])
-                    if source is None:
-                        source = cassettes[r["cassette"]] = load(
-                            r["cassette"], rules=load_rules(r.get("config"))
-                        )
-                    report = ReplayReport.from_json(r["report"])
-                    log = Cassette.from_entries(
-                        call_log_entries(report, source), rules=source.rules
-                    )
-                logs.append((_Run(r["run"], r["passed"]), log))
-            div = divergence(logs, flaky=True)
-            if div is not None:
-                self.lines.append(f"    {div.message}")
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        self.gate()
-        if self.unmeasured and session.exitstatus in (0, 1):
-            session.exitstatus = VERDICT_EXIT["unclean_replay"]  # 2: the gate measured nothing
-        elif self.flaky and session.exitstatus == 0:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.lines:
-            return
-        terminalreporter.section("cassette gate")
-        for line in self.lines:
-            terminalreporter.write_line(line)
-        if self.flaky:
-            terminalreporter.write_line(
-                f"{len(self.flaky)} test(s) flaky under --cassette-gate: the pass rate must be "
-                "0 or 1 (fix the nondeterminism the lines above point to)"
-            )
-        if self.unmeasured:
-            terminalreporter.write_line(
-                f"{len(self.unmeasured)} test(s) not measured under --cassette-gate: not every "
-                "replay was clean (a miss, a call past the last recording, no tool call); only "
-                "clean replays measure the agent (exit 2)"
-            )
+def _gate_run(
+    request: pytest.FixtureRequest, fixture: CassetteFixture, report_file: Path, run: int
+) -> None:
+    """Put the run's outcome and call log on the test's report, for the gate."""
+    report = fixture.report() if fixture._wrappers else read_env_report(report_file)
+    document = {
+        "test": gate_test_id(request.node),
+        "run": run,
+        "cassette": str(fixture.served or fixture.path),
+        "config": os.environ.get(ENV_CONFIG),
+        "worker": os.environ.get("PYTEST_XDIST_WORKER"),
+        "report": report.to_json() if report is not None else None,
+    }
+    request.node.user_properties.append((GATE_PROPERTY, json.dumps(document, default=repr)))

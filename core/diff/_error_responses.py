@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..scan.lint import MALFORMED_FIELD
 from ._contract import changed_tool_words
 from ._finding import MAX_SEQS, finding, short
 
@@ -16,14 +17,30 @@ if TYPE_CHECKING:
 
 
 def error_responses(result: DiffResult) -> list[Finding]:
-    """At most one finding per side: its first failed call, and how many more."""
+    """At most one finding per side: its first failed call, and how many more. A call
+    whose arguments the model malformed is left out: it failed by the model's doing, not
+    the environment's (``_malformed_args.py`` names it)."""
     rows = _failed_rows(result)
     findings = []
     for side in ("a", "b"):
-        mine = [(i, r) for i, r in rows if (r.error_a if side == "a" else r.error_b)]
+        c = result.a if side == "a" else result.b
+        mine = [
+            (i, r)
+            for i, r in rows
+            if (r.error_a if side == "a" else r.error_b)
+            and not _malformed(c, r.a if side == "a" else r.b)
+        ]
         if mine:
             findings.append(_side_finding(result, side, mine))
     return findings
+
+
+def _malformed(c: Cassette, pos: int | None) -> bool:
+    """True when the call at ``pos`` has the model's malformed arguments."""
+    if pos is None:
+        return False
+    extra = c.entry_view(pos).extra
+    return bool(extra) and isinstance(extra.get(MALFORMED_FIELD), str)
 
 
 def _ok_keys(c: Cassette, errors: list[bool]) -> set[tuple[str, str]]:

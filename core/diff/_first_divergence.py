@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..format.plural import plural
 from ._finding import finding, json_short, row_seqs, step
+from ._malformed_args import malformed_cause
 from .model import STATUS_WORDS, Row, Status
-from .refine import float_noise_row
+from .refine import batch_of, float_noise_row
 
 if TYPE_CHECKING:
     from ..format.findings import Finding
@@ -23,12 +24,17 @@ def first_divergence(result: DiffResult) -> Finding:
     evidence: dict[str, Any] = {"row": index + 1, "status": row.status.value}
     message = _parting(result, index, row, evidence)
     message += _float_noise(result, row, evidence)
+    message += _parallel_order(result, row, evidence)
     message = _empty_side(result, evidence) + message
     if row.status in (Status.ONLY_A, Status.ONLY_B):
         note, action = _one_sided(result, row, evidence)
         message += note
     else:
         action = _two_sided_action(row)
+    cause = malformed_cause(result, row, evidence)
+    if cause is not None:  # the model's own output, named before any other reason
+        message += cause[0]
+        action = cause[1]
     return finding("first_divergence", row_seqs(row), message, action, evidence)
 
 
@@ -64,6 +70,20 @@ def _float_noise(result: DiffResult, row: Row, evidence: dict[str, Any]) -> str:
     return (
         " Only float noise: the numbers differ by at most 2^-23 of their size "
         "(float32 rounding, another summation order), not a stale recording."
+    )
+
+
+def _parallel_order(result: DiffResult, row: Row, evidence: dict[str, Any]) -> str:
+    """The sentence saying the row pairs parallel calls the runs issued in another order
+    (both sides carry the recorder's ``batch`` mark, at other seqs), or ``""``."""
+    if row.a is None or row.b is None or row.a_seq == row.b_seq:
+        return ""
+    if batch_of(result.a, row.a) is None or batch_of(result.b, row.b) is None:
+        return ""
+    evidence["parallel_order"] = True
+    return (
+        f" A seq {row.a_seq} and B seq {row.b_seq} are the same parallel call: the runs "
+        "issued their parallel calls in another order, paired here by call."
     )
 
 

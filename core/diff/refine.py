@@ -16,6 +16,14 @@ Two kinds of difference are real but are not where two runs part:
     same multiset of (key, outcome). Each A entry is paired with its B twin, status
     ``moved``; not a divergence, and no advice about how the agent built its args.
 
+Parallel calls in another order, an answer changed
+    Calls the recorder marked as overlapping (the ``batch`` field: docs/format.md) that
+    two runs issued or finished in another order are paired with each other: around a
+    differing row, the stretch of rows whose every call is marked is paired again, by
+    call key and outcome, then by call key, then by tool, each in issue order
+    (``_in_batches``). A changed answer then shows as ``response_drift`` (or
+    ``args_drift``) side by side, never as a call only one run made.
+
 ``same`` within a tolerance
     With ``tolerance`` (``diff --tolerance``), response drift made only of numbers whose
     |Δ| is within it (float noise in embeddings and scores) is ``same``; it is never the
@@ -45,10 +53,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..format.constants import BATCH_FIELD
 from ..format.jsontext import sorted_json_bytes
+from ..format.outcome import is_error_outcome
 from ..keys.normalize import rules_of
 from ..keys.volatile import response_metadata_reason
-from .align import build_row
+from .align import build_row, pair_status
 from .model import DriftItem, Row, Status
 
 if TYPE_CHECKING:
@@ -67,6 +77,8 @@ FLOAT_NOISE = 2.0**-23
 MAX_NOISE_ROWS = MAX_METADATA_ROWS
 #: a window of consecutive differing rows longer than this is not checked for a reorder
 MAX_MOVED_WINDOW = 256
+#: the recorder's mark on a call that overlapped another, as it stands in a line
+_BATCH_BYTES = f'"{BATCH_FIELD}"'.encode()
 
 
 def _is_number(v: Any) -> bool:
@@ -223,15 +235,19 @@ def refine_rows(
     quiet = [(changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)]
     windows = _moved_windows(a, b, rows, quiet)
     if not changed and not windows:
-        return _one_sided_moves(a, b, rows, statuses)
+        moved = _one_sided_moves(a, b, rows, statuses)
+        if moved is None:
+            return _in_batches(a, b, rows, statuses, tolerance)
+        return _in_batches(a, b, moved, [r.status for r in moved], tolerance) or moved
     out: list[Row] = []
     start = 0
-    for i, j, moved in windows:
+    for i, j, moved_rows in windows:
         out.extend(changed.get(k, rows[k]) for k in range(start, i))
-        out.extend(moved)
+        out.extend(moved_rows)
         start = j
     out.extend(changed.get(k, rows[k]) for k in range(start, len(statuses)))
-    return _one_sided_moves(a, b, out, [r.status for r in out]) or out
+    out = _one_sided_moves(a, b, out, [r.status for r in out]) or out
+    return _in_batches(a, b, out, [r.status for r in out], tolerance) or out
 
 
 def _quieted_rows(
@@ -368,3 +384,158 @@ def _moved(a: Cassette, b: Cassette, window: list[Row]) -> list[Row] | None:
             )
         )
     return out
+
+
+def batch_of(c: Cassette, i: int) -> int | None:
+    """The ``batch`` mark of entry ``i`` (the seq of the first call of the calls in flight
+    with it, written by the recorder only on a call that overlapped another;
+    docs/format.md), or ``None``. A line not parsed yet is looked at as bytes first, so
+    a cassette without the mark costs one read of the line, not a parse."""
+    entry = c.held(i)
+    if entry is None:
+        if c.is_file_backed and _BATCH_BYTES not in c.raw_line(i):
+            return None
+        entry = c.entry_view(i)
+    mark = entry.extra.get(BATCH_FIELD)
+    return mark if type(mark) is int else None
+
+
+def _marked(a: Cassette, b: Cassette, row: Row) -> bool:
+    """Whether every call of ``row`` carries the ``batch`` mark."""
+    return all(batch_of(c, k) is not None for c, k in ((a, row.a), (b, row.b)) if k is not None)
+
+
+def _in_batches(
+    a: Cassette,
+    b: Cassette,
+    rows: Sequence[Row],
+    statuses: Sequence[Status],
+    tolerance: float | None = None,
+) -> list[Row] | None:
+    """The rows with each stretch of overlapping calls around a differing row paired
+    again (``_batch_regions``, ``_repaired``; the module doc), or ``None`` when no pair
+    changed. At most ``MAX_METADATA_ROWS`` differing rows are looked at (each reads its
+    entries), a stretch is at most ``MAX_MOVED_WINDOW`` rows."""
+    out: list[Row] = []
+    start = 0
+    changed = False
+    for i, j in _batch_regions(a, b, rows, statuses):
+        repaired = _repaired(a, b, [rows[k] for k in range(i, j)], tolerance)
+        if repaired is None:
+            continue
+        out.extend(rows[k] for k in range(start, i))
+        out.extend(repaired)
+        start, changed = j, True
+    if not changed:
+        return None
+    out.extend(rows[k] for k in range(start, len(rows)))
+    return out
+
+
+def _batch_regions(
+    a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
+) -> list[tuple[int, int]]:
+    """``(start, end)`` of each stretch of rows whose every call is marked (``_marked``)
+    that holds a differing row, found outward from the differing rows."""
+    regions: list[tuple[int, int]] = []
+    end = examined = 0
+    n = len(statuses)
+    for k in range(n):
+        if k < end or statuses[k] in QUIET:
+            continue
+        if examined >= MAX_METADATA_ROWS:
+            break
+        examined += 1
+        if not _marked(a, b, rows[k]):
+            continue
+        i, lo = k, max(end, k - MAX_MOVED_WINDOW)
+        while i > lo and _marked(a, b, rows[i - 1]):
+            i -= 1
+        j = k + 1
+        while j < n and j - i < MAX_MOVED_WINDOW and _marked(a, b, rows[j]):
+            j += 1
+        regions.append((i, j))
+        end = j
+    return regions
+
+
+def _repaired(
+    a: Cassette, b: Cassette, region: list[Row], tolerance: float | None = None
+) -> list[Row] | None:
+    """A stretch of overlapping calls paired again: each A entry with the first free B
+    entry of the same key and outcome, then of the same key, then of the same tool, in
+    issue order; what finds no twin stays one-sided. ``None`` when no pair changes."""
+    ia = [r.a for r in region if r.a is not None]
+    ib = [r.b for r in region if r.b is not None]
+    if not ia or not ib:
+        return None
+    passes: list[tuple[Callable[[int], Any], Callable[[int], Any]]] = [
+        (lambda i: (a.key(i), a.fingerprint(i)), lambda j: (b.key(j), b.fingerprint(j))),
+        (a.key, b.key),
+        (a.tool, b.tool),
+    ]
+    pairs: dict[int, int] = {}
+    free = list(ib)
+    for of_a, of_b in passes:
+        for i in ia:
+            if i in pairs:
+                continue
+            want = of_a(i)
+            j = next((j for j in free if of_b(j) == want), None)
+            if j is not None:
+                pairs[i] = j
+                free.remove(j)
+    before = {(r.a, r.b): r for r in region}
+    if all(p in before for p in pairs.items()):
+        return None  # the alignment's own pairs (a one-sided row has no twin here either)
+    repeated_a = {r.a: r.repeated_a for r in region}
+    repeated_b = {r.b: r.repeated_b for r in region}
+    made: list[Row] = []
+    for i in ia:
+        j = pairs.get(i)
+        if j is None:
+            made.append(build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
+                                  repeated_a=repeated_a[i], error_a=_is_error(a, i)))  # fmt: skip
+        elif (i, j) in before:
+            made.append(before[(i, j)])  # a pair the alignment made keeps its row
+        else:
+            made.append(_pair_row(a, b, i, j, repeated_a[i], repeated_b[j], tolerance))
+    for j in free:  # a B call with no twin: after the stretch's A calls
+        made.append(build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
+                              repeated_b=repeated_b[j], error_b=_is_error(b, j)))  # fmt: skip
+    return made
+
+
+def _pair_row(
+    a: Cassette,
+    b: Cassette,
+    i: int,
+    j: int,
+    rep_a: bool,
+    rep_b: bool,
+    tolerance: float | None = None,
+) -> Row:
+    """The row of A's entry ``i`` beside B's ``j`` paired across positions: ``moved`` for
+    the same call with the same outcome (or numbers within ``tolerance``), else the pair's
+    status (``response_drift``: the same call answered differently; ``metadata_drift``
+    when only volatile metadata differs, as ``_quieted_rows`` decides for the others)."""
+    status = pair_status(
+        (a.tool(i), b.tool(j)), (a.key(i), b.key(j)), a.fingerprint(i) == b.fingerprint(j)
+    )
+    ea, eb = a.entry_view(i), b.entry_view(j)
+    if status is Status.RESPONSE_DRIFT and not (ea.is_error or eb.is_error):
+        how = classify_response_drift(a.tool(i), ea.response, eb.response, a, tolerance)
+        if how == "metadata":
+            status = Status.METADATA_DRIFT
+        elif how == "noise":
+            status = Status.SAME
+    return build_row(
+        i, j, a.seq(i), b.seq(j), Status.MOVED if status is Status.SAME else status, a.tool(i),
+        repeated_a=rep_a, repeated_b=rep_b, error_a=_is_error(a, i), error_b=_is_error(b, j),
+    )  # fmt: skip
+
+
+def _is_error(c: Cassette, i: int) -> bool:
+    """``Outcome.is_error`` of entry ``i`` (an ``error`` entry, or an HTTP 4xx/5xx)."""
+    entry = c.entry_view(i)
+    return is_error_outcome(entry.is_error, entry.response)

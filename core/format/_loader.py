@@ -19,6 +19,8 @@ checks the end and ``_Index.cassette`` builds the view.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import os
 from array import array
 from collections.abc import Generator, Iterator, Sequence
@@ -441,20 +443,49 @@ class _Index:
             lengths[-1] = self.end - offsets[-1]  # a last line with no newline
 
     def cassette(self, rules: KeyRules, identity: FileIdentity) -> Cassette:
-        """The file-backed ``Cassette`` over this index (its digests computed on first use)."""
+        """The file-backed ``Cassette`` over this index (its digests computed on first use),
+        its entries in ``seq`` order (``_in_seq_order``)."""
+        seqs, tools, stored = self.seqs, self.tools, self.stored
+        lines = _line_numbers(len(seqs), self.after_blank)
+        offsets, lengths = self.offsets, self.lengths
+        if not _ascending(seqs) and len(set(seqs)) == len(seqs):
+            order = _in_seq_order(seqs)
+            seqs = array("q", [seqs[k] for k in order])
+            tools = [tools[k] for k in order]
+            stored = [stored[k] for k in order]
+            lines = array("q", [lines[k] for k in order])
+            offsets = array("q", [offsets[k] for k in order])
+            lengths = array("q", [lengths[k] for k in order])
         return Cassette(
             self.path,
-            seqs=self.seqs,
-            tools=self.tools,
+            seqs=seqs,
+            tools=tools,
             digests=None,
-            stored=self.stored,
-            lines=_line_numbers(len(self.seqs), self.after_blank),
-            offsets=self.offsets,
-            lengths=self.lengths,
+            stored=stored,
+            lines=lines,
+            offsets=offsets,
+            lengths=lengths,
             rules=rules,
             report=self.report,
             identity=identity,
         )
+
+
+def _ascending(seqs: Sequence[int]) -> bool:
+    """Whether every seq is below the next (the lines are in seq order: the common case,
+    checked in one C-level pass, ~35 ms per million entries)."""
+    return all(map(operator.lt, seqs, itertools.islice(seqs, 1, None)))
+
+
+def _in_seq_order(seqs: Sequence[int]) -> list[int]:
+    """The line positions sorted by seq.
+
+    The recorder numbers a call when it is issued and writes its line when it finishes
+    (docs/format.md): the lines of parallel calls stand in completion order, and a reader
+    sees the entries in issue order. A file with a repeated seq is not a recording's: it
+    keeps its file order (``cassette`` does not call this), and lint reports it
+    (``seq_order``)."""
+    return sorted(range(len(seqs)), key=seqs.__getitem__)
 
 
 def _line_numbers(count: int, after_blank: list[int]) -> Sequence[int]:

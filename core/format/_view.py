@@ -58,7 +58,9 @@ class LoadReport:
 
 
 class Cassette(Sequence[Entry]):
-    """A loaded cassette: a read-only sequence of ``Entry`` in file (call) order.
+    """A loaded cassette: a read-only sequence of ``Entry`` in ``seq`` (call issue) order:
+    a loaded file's lines of parallel calls may stand in completion order, the load
+    orders them by seq (``_loader._in_seq_order``); an in-memory one keeps the order given.
 
     File-backed cassettes parse an entry on access from its byte range; in-memory ones
     (``Cassette.from_entries``) hold their entries. Both expose the same index:
@@ -524,8 +526,10 @@ def _read_spans(
     lengths: Sequence[int],
     identity: FileIdentity | None = None,
 ) -> Iterator[tuple[int, bytes]]:
-    """``(i, bytes)`` of each span ``offsets[i]:offsets[i] + lengths[i]`` of the file, the
-    spans in increasing order, read in chunks of ``readahead.CHUNK`` bytes.
+    """``(i, bytes)`` of each span ``offsets[i]:offsets[i] + lengths[i]`` of the file,
+    read in chunks of ``readahead.CHUNK`` bytes. The spans are mostly in increasing order;
+    one that starts before the chunk held (a parallel call's line, ordered by seq) is read
+    again from its offset.
 
     Raises:
         CassetteFormatError: the file cannot be read, or is not the file ``identity``

@@ -41,3 +41,7 @@ MODES: Final = ("record", "replay", "live")
 #: where the replay network guard logs what it refused (set by the debugger per run; the
 #: guard itself, ``guard/sitecustomize.py``, is standard library only and repeats the name)
 ENV_GUARD_LOG: Final = "CASSETTE_GUARD_LOG"
+
+#: the optional entry field the recorder writes on a call that overlapped another in time:
+#: the seq of the first call of the calls in flight together (docs/format.md)
+BATCH_FIELD: Final = "batch"

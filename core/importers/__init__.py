@@ -13,7 +13,23 @@ Formats (``FORMATS``; ``--from`` takes these names or an alias from ``ALIASES``)
 - ``tau-bench``: a list of ``{task_id, trial, reward, info, traj}`` (``_tau_bench.py``).
 - ``openai``: OpenAI chat messages with ``tool_calls`` (``openai_chat.py``).
 - ``inspect``: inspect_ai eval logs, ``.json`` or ``.eval`` zip (``_inspect_ai.py``).
+- ``anthropic``: Anthropic Messages, ``tool_use`` / ``tool_result`` blocks (``_anthropic.py``).
+- ``openai-responses``: OpenAI Responses items, ``function_call`` / ``function_call_output``
+  (``result.to_input_list()`` of the Agents SDK; ``_responses.py``).
+- ``pydantic-ai``: ``all_messages_json()``, ``tool-call`` / ``tool-return`` parts
+  (``_pydantic_ai.py``).
+- ``langchain``: ``messages_to_dict`` and LangGraph checkpoints' messages (``_langchain.py``).
+- ``smolagents``: ``agent.memory.get_full_steps()`` (``_smolagents.py``).
+- ``otel``: OpenTelemetry GenAI ``execute_tool`` spans, OTLP JSON or the SDK's span JSON
+  (pydantic-ai, Logfire; ``_otel.py``).
+- ``openai-agents``: the OpenAI Agents SDK's trace export, function spans (``_agents_trace.py``).
 - ``vcr``: VCR.py / pytest-recording YAML (``vcr.py``).
+
+Pairing (issue 25): results are paired with their calls by id when the ids of a run are
+unique, by position where ids repeat (tau-bench); a run's metadata says which
+(``pairing``: ``"id"``, ``"position"``, or ``"span"`` / ``"step"`` where the format keeps
+each call with its result). A file that holds tool calls never imports as 0 entries: the
+import is an error naming what was found and the formats tried (``detect.py``).
 
 Detection from the content is in ``detect.py``; ``core.sources.open_cassette`` is the
 entry point every command uses.
@@ -32,7 +48,20 @@ from ..format.multi_run import PASS_REWARD, RunInfo, RunSelectionError, spec_suf
 from ..keys.normalize import NormalizationRules
 
 #: Canonical format names, in the order detection tries them.
-FORMATS: tuple[str, ...] = ("cassette", "tau-bench", "openai", "inspect", "vcr")
+FORMATS: tuple[str, ...] = (
+    "cassette",
+    "tau-bench",
+    "openai",
+    "inspect",
+    "anthropic",
+    "openai-responses",
+    "pydantic-ai",
+    "langchain",
+    "smolagents",
+    "otel",
+    "openai-agents",
+    "vcr",
+)
 
 #: Other spellings accepted by ``--from`` and ``fmt=``.
 ALIASES: dict[str, str] = {
@@ -49,6 +78,22 @@ ALIASES: dict[str, str] = {
     "yaml": "vcr",
     "vcrpy": "vcr",
     "pytest-recording": "vcr",
+    "claude": "anthropic",
+    "anthropic-messages": "anthropic",
+    "responses": "openai-responses",
+    "openai_responses": "openai-responses",
+    "pydantic_ai": "pydantic-ai",
+    "pydanticai": "pydantic-ai",
+    "langgraph": "langchain",
+    "lc": "langchain",
+    "smol": "smolagents",
+    "otlp": "otel",
+    "opentelemetry": "otel",
+    "genai": "otel",
+    "logfire": "otel",
+    "agents": "openai-agents",
+    "agents-sdk": "openai-agents",
+    "openai_agents": "openai-agents",
 }
 
 

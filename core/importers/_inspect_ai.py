@@ -27,7 +27,7 @@ from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
 from ..format.jsontext import json_error_text
 from . import Imported, RunInfo, loads_json
-from ._openai_chat import chat_outcome, count_calls, entries_from_messages
+from ._openai_chat import chat_outcome, count_calls, entries_from_messages, pairing_of
 
 NAME = "inspect"
 
@@ -181,6 +181,7 @@ def _imported(
             "scores": sample.get("scores"),
             "target": sample.get("target"),
             "messages": len(sample["messages"]),
+            "pairing": pairing_of(sample["messages"]),
         }
 
     return Imported(NAME, path, runs, build, metadata=meta)

@@ -8,10 +8,14 @@ message carries one result. Accepted containers: a JSON list of messages, an obj
 (``"function": "<name>"`` and ``"arguments": {...}`` on the call, ``"error"`` on the tool
 message) and the legacy ``function_call`` / ``role: "function"`` pair are read too.
 
-Pairing rule (issue 5): a call is answered by the tool message in its position after the
-call (the first tool message answers the first pending call, and so on), never by
-``tool_call_id``: real logs reuse ids (49 of tau-bench's 200 gpt-4o airline runs send the
-same id for different calls), so pairing by id attaches wrong responses.
+Pairing rule (issues 5 and 25, ``pairing_of``): when every call of the run has an id,
+no id repeats and every tool message names one of them, a tool message answers the
+waiting call with its ``tool_call_id`` (**by id**: parallel calls answered out of order
+keep their own answers). Otherwise a call is answered by the tool message in its position
+after the call (the first tool message answers the first pending call, and so on; **by
+position**): real logs reuse ids (49 of tau-bench's 200 gpt-4o airline runs send the same
+id for different calls), where pairing by id attaches wrong responses. The run's
+metadata says which (``pairing``: ``"id"`` or ``"position"``).
 
 Each call becomes an entry: ``tool`` = the function name, ``args`` = the parsed
 arguments, ``response`` = ``json_result(content)`` (JSON objects and arrays as JSON, other
@@ -60,6 +64,44 @@ def looks_like(doc: Any) -> str | None:
     bad = next((i for i, m in enumerate(messages) if not _is_message(m)), None)
     if bad is not None:
         return f"item {bad} is not a chat message (an object with 'role')"
+    for i, m in enumerate(messages):
+        kind = _foreign_block(m)
+        if kind is not None:
+            return (
+                f"message {i} holds a {kind!r} content block ({FOREIGN_BLOCKS[kind]}), "
+                "which the openai importer does not read"
+            )
+    return None
+
+
+#: content blocks that carry tool calls in other providers' message formats (bugcase 50:
+#: read as OpenAI chat they were dropped, and the import made 0 entries)
+FOREIGN_BLOCKS = {
+    "tool_use": "the Anthropic Messages format",
+    "tool_result": "the Anthropic Messages format",
+    "server_tool_use": "the Anthropic Messages format",
+    "functionCall": "the Gemini format",
+    "functionResponse": "the Gemini format",
+    "toolUse": "the Bedrock Converse format",
+    "toolResult": "the Bedrock Converse format",
+}
+
+
+def _foreign_block(m: dict[str, Any]) -> str | None:
+    """The first content block of ``m`` whose type or key is in ``FOREIGN_BLOCKS``."""
+    for key in ("content", "parts"):
+        blocks = m.get(key)
+        if not isinstance(blocks, list):
+            continue
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if isinstance(kind, str) and kind in FOREIGN_BLOCKS:
+                return kind
+            hit = next((k for k in block if k in FOREIGN_BLOCKS), None)
+            if hit is not None:
+                return hit
     return None
 
 
@@ -101,6 +143,7 @@ def entries_from_messages(
     path: str | Path | None,
     where: str = "messages",
     extra: dict[str, Any] | None = None,
+    origin: list[int] | None = None,
 ) -> list[Entry]:
     """The tool calls in ``messages`` as entries, seq 1.. in call order.
 
@@ -110,12 +153,15 @@ def entries_from_messages(
         where: the JSON location of ``messages`` in the file (``"[17].traj"``), used as
             the field of errors.
         extra: fields added to every entry's extras (``run`` for tau-bench).
+        origin: for messages converted from another format (Anthropic, pydantic-ai, ...),
+            the index in the source of each message, kept as ``message_index``.
 
     Raises:
         CassetteFormatError: a message or call that is not well formed, naming the field
             (``[17].traj[5].tool_calls[0].function.name``).
     """
-    pairing = _Pairing(messages, path, where, extra or {})
+    pairing = _Pairing(messages, path, where, extra or {}, by_id=pairing_of(messages) == BY_ID)
+    pairing.origin = origin
     for i, m in enumerate(messages):
         if not _is_message(m):
             raise CassetteFormatError(
@@ -130,13 +176,50 @@ def entries_from_messages(
     return pairing.out
 
 
+BY_ID = "id"
+BY_POSITION = "position"
+
+
+def pairing_of(messages: list[Any]) -> str:
+    """``"id"`` when the results of ``messages`` can be paired with their calls by id (every
+    call has an id, no id repeats, every tool message names one of them), else
+    ``"position"`` (see the module docstring)."""
+    ids: set[Any] = set()
+    answers: list[Any] = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        for call in _calls_of(m):
+            call_id = call.get("id") if isinstance(call, dict) else None
+            if not isinstance(call_id, str) or not call_id or call_id in ids:
+                return BY_POSITION
+            ids.add(call_id)
+        if not _calls_of(m) and m.get("role") in ("tool", "function"):
+            answers.append(m.get("tool_call_id"))
+    return BY_ID if ids and all(a in ids for a in answers) else BY_POSITION
+
+
 class _Pairing:
     """The entries of one chat log as its messages are read: the calls waiting for their
     answer (in order), and what the words of each call need."""
 
     def __init__(
-        self, messages: list[Any], path: str | Path | None, where: str, run_extra: dict[str, Any]
+        self,
+        messages: list[Any],
+        path: str | Path | None,
+        where: str,
+        run_extra: dict[str, Any],
+        *,
+        by_id: bool = False,
     ) -> None:
+        self.by_id = by_id
+        #: by id: each call id -> the first tool message answering it (index, message)
+        self.answers: dict[Any, tuple[int, dict[str, Any]]] = {}
+        if by_id:
+            for k, m in reversed(list(enumerate(messages))):
+                if isinstance(m, dict) and m.get("role") in ("tool", "function"):
+                    self.answers[m.get("tool_call_id")] = (k, m)
+        self.origin: list[int] | None = None
         self.messages = messages
         self.path = path
         self.where = where
@@ -172,11 +255,21 @@ class _Pairing:
         self.contexts[i] = _context(self.messages, i, self.seq_of_result)
         for j, call in enumerate(calls):
             self.pending.append((i, j, call))
+        if self.by_id:  # each call with its own answer, in call order
+            while self.pending:
+                item = self.pending.popleft()
+                answer = self.answers.pop(item[2].get("id"), None)
+                if answer is None:
+                    self.pending.appendleft(item)
+                    self.flush()
+                else:
+                    self._answer(item, *answer)
 
     def _parsed(self, i: int, j: int, call: Any) -> tuple[str, Any, dict[str, Any]]:
         """Call ``j`` of message ``i``: its tool, args and extra fields."""
-        tool, args, fields = _parse_call(call, self.path, f"{self.where}[{i}]", j)
-        fields["message_index"] = i
+        at = self.origin[i] if self.origin else i
+        tool, args, fields = _parse_call(call, self.path, f"{self.where}[{at}]", j)
+        fields["message_index"] = self.origin[i] if self.origin else i
         if self.contexts.get(i):
             fields[CONTEXT_FIELD] = self.contexts[i]
         return tool, args, fields
@@ -188,14 +281,30 @@ class _Pairing:
             self.emit(tool, args, {**fields, "unanswered": True}, error=dict(_NO_RESULT))
 
     def result(self, i: int, m: dict[str, Any]) -> None:
-        """Tool message ``i``: the answer of the first waiting call, else a result alone."""
+        """Tool message ``i``: the answer of the waiting call it names (by id) or of the
+        first waiting call (by position), else a result alone."""
+        if self.by_id:
+            if i not in self.seq_of_result:  # not taken by a call before it: alone
+                if self.answers.get(m.get("tool_call_id"), (None,))[0] == i:
+                    del self.answers[m.get("tool_call_id")]  # its call comes later, if at all
+                self._emit_result(i, m, *self._unpaired(i, m))
+            return
         if self.pending:
-            tool, args, fields = self._parsed(*self.pending.popleft())
-            answer_id = m.get("tool_call_id")
-            if answer_id is not None and answer_id != fields.get("tool_call_id"):
-                fields["answer_tool_call_id"] = answer_id
+            self._answer(self.pending.popleft(), i, m)
         else:
-            tool, args, fields = self._unpaired(i, m)
+            self._emit_result(i, m, *self._unpaired(i, m))
+
+    def _answer(self, waiting: tuple[int, int, dict[str, Any]], i: int, m: dict[str, Any]) -> None:
+        """The call ``waiting`` answered by tool message ``i``."""
+        tool, args, fields = self._parsed(*waiting)
+        answer_id = m.get("tool_call_id")
+        if answer_id is not None and answer_id != fields.get("tool_call_id"):
+            fields["answer_tool_call_id"] = answer_id
+        self._emit_result(i, m, tool, args, fields)
+
+    def _emit_result(
+        self, i: int, m: dict[str, Any], tool: str, args: Any, fields: dict[str, Any]
+    ) -> None:
         err = m.get("error")
         if err:
             error = _error_of(err)
@@ -214,7 +323,8 @@ class _Pairing:
                 f"{self.where}[{i}]",
                 "a tool result with no call before it and no tool name ('name' or 'function')",
             )
-        fields: dict[str, Any] = {"unpaired_result": True, "message_index": i}
+        index = self.origin[i] if self.origin else i
+        fields: dict[str, Any] = {"unpaired_result": True, "message_index": index}
         if m.get("tool_call_id") is not None:
             fields["tool_call_id"] = m["tool_call_id"]
         return tool, None, fields
@@ -293,25 +403,35 @@ def _parse_call(
         raise CassetteFormatError(
             path, None, name_field, f"expected a non-empty tool name, got {name!r:.40}"
         )
+    if isinstance(call.get("source_field"), str):  # a converted call: its field in the source
+        args_field = call["source_field"]
     fields: dict[str, Any] = {}
     if not legacy:
         fields["tool_call_id"] = call.get("id")
-    args: Any
-    if raw is None:
-        args = {}
-    elif isinstance(raw, str):
-        if raw.strip() == "":
-            args = {}
-            fields["arguments_text"] = raw
-        else:
-            try:
-                args = loads_json(raw)
-            except ValueError as exc:
-                args = raw  # kept as the agent sent it; the key is the text itself
-                fields["arguments_error"] = f"{args_field}: not valid JSON ({exc})"
-    else:
-        args = raw
+    args, arg_fields = parse_arguments(raw, args_field)
+    fields.update(arg_fields)
+    if isinstance(call.get("invalid_tool_call_error"), str):  # LangChain's own verdict
+        fields.setdefault("arguments_error", f"{args_field}: {call['invalid_tool_call_error']}")
     return name, args, fields
+
+
+def parse_arguments(raw: Any, args_field: str) -> tuple[Any, dict[str, Any]]:
+    """``(args, extra fields)`` of a call's arguments as the model sent them: a JSON text
+    is parsed, ``None`` or blank text is ``{}``, any other value is kept. Text that is not
+    valid JSON (the model's own mistake: a stray newline, a truncated string) is kept as
+    the args, and ``arguments_error`` names ``args_field`` and the parse error; ``check``
+    reports it (``malformed_args``) and ``diff`` names it as the cause of a divergence."""
+    if raw is None:
+        return {}, {}
+    if not isinstance(raw, str):
+        return raw, {}
+    if raw.strip() == "":
+        return {}, {"arguments_text": raw}
+    try:
+        return loads_json(raw), {}
+    except ValueError as exc:
+        # kept as the agent sent it; the key is the text itself
+        return raw, {"arguments_error": f"{args_field}: not valid JSON ({exc})"}
 
 
 def _error_of(err: Any) -> dict[str, Any]:
@@ -350,6 +470,7 @@ def read(doc: Any, path: Path) -> Imported:
     def build(index: int) -> tuple[list[Entry], dict[str, Any]]:
         return entries, {
             "messages": len(messages),
+            "pairing": pairing_of(messages),
             "run_outcome": outcome.to_json(),
             **({"log": meta} if meta else {}),
         }
@@ -373,3 +494,28 @@ def read_jsonl(data: bytes, path: Path) -> Imported:
             reason = f"not valid JSON: {json_error_text(exc)}"
             raise CassetteFormatError(path, lineno, None, reason) from None
     return read(messages, path)
+
+
+def imported_from_messages(
+    name: str,
+    path: Path,
+    messages: list[dict[str, Any]],
+    origin: list[int],
+    meta: dict[str, Any],
+    outcome: RunOutcome | None = None,
+) -> Imported:
+    """One run of another message format, already converted to chat ``messages`` (each
+    from source message ``origin[i]``), as an ``Imported`` named ``name``: the same
+    entries, pairing and words as a chat log; ``outcome`` when the format knows more than
+    ``chat_outcome`` does; ``meta`` joins the run's metadata."""
+    entries = entries_from_messages(messages, path=path, where="", origin=origin)
+    outcome = outcome or chat_outcome(messages)
+    attach_outcome(entries, outcome)
+    run = RunInfo(task=None, trial=None, reward=outcome.reward, calls=len(entries))
+    run_meta = {
+        "messages": len(set(origin)),
+        "pairing": pairing_of(messages),
+        "run_outcome": outcome.to_json(),
+        **meta,
+    }
+    return Imported(name, path, [run], lambda index: (entries, run_meta))

@@ -22,7 +22,7 @@ from ..format.context import RunOutcome, attach_outcome, passed_of
 from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
 from . import Imported, RunInfo
-from ._openai_chat import chat_outcome, count_calls, entries_from_messages
+from ._openai_chat import chat_outcome, count_calls, entries_from_messages, pairing_of
 
 NAME = "tau-bench"
 
@@ -114,6 +114,7 @@ def _run_cassette(
         "reward": run.get("reward"),
         "passed": info.passed,
         "messages": len(run["traj"]),
+        "pairing": pairing_of(run["traj"]),
         "info": run.get("info"),
     }
     rest = {k: v for k, v in run.items() if k not in ("task_id", "trial", "reward", "info", "traj")}

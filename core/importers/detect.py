@@ -9,8 +9,12 @@ Rules, in order:
    document is tau-bench (a list of runs with ``task_id`` and ``traj``), an OpenAI chat
    log (a list of messages, or ``{"messages": [...]}``), an inspect_ai log (``version``,
    ``eval``, ``samples``) or a VCR cassette in JSON (``interactions``); JSON Lines whose
-   first line is a message (``role``) is a chat log; anything else is parsed as YAML and
-   must be a VCR cassette (``interactions``).
+   first line is a message (``role``) is a chat log; then the agent frameworks' files
+   (``_DOCUMENT_READERS``: Anthropic Messages, Responses items, pydantic-ai, LangChain,
+   smolagents, OpenTelemetry spans, Agents SDK traces), also as a stream of JSON values
+   (JSON Lines, objects back to back: ``_STREAM_FORMATS``); anything else is parsed as
+   YAML and must be a VCR cassette (``interactions``). A format that matched but made no
+   entry from bytes that show tool calls is an error (``_not_empty``).
 
 A file that matches none raises ``CassetteFormatError`` listing every format tried and
 why each failed. ``fmt`` forces one format and reports only its own error.
@@ -28,13 +32,52 @@ from ..format.errors import CassetteFormatError
 from ..format.foreign_text import encoding_problem
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
-from . import Imported, _inspect_ai, _openai_chat, _tau_bench, _vcr, canonical_format, loads_json
+from . import (
+    Imported,
+    _agents_trace,
+    _anthropic,
+    _inspect_ai,
+    _langchain,
+    _openai_chat,
+    _otel,
+    _pydantic_ai,
+    _responses,
+    _smolagents,
+    _tau_bench,
+    _vcr,
+    canonical_format,
+    loads_json,
+)
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _CASSETTE_KEYS = ("seq", "tool", "args")
 _FIRST_LINE_LIMIT = 64 * 1024 * 1024
 #: a top-level ``interactions:`` key at the start of a line: YAML meant as a VCR cassette
 _VCR_TOP_KEY = re.compile(rb"(?m)^interactions[ \t]*:")
+
+#: the importers of a JSON document, in the order detection tries them (``vcr`` after them)
+_DOCUMENT_READERS: tuple[tuple[str, Any], ...] = (
+    ("tau-bench", _tau_bench),
+    ("openai", _openai_chat),
+    ("inspect", _inspect_ai),
+    ("anthropic", _anthropic),
+    ("openai-responses", _responses),
+    ("pydantic-ai", _pydantic_ai),
+    ("langchain", _langchain),
+    ("smolagents", _smolagents),
+    ("otel", _otel),
+    ("openai-agents", _agents_trace),
+)
+#: the formats that also come as a stream of JSON values (JSON Lines, or objects one after
+#: another as OpenTelemetry's ConsoleSpanExporter prints them), read as a list
+_STREAM_FORMATS = ("openai", "openai-responses", "langchain", "otel", "openai-agents")
+#: what tool calls look like in the bytes of any format this project knows: a file that
+#: holds one never imports as 0 entries (issue 25, bugcase 50)
+_CALL_MARKS = re.compile(
+    rb'"tool_calls"\s*:\s*\[\s*\{|"type"\s*:\s*"(?:tool_use|function_call|tool_call)"'
+    rb'|"(?:functionCall|toolUse)"\s*:\s*\{|"part_kind"\s*:\s*"tool-call"'
+    rb'|"execute_tool"'
+)
 
 _cache: OrderedDict[tuple[str, int, int, str | None], Imported] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -155,37 +198,45 @@ def _read(p: Path, forced: str | None) -> Imported:
         doc = loads_json(data)
     except (ValueError, UnicodeDecodeError) as exc:
         return _read_text(data, p, f"not one JSON document ({_short(exc)})")
-    return _read_document(doc, p)
+    return _read_document(doc, p, data)
 
 
-def _read_document(doc: Any, p: Path) -> Imported:
+def _read_document(doc: Any, p: Path, data: bytes) -> Imported:
     """A file holding one JSON document: the first importer it looks like reads it."""
     tried = [("cassette", "a JSON document, not JSON Lines with seq/tool/args")]
-    for name, module in (
-        ("tau-bench", _tau_bench),
-        ("openai", _openai_chat),
-        ("inspect", _inspect_ai),
-    ):
+    for name, module in _DOCUMENT_READERS:
         why = module.looks_like(doc)
         if why is None:
-            return module.read(doc, p)
+            return _not_empty(module.read(doc, p), data, tried)
         tried.append((name, why))
     why = _vcr.looks_like(doc)
     if why is None:
-        return _vcr.read(doc, p)
+        return _not_empty(_vcr.read(doc, p), data, tried)
     tried.append(("vcr", why))
-    raise _none_fits(p, tried)
+    raise _none_fits(p, tried, data)
 
 
 def _read_text(data: bytes, p: Path, json_error: str) -> Imported:
-    """A file that is not one JSON document (``json_error`` says why): chat JSON Lines,
+    """A file that is not one JSON document (``json_error`` says why): a stream of JSON
+    values (JSON Lines of chat messages, Responses items, LangChain messages, spans),
     else a VCR cassette in YAML, else a cassette with a broken line."""
     kind = sniff(p)
-    if kind == "openai-jsonl":
-        return _openai_chat.read_jsonl(data, p)
     tried = [("cassette", "the first line is not a JSON object with seq/tool/args")]
-    for name in ("tau-bench", "openai", "inspect"):
-        tried.append((name, json_error))
+    stream = _json_stream(data)
+    if stream is not None:
+        readers = dict(_DOCUMENT_READERS)
+        for name in _STREAM_FORMATS:
+            why = readers[name].looks_like(stream)
+            if why is None:
+                return _not_empty(readers[name].read(stream, p), data, tried)
+            tried.append((name, f"as a stream of JSON values: {why}"))
+        if kind == "openai-jsonl":
+            return _openai_chat.read_jsonl(data, p)
+    elif kind == "openai-jsonl":
+        return _openai_chat.read_jsonl(data, p)  # names the line that is not JSON
+    for name, _ in _DOCUMENT_READERS:
+        if name not in _STREAM_FORMATS or stream is None:
+            tried.append((name, json_error))
     try:
         return _vcr.read_file(data, p)
     except CassetteFormatError as exc:
@@ -195,7 +246,53 @@ def _read_text(data: bytes, p: Path, json_error: str) -> Imported:
         tried.append(("vcr", where + exc.reason))
     if data.lstrip()[:1] == b"{":
         _refuse_as_cassette(p, tried)
-    raise _none_fits(p, tried)
+    raise _none_fits(p, tried, data)
+
+
+def _json_stream(data: bytes) -> list[Any] | None:
+    """The JSON values of ``data`` one after another (JSON Lines, or pretty-printed
+    objects back to back), or ``None`` when it is not such a stream (or holds one value)."""
+    import json
+
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    at = 0
+    while True:
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+        if at >= len(text):
+            break
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return None
+        values.append(value)
+    return values if len(values) > 1 else None
+
+
+def _not_empty(imported: Imported, data: bytes, tried: list[tuple[str, str]]) -> Imported:
+    """``imported``, unless it made no entry from a file that holds tool calls (a format
+    read as another one drops them: bugcase 50): then an error saying what was found and
+    which formats were tried."""
+    if any(run.calls for run in imported.runs) or imported.metadata.get("calls_not_entries"):
+        return imported  # calls read (or, like smolagents' final_answer, read as no entry)
+    found = _CALL_MARKS.search(data)
+    if found is None:
+        return imported
+    mark = found.group(0).decode("utf-8", "replace")
+    names = ", ".join([*(n for n, _ in tried), imported.fmt])
+    raise CassetteFormatError(
+        imported.path,
+        None,
+        None,
+        f"read as {imported.fmt} it holds 0 tool calls, but the file has tool calls "
+        f"({mark!s:.60} at byte {found.start()}) in a shape none of the importers reads "
+        f"(tried {names}); pass --from FORMAT to force one",
+    )
 
 
 def _refuse_as_cassette(p: Path, tried: list[tuple[str, str]]) -> None:
@@ -228,9 +325,13 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
         return _inspect_ai.read_eval(data, p)
     if fmt == "cassette":  # callers load cassettes themselves; kept for completeness
         raise CassetteFormatError(p, None, None, "a cassette is opened with load(), not imported")
+    module = dict(_DOCUMENT_READERS)[fmt]
     try:
         doc = loads_json(data)
     except (ValueError, UnicodeDecodeError) as exc:
+        stream = _json_stream(data) if fmt in _STREAM_FORMATS else None
+        if stream is not None:
+            return _not_empty(module.read(stream, p), data, [])
         if fmt == "openai":
             return _openai_chat.read_jsonl(data, p)
         raise CassetteFormatError(
@@ -239,8 +340,7 @@ def _read_as(fmt: str, data: bytes, p: Path) -> Imported:
             None,
             f"read as {fmt}: not valid JSON ({json_error_text(exc, line=True)[:160]})",
         ) from None
-    module = {"tau-bench": _tau_bench, "openai": _openai_chat, "inspect": _inspect_ai}[fmt]
-    return module.read(doc, p)
+    return _not_empty(module.read(doc, p), data, [])
 
 
 def _short(exc: Exception) -> str:
@@ -248,7 +348,14 @@ def _short(exc: Exception) -> str:
     return text[:160]
 
 
-def _none_fits(p: Path, tried: list[tuple[str, str]]) -> CassetteFormatError:
+def _none_fits(p: Path, tried: list[tuple[str, str]], data: bytes = b"") -> CassetteFormatError:
+    """The error for a file no format reads: each format tried and why it failed, and
+    the first tool call seen in ``data`` (so a file of calls in an unknown shape says so)."""
+    found = _CALL_MARKS.search(data)
+    seen = ""
+    if found is not None:
+        mark = found.group(0).decode("utf-8", "replace")
+        seen = f"it holds tool calls ({mark:.60} at byte {found.start()}) but "
     grouped: dict[str, list[str]] = {}
     for name, why in tried:
         grouped.setdefault(why, []).append(name)
@@ -257,6 +364,6 @@ def _none_fits(p: Path, tried: list[tuple[str, str]]) -> CassetteFormatError:
         p,
         None,
         None,
-        f"not a known format (tried {', '.join(n for n, _ in tried)}) -- {listed}; "
+        f"{seen}not a known format (tried {', '.join(n for n, _ in tried)}) -- {listed}; "
         "pass --from FORMAT to force one",
     )

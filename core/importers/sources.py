@@ -1,6 +1,8 @@
 """Open any supported recording as a ``Cassette``: a cassette file (JSONL, format v1) or,
 through the importers, another format detected from the content (tau-bench results,
-OpenAI chat logs, inspect_ai logs, VCR cassettes; see ``core.importers``).
+OpenAI chat logs, inspect_ai logs, VCR cassettes, and what agent frameworks write:
+pydantic-ai, OpenTelemetry GenAI spans, OpenAI Responses items and Agents SDK traces,
+LangChain/LangGraph, smolagents, Anthropic Messages; see ``core.importers``).
 
 Every command and the app open their inputs through ``open_cassette`` so that they all
 accept the same formats and the same **path spec**::

@@ -7,7 +7,8 @@ The replay report (``replay.report.ReplayReport``, written by the agent to
 that into entries numbered by call (``seq`` = ``n``):
 
 - a ``hit``/``error`` call is the recorded entry that served it (its args and outcome),
-  with ``replayed_seq`` naming that recorded seq;
+  with ``replayed_seq`` naming that recorded seq, and its ``batch`` mark when it was a
+  parallel call (so the diff of two logs pairs parallel calls served in another order);
 - a ``miss`` takes its args from the report's ``misses`` (in order) and is written as an
   error entry ``{"type": "CassetteMiss", ...}``;
 - an ``exhausted`` call takes the args of a recording of its key (same key, so the same
@@ -32,6 +33,7 @@ from typing import Any
 
 from ..format.atomic import default_mode
 from ..format.cassette import Cassette, dump_line
+from ..format.constants import BATCH_FIELD
 from ..format.entry import Entry
 from ..keys.replay_key import KeyIndex
 from ..replay.report import ReplayReport
@@ -50,6 +52,9 @@ def call_log_entries(report: ReplayReport, cassette: Cassette) -> list[Entry]:
         if index is not None:
             recorded = redacted(index)
             extra["replayed_seq"] = call.seq
+            batch = recorded.extra.get(BATCH_FIELD)
+            if batch is not None:
+                extra[BATCH_FIELD] = batch
             entries.append(
                 Entry(
                     call.n, call.tool, recorded.args, recorded.response, recorded.error, extra=extra

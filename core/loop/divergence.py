@@ -5,7 +5,10 @@
   scoring);
 - otherwise the first call at which runs differ (the earliest first divergence of the
   by-seq diff of each distinct call log against the most common one) and, at that call,
-  how many runs took each path and how many of those passed.
+  how many runs took each path and how many of those passed. When the runs part inside
+  one batch of parallel calls (the recorder's ``batch`` mark, carried by the call logs)
+  that every run made, only in another order, the message says so, and whether the
+  order mattered: the runs of different orders passed differently (``parallel_order``).
 
 Each distinct call log is diffed against the most common one once.
 """
@@ -19,6 +22,7 @@ from typing import Any, Protocol
 
 from ..diff.result import DiffResult, diff_cassettes
 from ..format.cassette import Cassette
+from ..format.constants import BATCH_FIELD
 from ..format.plural import plural
 
 #: what a divergence says: ``after_tool_layer`` (same calls everywhere), ``calls`` (the
@@ -80,6 +84,8 @@ class Divergence:
         calls: for ``after_tool_layer``, how many calls every run made.
         without_log: runs that left no call log (no replay report), left out.
         message: the explanation in one paragraph.
+        parallel_order: the runs part inside one batch of parallel calls that every run
+            made, in another order (``kind`` ``calls`` only).
     """
 
     kind: str
@@ -88,6 +94,7 @@ class Divergence:
     calls: int | None
     without_log: tuple[int, ...]
     message: str
+    parallel_order: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +104,7 @@ class Divergence:
             "paths": [p.to_json() for p in self.paths],
             "without_log": list(self.without_log),
             "message": self.message,
+            "parallel_order": self.parallel_order,
         }
 
 
@@ -173,7 +181,38 @@ def divergence(logs: Sequence[tuple[Run, Cassette | None]], flaky: bool) -> Dive
     paths = _paths(with_log, diffs, first)
     parts = [f"{plural(len(p.runs), 'run')} {_describe(p.call, p.passed)}" for p in paths]
     message = f"The runs part at call {first + 1}: " + "; ".join(parts) + "."
-    return Divergence("calls", first + 1, paths, None, without, message)
+    order = _parallel_order(with_log, first, paths)
+    return Divergence("calls", first + 1, paths, None, without, message + order, bool(order))
+
+
+def _parallel_order(with_log: list[_Logged], first: int, paths: tuple[DivergencePath, ...]) -> str:
+    """The sentence saying that call ``first`` lies in one batch of parallel calls that
+    every run made (the same recorded seqs), each run in its own order, and whether the
+    order mattered; ``""`` otherwise."""
+    spans: set[tuple[int, int]] = set()
+    served: set[tuple[str, ...]] = set()
+    for logged in with_log:
+        log = logged.log
+        if first >= len(log):
+            return ""
+        mark = log.entry_view(first).extra.get(BATCH_FIELD)
+        if mark is None:
+            return ""
+        lo, hi = first, first + 1
+        while lo > 0 and log.entry_view(lo - 1).extra.get(BATCH_FIELD) == mark:
+            lo -= 1
+        while hi < len(log) and log.entry_view(hi).extra.get(BATCH_FIELD) == mark:
+            hi += 1
+        spans.add((lo, hi))
+        served.add(tuple(sorted(str(log.entry_view(k).extra.get("replayed_seq"))
+                                for k in range(lo, hi))))  # fmt: skip
+    if len(served) != 1:
+        return ""  # not the same calls: the runs made other calls, not another order
+    lo, hi = min(s[0] for s in spans) + 1, max(s[1] for s in spans)
+    text = f" Calls {lo}-{hi} are parallel calls the runs made alike, issued in another order"
+    if len({p.passed / len(p.runs) for p in paths if p.runs}) > 1:
+        return text + ": the order mattered (runs of different orders passed differently)."
+    return text + ": every order passed alike, so the order alone does not explain a failure."
 
 
 def _no_call_log(without: tuple[int, ...]) -> Divergence:

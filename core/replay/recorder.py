@@ -7,8 +7,19 @@ again unchanged; so is a cancellation (``asyncio.CancelledError``, a ``BaseExcep
 so a call cancelled by ``wait_for`` or a task group replays as cancelled. Each line also
 carries ``recorded_at`` (ISO-8601 UTC, when the call started) and ``duration_ms``.
 
-``seq`` numbers are given under a lock when a call completes, so the file is always in
-``seq`` order, even with calls from several threads or tasks at once.
+``seq`` is the order calls were **issued** (docs/format.md): it is given under
+a lock when a call starts, so calls one model turn issues at once (``asyncio.gather``, a
+thread pool) keep their issue order whatever order they finish in, and a key recorded twice
+in parallel is served in issue order on replay. Lines are still written as calls finish,
+never held back: a long call does not hold the lines of later calls, and a crash loses
+only the calls in flight. The lines of parallel calls may therefore stand out of seq order
+in the file; the load orders the entries by seq (docs/format.md).
+
+A call that overlapped another in time carries ``batch``: the seq of the first call of its
+batch, the calls in flight together (from the moment one starts with none in flight to
+the moment none is left). A call that ran alone has no ``batch`` field, so a sequential
+agent's cassette is unchanged. The diff pairs the calls of one batch that two runs issued
+in another order; the app marks them.
 
 An existing file is never overwritten unless ``overwrite=True``. Then the new recording is
 written to a temporary file next to it (``.NAME.recording-PID``) and renamed over the old
@@ -25,12 +36,14 @@ import os
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Self
 
 from ..format.atomic import check_replaceable
 from ..format.cassette import dump_line
+from ..format.constants import BATCH_FIELD
 from ..format.entry import Entry
 from ..format.errors import CassetteError, error_record
 from ..format.jsonvalue import json_copy, roundtrip_change
@@ -63,11 +76,12 @@ class NotSerializable(CassetteError, TypeError):
 class RecordingStopped(CassetteError, RuntimeError):
     """A call that ran live could not be recorded (a write failed, or its response cannot
     be stored): the recorder refuses every later call before running it, so a cassette
-    never misses a call that ran live and never writes a later call under an earlier seq.
+    never misses a call that ran live after it. A parallel call still in flight then is
+    not recorded either: it raises this when it returns.
 
     Attributes:
         path: the cassette being written.
-        seq: the seq the unrecorded call would have had.
+        seq: the seq of the call that could not be recorded.
         cause: the exception that stopped the recording.
     """
 
@@ -79,6 +93,14 @@ class RecordingStopped(CassetteError, RuntimeError):
             f"{path}: recording stopped at seq {seq}: {cause}; the calls before it are "
             "recorded, later calls are refused before they run (start a new recording)"
         )
+
+
+@dataclass
+class _Batch:
+    """The calls in flight together: the seq of the first one and how many started."""
+
+    first: int
+    calls: int = 1
 
 
 class Recorder:
@@ -129,7 +151,13 @@ class Recorder:
         self.rules = rules or NormalizationRules()
         self.fsync = fsync
         self._lock = threading.Lock()
+        #: the last seq given (a call's seq is given when it starts: issue order)
         self._seq = 0
+        #: the calls written
+        self._written = 0
+        #: the calls started and not yet written, by seq, with the batch each belongs to
+        self._in_flight: dict[int, _Batch] = {}
+        self._batch: _Batch | None = None
         self._errors = 0
         self._stopped: RecordingStopped | None = None
         self._claimed = False
@@ -153,10 +181,36 @@ class Recorder:
     @property
     def entries(self) -> int:
         """How many calls were recorded so far."""
-        return self._seq
+        return self._written
+
+    def _issue(self) -> int:
+        """The next seq, given to a call as it starts; the call joins the batch in flight,
+        or starts one. Under ``_lock``."""
+        seq = self._seq = self._seq + 1
+        if self._batch is None:  # none in flight: this call may start a batch
+            self._batch = _Batch(seq)
+        else:
+            self._batch.calls += 1
+        self._in_flight[seq] = self._batch
+        return seq
+
+    def _land(self, seq: int) -> _Batch | None:
+        """Take call ``seq`` out of flight; its batch when it overlapped another call
+        (``None`` when it ran alone). Under ``_lock``."""
+        batch = self._in_flight.pop(seq, None)
+        if not self._in_flight:
+            self._batch = None
+        return batch if batch is not None and batch.calls > 1 else None
+
+    def _release(self, seq: int) -> None:
+        """A call that ends without a line (``GeneratorExit``: a coroutine closed): out
+        of flight, its seq left unused."""
+        with self._lock:
+            self._land(seq)
 
     def _write(
         self,
+        seq: int,
         tool: str,
         args: Any,
         started: float,
@@ -169,18 +223,21 @@ class Recorder:
         duration_ms = round((time.perf_counter() - t0) * 1000, 3)
         recorded_at = datetime.fromtimestamp(started, UTC).isoformat().replace("+00:00", "Z")
         with self._lock:
+            batch = self._land(seq)
             if self._fh is None:
                 raise ValueError(f"{self.path}: recorder is closed")
             if self._stopped is not None:
                 raise self._stopped
-            seq = self._seq + 1
+            extra: dict[str, Any] = {"recorded_at": recorded_at, "duration_ms": duration_ms}
+            if batch is not None:
+                extra[BATCH_FIELD] = batch.first
             entry = Entry(
                 seq=seq,
                 tool=tool,
                 args=args,
                 response=None if error is not None else response,
                 error=error,
-                extra={"recorded_at": recorded_at, "duration_ms": duration_ms},
+                extra=extra,
             )
             if types:  # the codec's types of the response, read back at replay
                 entry.extra["response_types"] = types
@@ -204,13 +261,13 @@ class Recorder:
                 # the call ran live and is not in the file: refuse every later call
                 self._stopped = RecordingStopped(self.path, seq, exc)
                 raise
-            self._seq = seq
+            self._written += 1
             if error is not None:
                 self._errors += 1
             return seq
 
     def _write_error(
-        self, tool: str, args: Any, started: float, t0: float, exc: BaseException
+        self, seq: int, tool: str, args: Any, started: float, t0: float, exc: BaseException
     ) -> None:
         """Record the exception ``exc`` that a call raised, as an ``error`` entry.
 
@@ -222,14 +279,17 @@ class Recorder:
         call raises ``RecordingStopped``. ``GeneratorExit`` (a coroutine closed, not a
         tool's outcome) is not recorded."""
         if isinstance(exc, GeneratorExit):
+            self._release(seq)
             return
         if isinstance(exc, Exception):
-            self._write(tool, args, started, t0, None, error_record(exc))
+            self._write(seq, tool, args, started, t0, None, error_record(exc))
             return
         with contextlib.suppress(Exception):
-            self._write(tool, args, started, t0, None, error_record(exc))
+            self._write(seq, tool, args, started, t0, None, error_record(exc))
 
-    def _encoded(self, tool: str, response: Any) -> tuple[Any, None, dict[str, str] | None, bool]:
+    def _encoded(
+        self, seq: int, tool: str, response: Any
+    ) -> tuple[Any, None, dict[str, str] | None, bool]:
         """``(response as JSON, no error, its types, checked)`` for ``_write``: the
         codec's encoding of a response that is not plain JSON already (``checked``: it
         was, no second look needed). A codec that fails stops the recording (the call ran
@@ -247,7 +307,8 @@ class Recorder:
                 "response",
             )
             with self._lock:
-                self._stopped = RecordingStopped(self.path, self._seq + 1, failure)
+                self._land(seq)
+                self._stopped = RecordingStopped(self.path, seq, failure)
             raise failure from exc
         return data, None, types, False
 
@@ -266,10 +327,11 @@ class Recorder:
                 self._fh.truncate()
             raise
 
-    def _start(self, tool: str, args: Any) -> tuple[Any, float, float]:
+    def _start(self, tool: str, args: Any) -> tuple[Any, float, float, int]:
         """Check the call before it runs live: the recorder still records, the tool name
         is a non-empty string, the args are JSON that comes back unchanged and can be
-        digested under the rules. Returns a private copy of the args and the start time."""
+        digested under the rules. Returns a private copy of the args, the start time and
+        the call's seq (given now: issue order)."""
         if self._stopped is not None:
             raise self._stopped
         if self._fh is None:
@@ -300,7 +362,14 @@ class Recorder:
                 "args",
             ) from exc
         # a copy: a dispatcher that mutates its args must not change what was recorded
-        return json_copy(args), time.time(), time.perf_counter()
+        saved = json_copy(args)
+        with self._lock:
+            if self._stopped is not None:
+                raise self._stopped
+            if self._fh is None:
+                raise ValueError(f"{self.path}: recorder is closed")
+            seq = self._issue()
+        return saved, time.time(), time.perf_counter(), seq
 
     def call(self, dispatch: Callable[[str, Any], Any], tool: str, args: Any) -> Any:
         """Run ``dispatch(tool, args)`` live and record it; return its response (with a
@@ -311,26 +380,26 @@ class Recorder:
         Raises:
             NotSerializable: the args or the response cannot be stored as JSON.
         """
-        saved, started, t0 = self._start(tool, args)
+        saved, started, t0, seq = self._start(tool, args)
         try:
             response = dispatch(tool, args)
         except BaseException as exc:
-            self._write_error(tool, saved, started, t0, exc)
+            self._write_error(seq, tool, saved, started, t0, exc)
             raise
-        self._write(tool, saved, started, t0, *self._encoded(tool, response))
+        self._write(seq, tool, saved, started, t0, *self._encoded(seq, tool, response))
         return response
 
     async def acall(
         self, dispatch: Callable[[str, Any], Awaitable[Any]], tool: str, args: Any
     ) -> Any:
         """``call`` for an async dispatcher."""
-        saved, started, t0 = self._start(tool, args)
+        saved, started, t0, seq = self._start(tool, args)
         try:
             response = await dispatch(tool, args)
         except BaseException as exc:
-            self._write_error(tool, saved, started, t0, exc)
+            self._write_error(seq, tool, saved, started, t0, exc)
             raise
-        self._write(tool, saved, started, t0, *self._encoded(tool, response))
+        self._write(seq, tool, saved, started, t0, *self._encoded(seq, tool, response))
         return response
 
     def wrap(self, dispatch: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
@@ -353,7 +422,7 @@ class Recorder:
         return {
             "mode": "record",
             "cassette": str(self.path),
-            "entries": self._seq,
+            "entries": self._written,
             "errors": self._errors,
         }
 
@@ -373,7 +442,9 @@ class Recorder:
             fh, self._fh = self._fh, None
             fh.flush()
             empty = (
-                self._stopped is not None and self._seq == 0 and os.fstat(fh.fileno()).st_size == 0
+                self._stopped is not None
+                and self._written == 0
+                and os.fstat(fh.fileno()).st_size == 0
             )
             if not empty:
                 os.fsync(fh.fileno())

@@ -20,7 +20,10 @@ Finding kinds (``LintFinding.kind``):
     characters, U+FFFD replacement characters). Store binary data as a base64 envelope
     ``{"_binary": true, "encoding": "base64", "data": ...}``, which is never flagged.
 ``seq_order``
-    A ``seq`` that repeats an earlier one or is lower than the one before it.
+    A ``seq`` that repeats an earlier one, or is lower than the one before it in a
+    cassette with a repeated seq (or an in-memory one). A file whose seqs are unique is
+    no finding whatever its line order: the recorder writes parallel calls as they finish,
+    numbered as they were issued, and the load orders the entries by seq.
 ``over_normalization`` / ``unused_rule``
     The configured normalization rules checked against the data (see ``rulecheck.py``).
 ``bad_context``
@@ -28,6 +31,11 @@ Finding kinds (``LintFinding.kind``):
     that readers ignore: a wrong type (the path names the field), or a ``run_outcome``
     on an entry that is not the last. Replay, the diff and the app still work: they are
     only context; the app and ``diff`` say so too.
+``malformed_args``
+    A call whose arguments the model sent as text that is not valid JSON (an imported
+    entry's ``arguments_error``: a stray newline, a truncated string): the tool got them
+    as text or refused them, so the cause of what follows is the model's output, not the
+    tool (bugcase 39).
 ``empty``
     The cassette has no calls (an empty file, blank lines only, or an imported run that
     made no tool call). There is nothing to replay or compare: a replay serves nothing
@@ -82,6 +90,7 @@ KINDS = (
     "over_normalization",
     "unused_rule",
     "bad_context",
+    "malformed_args",
     "empty",
     "secret",
 )
@@ -414,7 +423,25 @@ def _entry_findings(
         )
     if entry.extra and (CONTEXT_FIELD in entry.extra or OUTCOME_FIELD in entry.extra):
         here.extend(_word_findings(entry, last, cassette.path))
+    if entry.extra and isinstance(entry.extra.get(MALFORMED_FIELD), str):
+        here.append(malformed_args_finding(entry))
     return here
+
+
+#: the entry field an importer sets when the model's arguments were not valid JSON
+MALFORMED_FIELD = "arguments_error"
+
+
+def malformed_args_finding(entry: Entry) -> Finding:
+    """The ``malformed_args`` finding of an entry with ``arguments_error``."""
+    return Finding(
+        kind="malformed_args",
+        seq=entry.seq,
+        path="$." + MALFORMED_FIELD,
+        message=f"{entry.tool}: the model's arguments could not be parsed "
+        f"({entry.extra[MALFORMED_FIELD]}); the call was made with them as text, so what "
+        "follows it comes from the model's output, not from the tool",
+    )
 
 
 def _word_findings(entry: Any, last: bool, path: Any) -> list[Finding]:

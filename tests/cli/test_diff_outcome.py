@@ -83,7 +83,9 @@ def test_import_says_the_limit_and_keeps_every_outcome(tmp_path: Path) -> None:
     one = tmp_path / "cut.jsonl"
     r = CliRunner().invoke(cli, ["import", f"{src}#task=1,trial=0", "-o", str(one)])
     assert r.exit_code == 0, r.output
-    assert r.output.rstrip().endswith("reward 0.0 (fail), step limit reached (1 step)")
+    assert r.output.rstrip().endswith(
+        "reward 0.0 (fail), step limit reached (1 step); results paired with their calls by id"
+    )
     # the written file alone still says so, to diff and to --json
     assert '"limit_reached":true' in one.read_text()
     r = CliRunner().invoke(cli, ["import", str(src), "-o", str(tmp_path / "all"), "--json"])

@@ -252,6 +252,7 @@ def check_job(
 
 #: what ``check --help`` says after a finding kind's name
 _KIND_NOTES = {
+    "malformed_args": "the model's arguments not valid JSON",
     "empty": "no calls",
     "secret": "values shown masked; --secrets runs the scan alone",
     "dropped_lines": "with --lenient",

@@ -122,8 +122,9 @@ def gate(
             fail("gate", exc)
     if as_json:
         doc = result.to_json()
-        doc["cassette"] = cassette
-        doc["swaps"] = [str(s) for s in made]
+        if made:  # the cassette named, not the swapped copy gated
+            doc["cassette"] = cassette
+            doc["swaps"] = [str(s) for s in made]
         echo_json(doc)
     elif out_format == "markdown":
         from ..text.markdown import gate_markdown

@@ -68,7 +68,9 @@ def import_cmd(
     list_only: bool,
     as_json: bool,
 ) -> None:
-    """Import SRC (tau-bench results, OpenAI chat log, inspect_ai log, VCR YAML) as
+    """Import SRC (tau-bench results, OpenAI chat log, inspect_ai log, VCR YAML, an
+    agent framework's own file: pydantic-ai, OpenTelemetry GenAI spans, OpenAI Responses
+    items or Agents SDK traces, LangChain/LangGraph, smolagents, Anthropic Messages) as
     cassettes.
 
     \b
@@ -125,6 +127,9 @@ def _report_one(cassette: Cassette, out: Path, source: str, kind: str, as_json: 
     run = cassette.metadata.get("run") or {}
     outcome = cassette.metadata.get("run_outcome")
     record = {"file": str(out), "entries": len(cassette), **_run_fields(run), "outcome": outcome}
+    pairing = cassette.metadata.get("pairing")
+    if pairing is not None:
+        record["pairing"] = pairing
     if as_json:
         echo_json({"source": source, "format": kind, "written": [record]}, indent=None)
     else:
@@ -132,7 +137,17 @@ def _report_one(cassette: Cassette, out: Path, source: str, kind: str, as_json: 
             safe(f"wrote {out} ({plural(len(cassette), 'entry')}) from {kind} {cassette.path}")
             + _reward_note(run)
             + _limit_note(outcome)
+            + (f"; {PAIRING_WORDS[pairing]}" if pairing in PAIRING_WORDS and len(cassette) else "")
         )
+
+
+#: how an import paired each call with its result (the run's ``pairing``, core/importers)
+PAIRING_WORDS = {
+    "id": "results paired with their calls by id",
+    "position": "results paired with their calls by position (call ids repeat)",
+    "span": "each call and its result read from one span",
+    "step": "results taken from each step's observations, in call-id order",
+}
 
 
 def _run_fields(run: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cassette_tui.core.diff.align import is_error_outcome
 from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
+from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import is_long_pair, spot
@@ -23,7 +24,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from .marks import CHANGE_MARKS, ERROR, REPEATED, STATUS_MARKS
+from .marks import CHANGE_MARKS, ERROR, PARALLEL, REPEATED, STATUS_MARKS
 from .plural import plural
 from .safe import compact, pretty_lines, printable, safe, tool_text
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
@@ -175,7 +176,9 @@ def row_findings(findings: Iterable[Finding], row: Row) -> list[Finding]:
     return related
 
 
-def pair_title(row: Row, tool_b: str | None = None, error: bool | None = None) -> Text:
+def pair_title(
+    row: Row, tool_b: str | None = None, error: bool | None = None, parallel: bool = False
+) -> Text:
     """``A seq 4 · B seq 4 · search_docs · ~ response drift``; for two different tools
     (``tool_b``, ``other_call``): ``A seq 3 · B seq 3 · search_direct ≠ search_onestop``.
     ``error``: either entry is an error (``None``: as far as the row's flags tell, which
@@ -192,6 +195,7 @@ def pair_title(row: Row, tool_b: str | None = None, error: bool | None = None) -
         text.append(tool_text(tool_b))
     text.append(f" · {mark.glyph} {mark.label.split(':')[0]}")
     for flag, on in (
+        (PARALLEL, parallel),
         (REPEATED, row.repeated_a or row.repeated_b),
         (ERROR, (row.error_a or row.error_b) if error is None else error),
     ):
@@ -215,7 +219,12 @@ def pair_detail(
     b = result.b[row.b] if row.b is not None else None
     other_call = row.status is Status.OTHER_CALL and a is not None and b is not None
     error = any(is_error_outcome(e.is_error, e.response) for e in (a, b) if e is not None)
-    parts: list[RenderableType] = [pair_title(row, b.tool if b is not None else None, error)]
+    # a call that ran beside others (the recorder's batch): the runs may have issued it
+    # in another order, so its seqs may differ
+    parallel = any(type(e.extra.get(BATCH_FIELD)) is int for e in (a, b) if e is not None)
+    parts: list[RenderableType] = [
+        pair_title(row, b.tool if b is not None else None, error, parallel)
+    ]
     # the words before the call first: why the agent chose (core/format/context.py)
     parts.extend(pair_before(result, row, a, b, limits))
     parts.extend(_drift_section(drift, a, b, other_call, limits, styles))

@@ -88,6 +88,10 @@ REPEATED = Mark(
 )
 ERROR = Mark("!", "error: the call raised or answered HTTP 4xx/5xx", "steplist--error")
 LINT = Mark("?", "lint finding on this entry (single-file mode)", "steplist--repeat")
+#: Before a seq: the recorder's ``batch`` mark (the call ran at the same time as others).
+PARALLEL = Mark(
+    "⇉", "parallel: the call ran at the same time as others (one batch)", "steplist--repeat"
+)
 
 
 @dataclass(frozen=True)
@@ -111,4 +115,4 @@ CHANGE_MARKS: dict[Change, ChangeMark] = {
 
 def legend() -> list[Mark]:
     """Every mark, in the order the help screen lists them."""
-    return [*STATUS_MARKS.values(), REPEATED, ERROR, LINT]
+    return [*STATUS_MARKS.values(), PARALLEL, REPEATED, ERROR, LINT]

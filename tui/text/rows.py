@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cassette_tui.core.diff.align import is_error_outcome
 from cassette_tui.core.diff.model import Row, Status
 from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.scan.masking import mask_value
 from rich.style import Style
 from rich.text import Text
 
-from .marks import ERROR, LINT, REPEATED, STATUS_MARKS
+from .marks import ERROR, LINT, PARALLEL, REPEATED, STATUS_MARKS
 from .names import shorten
 from .safe import args_summary, compact, printable
 
@@ -31,13 +32,13 @@ SEQ_WIDTH = 5
 
 def seq_width(cassettes: list[Cassette | None]) -> int:
     """Cells for the seq column: 5, or more when a seq is longer (100000 shifted the
-    columns of its row by one). Reads the largest and smallest seq (``-1`` is as wide as
-    ``10``), not every seq's digits."""
+    columns of its row by one), its first cell kept for the parallel mark (``⇉``). Reads
+    the largest and smallest seq (``-1`` is as wide as ``10``), not every seq's digits."""
     width = SEQ_WIDTH
     for cassette in cassettes:
         if cassette is not None and len(cassette):
             seqs = cassette.seqs
-            width = max(width, len(str(max(seqs))), len(str(min(seqs))))
+            width = max(width, len(str(max(seqs))) + 1, len(str(min(seqs))) + 1)
     return width
 
 
@@ -123,7 +124,8 @@ def _side(
     reveal: bool = False,
 ) -> Text:
     """One side of a row, exactly ``width`` cells wide; ``!`` when the entry is an error
-    (raised, or answered HTTP 4xx/5xx), whatever the row's status (two 429s are ``=``).
+    (raised, or answered HTTP 4xx/5xx), whatever the row's status (two 429s are ``=``);
+    ``⇉`` before the seq when the call ran beside others (the recorder's ``batch``).
     Each secret in the args is masked (``mask_value``) unless ``reveal`` (``v``)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     if index is None:
@@ -133,10 +135,16 @@ def _side(
         entry = cassette[index]
         args: Any = entry.args
         error, unreadable = is_error_outcome(entry.is_error, entry.response), ""
+        parallel = type(entry.extra.get(BATCH_FIELD)) is int
     except Exception as exc:  # noqa: BLE001 - an entry the engine cannot parse: say so here
         # counted as an error, as entry_is_error does (its row says why)
         args, error, unreadable = None, True, unreadable_reason(exc)
-    text.append(f"{cassette.seq(index):>{seq_cells}}", styles.get("steplist--seq"))
+        parallel = False
+    if parallel:  # in the seq column's first cell, which seq_width keeps free
+        text.append(PARALLEL.glyph, styles.get(PARALLEL.style))
+        text.append(f"{cassette.seq(index):>{seq_cells - 1}}", styles.get("steplist--seq"))
+    else:
+        text.append(f"{cassette.seq(index):>{seq_cells}}", styles.get("steplist--seq"))
     text.append(REPEATED.glyph if repeated else " ", styles.get(REPEATED.style))
     text.append(ERROR.glyph if error else " ", styles.get(ERROR.style))
     tw = min(tool_width, max(4, width // 2 - seq_cells))

@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers import RunSelectionError, json_result
-from cassette_tui.core.importers._openai_chat import count_calls, entries_from_messages
+from cassette_tui.core.importers._openai_chat import (
+    count_calls,
+    entries_from_messages,
+    pairing_of,
+)
 from cassette_tui.core.importers.sources import list_runs, open_cassette
 
 
@@ -42,18 +46,53 @@ def test_pairs_by_position_when_ids_are_reused() -> None:
     assert count_calls(messages) == 2
 
 
-def test_parallel_calls_answered_in_order() -> None:
+def test_parallel_calls_answered_out_of_order_pair_by_unique_id() -> None:
+    """Issue 25: ids unique in the run, so each parallel call keeps its own answer."""
     messages = [
         assistant(call("get", '{"id": 1}', "a"), call("get", {"id": 2}, "b")),
-        tool("one", "b"),  # ids crossed on purpose: position decides
-        tool("two", "a"),
+        tool("two", "b"),  # answered in the other order
+        tool("one", "a"),
     ]
+    assert pairing_of(messages) == "id"
+    entries = entries_from_messages(messages, path=None)
+    assert [(e.seq, e.args, e.response) for e in entries] == [
+        (1, {"id": 1}, {"text": "one"}),
+        (2, {"id": 2}, {"text": "two"}),
+    ]
+    assert all("answer_tool_call_id" not in e.extra for e in entries)
+
+
+def test_by_id_a_result_before_its_call_is_a_result_alone() -> None:
+    messages = [
+        {"role": "tool", "tool_call_id": "a", "name": "get", "content": "early"},
+        assistant(call("get", '{"id": 1}', "a")),
+    ]
+    assert pairing_of(messages) == "id"
+    entries = entries_from_messages(messages, path=None)
+    assert [
+        (e.seq, e.args, e.extra.get("unpaired_result"), e.extra.get("unanswered")) for e in entries
+    ] == [
+        (1, None, True, None),
+        (2, {"id": 1}, None, True),
+    ]
+
+
+def test_parallel_calls_with_a_repeated_id_pair_by_position() -> None:
+    messages = [
+        assistant(call("get", '{"id": 1}', "a"), call("get", {"id": 2}, "a")),
+        tool("one", "a"),
+        tool("two", "a"),
+        assistant(call("get", '{"id": 3}', "c")),
+        tool("three", "b"),  # names no call: position decides for the whole run
+    ]
+    assert pairing_of(messages) == "position"
     entries = entries_from_messages(messages, path=None)
     assert [(e.args, e.response) for e in entries] == [
         ({"id": 1}, {"text": "one"}),
         ({"id": 2}, {"text": "two"}),
+        ({"id": 3}, {"text": "three"}),
     ]
-    assert entries[0].extra["answer_tool_call_id"] == "b"
+    assert entries[2].extra["answer_tool_call_id"] == "b"
 
 
 def test_results() -> None:

@@ -53,17 +53,20 @@ def test_a_cancelled_call_is_recorded_and_replays_as_the_same_timeout(tmp_path: 
     recording.close()
     assert said_live == ["timed out: cache", "group failed: (PermissionError('denied'),)"]
     cassette = load(path)
+    # seq is the issue order (the task group's two calls as created), not completion order
     assert [(e.tool, e.args) for e in cassette] == [
         ("slow", {"q": 1}),
         ("cache", {"q": 1}),
-        ("fail", {"q": 2}),
         ("slow", {"q": 2}),
+        ("fail", {"q": 2}),
     ]
     cancelled = cassette[0].error
     assert cancelled is not None and cancelled["cancelled"] is True
     assert (cancelled["type"], cancelled["module"]) == ("CancelledError", "asyncio.exceptions")
     assert cassette[0].extra["duration_ms"] >= 0
-    assert cassette[3].error is not None and cassette[3].error["cancelled"] is True
+    assert cassette[2].error is not None and cassette[2].error["cancelled"] is True
+    # the task group's two calls ran at once: one batch; the calls before ran alone
+    assert [e.extra.get("batch") for e in cassette] == [None, None, 3, 3]
 
     replaying = wrap_dispatcher(_live_never_called, mode="replay", path=path)
     assert asyncio.run(_agent(replaying)) == said_live

@@ -62,7 +62,7 @@ def test_a_full_disk_at_exit_is_one_warning_line(tmp_path: Path) -> None:
         [sys.executable, str(agent), str(reports)],
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert proc.stdout == "done\n"
+    assert proc.stdout == "done\n", proc.stderr
     assert "Exception ignored" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 2, proc.stderr
