@@ -343,15 +343,15 @@ class RecordingProxy:
         return self.summary
 
     def _remove_if_empty(self) -> None:
-        """A session that recorded nothing (the server never started, or answered nothing)
-        leaves no file: its cassette and sidecar, both created by this session
+        """A session that recorded nothing (the server never started, answered nothing and
+        sent nothing but stdout lines) leaves no file: its cassette and sidecar, both created by this session
         (``_claim``), are removed, so the same command can run again."""
         summary = self.summary
         if (
             summary.entries
             or summary.exchanges
             or self.writer.seq
-            or self.facts.server_messages
+            or any(m.line is None for m in self.facts.server_messages)
             or self.facts.kept_aside
         ):
             return
