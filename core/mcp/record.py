@@ -344,8 +344,9 @@ class RecordingProxy:
 
     def _remove_if_empty(self) -> None:
         """A session that recorded nothing (the server never started, answered nothing and
-        sent nothing but stdout lines) leaves no file: its cassette and sidecar, both created by this session
-        (``_claim``), are removed, so the same command can run again."""
+        sent nothing but stdout lines) leaves no file: its cassette and sidecar, both
+        created by this session (``_claim``), are removed, so the same command can run
+        again."""
         summary = self.summary
         if (
             summary.entries
