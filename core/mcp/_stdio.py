@@ -6,14 +6,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["read_lines", "write_all"]
+__all__ = ["Piece", "read_lines", "write_all"]
 
 
-def read_lines(fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[bytes | None]) -> None:
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """The start of a line longer than ``read_lines``'s ``pieces_from``: handed on before
+    the line ends so it can be forwarded at once; the line's last part follows as bytes."""
+
+    data: bytes
+
+
+def read_lines(
+    fd: int,
+    loop: asyncio.AbstractEventLoop,
+    out: asyncio.Queue[Any],
+    pieces_from: int | None = None,
+) -> None:
     """Read ``fd`` to its end in a daemon thread (a blocking read cannot be cancelled, and
     a pipe, a tty or a file all work), handing complete lines to ``out``; ``None`` at EOF.
-    Each byte is scanned for a newline once, so a 50 MB line costs what its reading does."""
+    Each byte is scanned for a newline once, so a 50 MB line costs what its reading does.
+    With ``pieces_from``, a line that grows past that many bytes before its newline is
+    handed on in ``Piece``s as it comes, its rest (up to the newline) as bytes."""
     buffer = bytearray()
     scanned = 0
     try:
@@ -27,6 +44,10 @@ def read_lines(fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[byte
             if start:
                 del buffer[:start]
             scanned = len(buffer)
+            if pieces_from is not None and len(buffer) >= pieces_from:
+                loop.call_soon_threadsafe(out.put_nowait, Piece(bytes(buffer)))
+                buffer.clear()
+                scanned = 0
     except OSError:
         pass
     finally:

@@ -55,7 +55,7 @@ from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
 
 from ._facts import Exchange, ServerFacts, ServerMessage, sidecar_path, without_meta
-from ._stdio import read_lines
+from ._stdio import Piece, read_lines
 from ._wire import (
     ERROR_TYPE,
     PROGRESS,
@@ -86,6 +86,8 @@ class _Pending:
     alias: str | None = None
     #: the request line as the host sent it (kept aside when it cannot be an entry)
     line: bytes = b""
+    #: its id was reused while it was in flight and the two could not be told apart
+    ambiguous: bool = False
     #: a big tools/call's args digest and text, computed in a thread meanwhile
     prepared: asyncio.Future[_PreparedArgs] | None = None
     #: the ``notifications/progress`` params the server sent for this request
@@ -157,6 +159,9 @@ class RecordSummary:
         }
 
 
+#: a host line longer than this is forwarded in pieces as it comes, not held back whole
+#: (the server reads it meanwhile); it is read for the recording once it has ended
+PIECES_FROM = 4 << 20
 #: a tools/call line at least this big has its args' digest and JSON text computed in a
 #: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
 #: request took 55x as long through the proxy)
@@ -329,6 +334,8 @@ class RecordingProxy:
         self._last_answer: dict[str, int] | None = None
         self._unplaced: list[ServerMessage] = []
         self._aliases = 0
+        #: requests of a long forwarded line that reused an id in flight, in order
+        self._queued: dict[str, list[_Pending]] = {}
         self._host_lock = threading.Lock()
         self._host_gone = False
 
@@ -370,7 +377,7 @@ class RecordingProxy:
         if proc is None:
             return
         loop = asyncio.get_running_loop()
-        host_lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        host_lines: asyncio.Queue[bytes | Piece | None] = asyncio.Queue()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
@@ -378,7 +385,9 @@ class RecordingProxy:
         for fd in (self.host_in, self.host_out):  # pipes from and to the host, when they are
             _widen_pipe(fd)
         threading.Thread(
-            target=read_lines, args=(self.host_in, loop, host_lines), daemon=True
+            target=read_lines,
+            args=(self.host_in, loop, host_lines, PIECES_FROM),
+            daemon=True,
         ).start()
 
         up = asyncio.create_task(self._host_to_server(host_lines, proc))
@@ -470,30 +479,59 @@ class RecordingProxy:
         return True
 
     async def _host_to_server(
-        self, lines: asyncio.Queue[bytes | None], proc: asyncio.subprocess.Process
+        self, lines: asyncio.Queue[bytes | Piece | None], proc: asyncio.subprocess.Process
     ) -> None:
         assert proc.stdin is not None
-        while (line := await lines.get()) is not None:
-            line = self._from_host(line)
+        pieces: list[bytes] = []  # the forwarded start of a line past PIECES_FROM
+        while (item := await lines.get()) is not None:
             try:
-                proc.stdin.write(line)
+                if isinstance(item, Piece):  # forwarded as it comes: the server reads on
+                    pieces.append(item.data)
+                    proc.stdin.write(item.data)
+                elif pieces:  # the line's end: noted whole before its newline goes on
+                    self._from_host(b"".join([*pieces, item]), forwarded=True)
+                    pieces = []
+                    proc.stdin.write(item)
+                else:
+                    proc.stdin.write(self._from_host(item))
                 await proc.stdin.drain()
             except (BrokenPipeError, ConnectionResetError):
                 return  # the server is gone; _server_to_host sees its stdout close
         # the host closed its end: close the server's stdin (MCP stdio shutdown, step 1)
         proc.stdin.close()
 
-    def _from_host(self, line: bytes) -> bytes:
+    def _from_host(self, line: bytes, *, forwarded: bool = False) -> bytes:
         """Note the host's requests (every one that has an id, whatever its shape) and its
         answers to the server's requests; the line to forward: ``line`` itself, or, when
         the host reused an id still in flight, the line with that request's id replaced
-        by an alias (the server's answer is given back under the host's id)."""
+        by an alias (the server's answer is given back under the host's id). A line
+        ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
+        in order, first answer to first request, and said."""
         parsed = read_line(line)
         rewritten = False
         now, t0 = time.time(), time.perf_counter()
         for frame in parsed.frames:
             if frame.kind == "request":
                 key, alias = frame.key, None
+                if key in self._pending and forwarded:
+                    self._problem(
+                        f"the host reused id {frame.key} while a {self._pending[key].method} "
+                        "with it was in flight, in a line too long to hold back: which answer "
+                        "is whose cannot be told, both calls are kept aside"
+                    )
+                    self._pending[key].ambiguous = True
+                    self._queued.setdefault(key, []).append(
+                        _Pending(
+                            frame.method,
+                            frame.params,
+                            now,
+                            t0,
+                            host_id=frame.id,
+                            line=line,
+                            ambiguous=True,
+                        )
+                    )
+                    continue
                 if key in self._pending:
                     self._aliases += 1
                     alias = f"cassette-tui-reused-id-{self._aliases}"
@@ -570,9 +608,14 @@ class RecordingProxy:
         for frame in parsed.frames:
             if frame.kind in ("response", "error"):
                 req = self._pending.pop(frame.key, None)
+                if req is not None and self._queued.get(frame.key):
+                    self._pending[frame.key] = self._queued[frame.key].pop(0)
                 if req is None:
                     self._server_message(ServerMessage(message=frame.doc))
                     self._problem(f"the server answered id {frame.key}, which no request had")
+                    continue
+                if req.ambiguous:
+                    self._aside(req, line, "its id was reused in flight: its answer is unknown")
                     continue
                 if req.alias is not None:
                     frame.doc["id"] = req.host_id
@@ -691,6 +734,8 @@ class RecordingProxy:
                 "reason": reason,
                 "request": req.line.decode("utf-8", "replace").rstrip("\n"),
                 "answer": answer_line.decode("utf-8", "replace").rstrip("\n"),
+                # the answer may be the other call's: replay never serves it
+                **({"unpaired": True} if req.ambiguous else {}),
             }
         )
         self.summary.kept_aside += 1

@@ -292,7 +292,11 @@ class ReplayServer:
             return None
         params = without_meta(frame.params)
         for i, aside in enumerate(self.facts.kept_aside):
-            if i in self.aside_served or aside.get("method") != frame.method:
+            if (
+                i in self.aside_served
+                or aside.get("method") != frame.method
+                or aside.get("unpaired")  # its answer may be another call's
+            ):
                 continue
             try:
                 request = json.loads(aside.get("request", ""))

@@ -177,3 +177,34 @@ def test_a_call_kept_aside_replays_from_its_text_and_an_unanswerable_one_fails(
         assert replay.close() == 1
     finally:
         replay.kill()
+
+
+def test_a_long_line_is_forwarded_as_it_comes_and_an_id_reused_in_it_is_kept_aside(
+    tmp_path: Path,
+) -> None:
+    """A line past ``PIECES_FROM`` goes to the server before it has ended; an id it reuses
+    while in flight cannot be aliased then: both calls are kept aside, said, not guessed."""
+    from cassette_tui.core.mcp.record import PIECES_FROM
+
+    run = tmp_path / "long.jsonl"
+    report = tmp_path / "report.json"
+    big = {"blob": "z" * (PIECES_FROM + 1000)}
+    session = RawSession(record_cmd(run, RAW_SERVER, "--report", str(report)))
+    try:
+        session.lines.get(timeout=60)
+        session.request(INIT)
+        session.request(tool_call(1, "echo", big))  # a long line, answered whole
+        session.send(tool_call(7, "hold", {}))
+        second = session.request(tool_call(7, "echo", big))
+        assert json.loads(second["result"]["content"][0]["text"]) == big
+        session.request(tool_call(8, "release", {}))
+        assert session.close() == 0
+    finally:
+        session.kill()
+    assert [e["tool"] for e in entries_of(run)] == ["echo", "release"]
+    assert entries_of(run)[0]["args"] == big
+    aside = json.loads((tmp_path / "long.mcp.json").read_text())["kept_aside"]
+    assert [a["id"] for a in aside] == [7, 7]
+    assert all("reused in flight" in a["reason"] and a["unpaired"] for a in aside)
+    problems = "\n".join(json.loads(report.read_text())["mcp"]["problems"])
+    assert "cannot be told" in problems
