@@ -11,6 +11,12 @@ with ``wrap_dispatcher``, so the environment contract
     CASSETTE_MODE=record CASSETTE_PATH=/tmp/new.jsonl python sample_cassettes/agent.py
     python sample_cassettes/agent.py --flaky      # the "model" samples: passes about half the time
     python sample_cassettes/agent.py --flaky --seed 2   # a reproducible draw ({run} in a gate)
+    python sample_cassettes/agent.py --fixed     # the fix: a stale policy is checked again
+
+``--fixed`` is a newcomer's fix: when the top document is a dated copy of the policy
+(``retry-budget-2022.md``), the agent reads the current ``docs/retry-budget.md`` too. That
+is one call ``fail.jsonl`` never recorded: replaying it misses there, unless the replay
+answers new calls live (``cassette-tui replay --new-calls report|record``).
 
 The "live" tools are a small in-process document index (no network): today's index ranks
 the current ``docs/retry-budget.md`` first and rate-limits the first search once. Exit
@@ -69,7 +75,11 @@ def live_dispatch(tool: str, args: dict[str, Any]) -> Any:
 PRIOR = "Retry budget: retry each failed request up to 10 times, immediately."
 
 
-def run(flaky: bool = False, seed: int | None = None) -> int:
+#: the current policy, read again by ``--fixed`` when the top document is a dated copy
+CURRENT = "docs/retry-budget.md"
+
+
+def run(flaky: bool = False, seed: int | None = None, fixed: bool = False) -> int:
     if seed is not None:
         random.seed(seed)
     dispatch = wrap_dispatcher(live_dispatch)
@@ -81,6 +91,8 @@ def run(flaky: bool = False, seed: int | None = None) -> int:
         print("search kept failing")
         return 1
     policy = dispatch("read_file", {"path": found["top"]})["text"]
+    if fixed and found["top"] != CURRENT and "-20" in found["top"]:
+        policy = dispatch("read_file", {"path": CURRENT})["text"]  # the fix: a new call
     backoff = dispatch("read_file", {"path": "docs/backoff.md"})["text"]
     answer = f"{policy} {backoff}"
     if flaky and random.random() < 0.5:
@@ -101,8 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         help="seed the sampling, for a reproducible draw (a gate's --agent '... --seed {run}' "
         "gives each run its own)",
     )
+    parser.add_argument(
+        "--fixed",
+        action="store_true",
+        help="the fix: read the current policy when the top document is a dated copy",
+    )
     args = parser.parse_args(argv)
-    return run(flaky=args.flaky, seed=args.seed)
+    return run(flaky=args.flaky, seed=args.seed, fixed=args.fixed)
 
 
 if __name__ == "__main__":

@@ -307,6 +307,15 @@ REPLAY = [
         tooltip="The replay's call log (B) against the recorded cassette (A) in the main view",
     ),
     Binding("r", "again", "Again", id="replay.again", tooltip="Replay once more"),
+    Binding(
+        "s",
+        "strict",
+        "Strict",
+        show=False,  # the footer keeps "? Keys" in 80 columns; help and palette list it
+        id="replay.strict",
+        tooltip="Toggle --strict: recorded calls left unused fail the replay (they are "
+        "named either way)",
+    ),
     Binding("down,j", "cursor_down", "Down", show=False, id="replay.cursor_down"),
     Binding("up,k", "cursor_up", "Up", show=False, id="replay.cursor_up"),
 ]

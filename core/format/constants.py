@@ -30,6 +30,17 @@ ENV_CONFIG: Final = "CASSETTE_CONFIG"
 #: ``CASSETTE_PATH`` for its agent: the recorder may write into that file and no other
 ENV_CLAIM: Final = "CASSETTE_CLAIM"
 
+#: what a replay does with a call the cassette never recorded: ``error`` (the default),
+#: ``report`` (answer it live, write it nowhere), ``record`` (answer it live and append it
+#: to ``CASSETTE_NEW_PATH``); ``replay.new_calls``
+ENV_NEW_CALLS: Final = "CASSETTE_NEW_CALLS"
+#: where ``CASSETTE_NEW_CALLS=record`` writes the new calls (default: beside the cassette,
+#: ``NAME.new-<UTC>.jsonl``)
+ENV_NEW_PATH: Final = "CASSETTE_NEW_PATH"
+#: pinned fixtures that answer their keys first, paths joined by ``os.pathsep``
+#: (``replay.fixtures``), in every mode
+ENV_FIXTURES: Final = "CASSETTE_FIXTURES"
+
 #: ``PID:PATH``: the process that writes the report at ``PATH`` (``CASSETTE_REPORT``,
 #: resolved); set by the first process of a run that wraps a dispatcher, so the processes
 #: it starts only append their calls to the report's journal. ``0:PATH`` (the loop sets

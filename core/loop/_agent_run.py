@@ -1,6 +1,6 @@
 """One agent run's plumbing, for the replay and record jobs: the environment contract, the
 executable checked before any run, the process to start, and what the run left read back
-(its status, the replay report, the guard's log, the last lines of stderr).
+(its status, the replay report, the guard's log, the last lines of stdout and stderr).
 
 An agent run gets the environment contract (``constants.py``): ``CASSETTE_MODE``,
 ``CASSETTE_PATH`` (absolute), ``CASSETTE_REPORT`` (a file in the runs folder) and
@@ -18,7 +18,10 @@ from typing import Any
 from ..format.constants import (
     ENV_CLAIM,
     ENV_CONFIG,
+    ENV_FIXTURES,
     ENV_MODE,
+    ENV_NEW_CALLS,
+    ENV_NEW_PATH,
     ENV_PATH,
     ENV_REPORT,
     ENV_REPORT_OWNER,
@@ -28,7 +31,7 @@ from ._runner import ProcessOutcome, ProcessSpec
 from .agent import AgentCommand, AgentNotStarted
 from .results import RunResult
 
-#: lines of the agent's stderr kept in a result
+#: lines of the agent's stdout, and of its stderr, kept in a result
 TAIL_LINES = 20
 #: what starts a Python traceback on stderr
 TRACEBACK = b"Traceback (most recent call last):"
@@ -51,7 +54,10 @@ def check_executable(argv0: str, cwd: Path | None, env: dict[str, str]) -> None:
 
 def agent_env(mode: str, cassette: Path, report: Path, config: Any) -> dict[str, str]:
     """This process's environment with the contract's ``CASSETTE_*`` variables set."""
-    dropped = (ENV_MODE, ENV_PATH, ENV_REPORT, ENV_REPORT_OWNER, ENV_CLAIM)
+    dropped = (
+        ENV_MODE, ENV_PATH, ENV_REPORT, ENV_REPORT_OWNER, ENV_CLAIM, ENV_NEW_CALLS,
+        ENV_NEW_PATH, ENV_FIXTURES,
+    )  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env[ENV_MODE] = mode
     env[ENV_PATH] = str(cassette)
@@ -227,6 +233,7 @@ def ended_run(outcome: ProcessOutcome, isolation: str) -> RunResult:
         isolation,
         stdout=spec.stdout if spec is not None else None,
         stderr=stderr,
+        stdout_tail=masked_tail(spec.stdout if spec is not None else None),
         stderr_tail=masked_tail(stderr),
         error=outcome.error,
         stdout_dropped=outcome.stdout_dropped,

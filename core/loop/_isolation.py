@@ -151,6 +151,16 @@ def guard() -> Isolation:
     return Isolation("guard", (), detail, GUARD_NOT_COVERED)
 
 
+#: the isolation of a replay whose new calls go live (``LoopOptions.new_calls``)
+NEW_CALLS_LIVE = "none (new calls live)"
+
+
+def new_calls_live() -> Isolation:
+    """No isolation: a replay that answers its new calls live needs the network (the
+    result says so; such a run is no offline replay unless the new calls were asked for)."""
+    return Isolation(NEW_CALLS_LIVE, (), "network on: new calls go to the live tools")
+
+
 def choose(requested: str | None = None) -> Isolation:
     """The isolation to use: ``requested`` (``"netns"`` or ``"guard"``), or the strongest
     available when ``None``.

@@ -15,12 +15,15 @@ run with the network off (``isolation.py``); a recording runs live.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from ..format.cassette import Cassette
 from ..format.errors import CassetteError
 from ..format.jobs import CancelToken, JobGenerator, Progress
+from ..importers.sources import parse_path_spec
 from ..keys.config import load_rules
+from ..replay.new_calls import new_cassette_path
 from ._agent_run import (
     agent_env,
     agent_spec,
@@ -32,7 +35,7 @@ from ._agent_run import (
     report_path,
     tally,
 )
-from ._isolation import Isolation, choose
+from ._isolation import Isolation, choose, new_calls_live
 from ._runner import ProcessOutcome, ProcessSpec, run_processes
 from ._runs_folder import RunsFolder
 from .agent import AgentCommand, AgentNotStarted
@@ -96,7 +99,14 @@ def _replay_runs(
         raise ValueError(f"runs must be at least 1, got {runs}")
     token = token or CancelToken()
     served = open_served(cassette, load_rules(options.config))  # an imported run too
-    chosen: Isolation = choose(options.isolation)
+    if options.new_calls == "record" and options.new_cassette is None:
+        # beside the user's file, never in a runs folder that goes when the job ends
+        spec_file = parse_path_spec(served.source).path
+        options = replace(options, new_cassette=new_cassette_path(spec_file))
+    # new calls answered live need the network: no isolation, said in the result
+    chosen: Isolation = (
+        new_calls_live() if options.new_calls != "error" else choose(options.isolation)
+    )
     check_executable(agent.argv[0], agent.cwd, dict(os.environ))
     folder = runs_folder.open(f"cassette-{stage}-{served.stem}-")
     source = served.place(folder)  # an imported run: written as a cassette for the agent
@@ -106,10 +116,12 @@ def _replay_runs(
         cancelled=False, source_format=served.fmt, not_covered=chosen.not_covered,
     )  # fmt: skip
     result.jobs = min(options.workers, runs)
+    result.options = options
     logs: dict[int, Cassette] = {}
     yield Progress(stage, 0, runs, "runs", "")
     for outcome in run_processes(specs, options.workers, token):
         run = _run_result(outcome, folder, chosen, served, logs)
+        run.new_calls_allowed = options.new_calls != "error"
         result.results.append(run)
         yield Progress(
             stage, len(result.results), runs, "runs", tally(result.results, replays=True), run
@@ -128,6 +140,7 @@ def _spec(
 ) -> ProcessSpec:
     """Run ``n``'s process: the agent replaying ``source``, isolated."""
     env = agent_env("replay", source, report_path(folder, n), options.config)
+    env.update(options.policy_env())
     env = isolation.env(env, folder / f"run-{n:02d}.guard.log")
     return agent_spec(agent, n, folder, source, env, options.timeout, isolation.argv)
 

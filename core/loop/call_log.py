@@ -12,7 +12,10 @@ that into entries numbered by call (``seq`` = ``n``):
 - a ``miss`` takes its args from the report's ``misses`` (in order) and is written as an
   error entry ``{"type": "CassetteMiss", ...}``;
 - an ``exhausted`` call takes the args of a recording of its key (same key, so the same
-  normalized args) and is an error entry ``{"type": "ReplayExhausted", ...}``.
+  normalized args) and is an error entry ``{"type": "ReplayExhausted", ...}``;
+- a ``new`` call (answered live under a new-calls policy) takes its args from the report's
+  ``new_calls`` and a ``pinned`` one (answered by a pinned fixture) those of its key's
+  recording, when there is one; both have no response (the answer is not in the report).
 
 Each entry is written redacted (``scan.redact.Redactor``, no config: every secret the scan
 finds becomes its placeholder, the same in every run's log, so the logs still compare): a
@@ -45,6 +48,7 @@ def call_log_entries(report: ReplayReport, cassette: Cassette) -> list[Entry]:
     by_key = KeyIndex.of(cassette)
     redacted = _redacted_entries(cassette)
     misses = iter(report.misses)
+    new_calls = iter(report.new_calls or ())
     entries: list[Entry] = []
     for call in report.calls or ():
         extra: dict[str, Any] = {"outcome": call.outcome}
@@ -60,6 +64,16 @@ def call_log_entries(report: ReplayReport, cassette: Cassette) -> list[Entry]:
                     call.n, call.tool, recorded.args, recorded.response, recorded.error, extra=extra
                 )
             )
+            continue
+        if call.outcome in ("new", "pinned"):
+            # answered outside the cassette (live, or by a pinned fixture): the args,
+            # no response (the answer is not in the report)
+            new = next(new_calls, None) if call.outcome == "new" else None
+            known = by_key.first((call.tool, call.digest))
+            args = (
+                new.args if new is not None else redacted(known).args if known is not None else None
+            )
+            entries.append(Entry(call.n, call.tool, args, None, None, extra=extra))
             continue
         if call.outcome == "miss":
             miss = next(misses, None)

@@ -56,6 +56,14 @@ class LoopOptions:
         config: the project config as the caller holds it (``--config``: a path, or
             ``None`` for the default lookup), handed to the agent (``CASSETTE_CONFIG``)
             and to the rules that read the cassette.
+        new_calls: replays: what a call the cassette never recorded gets
+            (``CASSETTE_NEW_CALLS``: ``"error"``, ``"report"``, ``"record"``;
+            ``replay.new_calls``). Other than ``"error"``, new calls go live: the run
+            has the network (no isolation).
+        new_cassette: where ``"record"`` writes the new calls (``CASSETTE_NEW_PATH``),
+            ``None``: ``NAME.new-<UTC>.jsonl`` beside the cassette.
+        fixtures: pinned fixtures that answer their keys first (``CASSETTE_FIXTURES``;
+            ``replay.fixtures``), in a replay and a recording alike.
     """
 
     timeout: float | None = DEFAULT_TIMEOUT
@@ -64,6 +72,23 @@ class LoopOptions:
     keep: bool | None = None
     jobs: int | None = None
     config: Any = None
+    new_calls: str = "error"
+    new_cassette: str | Path | None = None
+    fixtures: tuple[str | Path, ...] = ()
+
+    def policy_env(self) -> dict[str, str]:
+        """The ``CASSETTE_*`` variables of ``new_calls``, ``new_cassette`` and
+        ``fixtures`` (paths absolute); the ones not set are left out."""
+        from ..format.constants import ENV_FIXTURES, ENV_NEW_CALLS, ENV_NEW_PATH
+
+        env: dict[str, str] = {}
+        if self.new_calls != "error":
+            env[ENV_NEW_CALLS] = self.new_calls
+        if self.new_cassette is not None:
+            env[ENV_NEW_PATH] = str(Path(self.new_cassette).absolute())
+        if self.fixtures:
+            env[ENV_FIXTURES] = os.pathsep.join(str(Path(f).absolute()) for f in self.fixtures)
+        return env
 
     @property
     def workers(self) -> int:

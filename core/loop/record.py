@@ -99,6 +99,7 @@ def _record(
         folder = runs_folder.open(f"cassette-record-{target.stem}-")
         report = report_path(folder, 1)
         env = agent_env("record", target, report, options.config)
+        env.update(options.policy_env())  # pinned fixtures hold their answers live too
         env[ENV_CLAIM] = f"{claim[0]}:{claim[1]}"
         spec = agent_spec(agent, 1, folder, target, env, options.timeout)
         yield Progress("record", 0, 1, "runs", "")

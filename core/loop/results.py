@@ -36,9 +36,12 @@ OUTSIDE_SIGNALS = frozenset(
 DISK_FULL_WORDS = ("No space left on device", "Disk quota exceeded", "[Errno 28]", "[Errno 122]")
 
 
-def report_replay(report: ReplayReport | None, strict: bool = False) -> tuple[str, str]:
+def report_replay(
+    report: ReplayReport | None, strict: bool = False, new_calls_allowed: bool = False
+) -> tuple[str, str]:
     """How a replay went from its report alone: ``("clean", "")``, ``("unclean", why)`` (a
-    miss, a call past the last recording, with ``strict`` a recording left unused) or
+    miss, a call past the last recording, with ``strict`` a recording left unused, unless
+    ``new_calls_allowed`` a new call answered live: no offline replay) or
     ``("no_tool_call", why)`` (no report, or one without a call while the cassette has
     entries). The one rule of ``RunResult.replay`` and the pytest plugin's gate."""
     if report is None:
@@ -51,6 +54,9 @@ def report_replay(report: ReplayReport | None, strict: bool = False) -> tuple[st
         why.append(f"{misses} {'miss' if misses == 1 else 'misses'}")
     if exhausted:
         why.append(f"{exhausted} past the last recording")
+    new = report.count("new")
+    if new and not new_calls_allowed:
+        why.append(f"{new} new {'call' if new == 1 else 'calls'} answered live (not offline)")
     if strict and report.unused_seqs:
         why.append(f"{len(report.unused_seqs)} recorded calls unused (--strict)")
     if why:
@@ -88,7 +94,8 @@ class RunResult:
         left_behind: processes the agent left running when it ended (daemons, children),
             killed with the run.
         stdout, stderr: the files holding the agent's output.
-        stderr_tail: its last lines of stderr.
+        stdout_tail, stderr_tail: its last lines of stdout and of stderr (``TAIL_LINES``,
+            secrets masked): where an agent says why it failed.
         error: why it could not start, or why its report could not be read.
         write_error: the runs folder could not be written for this run (the call log:
             disk full, a write error), ``""`` when it could.
@@ -106,6 +113,7 @@ class RunResult:
     stderr: Path | None = None
     stderr_tail: str = ""
     error: str = ""
+    stdout_tail: str = ""
     uncovered: list[dict[str, Any]] = field(default_factory=list)
     stdout_dropped: int = 0
     stderr_dropped: int = 0
@@ -114,6 +122,9 @@ class RunResult:
     #: the cassette the run's report says it replayed, when that is not the one served
     #: (the agent pointed ``CASSETTE_PATH`` elsewhere): never a clean replay of this one
     other_cassette: str | None = None
+    #: the run was asked to answer new calls live (``LoopOptions.new_calls``): they do not
+    #: make its replay unclean
+    new_calls_allowed: bool = False
 
     def replay(self, strict: bool = False) -> tuple[str, str]:
         """How this run's replay went: ``(kind, why)``, ``kind`` one of ``REPLAY_KINDS``,
@@ -129,7 +140,7 @@ class RunResult:
             return "infrastructure", outside
         if self.other_cassette is not None:
             return "unclean", f"replayed another cassette ({self.other_cassette})"
-        return report_replay(self.report, strict)
+        return report_replay(self.report, strict, self.new_calls_allowed)
 
     def _outside(self) -> str:
         """Why the run's end was not the agent's doing (infrastructure), or ``""``."""
@@ -182,6 +193,16 @@ class RunResult:
         return self.report.count("exhausted") if self.report is not None else 0
 
     @property
+    def new_calls(self) -> int:
+        """Calls answered live under a new-calls policy (outcome ``new``)."""
+        return self.report.count("new") if self.report is not None else 0
+
+    @property
+    def pinned(self) -> int:
+        """Calls a pinned fixture answered (outcome ``pinned``)."""
+        return self.report.count("pinned") if self.report is not None else 0
+
+    @property
     def repeated_calls(self) -> int:
         """Calls of a key beyond its first call (summed over the report's ``repeats``)."""
         return self.report.repeated_calls if self.report is not None else 0
@@ -192,8 +213,10 @@ class RunResult:
 
     def to_json(self, strict: bool = False) -> dict[str, Any]:
         """``{"run", "status", "passed", "exit_code", "duration_s", "isolation", "calls",
-        "hits", "misses", "exhausted", "repeated_calls", "unused_seqs", "blocked",
-        "call_log", "report", "stdout", "stderr", "stderr_tail", "error", "uncovered",
+        "hits", "misses", "exhausted", "new_calls", "pinned", "repeated_calls", "unused_seqs",
+        "blocked",
+        "call_log", "report", "stdout", "stderr", "stdout_tail", "stderr_tail", "error",
+        "uncovered",
         "output_dropped": {"stdout", "stderr"} (bytes), "left_behind", "replay",
         "replay_why"}`` (paths as strings or null; ``replay`` and ``replay_why``:
         ``replay(strict)``)."""
@@ -213,6 +236,8 @@ class RunResult:
             "hits": self.hits,
             "misses": self.misses,
             "exhausted": self.exhausted,
+            "new_calls": self.new_calls,
+            "pinned": self.pinned,
             "repeated_calls": self.repeated_calls,
             "unused_seqs": self.unused_seqs,
             "blocked": self.blocked,
@@ -222,6 +247,7 @@ class RunResult:
             else None,
             "stdout": path(self.stdout),
             "stderr": path(self.stderr),
+            "stdout_tail": self.stdout_tail,
             "stderr_tail": self.stderr_tail,
             "error": self.error,
             "uncovered": self.uncovered,
@@ -252,6 +278,8 @@ class RunsResult:
         not_covered: what the isolation in force does not cut off, one phrase each
             (``_isolation.Isolation.not_covered``).
         jobs: how many runs ran at once, ``None`` when not said.
+        options: the ``LoopOptions`` the runs ran with (the new-calls policy, where the
+            new calls went, the fixtures), ``None`` when not said.
     """
 
     cassette: Path
@@ -265,6 +293,7 @@ class RunsResult:
     source_format: str = "cassette"
     not_covered: tuple[str, ...] = ()
     jobs: int | None = None
+    options: Any = None
 
     @property
     def completed(self) -> list[RunResult]:

@@ -6,7 +6,11 @@ then a 200 stays a 429 then a 200); past the last one the ``repeat`` policy deci
 ``"error"`` (default) raises ``ReplayExhausted``, ``"last"`` serves the last recording
 again. A recorded ``error`` is raised as ``ToolError`` (``acall``: a recorded cancellation
 waits to be cancelled again). A codec gives typed responses back. A miss raises
-``CassetteMiss`` with the nearest recorded calls of the same tool.
+``CassetteMiss`` with the nearest recorded calls of the same tool; under a ``new_calls``
+policy other than ``"error"`` it (and a call past the last recording) is a new call
+instead: logged ``new`` and raised as ``NewCall`` for the wrapper to answer live
+(``new_calls.py``). A call a pinned fixture answered is logged ``pinned``
+(``note_pinned``; ``fixtures.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ..keys.normalize import NormalizationRules, rules_of
 from ..keys.replay_key import KeyIndex, is_repeated, lookup_key
 from ..scan.redact import Redactor
 from ._miss_shown import shown_miss
+from .new_calls import NewCall, check_policy
 from .report import CallRecord, KeyRepeat, Miss, ReplayReport
 
 if TYPE_CHECKING:
@@ -44,6 +49,9 @@ class Replayer:
         redactor: the redaction applied to live args that miss, so a cassette redacted
             after recording still matches the real call (default: ``Redactor()``, the
             scan with no config).
+        new_calls: ``"error"`` (a miss raises ``CassetteMiss``), or ``"report"`` /
+            ``"record"``: a call never recorded, or past the last recording of its key,
+            is logged as a new call and raises ``NewCall`` (``new_calls.py``).
         codec: gives typed values back (``codec.py``): live args are encoded by it
             before they are looked up, and a response recorded with ``response_types``
             is decoded to its types (``None``: the recorded JSON as it is).
@@ -51,7 +59,7 @@ class Replayer:
             whatever ``repeat`` says (the MCP stand-in's read-only tools).
 
     Raises:
-        ValueError: an unknown ``repeat`` policy.
+        ValueError: an unknown ``repeat`` or ``new_calls`` policy.
         CassetteFormatError: ``cassette`` is a path that cannot be loaded.
     """
 
@@ -61,9 +69,11 @@ class Replayer:
         repeat: str = "error",
         rules: NormalizationRules | None = None,
         redactor: Redactor | None = None,
+        new_calls: str = "error",
         codec: Codec | None = None,
         repeat_last: Collection[str] = (),
     ) -> None:
+        self.new_calls = check_policy(new_calls)
         if repeat not in REPEAT_POLICIES:
             raise ValueError(f"unknown repeat policy {repeat!r}; expected 'error' or 'last'")
         if not isinstance(cassette, Cassette):
@@ -83,6 +93,9 @@ class Replayer:
         self._served: set[int] = set()
         self._log: list[CallRecord] = []
         self._misses: list[Miss] = []
+        self._new: list[Miss] = []
+        #: where the ``record`` new-calls policy writes the new calls (set by the wrapper)
+        self.new_cassette: str | None = None
         #: called after each call is logged, under the lock (so in call order), with the
         #: call, its miss (or ``None``) and its key's recorded count: the report journal
         self.listeners: list[Callable[[CallRecord, Miss | None, int], None]] = []
@@ -91,7 +104,7 @@ class Replayer:
         """Log ``call`` (and ``miss``) and tell the listeners. Under ``_lock``."""
         self._log.append(call)
         if miss is not None:
-            self._misses.append(miss)
+            (self._new if call.outcome == "new" else self._misses).append(miss)
         for listener in self.listeners:
             listener(call, miss, recorded)
 
@@ -151,6 +164,7 @@ class Replayer:
         Raises:
             CassetteMiss: the key was never recorded (with the nearest candidates).
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
+            NewCall: either of those under a ``new_calls`` policy other than ``"error"``.
         """
         __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
         key = lookup_key(self._index, self.rules, self.redactor, tool, args)
@@ -162,11 +176,21 @@ class Replayer:
                 # the message, the report and the commands show no live secret (issue 26)
                 shown, cands = shown_miss(self.cassette, self.rules, self.redactor, tool, args)
                 miss = Miss(tool, dig, copy.deepcopy(shown), tuple(cands))
+                if self.new_calls != "error":
+                    self._logged(CallRecord(n, tool, dig, None, "new"), miss)
+                    raise NewCall(tool, dig, shown, cands)
                 self._logged(CallRecord(n, tool, dig, None, "miss"), miss)
                 raise CassetteMiss(tool, dig, shown, cands)
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
+                if self.repeat == "error" and self.new_calls != "error":
+                    from ..scan.masking import mask_value  # as _miss_shown: on a miss only
+
+                    shown = mask_value(self.redactor.redact_args(tool, args))
+                    new = Miss(tool, dig, copy.deepcopy(shown))
+                    self._logged(CallRecord(n, tool, dig, None, "new"), new, len(recorded))
+                    raise NewCall(tool, dig, shown, [])
                 if self.repeat == "error" and tool not in self.repeat_last:
                     self._logged(CallRecord(n, tool, dig, None, "exhausted"), None, len(recorded))
                     seqs = [self.cassette.seq(i) for i in recorded]
@@ -180,6 +204,12 @@ class Replayer:
             outcome = "error" if entry.is_error else "hit"
             self._logged(CallRecord(n, tool, dig, entry.seq, outcome), None, len(recorded))
         return entry
+
+    def note_pinned(self, tool: str, digest: str) -> None:
+        """Log a call that a pinned fixture answered (outcome ``pinned``, no seq: the
+        answer is not this cassette's; ``fixtures.py``)."""
+        with self._lock:
+            self._logged(CallRecord(len(self._log) + 1, tool, digest, None, "pinned"))
 
     def report(self) -> dict[str, Any]:
         """The replay report as JSON data (``ReplayReport.to_json()`` of
@@ -211,4 +241,6 @@ class Replayer:
                 repeats=repeats,
                 misses=tuple(self._misses),
                 calls=tuple(self._log),
+                new_calls=tuple(self._new) if self.new_calls != "error" else None,
+                new_cassette=self.new_cassette,
             )

@@ -13,7 +13,13 @@ their calls renumbered in order, misses, repeats and unused seqs joined). The JS
      "unused_seqs": [int], "repeats": [{"tool", "digest", "calls", "recorded"}],
      "misses": [{"tool", "digest", "args", "nearest": [candidate]}],
      "calls": [{"n", "tool", "digest", "seq": int | None,
-                "outcome": "hit" | "miss" | "exhausted" | "error"}]}
+                "outcome": "hit" | "miss" | "exhausted" | "error" | "new" | "pinned"}],
+     "new_calls": [{"tool", "digest", "args", "nearest"}], "new_cassette": path or None}
+
+``new_calls`` and ``new_cassette`` are there only when the replay ran under a new-calls
+policy other than ``error`` (``new_calls.py``): the calls answered live, each with its
+nearest recorded calls as a miss has them, and where ``record`` writes them (made at the
+first new call: a run with none leaves no file).
 
 Reading is lenient about what may be left out (a field absent takes its default: a call's
 ``n`` its position, ``digest`` ``""``, ``seq`` ``None``) and strict about what is there: a
@@ -36,8 +42,10 @@ from ..format.errors import CassetteError
 JOURNAL_SUFFIX = ".journal"
 
 #: what a call's ``outcome`` says: served (``hit``), a recorded error served (``error``),
-#: never recorded (``miss``), past the last recording of its key (``exhausted``)
-OUTCOMES = ("hit", "error", "miss", "exhausted")
+#: never recorded (``miss``), past the last recording of its key (``exhausted``), either of
+#: those answered live under a new-calls policy (``new``), answered by a pinned fixture
+#: (``pinned``)
+OUTCOMES = ("hit", "error", "miss", "exhausted", "new", "pinned")
 
 
 class ReplayReportError(CassetteError, ValueError):
@@ -131,6 +139,9 @@ class ReplayReport:
         misses: the calls never recorded, in call order.
         calls: every call in order; ``None`` when the report has no ``calls`` (a
             recorder's report).
+        new_calls: the calls answered live under a new-calls policy, in call order;
+            ``None`` when the replay ran under ``error`` (no such policy).
+        new_cassette: where the ``record`` policy writes the new calls, else ``None``.
         extra: the report's other fields, kept as they were.
     """
 
@@ -143,6 +154,8 @@ class ReplayReport:
     misses: tuple[Miss, ...] = ()
     calls: tuple[CallRecord, ...] | None = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    new_calls: tuple[Miss, ...] | None = None
+    new_cassette: str | None = None
 
     # -- what readers ask ----------------------------------------------------------------
     def count(self, *outcomes: str) -> int:
@@ -172,6 +185,14 @@ class ReplayReport:
             "repeats": [r.to_json() for r in self.repeats],
             "misses": [m.to_json() for m in self.misses],
             "calls": None if self.calls is None else [c.to_json() for c in self.calls],
+            **(
+                {}
+                if self.new_calls is None
+                else {
+                    "new_calls": [m.to_json() for m in self.new_calls],
+                    "new_cassette": self.new_cassette,
+                }
+            ),
             **self.extra,
         }
 
@@ -234,7 +255,10 @@ class ReplayReport:
 
 
 #: the report fields the schema names (the rest go to ``extra``)
-_FIELDS = ("mode", "cassette", "entries", "used", "unused_seqs", "repeats", "misses", "calls")
+_FIELDS = (
+    "mode", "cassette", "entries", "used", "unused_seqs", "repeats", "misses", "calls",
+    "new_calls", "new_cassette",
+)  # fmt: skip
 
 
 class _Reader:
@@ -315,6 +339,7 @@ def _from_journal(
     keys: dict[tuple[Any, str, str], list[int]] = {}
     calls: list[CallRecord] = []
     misses: list[Miss] = []
+    new: list[Miss] = []
     for i, event in enumerate(events):
         where = f"line {i + 1}: "
         header = event.get("header")
@@ -333,10 +358,11 @@ def _from_journal(
         calls.append(CallRecord(len(calls) + 1, call.tool, call.digest, call.seq, call.outcome))
         miss = event.get("miss")
         if isinstance(miss, Mapping):
-            misses.append(_miss(r, where + "miss.", miss))
+            (new if call.outcome == "new" else misses).append(_miss(r, where + "miss.", miss))
         if call.outcome in ("hit", "error") and call.seq is not None:
             served.setdefault(cassette, set()).add(call.seq)
-        if call.outcome != "miss":
+        # a key never recorded (a miss, a new call of one, a pinned call) is no repeat
+        if call.outcome not in ("miss", "pinned") and event.get("recorded") != 0:
             recorded = event.get("recorded")
             count = keys.setdefault((cassette, call.tool, call.digest), [0, 0])
             count[0] += 1
@@ -358,6 +384,9 @@ def _from_journal(
         misses=tuple(misses),
         calls=tuple(calls),
         extra=dict(report.extra) if report is not None else {},
+        new_calls=tuple(new)
+        if new or (report is not None and report.new_calls is not None)
+        else None,
     )
 
 
@@ -410,6 +439,10 @@ def _one(r: _Reader, data: Mapping[str, Any], where: str) -> ReplayReport:
         misses=tuple(_miss(r, at, row) for at, row in r.objects(data, "misses", where)),
         calls=calls,
         extra={k: v for k, v in data.items() if k not in _FIELDS} if not where else {},
+        new_calls=None
+        if r.rows(data, "new_calls", where) is None
+        else tuple(_miss(r, at, row) for at, row in r.objects(data, "new_calls", where)),
+        new_cassette=r.text(data, "new_cassette", where, None),
     )
 
 
@@ -436,4 +469,8 @@ def _joined(r: _Reader, data: Mapping[str, Any], wrappers: list[Any]) -> ReplayR
         repeats=tuple(x for p in parts for x in p.repeats),
         misses=tuple(m for p in parts for m in p.misses),
         calls=tuple(calls),
+        new_calls=None
+        if all(p.new_calls is None for p in parts)
+        else tuple(m for p in parts for m in p.new_calls or ()),
+        new_cassette=next((p.new_cassette for p in parts if p.new_cassette), None),
     )

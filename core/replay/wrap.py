@@ -4,7 +4,9 @@ docs/format.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay`
 default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
 report goes as JSON: written when the wrapper is created, kept current as the run goes,
 and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``
-(normalization config).
+(normalization config); ``CASSETTE_NEW_CALLS`` and ``CASSETTE_NEW_PATH`` (what a replay
+does with a call never recorded: ``new_calls.py``), ``CASSETTE_FIXTURES`` (pinned fixtures
+answering their keys first: ``fixtures.py``).
 """
 
 from __future__ import annotations
@@ -13,17 +15,30 @@ import atexit
 import functools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import load
-from ..format.constants import ENV_CLAIM, ENV_CONFIG, ENV_MODE, ENV_PATH, ENV_REPORT, MODES
+from ..format.constants import (
+    ENV_CLAIM,
+    ENV_CONFIG,
+    ENV_FIXTURES,
+    ENV_MODE,
+    ENV_NEW_CALLS,
+    ENV_NEW_PATH,
+    ENV_PATH,
+    ENV_REPORT,
+    MODES,
+)
+from ..format.entry import Entry
 from ..keys.config import ProjectConfig
 from ..scan.redact import Redactor, record_redactor
 from ..scan.redact_config import load_secret_config
 from . import recorder_registry
+from .fixtures import PinnedFixtures
+from .new_calls import LiveNewCalls, NewCall, check_policy, new_cassette_path
 from .recorder import Recorder, _is_async
 from .replayer import Replayer
 from .report_sink import ReportSink, attach, warn_at_exit
@@ -33,8 +48,9 @@ if TYPE_CHECKING:
 
 
 class _LiveCounter:
-    def __init__(self) -> None:
+    def __init__(self, pinned: PinnedFixtures | None = None) -> None:
         self.calls = 0
+        self.pinned = pinned
         self._lock = threading.Lock()
 
     def count(self) -> None:
@@ -42,7 +58,42 @@ class _LiveCounter:
             self.calls += 1
 
     def report(self) -> dict[str, Any]:
-        return {"mode": "live", "cassette": None, "calls": self.calls}
+        """``{"mode": "live", "cassette": None, "calls"}``, and ``"pinned"`` (calls the
+        fixtures answered) when there are fixtures."""
+        report: dict[str, Any] = {"mode": "live", "cassette": None, "calls": self.calls}
+        if self.pinned is not None:
+            report["pinned"] = self.pinned.served
+        return report
+
+
+@dataclass(frozen=True)
+class _Overlay:
+    """What a wrapper adds around its mode: the new-calls policy, where ``record`` writes
+    the new calls, and the pinned fixtures."""
+
+    new_calls: str = "error"
+    new_path: str | Path | None = None
+    fixtures: tuple[str | Path, ...] = ()
+
+
+def _overlay(
+    new_calls: str | None, new_path: str | Path | None, fixtures: Sequence[str | Path] | None
+) -> _Overlay:
+    """The arguments, else ``CASSETTE_NEW_CALLS``, ``CASSETTE_NEW_PATH``,
+    ``CASSETTE_FIXTURES`` (``os.pathsep``-joined, empty parts skipped)."""
+    policy = new_calls if new_calls is not None else os.environ.get(ENV_NEW_CALLS) or "error"
+    try:
+        policy = check_policy(policy)
+    except ValueError:
+        where = "new_calls=" if new_calls is not None else f"{ENV_NEW_CALLS}="
+        raise ValueError(f"{where}{policy!r}: expected one of error, report, record") from None
+    if fixtures is None:
+        fixtures = [p for p in os.environ.get(ENV_FIXTURES, "").split(os.pathsep) if p]
+    return _Overlay(
+        policy,
+        new_path if new_path is not None else os.environ.get(ENV_NEW_PATH) or None,
+        tuple(fixtures),
+    )
 
 
 def wrap_dispatcher(
@@ -55,6 +106,9 @@ def wrap_dispatcher(
     repeat: str = "error",
     overwrite: bool = False,
     codec: Codec | None = None,
+    new_calls: str | None = None,
+    new_path: str | Path | None = None,
+    fixtures: Sequence[str | Path] | None = None,
 ) -> Callable[[str, Any], Any]:
     """Wrap a tool dispatcher ``dispatch(tool, args) -> response`` for record, replay or
     live use. A coroutine function gives a coroutine function back.
@@ -81,6 +135,16 @@ def wrap_dispatcher(
         codec: record and replay typed values (a dataclass, a pydantic model, a
             ``datetime``...): ``codec.BUILTIN_CODEC``, or a ``TypeCodec`` with the user's
             types (docs/format.md, "Typed values"); ``None``: only JSON is recorded.
+        new_calls: replay mode: what a call never recorded (or past the last recording
+            of its key) gets: ``"error"`` (raise), ``"report"`` (answered by ``dispatch``
+            live, written nowhere) or ``"record"`` (answered live and appended to
+            ``new_path``); the report lists them as new calls (``new_calls.py``).
+            Default: ``CASSETTE_NEW_CALLS``, else ``"error"``.
+        new_path: where ``"record"`` writes the new calls (a new file, made at the first
+            one); default ``CASSETTE_NEW_PATH``, else ``NAME.new-<UTC>.jsonl`` beside
+            the cassette.
+        fixtures: pinned fixture cassettes that answer their keys first, in every mode
+            (``fixtures.py``); default ``CASSETTE_FIXTURES`` (``os.pathsep``-joined).
 
     Record mode joins the recording of the same file already open in this process
     (``recorder_registry``: an agent and its sub-agent wrapping their own dispatchers, or
@@ -95,15 +159,19 @@ def wrap_dispatcher(
     run at exit).
 
     Raises:
-        ValueError: an unknown mode or repeat policy, or no path for record/replay.
-        FileExistsError: record mode on an existing cassette without ``overwrite``.
-        CassetteFormatError: replay of a missing or malformed cassette, or a bad config.
+        ValueError: an unknown mode, repeat or new-calls policy, or no path for
+            record/replay.
+        FileExistsError: record mode on an existing cassette without ``overwrite``; (at
+            the first new call) ``new_path`` exists.
+        CassetteFormatError: replay of a missing or malformed cassette, a fixture that
+            cannot be loaded, or a bad config.
         ReportPathError: the report file cannot be written.
     """
     is_async = _is_async(dispatch)
     # no mode given: the wrapper follows the environment, read again at each call
     follows = mode is None
     binding = _Binding(dispatch, mode, path, report, config, repeat, overwrite, is_async, codec)
+    binding.overlay_args = (new_calls, new_path, fixtures)
     bound = binding.bind(binding.wanted())  # at once: a bad setting raises here
 
     if is_async:
@@ -169,6 +237,8 @@ class _Binding:
         self.mode, self.path, self.report, self.config = mode, path, report, config
         self.repeat, self.overwrite, self.is_async = repeat, overwrite, is_async
         self.outer: Any = None
+        #: ``new_calls``, ``new_path``, ``fixtures`` as given (``None``: the environment)
+        self.overlay_args: tuple[Any, Any, Any] = (None, None, None)
         self.bound: _Bound
         self._token = _environment_token()
         self._lock = threading.Lock()
@@ -185,9 +255,10 @@ class _Binding:
         mode, path, report, config = wanted
         if mode not in MODES:
             raise ValueError(f"unknown {ENV_MODE} {mode!r}; expected one of: record, replay, live")
+        overlay = _overlay(*self.overlay_args)
         engine, call, close = _engine(
             self.dispatch, mode, path, config, self.repeat, self.overwrite, self.is_async,
-            self.codec,
+            overlay, self.codec,
         )  # fmt: skip
         if report is not None:
             try:
@@ -245,17 +316,36 @@ def _engine(
     repeat: str,
     overwrite: bool,
     is_async: bool,
+    overlay: _Overlay = _Overlay(),
     codec: Codec | None = None,
 ) -> tuple[Any, Any, Callable[[], None]]:
-    """The engine of ``mode`` (a live call counter, a recorder, a replayer), the dispatcher
-    it makes of ``dispatch`` and how to close it. Record mode joins the recording of
-    ``path`` open in this process, if any (``recorder_registry``)."""
-    if mode == "live":
+    """The engine of ``mode`` (a live call counter, a recorder, a replayer), the
+    dispatcher it makes of ``dispatch`` (pinned fixtures first, when given) and what
+    closes them. Record mode joins the recording of ``path`` open in this process, if any
+    (``recorder_registry``)."""
+    if mode != "replay" and overlay.new_calls != "error":
+        raise ValueError(f"new_calls={overlay.new_calls!r} applies to replay mode only")
+    if mode == "live" and not overlay.fixtures:
         counter = _LiveCounter()
-        return counter, _counted(dispatch, counter, is_async), lambda: None
-    if path is None:
+        return counter, _counted(dispatch, counter, is_async), _nothing
+    if path is None and mode != "live":
         raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
     project = ProjectConfig.load(config)
+    rules = project.rules()
+    redaction = load_secret_config(project)
+    pinned = (
+        PinnedFixtures(overlay.fixtures, rules, Redactor(redaction), codec)
+        if overlay.fixtures
+        else None
+    )
+    if mode == "live":
+        counter = _LiveCounter(pinned)
+        return (
+            counter,
+            _counted(_pinned_first(dispatch, pinned, is_async), counter, is_async),
+            _nothing,
+        )
+    assert path is not None
     if mode == "record":
         claim = os.environ.get(ENV_CLAIM) or None  # the file the record job made for it
 
@@ -263,17 +353,30 @@ def _engine(
             return open_recorder(path, project, overwrite=overwrite, claim=claim, codec=codec)
 
         recording = recorder_registry.acquire(path, open_new)
+        # the pinned answers are recorded too: the recording is what the agent saw
         return (
             recording,
-            recording.wrap(dispatch),
+            recording.wrap(_pinned_first(dispatch, pinned, is_async)),
             functools.partial(recorder_registry.release, path, recording),
         )
-    redaction = load_secret_config(project)
     replayer = Replayer(
-        load(path, rules=project.rules()), repeat=repeat, redactor=Redactor(redaction),
+        load(path, rules=rules),
+        repeat=repeat,
+        redactor=Redactor(redaction),
+        new_calls=overlay.new_calls,
         codec=codec,
-    )  # fmt: skip
-    return replayer, _replayed(replayer, is_async), lambda: None
+    )
+    live = None
+    if overlay.new_calls != "error":
+        target = overlay.new_path if overlay.new_path is not None else new_cassette_path(path)
+        live = LiveNewCalls(overlay.new_calls, target, rules, record_redactor(redaction), codec)
+        replayer.new_cassette = str(target) if overlay.new_calls == "record" else None
+    close = live.close if live is not None else _nothing
+    return replayer, _replayed(replayer, is_async, dispatch, pinned, live), close
+
+
+def _nothing() -> None:
+    """Nothing to close."""
 
 
 def open_recorder(
@@ -330,19 +433,79 @@ def _counted(dispatch: Callable[[str, Any], Any], counter: _LiveCounter, is_asyn
     return wrapped_sync
 
 
-def _replayed(replayer: Replayer, is_async: bool) -> Any:
-    """A dispatcher served by ``replayer`` (a coroutine function when ``is_async``)."""
+def _pinned_first(
+    dispatch: Callable[[str, Any], Any], pinned: PinnedFixtures | None, is_async: bool
+) -> Any:
+    """``dispatch``, but a call a pinned fixture holds gets the pinned answer."""
+    if pinned is None:
+        return dispatch
+    if is_async:
+
+        async def pinned_async(tool: str, args: Any) -> Any:
+            __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
+            found = pinned.answer(tool, args)
+            if found is not None:
+                return pinned.value(found[1])  # a pinned error is raised as ToolError
+            return await dispatch(tool, args)
+
+        return pinned_async
+
+    def pinned_sync(tool: str, args: Any) -> Any:
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
+        found = pinned.answer(tool, args)
+        if found is not None:
+            return pinned.value(found[1])
+        return dispatch(tool, args)
+
+    return pinned_sync
+
+
+def _replayed(
+    replayer: Replayer,
+    is_async: bool,
+    dispatch: Callable[[str, Any], Any],
+    pinned: PinnedFixtures | None = None,
+    live: LiveNewCalls | None = None,
+) -> Any:
+    """A dispatcher served by ``replayer`` (a coroutine function when ``is_async``): a
+    pinned fixture's key by the fixture (logged ``pinned``), a new call by ``live``
+    (``dispatch`` live; logged ``new`` by the replayer), never ``dispatch`` otherwise."""
+
+    def pinned_answer(tool: str, args: Any) -> Entry | None:
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
+        found = pinned.answer(tool, args) if pinned is not None else None
+        if found is None:
+            return None
+        replayer.note_pinned(tool, found[0][1])
+        return found[1]
+
     if is_async:
 
         async def replayed_async(tool: str, args: Any) -> Any:
             __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
-            return await replayer.acall(tool, args)  # a recorded cancellation waits for one
+            entry = pinned_answer(tool, args)
+            if entry is not None:
+                return pinned.value(entry)  # type: ignore[union-attr]
+            try:
+                return await replayer.acall(tool, args)  # a recorded cancellation waits
+            except NewCall:
+                if live is None:
+                    raise
+            return await live.aanswer(dispatch, tool, args)
 
         return replayed_async
 
     def replayed(tool: str, args: Any) -> Any:
         __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
-        return replayer(tool, args)
+        entry = pinned_answer(tool, args)
+        if entry is not None:
+            return pinned.value(entry)  # type: ignore[union-attr]
+        try:
+            return replayer(tool, args)
+        except NewCall:
+            if live is None:
+                raise
+        return live.answer(dispatch, tool, args)
 
     return replayed
 

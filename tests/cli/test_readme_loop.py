@@ -65,3 +65,9 @@ def test_readme_loop_command(demo_root: Path, command: str, status: int) -> None
         assert (demo_root / "fixtures" / "read_file-eec0474a17810727.jsonl").is_file()
     if "gate" in command and "--flaky" in command:
         assert "after the tool layer" in done.stdout
+    if "--new-calls" in command:  # the README's worked example of the replay policies
+        assert "new calls (answered live, " in done.stdout and "· 1 new ·" in done.stdout
+    if "--new-calls record" in command:
+        assert (demo_root / "runs" / "new-calls.jsonl").is_file()
+    if "--fixture" in command:
+        assert "pinned  1 call answered by fixtures/read_file-e65440dfad324368.jsonl" in done.stdout

@@ -69,6 +69,23 @@ _JOBS = click.option(
     help="Replays at once (default: the CPUs this process may use, within a cgroup's "
     "quota; more make runs wait for a CPU and time out).",
 )
+
+
+def fixture_option(f: F) -> F:
+    """``--fixture PIN.jsonl`` (repeatable): pinned fixtures that answer their keys first
+    (``LoopOptions.fixtures``, ``CASSETTE_FIXTURES``)."""
+    return click.option(
+        "--fixture",
+        "fixtures",
+        metavar="PIN",
+        multiple=True,
+        type=click.Path(exists=True, dir_okay=False),
+        help="A pinned fixture (a cassette, as `pin` writes) whose calls answer their keys "
+        "first; every other call goes on as usual (repeatable; the first holding a key "
+        "answers it).",
+    )(f)
+
+
 #: the parameters ``loop_options`` gathers into one ``LoopOptions``
 _GATHERED = ("jobs", "timeout", "isolation", "runs_dir", "config")
 

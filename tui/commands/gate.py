@@ -23,6 +23,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_
 from rich.text import Text
 
 from ..text.gate import gate_lines, pick_pair
-from ._loop import agent_option, loop_options, run_cancellable
+from ._loop import agent_option, fixture_option, loop_options, run_cancellable
 from ._output import echo_json, fail, stdout_console
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ EXIT_FLAKY = EXIT_FINDINGS
     "--runs", "-n", type=click.IntRange(min=1), default=20, show_default=True,
     help="How many replays.",
 )  # fmt: skip
+@fixture_option
 @loop_options(jobs=True)
 @click.option(
     "--strict", is_flag=True,
@@ -75,6 +77,7 @@ def gate(
     cassette: str,
     agent: str | None,
     runs: int,
+    fixtures: tuple[str, ...],
     options: LoopOptions,
     strict: bool,
     as_json: bool,
@@ -96,6 +99,7 @@ def gate(
     from cassette_tui.core.loop.agent import resolve_agent
     from cassette_tui.core.loop.gate import GateResult, gate_job
 
+    options = replace(options, fixtures=fixtures)  # one flaky answer held in every run
     as_json = as_json or out_format == "json"
     with tempfile.TemporaryDirectory(prefix="cassette-swap-") as scratch:
         try:

@@ -33,6 +33,23 @@ from cassette_tui.core.format.errors import CassetteFormatError
 from ._options import config_option
 from ._output import json_text, safe
 
+
+def no_cassette(command: str, what: str) -> str:
+    """Why ``mcp COMMAND`` has no cassette, and how to pass one: the MCP SDK's stdio client
+    (``mcp.client.stdio``) starts a server with only ``HOME``, ``LOGNAME``, ``PATH``,
+    ``SHELL``, ``TERM`` and ``USER`` of the host's environment, so a ``CASSETTE_PATH``
+    exported in the host's shell never reaches this process."""
+    given = "-o FILE" if command == "record" else "CASSETTE"
+    return (
+        f"cassette-tui mcp {command}: no cassette to {what}: pass {given} "
+        f"or set {ENV_PATH}. An MCP host that starts this command over stdio (the MCP SDK's "
+        "stdio client) passes it only HOME, LOGNAME, PATH, SHELL, TERM and USER of its own "
+        f"environment: name the variable in the server's env=, e.g. StdioServerParameters("
+        f'command="cassette-tui", args=[...], env={{"{ENV_PATH}": "runs/git.jsonl"}}) (the '
+        'host\'s config: "env" of the server entry), or pass the path as an argument.'
+    )
+
+
 REPORT_HELP = f"Write the session report as JSON to this file (default: ${ENV_REPORT})."
 #: the modules of the MCP SDK that cassette_tui.core.mcp imports
 SDK_MODULES = ("mcp", "mcp_types", "anyio")
@@ -57,7 +74,7 @@ def mcp() -> None:
     "-o",
     "--output",
     envvar=ENV_PATH,
-    required=True,
+    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
     help="The cassette to create (never overwritten; default: $CASSETTE_PATH); {n} in the "
     "name is the first free number (runs/git-{n}.jsonl). The server facts go to RUN.mcp.json.",
@@ -86,7 +103,7 @@ def mcp() -> None:
 @config_option
 @click.argument("command", nargs=-1, required=False, type=click.UNPROCESSED)
 def record(
-    output: Path,
+    output: Path | None,
     report: str | None,
     grace: float,
     url: str | None,
@@ -98,6 +115,9 @@ def record(
     message between the host (this process's stdin/stdout) and the server unchanged; or,
     with --url, stand on a loopback port in front of a remote server over Streamable HTTP
     until interrupted (Ctrl-C, SIGTERM)."""
+    if output is None:  # an MCP host's stdio client passes few variables: say how
+        click.echo(no_cassette("record", "record to"), err=True)
+        sys.exit(EXIT_BAD_INPUT)
     _require_sdk("record")
     from cassette_tui.core.keys.config import ProjectConfig
     from cassette_tui.core.mcp.record import RecordingProxy
@@ -135,7 +155,9 @@ def record(
 
 
 @mcp.command("replay")
-@click.argument("cassette", envvar=ENV_PATH, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "cassette", envvar=ENV_PATH, required=False, type=click.Path(dir_okay=False, path_type=Path)
+)
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
 @click.option(
     "--repeat",
@@ -153,6 +175,11 @@ def record(
     help="The server-facts file (default: CASSETTE's name with .mcp.json).",
 )
 @click.option(
+    "--strict",
+    is_flag=True,
+    help="Recorded calls left unused fail the replay (exit 1; they are named either way).",
+)
+@click.option(
     "--http",
     "http",
     is_flag=True,
@@ -168,17 +195,22 @@ def record(
 )
 @config_option
 def replay(
-    cassette: Path,
+    cassette: Path | None,
     report: str | None,
     repeat: str,
     facts: Path | None,
+    strict: bool,
     http: bool,
     port: int,
     config: str | None,
 ) -> None:
     """Stand in for the recorded MCP server on stdin/stdout (or --http), offline:
     initialize and the list calls as recorded, each tools/call from CASSETTE (default:
-    $CASSETTE_PATH); a miss is a JSON-RPC error."""
+    $CASSETTE_PATH); a miss is a JSON-RPC error. At the end, recorded calls left unused
+    are named on stderr."""
+    if cassette is None:  # an MCP host's stdio client passes few variables: say how
+        click.echo(no_cassette("replay", "replay"), err=True)
+        sys.exit(EXIT_BAD_INPUT)
     _require_sdk("replay")
     from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.mcp.replay import ReplayServer
@@ -204,7 +236,12 @@ def replay(
         pass
     finally:
         _write_report(report, server.report())
-    sys.exit(EXIT_FINDINGS if server.missed else EXIT_CLEAN)
+    unused = server.replayer.replay_report().unused_seqs
+    if unused:  # named in every replay result; the host's stdout stays the protocol's
+        shown = ", ".join(map(str, unused[:20])) + (" ..." if len(unused) > 20 else "")
+        why = " (--strict: the replay fails)" if strict else ""
+        click.echo(f"cassette-tui mcp replay: unused entries: seq {shown}{why}", err=True)
+    sys.exit(EXIT_FINDINGS if server.missed or (strict and unused) else EXIT_CLEAN)
 
 
 def _require_sdk(command: str) -> None:

@@ -12,14 +12,15 @@ import Textual.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
 from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_FINDINGS
 
 from ..text.plural import plural
-from ..text.runs import cut_lines
-from ._loop import agent_option, loop_options, run_cancellable
+from ..text.runs import cut_lines, output_lines, recording_end_line
+from ._loop import agent_option, fixture_option, loop_options, run_cancellable
 from ._output import echo_json, fail, safe
 from .replay import run_line
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="Alignment of the diff.",
 )
+@fixture_option
 @loop_options(replay=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def record(
@@ -56,6 +58,7 @@ def record(
     output: str,
     against: str | None,
     align: str,
+    fixtures: tuple[str, ...],
     options: LoopOptions,
     as_json: bool,
 ) -> None:
@@ -72,6 +75,7 @@ def record(
     from cassette_tui.core.loop.agent import resolve_agent
     from cassette_tui.core.loop.record import record_job
 
+    options = replace(options, fixtures=fixtures)  # held fixed while the rest runs live
     try:
         command = resolve_agent(agent, options.config)
         old = open_cassette(against, rules=load_rules(options.config)) if against else None
@@ -116,7 +120,7 @@ def _print_record(
     diff: DiffResult | None,
 ) -> None:
     """What was recorded, how the agent ended (and what a stopped run kept), its last
-    stderr lines when it failed, then the diff against ``against``."""
+    lines of stdout and stderr when it failed, then the diff against ``against``."""
     run = result.run
     entries = len(result.cassette) if result.cassette is not None else 0
     click.echo(f"record  {safe(output)}: {plural(entries, 'entry')}")
@@ -125,14 +129,13 @@ def _print_record(
         click.echo(f"        {safe(run.error)}")
     for line in cut_lines(run):
         click.echo(f"        {line}")
-    if entries and (not run.passed or result.cancelled):
-        click.echo(
-            f"        kept: the {plural(entries, 'entry')} recorded before it "
-            f"{'was stopped' if result.cancelled else 'failed'} stay in {safe(output)}"
-        )
-    if not run.passed and run.stderr_tail:
-        for line in run.stderr_tail.splitlines()[-5:]:
-            click.echo(f"  {safe(line)}")
+    end = recording_end_line(run, entries, result.cancelled, output)
+    if end is not None:
+        click.echo(f"        {end}")
+    if not run.passed:  # where the agent says why it failed
+        for stream in ("stdout", "stderr"):
+            for line in output_lines(run, stream):
+                click.echo(line)
     if diff is not None and against is not None:
         from .diff import _print_human
 

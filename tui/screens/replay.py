@@ -77,9 +77,13 @@ class MissRows:
 
 
 #: how the replay screen styles the report's lines, by kind (the rest plain)
-REPORT_STYLES = {"no_replay": "bold", "call_log": "dim", "stderr": "dim", "files": "dim"}
-#: how many of the agent's last stderr lines the screen shows (the command: 8)
-STDERR_LINES = 4
+REPORT_STYLES = {
+    "no_replay": "bold", "call_log": "dim", "stdout": "dim", "stderr": "dim", "files": "dim",
+    "new": "bold",
+}  # fmt: skip
+#: how many of the agent's last lines of stdout, and of stderr, the screen shows (the
+#: command: 10)
+STDERR_LINES = 5
 
 
 def report_line(line: ReportLine) -> Text:
@@ -136,6 +140,8 @@ class ReplayScreen(LoopJobScreen):
         super().__init__()
         self.result: ReplayResult | None = None
         self.rows = MissRows([])
+        #: recorded calls left unused fail the replay (``s``; ``replay --strict``)
+        self.strict = False
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="replay-report"):
@@ -175,7 +181,7 @@ class ReplayScreen(LoopJobScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="replay")
     def run_replay(self, path: Any, token: CancelToken) -> None:
         session = self.session
-        job = replay_job(path, self.agent, self.loop_options(), token=token)
+        job = replay_job(path, self.agent, self.loop_options(), token=token, strict=self.strict)
         try:
             result = run_job(job, self.post_progress)
         except Exception as exc:  # noqa: BLE001 - shown on the screen
@@ -255,6 +261,20 @@ class ReplayScreen(LoopJobScreen):
             return
         label = f"A recorded {self.a_name()} · B the replay's call log ({result.run.status})"
         self.open_side_by_side(self.session.a, log, label)
+
+    def action_strict(self) -> None:
+        """Toggle ``--strict`` for this result and the next replay: the verdict changes,
+        the run is not repeated (unused recordings are named either way)."""
+        self.strict = not self.strict
+        if self.result is not None:
+            self.result.strict = self.strict
+            self.query_one("#replay-text", Static).update(self._report())
+        self.app.notify(
+            "strict: recorded calls left unused fail the replay"
+            if self.strict
+            else "not strict: recorded calls left unused are named, not failed",
+            timeout=3,
+        )
 
     def action_again(self) -> None:
         if self.running:

@@ -18,7 +18,7 @@ from cassette_tui.core.scan.masking import mask_at, mask_value
 
 from .plural import plural
 from .report import ReportLine
-from .runs import cut_lines, files_text, run_line
+from .runs import cut_lines, files_text, output_lines, run_line
 from .safe import safe, tool_text
 
 __all__ = ["cut_lines", "run_line"]  # one run in lines (tui/text/runs.py), re-exported
@@ -52,7 +52,9 @@ def isolation_line(isolation: str, blocked: list[dict[str, Any]]) -> str:
     (``GUARD_WORDS``); the guard that never loaded says the network was on, one that
     did not reach every process says so (``PARTIAL_WORDS``)."""
     line = f"network: off ({isolation})"
-    if isolation == "guard":
+    if isolation.startswith("none"):
+        line = "network: ON: new calls go to the live tools (--new-calls)"
+    elif isolation == "guard":
         line = GUARD_WORDS
     elif isolation == "guard (partial)":
         line = PARTIAL_WORDS
@@ -108,10 +110,41 @@ def calls_line(run: RunResult) -> str:
     entries = report.entries if report is not None else None
     used = report.used if report is not None and report.used is not None else "?"
     of = plural(entries, "entry") if entries is not None else "? entries"
+    more = "".join(
+        f" · {n} {word}" for n, word in ((run.new_calls, "new"), (run.pinned, "pinned")) if n
+    )
     return (
         f"calls {run.calls or 0}: {plural(run.hits, 'hit')} · {plural(run.misses, 'miss')} · "
-        f"{run.exhausted} past the last recording · {used} of {of} used"
+        f"{run.exhausted} past the last recording{more} · {used} of {of} used"
     )
+
+
+def new_call_lines(result: ReplayResult) -> list[str]:
+    """The calls answered live under ``--new-calls`` (each with its nearest recorded
+    call), and where ``record`` wrote them: ``new calls (answered live, recorded to
+    fail.new-20261203T210405Z.jsonl):``."""
+    run = result.run
+    found = list(run.report.new_calls or ()) if run.report is not None else []
+    if not found:
+        return []
+    where = "not written: --new-calls report"
+    if result.new_calls_policy == "record":
+        written = result.new_cassette
+        where = f"recorded to {safe(written)}" if written is not None else "NOT recorded"
+    lines = [f"new calls (answered live, {where}):"]
+    for m in found:
+        lines.append(f"  {miss_line(m)}")
+        lines.extend(nearest_lines(m, "    "))
+    return lines
+
+
+def fixture_line(result: ReplayResult) -> str | None:
+    """``pinned  2 calls answered by check_budget-9f2c.jsonl`` (``--fixture``), or
+    ``None`` without a fixture."""
+    if not result.fixtures:
+        return None
+    names = ", ".join(safe(f) for f in result.fixtures)
+    return f"pinned  {plural(result.run.pinned, 'call')} answered by {names}"
 
 
 def repeat_lines(run: RunResult) -> list[str]:
@@ -191,13 +224,15 @@ def exhausted_lines(run: RunResult) -> list[str]:
     ]
 
 
-def unused_line(run: RunResult) -> str | None:
-    """``unused entries: seq 1, 2, 3`` (the first 20), or ``None``."""
+def unused_line(run: RunResult, strict: bool = False) -> str | None:
+    """``unused entries: seq 1, 2, 3`` (the first 20; with ``strict``: ``(--strict: the
+    replay fails)``), or ``None``."""
     unused = run.unused_seqs
     if not unused:
         return None
     shown = ", ".join(map(str, unused[:20])) + (" ..." if len(unused) > 20 else "")
-    return f"unused entries: seq {shown}"
+    why = " (--strict: the replay fails)" if strict else ""
+    return f"unused entries: seq {shown}{why}"
 
 
 def no_replay_lines(run: RunResult) -> list[str]:
@@ -226,11 +261,12 @@ def replay_head(name: str, agent: str, runs_result: RunsResult | None = None) ->
 CANCELLED_NOTE = "  (cancelled: the agent was stopped)"
 
 
-def replay_lines(result: ReplayResult, name: str, stderr_count: int = 8) -> list[ReportLine]:
+def replay_lines(result: ReplayResult, name: str, stderr_count: int = 10) -> list[ReportLine]:
     """Every line of a replay's report, in order: the one builder of ``cassette-tui
     replay`` (which prints each ``line.text``) and the app's replay screen (which styles
     them by kind and shows the ``"miss"`` lines as rows). ``name``: the cassette as the
-    user named it; ``stderr_count``: how many of the agent's last stderr lines."""
+    user named it; ``stderr_count``: how many of the agent's last lines of stdout and
+    of stderr."""
     run = result.run
     status = run_line(run)
     if result.runs_result.cancelled and not (run.status == "cancelled" and run.error):
@@ -244,6 +280,9 @@ def replay_lines(result: ReplayResult, name: str, stderr_count: int = 8) -> list
     lines.extend(ReportLine("cut", line) for line in cut_lines(run))
     if run.report is not None:
         lines.append(ReportLine("calls", calls_line(run)))
+    pinned = fixture_line(result)
+    if pinned:
+        lines.append(ReportLine("pinned", pinned))
     lines.extend(ReportLine("no_replay", line) for line in no_replay_lines(run))
     if run.report is not None:
         lines.extend(ReportLine("repeat", line) for line in repeat_lines(run))
@@ -254,12 +293,19 @@ def replay_lines(result: ReplayResult, name: str, stderr_count: int = 8) -> list
                 lines.append(ReportLine("miss", f"  {miss_line(m)}"))
                 lines.extend(ReportLine("miss", line) for line in nearest_lines(m, "    "))
         lines.extend(ReportLine("exhausted", line) for line in exhausted_lines(run))
-        unused = unused_line(run)
+        lines.extend(ReportLine("new", line) for line in new_call_lines(result))
+        unused = unused_line(run, result.strict)
         if unused:
             lines.append(ReportLine("unused", unused))
         if run.call_log is not None:
             lines.append(ReportLine("call_log", safe(run.call_log), "call log: "))
-    lines.extend(ReportLine("stderr", line) for line in stderr_lines(run, stderr_count))
+    if not result.clean:  # where the agent says why it failed
+        lines.extend(
+            ReportLine("stdout", line) for line in output_lines(run, "stdout", stderr_count)
+        )
+        lines.extend(
+            ReportLine("stderr", line) for line in output_lines(run, "stderr", stderr_count)
+        )
     lines.append(ReportLine("files", files_text(result.runs_result.runs_dir), "files: "))
     return lines
 
@@ -273,24 +319,19 @@ def network_lines(runs_result: RunsResult) -> list[str]:
     return [*([covered] if covered else []), *uncovered_lines(runs_result.results)]
 
 
-def stderr_lines(run: RunResult, count: int = 8) -> list[str]:
-    """The agent's last lines of stderr when it did not pass."""
-    if run.passed or not run.stderr_tail:
-        return []
-    return ["agent stderr (last lines):"] + [
-        f"  {safe(line)}" for line in run.stderr_tail.splitlines()[-count:]
-    ]
-
-
 def replay_found(result: ReplayResult) -> tuple[str, str]:
     """What the loop bar says of a replay: ``(full, short)``, e.g. ``("✗ failed · 1 miss",
     "1 miss")``, ``("✓ passed", "✓")``."""
     run = result.run
     if result.runs_result.cancelled:
         return "cancelled", "cancelled"
-    glyph = PASS if run.passed else FAIL
+    strict = getattr(result, "strict", False)  # a replay result of another job has none
+    unused = len(run.unused_seqs) if strict else 0  # --strict: they fail it
+    glyph = PASS if run.passed and not unused else FAIL
     full = f"{glyph} {run.status}"
     if run.misses:
         many = plural(run.misses, "miss")
         return f"{full} · {many}", many
+    if unused:
+        return f"{full} · {unused} unused (--strict)", f"{unused} unused"
     return full, glyph

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from .loop import HOW_TO_CONFIGURE
 from .plural import plural
-from .runs import cut_lines, run_line
+from .runs import TAIL_SHOWN, cut_lines, recording_end_line, run_line
 from .safe import printable, printable_block, safe
 
 if TYPE_CHECKING:
@@ -119,13 +119,14 @@ def running_prompt() -> Text:
     )
 
 
-def _stderr(tail: str) -> list[RenderableType]:
-    lines = tail.splitlines()[-STDERR_LINES:]
-    if not lines:
+def _stderr(tail: str, stream: str = "stderr", count: int = STDERR_LINES) -> list[RenderableType]:
+    """``stderr (last lines)`` (or ``stdout``) and the last ``count`` lines of ``tail``."""
+    lines = tail.splitlines()[-count:]
+    if not "".join(lines).strip():
         return []
     return [
         Text(""),
-        Text("stderr (last lines)", style="dim"),
+        Text(f"{stream} (last lines)", style="dim"),
         Text(printable_block("\n".join(lines))),
     ]
 
@@ -137,8 +138,9 @@ def entries_of(result: RecordResult) -> int:
 def result_text(agent: AgentCommand, result: RecordResult, target: Path) -> RenderableType:
     """After the run: ``record  NEW: N entries`` and ``agent  CMD: passed (exit 0) in
     0.21 s`` (the words of ``cassette-tui record``; NEW is ``target``, the path as the
-    confirmation showed it), why nothing was recorded, what a cancel kept, and the
-    agent's stderr tail."""
+    confirmation showed it), why nothing was recorded, what a cancel kept (or that the
+    agent exited 1 with its whole recording), and the agent's last lines of stdout (when
+    it did not pass) and of stderr."""
     run = result.run
     entries = entries_of(result)
     # the agent wrote no file: said once, on the record row
@@ -156,13 +158,19 @@ def result_text(agent: AgentCommand, result: RecordResult, target: Path) -> Rend
             else ""
         )
         rows.append(("", f"stopped: the agent's process group was killed{kept}"))
+    elif result.cassette is not None:
+        end = recording_end_line(run, entries, False, result.path.name)
+        if end is not None:  # it exited 1 on its own, or was cut short
+            rows.append(("", end))
     if run.error and not no_file:
         rows.append(("", run.error))
     rows.extend(("", line) for line in cut_lines(run))
     heading = "Re-record A: " + (
         "stopped" if result.cancelled else "done" if result.cassette is not None else "failed"
     )
-    return Group(Text(heading, style="bold"), Text(""), _fields(rows), *_stderr(run.stderr_tail))
+    tails = [] if run.passed else _stderr(run.stdout_tail, "stdout", TAIL_SHOWN)
+    tails += _stderr(run.stderr_tail, "stderr", TAIL_SHOWN)
+    return Group(Text(heading, style="bold"), Text(""), _fields(rows), *tails)
 
 
 def back_prompt() -> Text:

@@ -65,3 +65,35 @@ NOT_KEPT = (
 def files_text(runs_dir: Any) -> str:
     """Where a job's run files are (``RunsResult.runs_dir``), or that they were removed."""
     return safe(runs_dir) if runs_dir is not None else NOT_KEPT
+
+
+#: how many of the agent's last lines of stdout, and of stderr, a command shows
+TAIL_SHOWN = 10
+
+
+def output_lines(run: Any, stream: str, count: int = TAIL_SHOWN) -> list[str]:
+    """``agent stdout (last lines):`` and the last ``count`` lines the agent wrote to
+    ``stream`` (``"stdout"`` or ``"stderr"``: ``RunResult.stdout_tail``, masked when the
+    run was read), or nothing when it wrote none. Of a replay, a recording and a
+    re-recording alike: that is where an agent says why it failed."""
+    tail = getattr(run, f"{stream}_tail", "") or ""
+    if not tail.strip():
+        return []
+    return [f"agent {stream} (last lines):"] + [
+        f"  {safe(line)}" for line in tail.splitlines()[-count:]
+    ]
+
+
+def recording_end_line(run: Any, entries: int, cancelled: bool, output: str) -> str | None:
+    """What a recording that did not pass kept, in ``cassette-tui record``'s and the
+    re-record screen's words: an agent that ended on its own with a failing exit status
+    (status ``failed``) ran to its end, so its file is the whole recording: ``recorded 3
+    entries; the agent exited 1``; one cut short (crashed, timed out, killed, stopped)
+    kept what came before: ``kept: the 3 entries recorded before it failed stay in
+    r.jsonl``. ``None`` for a pass, or when nothing was recorded."""
+    if not entries or (run.passed and not cancelled):
+        return None
+    if run.status == "failed" and not cancelled:
+        return f"recorded {plural(entries, 'entry')}; the agent exited {run.exit_code}"
+    how = "was stopped" if cancelled else "failed"
+    return f"kept: the {plural(entries, 'entry')} recorded before it {how} stay in {safe(output)}"
