@@ -184,14 +184,15 @@ class Replayer:
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
-                if self.repeat == "error" and self.new_calls != "error":
+                strict = self.repeat == "error" and tool not in self.repeat_last
+                if strict and self.new_calls != "error":
                     from ..scan.masking import mask_value  # as _miss_shown: on a miss only
 
                     shown = mask_value(self.redactor.redact_args(tool, args))
                     new = Miss(tool, dig, copy.deepcopy(shown))
                     self._logged(CallRecord(n, tool, dig, None, "new"), new, len(recorded))
                     raise NewCall(tool, dig, shown, [])
-                if self.repeat == "error" and tool not in self.repeat_last:
+                if strict:
                     self._logged(CallRecord(n, tool, dig, None, "exhausted"), None, len(recorded))
                     seqs = [self.cassette.seq(i) for i in recorded]
                     shown = self.redactor.redact_args(tool, args)
