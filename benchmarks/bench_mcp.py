@@ -11,13 +11,27 @@ all). Two payloads: a small answer (about 60 bytes) and a 100 KB one. Reported: 
 median and the 95th percentile of the wall time per call (ms) after 20 warm-up calls,
 and the median as a multiple of ``direct``'s in the same run. Session start-up (the
 processes, the handshake) is not in the per-call figures; it is printed apart.
+
+Then the same over Streamable HTTP (``--no-http`` skips it): the server serves HTTP on a
+loopback port; ``direct`` is the SDK's HTTP client against it, ``record`` the same through
+``mcp record --url`` (a loopback proxy), ``replay`` against ``mcp replay --http``.
+
+Then big messages (``--big 1,10,50``, in MB; ``--big ""`` skips them): a raw line client
+(no SDK: its own parsing would hide the proxy's) sends one ``tools/call`` whose argument
+is that big to a raw server that parses it and answers small (``request``), then a small
+call whose answer is that big (``answer``), straight to the server and through
+``mcp record``, in the same run; the best of ``--repeats`` rounds each, and the ratio.
+Target (issue 27): a small factor at every size.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,14 +50,41 @@ def echo(text: str, size: int = 0) -> str:
     """Echo the text, padded to size characters."""
     return text + "x" * max(size - len(text), 0)
 
-server.run("stdio")
+import sys
+if len(sys.argv) > 1:
+    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+else:
+    server.run("stdio")
 '''
+RAW_SERVER = """
+import json, sys
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    req = json.loads(line)
+    if "id" not in req or req.get("method") != "tools/call":
+        if "id" in req:
+            empty = {"jsonrpc": "2.0", "id": req["id"], "result": {}}
+            out.write(json.dumps(empty).encode() + b"\\n")
+            out.flush()
+        continue
+    size = req["params"]["arguments"].get("answer", 0)
+    text = "y" * size
+    result = {"content": [{"type": "text", "text": text}], "isError": False}
+    answer = {"jsonrpc": "2.0", "id": req["id"], "result": result}
+    out.write(json.dumps(answer).encode() + b"\\n")
+    out.flush()
+"""
 CLI = [sys.executable, "-m", "cassette_tui.tui.cli"]
 WARMUP = 20
 
 
-async def session(command: list[str], calls: int, size: int) -> tuple[float, list[float]]:
-    params = StdioServerParameters(command=command[0], args=command[1:])
+async def session(command: list[str] | str, calls: int, size: int) -> tuple[float, list[float]]:
+    """One SDK client session: over stdio to ``command``, or over HTTP to a URL."""
+    params: StdioServerParameters | str = (
+        command
+        if isinstance(command, str)
+        else StdioServerParameters(command=command[0], args=command[1:])
+    )
     t0 = time.perf_counter()
     times: list[float] = []
     async with Client(params, read_timeout_seconds=60) as client:
@@ -58,13 +99,134 @@ async def session(command: list[str], calls: int, size: int) -> tuple[float, lis
     return startup, times
 
 
+def http_cases(tmp: Path, server_py: Path, calls: int) -> None:
+    """The SDK client over Streamable HTTP: direct, through mcp record --url, and against
+    mcp replay --http, in the same run."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, str(server_py), str(port)], stderr=subprocess.DEVNULL
+    )
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def started(command: list[str]) -> str:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        procs.append(proc)
+        assert proc.stdout is not None
+        return proc.stdout.readline().decode().strip()
+
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        remote = f"http://127.0.0.1:{port}/mcp"
+        for size in (0, 100_000):
+            run = tmp / f"http-{size}.jsonl"
+            base = None
+            for name in ("direct", "record", "replay"):
+                if name == "direct":
+                    url = remote
+                elif name == "record":
+                    url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
+                else:
+                    procs.pop().send_signal(signal.SIGINT)  # the recording ends
+                    url = started([*CLI, "mcp", "replay", "--http", str(run), "--repeat", "last"])
+                startup, times = anyio.run(session, url, calls, size)
+                median = statistics.median(times) * 1000
+                p95 = statistics.quantiles(times, n=20)[-1] * 1000
+                base = base or median
+                label = "60 B" if size == 0 else f"{size // 1000} KB"
+                print(
+                    f"{label:>8}  {'http ' + name:<12} {median:>9.2f} {p95:>7.2f} "
+                    f"{median / base:>8.2f} {startup:>7.2f}",
+                    flush=True,
+                )
+            procs.pop().send_signal(signal.SIGINT)
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def big_call(command: list[str], request_mb: int, answer_mb: int) -> float:
+    """Seconds from writing one tools/call (``request_mb`` of argument, asking for
+    ``answer_mb`` of answer) to reading its whole answer line, in a fresh session."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    proc.stdin.write(json.dumps(init).encode() + b"\n")
+    proc.stdin.flush()
+    proc.stdout.readline()
+    args = {"text": "x" * (request_mb << 20), "answer": answer_mb << 20}
+    line = (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "big", "arguments": args},
+            }
+        ).encode()
+        + b"\n"
+    )
+    t = time.perf_counter()
+    proc.stdin.write(line)
+    proc.stdin.flush()
+    answer = proc.stdout.readline()
+    took = time.perf_counter() - t
+    assert answer.endswith(b"\n") and b'"id": 1' in answer[:40] or b'"id":1' in answer[:40]
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return took
+
+
+def big_messages(tmp: Path, sizes: list[int], repeats: int) -> None:
+    server_py = tmp / "raw_server.py"
+    server_py.write_text(RAW_SERVER)
+    server = [sys.executable, str(server_py)]
+    print(f"\n{'size':>6}  {'direction':<9} {'direct s':>8} {'record s':>8} {'x direct':>8}")
+    n = 0
+    for mb in sizes:
+        for direction, (req, ans) in (("request", (mb, 0)), ("answer", (0, mb))):
+            direct = record = float("inf")
+            for _ in range(repeats):
+                n += 1
+                run = tmp / f"big-{n}.jsonl"
+                direct = min(direct, big_call(server, req, ans))
+                record = min(
+                    record,
+                    big_call([*CLI, "mcp", "record", "-o", str(run), "--", *server], req, ans),
+                )
+            print(
+                f"{mb:>4} MB  {direction:<9} {direct:>8.3f} {record:>8.3f} {record / direct:>8.2f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--big", default="1,10,50", help="big-message sizes in MB")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-sdk", action="store_true", help="only the big messages")
+    parser.add_argument("--no-http", action="store_true", help="leave out Streamable HTTP")
     args = parser.parse_args()
+    sizes = [int(x) for x in args.big.split(",") if x.strip()]
+    if args.no_sdk:
+        with tempfile.TemporaryDirectory() as tmp:
+            big_messages(Path(tmp), sizes, args.repeats)
+        return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.calls} calls a case")
     print(
-        f"{'payload':>8}  {'case':<8} {'median ms':>9} {'p95 ms':>7} {'x direct':>8} {'start s':>7}"
+        f"{'payload':>8}  {'case':<12} {'median ms':>9} {'p95 ms':>7} {'x direct':>8} "
+        f"{'start s':>7}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         server_py = Path(tmp) / "server.py"
@@ -85,10 +247,14 @@ def main() -> None:
                 base = base or median
                 label = "60 B" if size == 0 else f"{size // 1000} KB"
                 print(
-                    f"{label:>8}  {name:<8} {median:>9.2f} {p95:>7.2f} {median / base:>8.2f} "
+                    f"{label:>8}  {name:<12} {median:>9.2f} {p95:>7.2f} {median / base:>8.2f} "
                     f"{startup:>7.2f}",
                     flush=True,
                 )
+        if not args.no_http:
+            http_cases(Path(tmp), server_py, args.calls)
+        if sizes:
+            big_messages(Path(tmp), sizes, args.repeats)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@
 keys, paths, values) and a first action. The kinds (``KINDS``), in the order they are
 reported, each made by one module of this folder (``_first_divergence.py``, ...):
 
+``contract_change``
+    The MCP server's contract (``serverInfo``, each tool's description, schemas and
+    annotations, from the ``mcp record`` sidecars beside the cassettes) differs between
+    the runs (``_contract.py``); a failed call of a changed tool is blamed on it.
 ``first_divergence``
     The first row that is not ``same``, with both sides' steps.
 ``error_response``
@@ -45,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
 from ._args_misses import args_drift_rows, args_misses
+from ._contract import contract_finding
 from ._downstream import downstream
 from ._error_responses import error_responses
 from ._first_divergence import first_divergence
@@ -57,6 +62,7 @@ if TYPE_CHECKING:
 
 #: the kinds of finding, in the order they are reported
 KINDS = (
+    "contract_change",
     "first_divergence",
     "error_response",
     "args_miss",
@@ -87,6 +93,9 @@ def diagnose_job(
 
     findings: list[Finding] = []
     yield check(0, "first divergence")
+    contract = contract_finding(result)
+    if contract is not None:
+        findings.append(contract)
     findings.append(first_divergence(result))
     findings.extend(error_responses(result))
     yield check(1, "args drift")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..scan.lint import MALFORMED_FIELD
+from ._contract import changed_tool_words
 from ._finding import MAX_SEQS, finding, short
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def _side_finding(result: DiffResult, side: str, mine: list[tuple[int, Row]]) ->
         f"{name} got an error where {other} succeeded: {name} seq {seqs[0]} {row.tool} "
         f"returned {what}" + (f", and {len(mine) - 1} more such calls." if len(mine) > 1 else ".")
     )
-    action = (
+    action = changed_tool_words(result, row.tool, entry.args, side) or (
         "A transient failure (rate limit, outage) rather than the agent: check that the "
         "agent handles it (backoff within a retry budget, honour Retry-After), then "
         "re-record if the environment caused it."

@@ -75,6 +75,17 @@ class DiffResult:
         self._lock = threading.Lock()
         self._findings_lock = threading.Lock()
         self._findings: list[Finding] | None = None
+        self._contract: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None
+
+    def contract(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The MCP server contracts of A and B from their server-facts sidecars
+        (``_contract.contract_of``; ``None`` for a side without one), read once."""
+        with self._lock:
+            if self._contract is None:
+                from ._contract import contract_of
+
+                self._contract = (contract_of(self.a), contract_of(self.b))
+            return self._contract
 
     @property
     def is_same(self) -> bool:
@@ -113,7 +124,8 @@ class DiffResult:
     @property
     def findings(self) -> list[Finding]:
         """The diagnosis (see ``diagnose.diagnose``), computed on first access, cached and
-        thread-safe. The first finding is ``first_divergence`` whenever the runs differ."""
+        thread-safe. The first finding is ``first_divergence`` whenever the runs differ,
+        after ``contract_change`` when the MCP server's contract changed."""
         with self._findings_lock:
             if self._findings is None:
                 from ._diagnose import diagnose

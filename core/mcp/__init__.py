@@ -7,5 +7,7 @@ Imported only by ``cassette-tui mcp`` (``tui/commands/mcp.py``): the engine
 
 Modules: ``_facts`` (the server-facts sidecar: what replay needs besides the tool calls),
 ``_wire`` (one JSON-RPC line <-> SDK message types; tools/call <-> cassette entry),
-``record`` (the recording proxy), ``replay`` (the stand-in server).
+``_stdio`` (the stdio transport's two ends), ``record`` (the recording proxy), ``replay``
+(the stand-in server), ``host`` (``server_params``: an MCP SDK host's server behind
+``cassette-tui mcp``).
 """

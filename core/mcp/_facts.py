@@ -14,6 +14,26 @@ in ``RUN.mcp.json`` (the cassette's name with its last suffix replaced by ``.mcp
                    {"method": "resources/read", "params": {...},
                     "error": {"code": -32602, "message": "...", "data": ...}}]}
 
+Two optional lists keep what is neither a tool call nor an answered request, in order:
+
+- ``server_messages``: what the server sent the host on its own, and the lines on its
+  stdout that are not JSON-RPC, each placed between the answers around it::
+
+      {"message": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+       "before": {"seq": 2}, "after": {"seq": 1}}
+      {"message": {"jsonrpc": "2.0", "id": 0, "method": "sampling/createMessage", ...},
+       "before": {"seq": 3}, "after": {"exchange": 2}, "host_answer": {"result": {...}}}
+      {"line": "server ready on stdio", "before": {"exchange": 0}, "after": null}
+
+  ``before``/``after`` name the answer forwarded right after/before it (``{"seq": n}`` a
+  cassette entry, ``{"exchange": i}`` an exchange here; ``null``: none). Replay sends a
+  message just before its ``before`` answer, or after its ``after`` answer when nothing
+  followed it, and one recorded before any answer (``after`` null) as the session
+  starts; a request's ``host_answer`` is what the host answered live.
+- ``kept_aside``: an answered call that cannot be a cassette entry or an exchange (its
+  arguments nested past the cassette's 600 levels, a result that is not an object), kept
+  as the two lines' text: ``{"method", "id", "reason", "request", "answer"}``.
+
 ``params`` are stored without ``_meta`` (transport stamps such as progress tokens and, in
 newer protocol versions, the client's info), in the order the host sent the requests.
 
@@ -81,12 +101,52 @@ class Exchange:
 
 
 @dataclass
+class ServerMessage:
+    """A server-to-host message (``message``: the JSON-RPC object), or a line of the
+    server's stdout that is not one (``line``), placed by the answers around it (see the
+    module docstring); ``host_answer`` (``{"result"}`` or ``{"error"}``) for a request."""
+
+    message: Any = None
+    line: str | None = None
+    before: dict[str, int] | None = None
+    after: dict[str, int] | None = None
+    host_answer: dict[str, Any] | None = None
+
+    @property
+    def is_request(self) -> bool:
+        m = self.message
+        return isinstance(m, dict) and isinstance(m.get("method"), str) and "id" in m
+
+    def describe(self) -> str:
+        """``notifications/tools/list_changed``, ``request sampling/createMessage``,
+        ``line 'server ready'``."""
+        if self.line is not None:
+            return f"stdout line {self.line[:60]!r}"
+        method = self.message.get("method") if isinstance(self.message, dict) else None
+        if method is None:
+            return "an answer to no request"
+        return f"request {method}" if self.is_request else str(method)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = (
+            {"line": self.line} if self.line is not None else {"message": self.message}
+        )
+        out["before"] = self.before
+        out["after"] = self.after
+        if self.host_answer is not None:
+            out["host_answer"] = self.host_answer
+        return out
+
+
+@dataclass
 class ServerFacts:
     """The sidecar's content. ``answer`` looks a request up for replay."""
 
     command: list[str] = field(default_factory=list)
     cassette: str = ""
     exchanges: list[Exchange] = field(default_factory=list)
+    server_messages: list[ServerMessage] = field(default_factory=list)
+    kept_aside: list[dict[str, Any]] = field(default_factory=list)
     _served: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,6 +156,12 @@ class ServerFacts:
             "cassette": self.cassette,
             "server": {"command": list(self.command)},
             "exchanges": [e.to_dict() for e in self.exchanges],
+            **(
+                {"server_messages": [m.to_dict() for m in self.server_messages]}
+                if self.server_messages
+                else {}
+            ),
+            **({"kept_aside": list(self.kept_aside)} if self.kept_aside else {}),
         }
 
     def write(self, path: str | Path, *, overwrite: bool, redactor: Redactor | None = None) -> None:
@@ -160,7 +226,19 @@ class ServerFacts:
                     path, None, f"{where}.error", "expected {code: int, message: str}"
                 )
             exchanges.append(Exchange(row["method"], row.get("params", {}), result, error))
-        return cls([str(c) for c in command], str(doc.get("cassette", "")), exchanges)
+        messages = [
+            _server_message(path, i, row) for i, row in enumerate(doc.get("server_messages", []))
+        ]
+        aside = doc.get("kept_aside", [])
+        if not isinstance(aside, list):
+            raise CassetteFormatError(path, None, "kept_aside", "expected a list")
+        return cls(
+            [str(c) for c in command],
+            str(doc.get("cassette", "")),
+            exchanges,
+            messages,
+            aside,
+        )
 
     def answer(self, method: str, params: Any) -> Exchange | None:
         """The recorded answer to ``method`` with ``params`` (``_meta`` ignored): equal
@@ -181,6 +259,54 @@ class ServerFacts:
         self._served[key] = n + 1
         return same[min(n, len(same) - 1)]
 
+    def read_only_tools(self) -> set[str]:
+        """The tools a recorded ``tools/list`` annotates ``readOnlyHint`` or
+        ``idempotentHint`` (the MCP spec's tool annotations)."""
+        names = set()
+        for exchange in self.exchanges:
+            if exchange.method != "tools/list" or not isinstance(exchange.result, dict):
+                continue
+            for tool in exchange.result.get("tools") or []:
+                notes = tool.get("annotations") if isinstance(tool, dict) else None
+                if isinstance(notes, dict) and (
+                    notes.get("readOnlyHint") is True or notes.get("idempotentHint") is True
+                ):
+                    names.add(str(tool.get("name")))
+        return names
+
     def recorded_params(self, method: str) -> list[Any]:
         """The params recorded for ``method``, for a miss message."""
         return [e.params for e in self.exchanges if e.method == method]
+
+
+def _anchor(path: str | Path, where: str, value: Any) -> dict[str, int] | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, dict)
+        and len(value) == 1
+        and next(iter(value)) in ("seq", "exchange")
+        and isinstance(next(iter(value.values())), int)
+    ):
+        return dict(value)
+    raise CassetteFormatError(path, None, where, 'expected {"seq": int}, {"exchange": int} or null')
+
+
+def _server_message(path: str | Path, i: int, row: Any) -> ServerMessage:
+    where = f"server_messages[{i}]"
+    if not isinstance(row, dict) or ("message" in row) == ("line" in row):
+        raise CassetteFormatError(path, None, where, "needs one of message/line")
+    if "line" in row and not isinstance(row["line"], str):
+        raise CassetteFormatError(path, None, f"{where}.line", "expected a string")
+    if "message" in row and not isinstance(row["message"], dict):
+        raise CassetteFormatError(path, None, f"{where}.message", "expected an object")
+    answer = row.get("host_answer")
+    if answer is not None and not isinstance(answer, dict):
+        raise CassetteFormatError(path, None, f"{where}.host_answer", "expected an object")
+    return ServerMessage(
+        row.get("message"),
+        row.get("line"),
+        _anchor(path, f"{where}.before", row.get("before")),
+        _anchor(path, f"{where}.after", row.get("after")),
+        answer,
+    )

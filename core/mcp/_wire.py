@@ -15,8 +15,11 @@ newline-delimited, no embedded newlines). ``parse_line`` reads it with the SDK's
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from mcp_types import (
     ErrorData,
     JSONRPCError,
@@ -48,7 +51,12 @@ __all__ = [
     "JSONRPCNotification",
     "JSONRPCRequest",
     "JSONRPCResponse",
+    "Frame",
+    "Line",
     "call_of",
+    "dump_doc",
+    "id_key",
+    "read_line",
     "error_data_of",
     "error_record",
     "parse_line",
@@ -171,3 +179,113 @@ def _reason(loc: tuple[Any, ...], msg: str) -> str:
     if msg == "Field required":
         return f'"{where}" is missing'
     return f'"{where}" ' + (msg.removeprefix("Input "))
+
+
+# -- every line, read without the SDK's types ------------------------------------------------
+# The SDK's message types refuse what a proxy must still pair and keep: ids ``null`` or
+# ``1.5``, batch arrays, params of the wrong shape, values nested past pydantic's depth,
+# invalid UTF-8. The proxy and the stand-in read each line with ``read_line`` instead (orjson,
+# then the standard library for NaN/Infinity), and classify it by the members that mark a
+# JSON-RPC 2.0 message.
+
+
+@dataclass(slots=True)
+class Frame:
+    """One JSON-RPC message of a line (a batch line has several).
+
+    ``kind``: ``"request"`` (method and id), ``"notification"`` (method, no id),
+    ``"response"`` (result), ``"error"`` (error), ``"other"`` (JSON, not JSON-RPC 2.0).
+    ``id`` is the raw JSON value (any: ``null``, ``1.5`` included); ``doc`` the object."""
+
+    kind: str
+    doc: Any
+    id: Any = None
+    method: str = ""
+
+    @property
+    def params(self) -> Any:
+        return self.doc.get("params") if isinstance(self.doc, dict) else None
+
+    @property
+    def key(self) -> str:
+        """The id as its exact JSON text (``1`` and ``1.0`` differ; ``null`` is one)."""
+        return id_key(self.id)
+
+
+@dataclass(slots=True)
+class Line:
+    """One line read: its ``frames`` (empty when it is not JSON), whether it was a
+    ``batch`` array, and ``problem``: why it is not (all) readable (``not JSON``, ``invalid
+    UTF-8 replaced by U+FFFD``), else ``None``."""
+
+    frames: list[Frame]
+    batch: bool = False
+    problem: str | None = None
+    lossy: bool = False
+    raw: bytes = b""
+
+
+def id_key(value: Any) -> str:
+    """A request id as the exact JSON text that names it."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
+def _frame(doc: Any) -> Frame:
+    if not isinstance(doc, dict) or doc.get("jsonrpc") != "2.0":
+        return Frame("other", doc)
+    method = doc.get("method")
+    if isinstance(method, str):
+        return Frame("request" if "id" in doc else "notification", doc, doc.get("id"), method)
+    if "result" in doc:
+        return Frame("response", doc, doc.get("id"))
+    if "error" in doc:
+        return Frame("error", doc, doc.get("id"))
+    return Frame("other", doc, doc.get("id"))
+
+
+def _loads(data: bytes | str) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        # NaN/Infinity (Python's encoder writes them), or nesting past orjson's 1024
+        return json.loads(data)
+
+
+def read_line(line: bytes) -> Line:
+    """The JSON-RPC messages of one stdio line; never raises. A line holding invalid UTF-8
+    is read with the bad bytes replaced by U+FFFD (``lossy``, said in ``problem``)."""
+    lossy = False
+    try:
+        doc = _loads(line)
+    except (ValueError, RecursionError) as exc:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            try:
+                doc = _loads(line.decode("utf-8", "replace"))
+                lossy = True
+            except (ValueError, RecursionError) as inner:
+                return Line([], problem=f"not JSON ({_first(inner)})")
+        else:
+            return Line([], problem=f"not JSON ({_first(exc)})")
+    problem = "invalid UTF-8 bytes, read as U+FFFD" if lossy else None
+    if isinstance(doc, list) and any(_frame(item).kind != "other" for item in doc):
+        return Line([_frame(item) for item in doc], batch=True, problem=problem, lossy=lossy)
+    return Line([_frame(doc)], problem=problem, lossy=lossy)
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
+
+
+def dump_doc(doc: Any) -> bytes:
+    """A JSON-RPC document as one line (orjson; the standard library for what it refuses:
+    NaN, integers past 64 bits, nesting past 1024)."""
+    try:
+        return orjson.dumps(doc) + b"\n"
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"

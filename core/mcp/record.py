@@ -2,8 +2,11 @@
 
 The host launches the proxy instead of the server; the proxy starts the server and
 forwards every line both ways byte for byte (the stdio transport's newline-delimited
-JSON-RPC), so what the host sees is exactly what the server sent. On the side it reads
-each line with the SDK's message types and pairs requests with their answers:
+JSON-RPC), so what the host sees is exactly what the server sent (one exception: a
+request whose id the host reused while it was in flight goes to the server under an alias,
+and its answer comes back under the host's id). On the side it reads each line with
+``_wire.read_line`` (ids of any JSON value, batch arrays, invalid UTF-8 as U+FFFD) and
+pairs requests with their answers:
 
 - each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
   written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
@@ -11,7 +14,11 @@ each line with the SDK's message types and pairs requests with their answers:
   server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
   params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
-  server-facts sidecar (``_facts``), rewritten atomically when it grows.
+  server-facts sidecar (``_facts``), rewritten atomically when it grows;
+- what the server sends on its own (notifications, requests to the host with the host's
+  answer, stdout lines that are not JSON-RPC) goes to the sidecar's ``server_messages``,
+  placed between the answers around it; an answered call that cannot be an entry to its
+  ``kept_aside``. Each such event is said on stderr and in the report's ``problems``.
 
 Neither file may exist before (nothing is overwritten; the cassette is created
 exclusively). Shutdown follows the MCP stdio lifecycle: when the host closes its end, the
@@ -25,34 +32,39 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import hashlib
+import json
 import os
 import signal
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from cassette_tui.core.format.cassette import dump_line
+import orjson
+from cassette_tui.core.format.cassette import dump_line, dump_record
+from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
+from cassette_tui.core.format.digest import DIGEST_PREFIX, digest
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
 
-from ._facts import Exchange, ServerFacts, sidecar_path, without_meta
+from ._facts import Exchange, ServerFacts, ServerMessage, sidecar_path, without_meta
+from ._stdio import Piece, read_lines
 from ._wire import (
+    ERROR_TYPE,
     PROGRESS,
     PROGRESS_FIELD,
     TOOLS_CALL,
-    ErrorData,
-    JSONRPCError,
-    JSONRPCNotification,
-    JSONRPCRequest,
-    JSONRPCResponse,
-    call_of,
-    error_record,
-    parse_line,
+    Frame,
+    dump_doc,
+    id_key,
+    read_line,
 )
 
 #: JSON-RPC "internal error": the code of the answer the proxy gives for a request the
@@ -68,6 +80,16 @@ class _Pending:
     params: Any
     started: float
     t0: float
+    #: the id the host sent (any JSON value: ``null`` and ``1.5`` included)
+    host_id: Any = None
+    #: the id the server was sent instead, when the host reused one still in flight
+    alias: str | None = None
+    #: the request line as the host sent it (kept aside when it cannot be an entry)
+    line: bytes = b""
+    #: its id was reused while it was in flight and the two could not be told apart
+    ambiguous: bool = False
+    #: a big tools/call's args digest and text, computed in a thread meanwhile
+    prepared: asyncio.Future[_PreparedArgs] | None = None
     #: the ``notifications/progress`` params the server sent for this request
     progress: list[dict[str, Any]] = field(default_factory=list)
 
@@ -104,6 +126,9 @@ class RecordSummary:
     server_crashed: bool = False
     terminated: bool = False
     removed: bool = False
+    server_messages: int = 0
+    kept_aside: int = 0
+    problems: list[str] = field(default_factory=list)
 
     def exit_status(self) -> int:
         """The proxy's own exit status: the server's when it crashed (128+N for a signal),
@@ -127,8 +152,73 @@ class RecordSummary:
                 "server_exit": self.server_exit,
                 "server_crashed": self.server_crashed,
                 "removed": self.removed,
+                "server_messages": self.server_messages,
+                "kept_aside": self.kept_aside,
+                "problems": list(self.problems),
             },
         }
+
+
+#: a host line longer than this is forwarded in pieces as it comes, not held back whole
+#: (the server reads it meanwhile); it is read for the recording once it has ended
+PIECES_FROM = 4 << 20
+#: a tools/call line at least this big has its args' digest and JSON text computed in a
+#: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
+#: request took 55x as long through the proxy)
+PREPARE_FROM = 1 << 20
+
+
+@dataclass
+class _PreparedArgs:
+    """A big call's args digest under the rules, and their compact JSON text as
+    ``dump_record`` writes it (``None`` when it cannot: a NaN, say)."""
+
+    digest: str
+    text: str | None
+
+
+def _prepare_args(rules: NormalizationRules, tool: str, args: Any) -> _PreparedArgs:
+    keyed = rules.apply(tool, args)
+    fast = fast_texts(keyed)
+    if fast is not None:
+        canonical = fast[0]
+        dig = DIGEST_PREFIX + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    else:
+        dig = digest(keyed)
+    fast_args = fast if keyed is args else fast_texts(args)
+    text: str | None
+    if fast_args is not None:
+        text = fast_args[1]
+    else:
+        try:
+            text = json.dumps(args, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            text = None
+    return _PreparedArgs(dig, text)
+
+
+def fast_texts(value: Any) -> tuple[str, str] | None:
+    """``(canonical_json(value), the compact text dump_record writes)`` by orjson, several
+    times faster than the standard library on big values, or ``None`` where orjson would
+    write other text: a float (another shortest form), non-ASCII or DEL in the canonical
+    text (which escapes them), an integer past 64 bits, a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            return None
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    try:
+        canonical = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        text = orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+    if not canonical.isascii() or "\x7f" in canonical:
+        return None
+    return canonical, text
 
 
 class CassetteWriter:
@@ -155,13 +245,34 @@ class CassetteWriter:
                 f"{path}: a cassette exists already; record to a new file"
             ) from None
 
-    def write(self, tool: str, args: Any, response: Any, error: Any, extra: dict[str, Any]) -> int:
+    def write(
+        self,
+        tool: str,
+        args: Any,
+        response: Any,
+        error: Any,
+        extra: dict[str, Any],
+        prepared: _PreparedArgs | None = None,
+    ) -> int:
+        """Append one entry and flush it; its seq. ``prepared``: the args' digest and JSON
+        text computed while the server worked (a big call), spliced into the line."""
         assert self._fh is not None, "writer closed"
         self.seq += 1
         entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
         if self.redactor is not None:  # no secret reaches the disk
             entry = self.redactor.redact_entry(entry)[0]
-        self._fh.write(dump_line(entry, self.rules))
+            prepared = None
+        if prepared is None or prepared.text is None:
+            line = dump_line(entry, self.rules)
+        else:
+            marker = f"cassette-tui-args-{uuid.uuid4().hex}"
+            record = Entry(
+                self.seq, tool, marker, response=response, error=error, extra=extra
+            ).to_record(prepared.digest)
+            line = dump_record(record).replace(
+                f'"{marker}"'.encode(), prepared.text.encode("utf-8", "backslashreplace"), 1
+            )
+        self._fh.write(line)
         self._fh.flush()
         return self.seq
 
@@ -214,7 +325,17 @@ class RecordingProxy:
         self.writer, self.facts, self.summary = _claim(
             str(cassette), self.command, rules or NormalizationRules(), redactor
         )
-        self._pending: dict[Any, _Pending] = {}
+        #: host requests waiting for the server's answer, by the id the server was sent
+        self._pending: dict[str, _Pending] = {}
+        #: server-to-host requests waiting for the host's answer: index in server_messages
+        self._server_requests: dict[str, int] = {}
+        #: the last answer forwarded (``{"seq": n}`` / ``{"exchange": i}``), and the server
+        #: messages sent since, which the next answer places
+        self._last_answer: dict[str, int] | None = None
+        self._unplaced: list[ServerMessage] = []
+        self._aliases = 0
+        #: requests of a long forwarded line that reused an id in flight, in order
+        self._queued: dict[str, list[_Pending]] = {}
         self._host_lock = threading.Lock()
         self._host_gone = False
 
@@ -229,11 +350,18 @@ class RecordingProxy:
         return self.summary
 
     def _remove_if_empty(self) -> None:
-        """A session that recorded nothing (the server never started, or answered nothing)
-        leaves no file: its cassette and sidecar, both created by this session
-        (``_claim``), are removed, so the same command can run again."""
+        """A session that recorded nothing (the server never started, answered nothing and
+        sent nothing but stdout lines) leaves no file: its cassette and sidecar, both
+        created by this session (``_claim``), are removed, so the same command can run
+        again."""
         summary = self.summary
-        if summary.entries or summary.exchanges or self.writer.seq:
+        if (
+            summary.entries
+            or summary.exchanges
+            or self.writer.seq
+            or any(m.line is None for m in self.facts.server_messages)
+            or self.facts.kept_aside
+        ):
             return
         for path in (summary.cassette, summary.sidecar):
             with contextlib.suppress(FileNotFoundError):
@@ -249,13 +377,17 @@ class RecordingProxy:
         if proc is None:
             return
         loop = asyncio.get_running_loop()
-        host_lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        host_lines: asyncio.Queue[bytes | Piece | None] = asyncio.Queue()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
+        for fd in (self.host_in, self.host_out):  # pipes from and to the host, when they are
+            _widen_pipe(fd)
         threading.Thread(
-            target=_read_lines, args=(self.host_in, loop, host_lines), daemon=True
+            target=read_lines,
+            args=(self.host_in, loop, host_lines, PIECES_FROM),
+            daemon=True,
         ).start()
 
         up = asyncio.create_task(self._host_to_server(host_lines, proc))
@@ -282,7 +414,7 @@ class RecordingProxy:
         """The MCP server's process (its own process group); ``None`` when it cannot
         start (said, and summed up as a crash with status 127)."""
         try:
-            return await asyncio.create_subprocess_exec(
+            proc = await asyncio.create_subprocess_exec(
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -294,6 +426,12 @@ class RecordingProxy:
             self.summary.server_crashed = True
             self.summary.server_exit = 127
             return None
+        for pipe in (proc.stdin, proc.stdout):
+            transport = getattr(pipe, "transport", None) or getattr(pipe, "_transport", None)
+            info = transport.get_extra_info("pipe") if transport is not None else None
+            if info is not None:
+                _widen_pipe(info.fileno())
+        return proc
 
     async def _stop_server(
         self,
@@ -323,6 +461,9 @@ class RecordingProxy:
         crash said with what was kept."""
         self.summary.server_exit = proc.returncode
         self.summary.unanswered.extend(p.method for p in self._pending.values())
+        for key, index in self._server_requests.items():
+            method = self.facts.server_messages[index].describe()
+            self._problem(f"the host never answered the server's {method} (id {key})")
         if self.summary.server_crashed:
             self._say(
                 f"the MCP server exited (status {proc.returncode}) during the session; "
@@ -338,22 +479,109 @@ class RecordingProxy:
         return True
 
     async def _host_to_server(
-        self, lines: asyncio.Queue[bytes | None], proc: asyncio.subprocess.Process
+        self, lines: asyncio.Queue[bytes | Piece | None], proc: asyncio.subprocess.Process
     ) -> None:
         assert proc.stdin is not None
-        while (line := await lines.get()) is not None:
-            msg = parse_line(line)
-            if isinstance(msg, JSONRPCRequest):
-                self._pending[msg.id] = _Pending(
-                    msg.method, msg.params, time.time(), time.perf_counter()
-                )
+        pieces: list[bytes] = []  # the forwarded start of a line past PIECES_FROM
+        while (item := await lines.get()) is not None:
             try:
-                proc.stdin.write(line)
+                if isinstance(item, Piece):  # forwarded as it comes: the server reads on
+                    pieces.append(item.data)
+                    proc.stdin.write(item.data)
+                elif pieces:  # the line's end: noted whole before its newline goes on
+                    self._from_host(b"".join([*pieces, item]), forwarded=True)
+                    pieces = []
+                    proc.stdin.write(item)
+                else:
+                    proc.stdin.write(self._from_host(item))
                 await proc.stdin.drain()
             except (BrokenPipeError, ConnectionResetError):
                 return  # the server is gone; _server_to_host sees its stdout close
         # the host closed its end: close the server's stdin (MCP stdio shutdown, step 1)
         proc.stdin.close()
+
+    def _from_host(self, line: bytes, *, forwarded: bool = False) -> bytes:
+        """Note the host's requests (every one that has an id, whatever its shape) and its
+        answers to the server's requests; the line to forward: ``line`` itself, or, when
+        the host reused an id still in flight, the line with that request's id replaced
+        by an alias (the server's answer is given back under the host's id). A line
+        ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
+        in order, first answer to first request, and said."""
+        parsed = read_line(line)
+        rewritten = False
+        now, t0 = time.time(), time.perf_counter()
+        for frame in parsed.frames:
+            if frame.kind == "request":
+                key, alias = frame.key, None
+                if key in self._pending and forwarded:
+                    self._problem(
+                        f"the host reused id {frame.key} while a {self._pending[key].method} "
+                        "with it was in flight, in a line too long to hold back: which answer "
+                        "is whose cannot be told, both calls are kept aside"
+                    )
+                    self._pending[key].ambiguous = True
+                    self._queued.setdefault(key, []).append(
+                        _Pending(
+                            frame.method,
+                            frame.params,
+                            now,
+                            t0,
+                            host_id=frame.id,
+                            line=line,
+                            ambiguous=True,
+                        )
+                    )
+                    continue
+                if key in self._pending:
+                    self._aliases += 1
+                    alias = f"cassette-tui-reused-id-{self._aliases}"
+                    frame.doc["id"] = alias
+                    key, rewritten = id_key(alias), True
+                    self._problem(
+                        f"the host reused id {frame.key} while a {self._pending[frame.key].method}"
+                        f" with it was in flight; the server got {alias!r} for this "
+                        f"{frame.method}, answered back under {frame.key}"
+                    )
+                pending = _Pending(
+                    frame.method, frame.params, now, t0, host_id=frame.id, alias=alias, line=line
+                )
+                self._prepare(pending)
+                self._pending[key] = pending
+            elif frame.kind in ("response", "error"):
+                self._host_answered(frame)
+        if not rewritten:
+            return line
+        docs = [f.doc for f in parsed.frames]
+        return dump_doc(docs if parsed.batch else docs[0])
+
+    def _prepare(self, req: _Pending) -> None:
+        """Start computing a big tools/call's args digest and text in a thread, while the
+        server works on the call (never with redaction: the args change first)."""
+        params = req.params
+        if (
+            req.method != TOOLS_CALL
+            or len(req.line) < PREPARE_FROM
+            or self.redactor is not None
+            or not isinstance(params, dict)
+            or not isinstance(params.get("name"), str)
+        ):
+            return
+        args = params.get("arguments")
+        args = {} if args is None else args
+        if depth_of(args) > MAX_DEPTH:
+            return
+        loop = asyncio.get_running_loop()
+        req.prepared = loop.run_in_executor(
+            None, _prepare_args, self.writer.rules, params["name"], args
+        )
+
+    def _host_answered(self, frame: Frame) -> None:
+        index = self._server_requests.pop(frame.key, None)
+        if index is None:
+            return
+        field_name = "result" if frame.kind == "response" else "error"
+        self.facts.server_messages[index].host_answer = {field_name: frame.doc.get(field_name)}
+        self._write_facts()
 
     async def _server_to_host(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stdout is not None
@@ -364,20 +592,89 @@ class RecordingProxy:
                 line = await proc.stdout.read(LINE_LIMIT)
             if not line:
                 return
-            msg = parse_line(line)
-            if isinstance(msg, JSONRPCResponse | JSONRPCError) and msg.id in self._pending:
-                self._record(self._pending.pop(msg.id), msg)
-            elif isinstance(msg, JSONRPCNotification) and msg.method == PROGRESS:
-                self._note_progress(msg.params or {})
-            if not self._to_host(line):
+            if not self._to_host(await self._from_server(line)):
                 return
 
+    async def _from_server(self, line: bytes) -> bytes:
+        """Record what one line of the server's stdout holds; the line to forward (the
+        line itself, or with an aliased id given back)."""
+        parsed = read_line(line)
+        if not parsed.frames:  # a banner, a log line: forwarded, and kept
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            self._server_message(ServerMessage(line=text))
+            self._problem(f"the server wrote a line that is not JSON-RPC: {text[:80]!r}")
+            return line
+        rewritten = False
+        for frame in parsed.frames:
+            if frame.kind in ("response", "error"):
+                req = self._pending.pop(frame.key, None)
+                if req is not None and self._queued.get(frame.key):
+                    self._pending[frame.key] = self._queued[frame.key].pop(0)
+                if req is None:
+                    self._server_message(ServerMessage(message=frame.doc))
+                    self._problem(f"the server answered id {frame.key}, which no request had")
+                    continue
+                if req.ambiguous:
+                    self._aside(req, line, "its id was reused in flight: its answer is unknown")
+                    continue
+                if req.alias is not None:
+                    frame.doc["id"] = req.host_id
+                    rewritten = True
+                prepared = None
+                if req.prepared is not None:
+                    with contextlib.suppress(TypeError, ValueError, RecursionError):
+                        prepared = await req.prepared
+                self._record(req, frame, lossy=parsed.lossy, line=line, prepared=prepared)
+            elif frame.kind == "notification" and frame.method == PROGRESS:
+                if not self._note_progress(frame.params or {}):
+                    self._server_message(ServerMessage(message=frame.doc))
+            elif frame.kind in ("notification", "request"):
+                if frame.kind == "request":
+                    self._server_requests[frame.key] = len(self.facts.server_messages)
+                self._server_message(ServerMessage(message=frame.doc))
+            else:
+                self._server_message(ServerMessage(message=frame.doc))
+                self._problem("the server sent a JSON value that is not a JSON-RPC 2.0 message")
+        if not rewritten:
+            return line
+        docs = [f.doc for f in parsed.frames]
+        return dump_doc(docs if parsed.batch else docs[0])
+
     # -- recording -----------------------------------------------------------------------
-    def _record(self, req: _Pending, answer: JSONRPCResponse | JSONRPCError) -> None:
-        result = answer.result if isinstance(answer, JSONRPCResponse) else None
-        error = answer.error if isinstance(answer, JSONRPCError) else None
+    def _record(
+        self,
+        req: _Pending,
+        answer: Frame,
+        *,
+        lossy: bool,
+        line: bytes,
+        prepared: _PreparedArgs | None = None,
+    ) -> None:
+        """Keep one answered request: a ``tools/call`` as an entry, any other as an
+        exchange; one that can be neither is kept aside (the two lines' text)."""
+        doc = answer.doc
+        result = doc.get("result") if answer.kind == "response" else None
+        error = doc.get("error") if answer.kind == "error" else None
+        what = f"{req.method} (id {id_key(req.host_id)})"
+        if lossy:
+            self._problem(f"the answer to {what} held invalid UTF-8 bytes, kept as U+FFFD")
+        if error is not None and not (
+            isinstance(error, dict)
+            and isinstance(error.get("code"), int)
+            and isinstance(error.get("message"), str)
+        ):
+            self._aside(req, line, "the error is not {code: int, message: str}")
+            return
         if req.method == TOOLS_CALL:
-            tool, args = call_of(req.params)
+            params = req.params if isinstance(req.params, dict) else None
+            if params is None or not isinstance(params.get("name"), str):
+                self._aside(req, line, "its params have no tool name")
+                return
+            args = params.get("arguments")
+            args = {} if args is None else args
+            if depth_of(args) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
+                self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
+                return
             extra = {
                 "recorded_at": datetime.fromtimestamp(req.started, UTC)
                 .isoformat()
@@ -386,44 +683,99 @@ class RecordingProxy:
             }
             if req.progress:
                 extra[PROGRESS_FIELD] = req.progress
-            self.writer.write(tool, args, result, error_record(error) if error else None, extra)
+            try:
+                seq = self.writer.write(
+                    params["name"], args, result, _error_record(error), extra, prepared
+                )
+            except (TypeError, ValueError, RecursionError) as exc:
+                self._aside(req, line, f"not a cassette entry: {exc}")
+                return
             self.summary.entries += 1
-            if error is not None or (result or {}).get("isError") is True:
+            if error is not None or (isinstance(result, dict) and result.get("isError") is True):
                 self.summary.errors += 1
+            self._answered({"seq": seq})
+            return
+        if error is None and not isinstance(result, dict):
+            self._aside(req, line, "the result is not an object")
+            return
+        if depth_of(req.params) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
+            self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
             return
         self.facts.exchanges.append(
-            Exchange(
-                req.method,
-                without_meta(req.params),
-                result=result,
-                error=error.model_dump(exclude_none=True) if error else None,
-            )
+            Exchange(req.method, without_meta(req.params), result=result, error=error)
         )
         self.summary.exchanges += 1
+        self._answered({"exchange": len(self.facts.exchanges) - 1})
+        self._write_facts()
+
+    def _answered(self, anchor: dict[str, int]) -> None:
+        """An answer went to the host: it places the server messages sent since the last."""
+        for message in self._unplaced:
+            message.before = anchor
+        if self._unplaced:
+            self._write_facts()
+        self._unplaced = []
+        self._last_answer = anchor
+
+    def _server_message(self, message: ServerMessage) -> None:
+        message.after = self._last_answer
+        self.facts.server_messages.append(message)
+        self._unplaced.append(message)
+        self.summary.server_messages += 1
+        self._write_facts()
+
+    def _aside(self, req: _Pending, answer_line: bytes, reason: str) -> None:
+        """An answered call that cannot be kept as an entry or an exchange: its two lines
+        go to the sidecar's ``kept_aside``, said on stderr and in the report."""
+        self.facts.kept_aside.append(
+            {
+                "method": req.method,
+                "id": req.host_id,
+                "reason": reason,
+                "request": req.line.decode("utf-8", "replace").rstrip("\n"),
+                "answer": answer_line.decode("utf-8", "replace").rstrip("\n"),
+                # the answer may be the other call's: replay never serves it
+                **({"unpaired": True} if req.ambiguous else {}),
+            }
+        )
+        self.summary.kept_aside += 1
+        self._problem(
+            f"the answered {req.method} (id {id_key(req.host_id)}) is kept aside in "
+            f"{self.summary.sidecar.name} (replay answers the same call from its text): {reason}"
+        )
+        self._write_facts()
+
+    def _write_facts(self) -> None:
         self.facts.write(self.summary.sidecar, overwrite=True, redactor=self.redactor)
 
-    def _note_progress(self, params: dict[str, Any]) -> None:
+    def _problem(self, message: str) -> None:
+        self.summary.problems.append(message)
+        self._say(message)
+
+    def _note_progress(self, params: dict[str, Any]) -> bool:
+        """Attach a progress notification to the tools/call that asked for it; ``False``
+        when none did (it is then a server message)."""
         token = params.get("progressToken")
         for req in self._pending.values():
             if req.method == TOOLS_CALL and token is not None and req.progress_token == token:
                 req.progress.append({k: v for k, v in params.items() if k != "progressToken"})
-                return
+                return True
+        return False
 
     def _answer_pending(self, status: int | None) -> None:
-        for request_id, req in list(self._pending.items()):
-            answer = JSONRPCError(
-                jsonrpc="2.0",
-                id=request_id,
-                error=ErrorData(
-                    code=SERVER_GONE_CODE,
-                    message=(
+        for req in list(self._pending.values()):
+            answer = {
+                "jsonrpc": "2.0",
+                "id": req.host_id,
+                "error": {
+                    "code": SERVER_GONE_CODE,
+                    "message": (
                         f"cassette-tui mcp record: the MCP server exited (status {status}) "
                         f"before answering this {req.method} request"
                     ),
-                ),
-            )
-            line = answer.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-            if not self._to_host(line.encode("utf-8")):
+                },
+            }
+            if not self._to_host(dump_doc(answer)):
                 return
 
     # -- the host's stream ----------------------------------------------------------------
@@ -481,24 +833,25 @@ def _claim(
     raise FileExistsError(f"{template}: no free number for {NUMBER}")
 
 
-def _read_lines(fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[bytes | None]) -> None:
-    """Read ``fd`` to its end in a daemon thread (a blocking read cannot be cancelled, and
-    a pipe, a tty or a file all work), handing complete lines to ``out``; ``None`` at EOF."""
-    buffer = b""
-    try:
-        while chunk := os.read(fd, 1 << 16):
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                loop.call_soon_threadsafe(out.put_nowait, line + b"\n")
-    except OSError:
-        pass
-    finally:
-        if buffer:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(out.put_nowait, buffer)
-        with contextlib.suppress(RuntimeError):  # the loop may be closed already
-            loop.call_soon_threadsafe(out.put_nowait, None)
+def _error_record(error: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A JSON-RPC error as a cassette entry's ``error`` field (``_wire.error_record``'s
+    shape, from the raw object)."""
+    if error is None:
+        return None
+    out: dict[str, Any] = {"type": ERROR_TYPE, "message": error["message"], "code": error["code"]}
+    if error.get("data") is not None:
+        out["data"] = error["data"]
+    return out
+
+
+def _widen_pipe(fd: int) -> None:
+    """Give a pipe the largest buffer the system allows (Linux ``F_SETPIPE_SZ``, up to
+    ``/proc/sys/fs/pipe-max-size``, 1 MB by default): a big message then crosses in 1 MB
+    writes, not 64 KB ones, each waking the other process. Elsewhere, or when refused,
+    the pipe stays as it is."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, setsize, 1 << 20)
 
 
 def _signal_group(pgid: int, sig: int) -> None:

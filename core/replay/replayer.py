@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +55,8 @@ class Replayer:
         codec: gives typed values back (``codec.py``): live args are encoded by it
             before they are looked up, and a response recorded with ``response_types``
             is decoded to its types (``None``: the recorded JSON as it is).
+        repeat_last: tools served past their last recording with the last answer again,
+            whatever ``repeat`` says (the MCP stand-in's read-only tools).
 
     Raises:
         ValueError: an unknown ``repeat`` or ``new_calls`` policy.
@@ -69,6 +71,7 @@ class Replayer:
         redactor: Redactor | None = None,
         new_calls: str = "error",
         codec: Codec | None = None,
+        repeat_last: Collection[str] = (),
     ) -> None:
         self.new_calls = check_policy(new_calls)
         if repeat not in REPEAT_POLICIES:
@@ -80,6 +83,7 @@ class Replayer:
         self.cassette = cassette
         self.rules = cassette.rules
         self.repeat = repeat
+        self.repeat_last = frozenset(repeat_last)
         #: live args that miss are looked up again redacted (see ``replay_key.lookup_key``)
         self.redactor = redactor if redactor is not None else Redactor()
         self.codec = codec
@@ -180,14 +184,15 @@ class Replayer:
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
             if call_number > len(recorded):
-                if self.repeat == "error" and self.new_calls != "error":
+                strict = self.repeat == "error" and tool not in self.repeat_last
+                if strict and self.new_calls != "error":
                     from ..scan.masking import mask_value  # as _miss_shown: on a miss only
 
                     shown = mask_value(self.redactor.redact_args(tool, args))
                     new = Miss(tool, dig, copy.deepcopy(shown))
                     self._logged(CallRecord(n, tool, dig, None, "new"), new, len(recorded))
                     raise NewCall(tool, dig, shown, [])
-                if self.repeat == "error":
+                if strict:
                     self._logged(CallRecord(n, tool, dig, None, "exhausted"), None, len(recorded))
                     seqs = [self.cassette.seq(i) for i in recorded]
                     shown = self.redactor.redact_args(tool, args)

@@ -161,7 +161,7 @@ class RawSession:
         assert self.proc.stderr is not None
         self.stderr = self.proc.stderr.read()
 
-    def send(self, message: dict[str, Any] | bytes) -> None:
+    def send(self, message: Any) -> None:
         assert self.proc.stdin is not None
         data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
         self.proc.stdin.write(data)
@@ -215,7 +215,7 @@ HANDSHAKE = [
 ]
 
 
-def tool_call(request_id: int, name: str, arguments: dict[str, Any], **meta: Any) -> dict[str, Any]:
+def tool_call(request_id: Any, name: str, arguments: dict[str, Any], **meta: Any) -> dict[str, Any]:
     params: dict[str, Any] = {"name": name, "arguments": arguments}
     if meta:
         params["_meta"] = meta

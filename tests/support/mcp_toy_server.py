@@ -10,6 +10,9 @@ Tools:
 - ``die(status)``: the process exits at once with ``status``, answering nothing;
 - ``stall(seconds)``: answers after ``seconds``.
 
+A resource template ``toy://notes/{name}`` and a prompt ``greet(who)``.
+
+``--http PORT`` serves Streamable HTTP on ``127.0.0.1:PORT`` (``/mcp``) instead of stdio.
 ``--ignore-sigterm`` makes the process ignore SIGTERM and stdin EOF (only SIGKILL ends it),
 for the shutdown tests; ``--pid-file PATH`` writes the process id there.
 """
@@ -77,6 +80,18 @@ async def stall(seconds: float) -> str:
     return "done"
 
 
+@server.resource("toy://notes/{name}")
+def note(name: str) -> str:
+    """A note by name (a resource template)."""
+    return f"note {name}: retry budget"
+
+
+@server.prompt()
+def greet(who: str) -> str:
+    """A prompt that greets ``who``."""
+    return f"Hello {who}, be brief."
+
+
 if __name__ == "__main__":
     if "--pid-file" in sys.argv:
         with open(sys.argv[sys.argv.index("--pid-file") + 1], "w") as fh:
@@ -85,4 +100,8 @@ if __name__ == "__main__":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         # keep the process alive past stdin EOF until SIGKILL
         threading.Thread(target=lambda: threading.Event().wait(), daemon=False).start()
-    server.run("stdio")
+    if "--http" in sys.argv:  # Streamable HTTP on 127.0.0.1:PORT
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run("stdio")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from support.factory import entry, write_cassette
@@ -37,4 +38,24 @@ async def test_an_is_error_result_is_marked_as_an_error(tmp_path: Path) -> None:
         assert marks == {1: False, 2: True, 3: False}
         await press(pilot, "j", "enter")  # the step view of the isError call
         assert "isError" in screen_text(app)
+        await press(pilot, "q")
+
+
+@sync
+async def test_a_changed_tool_contract_is_in_the_failed_calls_detail(real: Path) -> None:
+    """Bugcase 48: the row of a call that fails after the server changed the tool's
+    schema shows the ``contract_change`` finding and blames it, not a transient failure."""
+    case = real / "bugcases" / "48_mcp_tool_contract_changed"
+    if not case.is_dir():
+        pytest.skip(f"bugcase absent: {case}")
+    app = CassetteApp(
+        open_cassette(case / "fail.jsonl"), open_cassette(case / "pass.jsonl"), align="seq"
+    )
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")  # the step view of row 1
+        await settle(pilot)
+        text = " ".join(screen_text(app).split())
+        assert "contract_change" in text
+        assert "inputSchema changed at $.properties.query.pattern" in text
         await press(pilot, "q")

@@ -87,23 +87,44 @@ def mcp() -> None:
     show_default=True,
     help="Seconds the server gets to exit once the host is done, before SIGTERM/SIGKILL.",
 )
+@click.option(
+    "--url",
+    default=None,
+    help="Record a remote server over Streamable HTTP instead of starting COMMAND: the "
+    "host connects to the loopback URL printed on stdout.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="With --url: the loopback port to listen on (0: a free one).",
+)
 @config_option
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, required=False, type=click.UNPROCESSED)
 def record(
     output: Path | None,
     report: str | None,
     grace: float,
+    url: str | None,
+    port: int,
     config: str | None,
     command: tuple[str, ...],
 ) -> None:
     """Start the MCP server COMMAND and record its tool calls while forwarding every
-    message between the host (this process's stdin/stdout) and the server unchanged."""
+    message between the host (this process's stdin/stdout) and the server unchanged; or,
+    with --url, stand on a loopback port in front of a remote server over Streamable HTTP
+    until interrupted (Ctrl-C, SIGTERM)."""
     if output is None:  # an MCP host's stdio client passes few variables: say how
         click.echo(no_cassette("record", "record to"), err=True)
         sys.exit(EXIT_BAD_INPUT)
     _require_sdk("record")
     from cassette_tui.core.keys.config import ProjectConfig
     from cassette_tui.core.mcp.record import RecordingProxy
+
+    if bool(url) == bool(command):
+        click.echo("cassette-tui mcp record: give a server COMMAND or --url, not both", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     from cassette_tui.core.scan.redact import record_redactor
     from cassette_tui.core.scan.redact_config import load_secret_config
 
@@ -113,7 +134,16 @@ def record(
         redactor = record_redactor(load_secret_config(project))  # record = true
         check_new_file(output)  # a read-only folder: said before the server starts
         _check_report(report)
-        proxy = RecordingProxy(list(command), output, rules=rules, grace=grace, redactor=redactor)
+        if url:
+            from cassette_tui.core.mcp.http import HttpRecordingProxy
+
+            proxy: RecordingProxy = HttpRecordingProxy(
+                url, output, port=port, rules=rules, grace=grace, redactor=redactor
+            )
+        else:
+            proxy = RecordingProxy(
+                list(command), output, rules=rules, grace=grace, redactor=redactor
+            )
     except (OSError, CassetteFormatError, ValueError) as exc:
         click.echo(f"cassette-tui mcp record: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
@@ -131,10 +161,12 @@ def record(
 @click.option("--report", type=click.Path(dir_okay=False), default=None, help=REPORT_HELP)
 @click.option(
     "--repeat",
-    type=click.Choice(["error", "last"]),
-    default="error",
+    type=click.Choice(["auto", "error", "last"]),
+    default="auto",
     show_default=True,
-    help="Past the last recording of a call: a miss (error) or the last answer again.",
+    help="Past the last recording of a call: a miss (error) or the last answer again "
+    "(last); auto: last for the tools recorded as readOnlyHint or idempotentHint, error "
+    "for the others.",
 )
 @click.option(
     "--facts",
@@ -147,6 +179,20 @@ def record(
     is_flag=True,
     help="Recorded calls left unused fail the replay (exit 1; they are named either way).",
 )
+@click.option(
+    "--http",
+    "http",
+    is_flag=True,
+    help="Serve Streamable HTTP on a loopback port (its URL printed on stdout) instead of "
+    "stdin/stdout, until interrupted (Ctrl-C, SIGTERM).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="With --http: the loopback port (0: a free one).",
+)
 @config_option
 def replay(
     cassette: Path | None,
@@ -154,11 +200,14 @@ def replay(
     repeat: str,
     facts: Path | None,
     strict: bool,
+    http: bool,
+    port: int,
     config: str | None,
 ) -> None:
-    """Stand in for the recorded MCP server on stdin/stdout, offline: initialize and the
-    list calls as recorded, each tools/call from CASSETTE (default: $CASSETTE_PATH); a miss
-    is a JSON-RPC error. At the end, recorded calls left unused are named on stderr."""
+    """Stand in for the recorded MCP server on stdin/stdout (or --http), offline:
+    initialize and the list calls as recorded, each tools/call from CASSETTE (default:
+    $CASSETTE_PATH); a miss is a JSON-RPC error. At the end, recorded calls left unused
+    are named on stderr."""
     if cassette is None:  # an MCP host's stdio client passes few variables: say how
         click.echo(no_cassette("replay", "replay"), err=True)
         sys.exit(EXIT_BAD_INPUT)
@@ -173,7 +222,16 @@ def replay(
         click.echo(f"cassette-tui mcp replay: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     try:
-        server.run_stdio()
+        if http:
+            from cassette_tui.core.mcp.http import HttpReplay
+
+            try:
+                HttpReplay(server, port=port).run()
+            except OSError as exc:
+                click.echo(f"cassette-tui mcp replay: {safe(exc)}", err=True)
+                sys.exit(EXIT_BAD_INPUT)
+        else:
+            server.run_stdio()
     except KeyboardInterrupt:
         pass
     finally:

@@ -1,0 +1,319 @@
+"""MCP over Streamable HTTP: ``mcp record --url`` (a loopback HTTP proxy in front of a remote
+server) and ``mcp replay --http`` (a cassette served on a loopback port).
+
+The transport (MCP spec, "Streamable HTTP"): one endpoint; the host POSTs one JSON-RPC
+message (or a batch); a POST of notifications or answers gets ``202 Accepted``; a POST of
+requests gets either one ``application/json`` answer or a ``text/event-stream`` whose
+events carry the server's messages for it (notifications, server requests) and then its
+answer. The server may name a session in the ``Mcp-Session-Id`` header of its answer to
+``initialize``; the host sends it back on every later request, and a DELETE ends it.
+
+Record: each POST body is read as a line of the stdio transport is (``RecordingProxy``'s
+``_from_host``), forwarded to the remote with the host's headers, and each answer body
+(JSON) or each event's data (SSE) as a line from the server (``_from_server``): the same
+entries, exchanges and server messages as over stdio. Bytes go back to the host as the
+remote sent them (an event's data is rewritten only to give back an aliased id). GET
+streams (server messages outside a request) and DELETE are forwarded too.
+
+Replay: a ``ReplaySession`` answers each POST: a stream of events when the recording holds
+server messages or progress for the answer (each event with an ``id``), else one JSON
+answer; ``initialize`` opens a session (a new ``Mcp-Session-Id``), a request naming another
+is ``404``, a DELETE ends it. A GET gets ``405`` (every recorded server message goes on the
+stream of the request it was recorded around).
+
+Both listen on 127.0.0.1 only, print their URL on stdout as their first line, and stop on
+SIGINT or SIGTERM, writing the report then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, TextIO
+
+from ._wire import read_line
+from .record import RecordingProxy
+from .replay import ReplayServer, ReplaySession
+
+#: the path both serve the MCP endpoint on
+ENDPOINT = "/mcp"
+SESSION_HEADER = "mcp-session-id"
+NO_SESSION = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"session not found"}}'
+#: request headers not passed on to the remote (hop-by-hop, or set by the client)
+_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade"}
+
+
+def listen(port: int) -> socket.socket:
+    """A socket bound to ``127.0.0.1:port`` (0: a free port), listening."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: a small answer written in two pieces (headers,
+    # body) would otherwise wait ~40 ms for a delayed ACK (Nagle)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    return sock
+
+
+async def _serve(app: Any, sock: socket.socket, out: TextIO) -> None:
+    """Serve ``app`` on ``sock`` until SIGINT/SIGTERM; the URL goes to ``out`` first."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    server = uvicorn.Server(config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        with contextlib.suppress(ValueError, RuntimeError):
+            loop.add_signal_handler(sig, setattr, server, "should_exit", True)
+    host, port = sock.getsockname()[:2]
+    print(f"http://{host}:{port}{ENDPOINT}", file=out, flush=True)
+    # the signals are ours (above): uvicorn would raise them again once it has stopped
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+    await server.serve(sockets=[sock])
+
+
+def _split_events(buffer: bytes) -> tuple[list[bytes], bytes]:
+    """Complete SSE events (each without its blank line) and the rest."""
+    buffer = buffer.replace(b"\r\n", b"\n")
+    *events, rest = buffer.split(b"\n\n")
+    return events, rest
+
+
+def _event_id(event: bytes) -> bytes | None:
+    ids = [ln[3:].strip() for ln in event.split(b"\n") if ln.startswith(b"id:")]
+    return ids[-1] if ids else None
+
+
+def _event_data(event: bytes) -> bytes:
+    lines = [ln[5:].removeprefix(b" ") for ln in event.split(b"\n") if ln.startswith(b"data:")]
+    return b"\n".join(lines)
+
+
+class HttpRecordingProxy(RecordingProxy):
+    """``RecordingProxy`` with the remote server at ``url`` and the host on a loopback
+    port (see the module docstring). ``run()`` serves until SIGINT/SIGTERM."""
+
+    def __init__(
+        self, url: str, cassette: Any, *, port: int = 0, out: TextIO | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__([url], cassette, **kwargs)
+        self.url = url
+        #: the ids of the events already recorded (a resumed stream sends some again)
+        self._relayed: set[bytes] = set()
+        self.sock = listen(port)
+        self.out = out or sys.stdout
+
+    async def _session(self) -> None:
+        import httpx2
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(None)) as client:
+            self._client = client
+            app = Starlette(
+                routes=[Route(ENDPOINT, self._handle, methods=["GET", "POST", "DELETE"])]
+            )
+            await _serve(app, self.sock, self.out)
+        self.summary.server_exit = 0
+        self.summary.unanswered.extend(p.method for p in self._pending.values())
+
+    async def _handle(self, request: Any) -> Any:
+        import httpx2
+        from starlette.responses import Response, StreamingResponse
+
+        body = await request.body()
+        if request.method == "POST" and body.strip():
+            body = self._from_host(body.rstrip(b"\n"))
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
+        outgoing = self._client.build_request(
+            request.method, self.url, headers=headers, content=body
+        )
+        try:
+            remote = await self._client.send(outgoing, stream=True)
+        except httpx2.HTTPError as exc:
+            self._problem(f"the remote server at {self.url} did not answer: {exc}")
+            return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
+        back = {k: v for k, v in remote.headers.items() if k.lower() not in _HOP}
+        back.pop("content-encoding", None)
+        kind = remote.headers.get("content-type", "")
+        if kind.startswith("text/event-stream"):
+            return StreamingResponse(
+                self._relay_events(remote), status_code=remote.status_code, headers=back
+            )
+        data = await remote.aread()
+        await remote.aclose()
+        if kind.startswith("application/json") and data.strip() and remote.status_code < 400:
+            data = (await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n")
+        return Response(data, status_code=remote.status_code, headers=back)
+
+    async def _relay_events(self, remote: Any) -> AsyncIterator[bytes]:
+        """The remote's events, each recorded (its data as a line from the server) and
+        passed on as it came (rewritten only to give back an aliased id)."""
+        rest = b""
+        try:
+            async for chunk in remote.aiter_raw():
+                events, rest = _split_events(rest + chunk)
+                for event in events:
+                    yield await self._relay_event(event) + b"\n\n"
+            if rest.strip():
+                yield await self._relay_event(rest) + b"\n\n"
+        finally:
+            await remote.aclose()
+
+    async def _relay_event(self, event: bytes) -> bytes:
+        data = _event_data(event)
+        if not data.strip():  # a priming event (an id, no data), a comment
+            return event
+        event_id = _event_id(event)
+        if event_id is not None:
+            if event_id in self._relayed:  # sent again on a resumed stream: kept once
+                return event
+            self._relayed.add(event_id)
+        out = await self._from_server(data + b"\n")
+        if out.rstrip(b"\n") == data:
+            return event
+        kept = [ln for ln in event.split(b"\n") if not ln.startswith(b"data:")]
+        return b"\n".join([*kept, b"data: " + out.rstrip(b"\n")])
+
+
+def _is_answer(data: bytes) -> bool:
+    """Whether one message (or a batch) is an answer, not a server message."""
+    frames = read_line(data).frames
+    return bool(frames) and all(f.kind in ("response", "error") for f in frames)
+
+
+class _Stream:
+    """The events of one SSE stream of the replay, kept for resumption: every reader
+    (the POST's own response, a GET resuming it with ``Last-Event-ID``) reads this log."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[int, bytes]] = []
+        self.done = False
+        self.grew = asyncio.Event()
+
+    def add(self, event_id: int, data: bytes) -> None:
+        self.events.append((event_id, data))
+        self.grew.set()
+
+    def close(self) -> None:
+        self.done = True
+        self.grew.set()
+
+    async def read(self, after: int = 0) -> AsyncIterator[bytes]:
+        """The events past id ``after``, as SSE, until the stream is done."""
+        index = 0
+        while True:
+            while index < len(self.events):
+                event_id, data = self.events[index]
+                index += 1
+                if event_id > after:
+                    yield b"id: %d\nevent: message\ndata: %s\n\n" % (event_id, data)
+            if self.done:
+                return
+            self.grew.clear()
+            await self.grew.wait()
+
+
+class HttpReplay:
+    """A ``ReplayServer`` served over Streamable HTTP (see the module docstring)."""
+
+    def __init__(self, server: ReplayServer, *, port: int = 0, log: TextIO | None = None) -> None:
+        self.server = server
+        self.sock = listen(port)
+        self.log = log or sys.stderr
+        self.session_id: str | None = None
+        self._lock = asyncio.Lock()
+        self._session: ReplaySession | None = None
+        self._events = 0
+        #: every stream of the session by the ids of its events, for resumption
+        self._stream_of: dict[int, _Stream] = {}
+        self._writing: _Stream | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def run(self, out: TextIO | None = None) -> None:
+        asyncio.run(self._serve(out or sys.stdout))
+
+    async def _serve(self, out: TextIO) -> None:
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        app = Starlette(routes=[Route(ENDPOINT, self._handle, methods=["GET", "POST", "DELETE"])])
+        await _serve(app, self.sock, out)
+
+    async def _send(self, data: bytes) -> None:
+        stream = self._writing
+        if stream is not None:
+            self._events += 1
+            self._stream_of[self._events] = stream
+            stream.add(self._events, data.rstrip(b"\n"))
+
+    async def _handle(self, request: Any) -> Any:
+        from starlette.responses import Response, StreamingResponse
+
+        given = request.headers.get(SESSION_HEADER)
+        known = self.session_id is not None and given == self.session_id
+        if request.method == "DELETE":
+            if not known:
+                return Response(status_code=404)
+            self.session_id = None
+            return Response(status_code=200)
+        if request.method == "GET":
+            last = request.headers.get("last-event-id", "")
+            stream = self._stream_of.get(int(last)) if last.isdigit() else None
+            if stream is None or not known:  # no stream outside the requests' own
+                return Response(status_code=405, headers={"allow": "POST, DELETE"})
+            return StreamingResponse(stream.read(int(last)), media_type="text/event-stream")
+        body = await request.body()
+        line = read_line(body)
+        line.raw = body
+        opening = any(f.kind == "request" and f.method == "initialize" for f in line.frames)
+        if opening:
+            self.session_id = uuid.uuid4().hex
+            self._session = ReplaySession(self.server, self._send, self.log, lines=False)
+        elif self.session_id is not None and not known:
+            return Response(
+                NO_SESSION, status_code=404 if given else 400, media_type="application/json"
+            )
+        session = self._session or ReplaySession(self.server, self._send, self.log, lines=False)
+        self._session = session
+        for frame in line.frames:  # the host answering a recorded server request
+            if frame.kind in ("response", "error"):
+                session.host_answered(frame)
+        if line.frames and all(
+            f.kind in ("notification", "response", "error") for f in line.frames
+        ):
+            return Response(status_code=202)  # nothing to answer
+        headers = {SESSION_HEADER: self.session_id} if self.session_id else {}
+        stream = _Stream()
+
+        async def answer() -> None:
+            async with self._lock:
+                self._writing = stream
+                try:
+                    if opening:
+                        await session.opening()
+                    await session.answer_line(line)
+                finally:
+                    self._writing = None
+                    stream.close()
+
+        # the answer goes on whether the host stays or not (a resumed GET gets the rest)
+        task = asyncio.create_task(answer())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        # one answer and nothing else: a plain JSON answer; anything before it (a server
+        # request waits for the host's answer on this stream) or after it: a stream
+        while not stream.done and (
+            len(stream.events) == 0 or (len(stream.events) == 1 and _is_answer(stream.events[0][1]))
+        ):
+            stream.grew.clear()
+            await stream.grew.wait()
+        if stream.done and len(stream.events) <= 1:
+            data = stream.events[0][1] if stream.events else b""
+            return Response(data, media_type="application/json", headers=headers)
+        return StreamingResponse(stream.read(), media_type="text/event-stream", headers=headers)
