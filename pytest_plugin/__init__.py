@@ -87,6 +87,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "rate is neither 0 nor 1, saying where the runs part.",
     )
     group.addoption(
+        "--cassette-junit",
+        default=None,
+        metavar="FILE",
+        help="With --cassette-gate: write each gated test's verdict as JUnit XML to FILE "
+        "(a flaky test is a failing test case; one that was not measured, an error).",
+    )
+    group.addoption(
         "--allowed-hosts",
         default=None,
         metavar="HOSTS",

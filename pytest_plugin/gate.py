@@ -10,13 +10,16 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from cassette_tui.core.format.atomic import write_atomic
 from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.keys.config import load_rules
 from cassette_tui.core.loop.call_log import call_log_entries
 from cassette_tui.core.loop.divergence import divergence
 from cassette_tui.core.loop.gate import VERDICT_EXIT, verdict_of
+from cassette_tui.core.loop.junit import JUnitCase, case_outcome, junit_xml
 from cassette_tui.core.loop.results import report_replay
 from cassette_tui.core.replay.report import ReplayReport
+from cassette_tui.core.scan.masking import mask_text
 
 #: the user property that carries one gate run from a worker to the controller
 GATE_PROPERTY = "cassette_gate_run"
@@ -62,6 +65,8 @@ class GateCollector:
         self.flaky: list[str] = []
         self.unmeasured: list[str] = []
         self.lines: list[str] = []
+        #: one JUnit test case per gated test (``--cassette-junit``)
+        self.cases: list[JUnitCase] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when in ("setup", "call"):
@@ -77,8 +82,9 @@ class GateCollector:
             self.runs.setdefault(run["test"], {})[run["run"]] = run
 
     def gate(self) -> None:
-        self.lines, self.flaky, self.unmeasured = [], [], []
+        self.lines, self.flaky, self.unmeasured, self.cases = [], [], [], []
         for test, by_run in sorted(self.runs.items()):
+            first_line = len(self.lines)
             runs = [by_run[n] for n in sorted(by_run)]
             kinds = [
                 report_replay(ReplayReport.from_json(r["report"]) if r.get("report") else None)
@@ -115,6 +121,7 @@ class GateCollector:
             if VERDICT_EXIT[verdict] == 2:
                 self.unmeasured.append(test)
             if not flaky:
+                self._case(test, verdict, runs, self.lines[first_line:])
                 continue
             self.flaky.append(test)
             logs: list[tuple[Any, Cassette | None]] = []
@@ -135,10 +142,32 @@ class GateCollector:
             div = divergence(logs, flaky=True)
             if div is not None:
                 self.lines.append(f"    {div.message}")
+            self._case(test, verdict, runs, self.lines[first_line:])
+
+    def _case(self, test: str, verdict: str, runs: list[dict[str, Any]], lines: list[str]) -> None:
+        """The JUnit test case of one gated test: its verdict's outcome, its summary lines
+        (masked) as the failure's text."""
+        text = [mask_text(line.strip()) for line in lines]
+        classname, _, name = test.rpartition("::")
+        self.cases.append(
+            JUnitCase(
+                name=name or test,
+                classname=classname.replace("/", ".").removesuffix(".py") or "cassette-gate",
+                outcome=case_outcome(verdict),
+                kind=verdict,
+                message=text[0] if text else verdict,
+                detail="\n".join(text),
+                output="\n".join(text),
+                properties={"verdict": verdict, "runs": str(len(runs))},
+            )
+        )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.gate()
+        target = self.config.getoption("cassette_junit")
+        if target:
+            write_atomic(target, [junit_xml("cassette gate", self.cases)], overwrite=True)
         if self.unmeasured and session.exitstatus in (0, 1):
             session.exitstatus = VERDICT_EXIT["unclean_replay"]  # 2: the gate measured nothing
         elif self.flaky and session.exitstatus == 0:

@@ -173,6 +173,28 @@ def test_gate_deterministic_and_flaky(project: Path) -> None:
     assert "after the tool layer" in done.stdout
 
 
+def test_gate_junit_one_case_per_gated_test(project: Path) -> None:
+    """--cassette-junit: one JUnit test case per gated test; flaky is a failure with where
+    the runs part, not measured is an error, deterministic passes (issue 30)."""
+    import junitparser
+
+    report = project / "reports" / "gate.xml"
+    done = pytest_run(project, "-k", "deterministic or fork or catches_and_carries_on",
+                      "--cassette-gate=16", f"--cassette-junit={report}")  # fmt: skip
+    assert done.returncode == 2, done.stdout  # one test not measured
+    suite = next(iter(junitparser.JUnitXml.fromfile(str(report))))
+    cases = {c.name: c for c in suite}
+    assert set(cases) == {"test_deterministic", "test_fork", "test_catches_and_carries_on"}
+    assert (suite.tests, suite.failures, suite.errors) == (3, 1, 1)
+    assert cases["test_deterministic"].is_passed
+    (failure,) = cases["test_fork"].result
+    assert isinstance(failure, junitparser.Failure) and failure.type == "flaky"
+    assert "The runs part at call 2" in failure.text
+    (error,) = cases["test_catches_and_carries_on"].result
+    assert isinstance(error, junitparser.Error) and error.type == "unclean_replay"
+    assert cases["test_fork"].classname == "test_agent"
+
+
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_gate_over_xdist_workers_says_where_runs_part(project: Path, workers: str) -> None:
     done = pytest_run(project, "-k", "fork", "--cassette-gate=20", "-n", workers)
