@@ -187,13 +187,19 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
         """Book a city."""
         return json.dumps(_book(city))
 
+    from agents import set_tracing_disabled
+
     capture = Capture()
     set_trace_processors([capture])
+    # tracing is process-wide: an agent module imported by another test (the adapters'
+    # test agents) may have switched it off
+    set_tracing_disabled(False)
     try:
         agent = Agent(name="booker", model=Scripted(), tools=[get_weather, book])
         result = asyncio.run(Runner.run(agent, TASK))
     finally:
         set_trace_processors([])
+        set_tracing_disabled(True)  # offline: nothing is exported afterwards
     folder.mkdir(parents=True, exist_ok=True)
     out = {"items": folder / "items.json", "trace": folder / "trace.json"}
     out["items"].write_text(json.dumps(result.to_input_list(), indent=1))
