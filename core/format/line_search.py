@@ -1,0 +1,82 @@
+"""Which entries of a cassette file hold some text in their stored line: one sequential
+read in large chunks, the search in C (``bytes.lower``, ``bytes.find``), so a term near
+the end of a 1.7 GB file is found at the speed of the disk, not of a parse per line (the
+app's search; ``tui/screens/steps.py``). A hit is a candidate: the caller confirms it on
+the parsed entry (a JSON escape can hide or fake the text in the stored bytes).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from .cassette import Cassette
+from .errors import CassetteFormatError
+from .jobs import CancelToken, JobGenerator, Progress
+
+__all__ = ["CHUNK", "lines_containing_job"]
+
+#: bytes read at a time (cut back to the last whole line)
+CHUNK = 8 << 20
+
+
+def lines_containing_job(
+    cassette: Cassette, needle: bytes, token: CancelToken | None = None
+) -> JobGenerator[set[int] | None]:
+    """The indexes of the entries whose stored line, ASCII letters in lower case, contains
+    ``needle`` (lower-case bytes, no newline), as a job yielding ``Progress`` in bytes
+    (stage ``"search"``). ``None`` for a cassette with no file behind it (in memory or
+    imported). Raises ``Cancelled`` when ``token`` is cancelled and
+    ``CassetteFormatError`` (naming the file) when it cannot be read."""
+    spans = cassette.line_spans()
+    if spans is None or cassette.path is None or not needle or b"\n" in needle:
+        return None
+    offsets, lengths = spans
+    found: set[int] = set()
+    if not offsets:
+        return found
+    start, end = offsets[0], offsets[-1] + lengths[-1]
+    total = end - start
+    try:
+        with cassette.path.open("rb") as file:
+            file.seek(start)
+            at = start  # the file offset of chunk[0]
+            carry = b""
+            while at + len(carry) < end:
+                if token is not None:
+                    token.raise_if_cancelled()
+                data = file.read(min(CHUNK, end - at - len(carry)))
+                if not data:
+                    break
+                chunk = carry + data
+                cut = chunk.rfind(b"\n") + 1 if at + len(chunk) < end else len(chunk)
+                if cut <= 0:  # one line longer than a chunk: read on
+                    carry = chunk
+                    continue
+                _search(chunk[:cut].lower(), needle, at, offsets, lengths, found)
+                carry = chunk[cut:]
+                at += cut
+                yield Progress("search", at - start, total, "bytes")
+    except OSError as exc:
+        raise CassetteFormatError.from_os_error(cassette.path, exc) from None
+    return found
+
+
+def _search(
+    text: bytes,
+    needle: bytes,
+    base: int,
+    offsets: Sequence[int],
+    lengths: Sequence[int],
+    found: set[int],
+) -> None:
+    """Add to ``found`` the entry of each line of ``text`` (read at file offset ``base``)
+    that holds ``needle``; the search goes on after the line of each hit."""
+    pos = text.find(needle)
+    while pos >= 0:
+        i = bisect_right(offsets, base + pos) - 1
+        if i >= 0 and base + pos < offsets[i] + lengths[i]:
+            found.add(i)
+            pos = text.find(needle, offsets[i] + lengths[i] - base)
+        else:  # between entries (a blank line or a header)
+            pos = text.find(needle, pos + 1)
