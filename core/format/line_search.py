@@ -10,6 +10,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
+import msgspec
+
 from .cassette import Cassette
 from .errors import CassetteFormatError
 from .jobs import CancelToken, JobGenerator, Progress
@@ -21,13 +23,18 @@ CHUNK = 8 << 20
 
 
 def lines_containing_job(
-    cassette: Cassette, needle: bytes, token: CancelToken | None = None
+    cassette: Cassette,
+    needle: bytes,
+    token: CancelToken | None = None,
+    fields: frozenset[str] | None = None,
 ) -> JobGenerator[set[int] | None]:
     """The indexes of the entries whose stored line, ASCII letters in lower case, contains
     ``needle`` (lower-case bytes, no newline), as a job yielding ``Progress`` in bytes
-    (stage ``"search"``). ``None`` for a cassette with no file behind it (in memory or
-    imported). Raises ``Cancelled`` when ``token`` is cancelled and
-    ``CassetteFormatError`` (naming the file) when it cannot be read."""
+    (stage ``"search"``). ``fields``: only a hit in the value of one of these top-level
+    fields counts (``{"args", "response"}``: not the ``args_digest`` every line has).
+    ``None`` for a cassette with no file behind it (in memory or imported). Raises
+    ``Cancelled`` when ``token`` is cancelled and ``CassetteFormatError`` (naming the file)
+    when it cannot be read."""
     spans = cassette.line_spans()
     if spans is None or cassette.path is None or not needle or b"\n" in needle:
         return None
@@ -53,7 +60,7 @@ def lines_containing_job(
                 if cut <= 0:  # one line longer than a chunk: read on
                     carry = chunk
                     continue
-                _search(chunk[:cut].lower(), needle, at, offsets, lengths, found)
+                _search(chunk[:cut].lower(), needle, at, offsets, lengths, found, fields)
                 carry = chunk[cut:]
                 at += cut
                 yield Progress("search", at - start, total, "bytes")
@@ -69,14 +76,31 @@ def _search(
     offsets: Sequence[int],
     lengths: Sequence[int],
     found: set[int],
+    fields: frozenset[str] | None,
 ) -> None:
     """Add to ``found`` the entry of each line of ``text`` (read at file offset ``base``)
-    that holds ``needle``; the search goes on after the line of each hit."""
+    that holds ``needle`` (in one of ``fields``); the search goes on after the line of
+    each hit."""
     pos = text.find(needle)
     while pos >= 0:
         i = bisect_right(offsets, base + pos) - 1
         if i >= 0 and base + pos < offsets[i] + lengths[i]:
-            found.add(i)
-            pos = text.find(needle, offsets[i] + lengths[i] - base)
+            line_end = offsets[i] + lengths[i] - base
+            if fields is None or _in_fields(text[offsets[i] - base : line_end], needle, fields):
+                found.add(i)
+            pos = text.find(needle, line_end)
         else:  # between entries (a blank line or a header)
             pos = text.find(needle, pos + 1)
+
+
+_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def _in_fields(line: bytes, needle: bytes, fields: frozenset[str]) -> bool:
+    """``needle`` is in the stored value of one of the line's top-level ``fields`` (a line
+    that is not a JSON object counts as a hit: the caller's parse says what it is)."""
+    try:
+        record = _FIELDS.decode(line)
+    except (msgspec.DecodeError, ValueError):
+        return True
+    return any(needle in bytes(raw) for key, raw in record.items() if key in fields)

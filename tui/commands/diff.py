@@ -23,6 +23,7 @@ import json
 import sys
 import textwrap
 from dataclasses import replace
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -536,12 +537,22 @@ def _print_human(
     reveal: bool = False,
 ) -> None:
     console, layout = stdout_console()
-    for line in _summary(result, name_a, name_b, layout):
-        console.print(line)
-    for line in _findings_lines(result.findings, layout, reveal):
-        console.print(line)
-    for line in _rows_lines(result, limit, include_same, layout, reveal):
-        console.print(line)
+    lines = chain(
+        _summary(result, name_a, name_b, layout),
+        _findings_lines(result.findings, layout, reveal),
+        _rows_lines(result, limit, include_same, layout, reveal),
+    )
+    if console.is_terminal or console.color_system is not None:
+        for line in lines:
+            console.print(line)
+        return
+    # Not a terminal and no colour: Rich would print each line as its plain text, at about
+    # 60 us a line; written in batches instead (``--limit 0`` at 100k rows: 4x the time of
+    # ``--json`` before). A line's text is already made safe (``text.safe``).
+    write = console.file.write
+    for batch in iter(lambda: list(islice(lines, 2048)), []):
+        write("".join(f"{line.plain}\n" for line in batch))
+    console.file.flush()
 
 
 def _findings_lines(

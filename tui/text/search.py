@@ -25,6 +25,9 @@ __all__ = ["NEAR_ROWS", "RowSearch", "search_order"]
 
 #: rows looked at one by one before the files are read for the term
 NEAR_ROWS = 2_000
+#: the fields of a stored line a match is in (``RowModel.matches``: the tool name, the
+#: args and the outcome), not its seq, args digest or timing
+SEARCHED_FIELDS = frozenset({"tool", "args", "response", "error"})
 
 
 class SearchableRows(Protocol):
@@ -68,8 +71,11 @@ class RowSearch:
             self._rows = self._candidate_rows(token, on_progress)
         if self._rows is None:  # one by one, the rest of the way
             return _one_by_one(model, needle, order, length, token, on_progress)
-        for index, past_end in _in_order(self._rows, cursor, direction, include_current):
+        rows = self._rows
+        for n, (index, past_end) in enumerate(_in_order(rows, cursor, direction, include_current)):
             token.raise_if_cancelled()
+            if on_progress is not None and n % 256 == 255:  # many rows to confirm
+                on_progress(n / len(rows))
             if model.matches(index, needle):
                 return index, past_end
         return None
@@ -100,7 +106,8 @@ class RowSearch:
                 if on_progress is not None:
                     on_progress((base + progress.done) / total)
 
-            entries = run_job(lines_containing_job(cassette, needle.encode(), token), sink)
+            job = lines_containing_job(cassette, needle.encode(), token, SEARCHED_FIELDS)
+            entries = run_job(job, sink)
             if entries is None:
                 return None
             for entry in entries:
