@@ -29,7 +29,9 @@ calls = st.lists(
     min_size=1,
     max_size=12,
 )
-terms = st.sampled_from(["seq", "args_digest", "alpha", "beta", "file", "caf", "café", 'quote"d', "back\\", "zzz", "a"])
+terms = st.sampled_from(
+    ["seq", "args_digest", "alpha", "beta", "file", "caf", "café", 'quote"d', "back\\", "zzz", "a"]
+)
 
 
 def _write(path: Path, rows: list[tuple[str, str, str]]) -> Path:
