@@ -585,23 +585,26 @@ def _rows_lines(
     """The rows that differ (all with ``include_same``), at most ``limit`` (0: all), each
     with its drift (or the calls of an ``other_call`` row), a blank line before them;
     nothing when no row is shown."""
-    shown = [
-        (i, row)
-        for i, row in enumerate(result.rows)
-        if include_same or row.status is not Status.SAME
-    ]
-    if not shown:
+    # the rows one at a time, each drift not kept: memory does not grow with the rows
+    rows = result.rows
+    total = len(rows) if include_same else len(rows) - result.counts[Status.SAME]
+    if not total:
         return
     yield Text("")
     yield Text("Rows" + ("" if include_same else " that differ"), style="bold")
     yield Text(ROW_HEADER, style="dim")
-    cut = shown if limit == 0 else shown[:limit]
+    shown = (
+        (i, row) for i, row in enumerate(rows) if include_same or row.status is not Status.SAME
+    )
+    cut = list(islice(shown, limit)) if limit else shown
+    printed = 0
     for index, row in cut:
+        printed += 1
         yield _row_line(index, row)
         if row.status is Status.OTHER_CALL:
             lines = _call_lines(result, row, layout, reveal)
         else:
-            drift = result.drift(index)
+            drift = result.drift(index, keep=False)
             lines = _drift_lines(drift, layout, reveal)
             numbers = numeric_drift(drift)
             if numbers is not None:
@@ -613,9 +616,9 @@ def _rows_lines(
                     )
                 )
         yield from lines
-    if len(cut) < len(shown):
+    if printed < total:
         yield Text(
-            f"... {len(shown) - len(cut)} more rows (--limit 0 shows all; --json lists "
+            f"... {total - printed} more rows (--limit 0 shows all; --json lists "
             "them with their drift)",
             style="dim",
         )
