@@ -46,23 +46,23 @@ def lines_containing_job(
     total = end - start
     try:
         with cassette.path.open("rb") as file:
-            file.seek(start)
-            at = start  # the file offset of chunk[0]
-            carry = b""
-            while at + len(carry) < end:
+            at, size = start, CHUNK  # the file offset of the next read, its size
+            while at < end:
                 if token is not None:
                     token.raise_if_cancelled()
-                data = file.read(min(CHUNK, end - at - len(carry)))
-                if not data:
+                file.seek(at)
+                want = min(size, end - at)
+                data = file.read(want)
+                if len(data) < want:  # cut since the load: the entries' parse says so
                     break
-                chunk = carry + data
-                cut = chunk.rfind(b"\n") + 1 if at + len(chunk) < end else len(chunk)
-                if cut <= 0:  # one line longer than a chunk: read on
-                    carry = chunk
+                # whole lines only: the partial last line is read again with the next chunk
+                cut = data.rfind(b"\n") + 1 if at + len(data) < end else len(data)
+                if cut <= 0:  # one line longer than a chunk: read it whole
+                    size *= 2
                     continue
-                _search(chunk[:cut].lower(), needle, at, offsets, lengths, found, fields)
-                carry = chunk[cut:]
+                _search(data.lower(), cut, needle, at, offsets, lengths, found, fields)
                 at += cut
+                size = CHUNK
                 yield Progress("search", at - start, total, "bytes")
     except OSError as exc:
         raise CassetteFormatError.from_os_error(cassette.path, exc) from None
@@ -71,6 +71,7 @@ def lines_containing_job(
 
 def _search(
     text: bytes,
+    stop: int,
     needle: bytes,
     base: int,
     offsets: Sequence[int],
@@ -78,19 +79,19 @@ def _search(
     found: set[int],
     fields: frozenset[str] | None,
 ) -> None:
-    """Add to ``found`` the entry of each line of ``text`` (read at file offset ``base``)
-    that holds ``needle`` (in one of ``fields``); the search goes on after the line of
-    each hit."""
-    pos = text.find(needle)
+    """Add to ``found`` the entry of each line of ``text[:stop]`` (read at file offset
+    ``base``) that holds ``needle`` (in one of ``fields``); the search goes on after the
+    line of each hit."""
+    pos = text.find(needle, 0, stop)
     while pos >= 0:
         i = bisect_right(offsets, base + pos) - 1
         if i >= 0 and base + pos < offsets[i] + lengths[i]:
             line_end = offsets[i] + lengths[i] - base
             if fields is None or _in_fields(text[offsets[i] - base : line_end], needle, fields):
                 found.add(i)
-            pos = text.find(needle, line_end)
+            pos = text.find(needle, line_end, stop)
         else:  # between entries (a blank line or a header)
-            pos = text.find(needle, pos + 1)
+            pos = text.find(needle, pos + 1, stop)
 
 
 _FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
