@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+import pytest
 from cassette_tui.core.scan.masking import mask_value
 from cassette_tui.tui.text import shown
 from cassette_tui.tui.text.safe import pretty_lines
@@ -68,3 +70,40 @@ def test_a_binary_envelope_cut_short_is_still_not_scanned() -> None:
     envelope = {"data": GITHUB, "other": 1, "_binary": True}
     value = {"a": list(range(5)), "blob": envelope}
     assert shown_lines(value, max_lines=9, max_chars=80, reveal=False) == whole(value, 9, 80, False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, st.integers(1, 12), st.integers(1, 60), st.booleans(), st.booleans())
+def test_a_json_text_is_masked_in_the_part_shown_as_whole(
+    inner: Any, max_lines: int, max_chars: int, reveal: bool, pretty: bool
+) -> None:
+    """An MCP answer whose text is JSON: the nodes that start in the characters shown are
+    scanned, not the whole text (any text past the window counts as long here). The
+    characters shown are the same; the count of those cut is of the text as stored past
+    the part scanned (a secret there is not masked to be counted)."""
+    if not isinstance(inner, dict | list):
+        inner = [inner]
+    try:
+        text = json.dumps(inner, ensure_ascii=False, indent=2 if pretty else None, allow_nan=False)
+    except ValueError:
+        return
+    value = {"content": [{"type": "text", "text": text}]}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shown, "SCAN_MARGIN", 0)
+        got = shown_lines(value, max_lines=max_lines, max_chars=max_chars, reveal=reveal)
+    expected = whole(value, max_lines, max_chars, reveal)
+    assert got[1] == expected[1]
+    assert [_uncounted(line) for line in got[0]] == [_uncounted(line) for line in expected[0]]
+
+
+def _uncounted(line: str) -> str:
+    return re.sub(r"…\(\+\d+ chars\)", "…(+N chars)", line)
+
+
+def test_a_long_json_answer_shows_its_start_masked() -> None:
+    inner = [{"n": i, "text": f"line {i}"} for i in range(40_000)]
+    inner[2]["api_key"] = "sk-live-aBcDeFgHiJkLmNoPqRsT"
+    value = {"content": [{"type": "text", "text": json.dumps(inner)}]}
+    lines, cut = shown_lines(value, max_lines=12, max_chars=160, reveal=False)
+    assert (lines, cut) == whole(value, 12, 160, False)
+    assert "aBcDeFgHiJkLmNoPqRsT" not in "\n".join(lines)
