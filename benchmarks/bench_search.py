@@ -42,8 +42,11 @@ from cassette_tui.tui.text.search import RowSearch
 def pick_term(path: Path) -> tuple[str, int]:
     """A ``q`` near the end whose first occurrence is in the last 1% of the lines, and
     that line's number (1-based)."""
-    lines = int(subprocess.run(["wc", "-l", str(path)], capture_output=True, text=True,
-                               check=True).stdout.split()[0])  # fmt: skip
+    lines = int(
+        subprocess.run(
+            ["wc", "-l", str(path)], capture_output=True, text=True, check=True
+        ).stdout.split()[0]
+    )
     size = path.stat().st_size
     with path.open("rb") as file:
         file.seek(max(0, size - 4_000_000))
@@ -55,8 +58,11 @@ def pick_term(path: Path) -> tuple[str, int]:
         q = record.get("args", {}).get("q") if isinstance(record.get("args"), dict) else None
         if not isinstance(q, str) or '"' in q or "\\" in q or not q.isascii():
             continue
-        grep = subprocess.run(["grep", "-n", "-m1", "-i", "-F", q.lower(), str(path)],
-                              capture_output=True, check=False)  # fmt: skip
+        grep = subprocess.run(
+            ["grep", "-n", "-m1", "-i", "-F", q.lower(), str(path)],
+            capture_output=True,
+            check=False,
+        )
         first = int(grep.stdout.split(b":", 1)[0])
         if first >= lines * 0.99:
             return q.lower(), first
@@ -65,8 +71,9 @@ def pick_term(path: Path) -> tuple[str, int]:
 
 def time_grep(path: Path, term: str) -> float:
     start = time.perf_counter()
-    subprocess.run(["grep", "-n", "-m1", "-i", "-F", term, str(path)], capture_output=True,
-                   check=True)  # fmt: skip
+    subprocess.run(
+        ["grep", "-n", "-m1", "-i", "-F", term, str(path)], capture_output=True, check=True
+    )
     return time.perf_counter() - start
 
 
@@ -77,12 +84,30 @@ def time_less(path: Path, term: str, timeout: float) -> float | None:
     session = f"bench-search-{os.getpid()}"
     env = {**os.environ, "LESS": ""}
     start = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
-                    f"less -p '{term}' '{path}'"], env=env, check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "tmux",
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "200",
+            "-y",
+            "50",
+            f"less -p '{term}' '{path}'",
+        ],
+        env=env,
+        check=True,
+    )
     try:
         while time.perf_counter() - start < timeout:
-            pane = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
-                                  capture_output=True, text=True, check=False).stdout  # fmt: skip
+            pane = subprocess.run(
+                ["tmux", "capture-pane", "-p", "-t", session],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
             if term in pane.lower():
                 return time.perf_counter() - start
             time.sleep(0.05)
@@ -113,8 +138,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     term, line = (args.term.lower(), None) if args.term else pick_term(args.file)
-    print(f"{args.file.name}: {args.file.stat().st_size / 1e6:.0f} MB; term {term!r}, "
-          f"first on line {line}; search.NEAR_ROWS={search.NEAR_ROWS}")  # fmt: skip
+    print(
+        f"{args.file.name}: {args.file.stat().st_size / 1e6:.0f} MB; term {term!r}, "
+        f"first on line {line}; search.NEAR_ROWS={search.NEAR_ROWS}"
+    )
     best: dict[str, float] = {}
     for _ in range(args.repeat):
         if not args.term:

@@ -25,7 +25,7 @@ calls = st.lists(
         st.sampled_from(["search_docs", "read_FILE"]),
         st.sampled_from(WORDS),
         st.sampled_from(WORDS),
-    ),  # fmt: skip
+    ),
     min_size=1,
     max_size=12,
 )
@@ -35,8 +35,9 @@ terms = st.sampled_from(
 
 
 def _write(path: Path, rows: list[tuple[str, str, str]]) -> Path:
-    records = [entry(i, tool, {"q": q}, response={"text": r}) for i, (tool, q, r) in
-               enumerate(rows, 1)]  # fmt: skip
+    records = [
+        entry(i, tool, {"q": q}, response={"text": r}) for i, (tool, q, r) in enumerate(rows, 1)
+    ]
     return write_cassette(path, *records)
 
 
@@ -48,8 +49,14 @@ def _naive(model: object, term: str, cursor: int, direction: int) -> tuple[int, 
 
 
 @settings(max_examples=60, deadline=None)
-@given(calls, calls, terms, st.integers(0, 30), st.sampled_from([1, -1]),
-       st.sampled_from(["seq", "key"]))  # fmt: skip
+@given(
+    calls,
+    calls,
+    terms,
+    st.integers(0, 30),
+    st.sampled_from([1, -1]),
+    st.sampled_from(["seq", "key"]),
+)
 def test_the_files_search_finds_what_each_row_in_turn_finds(
     a_rows: list, b_rows: list, term: str, cursor: int, direction: int, align: str
 ) -> None:

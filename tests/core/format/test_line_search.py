@@ -20,8 +20,7 @@ words = st.sampled_from(["Alpha", "beta", "GAMMA", "seq", "x" * 300, "ab"])
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(words, words), min_size=1, max_size=15), words,
-       st.integers(16, 700))  # fmt: skip
+@given(st.lists(st.tuples(words, words), min_size=1, max_size=15), words, st.integers(16, 700))
 def test_the_lines_found_are_those_holding_the_term(
     rows: list[tuple[str, str]], term: str, chunk: int
 ) -> None:
@@ -29,9 +28,10 @@ def test_the_lines_found_are_those_holding_the_term(
 
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
         mp.setattr(line_search, "CHUNK", chunk)  # lines longer than a chunk too
-        path = write_cassette(Path(tmp) / "c.jsonl", *(
-            entry(i, "tool", {"q": q}, response={"text": r}) for i, (q, r) in enumerate(rows, 1)
-        ))  # fmt: skip
+        path = write_cassette(
+            Path(tmp) / "c.jsonl",
+            *(entry(i, "tool", {"q": q}, response={"text": r}) for i, (q, r) in enumerate(rows, 1)),
+        )
         cassette = load(path)
         needle = term.lower().encode()
         lines = path.read_bytes().lower().split(b"\n")
