@@ -113,6 +113,16 @@ class SearchDone(Message):
         self.wrapped = wrapped
 
 
+class SearchProgress(Message):
+    """A search for ``term`` over ``model`` has done ``fraction`` (0..1) of its work."""
+
+    def __init__(self, model: RowModel, term: str, fraction: float) -> None:
+        super().__init__()
+        self.model = model
+        self.term = term
+        self.fraction = fraction
+
+
 class LintReady(Message):
     """``core.lint``'s findings on the one cassette, and the rows that are worth a jump
     (a finding or an error), in order."""

@@ -96,11 +96,12 @@ class DiffResult:
         """The per-entry fingerprints and error flags of A and B (see ``align.Outcomes``)."""
         return outcome_index(self.a), outcome_index(self.b)
 
-    def drift(self, row_index: int) -> list[DriftItem]:
+    def drift(self, row_index: int, *, keep: bool = True) -> list[DriftItem]:
         """The drift of row ``row_index``: deepdiff of args and outcome per JSON path (see
         ``drift.entry_drift``). ``[]`` for ``same`` rows and one-sided rows. Computed on
         first call and cached; thread-safe (two threads asking at once may both compute,
-        one result is kept).
+        one result is kept). ``keep=False``: not cached (a pass over every row, such as
+        ``diff --limit 0``, in memory that does not grow with the rows).
 
         Raises:
             IndexError: ``row_index`` is out of range.
@@ -111,6 +112,8 @@ class DiffResult:
         if cached is not None:
             return cached
         items = self._compute_drift(row)
+        if not keep:
+            return items
         with self._lock:
             return self._drift.setdefault(row_index, items)
 

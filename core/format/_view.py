@@ -245,6 +245,15 @@ class Cassette(Sequence[Entry]):
         """True when entries are read from the file on access (``load``), not held."""
         return self._entries is None and self.path is not None and self._offsets is not None
 
+    def line_spans(self) -> tuple[Sequence[int], Sequence[int]] | None:
+        """``(offsets, lengths)``: where each entry's line is in the file, in bytes (sorted
+        by offset, file order), for a file-backed cassette; ``None`` for one held in memory.
+        """
+        if not self.is_file_backed:
+            return None
+        assert self._offsets is not None and self._lengths is not None
+        return self._offsets, self._lengths
+
     def lines_bytes(self) -> Iterator[tuple[int, bytes]]:
         """``(i, line bytes)`` for every entry of a file-backed cassette, read in order in
         large chunks (memory stays a few MB whatever the file size).

@@ -11,9 +11,17 @@ import re
 from typing import Any
 
 from ..format.jsonpath import Part, parse_path
-from ._secret_detectors import key_secrets, scan_string, string_leaf_secrets
+from ._secret_detectors import is_secret_key, key_secrets, scan_string, string_leaf_secrets
 
-__all__ = ["hash8", "mask", "mask_at", "mask_text", "mask_value", "value_hash"]
+__all__ = [
+    "hash8",
+    "mask",
+    "mask_at",
+    "mask_json_text_head",
+    "mask_text",
+    "mask_value",
+    "value_hash",
+]
 
 
 def value_hash(secret: str) -> str:
@@ -54,6 +62,24 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     for (parts, key), secrets in sorted(by_key.items(), key=lambda kv: -len(kv[0][0])):
         value = _rename_key_at(value, parts, key, _mask_text(key, secrets))
     return value
+
+
+def mask_json_text_head(text: str, head: Any, upto: int, key: str | None) -> tuple[str, int] | None:
+    """``(masked, n)``: the first ``n >= upto`` characters of ``text``, a JSON text (an object or a
+    list) whose parsed value begins with ``head`` (its first nodes in document order: all
+    that start in those characters), with each secret the scan finds in ``head`` masked as
+    ``mask_value(text, key)`` masks it: a screen that shows the start of a 2 MB JSON text
+    scans the part it shows (``tui/text/shown.py``). ``None`` when the text is masked by
+    its ``key`` (a secret-named key: the whole text is the secret), left to ``mask_value``.
+    """
+    if key is not None and is_secret_key(key):
+        return None
+    secrets = [s for s, _, _ in scan_string(json.dumps(head, ensure_ascii=False), None)]
+    if not secrets:
+        return text[:upto], min(upto, len(text))
+    # a secret that starts in the characters kept is kept whole, to be replaced
+    kept = text[: upto + max(len(json.dumps(s, ensure_ascii=False)) for s in secrets)]
+    return _mask_text(kept, secrets), len(kept)
 
 
 def _rename_key_at(value: Any, parts: tuple[Part, ...], key: str, new: str) -> Any:

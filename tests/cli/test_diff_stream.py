@@ -85,3 +85,21 @@ def test_rows_json_job_emits_rows_without_caching_drift(tmp_path) -> None:
     count = run_job(result.rows_json_job(rows.append))
     assert count == len(rows) == sum(1 for r in result.rows if r.status.value != "same")
     assert result._drift == {}
+
+
+def test_the_text_of_every_row_keeps_no_drift_and_counts_the_rest(tmp_path) -> None:
+    """``diff --limit 0`` writes each row's drift and lets it go (memory does not grow with
+    the rows); a limit still says how many rows are left out."""
+    from cassette_tui.core.diff.model import Status
+    from cassette_tui.tui.commands._output import Layout
+    from cassette_tui.tui.commands.diff import _rows_lines
+
+    a, b = _pair(tmp_path)
+    result = diff_cassettes(load(a), load(b))
+    differ = len(result.rows) - result.counts[Status.SAME]
+    lines = [line.plain for line in _rows_lines(result, 0, False, Layout(100, False))]
+    row_lines = lines[3:]  # after the blank line, the title and the column heads
+    assert sum(1 for line in row_lines if not line.startswith(" ")) == differ > 0
+    assert result._drift == {}  # nothing kept
+    cut = [line.plain for line in _rows_lines(result, 5, False, Layout(100, False))]
+    assert cut[-1].startswith(f"... {differ - 5} more rows")

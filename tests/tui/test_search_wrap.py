@@ -69,3 +69,32 @@ async def test_n_wraps_on_one_cassette_too(samples: Path) -> None:
         await press(pilot, "G")
         await search(pilot, "429")
         assert steps.cursor == 0 and "search wrapped to the top: 429" in notes(app)
+
+
+@sync
+async def test_a_running_search_says_how_far_it_got_and_escape_stops_it(
+    samples: Path, monkeypatch
+) -> None:
+    """The columns line shows a search's progress (``SearchProgress``, posted by the
+    worker as it reads the files) and that escape stops it; escape forgets the search."""
+    from cassette_tui.tui.messages import SearchProgress
+    from cassette_tui.tui.text import search as row_search
+
+    monkeypatch.setattr(row_search, "NEAR_ROWS", 1)  # the files are read after one row
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    app = CassetteApp(a, b, align="seq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        start = screen.steps.cursor
+        expected = next(i for i, _ in search_order(start, len(screen.model), 1)
+                        if screen.model.matches(i, "429"))  # fmt: skip
+        await search(pilot, "429")  # through the files: found as row by row
+        assert screen.steps.cursor == expected != start
+        screen.post_message(SearchProgress(screen.model, "429", 0.42))
+        await settle(pilot)
+        columns = str(screen.query_one("#columns").render())
+        assert "searching… 42% · escape stops" in columns
+        await press(pilot, "escape")
+        columns = str(screen.query_one("#columns").render())
+        assert screen.search_term == "" and "searching" not in columns

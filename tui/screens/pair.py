@@ -82,10 +82,7 @@ class PairScreen(LoopKeysScreen):
         text.append("   ")
         text.append(b[:side], style="bold")
         if self.search_term:
-            text = Text(no_wrap=True, overflow="ellipsis", end="")
-            text.append(" search: ", style="bold")
-            text.append(printable(self.search_term))
-            text.append("  (n/N repeat, escape clears)", style="dim")
+            return self.search_title()
         return text
 
     def on_mount(self) -> None:

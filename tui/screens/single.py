@@ -50,10 +50,7 @@ class SingleScreen(LoopKeysScreen):
     def column_titles(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         if self.search_term:
-            text.append(" search: ", style="bold")
-            text.append(self.search_term)
-            text.append("  (n/N repeat, escape clears)", style="dim")
-            return text
+            return self.search_title()
         cells = self.model.seq_width if isinstance(self.model, SingleRows) else SEQ_WIDTH
         text.append(f" {'seq':>{cells}}  {file_label(self.cassette)}", style="bold")
         return text

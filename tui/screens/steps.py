@@ -8,11 +8,13 @@ result as a typed message (``tui/messages.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.format.jobs import Cancelled, CancelToken
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
@@ -20,11 +22,12 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ..messages import DetailReady, SearchDone, WorkerFailed
+from ..messages import DetailReady, SearchDone, SearchProgress, WorkerFailed
 from ..session import Session
 from ..text.detail import Limits
 from ..text.rows import RowModel
 from ..text.safe import describe_error, plain, printable
+from ..text.search import RowSearch, search_order
 from ..text.summary import loading_summary
 from ..widgets.detail import DetailPane
 from ..widgets.step_list import StepList
@@ -52,6 +55,10 @@ class NoRows:
         return None
 
 
+__all__ = ["StepsScreen", "search_order"]
+
+#: seconds between two progress reports of a search
+PROGRESS_EVERY = 0.1
 REVEAL_NOTE = "secrets shown whole: press v to mask them again"
 MASK_NOTE = "secrets masked"
 
@@ -68,6 +75,10 @@ class StepsScreen(AppScreen):
     def __init__(self, session: Session | None = None) -> None:
         super().__init__(session)
         self.model: RowModel = NoRows()
+        #: the running search's progress for the columns line ("" when none runs)
+        self.search_status = ""
+        #: the last search, kept for n/N (its candidate rows)
+        self._search: RowSearch | None = None
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -183,10 +194,31 @@ class StepsScreen(AppScreen):
             text = f"cannot show this step: {describe_error(failure.error)}"
             self.detail.show(plain(text, "bold"))
 
+    @on(SearchProgress)
+    def _search_progress(self, message: SearchProgress) -> None:
+        if message.model is self.model and message.term == self.search_term:
+            self.search_status = f"searching… {message.fraction:.0%}"
+            self.refresh_columns()
+
+    def search_title(self) -> Text:
+        """The columns line while a search is active: the term, and how far a running
+        search got (escape stops it)."""
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        text.append(" search: ", style="bold")
+        text.append(printable(self.search_term))
+        if self.search_status:
+            text.append(f"  {self.search_status} · escape stops", style="bold")
+        else:
+            text.append("  (n/N repeat, escape clears)", style="dim")
+        return text
+
     @on(SearchDone)
     def _search_done(self, message: SearchDone) -> None:
         if message.model is not self.model:
             return
+        if self.search_status:
+            self.search_status = ""
+            self.refresh_columns()
         term = printable(message.term)
         if message.index is not None:
             self.steps.cursor = message.index
@@ -310,6 +342,7 @@ class StepsScreen(AppScreen):
             return
         elif self.search_term:
             self.search_term = ""
+            self.search_status = ""
             self.workers.cancel_group(self, "search")
             self.refresh_columns()
 
@@ -326,36 +359,31 @@ class StepsScreen(AppScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
     def run_search(self, term: str, direction: int, include_current: bool = False) -> None:
+        """Find the next row holding ``term`` from the cursor (``text/search.py``); the
+        columns line shows how far it got, escape stops it."""
         worker = get_current_worker()
+        token = CancelToken()
         model = self.model
-        order = search_order(self.steps.cursor, len(model), direction, include_current)
-        found: int | None = None
-        wrapped = False
+        search = self._search
+        if search is None or search.model is not model or search.needle != term:
+            search = self._search = RowSearch(model, term)
+        last = [0.0]
+
+        def progress(fraction: float) -> None:
+            if worker.is_cancelled:
+                token.cancel()
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY:
+                last[0] = now
+                self.post_message(SearchProgress(model, term, fraction))
+
         try:
-            for n, (index, past_end) in enumerate(order):
-                if n % 512 == 0 and worker.is_cancelled:
-                    return
-                if model.matches(index, term):
-                    found, wrapped = index, past_end
-                    break
+            hit = search.find(self.steps.cursor, direction, token, progress, include_current)
+        except Cancelled:
+            return
         except Exception as exc:  # noqa: BLE001 - shown as a notification
             self.post_message(WorkerFailed("search", exc))
             return
         if not worker.is_cancelled:
+            found, wrapped = hit if hit is not None else (None, False)
             self.post_message(SearchDone(model, found, term, direction, wrapped))
-
-
-def search_order(
-    cursor: int, length: int, direction: int, include_current: bool = False
-) -> Iterator[tuple[int, bool]]:
-    """The rows a search visits from row ``cursor`` of ``length`` rows, in ``direction``
-    (1: down, -1: up), each with whether it is past the end (wrapped around to the other
-    end, as less and vim do): down from the row after the cursor (or the cursor itself
-    with ``include_current``) to the last row, then from the first row back to the cursor;
-    up likewise. Every row once, the cursor's row last unless ``include_current``."""
-    if length <= 0:
-        return
-    first = cursor if include_current else cursor + direction
-    for step in range(length):
-        index = first + step * direction
-        yield index % length, not 0 <= index < length

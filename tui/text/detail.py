@@ -17,7 +17,7 @@ from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
-from cassette_tui.core.format.textspot import is_long_pair, spot
+from cassette_tui.core.format.textspot import first_difference, is_long_pair, spot
 from cassette_tui.core.scan.masking import mask_text, mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -26,7 +26,8 @@ from rich.text import Text
 
 from .marks import CHANGE_MARKS, ERROR, PARALLEL, REPEATED, STATUS_MARKS
 from .plural import plural
-from .safe import compact, pretty_lines, printable, safe, tool_text
+from .safe import compact, printable, safe, tool_text
+from .shown import SCAN_MARGIN, shown_lines
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 if TYPE_CHECKING:
@@ -88,9 +89,11 @@ def _leaf_key(path: str) -> str | None:
 
 
 def _block(value: Any, limits: Limits, style: str | Style = "") -> Text:
-    if not limits.reveal_secrets:
-        value = mask_value(value)  # a secret is not shown whole until revealed (core.secrets)
-    lines, cut = pretty_lines(value, max_lines=limits.lines, max_chars=limits.chars)
+    # a secret is not shown whole until revealed (core.secrets); only the lines shown are
+    # masked and printed (a 2 MB response is 40k lines)
+    lines, cut = shown_lines(
+        value, max_lines=limits.lines, max_chars=limits.chars, reveal=limits.reveal_secrets
+    )
     text = Text("\n".join(lines), style=style, overflow="fold")
     if cut or (limits.chars is not None and "…(+" in text.plain):
         more = f"… {cut} more lines, " if cut else "… "
@@ -107,6 +110,23 @@ def _outcome(entry: Entry) -> tuple[str, Any]:
 _PART_ORDER = {"args": 0, "response": 1, "error": 2}
 
 
+def _masked_item(item: DriftItem, width: int) -> DriftItem:
+    """``item`` with its two values masked for display. Two long strings (one shown as the
+    spot around their first difference) are masked over a window around that spot only:
+    a 2 MB string is not scanned whole to show 80 characters of it."""
+    key = _leaf_key(item.path)
+    a, b = item.a, item.b
+    if is_long_pair(a, b, width) and max(len(a), len(b)) > 2 * SCAN_MARGIN:
+        start = max(0, first_difference(a, b) - SCAN_MARGIN)
+        # the characters before the window stand in unscanned, never shown: the spot is
+        # within ``width`` of the difference
+        head = a[:start]
+        a = head + mask_value(a[start : start + 2 * SCAN_MARGIN], key)
+        b = head + mask_value(b[start : start + 2 * SCAN_MARGIN], key)
+        return replace(item, a=a, b=b)
+    return replace(item, a=mask_value(a, key), b=mask_value(b, key))
+
+
 def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> Text:
     """One line per drifted path: ``response $.top  "a" -> "b"  (changed)``."""
     text = Text()
@@ -114,8 +134,7 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
     ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
     for n, item in enumerate(ordered):
         if not limits.reveal_secrets:
-            key = _leaf_key(item.path)
-            item = replace(item, a=mask_value(item.a, key), b=mask_value(item.b, key))
+            item = _masked_item(item, limits.drift_value or 80)
         if n:
             text.append("\n")
         text.append(f"{item.part} ", style="dim")
@@ -215,8 +234,10 @@ def pair_detail(
     """The detail of aligned row ``row_index`` of a ``DiffResult``, with the ``findings``
     (the result's diagnosis) that name this row."""
     row: Row = result.rows[row_index]
-    a = result.a[row.a] if row.a is not None else None
-    b = result.b[row.b] if row.b is not None else None
+    # the entries as held, not copies (a copy of a 2 MB response took seconds); nothing
+    # here changes them: masking and cutting build new values
+    a = result.a.entry_view(row.a) if row.a is not None else None
+    b = result.b.entry_view(row.b) if row.b is not None else None
     other_call = row.status is Status.OTHER_CALL and a is not None and b is not None
     error = any(is_error_outcome(e.is_error, e.response) for e in (a, b) if e is not None)
     # a call that ran beside others (the recorder's batch): the runs may have issued it
@@ -298,7 +319,7 @@ def single_detail(
     cassette: Cassette, index: int, findings: Sequence[Finding], limits: Limits, styles: Styles
 ) -> RenderableType:
     """The detail of entry ``index`` of one cassette, with its lint findings."""
-    entry: Entry = cassette[index]
+    entry: Entry = cassette.entry_view(index)  # read only: no copy of a large entry
     kind, value = _outcome(entry)
     title = Text(no_wrap=True, overflow="ellipsis")
     title.append(f"seq {entry.seq}", style="bold")

@@ -8,7 +8,7 @@ whether a row matches a search. It presents what ``core`` computed; it never dif
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from cassette_tui.core.diff.align import is_error_outcome
@@ -218,6 +218,19 @@ class PairRows:
     def next_notable(self, start: int, direction: int) -> int | None:
         return next_in(self.notable_rows, start, direction)
 
+    def search_sides(self) -> list[tuple[Cassette, Callable[[int], int | None]]]:
+        """A and B, each with the row of each of its entries (``text/search.py``)."""
+        from cassette_tui.core.diff.align import SeqRows
+
+        from .search import identity, rows_of_entries
+
+        if isinstance(self.rows, SeqRows):  # row i is entry i of each side
+            return [(self.result.a, identity), (self.result.b, identity)]
+        return [
+            (self.result.a, rows_of_entries(self.rows, "a")),
+            (self.result.b, rows_of_entries(self.rows, "b")),
+        ]
+
     def matches(self, index: int, needle: str) -> bool:
         row = self.rows[index]
         return (row.a is not None and _entry_matches(self.result.a, row.a, needle)) or (
@@ -283,6 +296,12 @@ class SingleRows:
 
     def next_notable(self, start: int, direction: int) -> int | None:
         return next_in(self.notable_rows, start, direction)
+
+    def search_sides(self) -> list[tuple[Cassette, Callable[[int], int | None]]]:
+        """The cassette, whose entries are the rows (``text/search.py``)."""
+        from .search import identity
+
+        return [(self.cassette, identity)]
 
     def matches(self, index: int, needle: str) -> bool:
         return _entry_matches(self.cassette, index, needle)

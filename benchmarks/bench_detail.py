@@ -1,0 +1,162 @@
+"""Time to show the detail of a step with a large response, by the shape of the response.
+
+Usage: ``.venv/bin/python benchmarks/bench_detail.py [--lines 40000] [--rounds 3]``
+
+Issue 31: a 2.1 MB, 40k-line MCP answer took 24-42 s before the detail appeared, 75-106x
+a flat string of the same size. For each shape below it writes a pair of cassettes in a
+temporary folder (two steps; step 2's answer is about 2.1 MB and differs at its end), opens
+them in the app (``App.run_test``, 120x40), and times, from the key press to the detail
+painted:
+
+* ``pane``: ``j`` onto step 2, its detail in the lower pane;
+* ``step``: then ``enter``, the step screen;
+* ``pane e`` / ``step e``: then ``e`` (expanded: 2,000 lines, 20k characters a string).
+
+The shapes, all the same size: ``flat`` (one string, no newline: the baseline), ``lines``
+(one string of 40k lines, as an MCP text answer), ``list`` (a list of 40k strings),
+``objects`` (a list of 40k small objects), ``json text`` (40k objects as JSON inside a
+string). Each time is the fastest of ``--rounds`` and is printed with its ratio to the flat
+string's time for the same view, measured in the same run. Target: every shape within 2x
+of the flat string and under 0.3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.tui.app import CassetteApp
+
+LINE = "line {i}: the quick brown fox jumps over the lazy dog, ok"
+VIEWS = ("pane", "step", "pane e", "step e")
+
+
+def answer(shape: str, n: int) -> Any:
+    """An MCP ``tools/call`` result of ``n`` lines in ``shape``."""
+    lines = [LINE.format(i=i) for i in range(n)]
+    if shape == "flat":
+        text: Any = " ".join(lines)
+    elif shape == "lines":
+        text = "\n".join(lines)
+    elif shape == "list":
+        return {"content": lines, "isError": False}
+    elif shape == "objects":
+        return {"content": [{"type": "text", "text": line} for line in lines], "isError": False}
+    else:  # json text
+        text = json.dumps([{"n": i, "text": line} for i, line in enumerate(lines)])
+    return {"content": [{"type": "text", "text": text}], "isError": False}
+
+
+def write_pair(directory: Path, shape: str, n: int) -> tuple[Path, Path]:
+    paths = directory / f"{shape}-a.jsonl", directory / f"{shape}-b.jsonl"
+    for path, tail in zip(paths, ("", " (changed)"), strict=True):
+        big = answer(shape, n)
+        content = big["content"]
+        if isinstance(content[-1], dict):
+            content[-1]["text"] += tail
+        else:
+            content[-1] += tail
+        records = [
+            {"seq": 1, "tool": "list_tools", "args": {}, "response": {"ok": True}},
+            {"seq": 2, "tool": "read_doc", "args": {"uri": "doc://big"}, "response": big},
+        ]
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    return paths
+
+
+async def _idle(app: CassetteApp) -> None:
+    from textual.worker import WorkerState
+
+    busy = (WorkerState.PENDING, WorkerState.RUNNING)
+    while any(worker.state in busy for worker in app.workers):
+        await asyncio.sleep(0.002)
+
+
+def _body(app: CassetteApp) -> object:
+    """What the detail pane of the screen on top shows now."""
+    from cassette_tui.tui.widgets.detail import DetailPane
+    from textual.widgets import Static
+
+    panes = app.screen.query(DetailPane)
+    return panes.first().query_one(Static).content if panes else None
+
+
+async def _shown(app: CassetteApp, before: object, start: float) -> float:
+    """Seconds from ``start`` until the detail pane on top shows a built detail (a
+    ``Group``, not the placeholder) other than ``before``, painted."""
+    from rich.console import Group
+
+    while True:
+        body = _body(app)
+        if isinstance(body, Group) and body is not before:
+            break
+        await asyncio.sleep(0.002)
+    app.screen._on_timer_update()  # the repaint the next frame tick would do
+    return time.perf_counter() - start
+
+
+async def measure(a_path: Path, b_path: Path) -> dict[str, float]:
+    from textual import events
+
+    app = CassetteApp(open_cassette(a_path), open_cassette(b_path))
+    out: dict[str, float] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not len(app.screen.model):
+            await asyncio.sleep(0.001)
+        await _idle(app)
+        await pilot.pause()
+        await pilot.press("g")  # the first row (the app opens on the first divergence)
+        await _idle(app)
+        await pilot.pause()
+        # j: step 2 in the pane; e: expanded; e: cut again (not timed); enter: the step
+        # screen; e: expanded there
+        for view, key in (("pane", "j"), ("pane e", "e"), ("", "e"), ("step", "enter"),
+                          ("step e", "e")):  # fmt: skip
+            before = _body(app)
+            start = time.perf_counter()
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+            shown = await _shown(app, before, start)
+            if view:
+                out[view] = shown
+            await pilot.pause()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=40_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--shapes", default="flat,lines,list,objects,json text")
+    args = parser.parse_args()
+    shapes = args.shapes.split(",")
+    if shapes[0] != "flat":
+        shapes.insert(0, "flat")
+    print(f"python {sys.version.split()[0]}; seconds (fastest of {args.rounds}); x flat")
+    best: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        pairs = {shape: write_pair(Path(tmp), shape, args.lines) for shape in shapes}
+        size = pairs["flat"][0].stat().st_size / 1e6
+        print(f"each answer about {size:.1f} MB, {args.lines} lines")
+        # warm-up: the first detail imports the secret scan's plugins once
+        asyncio.run(measure(*pairs["flat"]))
+        for _ in range(args.rounds):
+            for shape in shapes:  # in turn, so a slow minute hits every shape alike
+                times = asyncio.run(measure(*pairs[shape]))
+                for view, t in times.items():
+                    kept = best.setdefault(shape, {})
+                    kept[view] = min(kept.get(view, t), t)
+    print(f"{'shape':<10}" + "".join(f"{view:>16}" for view in VIEWS))
+    for shape in shapes:
+        cells = [f"{best[shape][v]:7.3f} x{best[shape][v] / best['flat'][v]:5.2f}" for v in VIEWS]
+        print(f"{shape:<10}" + "".join(f"{c:>16}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
