@@ -229,10 +229,11 @@ def _diff_pair(
     # on a terminal)
     big = len(cassette_a) + len(cassette_b) >= PROGRESS_MIN_ENTRIES
     with progress_on_stderr(None if big else False) as sink:
-        # with --json every outcome is read first: a bad response is found before any row
-        # is written, so stdout never holds half a document
+        # every outcome is read first: a bad response is found before any line is written
+        # (stdout never holds half a --json document, nor a report that calls a file with
+        # a broken response "the same")
         result = run_job(
-            diff_job(cassette_a, cassette_b, align, outcomes=as_json, tolerance=tolerance),
+            diff_job(cassette_a, cassette_b, align, outcomes=True, tolerance=tolerance),
             sink,
         )
         if as_json:
