@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..scan.lint import MALFORMED_FIELD
 from ._contract import changed_tool_words
+from ._error_kind import REFUSAL, TRANSIENT, UNKNOWN, error_kind
 from ._finding import MAX_SEQS, finding, short
 
 if TYPE_CHECKING:
@@ -79,18 +80,42 @@ def _side_finding(result: DiffResult, side: str, mine: list[tuple[int, Row]]) ->
         f"{name} got an error where {other} succeeded: {name} seq {seqs[0]} {row.tool} "
         f"returned {what}" + (f", and {len(mine) - 1} more such calls." if len(mine) > 1 else ".")
     )
-    action = changed_tool_words(result, row.tool, entry.args, side) or (
-        "A transient failure (rate limit, outage) rather than the agent: check that the "
-        "agent handles it (backoff within a retry budget, honour Retry-After), then "
-        "re-record if the environment caused it."
-    )
+    failed = entry.error if entry.is_error else entry.response
+    kind = error_kind(failed, entry.is_error)
+    action = changed_tool_words(result, row.tool, entry.args, side) or _ACTIONS[kind]
     return finding(
         "error_response",
         {"a": [], "b": [], side: [s for s in seqs if s is not None][:MAX_SEQS]},
         message,
         action,
-        {"rows": [i for i, _ in mine][:MAX_SEQS], "count": len(mine), "first": what},
+        {
+            "rows": [i for i, _ in mine][:MAX_SEQS],
+            "count": len(mine),
+            "first": what,
+            "error_kind": kind,
+        },  # fmt: skip
     )
+
+
+#: the first thing to do, by the kind of failure (``_error_kind.py``)
+_ACTIONS = {
+    TRANSIENT: (
+        "A transient failure (rate limit, outage) rather than the agent: check that the "
+        "agent handles it (backoff within a retry budget, honour Retry-After), then "
+        "re-record if the environment caused it."
+    ),
+    REFUSAL: (
+        "A refusal by the tool's own rules (a business error), not a transient failure: "
+        "compare what the agent asked here with the other run's call (its args, or the "
+        "state its earlier calls left), and the rule the message names; re-recording "
+        "will not change it."
+    ),
+    UNKNOWN: (
+        "The tool failed here and not in the other run: read the error; if it is "
+        "transient (rate limit, outage), check the agent's retry handling and re-record; "
+        "if it is the tool refusing what the agent asked, compare the two runs' calls."
+    ),
+}
 
 
 def _error_summary(value: Any, is_error: bool) -> str:

@@ -1,0 +1,65 @@
+"""A business error is not "a transient failure (rate limit, outage)" (issue 28): the
+error_response finding words its first action by the kind of failure."""
+
+from __future__ import annotations
+
+import pytest
+from cassette_tui.core.diff._error_kind import REFUSAL, TRANSIENT, UNKNOWN, error_kind
+from cassette_tui.core.diff.result import diff_cassettes
+from support.factory import make_cassette
+
+
+@pytest.mark.parametrize(
+    ("value", "is_error", "kind"),
+    [
+        ({"status": 429, "error": "rate_limited"}, False, TRANSIENT),
+        ({"status_code": 503}, False, TRANSIENT),
+        ({"status": 404, "error": "no such order"}, False, REFUSAL),
+        ({"status": {"code": 422}}, False, REFUSAL),
+        ({"type": "TimeoutError", "message": "timed out"}, True, TRANSIENT),
+        ({"type": "RateLimited", "message": ""}, True, TRANSIENT),
+        ({"type": "ConnectionError", "message": "reset"}, True, TRANSIENT),
+        (
+            {"type": "RefundDenied", "message": "RefundDenied: outside the 14-day window"},
+            True,
+            REFUSAL,
+        ),
+        ({"type": "PolicyViolation", "message": "x"}, True, REFUSAL),
+        ({"type": "ValueError", "message": "amount must be positive"}, True, REFUSAL),
+        ({"type": "RuntimeError", "message": "boom"}, True, UNKNOWN),
+        ({"text": "Error: payment amount does not add up"}, False, REFUSAL),  # tau-bench
+        (
+            {
+                "isError": True,
+                "content": [{"type": "text", "text": "Service temporarily unavailable"}],
+            },
+            False,
+            TRANSIENT,
+        ),
+        ({"ok": False}, False, UNKNOWN),
+    ],
+)
+def test_error_kinds(value: object, is_error: bool, kind: str) -> None:
+    assert error_kind(value, is_error) == kind
+
+
+def _pair(failed: dict) -> tuple:
+    a = make_cassette([("refund", {"order": 1}, failed), ("done", {}, 1)])
+    b = make_cassette([("refund", {"order": 1}, {"ok": True}), ("done", {}, 1)])
+    return a, b
+
+
+def test_a_refusal_is_not_blamed_on_the_environment() -> None:
+    a, b = _pair({"__error__": "RefundDenied: outside the 14-day window"})
+    result = diff_cassettes(a, b)
+    (found,) = [f for f in result.findings if f.kind == "error_response"]
+    assert "refusal by the tool's own rules" in found.action
+    assert not found.action.startswith("A transient failure")
+    assert found.evidence["error_kind"] == REFUSAL
+
+
+def test_a_rate_limit_still_reads_as_transient() -> None:
+    a, b = _pair({"status": 429, "error": "rate_limited"})
+    (found,) = [f for f in diff_cassettes(a, b).findings if f.kind == "error_response"]
+    assert found.action.startswith("A transient failure (rate limit, outage)")
+    assert found.evidence["error_kind"] == TRANSIENT
