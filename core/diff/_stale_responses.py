@@ -67,11 +67,43 @@ def _tool_finding(result: DiffResult, tool: str, rows: list[tuple[int, Row]]) ->
     )
     if number_type:
         message += f" Number type only (1 vs 1.0) at {', '.join(number_type[:3])}."
-    return finding(
-        "stale_response",
-        side_seqs([r for _, r in rows]),
-        message,
-        "The recording is stale for this call: re-record it and diff the old "
-        "cassette against the new one.",
-        {"tool": tool, "steps": len(rows), "examples": examples, "number_type": number_type},
-    )
+    varying = _varying_within_a_run(result, tool)
+    evidence: dict[str, Any] = {
+        "tool": tool, "steps": len(rows), "examples": examples, "number_type": number_type,
+        "nondeterministic": bool(varying),
+    }  # fmt: skip
+    if varying:
+        side, seqs = varying
+        evidence["varying"] = {"side": side, "seqs": seqs}
+        message += (
+            f" Within run {side.upper()} alone the same args got different answers too "
+            f"(seqs {', '.join(map(str, seqs))}): a nondeterministic tool."
+        )
+        action = (
+            "A nondeterministic tool, not a stale recording: re-recording rolls the dice "
+            "again. Hold its answer fixed while you debug (pin it as a fixture), make the "
+            "agent robust to the answers it can give, or normalize the paths that vary."
+        )
+    else:
+        action = (
+            "The recording is stale for this call: re-record it and diff the old "
+            "cassette against the new one."
+        )
+    return finding("stale_response", side_seqs([r for _, r in rows]), message, action, evidence)
+
+
+def _varying_within_a_run(result: DiffResult, tool: str) -> tuple[str, list[int]] | None:
+    """``(side, seqs)`` of a key of ``tool`` that one run made several times with
+    different successful answers (the first such key found, A first), or ``None``."""
+    for side, c, outcomes in (
+        ("a", result.a, result.outcomes()[0]),
+        ("b", result.b, result.outcomes()[1]),
+    ):
+        seen: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for i in range(len(c)):
+            if c.tool(i) == tool and not outcomes.errors[i]:
+                seen[c.key(i)].append(i)
+        for indices in seen.values():
+            if len({c.fingerprint(i) for i in indices}) > 1:
+                return side, [c.seq(i) for i in indices][:MAX_SEQS]
+    return None

@@ -63,3 +63,21 @@ def test_a_rate_limit_still_reads_as_transient() -> None:
     (found,) = [f for f in diff_cassettes(a, b).findings if f.kind == "error_response"]
     assert found.action.startswith("A transient failure (rate limit, outage)")
     assert found.evidence["error_kind"] == TRANSIENT
+
+
+def test_a_tool_that_varies_within_one_run_is_nondeterministic_not_stale() -> None:
+    a = make_cassette([("roll", {"n": 1}, {"v": 3}), ("roll", {"n": 1}, {"v": 5}), ("done", {}, 1)])
+    b = make_cassette([("roll", {"n": 1}, {"v": 6}), ("roll", {"n": 1}, {"v": 5}), ("done", {}, 1)])
+    (found,) = [f for f in diff_cassettes(a, b).findings if f.kind == "stale_response"]
+    assert found.evidence["nondeterministic"] is True
+    assert found.evidence["varying"] == {"side": "a", "seqs": [1, 2]}
+    assert found.action.startswith("A nondeterministic tool, not a stale recording")
+    assert "a nondeterministic tool" in found.message
+
+
+def test_one_answer_per_run_that_differs_is_still_stale() -> None:
+    a = make_cassette([("search", {"q": 1}, {"top": "x"}), ("done", {}, 1)])
+    b = make_cassette([("search", {"q": 1}, {"top": "y"}), ("done", {}, 1)])
+    (found,) = [f for f in diff_cassettes(a, b).findings if f.kind == "stale_response"]
+    assert found.evidence["nondeterministic"] is False
+    assert found.action.startswith("The recording is stale for this call")
