@@ -34,7 +34,12 @@ _REPORTS: dict[str, Change] = {
     "set_item_removed": Change.ITEM_REMOVED,
     "attribute_added": Change.ADDED,
     "attribute_removed": Change.REMOVED,
+    "reordered": Change.REORDERED,  # ours: the same items in another order
 }
+
+#: lists longer than this (both sides together) are compared index by index: matching
+#: their items (``difflib``) would cost the product of their lengths
+MATCH_ITEMS = 2000
 
 
 _CHANGE_ORDER = {change: rank for rank, change in enumerate(Change)}
@@ -120,14 +125,25 @@ def _dict_reports(
 def _list_reports(
     parts: tuple[Any, ...], x: list[Any], y: list[Any], out: list[_Report], stack: _Stack
 ) -> None:
-    """Two lists at ``parts``: of scalars only, deepdiff's own reports (unless equal);
-    else the shared indexes pushed on ``stack`` and the longer one's tail reported."""
+    """Two lists at ``parts``: the same items in another order, one ``reordered`` report;
+    of scalars only, deepdiff's own reports (unless equal); items only inserted or only
+    removed (matched by their canonical JSON, ``difflib``), those items alone reported
+    (``1 item inserted at [0]``, never every later index as changed); else the shared
+    indexes pushed on ``stack`` and the longer one's tail reported."""
+    if len(x) == len(y) and len(x) > 1:
+        kx = [sorted_json_bytes(v) for v in x]
+        ky = [sorted_json_bytes(v) for v in y]
+        if kx != ky and sorted(kx) == sorted(ky):
+            out.append(("reordered", parts, x, y))
+            return
     if not (_holds_containers(x) or _holds_containers(y)):
         if len(x) == len(y) and all(
             type(p) is type(q) and p == q for p, q in zip(x, y, strict=True)
         ):
             return
         out.extend((report, parts + sub, t1, t2) for report, sub, t1, t2 in _deep_reports(x, y))
+        return
+    if len(x) != len(y) and len(x) + len(y) <= MATCH_ITEMS and _only_inserted(parts, x, y, out):
         return
     n = min(len(x), len(y))
     for i in range(n):
@@ -136,6 +152,25 @@ def _list_reports(
         out.append(("iterable_item_removed", parts + (i,), x[i], None))
     for j in range(n, len(y)):
         out.append(("iterable_item_added", parts + (j,), None, y[j]))
+
+
+def _only_inserted(parts: tuple[Any, ...], x: list[Any], y: list[Any], out: list[_Report]) -> bool:
+    """When ``y`` is ``x`` with items inserted or removed (no item changed), report those
+    items (``iterable_item_added`` at B's index, ``iterable_item_removed`` at A's) and
+    return True; else report nothing and return False."""
+    from difflib import SequenceMatcher
+
+    kx = [sorted_json_bytes(v) for v in x]
+    ky = [sorted_json_bytes(v) for v in y]
+    ops = SequenceMatcher(None, kx, ky, autojunk=False).get_opcodes()
+    if any(tag == "replace" for tag, *_ in ops):
+        return False
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "delete":
+            out.extend(("iterable_item_removed", parts + (i,), x[i], None) for i in range(i1, i2))
+        elif tag == "insert":
+            out.extend(("iterable_item_added", parts + (j,), None, y[j]) for j in range(j1, j2))
+    return True
 
 
 def _holds_containers(values: list[Any]) -> bool:

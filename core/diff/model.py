@@ -52,6 +52,7 @@ class Change(str, Enum):
     REMOVED = "removed"  # present in A only
     ITEM_ADDED = "item_added"  # list item present in B only
     ITEM_REMOVED = "item_removed"  # list item present in A only
+    REORDERED = "reordered"  # a list holding the same items in another order (a, b: the lists)
 
 
 @dataclass(frozen=True, slots=True)

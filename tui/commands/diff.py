@@ -472,6 +472,9 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
             values = [f"+ {_value(item.b, width - 28)} (absent in A)"]
         elif change in (Change.REMOVED, Change.ITEM_REMOVED):
             values = [f"- {_value(item.a, width - 28)} (absent in B)"]
+        elif change is Change.REORDERED:
+            count = len(item.a) if isinstance(item.a, list) else 0
+            values = [f"same {count} items, another order"]
         elif is_long_pair(item.a, item.b, (width - 18) // 2):
             # too long to show whole: both sides around the first differing character
             where = spot(item.a, item.b, max((width - 40) // 2, 12))

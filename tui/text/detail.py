@@ -149,6 +149,13 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(
                 f"- {_value(item.a, limits.drift_value)}", style=styles.get("detail--old", "")
             )
+        elif item.change is Change.REORDERED:
+            count = len(item.a) if isinstance(item.a, list) else 0
+            text.append(f"same {count} items, another order")
+            text.append("  (A's order: ", style="dim")
+            text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
+            text.append(")", style="dim")
+            continue
         elif is_long_pair(item.a, item.b, limits.drift_value or 80):
             # strings too long to show whole: both sides around the first differing
             # character

@@ -110,6 +110,7 @@ CHANGE_MARKS: dict[Change, ChangeMark] = {
     Change.REMOVED: ChangeMark("-", "removed in B"),
     Change.ITEM_ADDED: ChangeMark("+", "item added in B"),
     Change.ITEM_REMOVED: ChangeMark("-", "item removed in B"),
+    Change.REORDERED: ChangeMark("↕", "same items, another order"),
 }
 
 

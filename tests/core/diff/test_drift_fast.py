@@ -1,11 +1,15 @@
 """The fast drift path for plain JSON trees gives exactly deepdiff's items (deepdiff is the
-definition of drift; issue 8)."""
+definition of drift; issue 8), except where a list holds the same items in another order
+(one ``reordered`` item) or only gained or lost items (those items alone, issue 28): there
+the walk says what happened, where deepdiff compares index by index."""
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
 from typing import Any
 
-from cassette_tui.core.diff._drift import value_drift
+from cassette_tui.core.diff._drift import MATCH_ITEMS, value_drift
+from cassette_tui.core.format.jsontext import sorted_json_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +48,28 @@ def _mutate(data: st.DataObject, value: Any) -> Any:
     return data.draw(_json) if data.draw(st.booleans()) else value
 
 
+def _list_rule_applies(a: Any, b: Any) -> bool:
+    """Whether the walk's list rules (reordered, only inserted or removed) apply anywhere
+    in the two values, following the paths the walk compares."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return any(_list_rule_applies(a[k], b[k]) for k in a if k in b)
+    if not (isinstance(a, list) and isinstance(b, list)):
+        return False
+    ka, kb = [sorted_json_bytes(v) for v in a], [sorted_json_bytes(v) for v in b]
+    if ka == kb:
+        return False
+    if len(a) == len(b) and len(a) > 1 and sorted(ka) == sorted(kb):
+        return True
+    containers = any(isinstance(v, (dict, list)) for v in [*a, *b])
+    if not containers:
+        return False  # deepdiff's own reports
+    if len(a) != len(b) and len(a) + len(b) <= MATCH_ITEMS:
+        ops = SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
+        if not any(tag == "replace" for tag, *_ in ops):
+            return True
+    return any(_list_rule_applies(x, y) for x, y in zip(a, b, strict=False))
+
+
 def _items(a: Any, b: Any, fast: bool) -> list[tuple[str, Any, Any, str]]:
     return [(d.path, d.a, d.b, d.change.value) for d in value_drift(a, b, fast=fast)]
 
@@ -52,13 +78,39 @@ def _items(a: Any, b: Any, fast: bool) -> list[tuple[str, Any, Any, str]]:
 @given(st.data(), _json)
 def test_fast_drift_equals_deepdiff_on_related_values(data, a) -> None:
     b = _mutate(data, a)
-    assert _items(a, b, fast=True) == _items(a, b, fast=False)
+    if not _list_rule_applies(a, b):
+        assert _items(a, b, fast=True) == _items(a, b, fast=False)
 
 
 @settings(max_examples=200, deadline=None)
 @given(_json, _json)
 def test_fast_drift_equals_deepdiff_on_any_two_values(a, b) -> None:
-    assert _items(a, b, fast=True) == _items(a, b, fast=False)
+    if not _list_rule_applies(a, b):
+        assert _items(a, b, fast=True) == _items(a, b, fast=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_json, min_size=2, max_size=8, unique_by=lambda v: sorted_json_bytes(v)), st.randoms()
+)
+def test_a_list_in_another_order_is_one_reordered_item(items: list[Any], rnd: Any) -> None:
+    other = items[:]
+    rnd.shuffle(other)
+    found = _items({"l": items}, {"l": other}, fast=True)
+    if other == items:
+        assert found == []
+    else:
+        assert found == [("$.l", items, other, "reordered")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(_keys, _scalars, min_size=1, max_size=3), min_size=1, max_size=8),
+       st.dictionaries(_keys, _scalars, min_size=1, max_size=3), st.data())  # fmt: skip
+def test_one_object_inserted_is_one_item_added(items: list[Any], new: Any, data: Any) -> None:
+    at = data.draw(st.integers(0, len(items)))
+    other = [*items[:at], new, *items[at:]]
+    found = _items({"l": items}, {"l": other}, fast=True)
+    assert len(found) == 1 and found[0][3] == "item_added" and found[0][2] == new
 
 
 def test_fast_drift_examples() -> None:

@@ -1,5 +1,6 @@
-"""A business error is not "a transient failure (rate limit, outage)" (issue 28): the
-error_response finding words its first action by the kind of failure."""
+"""The blame is honest (issue 28): a business error is not "a transient failure (rate
+limit, outage)"; a tool that varies within one run is nondeterministic, not stale; a list
+in another order or with one item inserted reads so, not index by index."""
 
 from __future__ import annotations
 
@@ -81,3 +82,23 @@ def test_one_answer_per_run_that_differs_is_still_stale() -> None:
     (found,) = [f for f in diff_cassettes(a, b).findings if f.kind == "stale_response"]
     assert found.evidence["nondeterministic"] is False
     assert found.action.startswith("The recording is stale for this call")
+
+
+def test_the_diff_text_says_a_list_was_reordered_or_gained_one_item(tmp_path) -> None:
+    from support.factory import entry, write_cassette
+    from support.run import cli
+
+    hits = [{"path": f"docs/{n}.md"} for n in "abcdefgh"]
+    a = write_cassette(tmp_path / "a.jsonl", entry(1, "search", {"q": 1}, response={"hits": hits}))
+    b = write_cassette(
+        tmp_path / "b.jsonl", entry(1, "search", {"q": 1}, response={"hits": hits[::-1]})
+    )
+    out = cli("diff", str(a), str(b)).stdout
+    assert "↕ response $.hits  same 8 items, another order" in out
+    c = write_cassette(
+        tmp_path / "c.jsonl",
+        entry(1, "search", {"q": 1}, response={"hits": [{"path": "new"}, *hits]}),
+    )
+    out = cli("diff", str(a), str(c)).stdout
+    assert '+ response $.hits[0]  + {"path": "new"} (absent in A)' in out
+    assert "$.hits[1]" not in out  # not every later index as changed
