@@ -19,8 +19,10 @@ metadata says which (``pairing``: ``"id"`` or ``"position"``).
 
 Each call becomes an entry: ``tool`` = the function name, ``args`` = the parsed
 arguments, ``response`` = ``json_result(content)`` (JSON objects and arrays as JSON, other
-text as ``{"text": ...}``), or ``error`` = ``{"type", "message"}`` when the tool message
-has an ``error`` (inspect_ai). Extra fields keep what is not part of the call:
+text as ``{"text": ...}``; a converted message whose result is already a typed JSON
+value, as pydantic-ai's history keeps it, carries it as ``value`` and it is taken as
+is), or ``error`` = ``{"type", "message"}`` when the tool message has an ``error``
+(inspect_ai). Extra fields keep what is not part of the call:
 ``tool_call_id`` (the call's id, even when empty), ``message_index`` (0-based position of
 the calling message), ``answer_tool_call_id`` when the answer names another id,
 ``arguments_error`` and the raw text when ``arguments`` is not valid JSON, ``content``
@@ -311,7 +313,8 @@ class _Pairing:
             fields["content"] = m.get("content")
             self.emit(tool, args, fields, error=error)
         else:
-            self.emit(tool, args, fields, response=json_result(m.get("content")))
+            response = m["value"] if "value" in m else json_result(m.get("content"))
+            self.emit(tool, args, fields, response=response)
         self.seq_of_result[i] = len(self.out)
 
     def _unpaired(self, i: int, m: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:

@@ -9,8 +9,10 @@ parts) and ``{"kind": "response", "parts": [...]}`` (what the model answered: ``
 
 The parts are converted to chat messages and read as ``_openai_chat`` reads them: each
 tool call one entry, ``args`` parsed (kept as text with ``arguments_error`` when the
-model's JSON is not valid), ``response`` = the ``tool-return`` content (objects as they
-are, text through ``json_result``); a ``retry-prompt`` part, or a ``tool-return`` whose
+model's JSON is not valid), ``response`` = the ``tool-return`` content as it is: the
+history keeps the tool's return value as JSON (a ``str`` return stays a string, a
+``float`` a number), the value the ``CassetteCapability`` adapter records, so a recorded
+run and its imported history agree; a ``retry-prompt`` part, or a ``tool-return`` whose
 ``outcome`` is not ``"success"`` (pydantic-ai 2 marks a rejected call ``"retried"``),
 is the call's ``error`` ``{"type": <its retry cause or "RetryPrompt">, "message": ...}``.
 Each attempt of a retried call is its own entry. Paired by ``tool_call_id`` when unique.
@@ -117,8 +119,9 @@ def _result(part: dict[str, Any], kind: str) -> dict[str, Any]:
         "role": "tool",
         "tool_call_id": part.get("tool_call_id"),
         "name": part.get("tool_name"),
-        # objects stay objects: json_result reads JSON text back as the value
         "content": content if isinstance(content, str) else json.dumps(content, default=str),
+        # the return value already as JSON: taken as is, never re-read as text
+        "value": content,
     }
     outcome = part.get("outcome", "success")
     if kind == "retry-prompt" or outcome not in (None, "success"):

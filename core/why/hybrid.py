@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..diff.model import Status
+from ..diff.model import DriftItem, Status
 from ..diff.result import DiffResult
 from ..format.cassette import Cassette, save
 from ..format.entry import Entry
@@ -33,7 +33,8 @@ class DifferingStep:
         a, b: the entry indices in the failing (A) and passing (B) cassette.
         a_seq, b_seq: their seqs.
         tool: the tool called.
-        paths: the first drift paths of the response (``$.results[0]``), for a person.
+        paths: the first drift paths of the response (``$.results[0]``; ``response`` for
+            the whole response, ``error`` / ``error.message`` for the error), for a person.
     """
 
     row: int
@@ -57,9 +58,18 @@ def differing_steps(result: DiffResult) -> list[DifferingStep]:
         if row.status is not Status.RESPONSE_DRIFT or row.a is None or row.b is None:
             continue
         assert row.a_seq is not None and row.b_seq is not None
-        paths = tuple(d.path for d in result.drift(i)[:PATHS_SHOWN])
+        paths = tuple(_where(d) for d in result.drift(i)[:PATHS_SHOWN])
         steps.append(DifferingStep(i, row.a, row.b, row.a_seq, row.b_seq, row.tool, paths))
     return steps
+
+
+def _where(item: DriftItem) -> str:
+    """A drift path as a person reads it: ``$.results[0]`` for the response's inside; the
+    whole response or error by its part's name, and an error's inside under ``error``
+    (an error in A where B was answered reads ``error response``, never ``$ $``)."""
+    if item.part == "response":
+        return "response" if item.path == "$" else item.path
+    return item.part + item.path[1:]
 
 
 def hybrid_entries(

@@ -32,6 +32,8 @@ def test_bisect_text_json_and_markdown(tmp_path: Path) -> None:
     out = done.stdout
     assert "2 of 8 differing responses suffice: A seq 2 check $.state, A seq 6 check $.state" in out
     assert "open the minimal hybrid beside B:" in out
+    # the first candidate, B as recorded, is named so (not "A's answers at seq none")
+    assert "1. none of A's answers (B as recorded): pass" in out
     assert (tmp_path / "b1" / "minimal.jsonl").exists()
     done = cli("bisect", str(fail), str(passing), "--agent", agent, "--runs", "1", "-j", "2",
                "--out", str(tmp_path / "b2"), "--json")  # fmt: skip

@@ -119,3 +119,22 @@ def test_the_loop_bar_of_a_replay_with_one_miss() -> None:
         run = _run(report=ReplayReport.from_json({"calls": [{"outcome": "miss"}]}))
 
     assert replay_found(Result()) == ("✗ failed · 1 miss", "1 miss")  # type: ignore[arg-type]
+
+
+@sync
+async def test_the_loop_panel_commands_carry_the_apps_agent(samples: Path) -> None:
+    """The command line the panel shows runs as typed: the app's ``--agent`` goes with it
+    (quoted); an agent from the config is found there again, so none is added."""
+    a, b = open_cassette(samples / "fail.jsonl"), open_cassette(samples / "fix.jsonl")
+    for agent, shown in [
+        (AgentCommand.parse("python agent.py"), "fail.jsonl --agent 'python agent.py'"),
+        (AgentCommand.parse("python agent.py", source="pyproject.toml"), "fail.jsonl"),
+    ]:
+        app = CassetteApp(a, b, agent=agent)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "l")
+            assert isinstance(app.screen, LoopScreen)
+            text = flat(app)
+            assert f"cassette-tui replay {shown} Gate" in text
+            assert f"cassette-tui gate {shown} Diff" in text

@@ -97,9 +97,10 @@ def bisect_lines(result: BisectResult) -> list[str]:
         ("cancelled: " if result.cancelled else "") + safe(result.summary()),
     ]
     for i, c in enumerate(result.candidates, 1):
-        taken = ", ".join(str(s.a_seq) for s in c.steps) or "none"
+        taken = ", ".join(str(s.a_seq) for s in c.steps)
+        what = f"A's answers at seq {taken}" if taken else "none of A's answers (B as recorded)"
         why = f" ({safe(c.why)})" if c.why else ""
-        lines.append(f"  {i:3d}. A's answers at seq {taken}: {c.outcome}{why}")
+        lines.append(f"  {i:3d}. {what}: {c.outcome}{why}")
     if result.unresolved:
         lines.append(
             f"{result.unresolved} candidate(s) unresolved: the set is minimal among the ones "

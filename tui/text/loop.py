@@ -65,10 +65,18 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
     needs = "–" if agent else NO_AGENT
     a_file = shlex.quote(a.path.name) if a is not None and a.path is not None else "A.jsonl"
 
+    # the app's --agent goes into the command shown, so it runs as typed (a configured
+    # agent is found again from the config)
+    given = session.agent
+    flag = f" --agent {shlex.quote(given.template)}" if given and given.source == "--agent" else ""
+
     def how_agent(key: str, command: str) -> str:
         if not agent:
             return f"no agent: {HOW_TO_CONFIGURE}"
-        return f"{key} on the main view, or from the command line: cassette-tui {command} {a_file}"
+        return (
+            f"{key} on the main view, or from the command line: "
+            f"cassette-tui {command} {a_file}{flag}"
+        )
 
     replay, replay_short = needs, None
     if session.loop.replay is not None:

@@ -92,3 +92,59 @@ def test_the_debug_loop_on_a_pydantic_ai_agent(tmp_path: Path) -> None:
     for report in diff["replays"].values():
         assert report["run"]["replay"] == "clean", report["run"]["replay_why"]
         assert report["run"]["hits"] == 2 and report["run"]["misses"] == 0
+
+
+def test_the_imported_history_agrees_with_the_recorded_cassette(
+    monkeypatch, tmp_path: Path
+) -> None:
+    """A run recorded by the capability and the same run's ``all_messages_json()`` imported
+    (``--from pydantic-ai``) give each call the same response, whatever the tool returns:
+    a ``str`` stays a string and a ``float`` a number (not ``{"text": "329.0"}``)."""
+    from cassette_tui.core import load
+    from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
+    from cassette_tui.core.diff.result import diff_cassettes
+    from cassette_tui.core.importers.sources import open_cassette
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def advice(rain_chance: float) -> str:
+        return "take an umbrella" if rain_chance > 0.5 else "no umbrella"
+
+    def rain_chance(city: str) -> float:
+        return {"Lisbon": 0.7}.get(city, 0.1)
+
+    def stations(city: str) -> list[str]:
+        return [f"{city}-1", f"{city}-2"]
+
+    def nothing(city: str) -> None:
+        return None
+
+    def model(messages, info) -> ModelResponse:
+        if len(messages) == 1:  # one turn asks every tool, then the model answers
+            calls = [("rain_chance", {"city": "Lisbon"}), ("advice", {"rain_chance": 0.7}),
+                     ("stations", {"city": "Lisbon"}), ("nothing", {"city": "Lisbon"})]  # fmt: skip
+            return ModelResponse(parts=[ToolCallPart(n, a, tool_call_id=n) for n, a in calls])
+        return ModelResponse(parts=[TextPart("done")])
+
+    monkeypatch.setenv("CASSETTE_MODE", "record")
+    capability = CassetteCapability(path=tmp_path / "run.jsonl")
+    agent = Agent(
+        FunctionModel(model),
+        tools=[advice, rain_chance, stations, nothing],
+        capabilities=[capability],
+    )
+    try:
+        history = agent.run_sync("umbrella in Lisbon?").all_messages_json()
+    finally:
+        capability.cassette.close()
+    (tmp_path / "history.json").write_bytes(history)
+
+    recorded = {e.tool: e.response for e in load(tmp_path / "run.jsonl")}
+    imported = open_cassette(tmp_path / "history.json")
+    assert {e.tool: e.response for e in imported} == recorded
+    assert recorded["advice"] == "take an umbrella" and recorded["rain_chance"] == 0.7
+    assert recorded["nothing"] is None
+    assert (
+        diff_cassettes(load(tmp_path / "run.jsonl"), imported, align="key").first_divergence is None
+    )

@@ -95,6 +95,27 @@ def test_hybrid_takes_the_chosen_answers_and_keeps_the_failing_only_calls(tmp_pa
     assert entries[4].tool == "recover" and entries[4].seq == 5  # A's path stays open
 
 
+def test_a_step_names_the_part_that_differs_never_a_bare_dollar(tmp_path: Path) -> None:
+    """An error in A where B was answered (a 429 then the quote) is ``error response``; a
+    change inside the response keeps its path; a whole other response is ``response``."""
+    calls = [("quote", {"s": "ACME"}), ("hours", {"x": "XNYS"}), ("news", {"s": "ACME"})]
+    a = [{"seq": 1, "tool": "quote", "args": calls[0][1],
+          "error": {"type": "RateLimited", "message": "429"}},
+         {"seq": 2, "tool": "hours", "args": calls[1][1], "response": {"open": "09:30"}},
+         {"seq": 3, "tool": "news", "args": calls[2][1], "response": "none"}]  # fmt: skip
+    b = [{"seq": 1, "tool": "quote", "args": calls[0][1], "response": {"price": 12.5}},
+         {"seq": 2, "tool": "hours", "args": calls[1][1], "response": {"open": "10:00"}},
+         {"seq": 3, "tool": "news", "args": calls[2][1], "response": "merger"}]  # fmt: skip
+    fail = load(write_cassette(tmp_path / "fail.jsonl", *a))
+    passing = load(write_cassette(tmp_path / "pass.jsonl", *b))
+    steps = differing_steps(diff_cassettes(fail, passing, align="key"))
+    assert [s.label() for s in steps] == [
+        "A seq 1 quote error response",
+        "A seq 2 hours $.open",
+        "A seq 3 news response",
+    ]
+
+
 def test_bisect_finds_the_two_of_twelve_responses(tmp_path: Path) -> None:
     fail, passing = _pair(tmp_path, 12)
     result = run_job(bisect_job(fail, passing, _agent("--steps", "12", "--needs", "3,7"),
