@@ -77,12 +77,13 @@ def _side_finding(result: DiffResult, side: str, mine: list[tuple[int, Row]]) ->
     name = side.upper()
     seqs = [r.a_seq if side == "a" else r.b_seq for _, r in mine]
     message = (
-        f"{name} got an error where {other} succeeded: {name} seq {seqs[0]} {row.tool} "
+        f"{name} got an error where {other} succeeded: {name} seq {seqs[0]} {entry.tool} "
         f"returned {what}" + (f", and {len(mine) - 1} more such calls." if len(mine) > 1 else ".")
     )
     failed = entry.error if entry.is_error else entry.response
     kind = error_kind(failed, entry.is_error)
-    action = changed_tool_words(result, row.tool, entry.args, side) or _ACTIONS[kind]
+    # the failed call's own tool: by seq, the other side's row may be another tool's call
+    action = changed_tool_words(result, entry.tool, entry.args, side) or _ACTIONS[kind]
     return finding(
         "error_response",
         {"a": [], "b": [], side: [s for s in seqs if s is not None][:MAX_SEQS]},

@@ -31,7 +31,7 @@ def malformed_cause(
         reason = entry.extra.get(MALFORMED_FIELD) if entry.extra else None
         if not isinstance(reason, str):
             continue
-        found.append({"side": side, "seq": entry.seq, "error": reason})
+        found.append({"side": side, "seq": entry.seq, "tool": entry.tool, "error": reason})
         then = (
             "no tool answered it"
             if entry.extra.get("unanswered")
@@ -51,7 +51,7 @@ def malformed_cause(
     evidence["malformed_args"] = found
     first = found[0]
     action = (
-        f"The cause is the model's output: its arguments for {row.tool} at {first['side']} "
+        f"The cause is the model's output: its arguments for {first['tool']} at {first['side']} "
         f"seq {first['seq']} are not valid JSON; read that model response (a stray newline, a "
         "truncated string, a trailing comma), not the tool or the steps before it."
     )

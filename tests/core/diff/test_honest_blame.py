@@ -102,3 +102,17 @@ def test_the_diff_text_says_a_list_was_reordered_or_gained_one_item(tmp_path) ->
     out = cli("diff", str(a), str(c)).stdout
     assert '+ response $.hits[0]  + {"path": "new"} (absent in A)' in out
     assert "$.hits[1]" not in out  # not every later index as changed
+
+
+def test_by_seq_a_one_sided_finding_names_that_sides_tool() -> None:
+    a = make_cassette([("search", {"q": 1}, {"ok": 1}), ("search", {"q": 2}, {"ok": 2})])
+    b = make_cassette(
+        [
+            ("search", {"q": 1}, {"ok": 1}),
+            ("read_file", {"p": "x"}, {"status": 404, "error": "no such file"}),
+        ]
+    )
+    result = diff_cassettes(a, b, align="seq")
+    assert result.rows[1].tool == "search"  # the row is named by A's tool
+    (found,) = [f for f in result.findings if f.kind == "error_response"]
+    assert "B seq 2 read_file returned HTTP 404" in found.message
