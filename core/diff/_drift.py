@@ -165,6 +165,9 @@ def _only_inserted(parts: tuple[Any, ...], x: list[Any], y: list[Any], out: list
     ops = SequenceMatcher(None, kx, ky, autojunk=False).get_opcodes()
     if any(tag == "replace" for tag, *_ in ops):
         return False
+    changed = sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+    if changed != abs(len(x) - len(y)):
+        return False  # not the fewest items (repeated items fooled the matcher): by index
     for tag, i1, i2, j1, j2 in ops:
         if tag == "delete":
             out.extend(("iterable_item_removed", parts + (i,), x[i], None) for i in range(i1, i2))

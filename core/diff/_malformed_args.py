@@ -23,6 +23,7 @@ def malformed_cause(
     """``(sentence, action)`` when a side's step at ``row`` has malformed arguments, else
     ``None``; ``evidence["malformed_args"]`` gets ``[{"side", "seq", "error"}]``."""
     found: list[dict[str, Any]] = []
+    tools: list[str] = []  # the tool of each malformed call, in order
     sentences: list[str] = []
     for side, c, pos in (("A", result.a, row.a), ("B", result.b, row.b)):
         if pos is None:
@@ -31,7 +32,8 @@ def malformed_cause(
         reason = entry.extra.get(MALFORMED_FIELD) if entry.extra else None
         if not isinstance(reason, str):
             continue
-        found.append({"side": side, "seq": entry.seq, "tool": entry.tool, "error": reason})
+        found.append({"side": side, "seq": entry.seq, "error": reason})
+        tools.append(entry.tool)
         then = (
             "no tool answered it"
             if entry.extra.get("unanswered")
@@ -51,7 +53,7 @@ def malformed_cause(
     evidence["malformed_args"] = found
     first = found[0]
     action = (
-        f"The cause is the model's output: its arguments for {first['tool']} at {first['side']} "
+        f"The cause is the model's output: its arguments for {tools[0]} at {first['side']} "
         f"seq {first['seq']} are not valid JSON; read that model response (a stray newline, a "
         "truncated string, a trailing comma), not the tool or the steps before it."
     )
