@@ -275,11 +275,72 @@ def _quieted_rows(
         if ea.is_error or eb.is_error:
             continue
         how = classify_response_drift(row.tool, ea.response, eb.response, a, tolerance)
-        if how == "metadata":
+        if how == "metadata" and not _passed_on(a, b, row, ea.response, eb.response):
             changed[index] = _with_status(row, Status.METADATA_DRIFT)
         elif how == "noise":
             changed[index] = _with_status(row, Status.SAME)
     return changed
+
+
+#: later calls searched for a response value the agent passed on (provenance)
+PROVENANCE_CALLS = 50
+
+
+def _passed_on(a: Cassette, b: Cassette, row: Row, x: Any, y: Any) -> bool:
+    """Whether a value that differs between responses ``x`` (A) and ``y`` (B) is passed by
+    the agent into one of its next ``PROVENANCE_CALLS`` calls' args, in its own run (a
+    clock tool's ``now``, an id the next call uses): then it is data the run depends on,
+    never "metadata only"."""
+    values_a, values_b = _differing_leaves(x, y)
+    assert row.a is not None and row.b is not None
+    return _in_later_args(a, row.a, values_a) or _in_later_args(b, row.b, values_b)
+
+
+def _differing_leaves(x: Any, y: Any) -> tuple[set[Any], set[Any]]:
+    """The scalar values at the paths where ``x`` and ``y`` differ (strings of 4 characters
+    or more, numbers; booleans and short strings say nothing of provenance)."""
+    out_a: set[Any] = set()
+    out_b: set[Any] = set()
+    stack = [(x, y)]
+    while stack:
+        p, q = stack.pop()
+        if type(p) is dict and type(q) is dict:
+            stack.extend((p[k], q[k]) for k in p.keys() & q.keys())
+            continue
+        if type(p) is list and type(q) is list and len(p) == len(q):
+            stack.extend(zip(p, q, strict=True))
+            continue
+        if p != q:
+            for value, out in ((p, out_a), (q, out_b)):
+                if _telling(value):
+                    out.add(value)
+    return out_a, out_b
+
+
+def _telling(value: Any) -> bool:
+    if isinstance(value, str):
+        return len(value) >= 4
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1000
+
+
+def _in_later_args(c: Cassette, i: int, values: set[Any]) -> bool:
+    if not values:
+        return False
+    texts = [v for v in values if isinstance(v, str)]
+    for j in range(i + 1, min(len(c), i + 1 + PROVENANCE_CALLS)):
+        stack = [c.entry_view(j).args]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, dict):
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+            elif isinstance(v, str):
+                if v in values or any(t in v for t in texts):
+                    return True
+            elif _telling(v) and v in values:
+                return True
+    return False
 
 
 def _moved_windows(

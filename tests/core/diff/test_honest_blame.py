@@ -116,3 +116,25 @@ def test_by_seq_a_one_sided_finding_names_that_sides_tool() -> None:
     assert result.rows[1].tool == "search"  # the row is named by A's tool
     (found,) = [f for f in result.findings if f.kind == "error_response"]
     assert "B seq 2 read_file returned HTTP 404" in found.message
+
+
+def test_a_volatile_value_the_agent_passes_on_is_data_not_metadata() -> None:
+    from cassette_tui.core.diff.model import Status
+
+    def run(now: str, rid: str, passes: bool) -> object:
+        since = now if passes else "2026-01-01T00:00:00Z"
+        return make_cassette([
+            ("clock", {}, {"now": now, "request_id": rid}),
+            ("events", {"since": since}, {"n": 1}),
+        ])  # fmt: skip
+
+    passed_on = diff_cassettes(
+        run("2026-12-01T10:00:00Z", "req-1", True), run("2026-12-01T10:05:00Z", "req-2", True),
+        align="seq",
+    )  # fmt: skip
+    assert passed_on.rows[0].status is Status.RESPONSE_DRIFT  # `now` went into the next call
+    kept = diff_cassettes(
+        run("2026-12-01T10:00:00Z", "req-1", False), run("2026-12-01T10:05:00Z", "req-2", False),
+        align="seq",
+    )  # fmt: skip
+    assert kept.rows[0].status is Status.METADATA_DRIFT  # only metadata, used by no call
