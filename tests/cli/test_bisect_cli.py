@@ -92,3 +92,13 @@ def test_swap_refuses_another_tool_and_a_missing_seq(tmp_path: Path) -> None:
     assert done.returncode == 2 and "calls 'check' but o.jsonl seq 1 calls 'read'" in done.stderr
     done = cli("gate", str(fail), "--agent", "true", "--swap", f"7={other}:1")
     assert done.returncode == 2 and "seq 7 is not in" in done.stderr
+
+
+def test_replay_swap_answers_one_step_as_the_other_run_did(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 4)
+    agent = agent_cmd("--steps", "4", "--needs", "3", script=AGENT)
+    assert cli("replay", str(fail), "--agent", agent).returncode == 1
+    done = cli("replay", str(fail), "--agent", agent, "--swap", f"3={passing}:3", "--json")
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0 and doc["passed"] is True
+    assert doc["swaps"] == ["seq 3 answered as pass.jsonl seq 3"] and doc["cassette"] == str(fail)

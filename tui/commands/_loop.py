@@ -14,6 +14,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -149,3 +150,30 @@ def run_cancellable(make_job: Callable[[Any], Any]) -> Any:
     token = CancelToken()
     with _cancel_on_signals(token.cancel, lambda: token.cancelled), progress_on_stderr() as sink:
         return run_job(make_job(token), sink)
+
+
+def swap_option(f: F) -> F:
+    """``--swap SEQ=OTHER.jsonl:SEQ`` (repeatable), as ``swaps``: replay or gate the
+    cassette with a step answered as another run answered it (``core/why/swap.py``)."""
+    return click.option(
+        "--swap", "swaps", multiple=True, metavar="SEQ=OTHER.jsonl:SEQ",
+        help="Replay the cassette with the step at SEQ answered as OTHER answered its SEQ "
+        "(with B's answer here, does the agent pass?). Repeatable; the cassette is not "
+        "changed.",
+    )(f)  # fmt: skip
+
+
+def swapped(cassette: str, specs: tuple[str, ...], scratch: Path) -> tuple[str, list[Any]]:
+    """The cassette to replay: ``cassette`` itself, or with ``--swap`` a copy in ``scratch``
+    with the swaps made (``core/why/swap.py``), and the swaps.
+
+    Raises:
+        SwapError: a malformed spec, a missing seq, two different tools.
+        CassetteFormatError: a cassette cannot be read.
+    """
+    if not specs:
+        return cassette, []
+    from cassette_tui.core.why.swap import Swap, write_swapped
+
+    made = [Swap.parse(spec) for spec in specs]
+    return str(write_swapped(cassette, made, scratch / Path(cassette).name)), made

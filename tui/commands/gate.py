@@ -33,7 +33,14 @@ from cassette_tui.core.format.constants import EXIT_CANCELLED, EXIT_CLEAN, EXIT_
 from rich.text import Text
 
 from ..text.gate import gate_lines, pick_pair
-from ._loop import agent_option, fixture_option, loop_options, run_cancellable
+from ._loop import (
+    agent_option,
+    fixture_option,
+    loop_options,
+    run_cancellable,
+    swap_option,
+    swapped,
+)
 from ._output import echo_json, fail, stdout_console
 
 if TYPE_CHECKING:
@@ -63,11 +70,7 @@ EXIT_FLAKY = EXIT_FINDINGS
     help="text, json (as --json), or markdown: the verdict for a pull-request comment or a "
     "CI job summary.",
 )  # fmt: skip
-@click.option(
-    "--swap", "swaps", multiple=True, metavar="SEQ=OTHER.jsonl:SEQ",
-    help="Gate the cassette with the step at SEQ answered as OTHER answered its SEQ (with "
-    "B's answer here, does the agent pass?). Repeatable.",
-)  # fmt: skip
+@swap_option
 @click.option(
     "--junit", "junit_path", type=click.Path(dir_okay=False), default=None,
     help="Also write the verdict as JUnit XML to this file (a flaky verdict is a failing "
@@ -106,7 +109,7 @@ def gate(
             if junit_path is not None:
                 check_junit_target(junit_path)
             command = resolve_agent(agent, options.config)
-            gated, made = _swapped(cassette, swaps, Path(scratch))
+            gated, made = swapped(cassette, swaps, Path(scratch))
             started = time.monotonic()
             result: GateResult = run_cancellable(
                 lambda token: gate_job(gated, command, options, runs=runs, token=token,
@@ -141,17 +144,6 @@ def gate(
     if result.cancelled:
         sys.exit(EXIT_CANCELLED)
     sys.exit(result.exit_status)  # 0 deterministic, 1 flaky, 2 no measurement
-
-
-def _swapped(cassette: str, specs: tuple[str, ...], scratch: Path) -> tuple[str, list[Any]]:
-    """The cassette to gate: ``cassette`` itself, or with ``--swap`` a copy in ``scratch``
-    with the swaps made (``core/why/swap.py``), and the swaps."""
-    if not specs:
-        return cassette, []
-    from cassette_tui.core.why.swap import Swap, write_swapped
-
-    made = [Swap.parse(spec) for spec in specs]
-    return str(write_swapped(cassette, made, scratch / Path(cassette).name)), made
 
 
 def check_junit_target(path: str) -> None:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -32,7 +34,14 @@ from cassette_tui.core.format.constants import (
 
 from ..text.replay import isolation_line, replay_lines
 from ..text.runs import run_line
-from ._loop import agent_option, fixture_option, loop_options, run_cancellable
+from ._loop import (
+    agent_option,
+    fixture_option,
+    loop_options,
+    run_cancellable,
+    swap_option,
+    swapped,
+)
 from ._output import echo_json, fail, safe
 
 if TYPE_CHECKING:
@@ -62,6 +71,7 @@ __all__ = ["isolation_line", "print_replay", "replay", "run_line"]
     "NAME.new-<UTC>.jsonl beside the cassette).",
 )
 @fixture_option
+@swap_option
 @click.option(
     "--strict",
     is_flag=True,
@@ -75,6 +85,7 @@ def replay(
     new_calls: str,
     new_path: str | None,
     fixtures: tuple[str, ...],
+    swaps: tuple[str, ...],
     strict: bool,
     options: LoopOptions,
     as_json: bool,
@@ -103,16 +114,24 @@ def replay(
     if new_path is not None and os.path.lexists(new_path):
         fail("replay", FileExistsError(f"{new_path}: exists; new calls go to a new file"))
     options = replace(options, new_calls=new_calls, new_cassette=new_path, fixtures=fixtures)
-    try:
-        command = resolve_agent(agent, options.config)
-        result: ReplayResult = run_cancellable(
-            lambda token: replay_job(cassette, command, options, token=token, strict=strict)
-        )
-    except (CassetteError, OSError, ValueError) as exc:
-        fail("replay", exc)
+    with tempfile.TemporaryDirectory(prefix="cassette-swap-") as scratch:
+        try:
+            command = resolve_agent(agent, options.config)
+            replayed, made = swapped(cassette, swaps, Path(scratch))
+            result: ReplayResult = run_cancellable(
+                lambda token: replay_job(replayed, command, options, token=token, strict=strict)
+            )
+        except (CassetteError, OSError, ValueError) as exc:
+            fail("replay", exc)
     if as_json:
-        echo_json(masked_tools(result.to_json()))
+        doc = masked_tools(result.to_json())
+        if made:  # the cassette named, not the swapped copy replayed
+            doc["cassette"] = cassette
+            doc["swaps"] = [str(s) for s in made]
+        echo_json(doc)
     else:
+        for swap in made:
+            click.echo(f"swapped {swap}")
         print_replay(result, cassette)
     if result.runs_result.cancelled:
         sys.exit(EXIT_CANCELLED)
