@@ -33,6 +33,7 @@ from ..format.foreign_text import encoding_problem
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
 from . import (
+    SHAPE_ERRORS,
     Imported,
     _agents_trace,
     _anthropic,
@@ -47,6 +48,7 @@ from . import (
     _vcr,
     canonical_format,
     loads_json,
+    shape_error,
 )
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -173,7 +175,10 @@ def import_file(path: str | Path, fmt: str | None = None) -> Imported:
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    imported = _read(p, forced)
+    try:
+        imported = _read(p, forced)
+    except SHAPE_ERRORS as exc:
+        raise shape_error(p, forced, exc) from None
     with _cache_lock:
         _cache[key] = imported
         while len(_cache) > _CACHE_SIZE:
