@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..format.errors import CassetteFormatError
-from ..format.foreign_text import encoding_problem
+from ..format.foreign_text import encoding_problem, is_conflict_marker
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
 from . import (
@@ -110,6 +110,10 @@ def sniff(path: str | Path) -> str | None:
                     return "cassette"  # empty or only blank lines: an empty cassette
                 if line.strip():
                     break
+            if is_conflict_marker(line):
+                # a conflicted file (`<<<<<<< HEAD` first): the loader names the marker and
+                # the sides, not "not a known format"
+                return "cassette"
             if len(line) == _FIRST_LINE_LIMIT and not line.endswith(b"\n"):
                 # a first line longer than the limit (a 100 MB response): when it is a
                 # JSON object, read it whole, as the loader will; else it is no cassette
