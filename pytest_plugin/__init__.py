@@ -120,6 +120,14 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"cassette_record = {mode!r}; expected one of {RECORD_MODES}")
     if config.getoption("cassette_gate") < 0:
         raise pytest.UsageError("--cassette-gate takes a number of runs (>= 1)")
+    junit = config.getoption("cassette_junit")
+    if junit:
+        from cassette_tui.core.loop.junit import check_junit_target
+
+        try:
+            check_junit_target(junit)  # a cassette named by mistake is never replaced
+        except FileExistsError as exc:
+            raise pytest.UsageError(f"--cassette-junit {exc}") from None
     if hasattr(config, "workerinput"):
         return  # the controller collects and prints
     config.pluginmanager.register(RecordingNotes(), "cassette-recording-notes")

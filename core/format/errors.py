@@ -375,6 +375,13 @@ def script_class(type_name: str, script: str | None) -> Any:
     return None
 
 
+def main_spec_name() -> str | None:
+    """The importable name of ``__main__`` under ``python -m pkg.agent``, else ``None``."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    name = getattr(spec, "name", None)
+    return name if isinstance(name, str) and name else None
+
+
 def _find_class(type_name: str, module: str | None, script: str | None) -> tuple[type | None, str]:
     """The recorded exception class, or ``(None, why not)``."""
     if module in (None, "builtins"):
@@ -388,6 +395,12 @@ def _find_class(type_name: str, module: str | None, script: str | None) -> tuple
         if found is None:
             where = f"the script {script!r}" if script else "__main__"
             return None, f"{where} has no {type_name!r} here and no imported module of it has"
+    elif module == main_spec_name():
+        # the agent run as `python -m pkg.agent` again: its class is in __main__; importing
+        # pkg.agent would run the agent's top level a second time (and hang on the lock)
+        found = _attr_path(sys.modules.get("__main__"), type_name)
+        if found is None:
+            return None, f"__main__ ({module}) has no {type_name!r}"
     else:
         try:
             obj: Any = sys.modules.get(module) or importlib.import_module(module)

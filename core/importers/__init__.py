@@ -110,6 +110,36 @@ def canonical_format(name: str) -> str:
     return key
 
 
+#: What an importer's code raises when a file has the right outline but a value of another
+#: type or shape inside (a number where a list of spans is, a list as an id): turned into a
+#: ``CassetteFormatError`` naming the file, never a traceback.
+SHAPE_ERRORS: tuple[type[Exception], ...] = (
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    ValueError,
+)
+
+
+def shape_error(path: Path, fmt: str | None, exc: Exception) -> Exception:
+    """``exc`` (one of ``SHAPE_ERRORS``, raised while importing ``path``) as the error to
+    raise: a ``CassetteError`` (some are ``ValueError`` too) stays itself, anything else
+    becomes a ``CassetteFormatError`` saying the file is malformed for ``fmt``."""
+    from ..format.errors import CassetteError, CassetteFormatError
+
+    if isinstance(exc, CassetteError):
+        return exc
+    what = f"a malformed {fmt} file" if fmt else "a malformed file"
+    detail = str(exc)[:200]
+    return CassetteFormatError(
+        path,
+        None,
+        None,
+        f"{what}: a value of an unexpected type or shape ({type(exc).__name__}: {detail})",
+    )
+
+
 @dataclass
 class Imported:
     """A parsed importable file: its runs and how to build each run's entries.
@@ -160,6 +190,8 @@ class Imported:
             raise CassetteFormatError(
                 self.path, None, None, "a value nested too deeply to read"
             ) from None
+        except SHAPE_ERRORS as exc:
+            raise shape_error(self.path, self.fmt, exc) from None
         run = self.runs[index]
         for entry in entries:  # one nesting limit for every importer (see depth.py)
             where = f"{run.label}: seq {entry.seq}" if self.multi_run else f"seq {entry.seq}"

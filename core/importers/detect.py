@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from ..format.errors import CassetteFormatError
-from ..format.foreign_text import encoding_problem
+from ..format.foreign_text import encoding_problem, is_conflict_marker
 from ..format.jsontext import UTF8_BOM, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
 from . import (
+    SHAPE_ERRORS,
     Imported,
     _agents_trace,
     _anthropic,
@@ -47,6 +48,7 @@ from . import (
     _vcr,
     canonical_format,
     loads_json,
+    shape_error,
 )
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -108,6 +110,10 @@ def sniff(path: str | Path) -> str | None:
                     return "cassette"  # empty or only blank lines: an empty cassette
                 if line.strip():
                     break
+            if is_conflict_marker(line):
+                # a conflicted file (`<<<<<<< HEAD` first): the loader names the marker and
+                # the sides, not "not a known format"
+                return "cassette"
             if len(line) == _FIRST_LINE_LIMIT and not line.endswith(b"\n"):
                 # a first line longer than the limit (a 100 MB response): when it is a
                 # JSON object, read it whole, as the loader will; else it is no cassette
@@ -173,7 +179,10 @@ def import_file(path: str | Path, fmt: str | None = None) -> Imported:
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    imported = _read(p, forced)
+    try:
+        imported = _read(p, forced)
+    except SHAPE_ERRORS as exc:
+        raise shape_error(p, forced, exc) from None
     with _cache_lock:
         _cache[key] = imported
         while len(_cache) > _CACHE_SIZE:

@@ -14,6 +14,7 @@ import platform
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 
 def case_outcome(verdict: str) -> str:
@@ -95,3 +96,23 @@ def junit_xml(
             out.text = xml_text(case.output)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def check_junit_target(path: str | Path) -> None:
+    """Refuse a JUnit output path that holds something other than a JUnit report (a
+    cassette named by mistake is never replaced): ``gate --junit`` and pytest's
+    ``--cassette-junit`` alike.
+
+    Raises:
+        FileExistsError: the file exists and does not start as XML.
+    """
+    p = Path(path)
+    if not p.is_file():
+        return
+    with open(p, "rb") as fh:
+        head = fh.read(256).lstrip()
+    if not (head.startswith(b"<?xml") or head.startswith(b"<testsuite")):
+        raise FileExistsError(
+            f"{path}: exists and is not a JUnit XML report; not replaced "
+            "(name another --junit file)"
+        )

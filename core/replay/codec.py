@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
 
-from ..format.errors import script_class, script_name
+from ..format.errors import main_spec_name, script_class, script_name
 from ..format.jsonpath import child_path, parse_path
 
 __all__ = ["BUILTIN_CODEC", "Codec", "CodecWarning", "TypeCodec", "TypeRule"]
@@ -298,7 +298,9 @@ def _class_name(cls: type) -> str:
 def _import_class(name: str) -> Any:
     module, _, rest = name.partition(":")
     qualname, _, script = rest.partition(":")
-    if module == "__main__":
+    if module == "__main__" or module == main_spec_name():
+        # under python -m pkg.agent the class is in __main__: importing pkg.agent would run
+        # the agent's top level a second time
         found = script_class(qualname, script or None)
         if found is None:
             where = f"the script {script!r}" if script else "__main__"

@@ -42,19 +42,26 @@ def mask(secret: str) -> str:
     return f"{shown}…({len(secret)} chars)"
 
 
+#: a value masked already (``«ghp_…(40 chars)»``, as a replay report keeps a recorded
+#: secret): shown as it is, not masked again into ``««ghp…(17 chars)»``
+_MASKED = re.compile(r"«[^«»]{0,4}…\(\d+ chars\)»")
+
+
 def mask_value(value: Any, key: str | None = None) -> Any:
     """``value`` for display: each secret in it (the scan without config; ``key``: the key
     a bare string was found under) replaced by ``mask(secret)`` in guillemets, so a screen
     never shows one whole. Returns ``value`` itself when nothing is a secret."""
     if isinstance(value, str):
-        secrets = [s for s, _, _ in scan_string(value, key)]
+        secrets = [s for s, _, _ in scan_string(value, key) if not _MASKED.fullmatch(s)]
         return _mask_text(value, secrets) if secrets else value
     by_leaf: dict[tuple[Part, ...], list[str]] = {}
     for parts, secret, _, _ in string_leaf_secrets(value, ()):
-        by_leaf.setdefault(parts, []).append(secret)
+        if not _MASKED.fullmatch(secret):
+            by_leaf.setdefault(parts, []).append(secret)
     by_key: dict[tuple[tuple[Part, ...], str], list[str]] = {}
     for parts, key, secret, _ in key_secrets(value, ()):
-        by_key.setdefault((parts, key), []).append(secret)
+        if not _MASKED.fullmatch(secret):
+            by_key.setdefault((parts, key), []).append(secret)
     for parts, secrets in by_leaf.items():
         value = _replace_at(value, parts, lambda leaf, s=secrets: _mask_text(leaf, s))
     # an object key that is a token: renamed in place (its order kept), deepest first so

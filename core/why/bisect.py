@@ -148,14 +148,17 @@ def bisect_job(
 
     Raises:
         CassetteFormatError: a cassette cannot be read.
-        FileExistsError: ``out_dir`` holds a ``candidate-*.jsonl`` already.
+        FileExistsError: ``out_dir`` holds a ``candidate-*.jsonl`` or ``minimal.jsonl``
+            already.
     """
     options = options or LoopOptions()
     a, b = open_cassette(str(failing)), open_cassette(str(passing))
     diff = yield from diff_job(a, b, align)
     steps = differing_steps(diff)
     out_dir.mkdir(parents=True, exist_ok=True)
-    if any(out_dir.glob("candidate-*.jsonl")):
+    # checked before any replay: found after them, a minimal.jsonl there failed the whole
+    # bisect at its last step
+    if any(out_dir.glob("candidate-*.jsonl")) or (out_dir / "minimal.jsonl").exists():
         raise FileExistsError(
             f"{out_dir}: holds a previous bisect's candidates; name another folder"
         )

@@ -195,6 +195,17 @@ def test_gate_junit_one_case_per_gated_test(project: Path) -> None:
     assert cases["test_fork"].classname == "test_agent"
 
 
+def test_gate_junit_never_replaces_a_cassette(project: Path) -> None:
+    # `gate --junit` refuses a path that is no JUnit report; --cassette-junit wrote over it
+    cassette = project / "cassettes" / "loop.jsonl"
+    before = cassette.read_bytes()
+    done = pytest_run(project, "-k", "deterministic", "--cassette-gate=2",
+                      f"--cassette-junit={cassette}")  # fmt: skip
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert "exists and is not a JUnit XML report; not replaced" in done.stderr
+    assert cassette.read_bytes() == before
+
+
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_gate_over_xdist_workers_says_where_runs_part(project: Path, workers: str) -> None:
     done = pytest_run(project, "-k", "fork", "--cassette-gate=20", "-n", workers)

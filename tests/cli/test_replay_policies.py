@@ -203,3 +203,16 @@ def test_the_output_tail_is_masked(tmp_path: Path) -> None:
     for out in (text.stdout, doc.stdout, record.stdout):
         assert GHP not in out
     assert "token in use: " in json.loads(doc.stdout)["run"]["stdout_tail"]
+
+
+def test_an_unreadable_fixture_is_bad_input_before_any_agent_runs(tmp_path: Path) -> None:
+    # a fixture saved as UTF-16 (PowerShell) made every run's agent crash on it: exit 1,
+    # the reason only in the agent's traceback
+    pin = tmp_path / "pin.jsonl"
+    pin.write_bytes(FAIL.read_text(encoding="utf-8").encode("utf-16"))
+    for command in (["replay", str(FAIL)], ["gate", str(FAIL), "--runs", "1"]):
+        done = cli(*command, "--agent", agent_cmd(script=DEMO_AGENT), "--fixture", str(pin))
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"{pin}:1: the file is UTF-16 LE" in done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
+        assert "result" not in done.stdout  # no agent ran

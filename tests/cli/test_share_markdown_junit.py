@@ -159,3 +159,17 @@ def test_gate_junit_never_replaces_a_cassette(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["`", "``", "a`b", " ", "", "|", "\\|", "x\\", "*a*"])
 def test_awkward_values(value: str) -> None:
     test_any_value_is_one_code_span_in_one_cell.hypothesis.inner_test(value)  # type: ignore[attr-defined]
+
+
+def test_bisect_markdown_names_the_end_with_none_of_a_answers(tmp_path: Path) -> None:
+    # B's own answers that do not pass offline: the unresolved candidate takes no seq of A,
+    # which the Markdown showed as "- A seqs : ..."
+    from cassette_tui.core.why.bisect import BisectResult, Candidate
+    from cassette_tui.tui.text.markdown import bisect_markdown
+
+    why = "left the recording: a miss of search_docs in run 1"
+    end = Candidate((), "unresolved", why, tmp_path / "candidate-001.jsonl", 5)
+    result = BisectResult("fail.jsonl", "fix.jsonl", [], None, candidates=[end], problem=why)
+    text = bisect_markdown(result)
+    assert "- A seqs none: left the recording" in text
+    assert "A seqs :" not in text

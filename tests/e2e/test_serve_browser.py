@@ -121,6 +121,17 @@ def test_serve_refuses_a_remote_address_without_the_flag() -> None:
     assert "not a loopback address" in done.stderr and "--allow-remote" in done.stderr
 
 
+def test_serve_on_a_port_in_use_is_bad_usage_without_a_traceback() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = cli("serve", str(SAMPLES / "fail.jsonl"), "--port", str(port), timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"cassette-tui serve: cannot listen on 127.0.0.1:{port}:" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize(
     ("host", "loopback"),
     [("127.0.0.1", True), ("127.0.0.2", True), ("::1", True), ("localhost", True),

@@ -72,6 +72,22 @@ _JOBS = click.option(
 )
 
 
+def _readable_fixtures(
+    ctx: click.Context, param: click.Parameter, fixtures: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Each ``--fixture`` loaded once before any agent runs: an unreadable one (UTF-16, a
+    conflict marker, a broken line) is bad input (exit 2, naming the file and line), not
+    an agent that crashes on it in every run (exit 1)."""
+    from cassette_tui.core import CassetteError, load
+
+    for path in fixtures:
+        try:
+            load(path)
+        except (CassetteError, OSError) as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return fixtures
+
+
 def fixture_option(f: F) -> F:
     """``--fixture PIN.jsonl`` (repeatable): pinned fixtures that answer their keys first
     (``LoopOptions.fixtures``, ``CASSETTE_FIXTURES``)."""
@@ -81,6 +97,7 @@ def fixture_option(f: F) -> F:
         metavar="PIN",
         multiple=True,
         type=click.Path(exists=True, dir_okay=False),
+        callback=_readable_fixtures,
         help="A pinned fixture (a cassette, as `pin` writes) whose calls answer their keys "
         "first; every other call goes on as usual (repeatable; the first holding a key "
         "answers it).",

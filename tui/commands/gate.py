@@ -147,22 +147,11 @@ def gate(
 
 
 def check_junit_target(path: str) -> None:
-    """Refuse a ``--junit`` path that holds something other than a JUnit report (a
-    cassette named by mistake is never replaced).
+    """``core.loop.junit.check_junit_target``: a path holding anything but a JUnit report
+    is refused (``FileExistsError``)."""
+    from cassette_tui.core.loop.junit import check_junit_target as check
 
-    Raises:
-        FileExistsError: the file exists and does not start as XML.
-    """
-    p = Path(path)
-    if not p.is_file():
-        return
-    with open(p, "rb") as fh:
-        head = fh.read(256).lstrip()
-    if not (head.startswith(b"<?xml") or head.startswith(b"<testsuite")):
-        raise FileExistsError(
-            f"{path}: exists and is not a JUnit XML report; not replaced "
-            "(name another --junit file)"
-        )
+    check(path)
 
 
 def print_gate(result: Any, name: str) -> None:

@@ -55,7 +55,7 @@ def serve(
 
     \b
     Open the printed address; each tab runs its own app. Ctrl+C stops the server.
-    Exit status: 0 stopped, 2 bad usage, textual-serve missing, or a remote address
+    Exit status: 0 stopped, 2 bad usage, a port in use, textual-serve missing, or a remote address
     without --allow-remote.
     """
     if len(files) > 2:
@@ -89,4 +89,9 @@ def serve(
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"serving {title} at http://{shown}:{port} (Ctrl+C stops)", err=True)
     os.environ[SERVED_ENV] = "1"  # the app processes inherit it: no terminal, a browser
-    Server(shlex.join(command), host=host, port=port, title=title).serve()
+    try:
+        Server(shlex.join(command), host=host, port=port, title=title).serve()
+    except OSError as exc:  # the port in use, an address not of this machine: bad usage
+        click.echo(f"cassette-tui serve: cannot listen on {shown}:{port}: {exc.strerror or exc}",
+                   err=True)  # fmt: skip
+        sys.exit(EXIT_BAD_INPUT)

@@ -299,7 +299,8 @@ def bisect_markdown(result: BisectResult) -> str:
             f"{plural(len(unresolved), 'candidate')} unresolved (never counted as pass or fail):",
         ]
         lines += [
-            f"- A seqs {', '.join(str(s.a_seq) for s in c.steps)}: {plain(c.why)}"
+            # the end with none of A's answers (B's own) says so, as the text does
+            f"- A seqs {', '.join(str(s.a_seq) for s in c.steps) or 'none'}: {plain(c.why)}"
             for c in unresolved[:20]
         ]
     lines += ["", "<sub>cassette-tui bisect · secrets masked</sub>"]

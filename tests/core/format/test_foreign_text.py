@@ -131,6 +131,23 @@ def test_a_diff3_conflict_with_different_seqs_lists_each_side(tmp_path: Path) ->
     )
 
 
+def test_a_conflict_on_the_first_line_is_named_by_every_command(tmp_path: Path) -> None:
+    # the whole file conflicted: `<<<<<<< HEAD` is line 1, so format detection saw no
+    # cassette and said "not a known format" instead of naming the conflict
+    ours = json.dumps({"seq": 1, "tool": "refund", "args": {}, "response": "30 days"})
+    theirs = json.dumps({"seq": 1, "tool": "refund", "args": {}, "response": "14 days"})
+    p = tmp_path / "conflicted.jsonl"
+    p.write_text("\n".join(["<<<<<<< HEAD", ours, "=======", theirs, ">>>>>>> rerecord"]) + "\n")
+    assert sniff(p) == "cassette"
+    other = tmp_path / "other.jsonl"
+    write_cassette(other, entry(1, "refund", {}, response="30 days"))
+    for args in (["check", str(p)], ["diff", str(p), str(other)]):
+        done = _cli(*args)
+        assert done.returncode == 2, done.stderr
+        assert f"{p}:1: git merge conflict marker (`<<<<<<< HEAD`)" in done.stderr
+        assert "not a known format" not in done.stderr
+
+
 @pytest.mark.parametrize(
     ("line", "what"),
     [

@@ -392,3 +392,46 @@ def test_a_dataclass_of_a_script_comes_back_where_the_script_is_imported(tmp_pat
         del sys.modules["tests_slot_agent"]
     assert type(slot) is module.Slot
     assert slot == module.Slot(dt.datetime(2026, 5, 1, 9, 30), True)
+
+
+M_AGENT = textwrap.dedent(
+    """
+    import dataclasses, sys
+    from cassette_tui.core import wrap_dispatcher
+    from cassette_tui.core.replay.codec import BUILTIN_CODEC
+
+    print("top level", __name__, file=sys.stderr)
+
+
+    @dataclasses.dataclass
+    class Order:
+        id: int
+
+
+    answer = wrap_dispatcher(lambda tool, args: Order(7), codec=BUILTIN_CODEC)("t", {})
+    print(type(answer).__name__, answer.id)
+    """
+)
+
+
+def test_a_dataclass_of_an_agent_run_with_dash_m_is_found_without_running_it_again(
+    tmp_path: Path,
+) -> None:
+    # recorded as `dataclass:m_shop:Order` (python -m m_shop): replay imported m_shop, which
+    # ran the whole agent a second time inside the first run's call
+    (tmp_path / "m_shop.py").write_text(M_AGENT, encoding="utf-8")
+    cassette = tmp_path / "rec.jsonl"
+
+    def run(mode: str) -> subprocess.CompletedProcess[str]:
+        env = {"CASSETTE_MODE": mode, "CASSETTE_PATH": str(cassette), "PATH": "/usr/bin:/bin"}
+        return subprocess.run(
+            [sys.executable, "-m", "m_shop"], cwd=tmp_path, env=env, capture_output=True,
+            text=True, timeout=30, check=False,
+        )  # fmt: skip
+
+    assert run("record").stdout == "Order 7\n"
+    assert "m_shop:Order" in cassette.read_text(encoding="utf-8")
+    replayed = run("replay")
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout == "Order 7\n"
+    assert replayed.stderr.count("top level") == 1

@@ -317,3 +317,52 @@ def test_a_main_class_with_no_module_of_it_loaded_warns_and_raises_a_tool_error(
     assert type(info.value) is ToolError
     assert str(info.value) == "RefundDenied: over the limit"  # the recorded text, as it was
     assert info.value.status == 403  # type: ignore[attr-defined]
+
+
+# -- a class recorded from ``python -m agent`` ------------------------------------------------
+MODULE_AGENT = textwrap.dedent(
+    """
+    import sys
+    from cassette_tui.core import ToolError, wrap_dispatcher
+
+    print("top level", __name__, file=sys.stderr)
+
+
+    class Boom(Exception):
+        pass
+
+
+    def live(tool, args):
+        raise Boom("no")
+
+
+    try:
+        wrap_dispatcher(live)("t", {"x": 1})
+    except Boom as exc:
+        print("caught", type(exc).__name__, isinstance(exc, ToolError))
+    """
+)
+
+
+def test_a_class_of_an_agent_run_with_dash_m_replays_without_running_it_again(
+    tmp_path: Path,
+) -> None:
+    # the recorded module is `m_agent` (python -m m_agent): replay imported m_agent, which ran
+    # the agent's top level a second time, inside the first run's call, and hung on a lock
+    (tmp_path / "m_agent.py").write_text(MODULE_AGENT, encoding="utf-8")
+    cassette = tmp_path / "rec.jsonl"
+
+    def run(mode: str) -> subprocess.CompletedProcess[str]:
+        env = {"CASSETTE_MODE": mode, "CASSETTE_PATH": str(cassette), "PATH": "/usr/bin:/bin"}
+        return subprocess.run(
+            [sys.executable, "-m", "m_agent"], cwd=tmp_path, env=env, capture_output=True,
+            text=True, timeout=30, check=False,
+        )  # fmt: skip
+
+    recorded = run("record")
+    assert recorded.stdout == "caught Boom False\n", recorded.stderr
+    assert load(cassette)[0].error["module"] == "m_agent"  # type: ignore[index]
+    replayed = run("replay")
+    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.stdout == "caught Boom True\n"  # the agent's own class, a ToolError too
+    assert replayed.stderr.count("top level") == 1

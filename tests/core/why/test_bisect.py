@@ -164,3 +164,15 @@ def test_bisect_refuses_a_folder_with_a_previous_bisect(tmp_path: Path) -> None:
     (tmp_path / "out" / "candidate-001.jsonl").write_text("")
     with pytest.raises(FileExistsError, match="previous bisect"):
         run_job(bisect_job(fail, passing, _agent(), tmp_path / "out", runs=1))
+
+
+def test_bisect_refuses_a_folder_with_a_minimal_before_any_replay(tmp_path: Path) -> None:
+    # found only at the end, a minimal.jsonl there failed the bisect after every replay
+    fail, passing = _pair(tmp_path, 2)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "minimal.jsonl").write_text("mine\n")
+    with pytest.raises(FileExistsError, match="previous bisect"):
+        run_job(bisect_job(fail, passing, _agent(), out, runs=1))
+    assert (out / "minimal.jsonl").read_text() == "mine\n"
+    assert not list(out.glob("candidate-*.jsonl"))
