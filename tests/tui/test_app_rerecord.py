@@ -165,7 +165,9 @@ async def test_confirm_records_with_the_demo_agent_then_opens_old_against_new(
         assert "B fix.jsonl (4)" in screen_text(app).splitlines()[0]
         assert "Re-record ✓ 4" in bar(app)
         await press(pilot, "l")
-        assert "✓ 4 calls" in flat(app) and shows_name(app, target.name)
+        assert "✓ 4 calls" in flat(app)
+        await press(pilot, "end")  # at 80x24 the panel scrolls: the re-record row's file
+        assert shows_name(app, target.name)
     assert (workdir / "fail.jsonl").read_bytes() == (samples / "fail.jsonl").read_bytes()
     assert rerecordings(workdir) == [target]
 
