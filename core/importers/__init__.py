@@ -37,7 +37,7 @@ entry point every command uses.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -281,6 +281,21 @@ class Imported:
             f"--trial {example.trial}); list them with 'cassette-tui import "
             f"{self.path.name} --list'"
         )
+
+
+def of_traces(
+    fmt: str, path: Path, trace_ids: Iterable[str], built: list[tuple[list[Entry], dict[str, Any]]]
+) -> Imported:
+    """An ``Imported`` with one run per trace (OpenTelemetry, the Agents SDK's export):
+    each trace's id is its task when the file holds several (trial 0), none when it holds
+    one; ``built``: each trace's ``(entries, metadata)``, in the order of ``trace_ids``."""
+    many = len(built) > 1
+    runs = [
+        RunInfo(task=trace_id if many else None, trial=0 if many else None, reward=None,
+                calls=len(entries), index=i)
+        for i, (trace_id, (entries, _)) in enumerate(zip(trace_ids, built, strict=True))
+    ]  # fmt: skip
+    return Imported(fmt, path, runs, lambda index: built[index])
 
 
 def _trials(runs: list[RunInfo]) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 from ..format.context import RunOutcome, attach_outcome
 from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
-from . import Imported, RunInfo, json_result
+from . import Imported, json_result, of_traces
 from ._openai_chat import parse_arguments
 
 NAME = "openai-agents"
@@ -73,18 +73,7 @@ def read(doc: Any, path: Path) -> Imported:
         if item.get("object") == "trace.span":
             traces.setdefault(str(item.get("trace_id")), []).append(item)
     built = [_trace(spans, path, names.get(trace_id)) for trace_id, spans in traces.items()]
-    many = len(built) > 1
-    runs = [
-        RunInfo(
-            task=trace_id if many else None,
-            trial=0 if many else None,
-            reward=None,
-            calls=len(entries),
-            index=i,
-        )
-        for i, (trace_id, (entries, _)) in enumerate(zip(traces, built, strict=True))
-    ]
-    return Imported(NAME, path, runs, lambda index: built[index])
+    return of_traces(NAME, path, traces, built)
 
 
 def _trace(

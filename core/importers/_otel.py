@@ -40,7 +40,7 @@ from typing import Any
 from ..format.context import CONTEXT_FIELD, RunOutcome, attach_outcome
 from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
-from . import Imported, RunInfo, json_result, loads_json
+from . import Imported, json_result, loads_json, of_traces
 from ._openai_chat import parse_arguments
 
 NAME = "otel"
@@ -95,18 +95,7 @@ def read(doc: Any, path: Path) -> Imported:
     built = [_trace(spans, path) for spans in traces.values()]
     if not any(entries for entries, _ in built):
         _refuse_calls_without_tool_spans(traces, path)
-    many = len(built) > 1
-    runs = [
-        RunInfo(
-            task=trace_id if many else None,
-            trial=0 if many else None,
-            reward=None,
-            calls=len(entries),
-            index=i,
-        )
-        for i, (trace_id, (entries, _)) in enumerate(zip(traces, built, strict=True))
-    ]
-    return Imported(NAME, path, runs, lambda index: built[index])
+    return of_traces(NAME, path, traces, built)
 
 
 def _trace(spans: list[_Span], path: Path) -> tuple[list[Entry], dict[str, Any]]:
