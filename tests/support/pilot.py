@@ -66,3 +66,14 @@ async def press(pilot: Pilot, *keys: str) -> None:
 def notes(app: App) -> str:
     """The notifications (toasts) on screen, as text, one a line."""
     return "\n".join(str(note.message) for note in app._notifications)
+
+
+def loop_text(app: App) -> str:
+    """The whole text of the open loop panel, scrolled or not, words joined by one space:
+    its commands name the agent as given, so how far it reaches depends on the length of
+    the paths in it (a test must not)."""
+    from textual.widgets import Static
+
+    content = app.screen.query_one("#loop-text", Static).content
+    plain = content.plain if hasattr(content, "plain") else str(content)
+    return " ".join(plain.replace("│", " ").split())

@@ -25,7 +25,7 @@ from cassette_tui.tui.screens.help import help_plain_text
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.screens.rerecord import RerecordedPairScreen, RerecordScreen
 from support.loop import DEMO_AGENT, agent_cmd, still_alive
-from support.pilot import press, screen_text, settle, sync
+from support.pilot import loop_text, press, screen_text, settle, sync
 from textual.pilot import Pilot
 
 SIZE = (80, 24)
@@ -165,9 +165,8 @@ async def test_confirm_records_with_the_demo_agent_then_opens_old_against_new(
         assert "B fix.jsonl (4)" in screen_text(app).splitlines()[0]
         assert "Re-record ✓ 4" in bar(app)
         await press(pilot, "l")
-        assert "✓ 4 calls" in flat(app)
-        await press(pilot, "end")  # at 80x24 the panel scrolls: the re-record row's file
-        assert shows_name(app, target.name)
+        panel = loop_text(app)  # the whole panel: how far it reaches depends on paths
+        assert "✓ 4 calls" in panel and target.name in "".join(panel.split())
     assert (workdir / "fail.jsonl").read_bytes() == (samples / "fail.jsonl").read_bytes()
     assert rerecordings(workdir) == [target]
 

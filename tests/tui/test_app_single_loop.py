@@ -23,7 +23,7 @@ from cassette_tui.tui.screens.replay import ReplayScreen
 from cassette_tui.tui.screens.rerecord import RerecordedPairScreen, RerecordScreen
 from cassette_tui.tui.screens.single import SingleScreen
 from support.loop import DEMO_AGENT, agent_cmd
-from support.pilot import press, screen_text, settle, sync, wait_until
+from support.pilot import loop_text, press, screen_text, settle, sync, wait_until
 
 SIZE = (80, 24)
 #: how long a real agent run may take on a loaded machine
@@ -53,7 +53,7 @@ async def panel(pilot) -> str:
     """The loop panel's text (l), then back."""
     await press(pilot, "l")
     assert isinstance(pilot.app.screen, LoopScreen)
-    text = flat(pilot.app)
+    text = loop_text(pilot.app)  # the whole panel: how far it reaches depends on paths
     await press(pilot, "escape")
     assert isinstance(pilot.app.screen, SingleScreen)
     return text
