@@ -74,6 +74,11 @@ def loop_text(app: App) -> str:
     the paths in it (a test must not)."""
     from textual.widgets import Static
 
+    import io
+
+    from rich.console import Console
+
     content = app.screen.query_one("#loop-text", Static).content
-    plain = content.plain if hasattr(content, "plain") else str(content)
-    return " ".join(plain.replace("│", " ").split())
+    console = Console(file=io.StringIO(), width=10_000, record=True, color_system=None)
+    console.print(content)
+    return " ".join(console.export_text().replace("│", " ").split())
