@@ -72,11 +72,10 @@ def loop_text(app: App) -> str:
     """The whole text of the open loop panel, scrolled or not, words joined by one space:
     its commands name the agent as given, so how far it reaches depends on the length of
     the paths in it (a test must not)."""
-    from textual.widgets import Static
-
     import io
 
     from rich.console import Console
+    from textual.widgets import Static
 
     content = app.screen.query_one("#loop-text", Static).content
     console = Console(file=io.StringIO(), width=10_000, record=True, color_system=None)
