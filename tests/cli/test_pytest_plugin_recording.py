@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import textwrap
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.listener import tcp_listener
 from support.paths import SAMPLES
 
 RECORDED = {"seq": 1, "tool": "lookup", "args": {"key": "a"}, "response": {"value": 1}}
@@ -346,25 +345,8 @@ def test_an_agent_and_its_sub_agent_record_one_cassette_in_a_test(tmp_path: Path
 @pytest.fixture
 def listener() -> Iterator[int]:
     """A real TCP server on 127.0.0.1 in this process, the one the tests try to reach."""
-    server = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except (TimeoutError, OSError):
-                continue
-            conn.sendall(b"hello")
-            conn.close()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
+    with tcp_listener("127.0.0.1") as port:
+        yield port
 
 
 NETWORK = """

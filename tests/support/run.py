@@ -20,3 +20,17 @@ def cli(
         [str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd, env=env,
         timeout=timeout, check=False,
     )  # fmt: skip
+
+
+def run_module_agent(
+    folder: Path, module: str, mode: str, cassette: Path
+) -> subprocess.CompletedProcess[str]:
+    """``python -m MODULE`` in ``folder`` with ``CASSETTE_MODE=mode`` and
+    ``CASSETTE_PATH=cassette`` (an agent run as a module: its classes live in ``__main__``)."""
+    import sys
+
+    env = {"CASSETTE_MODE": mode, "CASSETTE_PATH": str(cassette), "PATH": "/usr/bin:/bin"}
+    return subprocess.run(
+        [sys.executable, "-m", module], cwd=folder, env=env, capture_output=True,
+        text=True, timeout=30, check=False,
+    )  # fmt: skip

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -26,6 +25,7 @@ from cassette_tui.core.format.errors import CassetteError
 from cassette_tui.core.scan.masking import mask_value
 from cassette_tui.core.scan.secrets import scan_string
 
+from .markdown import seq_text, side_name
 from .marks import STATUS_MARKS
 from .masked import masked_finding, masked_row
 from .plural import plural
@@ -128,7 +128,7 @@ def report_payload(
     if not reveal:
         findings = [masked_finding(doc) for doc in findings]
     a, b = head.get("a") or {}, head.get("b") or {}
-    name_a, name_b = _name(a), _name(b)
+    name_a, name_b = side_name(a), side_name(b)
     counts = ", ".join(
         f"{n} {STATUS_MARKS[Status(k)].words}" for k, n in (head.get("counts") or {}).items() if n
     )
@@ -138,8 +138,8 @@ def report_payload(
         tool = first.get("tool")
         tool = tool if reveal or not isinstance(tool, str) else mask_value(tool)
         first_text = (
-            f"first divergence ▶ row {first.get('row')}: A seq {_seq(first.get('a_seq'))}, "
-            f"B seq {_seq(first.get('b_seq'))} {tool} "
+            f"first divergence ▶ row {first.get('row')}: A seq {seq_text(first.get('a_seq'))}, "
+            f"B seq {seq_text(first.get('b_seq'))} {tool} "
             f"({STATUS_MARKS[Status(first.get('status'))].words})"
         )
     return {
@@ -171,15 +171,6 @@ def _gate_line(gate: dict[str, Any] | None) -> str | None:
     if isinstance(divergence, dict) and divergence.get("message"):
         line += f" · {divergence['message']}"
     return line
-
-
-def _name(side: dict[str, Any]) -> str:
-    file = side.get("file")
-    return PurePath(file).name if isinstance(file, str) else "(in memory)"
-
-
-def _seq(seq: Any) -> str:
-    return "–" if seq is None else str(seq)
 
 
 def check_no_secret(payload: dict[str, Any]) -> None:

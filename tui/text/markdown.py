@@ -109,7 +109,7 @@ def diff_markdown(
     first = head.get("first_divergence")
     same = first is None
     lines = [
-        f"### cassette-tui diff: {code(_name(a))} vs {code(_name(b))}",
+        f"### cassette-tui diff: {code(side_name(a))} vs {code(side_name(b))}",
         "",
         f"**{'the runs are the same' if same else 'the runs differ'}**: "
         f"A {plural(a.get('entries') or 0, 'call')}, B {plural(b.get('entries') or 0, 'call')}, "
@@ -122,9 +122,9 @@ def diff_markdown(
         lines += ["rows: " + " · ".join(shown), ""]
     if first is not None:
         lines += [
-            f"**Where the runs part:** row {first.get('row')}: A seq {_seq(first.get('a_seq'))}, "
-            f"B seq {_seq(first.get('b_seq'))}, {code(first.get('tool'))} "
-            f"({_status_words(first.get('status'))})",
+            f"**Where the runs part:** row {first.get('row')}: "
+            f"A seq {seq_text(first.get('a_seq'))}, B seq {seq_text(first.get('b_seq'))}, "
+            f"{code(first.get('tool'))} ({_status_words(first.get('status'))})",
             "",
         ]
         first_row = next((r for r in rows if r.get("row") == first.get("row")), None)
@@ -146,8 +146,8 @@ def diff_markdown(
             status = str(r.get("status"))
             cells = [
                 str(r.get("row")),
-                _seq(r.get("a_seq")),
-                _seq(r.get("b_seq")),
+                seq_text(r.get("a_seq")),
+                seq_text(r.get("b_seq")),
                 code(r.get("tool")),
                 _status_words(status),
                 _drift_summary(r),
@@ -168,14 +168,16 @@ def diff_markdown(
     return "\n".join(lines) + "\n"
 
 
-def _name(side: dict[str, Any]) -> str:
+def side_name(side: dict[str, Any]) -> str:
+    """The file name of a ``--json`` side (``{"file": ...}``), or ``(in memory)``."""
     from pathlib import PurePath
 
     file = side.get("file")
     return PurePath(file).name if isinstance(file, str) else "(in memory)"
 
 
-def _seq(seq: Any) -> str:
+def seq_text(seq: Any) -> str:
+    """A seq as a report shows it: ``–`` on the side that has none."""
     return "–" if seq is None else str(seq)
 
 

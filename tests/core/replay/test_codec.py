@@ -27,6 +27,7 @@ from cassette_tui.core.replay.codec import BUILTIN_CODEC, CodecWarning, TypeCode
 from cassette_tui.core.replay.recorder import NotSerializable
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.run import run_module_agent
 
 pydantic = pytest.importorskip("pydantic", reason="the codec's pydantic tests need pydantic")
 
@@ -423,11 +424,7 @@ def test_a_dataclass_of_an_agent_run_with_dash_m_is_found_without_running_it_aga
     cassette = tmp_path / "rec.jsonl"
 
     def run(mode: str) -> subprocess.CompletedProcess[str]:
-        env = {"CASSETTE_MODE": mode, "CASSETTE_PATH": str(cassette), "PATH": "/usr/bin:/bin"}
-        return subprocess.run(
-            [sys.executable, "-m", "m_shop"], cwd=tmp_path, env=env, capture_output=True,
-            text=True, timeout=30, check=False,
-        )  # fmt: skip
+        return run_module_agent(tmp_path, "m_shop", mode, cassette)
 
     assert run("record").stdout == "Order 7\n"
     assert "m_shop:Order" in cassette.read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from cassette_tui.core.replay.network_block import blocked
+from support.listener import tcp_listener
 
 
 def _outbound_address() -> str | None:
@@ -29,26 +30,8 @@ def _outbound_address() -> str | None:
 @pytest.fixture
 def listener() -> Iterator[int]:
     """A real TCP server on every IPv4 address of the machine, accepting in a thread."""
-    server = socket.create_server(("0.0.0.0", 0))
-    port = server.getsockname()[1]
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except (TimeoutError, OSError):
-                continue
-            conn.sendall(b"hello")
-            conn.close()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield port
-    stop.set()
-    thread.join()
-    server.close()
+    with tcp_listener("0.0.0.0") as port:
+        yield port
 
 
 def reach(host: str, port: int) -> bytes:

@@ -20,6 +20,7 @@ import pytest
 from cassette_tui.core import Recorder, Replayer, ToolError, load
 from cassette_tui.core.format.errors import ToolErrorClassWarning
 from support.factory import entry, write_cassette
+from support.run import run_module_agent
 
 
 class RefundDenied(Exception):
@@ -353,11 +354,7 @@ def test_a_class_of_an_agent_run_with_dash_m_replays_without_running_it_again(
     cassette = tmp_path / "rec.jsonl"
 
     def run(mode: str) -> subprocess.CompletedProcess[str]:
-        env = {"CASSETTE_MODE": mode, "CASSETTE_PATH": str(cassette), "PATH": "/usr/bin:/bin"}
-        return subprocess.run(
-            [sys.executable, "-m", "m_agent"], cwd=tmp_path, env=env, capture_output=True,
-            text=True, timeout=30, check=False,
-        )  # fmt: skip
+        return run_module_agent(tmp_path, "m_agent", mode, cassette)
 
     recorded = run("record")
     assert recorded.stdout == "caught Boom False\n", recorded.stderr
