@@ -55,6 +55,7 @@ COMMANDS: dict[str, str] = {
     "gate": "cassette_tui.tui.commands.gate:gate",
     "bisect": "cassette_tui.tui.commands.bisect:bisect",
     "group": "cassette_tui.tui.commands.group:group",
+    "verify": "cassette_tui.tui.commands.verify:verify",
     "pin": "cassette_tui.tui.commands.pin:pin",
     "record": "cassette_tui.tui.commands.record:record",
     "mcp": "cassette_tui.tui.commands.mcp:mcp",
