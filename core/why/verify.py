@@ -42,9 +42,11 @@ from ..diff.model import DriftItem
 from ..diff.refine import classify_response_drift
 from ..format.entry import Entry
 from ..format.jobs import CancelToken, JobGenerator, Progress
+from ..format.jsonpath import JSONPathError, parse_path
 from ..format.jsontext import sorted_json_bytes
 from ..format.jsonvalue import dumps_strict
 from ..format.outcome import is_error_outcome
+from ..keys.volatile import response_metadata_reason
 from ._live import Answer, LiveGone, LiveTools
 
 if TYPE_CHECKING:
@@ -92,6 +94,8 @@ class Checked:
             answer (a) against the first that differs from it (b).
         quiet: a fresh entry whose answers differ only in volatile metadata
             (``"metadata"``) or float noise (``"noise"``), else ``None``.
+        metadata_paths: drift paths that are volatile metadata (a request id, a date-time:
+            ``keys.volatile.response_metadata_reason``): in ``drift``, never in ``paths``.
         live_error: the live error named (``MCPError -32602: unknown tool``), or ``None``.
         recorded_error: a stale entry's recorded failure the live tool no longer gives
             (``status 429 (rate_limited)``), or ``None``.
@@ -106,6 +110,7 @@ class Checked:
     why: str = ""
     drift: list[DriftItem] = field(default_factory=list)
     quiet: str | None = None
+    metadata_paths: list[str] = field(default_factory=list)
     live_error: str | None = None
     recorded_error: str | None = None
     answers: list[Answer] = field(default_factory=list)
@@ -114,10 +119,13 @@ class Checked:
 
     @property
     def paths(self) -> list[str]:
-        """The JSON paths that differ (``$.top``), each once, in order; an error/response
-        swap is ``response`` or ``error``, as ``bisect`` names a whole outcome."""
+        """The JSON paths whose difference is the answer (``$.top``), each once, in order,
+        volatile metadata left out; an error/response swap is ``response`` or ``error``,
+        as ``bisect`` names a whole outcome."""
         out: list[str] = []
         for item in self.drift:
+            if item.path in self.metadata_paths and item.part == "response":
+                continue
             name = item.part if item.path == "$" else item.path
             if item.part == "error" and item.path != "$":
                 name = "error" + item.path[1:]
@@ -217,6 +225,7 @@ def _entry_json(c: Checked) -> dict[str, Any]:
         "why": c.why,
         "paths": c.paths,
         "quiet": c.quiet,
+        "metadata_paths": list(c.metadata_paths),
         "live_error": c.live_error,
         "recorded_error": c.recorded_error,
         "answers": len(c.answers),
@@ -257,6 +266,22 @@ def _same_outcome(tool: str, x: Entry, y: Entry, cassette: Cassette) -> tuple[bo
 
 def _outcome_drift(a: Entry, b: Entry) -> list[DriftItem]:
     return [d for d in entry_drift(a, b) if d.part not in ("args", "tool")]
+
+
+def _metadata_paths(a: Entry, b: Entry, drift: list[DriftItem]) -> list[str]:
+    """The response paths of ``drift`` whose two values are volatile metadata, as ``diff``
+    judges them (``keys.volatile.response_metadata_reason``)."""
+    out = []
+    for item in drift:
+        if item.part != "response" or item.path == "$":
+            continue
+        try:
+            parts = tuple(parse_path(item.path))
+        except JSONPathError:
+            continue
+        if response_metadata_reason(a.response, b.response, parts, item.a, item.b) is not None:
+            out.append(item.path)
+    return out
 
 
 def error_name(entry: Entry) -> str | None:
@@ -302,6 +327,7 @@ def classify(recorded: Entry, answers: list[Answer], cassette: Cassette) -> Chec
     if len(groups) > 1:
         checked.status = Status.NONDETERMINISTIC
         checked.drift = _outcome_drift(groups[0], groups[1])
+        checked.metadata_paths = _metadata_paths(groups[0], groups[1], checked.drift)
         checked.why = (
             f"{len(groups)} different answers in {len(lives)} live calls with the same args: "
             "a nondeterministic tool; re-recording rolls the dice again (pin the answer as "
@@ -318,6 +344,7 @@ def classify(recorded: Entry, answers: list[Answer], cassette: Cassette) -> Chec
             checked.why = "only float noise differs"
         return checked
     checked.drift = _outcome_drift(recorded, first)
+    checked.metadata_paths = _metadata_paths(recorded, first, checked.drift)
     if live_error is not None:
         checked.status = Status.ERROR
         checked.live_error = live_error
