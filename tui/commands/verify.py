@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from cassette_tui.core.why._live import LiveTools
     from cassette_tui.core.why.verify import VerifyResult
 
+#: calls past which a progress bar shows on a terminal's stderr
+PROGRESS_FROM = 20
 #: the MCP SDK's modules ``--mcp`` needs (as ``cassette-tui mcp``)
 SDK_MODULES = ("mcp", "mcp_types", "anyio")
 
@@ -113,12 +115,14 @@ def verify(
             fail("verify", exc, file=target)
     live = _open_live(cassette, mcp_command, dispatcher, list(paths), timeout)
     try:
+        # a bar only for a long check: a short one would leave its traces on the terminal
         result: VerifyResult = run_cancellable(
             lambda token: verify_job(
                 recording, live, spec=cassette, repeat=repeat, allow=list(allow),
                 config_allow=config_allow, recorded_read_only=_recorded_read_only(cassette),
                 cancel=token,
-            )
+            ),
+            progress=None if len(recording) * repeat > PROGRESS_FROM else False,
         )  # fmt: skip
         if not no_write:
             write_live(result, target, rules, overwrite=force, live=live)
