@@ -13,6 +13,7 @@ live side itself marks safe to call again: an MCP server's ``tools/list`` annota
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import shlex
@@ -100,7 +101,8 @@ def load_dispatcher(spec: str, paths: list[str] | None = None) -> Any:
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.append(str(Path.cwd()))
     try:
-        module = importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):  # stdout is the command's (--json)
+            module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         where = f" (looked in {', '.join(paths)} and the current folder)" if paths else ""
         raise DispatcherSpecError(
@@ -130,8 +132,9 @@ def load_dispatcher(spec: str, paths: list[str] | None = None) -> Any:
 class DispatcherTools:
     """A Python dispatcher as the live tools. A coroutine function is run to its end in a
     new event loop per call; the args are a copy (the dispatcher cannot change the
-    recording); a response that JSON would change (a ``set``, a ``datetime``) is an
-    error answer naming the path, as the recorder without a codec cannot write it."""
+    recording); what it prints goes to stderr (stdout holds the command's output); a
+    response that JSON would change (a ``set``, a ``datetime``) is an error answer naming
+    the path, as the recorder without a codec cannot write it."""
 
     target: str
     dispatch: Any
@@ -143,9 +146,11 @@ class DispatcherTools:
     def call(self, tool: str, args: Any) -> Answer:
         t0 = time.perf_counter()
         try:
-            value = self.dispatch(tool, json_copy(args))
-            if inspect.isawaitable(value):
-                value = asyncio.run(_awaited(value))
+            # what the tool prints goes to stderr: stdout is the command's (--json)
+            with contextlib.redirect_stdout(sys.stderr):
+                value = self.dispatch(tool, json_copy(args))
+                if inspect.isawaitable(value):
+                    value = asyncio.run(_awaited(value))
         except Exception as exc:  # noqa: BLE001 - the tool's failure is its answer
             return Answer(error=error_record(exc), duration_ms=_ms(t0))
         change = roundtrip_change(value)

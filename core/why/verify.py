@@ -195,7 +195,7 @@ class VerifyResult:
         return {"fresh": 0, "nothing_safe": 2, "incomplete": 2}.get(self.verdict, 1)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``verify --json`` document (docs/json.md, "verify --json")."""
+        """The ``verify --json`` document (docs/json.md, "`verify --json`")."""
         counts = {s.value: len(self.of(s)) for s in Status}
         return {
             "cassette": self.cassette,

@@ -200,7 +200,10 @@ DISPATCHER = """
 import json, pathlib
 HERE = pathlib.Path(__file__).parent
 
+print("mytools loaded")  # stdout at import: never mixed into verify's output
+
 def live(tool, args):
+    print("calling", tool)  # a chatty tool: its stdout goes to stderr
     with open(HERE / "calls.log", "a") as fh:
         fh.write(json.dumps({"tool": tool, "args": args}) + "\\n")
     if tool == "weather":
@@ -246,7 +249,8 @@ def test_dispatcher_text_with_the_config_allow_list(dispatcher: Path, tmp_path: 
 def test_dispatcher_json_and_the_allow_option(dispatcher: Path, tmp_path: Path) -> None:
     done = cli("verify", "trip.jsonl", "--dispatcher", "mytools:live", "--path", "tools",
                "--allow", "book", "--json", "--no-write", cwd=tmp_path)  # fmt: skip
-    doc = json.loads(done.stdout)
+    doc = json.loads(done.stdout)  # the tool's prints are on stderr
+    assert "calling weather" in done.stderr and "mytools loaded" in done.stderr
     assert doc["live"] == {"kind": "dispatcher", "target": "mytools:live"}
     assert [(e["status"], e["safe_by"]) for e in doc["entries"]] == [
         ("stale", "config"), ("fresh", "--allow"), ("fresh", "config")
@@ -283,3 +287,12 @@ def test_a_missing_cassette_and_bad_usage(tmp_path: Path) -> None:
     assert both.returncode == 2 and "one of the two" in both.stderr
     neither = cli("verify", "x.jsonl")
     assert neither.returncode == 2 and "--mcp" in neither.stderr
+
+
+def test_a_bad_verify_section_in_the_config_is_named(dispatcher: Path, tmp_path: Path) -> None:
+    (tmp_path / "cassette.toml").write_text('[verify]\nallow = "weather"\n')
+    done = cli("verify", "trip.jsonl", "--dispatcher", "mytools:live", "--path", "tools",
+               cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2
+    assert "cassette.toml: field 'verify.allow': expected a list of tool names" in done.stderr
+    assert logged(dispatcher / "calls.log") == []
