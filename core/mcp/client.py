@@ -17,8 +17,10 @@ it is spoken to in (2026-07-28 results carry ``resultType`` and the server's inf
 ``_meta``), so speaking the recorded version keeps a fresh answer equal to the recorded one.
 
 ``LiveServer`` is synchronous (a private event loop), so a job generator can call it
-between its progress events. Imported only by ``core/why/verify.py`` when ``--mcp`` is
-given: the SDK (``_wire``'s message types) is loaded then and never by the engine.
+between its progress events. ``HttpLiveServer`` speaks the same protocol to a remote
+server over Streamable HTTP (``verify --url``). Imported only by ``core/why/_live.py`` when
+``--mcp`` or ``--url`` is given: the SDK (``_wire``'s message types) is loaded then and
+never by the engine.
 """
 
 from __future__ import annotations
@@ -36,7 +38,14 @@ from cassette_tui.core.format.errors import CassetteError
 from ._stdio import spawn_server, stop_server
 from ._wire import dump_doc, read_line
 
-__all__ = ["HANDSHAKES", "PROTOCOL_VERSION", "CallTimeout", "LiveServer", "ServerGone"]
+__all__ = [
+    "HANDSHAKES",
+    "PROTOCOL_VERSION",
+    "CallTimeout",
+    "HttpLiveServer",
+    "LiveServer",
+    "ServerGone",
+]
 
 #: the protocol version offered at ``initialize`` when the recording names none
 PROTOCOL_VERSION = "2025-06-18"
@@ -69,27 +78,17 @@ class CallTimeout(CassetteError):
     """The server did not answer one request within the timeout (it is still running)."""
 
 
-class LiveServer:
-    """One live session with an MCP server over stdio.
-
-    Args:
-        command: the server command and its arguments.
-        timeout: seconds each request may take (``initialize`` included).
-        grace: seconds the server gets to exit once its stdin is closed, and again after
-            SIGTERM, before SIGKILL (as ``mcp record --grace``).
-        protocol_version: the version spoken (the recorded one, when known).
-        handshake: ``"initialize"`` or ``"server/discover"`` (see the module doc).
-
-    Use: ``start()`` (the handshake; the ``initialize`` result), ``list_tools()``,
-    ``call(tool, args)``, ``close()``; or as a context manager around the three.
-    """
+class _Session:
+    """The protocol side of a live session, whatever carries it: the handshake, the
+    ``_meta`` of a ``server/discover`` session, ``tools/list`` pages, ``tools/call``. A
+    transport gives ``_open`` (start, before the handshake), ``_roundtrip`` (one request,
+    its answer), ``_notify`` (one notification) and ``close``."""
 
     def __init__(
         self,
         command: list[str],
         *,
         timeout: float = 60.0,
-        grace: float = 2.0,
         protocol_version: str | None = None,
         handshake: str = "initialize",
     ) -> None:
@@ -100,38 +99,30 @@ class LiveServer:
         self.handshake = handshake
         self.command = list(command)
         self.timeout = timeout
-        self.grace = grace
         self.protocol_version = protocol_version or PROTOCOL_VERSION
         self.initialize_params: dict[str, Any] = {}
         self.initialize_result: dict[str, Any] = {}
-        self._loop = asyncio.new_event_loop()
-        self._proc: asyncio.subprocess.Process | None = None
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         self._next_id = 0
         self._gone: ServerGone | None = None
 
-    def __enter__(self) -> LiveServer:
+    def __enter__(self) -> _Session:
         self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the session ----------------------------------------------------------------------
     def start(self) -> dict[str, Any]:
-        """Start the server and shake hands: ``initialize``, then the ``initialized``
-        notification; or ``server/discover``. Returns the handshake's result.
+        """Start the server (or reach it) and shake hands: ``initialize``, then the
+        ``initialized`` notification; or ``server/discover``. Returns the handshake's
+        result.
 
         Raises:
-            ServerGone: the command cannot start, or the server exited before answering.
+            ServerGone: the server cannot start (or be reached), or it ended before
+                answering, or it refused the handshake.
             CallTimeout: no answer within ``timeout``.
         """
-        try:
-            self._proc = self._loop.run_until_complete(
-                spawn_server(self.command, stderr=self._stderr)
-            )
-        except OSError as exc:
-            raise ServerGone(self.command, f"cannot start: {exc.strerror or exc}") from None
+        self._open()
         if self.handshake == "initialize":
             self.initialize_params = {
                 "protocolVersion": self.protocol_version,
@@ -144,7 +135,7 @@ class LiveServer:
             raise ServerGone(self.command, why)
         self.initialize_result = result or {}
         if self.handshake == "initialize":
-            self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            self._notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return self.initialize_result
 
     def list_tools(self) -> list[dict[str, Any]]:
@@ -173,7 +164,7 @@ class LiveServer:
         ``CallToolResult`` as sent, or ``(None, error)`` with the JSON-RPC error object.
 
         Raises:
-            ServerGone: the server exited before answering.
+            ServerGone: the server ended (or went away) before answering.
             CallTimeout: no answer within ``timeout``.
         """
         return self.request("tools/call", {"name": tool, "arguments": args})
@@ -190,8 +181,81 @@ class LiveServer:
             meta = {_META_VERSION: self.protocol_version, _META_CLIENT: dict(_CLIENT_INFO),
                     _META_CAPABILITIES: {}}  # fmt: skip
             params = {**params, "_meta": {**meta, **(params.get("_meta") or {})}}
-        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        doc = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        return self._roundtrip(method, doc, request_id)
+
+    def close(self) -> None:
+        """End the session."""
+
+    def _open(self) -> None:
+        raise NotImplementedError
+
+    def _roundtrip(
+        self, method: str, doc: dict[str, Any], request_id: int
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        raise NotImplementedError
+
+    def _notify(self, doc: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+def _answer_of(doc: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(result, None)`` or ``(None, error)`` of one JSON-RPC answer object."""
+    if "error" in doc:
+        error = doc.get("error")
+        return None, error if isinstance(error, dict) else {"message": str(error)}
+    result = doc.get("result")
+    return (result if isinstance(result, dict) else {"result": result}), None
+
+
+class LiveServer(_Session):
+    """One live session with an MCP server over stdio.
+
+    Args:
+        command: the server command and its arguments.
+        timeout: seconds each request may take (the handshake included).
+        grace: seconds the server gets to exit once its stdin is closed, and again after
+            SIGTERM, before SIGKILL (as ``mcp record --grace``).
+        protocol_version: the version spoken (the recorded one, when known).
+        handshake: ``"initialize"`` or ``"server/discover"`` (see the module doc).
+
+    Use: ``start()`` (the handshake's result), ``list_tools()``, ``call(tool, args)``,
+    ``close()``; or as a context manager around the three.
+    """
+
+    def __init__(
+        self,
+        command: list[str],
+        *,
+        timeout: float = 60.0,
+        grace: float = 2.0,
+        protocol_version: str | None = None,
+        handshake: str = "initialize",
+    ) -> None:
+        super().__init__(
+            command, timeout=timeout, protocol_version=protocol_version, handshake=handshake
+        )
+        self.grace = grace
+        self._loop = asyncio.new_event_loop()
+        self._proc: asyncio.subprocess.Process | None = None
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+
+    def _open(self) -> None:
+        try:
+            self._proc = self._loop.run_until_complete(
+                spawn_server(self.command, stderr=self._stderr)
+            )
+        except OSError as exc:
+            raise ServerGone(self.command, f"cannot start: {exc.strerror or exc}") from None
+
+    def _roundtrip(
+        self, method: str, doc: dict[str, Any], request_id: int
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        self._send(doc)
         return self._loop.run_until_complete(self._answer(method, request_id))
+
+    def _notify(self, doc: dict[str, Any]) -> None:
+        self._send(doc)
 
     def close(self) -> None:
         """Stop the server (stdin closed, then SIGTERM, then SIGKILL) and free the loop."""
@@ -240,12 +304,7 @@ class LiveServer:
                     error = {"code": _METHOD_NOT_FOUND, "message": refusal}
                     self._send({"jsonrpc": "2.0", "id": frame.id, "error": error})
                 elif frame.kind in ("response", "error") and frame.id == request_id:
-                    doc = frame.doc
-                    if frame.kind == "error":
-                        error = doc.get("error")
-                        return None, error if isinstance(error, dict) else {"message": str(error)}
-                    result = doc.get("result")
-                    return (result if isinstance(result, dict) else {"result": result}), None
+                    return _answer_of(frame.doc)
 
     async def _wait_exit(self, proc: asyncio.subprocess.Process) -> None:
         with contextlib.suppress(TimeoutError):
@@ -275,3 +334,115 @@ class LiveServer:
             if line.strip():
                 lines.append(line.strip()[:200])
         return list(lines)
+
+
+class HttpLiveServer(_Session):
+    """One live session with a remote MCP server over Streamable HTTP (``url``, the MCP
+    spec's "Streamable HTTP": each request POSTed, answered as one JSON object or as a
+    ``text/event-stream`` whose events end with the answer; the ``Mcp-Session-Id`` the
+    server names at ``initialize`` sent back; ``MCP-Protocol-Version`` on every request
+    after the handshake). Server requests on a stream go unanswered (verify has no host);
+    a DELETE ends a named session. Same use as ``LiveServer``."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 60.0,
+        protocol_version: str | None = None,
+        handshake: str = "initialize",
+    ) -> None:
+        super().__init__(
+            [url], timeout=timeout, protocol_version=protocol_version, handshake=handshake
+        )
+        self.url = url
+        self._client: Any = None
+        self._session_id: str | None = None
+
+    def _open(self) -> None:
+        import httpx2
+
+        self._client = httpx2.Client(timeout=httpx2.Timeout(self.timeout))
+
+    def _headers(self, doc: dict[str, Any] | None) -> dict[str, str]:
+        """The request's headers: the session, the protocol version after the handshake;
+        in a ``server/discover`` session also the routing headers the 2026-07-28 spec
+        asks of every request (``Mcp-Method``, ``Mcp-Name`` for a named target)."""
+        from mcp.shared.inbound import (
+            MCP_METHOD_HEADER,
+            MCP_NAME_HEADER,
+            NAME_BEARING_METHODS,
+            encode_header_value,
+        )
+
+        headers = {
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+        }
+        method = doc.get("method") if doc is not None else None
+        discover = self.handshake == "server/discover"
+        if discover or method != self.handshake:
+            headers["mcp-protocol-version"] = self.protocol_version
+        if discover and isinstance(method, str):
+            headers[MCP_METHOD_HEADER] = method
+            key = NAME_BEARING_METHODS.get(method)
+            params = doc.get("params") if doc is not None else None
+            name = params.get(key) if key is not None and isinstance(params, dict) else None
+            if isinstance(name, str):
+                headers[MCP_NAME_HEADER] = encode_header_value(name)
+        if self._session_id is not None:
+            headers["mcp-session-id"] = self._session_id
+        return headers
+
+    def _post(self, doc: dict[str, Any]) -> Any:
+        import httpx2
+
+        try:
+            return self._client.post(self.url, content=dump_doc(doc), headers=self._headers(doc))
+        except httpx2.TimeoutException:
+            raise CallTimeout(
+                f"the MCP server at {self.url} did not answer {doc.get('method')} within "
+                f"{self.timeout:g} s"
+            ) from None
+        except httpx2.HTTPError as exc:
+            self._gone = ServerGone(self.command, f"cannot be reached: {exc}")
+            raise self._gone from None
+
+    def _roundtrip(
+        self, method: str, doc: dict[str, Any], request_id: int
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        from .http import SESSION_HEADER, _event_data, _split_events
+
+        response = self._post(doc)
+        if response.status_code >= 400:
+            body = response.text.strip().splitlines()[:1]
+            why = f"answered {method} with HTTP {response.status_code}"
+            raise ServerGone(self.command, why + (f": {body[0][:200]}" if body else ""))
+        session = response.headers.get(SESSION_HEADER)
+        if session:
+            self._session_id = session
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            events, rest = _split_events(response.content + b"\n\n")
+            bodies = [_event_data(e) for e in [*events, rest]]
+        else:
+            bodies = [response.content]
+        for body in bodies:
+            for frame in read_line(body).frames if body.strip() else []:
+                if frame.kind in ("response", "error") and frame.id == request_id:
+                    return _answer_of(frame.doc)
+        raise ServerGone(self.command, f"sent no answer to {method}")
+
+    def _notify(self, doc: dict[str, Any]) -> None:
+        self._post(doc)
+
+    def close(self) -> None:
+        """End the session (a DELETE when the server named one) and the connection."""
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            if self._session_id is not None:
+                with contextlib.suppress(Exception):
+                    client.delete(self.url, headers=self._headers(None))
+        finally:
+            client.close()

@@ -1,6 +1,7 @@
 """The live tools ``verify`` re-issues recorded calls to: a Python dispatcher
 (``--dispatcher module:function``, the shape ``wrap_dispatcher`` wraps: ``dispatch(tool,
-args) -> response``) or an MCP server over stdio (``--mcp "CMD ARGS"``, ``mcp/client.py``).
+args) -> response``) or an MCP server over stdio (``--mcp "CMD ARGS"``) or Streamable HTTP
+(``--url``): ``mcp/client.py``.
 
 Each answers one call as an ``Answer``: the response, or the error as a cassette records
 it (``format.errors.error_record`` for a Python exception; ``{"type": "MCPError",
@@ -35,6 +36,7 @@ __all__ = [
     "McpTools",
     "load_dispatcher",
     "read_only_tools",
+    "handshake_of_responses",
     "recorded_handshake",
 ]
 
@@ -180,6 +182,9 @@ class McpTools:
 
     @property
     def target(self) -> str:
+        """The server command line, or the URL of a remote server."""
+        if len(self.command) == 1 and self.command[0].startswith(("http://", "https://")):
+            return self.command[0]
         return shlex.join(self.command)
 
     @classmethod
@@ -190,26 +195,35 @@ class McpTools:
         timeout: float,
         protocol_version: str | None = None,
         handshake: str = "initialize",
+        url: str | None = None,
     ) -> McpTools:
-        """Start the server, shake hands (``handshake``, in ``protocol_version``: the
+        """Start the server ``command`` over stdio (or, with ``url``, reach the remote one
+        over Streamable HTTP), shake hands (``handshake``, in ``protocol_version``: the
         recording's, ``recorded_handshake``) and list its tools.
 
         Raises:
-            mcp.client.ServerGone: it cannot start, or exits before answering.
+            mcp.client.ServerGone: it cannot start (or be reached), or ends before
+                answering.
             mcp.client.CallTimeout: it does not answer within ``timeout``.
         """
-        from ..mcp.client import LiveServer
+        from ..mcp.client import HttpLiveServer, LiveServer
 
-        server = LiveServer(
-            command, timeout=timeout, protocol_version=protocol_version, handshake=handshake
-        )
+        server: Any
+        if url is not None:
+            server = HttpLiveServer(
+                url, timeout=timeout, protocol_version=protocol_version, handshake=handshake
+            )
+        else:
+            server = LiveServer(
+                command, timeout=timeout, protocol_version=protocol_version, handshake=handshake
+            )
         try:
             server.start()
             tools = server.list_tools()
         except BaseException:
             server.close()
             raise
-        return cls(list(command), server, tools)
+        return cls(list(server.command), server, tools)
 
     def read_only(self) -> dict[str, bool]:
         return read_only_tools(self.tools)
@@ -267,6 +281,22 @@ def recorded_handshake(facts: Any) -> tuple[str, str | None]:
             if not isinstance(version, str) and isinstance(exchange.params, dict):
                 version = exchange.params.get("protocolVersion")
             return "initialize", version if isinstance(version, str) else None
+    return "initialize", None
+
+
+#: the first protocol version whose results carry ``resultType`` (the SDK's stateless
+#: sessions, opened by ``server/discover``)
+DISCOVER_VERSION = "2026-07-28"
+
+
+def handshake_of_responses(responses: Any) -> tuple[str, str | None]:
+    """``(handshake, version)`` read from recorded ``CallToolResult``s when the recording
+    has no sidecar: a result with ``resultType`` was answered in a ``server/discover``
+    session (``DISCOVER_VERSION``), else ``("initialize", None)``. Spoken in the other
+    version, a server wraps the same answer otherwise, which would read as stale."""
+    for response in responses:
+        if isinstance(response, dict) and "resultType" in response and "content" in response:
+            return "server/discover", DISCOVER_VERSION
     return "initialize", None
 
 

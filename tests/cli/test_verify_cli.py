@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from support.factory import entry, write_cassette
-from support.mcp_session import record_cmd, sdk_session, toy_server
+from support.mcp_session import http_toy_server, record_cmd, sdk_session, toy_server
 from support.run import cli
 
 CALLS = [
@@ -96,6 +96,26 @@ def test_mcp_json_document(recorded: dict[str, Any]) -> None:
             "part": "response"} in drift  # fmt: skip
     assert doc["out"] == str(out) and out.is_file()
     assert out.with_name("elsewhere.mcp.json").is_file()  # the live contract, for diff
+
+
+def test_a_remote_server_over_streamable_http(recorded: dict[str, Any]) -> None:
+    cassette, log = recorded["cassette"], recorded["log"]
+    with http_toy_server("--data", str(recorded["data"]), "--log", str(log)) as url:
+        done = cli("verify", str(cassette), "--url", url, "--json")
+    assert done.returncode == 1, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["live"] == {"kind": "mcp", "target": url}
+    assert [e["status"] for e in doc["entries"]] == ["fresh", "stale", "not_reissued",
+                                                     "not_reissued"]  # fmt: skip
+    assert logged(log) == ["lookup", "lookup"]
+    # without the sidecar the recorded results still say which protocol to speak
+    cassette.with_name("run.mcp.json").unlink()
+    with http_toy_server("--data", str(recorded["data"])) as url:
+        bare = cli("verify", str(cassette), "--url", url, "--allow", "lookup", "--no-write",
+                   "--json")  # fmt: skip
+    assert [e["status"] for e in json.loads(bare.stdout)["entries"]][:2] == ["fresh", "stale"]
+    wrong = cli("verify", str(cassette), "--url", "ftp://example.com/mcp", "--no-write")
+    assert wrong.returncode == 2 and "expected an http:// or https:// URL" in wrong.stderr
 
 
 def test_the_live_annotations_decide_and_a_disagreement_is_said(recorded: dict[str, Any]) -> None:
@@ -284,7 +304,7 @@ def test_a_missing_cassette_and_bad_usage(tmp_path: Path) -> None:
     assert "nope.jsonl" in done.stderr
     assert json.loads(done.stdout)["file"] == str(tmp_path / "nope.jsonl")
     both = cli("verify", "x.jsonl", "--dispatcher", "m:f", "--mcp", "srv")
-    assert both.returncode == 2 and "one of the two" in both.stderr
+    assert both.returncode == 2 and "one of them" in both.stderr
     neither = cli("verify", "x.jsonl")
     assert neither.returncode == 2 and "--mcp" in neither.stderr
 

@@ -1,5 +1,5 @@
-"""``cassette-tui verify CASSETTE --mcp "CMD ARGS" | --dispatcher module:function``: is the
-recording stale? The recorded calls marked safe are re-issued to the live tools, with no
+"""``cassette-tui verify CASSETTE --mcp "CMD ARGS" | --url URL | --dispatcher MOD:FUNC``:
+is the recording stale? The recorded calls marked safe are re-issued to the live tools, with no
 agent and no model, and each live answer is compared with the recorded one under the
 project's rules (``core/why/verify.py``): fresh, stale (the paths that differ), error live,
 or nondeterministic (``--repeat N`` answers that differ among themselves).
@@ -13,7 +13,7 @@ command to run is printed: ``cassette-tui diff CASSETTE OUT``.
 Exit status: 0 every re-issued entry fresh, 1 stale, live errors or nondeterministic
 answers, 2 bad usage, unreadable input, nothing safe to re-issue, or a server that exited
 (the check is incomplete); 130 cancelled. Does not import Textual; the MCP SDK only with
-``--mcp``.
+``--mcp`` or ``--url``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from ._options import config_option
 from ._output import echo_json, fail
 
 if TYPE_CHECKING:
+    from cassette_tui.core.format.cassette import Cassette
     from cassette_tui.core.why._live import LiveTools
     from cassette_tui.core.why.verify import VerifyResult
 
@@ -46,6 +47,8 @@ SDK_MODULES = ("mcp", "mcp_types", "anyio")
 @click.option("--mcp", "mcp_command", default=None, metavar='"CMD ARGS"',
               help="The live MCP server to re-issue the calls to, over stdio (one string, "
               "split as a shell would).")  # fmt: skip
+@click.option("--url", default=None, metavar="URL",
+              help="The live MCP server over Streamable HTTP (http://host/mcp).")  # fmt: skip
 @click.option("--dispatcher", default=None, metavar="MODULE:FUNCTION",
               help="The live Python dispatcher, dispatch(tool, args) -> response (the one "
               "wrap_dispatcher wraps), run with CASSETTE_MODE=live.")  # fmt: skip
@@ -68,6 +71,7 @@ SDK_MODULES = ("mcp", "mcp_types", "anyio")
 def verify(
     cassette: str,
     mcp_command: str | None,
+    url: str | None,
     dispatcher: str | None,
     paths: tuple[str, ...],
     allow: tuple[str, ...],
@@ -95,9 +99,9 @@ def verify(
 
     from ._loop import run_cancellable
 
-    if (mcp_command is None) == (dispatcher is None):
-        raise click.UsageError("give the live tools: --mcp \"CMD ARGS\" or --dispatcher "
-                               "MODULE:FUNCTION (one of the two)")  # fmt: skip
+    if sum(x is not None for x in (mcp_command, url, dispatcher)) != 1:
+        raise click.UsageError("give the live tools: --mcp \"CMD ARGS\", --url URL or "
+                               "--dispatcher MODULE:FUNCTION (one of them)")  # fmt: skip
     try:
         project = ProjectConfig.load(config)
         rules = project.rules()
@@ -113,7 +117,7 @@ def verify(
             check_new_file(target)
         except (CassetteError, OSError) as exc:
             fail("verify", exc, file=target)
-    live = _open_live(cassette, mcp_command, dispatcher, list(paths), timeout)
+    live = _open_live(cassette, recording, mcp_command, url, dispatcher, list(paths), timeout)
     try:
         # a bar only for a long check: a short one would leave its traces on the terminal
         result: VerifyResult = run_cancellable(
@@ -141,14 +145,15 @@ def verify(
 
 
 def _open_live(
-    cassette: str, mcp_command: str | None, dispatcher: str | None, paths: list[str],
-    timeout: float,
+    cassette: str, recording: Cassette, mcp_command: str | None, url: str | None,
+    dispatcher: str | None, paths: list[str], timeout: float,
 ) -> LiveTools:  # fmt: skip
     """The live tools the options name, started; ``fail`` (exit 2) when they cannot be."""
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.why._live import (
         DispatcherTools,
         McpTools,
+        handshake_of_responses,
         load_dispatcher,
         recorded_handshake,
     )
@@ -160,19 +165,29 @@ def _open_live(
             return DispatcherTools(dispatcher, load_dispatcher(dispatcher, paths))
         except CassetteError as exc:
             fail("verify", exc)
-    assert mcp_command is not None
+    flag = "--mcp" if mcp_command is not None else "--url"
     if any(importlib.util.find_spec(m) is None for m in SDK_MODULES):
-        fail("verify", "--mcp: the MCP SDK is not installed: pip install 'cassette-tui[mcp]'")
-    try:
-        command = shlex.split(mcp_command)
-    except ValueError as exc:
-        fail("verify", f"--mcp {mcp_command!r}: {exc}")
-    if not command:
-        fail("verify", "--mcp: no server command given")
-    handshake, version = recorded_handshake(_recorded_facts(cassette))
+        fail("verify", f"{flag}: the MCP SDK is not installed: pip install 'cassette-tui[mcp]'")
+    command: list[str] = []
+    if mcp_command is not None:
+        try:
+            command = shlex.split(mcp_command)
+        except ValueError as exc:
+            fail("verify", f"--mcp {mcp_command!r}: {exc}")
+        if not command:
+            fail("verify", "--mcp: no server command given")
+    elif not str(url).startswith(("http://", "https://")):
+        fail("verify", f"--url {url!r}: expected an http:// or https:// URL")
+    facts = _recorded_facts(cassette)
+    if facts is not None:
+        handshake, version = recorded_handshake(facts)
+    else:  # no sidecar: the recorded results show the protocol they were answered in
+        handshake, version = handshake_of_responses(
+            recording.entry_view(i).response for i in range(min(len(recording), 50))
+        )
     try:
         return McpTools.open(
-            command, timeout=timeout, protocol_version=version, handshake=handshake
+            command, timeout=timeout, protocol_version=version, handshake=handshake, url=url
         )
     except CassetteError as exc:
         fail("verify", exc)
