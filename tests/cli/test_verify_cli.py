@@ -316,3 +316,12 @@ def test_a_bad_verify_section_in_the_config_is_named(dispatcher: Path, tmp_path:
     assert done.returncode == 2
     assert "cassette.toml: field 'verify.allow': expected a list of tool names" in done.stderr
     assert logged(dispatcher / "calls.log") == []
+
+
+def test_an_empty_cassette_has_nothing_to_verify(dispatcher: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty.jsonl").write_text("")
+    done = cli("verify", "empty.jsonl", "--dispatcher", "mytools:live", "--path", "tools",
+               cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2
+    assert "nothing to verify: the cassette has no calls" in done.stdout
+    assert not (tmp_path / "empty.live.jsonl").exists()

@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 
 #: calls past which a progress bar shows on a terminal's stderr
 PROGRESS_FROM = 20
-#: the MCP SDK's modules ``--mcp`` needs (as ``cassette-tui mcp``)
-SDK_MODULES = ("mcp", "mcp_types", "anyio")
 
 
 @click.command("verify")
@@ -102,6 +100,10 @@ def verify(
     if sum(x is not None for x in (mcp_command, url, dispatcher)) != 1:
         raise click.UsageError("give the live tools: --mcp \"CMD ARGS\", --url URL or "
                                "--dispatcher MODULE:FUNCTION (one of them)")  # fmt: skip
+    if dispatcher is None and not _sdk_installed():  # before anything is read or started
+        from .mcp import INSTALL_HINT
+
+        fail("verify", f"{'--mcp' if mcp_command is not None else '--url'}: {INSTALL_HINT}")
     try:
         project = ProjectConfig.load(config)
         rules = project.rules()
@@ -165,9 +167,6 @@ def _open_live(
             return DispatcherTools(dispatcher, load_dispatcher(dispatcher, paths))
         except CassetteError as exc:
             fail("verify", exc)
-    flag = "--mcp" if mcp_command is not None else "--url"
-    if any(importlib.util.find_spec(m) is None for m in SDK_MODULES):
-        fail("verify", f"{flag}: the MCP SDK is not installed: pip install 'cassette-tui[mcp]'")
     command: list[str] = []
     if mcp_command is not None:
         try:
@@ -191,6 +190,20 @@ def _open_live(
         )
     except CassetteError as exc:
         fail("verify", exc)
+
+
+def _sdk_installed() -> bool:
+    """Whether the MCP SDK ``--mcp`` and ``--url`` need can be imported (looked up, not
+    imported; the plain install leaves it out: the ``mcp`` extra)."""
+    from .mcp import SDK_MODULES
+
+    for name in SDK_MODULES:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return False
+        except (ImportError, ValueError):  # blocked (a None in sys.modules) or broken
+            return False
+    return True
 
 
 def _recorded_facts(cassette: str) -> Any:
@@ -320,6 +333,8 @@ def _verdict_line(result: VerifyResult) -> str:
     from cassette_tui.core.why.verify import Status
 
     verdict = result.verdict
+    if not result.entries:
+        return "nothing to verify: the cassette has no calls"
     if verdict == "nothing_safe":
         how = "readOnlyHint on the server, " if result.live_kind == "mcp" else ""
         return (
