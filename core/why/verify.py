@@ -437,7 +437,7 @@ def verify_job(
     for i, by in plan:
         entry = cassette.entry_view(i)
         if by is None or stopped is not None or result.cancelled:
-            why = stopped or ("cancelled" if result.cancelled else _not_safe_why(live))
+            why = _not_safe_why(live) if by is None else stopped or "cancelled"
             result.entries.append(
                 Checked(entry.seq, entry.tool, Status.NOT_REISSUED, why=why, args=entry.args)
             )
