@@ -35,6 +35,7 @@ from textual.widgets import Footer, Static
 from .. import bindings
 from ..messages import BisectDone, JobProgress
 from ..session import Session
+from ..text.plural import plural
 from ..text.runs import short_command
 from ..text.safe import printable, safe
 from ..text.why import bisect_answer, candidate_line, taken
@@ -198,7 +199,8 @@ class BisectScreen(LoopJobScreen):
         # beside A, by its name: a long folder would push the rows down
         where = f"{safe(out_dir.name)}/ beside A" if beside else safe(str(out_dir))
         runs = self.result.candidates[0].runs if self.result and self.result.candidates else RUNS
-        return Text(f"{runs} offline replays per candidate (network off) · hybrids in {where}")
+        replays = plural(runs, "offline replay")
+        return Text(f"{replays} per candidate (network off) · hybrids in {where}")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="loop", description="bisect")
     def run_bisect(self, failing: Path, passing: Path, out_dir: Path, token: CancelToken) -> None:

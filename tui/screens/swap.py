@@ -78,7 +78,7 @@ class SwapKeysScreen(LoopKeysScreen):
         mark = self.swap_of(index)
         if mark is None:
             return None
-        text = Text(printable(mark.words()), style="bold", end="")
+        text = Text(printable(mark.words()), style="bold")
         text.append("  s runs it again" if not mark.running else "  escape stops it", "dim")
         return text
 
