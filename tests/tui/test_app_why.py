@@ -119,6 +119,12 @@ async def test_b_on_the_loop_panel_bisects_and_opens_a_hybrid_beside_b_or_a(
         # the loop panel says what the bisect found
         await press(pilot, "l")
         assert "Bisect 2 of 6 suffice" in loop_text(app)
+        # b again: the last bisect of this pair in view, nothing rerun until b there
+        await press(pilot, "b")
+        again = app.screen
+        assert isinstance(again, BisectScreen) and again is not screen
+        assert again.result is result and not again.running
+        assert "2 of 6 differing responses suffice" in screen_text(app)
 
 
 @sync
@@ -262,3 +268,14 @@ async def test_the_swap_mark_keeps_to_a_narrow_row(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: not mark.running, "the swap")
         await settle(pilot)
         assert row_line(app, 3).endswith("⇄ 20/20 pass")
+
+
+def test_the_hybrids_folder_is_new_beside_a(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 12, 4, 0, 0, 0, tzinfo=UTC)
+    first = bisect_screen.out_folder(tmp_path / "fail.jsonl", now)
+    assert first == tmp_path / "bisect-20261204T000000Z"
+    first.mkdir()
+    # a second bisect in the same second gets a folder of its own, never the first's
+    assert bisect_screen.out_folder(tmp_path / "fail.jsonl", now).name == first.name + "-2"

@@ -38,7 +38,7 @@ from ..session import Session
 from ..text.plural import plural
 from ..text.runs import short_command
 from ..text.safe import printable, safe
-from ..text.why import bisect_answer, candidate_line, taken
+from ..text.why import bisect_answer, candidate_line, last_bisect, taken
 from .loop_job import LoopJobScreen
 from .select import RunList
 
@@ -170,8 +170,8 @@ class BisectScreen(LoopJobScreen):
         return self.query_one("#bisect-list", RunList)
 
     def on_mount(self) -> None:
-        last = self.session.loop.bisect
-        if last is not None:  # the last bisect stays in view; b runs a new one
+        last = last_bisect(self.session)
+        if last is not None:  # the last bisect of A and B stays in view; b runs a new one
             self.show_result(last)
         else:
             self.start()

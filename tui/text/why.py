@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cassette_tui.core.diff.model import Status
@@ -186,6 +187,19 @@ def bisect_found(result: BisectResult) -> str:
     return f"stopped: {found} so far" if result.cancelled else f"{found} suffice"
 
 
+def last_bisect(session: Session) -> BisectResult | None:
+    """The session's last bisect if it was of the A and B open now (a re-recording's
+    pair shares the loop's results with the pair it came from), else ``None``."""
+    last, a, b = session.loop.bisect, session.a, session.b
+    if last is None or a is None or b is None:
+        return None
+    if a.path is None or b.path is None:
+        return None
+    # the screen bisects Path(a.path) and Path(b.path); the result keeps them as str
+    same = (last.failing, last.passing) == (str(Path(a.path)), str(Path(b.path)))
+    return last if same else None
+
+
 def bisect_stage(session: Session) -> Stage:
     """The loop panel's Bisect line: what the last bisect found and how to run one (``b``
     on the panel, or the command)."""
@@ -194,7 +208,7 @@ def bisect_stage(session: Session) -> Stage:
         return Stage("Bisect", NEEDS_TWO, how)
     if session.agent is None:
         return Stage("Bisect", NO_AGENT, f"no agent: {HOW_TO_CONFIGURE}")
-    last = session.loop.bisect
+    last = last_bisect(session)
     found = bisect_found(last) if last is not None else "–"
     a, b = session.pair()
     names = " ".join(
