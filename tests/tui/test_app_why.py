@@ -279,3 +279,35 @@ def test_the_hybrids_folder_is_new_beside_a(tmp_path: Path) -> None:
     first.mkdir()
     # a second bisect in the same second gets a folder of its own, never the first's
     assert bisect_screen.out_folder(tmp_path / "fail.jsonl", now).name == first.name + "-2"
+
+
+@sync
+async def test_escape_stops_a_running_swap_and_its_row_says_so(tmp_path: Path) -> None:
+    # with B's answer at step 3 (the other steps A's, bad) the agent hangs
+    app = app_for(tmp_path, 4, "--needs", "3", "--when", "1,2,4", "--then", "hang")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PairScreen)
+        await pilot.press("g", "j", "j", "s")
+        mark = screen.swap_of(2)
+        assert mark is not None and mark.running
+        assert row_line(app, 3).endswith("with B's answer here: 0/20…")
+        await pilot.press("s")  # a second press while it runs starts nothing
+        assert "this row's swap is running: escape stops it" in notes(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not mark.running, "the swap to stop")
+        await settle(pilot)
+        assert mark.result is not None and mark.result.cancelled
+        assert row_line(app, 3).endswith("with B's answer here: cancelled at 0/20")
+        assert app.screen is screen
+
+
+@sync
+async def test_s_without_an_agent_says_how_to_configure_one(tmp_path: Path) -> None:
+    a, b = pair(tmp_path, 2)
+    app = CassetteApp(a, b, align="seq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "s")
+        assert "Swap needs an agent" in screen_text(app)
