@@ -27,7 +27,7 @@ from ..loop.gate import gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .hybrid import DifferingStep, differing_steps, write_hybrid
-from .oracle import gate_outcome
+from .oracle import candidate_options, gate_outcome
 
 #: exit statuses, as the gate's: 0 found, 1 found with unresolved candidates, 2 no answer
 EXIT_FOUND = 0
@@ -174,7 +174,8 @@ def bisect_job(
         # the candidate about to be gated (its steps as ``item``), so a screen can say it
         yield Progress("bisect", n - 1, None, "candidates", f"trying {len(subset)} from A",
                        item=tuple(subset))  # fmt: skip
-        gate = yield from gate_job(path, agent, options, runs=runs, token=token)
+        gate = yield from gate_job(path, agent, candidate_options(options, path.stem),
+                                   runs=runs, token=token)  # fmt: skip
         if gate.cancelled:
             raise Cancelled("bisect cancelled")
         outcome, why = gate_outcome(gate)

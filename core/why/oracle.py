@@ -5,9 +5,22 @@ something neither run was asked), is ``UNRESOLVED``, never counted as a pass or 
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from ..loop.gate import GateResult
+from ..loop.options import LoopOptions
 from ..replay.report import ReplayReport
 from .ddmin import FAIL, PASS, UNRESOLVED
+
+
+def candidate_options(options: LoopOptions, name: str) -> LoopOptions:
+    """``options`` for the gate of one candidate called ``name``: with ``--runs-dir DIR``
+    its runs go to ``DIR/name``, since a runs folder must be new or empty and every
+    candidate's gate would otherwise find the previous one's files there."""
+    if options.runs_dir is None:
+        return options
+    return replace(options, runs_dir=Path(options.runs_dir) / name)
 
 
 def gate_outcome(gate: GateResult) -> tuple[str, str]:
