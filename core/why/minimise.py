@@ -147,7 +147,8 @@ class MinimiseResult:
         nothing to minimise."""
         if self.minimal is None:
             return f"nothing to minimise: {self.problem}" if self.problem else "no answer"
-        named = ", ".join(f"seq {s} {t}" for s, t in zip(self.seqs[:NAMED], self.tools, strict=False))
+        shown = zip(self.seqs[:NAMED], self.tools[:NAMED], strict=True)
+        named = ", ".join(f"seq {s} {t}" for s, t in shown)
         if len(self.seqs) > NAMED:
             named += ", ..."
         keeps = "keeps" if len(self.seqs) == 1 else "keep"
@@ -335,10 +336,6 @@ def _judge_whole(result: MinimiseResult, whole: GateResult, allow_flaky: bool) -
         result.problem_exit = EXIT_UNSURE
         return False
     return True
-
-
-def count_all(runs: Sequence[object]) -> str:
-    return f"{len(runs)}/{len(runs)}"
 
 
 def judge(gate: GateResult, failure: Failure, rate: float) -> tuple[str, str, int]:

@@ -7,6 +7,7 @@
 if that step had answered ``"good"``; without it a miss is an uncaught exception, another
 failure than the one recorded. ``--flaky-run RUN`` (pass ``{run}``) passes on even runs:
 a flaky agent. ``--flaky-without STEP``: flaky only when STEP's entry is missing.
+``--twice STEP`` asks for STEP twice and takes the second answer (a key recorded twice).
 ``--hang-without STEP --hang-with STEP2 --mark FILE``: when STEP misses and STEP2 is
 answered, write FILE and sleep (a test cancels the command then).
 
@@ -38,6 +39,7 @@ def main() -> int:
     parser.add_argument("--hang-without", type=int, default=0)
     parser.add_argument("--hang-with", type=int, default=0)
     parser.add_argument("--mark", default="")
+    parser.add_argument("--twice", type=int, default=0)
     opts = parser.parse_args()
     dispatch = wrap_dispatcher(live)
     needs = {int(x) for x in opts.needs.split(",") if x}
@@ -45,6 +47,8 @@ def main() -> int:
     for step in range(1, opts.steps + 1):
         try:
             answer = dispatch("check", {"step": step})
+            if step == opts.twice:
+                answer = dispatch("check", {"step": step})
         except CassetteMiss:
             if not opts.tolerant:
                 raise
