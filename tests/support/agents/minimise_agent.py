@@ -9,7 +9,7 @@ failure than the one recorded. ``--flaky-run RUN`` (pass ``{run}``) passes on ev
 a flaky agent. ``--flaky-without STEP``: flaky only when STEP's entry is missing.
 ``--twice STEP`` asks for STEP twice and takes the second answer (a key recorded twice).
 ``--hang-without STEP --hang-with STEP2 --mark FILE``: when STEP misses and STEP2 is
-answered, write FILE and sleep (a test cancels the command then).
+answered, write its pid to FILE and sleep (a test cancels the command then).
 
     python minimise_agent.py --steps 20 --needs 4,9 --tolerant
 """
@@ -17,6 +17,7 @@ answered, write FILE and sleep (a test cancels the command then).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -57,7 +58,7 @@ def main() -> int:
         if answer["state"] == "bad":
             bad.add(step)
     if opts.hang_without in missed and opts.hang_with in bad and opts.hang_with:
-        Path(opts.mark).write_text("hanging\n")
+        Path(opts.mark).write_text(f"{os.getpid()}\n")
         time.sleep(3600)
     flaky = opts.flaky_run and (not opts.flaky_without or opts.flaky_without in missed)
     if needs <= bad and not (flaky and opts.flaky_run % 2 == 0):
