@@ -24,8 +24,9 @@ fails the same way, offline, as a cassette for a bug report.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +247,7 @@ def minimise_job(
     check_out(cassette, target, force, subsets.sidecar() is not None)
     result = MinimiseResult(str(cassette), len(recording), runs)
 
-    whole = yield from gate_job(cassette, agent, options, runs=runs, token=token)
+    whole = yield from gate_job(cassette, agent, _runs_in(options, "whole"), runs=runs, token=token)
     if whole.cancelled:
         result.cancelled = True
         return result
@@ -259,7 +260,7 @@ def minimise_job(
     everything = list(range(len(recording)))
     known: dict[frozenset[int], str] = {frozenset(everything): FAIL}
 
-    with tempfile.TemporaryDirectory(prefix="cassette-minimise-") as scratch:
+    with _candidates_folder(options) as scratch:
 
         def test(subset: Sequence[int]) -> JobGenerator[str]:
             closed = subsets.closure(subset)
@@ -267,7 +268,9 @@ def minimise_job(
                 return known[closed]
             n = len(result.candidates) + 1
             path = subsets.write(closed, Path(scratch) / f"candidate-{n:03d}.jsonl")
-            gate = yield from gate_job(path, agent, options, runs=runs, token=token)
+            gate = yield from gate_job(
+                path, agent, _runs_in(options, f"candidate-{n:03d}"), runs=runs, token=token
+            )
             if gate.cancelled:
                 raise Cancelled("minimise cancelled")
             assert result.failure is not None
@@ -302,6 +305,27 @@ def minimise_job(
     if subsets.sidecar() is not None:
         result.sidecar = sidecar_for(target)
     return result
+
+
+def _runs_in(options: LoopOptions, name: str) -> LoopOptions:
+    """A gate's options: with ``--runs-dir``, its runs in a folder of their own there
+    (``whole``, ``candidate-001``, ...), since a runs folder takes one gate's runs."""
+    if options.runs_dir is None:
+        return options
+    return replace(options, runs_dir=Path(options.runs_dir) / name)
+
+
+@contextmanager
+def _candidates_folder(options: LoopOptions) -> Iterator[str]:
+    """Where the candidate cassettes are written: ``candidates/`` in ``--runs-dir`` (kept
+    with their runs), else a temporary folder removed at the end."""
+    if options.runs_dir is not None:
+        folder = Path(options.runs_dir) / "candidates"
+        folder.mkdir(parents=True, exist_ok=True)
+        yield str(folder)
+        return
+    with tempfile.TemporaryDirectory(prefix="cassette-minimise-") as scratch:
+        yield scratch
 
 
 def _judge_whole(result: MinimiseResult, whole: GateResult, allow_flaky: bool) -> bool:

@@ -74,6 +74,19 @@ def test_minimise_json_and_an_every_entry_result(tmp_path: Path) -> None:
     assert gate["verdict"] == "deterministic" and gate["passed"] == 0
 
 
+def test_runs_dir_keeps_each_gate_in_a_folder_of_its_own(tmp_path: Path) -> None:
+    cassette = _steps(tmp_path, 3)
+    agent = agent_cmd("--steps", "3", "--needs", "2", "--tolerant", script=AGENT)
+    runs = tmp_path / "runs"
+    done = cli("minimise", str(cassette), "--agent", agent, "-n", "1", "--runs-dir", str(runs))
+    assert done.returncode == 0, done.stderr
+    assert "1 of 3 entries keeps the failure: seq 2 check" in done.stdout
+    assert f"runs kept in {runs}: whole/" in done.stdout
+    candidates = sorted(p.name for p in runs.glob("candidate-*"))
+    assert (runs / "whole" / "run-01.report.json").is_file() and candidates
+    assert sorted(p.stem for p in (runs / "candidates").glob("*.jsonl")) == candidates
+
+
 def test_minimise_exits_as_the_gate_when_there_is_nothing_to_minimise(tmp_path: Path) -> None:
     cassette = _steps(tmp_path, 3)
     passing = agent_cmd("--steps", "3", "--needs", "9", script=AGENT)

@@ -86,15 +86,18 @@ def minimise(
     if as_json:
         echo_json(result.to_json())
     else:
-        for line in minimise_lines(result, agent):
+        for line in minimise_lines(result, agent, options.runs_dir):
             click.echo(line)
     sys.exit(EXIT_CANCELLED if result.cancelled else result.exit_status)
 
 
-def minimise_lines(result: MinimiseResult, agent: str | None) -> list[str]:
+def minimise_lines(
+    result: MinimiseResult, agent: str | None, runs_dir: str | Path | None = None
+) -> list[str]:
     """The text report: the whole cassette's failure, the answer, the candidates tried
     with their outcomes (``kept``: the failure is kept, ``gone``: the agent passes or
-    fails another way, ``unresolved``), the file written and how to check it."""
+    fails another way, ``unresolved``), the file written and how to check it, and where
+    the runs are kept (``runs_dir``)."""
     from cassette_tui.core.why.ddmin import UNRESOLVED
 
     from ..text.safe import safe
@@ -124,6 +127,11 @@ def minimise_lines(result: MinimiseResult, agent: str | None) -> list[str]:
         lines.append(
             f"{unresolved} candidate(s) unresolved: the set is minimal among the ones that "
             "resolved (try more --runs, or look at why)"
+        )
+    if runs_dir is not None:
+        lines.append(
+            f"runs kept in {safe(str(runs_dir))}: whole/, candidate-NNN/ (their cassettes "
+            "in candidates/)"
         )
     if result.out is not None:
         lines.append(f"wrote {safe(str(result.out))} ({len(result.seqs)} entries)")
