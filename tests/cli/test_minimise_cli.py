@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import signal
 import subprocess
 import time
@@ -150,3 +151,30 @@ def test_ctrl_c_text_says_not_proven(tmp_path: Path) -> None:
     assert status == 130, err
     assert "cancelled: 2 of 8 entries keep the failure: seq 1 check, seq 2 check" in out
     assert "not proven 1-minimal" in out and "wrote " in out
+
+
+def test_progress_counts_candidates_and_replays_on_a_terminal(tmp_path: Path) -> None:
+    cassette = _steps(tmp_path, 4)
+    agent = agent_cmd("--steps", "4", "--needs", "3", "--tolerant", script=AGENT)
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASSETTE_")}
+    env.update(TERM="xterm", COLUMNS="120")
+    proc = subprocess.Popen(
+        [str(SCRIPT), "minimise", str(cassette), "--agent", agent, "-n", "1", "-j", "1"],
+        stdout=subprocess.PIPE, stderr=slave, env=env,
+    )  # fmt: skip
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(master)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 0
+    assert "minimise" in text and "replays" in text and "of 4 entries" in text
