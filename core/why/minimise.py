@@ -15,7 +15,10 @@ fails the same way, offline, as a cassette for a bug report.
    recording and died of a removed entry's miss is another failure, unless the recorded
    failure was that miss); else ``UNRESOLVED`` (a flaky candidate, a timeout, a run killed
    from outside), never counted as a pass or a fail. Outcomes are cached by subset.
-3. The subset found is written atomically (``subset.Subsets``: seqs kept, repeated keys
+3. With ``shrink_responses``, each kept response is shrunk the same way: ddmin over the
+   keys of each object and the items of each list in it, outer ones first
+   (``shrink.py``); a response is only ever replaced by one found failing the same way.
+4. The subset found is written atomically (``subset.Subsets``: seqs kept, repeated keys
    kept as prefixes, ``batch`` marks and an MCP sidecar made consistent), never over an
    existing file unless asked. Cancelled, the smallest failing subset found so far is
    written and the result says it is not proven 1-minimal.
@@ -23,14 +26,16 @@ fails the same way, offline, as a cassette for a bug report.
 
 from __future__ import annotations
 
+import json
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..format.atomic import TargetExists, check_new_file, file_kind
+from ..format.cassette import Cassette
 from ..format.jobs import Cancelled, CancelToken, JobGenerator, Progress
 from ..importers.sources import open_cassette
 from ..keys.config import load_rules
@@ -39,6 +44,7 @@ from ..loop.gate import VERDICT_EXIT, GateResult, gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .failure import Failure, commonest, run_failure
+from .shrink import Part, PathParts, child_containers, format_path, keeping, parts
 from .subset import Subsets, sidecar_for
 
 #: exit statuses, as the gate's: 0 found (or nothing to minimise: every run passes), 1
@@ -62,6 +68,9 @@ class Candidate:
     runs: int
     same: int
     misses: int = 0
+    #: what the candidate changes inside a response (``seq 4 $.results: 2 of 5 parts``
+    #: kept of that list); ``""`` for a subset of whole entries
+    response: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +81,7 @@ class Candidate:
             "runs": self.runs,
             "same": self.same,
             "misses": self.misses,
+            "response": self.response or None,
         }
 
 
@@ -110,6 +120,9 @@ class MinimiseResult:
     out: Path | None = None
     sidecar: Path | None = None
     problem_exit: int = EXIT_NO_ANSWER
+    #: the parts dropped from the kept responses (``--shrink-responses``), as
+    #: ``seq 4 $.results[2]``, the path in the response as it was when they went
+    removed: list[str] = field(default_factory=list)
 
     @property
     def replays(self) -> int:
@@ -181,6 +194,7 @@ class MinimiseResult:
             "replays": self.replays,
             "unresolved": self.unresolved,
             "misses": self.misses,
+            "removed": self.removed,
             "out": None if self.out is None else str(self.out),
             "sidecar": None if self.sidecar is None else str(self.sidecar),
             "exit_status": self.exit_status,
@@ -222,13 +236,15 @@ def minimise_job(
     out: Path | None = None,
     force: bool = False,
     allow_flaky: bool = False,
+    shrink_responses: bool = False,
     token: CancelToken | None = None,
 ) -> JobGenerator[MinimiseResult]:
     """Minimise ``cassette`` against ``agent`` (the module doc), ``runs`` offline replays
     per candidate, writing the result to ``out`` (default ``default_out``; ``force``
     replaces an existing file). ``allow_flaky``: minimise a failure that the whole
     cassette shows in some runs only (a candidate then keeps it when it fails the same way
-    at least as often).
+    at least as often). ``shrink_responses``: then drop what the failure does not need
+    from inside the kept responses (object keys, list items), by the same oracle.
 
     Yields the gates' progress and ``Progress(stage="minimise", unit="candidates")`` after
     each candidate. Cancelled (``token``): the result so far, ``cancelled`` set.
@@ -258,16 +274,22 @@ def minimise_job(
     rate = result.failed / whole.runs
 
     everything = list(range(len(recording)))
-    known: dict[frozenset[int], str] = {frozenset(everything): FAIL}
+    known = {(frozenset(everything), _responses_key({})): FAIL}
+    shrunk: dict[int, Any] = {}  # the responses shrunk so far, by entry index
 
     with _candidates_folder(options) as scratch:
 
-        def test(subset: Sequence[int]) -> JobGenerator[str]:
-            closed = subsets.closure(subset)
-            if closed in known:
-                return known[closed]
+        def gate_candidate(
+            closed: frozenset[int], responses: dict[int, Any], what: str
+        ) -> JobGenerator[str]:
+            """The oracle: ``closed`` with ``responses`` gated, cached by both."""
+            key = (closed, _responses_key(responses))
+            if key in known:
+                return known[key]
             n = len(result.candidates) + 1
-            path = subsets.write(closed, Path(scratch) / f"candidate-{n:03d}.jsonl")
+            path = subsets.write(
+                closed, Path(scratch) / f"candidate-{n:03d}.jsonl", responses=responses
+            )
             gate = yield from gate_job(
                 path, agent, _runs_in(options, f"candidate-{n:03d}"), runs=runs, token=token
             )
@@ -279,15 +301,18 @@ def minimise_job(
             seqs = tuple(recording.seq(i) for i in ordered)
             misses = gate.total("misses") + gate.total("exhausted")
             result.candidates.append(
-                Candidate(ordered, seqs, outcome, why, gate.runs, same, misses)
+                Candidate(ordered, seqs, outcome, why, gate.runs, same, misses, what)
             )
-            known[closed] = outcome
+            known[key] = outcome
             yield Progress(
                 "minimise", n, None, "candidates",
-                f"{outcome} with {len(closed)} of {len(recording)} entries; "
-                f"{result.replays} replays",
+                f"{outcome} with {len(closed)} of {len(recording)} entries"
+                f"{'; ' + what if what else ''}; {result.replays} replays",
             )  # fmt: skip
             return outcome
+
+        def test(subset: Sequence[int]) -> JobGenerator[str]:
+            return (yield from gate_candidate(subsets.closure(subset), {}, ""))
 
         search: Search[int] = Search()
         search.minimal = everything
@@ -296,15 +321,84 @@ def minimise_job(
                 search.minimal, search.done = [], True
             else:
                 yield from ddmin(everything, test, search)
+            if shrink_responses:
+                kept = subsets.closure(search.minimal)
+                for i in sorted(kept):
+                    yield from _shrink_response(i, kept, recording, shrunk, result, gate_candidate)
         except Cancelled:
             result.cancelled = True
     result.minimal = sorted(subsets.closure(search.minimal))
     result.seqs = [recording.seq(i) for i in result.minimal]
     result.tools = [recording.tool(i) for i in result.minimal]
-    result.out = subsets.write(result.minimal, target, overwrite=force)
+    result.out = subsets.write(result.minimal, target, overwrite=force, responses=shrunk)
     if subsets.sidecar() is not None:
         result.sidecar = sidecar_for(target)
     return result
+
+
+def _responses_key(responses: dict[int, Any]) -> str:
+    return json.dumps(sorted(responses.items()), sort_keys=True, default=str)
+
+
+#: the oracle as the response pass calls it: entries kept, responses shrunk, what changed
+GateCandidate = Callable[[frozenset[int], dict[int, Any], str], JobGenerator[str]]
+
+
+def _shrink_response(
+    i: int,
+    kept: frozenset[int],
+    recording: Cassette,
+    shrunk: dict[int, Any],
+    result: MinimiseResult,
+    gate_candidate: GateCandidate,
+) -> JobGenerator[None]:
+    """Shrink the response of entry ``i`` (kept with ``kept``) in ``shrunk``: ddmin over
+    the parts of each object and list in it, the outer ones first; ``shrunk[i]`` is only
+    ever a response the oracle found failing the same way."""
+    entry = recording[i]
+    if entry.error is not None or not isinstance(entry.response, dict | list):
+        return
+    work: list[PathParts] = [()]
+    while work:
+        path = work.pop(0)
+        base = shrunk.get(i, entry.response)
+        items = parts(base, path)
+        if items:
+            where = f"seq {entry.seq} {format_path(path)}"
+            test = _parts_test(i, kept, shrunk, base, path, where, len(items), gate_candidate)
+            search: Search[Part] = Search()
+            search.minimal = items
+            if (yield from test([])) == FAIL:
+                search.minimal = []
+            else:
+                yield from ddmin(items, test, search)
+            if len(search.minimal) < len(items):
+                shrunk[i] = keeping(base, path, search.minimal)
+                left = set(search.minimal)
+                result.removed.extend(
+                    f"seq {entry.seq} {format_path((*path, p))}" for p in items if p not in left
+                )
+        work.extend(child_containers(shrunk.get(i, entry.response), path))
+
+
+def _parts_test(
+    i: int,
+    kept: frozenset[int],
+    shrunk: dict[int, Any],
+    base: Any,
+    path: PathParts,
+    where: str,
+    total: int,
+    gate_candidate: GateCandidate,
+) -> Callable[[Sequence[Part]], JobGenerator[str]]:
+    """ddmin's test over the parts of the container at ``path`` in entry ``i``'s
+    response ``base``: the kept entries with that container cut to the parts given."""
+
+    def test(sub: Sequence[Part]) -> JobGenerator[str]:
+        candidate = {**shrunk, i: keeping(base, path, sub)}
+        return (yield from gate_candidate(kept, candidate, f"{where}: {len(sub)} of {total} parts"))
+
+    return test
 
 
 def _runs_in(options: LoopOptions, name: str) -> LoopOptions:

@@ -24,7 +24,7 @@ Kept consistent:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -60,11 +60,19 @@ class Subsets:
             out.update(self._earlier[i])
         return frozenset(out)
 
-    def entries(self, indices: Iterable[int]) -> list[Entry]:
+    def entries(
+        self, indices: Iterable[int], responses: Mapping[int, Any] | None = None
+    ) -> list[Entry]:
         """The entries at ``closure(indices)``, in recorded order, their ``batch`` marks
-        rewritten for the calls kept (the module doc)."""
+        rewritten for the calls kept (the module doc); ``responses`` answers the entries
+        at its indices with another response (a shrunk one)."""
         kept = sorted(self.closure(indices))
-        entries = [self.cassette[i] for i in kept]
+        responses = responses or {}
+        entries = [
+            replace(self.cassette[i], response=responses[i]) if i in responses
+            else self.cassette[i]
+            for i in kept
+        ]  # fmt: skip
         batches: dict[Any, list[int]] = {}
         for entry in entries:
             mark = entry.extra.get(BATCH_FIELD)
@@ -84,14 +92,22 @@ class Subsets:
             out.append(entry)
         return out
 
-    def write(self, indices: Iterable[int], path: Path, *, overwrite: bool = False) -> Path:
-        """The subset written as a cassette at ``path`` (atomically; under the cassette's
-        rules), with its sidecar beside it when the cassette has one (``sidecar_for``).
+    def write(
+        self,
+        indices: Iterable[int],
+        path: Path,
+        *,
+        overwrite: bool = False,
+        responses: Mapping[int, Any] | None = None,
+    ) -> Path:
+        """The subset (``entries``) written as a cassette at ``path`` (atomically; under
+        the cassette's rules), with its sidecar beside it when the cassette has one
+        (``sidecar_for``).
 
         Raises:
             FileExistsError: ``path`` (or its sidecar) exists and ``overwrite`` is false.
         """
-        entries = self.entries(indices)
+        entries = self.entries(indices, responses)
         source = self.sidecar()
         if source is not None:
             doc = trimmed_sidecar(read_sidecar(source), {e.seq for e in entries}, path.name)

@@ -26,6 +26,8 @@ from cassette_tui.core.format.constants import EXIT_CANCELLED
 from ._loop import agent_option, loop_options, run_cancellable
 from ._output import echo_json, fail
 
+#: how many dropped response parts the text report names
+NAMED_PARTS = 12
 #: a candidate's outcome as the text report words it (ddmin's fail, pass, unresolved)
 OUTCOME_WORDS = {"fail": "kept", "pass": "gone", "unresolved": "unresolved"}
 
@@ -45,6 +47,9 @@ if TYPE_CHECKING:
 @click.option("--allow-flaky", is_flag=True,
               help="Minimise a failure the whole cassette shows in some runs only: a subset "
               "keeps it when it fails the same way at least as often.")  # fmt: skip
+@click.option("--shrink-responses", is_flag=True,
+              help="Then drop the object keys and list items of the kept responses that the "
+              "failure does not need (more gates).")  # fmt: skip
 @loop_options(jobs=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def minimise(
@@ -54,6 +59,7 @@ def minimise(
     out: str | None,
     force: bool,
     allow_flaky: bool,
+    shrink_responses: bool,
     options: LoopOptions,
     as_json: bool,
 ) -> None:
@@ -78,6 +84,7 @@ def minimise(
                 out=Path(out) if out else None,
                 force=force,
                 allow_flaky=allow_flaky,
+                shrink_responses=shrink_responses,
                 token=token,
             )  # fmt: skip
         )
@@ -116,7 +123,13 @@ def minimise_lines(
     for i, c in enumerate(result.candidates, 1):
         what = _entries(c.seqs)
         why = f" ({safe(c.why)})" if c.why else ""
+        if c.response:
+            what = f"{what}, {c.response}"
         lines.append(f"  {i:3d}. {what}: {OUTCOME_WORDS.get(c.outcome, c.outcome)}{why}")
+    if result.removed:
+        shown = ", ".join(result.removed[:NAMED_PARTS])
+        more = f", ... ({len(result.removed)} in all)" if len(result.removed) > NAMED_PARTS else ""
+        lines.append(f"dropped from the kept responses: {safe(shown)}{more}")
     if result.cancelled and result.minimal is not None:
         lines.append(
             "not proven 1-minimal: the search was cancelled; this is the smallest set "

@@ -251,3 +251,60 @@ def test_ddmin_result_is_1_minimal_for_any_deterministic_oracle(
     assert search.done and outcome(minimal) == FAIL
     if len(minimal) > 1:
         assert all(outcome(minimal - {x}) != FAIL for x in minimal)
+
+
+def test_shrink_responses_keeps_only_what_the_failure_reads(tmp_path: Path) -> None:
+    response = {"state": "bad", "noise": {"a": [1, 2, 3], "b": "x"},
+                "results": [{"id": 1}, {"id": 2, "hit": True, "title": "t"}, {"id": 3}]}  # fmt: skip
+    cassette = write_cassette(
+        tmp_path / "r.jsonl",
+        *[{"seq": i, "tool": "check", "args": {"step": i}, "response": response}
+          for i in range(1, 5)],
+    )  # fmt: skip
+    agent = _agent("--steps", "4", "--needs", "3", "--tolerant", "--need-hit")
+    result = run_job(minimise_job(cassette, agent, OPTIONS, runs=1, shrink_responses=True))
+    assert result.seqs == [3] and result.exit_status == EXIT_FOUND
+    out = load(default_out(cassette))
+    # "state" is read (without it a KeyError: another failure), one hit is needed
+    assert [e.response for e in out] == [{"state": "bad", "results": [{"hit": True}]}]
+    assert "seq 3 $.noise" in result.removed
+    assert any(c.response.startswith("seq 3 $: 0 of 3 parts") for c in result.candidates)
+    tried = [c for c in result.candidates if c.response == "seq 3 $: 0 of 3 parts"]
+    assert tried[0].why == "fails another way: exit 1, KeyError"
+    assert lint(out) == []
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=4),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values, st.data())
+def test_keeping_parts_of_a_container_leaves_the_rest(value: object, data: st.DataObject) -> None:
+    import copy
+
+    from cassette_tui.core.why.shrink import at, child_containers, keeping, parts
+
+    before = copy.deepcopy(value)
+    paths = [()] if isinstance(value, dict | list) else []
+    found = []
+    while paths:  # every container inside value
+        path = paths.pop()
+        found.append(path)
+        paths.extend(child_containers(value, path))
+    for path in found:
+        items = parts(value, path)
+        assert keeping(value, path, items) == value  # all kept: the same value
+        sub = data.draw(st.lists(st.sampled_from(items), unique=True) if items else st.just([]))
+        cut = keeping(value, path, sub)
+        inner = at(cut, path)
+        want = at(value, path)
+        if isinstance(want, dict):
+            assert list(inner) == [k for k in want if k in sub]
+        else:
+            assert inner == [v for i, v in enumerate(want) if i in sub]
+    assert value == before  # the recorded response is never changed in place

@@ -7,6 +7,8 @@
 if that step had answered ``"good"``; without it a miss is an uncaught exception, another
 failure than the one recorded. ``--flaky-run RUN`` (pass ``{run}``) passes on even runs:
 a flaky agent. ``--flaky-without STEP``: flaky only when STEP's entry is missing.
+``--need-hit``: a step counts as bad only when its answer also holds a ``results`` list
+with an item ``{"hit": true}`` (what ``--shrink-responses`` must keep).
 ``--twice STEP`` asks for STEP twice and takes the second answer (a key recorded twice).
 ``--hang-without STEP --hang-with STEP2 --mark FILE``: when STEP misses and STEP2 is
 answered, write its pid to FILE and sleep (a test cancels the command then).
@@ -41,6 +43,7 @@ def main() -> int:
     parser.add_argument("--hang-with", type=int, default=0)
     parser.add_argument("--mark", default="")
     parser.add_argument("--twice", type=int, default=0)
+    parser.add_argument("--need-hit", action="store_true")
     opts = parser.parse_args()
     dispatch = wrap_dispatcher(live)
     needs = {int(x) for x in opts.needs.split(",") if x}
@@ -55,7 +58,8 @@ def main() -> int:
                 raise
             missed.add(step)
             continue
-        if answer["state"] == "bad":
+        hit = any(r.get("hit") for r in answer.get("results", [])) or not opts.need_hit
+        if answer["state"] == "bad" and hit:
             bad.add(step)
     if opts.hang_without in missed and opts.hang_with in bad and opts.hang_with:
         Path(opts.mark).write_text(f"{os.getpid()}\n")
