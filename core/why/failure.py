@@ -20,6 +20,7 @@ the miss and went on to fail as recorded fails the same way.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from ..loop.results import RunResult
 
 #: the exceptions a replay raises for a call it cannot serve (``format/errors.py``)
 MISS_ERRORS = frozenset({"CassetteMiss", "ReplayExhausted"})
+#: the margin of an exception group's sub-tracebacks (``  | `` per level, Python 3.11+)
+_GROUP_MARGIN = re.compile(r"^(?: *\| )+")
 #: the replay report's outcomes of a call that was not served
 MISS_OUTCOMES = frozenset({"miss", "exhausted"})
 
@@ -69,10 +72,11 @@ def traceback_error(stderr_tail: str) -> str | None:
     """The exception class of the last Python traceback in ``stderr_tail``: the first
     unindented line after the last ``  File "..."`` frame (the frame's source lines and a
     message's continuation lines are indented), its name before ``:``, the last part of a
-    dotted name (``cassette_tui.core.CassetteMiss`` -> ``CassetteMiss``). Without a frame
-    in the tail (a long message pushed it out), the first unindented line is taken.
-    ``None`` when no line looks like one."""
-    lines = stderr_tail.splitlines()
+    dotted name (``cassette_tui.core.CassetteMiss`` -> ``CassetteMiss``). An exception
+    group's margin (``  | ``) is read past, so the innermost exception of its last
+    sub-traceback is the one named. Without a frame in the tail (a long message pushed
+    it out), the first unindented line is taken. ``None`` when no line looks like one."""
+    lines = [_GROUP_MARGIN.sub("", line) for line in stderr_tail.splitlines()]
     frames = [i for i, line in enumerate(lines) if line.startswith('  File "')]
     start = frames[-1] + 1 if frames else 0
     for line in lines[start:]:

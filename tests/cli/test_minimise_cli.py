@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
+import pytest
 from support.factory import write_cassette
 from support.loop import agent_cmd, still_alive
 from support.paths import SCRIPT
@@ -178,3 +182,33 @@ def test_progress_counts_candidates_and_replays_on_a_terminal(tmp_path: Path) ->
     text = b"".join(chunks).decode("utf-8", "replace")
     assert proc.returncode == 0
     assert "minimise" in text and "replays" in text and "of 4 entries" in text
+
+
+MCP_AGENT = Path(__file__).resolve().parents[1] / "support" / "mcp_time_agent.py"
+
+
+def test_an_mcp_recording_is_minimised_with_its_sidecar(tmp_path: Path) -> None:
+    """A real MCP session (the SDK client, ``mcp record`` of ``mcp-server-time``) whose
+    answer is edited to a time the agent refuses: minimise replays it through ``mcp
+    replay``, which reads each candidate's sidecar, and writes the result's sidecar."""
+    if shutil.which("mcp-server-time", path=str(Path(sys.executable).parent)) is None:
+        pytest.skip("mcp-server-time is not installed (the [test] extra)")
+    run = tmp_path / "time.jsonl"
+    env = {**os.environ, "CASSETTE_MODE": "record", "CASSETTE_PATH": str(run)}
+    agent = [sys.executable, str(MCP_AGENT)]
+    recorded = subprocess.run(agent, env=env, check=False, capture_output=True, timeout=120)
+    assert recorded.returncode == 0, recorded.stderr
+    text = run.read_text()
+    run.write_text(text.replace("+01:00", "+05:00").replace("+02:00", "+05:00"))
+    done = cli("minimise", str(run), "--agent", shlex.join(agent), "-n", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["minimal"] == [{"seq": 1, "tool": "get_current_time"}]
+    # the SDK client raises the replay's miss (-32010) as an MCPError: another failure
+    assert doc["candidates"][0]["why"] == "fails another way: exit 1, MCPError"
+    side = tmp_path / "time.min.mcp.json"
+    assert doc["sidecar"] == str(side)
+    facts = json.loads(side.read_text())
+    assert facts["cassette"] == "time.min.jsonl"
+    assert facts["exchanges"] == json.loads((tmp_path / "time.mcp.json").read_text())["exchanges"]
+    assert cli("check", str(tmp_path / "time.min.jsonl")).returncode == 0

@@ -109,7 +109,7 @@ def minimise_lines(
 
     from ..text.safe import safe
 
-    lines = [f"minimise  {safe(result.cassette)}  ({result.entries} entries, network off)"]
+    lines = [f"minimise  {safe(result.cassette)}  ({_count(result.entries)}, network off)"]
     whole = result.whole
     if whole is not None and result.failure is not None:
         lines.append(
@@ -147,7 +147,7 @@ def minimise_lines(
             "in candidates/)"
         )
     if result.out is not None:
-        lines.append(f"wrote {safe(str(result.out))} ({len(result.seqs)} entries)")
+        lines.append(f"wrote {safe(str(result.out))} ({_count(len(result.seqs))})")
         if result.sidecar is not None:
             lines.append(f"wrote {safe(str(result.sidecar))} (its MCP sidecar)")
         shown = f' --agent "{safe(agent)}"' if agent else ""
@@ -164,5 +164,9 @@ def _entries(seqs: tuple[int, ...]) -> str:
     """``no entry``, ``1 entry (seq 4)``, ``3 entries (seq 2, 4, 9)``, ``12 entries``."""
     if not seqs:
         return "no entry"
-    head = f"{len(seqs)} {'entry' if len(seqs) == 1 else 'entries'}"
+    head = _count(len(seqs))
     return head + (f" (seq {', '.join(map(str, seqs))})" if len(seqs) <= 6 else "")
+
+
+def _count(n: int) -> str:
+    return f"{n} {'entry' if n == 1 else 'entries'}"

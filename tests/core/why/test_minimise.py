@@ -77,6 +77,22 @@ def test_every_entry_is_needed_when_a_miss_is_another_failure(tmp_path: Path) ->
     assert result.misses == 0
 
 
+def test_a_recorded_miss_is_the_failure_kept(tmp_path: Path) -> None:
+    """The agent dies of a miss in the recording itself (step 5 was never recorded): that
+    miss is the failure, so a candidate fails the same way only when it dies of the same
+    miss, never of an earlier one on a removed entry."""
+    cassette = write_cassette(
+        tmp_path / "miss.jsonl",
+        *[{"seq": i, "tool": "check", "args": {"step": i}, "response": {"state": "good"}}
+          for i in (1, 2, 3, 4, 6, 7, 8)],
+    )  # fmt: skip
+    result = run_job(minimise_job(cassette, _agent("--steps", "8", "--needs", "9"), runs=1))
+    assert result.failure is not None and result.failure.error == "CassetteMiss"
+    assert result.failure.describe() == "exit 1, CassetteMiss (a miss of check)"
+    assert result.whole is not None and result.whole.verdict == "unclean_replay"
+    assert result.seqs == [1, 2, 3, 4] and result.exit_status == EXIT_FOUND
+
+
 def test_an_exit_status_without_traceback_is_the_failure_too(tmp_path: Path) -> None:
     """No traceback says what the agent died of: a run whose last call missed is taken to
     have died of that miss (another failure), so the last step's entry stays; the others
@@ -216,6 +232,18 @@ def test_the_error_of_a_traceback() -> None:
     assert traceback_error("  nearest: seq 1\nValueError: bad\n") == "ValueError"
     assert traceback_error('  File "a.py", line 1\nAssertionError\n') == "AssertionError"
     assert traceback_error("some words: here\n") is None
+    group = (
+        "  + Exception Group Traceback (most recent call last):\n"
+        '  |   File "a.py", line 1, in <module>\n'
+        "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+        "  +-+---------------- 1 ----------------\n"
+        '    | Traceback (most recent call last):\n    |   File "b.py", line 2, in call\n'
+        "    |     validate()\n"
+        "    | pydantic_core._pydantic_core.ValidationError: 2 validation errors for X\n"
+        "CallToolResult.resultType\n  Field required [type=missing]\n"
+        "    +------------------------------------\n"
+    )
+    assert traceback_error(group) == "ValidationError"
 
 
 @settings(max_examples=80, deadline=None)
