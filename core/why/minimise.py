@@ -37,7 +37,7 @@ from typing import Any
 from ..format.atomic import TargetExists, check_new_file, file_kind
 from ..format.cassette import Cassette
 from ..format.jobs import Cancelled, CancelToken, JobGenerator, Progress
-from ..importers.sources import open_cassette
+from ..importers.sources import open_cassette, parse_path_spec
 from ..keys.config import load_rules
 from ..loop.agent import AgentCommand
 from ..loop.gate import VERDICT_EXIT, GateResult, gate_job
@@ -202,9 +202,18 @@ class MinimiseResult:
 
 
 def default_out(cassette: str | Path) -> Path:
-    """``runs/fail.jsonl`` -> ``runs/fail.min.jsonl``."""
-    p = Path(cassette)
-    return p.with_name(f"{p.stem}.min{p.suffix or '.jsonl'}")
+    """Where the result goes by default: beside the cassette, ``NAME.min.jsonl``
+    (``runs/fail.jsonl`` -> ``runs/fail.min.jsonl``); a run picked from another tool's
+    file names its task and trial (``airline.json#task=6,trial=1`` ->
+    ``airline.task-6.trial-1.min.jsonl``)."""
+    spec = parse_path_spec(cassette)
+    picked = "".join(
+        f".{word}-{value}"
+        for word, value in (("task", spec.task), ("trial", spec.trial))
+        if value is not None
+    )
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in picked)
+    return spec.path.with_name(f"{spec.path.stem}{safe}.min.jsonl")
 
 
 def check_out(cassette: str | Path, out: Path, force: bool, has_sidecar: bool) -> None:

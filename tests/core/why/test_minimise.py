@@ -221,6 +221,14 @@ def test_the_mcp_sidecar_is_written_beside_the_subset(tmp_path: Path) -> None:
     assert trimmed_sidecar(facts, set(), "x.jsonl")["server_messages"][0]["before"] is None
 
 
+def test_the_default_output_is_beside_the_cassette(tmp_path: Path) -> None:
+    assert default_out("runs/fail.jsonl") == Path("runs/fail.min.jsonl")
+    assert default_out("runs/fail") == Path("runs/fail.min.jsonl")
+    assert default_out("tau/airline.json#task=6,trial=1") == Path(
+        "tau/airline.task-6.trial-1.min.jsonl"
+    )
+
+
 def test_the_error_of_a_traceback() -> None:
     tail = (
         'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'
