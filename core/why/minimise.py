@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..format.atomic import TargetExists, check_new_file, file_kind
+from ..format.atomic import NotReplaceable, TargetExists, check_new_file, file_kind
 from ..format.cassette import Cassette
 from ..format.jobs import Cancelled, CancelToken, JobGenerator, Progress
 from ..importers.sources import open_cassette, parse_path_spec
@@ -231,6 +231,8 @@ def check_out(cassette: str | Path, out: Path, force: bool, has_sidecar: bool) -
         raise ValueError(f"{out}: is the cassette being minimised; name another file with -o")
     for target in targets:
         kind = file_kind(target)
+        if kind is not None and kind != "regular file":
+            raise NotReplaceable(target, kind)  # found now, not after every replay
         if kind is not None and not force:
             raise TargetExists(target)
         check_new_file(target)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import load
-from cassette_tui.core.format.atomic import TargetExists
+from cassette_tui.core.format.atomic import NotReplaceable, TargetExists
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.loop.agent import AgentCommand, resolve_agent
 from cassette_tui.core.loop.options import LoopOptions
@@ -178,6 +178,10 @@ def test_the_output_is_never_replaced_without_force(tmp_path: Path) -> None:
     assert mine.read_text() == "mine\n"
     with pytest.raises(ValueError, match="is the cassette being minimised"):
         run_job(minimise_job(cassette, agent, OPTIONS, runs=1, out=cassette, force=True))
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(mine)
+    with pytest.raises(NotReplaceable):  # not even with force, and before any replay
+        run_job(minimise_job(cassette, agent, OPTIONS, runs=1, out=link, force=True))
     result = run_job(minimise_job(cassette, agent, OPTIONS, runs=1, force=True))
     assert [e.seq for e in load(mine)] == [1, 2]  # a miss is another failure: both kept
     assert result.out == mine
