@@ -459,8 +459,8 @@ def _judge_whole(result: MinimiseResult, whole: GateResult, allow_flaky: bool) -
     if count < len(done) and not allow_flaky:
         result.problem = (
             f"flaky: the whole cassette fails ({failure.describe()}) in {count} of "
-            f"{len(done)} runs; nothing definite to minimise (more --runs, or "
-            "--allow-flaky to keep that rate)"
+            f"{len(done)} runs only (more --runs, or --allow-flaky to "
+            "minimise at that rate)"
         )
         result.problem_exit = EXIT_UNSURE
         return False
