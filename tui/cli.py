@@ -56,6 +56,7 @@ COMMANDS: dict[str, str] = {
     "bisect": "cassette_tui.tui.commands.bisect:bisect",
     "minimise": "cassette_tui.tui.commands.minimise:minimise",
     "group": "cassette_tui.tui.commands.group:group",
+    "verify": "cassette_tui.tui.commands.verify:verify",
     "pin": "cassette_tui.tui.commands.pin:pin",
     "record": "cassette_tui.tui.commands.record:record",
     "mcp": "cassette_tui.tui.commands.mcp:mcp",
