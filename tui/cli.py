@@ -54,6 +54,7 @@ COMMANDS: dict[str, str] = {
     "replay": "cassette_tui.tui.commands.replay:replay",
     "gate": "cassette_tui.tui.commands.gate:gate",
     "bisect": "cassette_tui.tui.commands.bisect:bisect",
+    "minimise": "cassette_tui.tui.commands.minimise:minimise",
     "group": "cassette_tui.tui.commands.group:group",
     "verify": "cassette_tui.tui.commands.verify:verify",
     "pin": "cassette_tui.tui.commands.pin:pin",
