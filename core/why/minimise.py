@@ -30,7 +30,7 @@ import json
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from ..loop.gate import VERDICT_EXIT, GateResult, gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .failure import Failure, commonest, run_failure
+from .oracle import candidate_options
 from .shrink import Part, PathParts, child_containers, format_path, keeping, parts
 from .subset import Subsets, sidecar_for
 
@@ -274,7 +275,9 @@ def minimise_job(
     check_out(cassette, target, force, subsets.sidecar() is not None)
     result = MinimiseResult(str(cassette), len(recording), runs)
 
-    whole = yield from gate_job(cassette, agent, _runs_in(options, "whole"), runs=runs, token=token)
+    whole = yield from gate_job(
+        cassette, agent, candidate_options(options, "whole"), runs=runs, token=token
+    )
     if whole.cancelled:
         result.cancelled = True
         return result
@@ -302,7 +305,11 @@ def minimise_job(
                 closed, Path(scratch) / f"candidate-{n:03d}.jsonl", responses=responses
             )
             gate = yield from gate_job(
-                path, agent, _runs_in(options, f"candidate-{n:03d}"), runs=runs, token=token
+                path,
+                agent,
+                candidate_options(options, f"candidate-{n:03d}"),
+                runs=runs,
+                token=token,
             )
             if gate.cancelled:
                 raise Cancelled("minimise cancelled")
@@ -410,14 +417,6 @@ def _parts_test(
         return (yield from gate_candidate(kept, candidate, f"{where}: {len(sub)} of {total} parts"))
 
     return test
-
-
-def _runs_in(options: LoopOptions, name: str) -> LoopOptions:
-    """A gate's options: with ``--runs-dir``, its runs in a folder of their own there
-    (``whole``, ``candidate-001``, ...), since a runs folder takes one gate's runs."""
-    if options.runs_dir is None:
-        return options
-    return replace(options, runs_dir=Path(options.runs_dir) / name)
 
 
 @contextmanager
