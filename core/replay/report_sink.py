@@ -47,13 +47,18 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+import orjson
 
 from ..format.atomic import write_atomic
 from ..format.constants import ENV_REPORT_OWNER
 from ..format.errors import CassetteError
 from ..format.jsonvalue import dumps_strict
-from .report import CallRecord, Miss, journal_path
+from .report import Miss, journal_path
+
+if TYPE_CHECKING:
+    from .replayer import LoggedCall
 
 #: writing may take at most this share of the time between two writes
 _BUDGET = 0.1
@@ -91,6 +96,8 @@ class ReportSink:
         #: this process writes ``path`` (else a process that started it does)
         self.owns_report = True
         self._journal: int | None = None
+        #: ``id(engine)`` -> its name in the journal, for the engines journaled (replayers)
+        self._journaled: dict[int, str] = {}
 
     def open_journal(self) -> None:
         """Open the journal for appending (started afresh unless a process that started
@@ -142,29 +149,68 @@ class ReportSink:
                 "seqs": list(cassette.seqs),
             }
             self._append({"pid": self.pid, "engine": ident, "header": header})
+            self._journaled[id(engine)] = ident
+            append = self._append_line
 
-            def journal(call: CallRecord, miss: Miss | None, recorded: int) -> None:
+            def journal(call: LoggedCall, miss: Miss | None, recorded: int) -> None:
+                n, tool, dig, seq, outcome = call
                 event: dict[str, Any] = {
                     "pid": os.getpid(),
                     "engine": ident,
-                    "call": call.to_json(),
+                    "call": {
+                        "n": n,
+                        "tool": tool,
+                        "digest": dig,
+                        "seq": seq,
+                        "outcome": outcome,
+                    },  # fmt: skip
                     "recorded": recorded,
                 }
-                if miss is not None:
+                if miss is None:
+                    append(_call_line(event))  # no float in a call: orjson's text is exact
+                else:
                     event["miss"] = miss.to_json()
-                self._append(event)
+                    self._append(event)
 
             listeners.append(journal)
 
-    def _append(self, event: dict[str, Any]) -> None:
-        """One journal line, in one ``write`` (a full disk loses the line, never raises:
-        a tool call must not fail for its report)."""
+    def journals(self, engine: _Engine) -> bool:
+        """Whether ``engine``'s calls go to the journal as they are served (a replayer):
+        the report file is then not rewritten after its calls, only at the end."""
+        return id(engine) in self._journaled
+
+    def _append_line(self, data: bytes) -> None:
+        """Append ``data`` (whole lines) to the journal in one ``write`` (a full disk
+        loses it, never raises: a tool call must not fail for its report)."""
         if self._journal is None:
             return
-        data = (dumps_strict(event, ensure_ascii=False, default=repr) + "\n").encode("utf-8")
         with contextlib.suppress(OSError):
             while data:
                 data = data[os.write(self._journal, data) :]
+
+    def _append(self, event: dict[str, Any]) -> None:
+        """One journal line of ``event`` (strict JSON), in one ``write``."""
+        self._append_line(_strict_line(event))
+
+    def end(self) -> None:
+        """Append each journaled engine's summary to the journal (``{"pid", "engine",
+        "end": {"calls", "used", "unused_seqs"}}``): the engine ended in order, and how
+        its cassette was used. Once per engine; nothing in a process that did not make
+        the sink (a forked child's calls are in the journal already)."""
+        if os.getpid() != self.pid:
+            return
+        with self._lock:
+            for engine in self.engines:
+                ident = self._journaled.pop(id(engine), None)
+                if ident is None:
+                    continue
+                report = engine.report()
+                summary = {
+                    "calls": len(report.get("calls") or ()),
+                    "used": report.get("used"),
+                    "unused_seqs": report.get("unused_seqs"),
+                }
+                self._append({"pid": self.pid, "engine": ident, "end": summary})
 
     def document(self) -> dict[str, Any]:
         """The report: the one engine's, or the combined form for several."""
@@ -303,6 +349,16 @@ def flush_all() -> None:
             warn_at_exit(f"the report was not written at exit: {exc}")
 
 
+def end_all() -> None:
+    """At exit and on SIGTERM: each journal's summary lines (``ReportSink.end``), then every
+    report written (``flush_all``)."""
+    with _SINKS_LOCK:
+        sinks = list(_SINKS.values())
+    for sink in sinks:
+        sink.end()
+    flush_all()
+
+
 def warn_at_exit(message: str) -> None:
     """Print ``cassette-tui: warning: MESSAGE`` as one line on stderr (never raises: stderr
     may be closed or full too)."""
@@ -316,7 +372,7 @@ def _install_hooks() -> None:
     if _HOOKED:
         return
     _HOOKED = True
-    atexit.register(flush_all)
+    atexit.register(end_all)
     if threading.current_thread() is not threading.main_thread():
         return  # signal handlers can only be set from the main thread
     previous = signal.getsignal(signal.SIGTERM)
@@ -324,7 +380,7 @@ def _install_hooks() -> None:
         return
 
     def on_sigterm(signum: int, frame: Any) -> None:
-        flush_all()
+        end_all()
         if callable(previous):
             previous(signum, frame)
             return
@@ -342,3 +398,22 @@ def _no_folder(path: Path) -> ReportPathError:
         f"its folder {path.parent} does not exist (a report's folder is never created: "
         "make it first)",
     )
+
+
+def _strict_line(event: dict[str, Any]) -> bytes:
+    """``event`` as one strict JSON line (non-finite numbers as ``jsonvalue`` writes them)."""
+    text = dumps_strict(event, ensure_ascii=False, default=repr) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, the line still reads back
+        return (dumps_strict(event, default=repr) + "\n").encode("ascii")
+
+
+def _call_line(event: dict[str, Any]) -> bytes:
+    """A call's journal line: orjson's (ints and text only: the same JSON as
+    ``_strict_line``'s), or that when orjson refuses it (a tool name with a lone
+    surrogate)."""
+    try:
+        return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return _strict_line(event)
