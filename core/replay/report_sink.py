@@ -1,4 +1,4 @@
-"""Where a process's replay (or record) report goes: one file per process, kept current.
+"""Where a process's replay (or record) report goes: one file per process, and its journal.
 
 The ``CASSETTE_REPORT`` contract: the report is written "when the process exits"; an exit hook alone
 loses the report when the process is killed (SIGTERM), leaves by ``os._exit``, or wraps
@@ -9,24 +9,28 @@ several dispatchers (each hook overwrote the last). A ``ReportSink`` instead:
   missing folder is such an error too (never created: ``CASSETTE_REPORT=/tmp/x1/x2/r.json``
   made both folders, a typo made ``/nonexistent``; and a runs folder removed by the loop
   is not made again by a straggler's exit hook);
-- rewrites the file (atomically: temporary file + rename) after calls, as the run goes:
-  at once when the last write was cheap, else from a timer, so writing costs at most
-  about a tenth of the run's time (``_BUDGET``) and the file lags the run by at most
-  ``_MAX_DELAY`` seconds;
-- writes again at exit (``atexit``) and on SIGTERM (then hands the signal on to the
-  handler that was there before, or to the default one);
-- holds every engine wrapped with the same report path: one engine writes its report as
-  it is; several write ``{"mode", "wrappers": [report, ...], "misses": [...]}`` (the
-  misses of all of them, each with its ``cassette``);
 - appends every call a replay serves, as it is served (synchronously, one ``write`` of
   one JSON line under the replayer's lock, so in call order), to the report's journal
   ``PATH.journal``: every process of the run appends to it (``O_APPEND``: lines from
   several processes never mix), so a forked child's calls, an agent that ends with
   ``os._exit`` right after its calls, and one killed with ``SIGKILL`` all leave their
   calls there. ``ReplayReport.read_run`` reads the report and its journal back as the
-  report of the whole run. Lines: ``{"pid", "engine", "header": {"cassette", "entries",
-  "seqs"}}`` once per replayer, then ``{"pid", "engine", "call": {...}, "recorded": int,
-  "miss": {...}}`` per call (``miss`` for a miss only).
+  report of the whole run, at any moment. Lines: ``{"pid", "engine", "header":
+  {"cassette", "entries", "seqs"}}`` once per replayer, then ``{"pid", "engine", "call":
+  {"n", "tool", "digest", "seq", "outcome"}, "recorded": int, "miss": {...}}`` per call
+  (``miss`` for a miss only), then, at exit or SIGTERM, ``{"pid", "engine", "end":
+  {"calls", "used", "unused_seqs"}}`` (the replayer ended in order: a killed one has none);
+- so the report file of a replay is not rewritten after each call (rewriting the whole
+  call log at each call made a long run's cost grow with its length): it is written at
+  creation and again at exit and on SIGTERM (then the signal is handed on to the handler
+  that was there before, or to the default one), as JSON (``report.py``). A recorder's
+  or a live counter's report, a few counts, is rewritten atomically (temporary file +
+  rename) as the run goes: at once when the last write was cheap, else from a timer, so
+  writing costs at most about a tenth of the run's time (``_BUDGET``) and the file lags
+  the run by at most ``_MAX_DELAY`` seconds;
+- holds every engine wrapped with the same report path: one engine writes its report as
+  it is; several write ``{"mode", "wrappers": [report, ...], "misses": [...]}`` (the
+  misses of all of them, each with its ``cassette``).
 
 Which process writes ``PATH`` itself: the first process of the run that wraps a
 dispatcher (it starts the journal afresh and sets ``CASSETTE_REPORT_OWNER`` to

@@ -2,8 +2,9 @@
 
 docs/format.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
 default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
-report goes as JSON: written when the wrapper is created, kept current as the run goes,
-and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``
+report goes as JSON: written when the wrapper is created and at exit or SIGTERM, each
+replayed call appended to its journal as it is served; one file per process, see
+``report_sink``), ``CASSETTE_CONFIG``
 (normalization config); ``CASSETTE_NEW_CALLS`` and ``CASSETTE_NEW_PATH`` (what a replay
 does with a call never recorded: ``new_calls.py``), ``CASSETTE_FIXTURES`` (pinned fixtures
 answering their keys first: ``fixtures.py``).
@@ -130,9 +131,10 @@ def wrap_dispatcher(
             replays inside the marked test instead of staying live).
         path: the cassette; default ``CASSETTE_PATH``. Required for record and replay.
         report: file for the JSON report; default ``CASSETTE_REPORT``; ``None`` writes
-            nothing. Written at once (an unwritable path raises here), then as the run
-            goes, at exit and on SIGTERM; wrappers of one process that name the same file
-            share it (see ``report_sink``).
+            nothing. Written at once (an unwritable path raises here), then at exit and
+            on SIGTERM; a replay appends each call to ``PATH.journal`` as it is served
+            (``ReplayReport.read_run`` reads both); wrappers of one process that name the
+            same file share it (see ``report_sink``).
         config: normalization config file; default ``CASSETTE_CONFIG``, else the project's
             ``cassette.toml`` / ``pyproject.toml`` (see ``keys.config.ProjectConfig``). Its
             redaction settings apply too (``secrets.load_secret_config``): live args that
