@@ -123,7 +123,9 @@ class Replayer:
         """
         # pytest lists each frame's arguments in a failure: this one's are the raw live args
         __tracebackhide__ = True
-        return self._value(self._serve(tool, self._json_args(args)))
+        if self.codec is not None:
+            args = self.codec.encode(args)[0]  # the live args as the recording digested them
+        return self._value(self._serve(tool, args))
 
     async def acall(self, tool: str, args: Any) -> Any:
         """``__call__`` for an async agent. A call recorded as cancelled (``"cancelled":
