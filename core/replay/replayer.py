@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 REPEAT_POLICIES = ("error", "last")
 
+#: a ``CallRecord``'s fields, as ``CallRecord.to_json`` names them
+_CALL_FIELDS = ("n", "tool", "digest", "seq", "outcome")
+
 #: one call as the log keeps it: ``(n, tool, digest, seq, outcome)``, the fields of a
 #: ``CallRecord`` (built for the report only: a frozen dataclass per call cost ~2 us)
 LoggedCall = tuple[int, str, str, "int | None", str]
@@ -231,7 +234,21 @@ class Replayer:
     def report(self) -> dict[str, Any]:
         """The replay report as JSON data (``ReplayReport.to_json()`` of
         ``replay_report()``): what the agent writes to ``CASSETTE_REPORT``."""
-        return self.replay_report().to_json()
+        with self._lock:
+            log = list(self._log)
+            data = self._replay_report(()).to_json()
+        # each call straight from the log (a CallRecord each was most of a long run's
+        # last write); "calls" keeps its place in the schema's order
+        data["calls"] = [dict(zip(_CALL_FIELDS, call, strict=True)) for call in log]
+        return data
+
+    def summary(self) -> dict[str, Any]:
+        """``{"calls", "used", "unused_seqs"}`` so far: the report journal's last line
+        (``report_sink``)."""
+        with self._lock:
+            c = self.cassette
+            unused = [c.seq(i) for i in range(len(c)) if i not in self._served]
+            return {"calls": len(self._log), "used": len(self._served), "unused_seqs": unused}
 
     def replay_report(self) -> ReplayReport:
         """The replay report so far (``report.py``; docs/format.md, "Replay
@@ -243,21 +260,25 @@ class Replayer:
         entries are in ``unused_seqs``).
         """
         with self._lock:
-            c = self.cassette
-            repeats = tuple(
-                KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
-                for (tool, dig), idxs in self._index.items()
-                if is_repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
-            )
-            return ReplayReport(
-                mode="replay",
-                cassette=str(c.path) if c.path is not None else None,
-                entries=len(c),
-                used=len(self._served),
-                unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
-                repeats=repeats,
-                misses=tuple(self._misses),
-                calls=tuple(CallRecord(*call) for call in self._log),
-                new_calls=tuple(self._new) if self.new_calls != "error" else None,
-                new_cassette=self.new_cassette,
-            )
+            return self._replay_report(tuple(CallRecord(*call) for call in self._log))
+
+    def _replay_report(self, calls: tuple[CallRecord, ...]) -> ReplayReport:
+        """``replay_report`` with ``calls`` as its call log. Under ``_lock``."""
+        c = self.cassette
+        repeats = tuple(
+            KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
+            for (tool, dig), idxs in self._index.items()
+            if is_repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
+        )
+        return ReplayReport(
+            mode="replay",
+            cassette=str(c.path) if c.path is not None else None,
+            entries=len(c),
+            used=len(self._served),
+            unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
+            repeats=repeats,
+            misses=tuple(self._misses),
+            calls=calls,
+            new_calls=tuple(self._new) if self.new_calls != "error" else None,
+            new_cassette=self.new_cassette,
+        )

@@ -412,6 +412,36 @@ def test_report_is_appended_as_the_run_goes(tmp_path: Path) -> None:
     ]
 
 
+def test_the_report_as_written_is_the_typed_report_and_the_journal_agrees(
+    tmp_path: Path,
+) -> None:
+    """What the file gets (``Replayer.report``, built from the call log without a
+    ``CallRecord`` a call) is ``replay_report().to_json()``; the run read back from the
+    journal alone (the agent killed before exit) has the same calls, misses and counts;
+    the journal's last line sums the replay up."""
+    path = write_cassette(
+        tmp_path / "c.jsonl", entry(1, "t", {"i": 1}), entry(2, "t", {"i": 1}), entry(3, "u", {})
+    )
+    report = tmp_path / "r.json"
+    dispatch = wrap_dispatcher(lambda t, a: None, mode="replay", path=path, report=report)
+    dispatch("t", {"i": 1})
+    with pytest.raises(CassetteMiss):
+        dispatch("t", {"i": "never"})
+    dispatch("t", {"i": 1})
+    replayer = dispatch.engine
+    assert replayer.report() == replayer.replay_report().to_json()
+    typed = replayer.replay_report()
+    from_journal = ReplayReport.read_run(report)  # the file still holds no call
+    assert from_journal.calls == typed.calls and from_journal.misses == typed.misses
+    assert (from_journal.used, from_journal.unused_seqs) == (typed.used, typed.unused_seqs)
+    assert from_journal.repeats == typed.repeats
+    from cassette_tui.core.replay.report_sink import end_all
+
+    end_all()  # as at exit: the summary line, then the file
+    assert _journal(report)[-1]["end"] == {"calls": 3, "used": 2, "unused_seqs": [3]}
+    assert ReplayReport.read(report) == typed
+
+
 @pytest.mark.parametrize("where", ["dir", "file_as_parent", "fifo"])
 def test_unwritable_report_path_is_an_error_when_the_wrapper_is_created(
     tmp_path: Path, where: str
