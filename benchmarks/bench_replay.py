@@ -12,11 +12,12 @@ right beside it (this machine's speed varies up to 2x from minute to minute):
   ``--calls`` distinct calls written as the article's ``record()`` writes them (sorted keys,
   ``args_digest``), then every call made once, in order, through
 
-  - ``article``: the article's reference re-implemented as it is sketched (docs: DESIGN.md,
-    "Background"): ``json.loads`` of every line into a dict keyed by ``(tool,
-    args_digest)``; ``call`` digests the live args with ``json.dumps(sort_keys=True,
-    separators=(",", ":"))`` and SHA-256, counts a hit, collects a miss and raises on it,
-    and returns the stored response (the dict itself, no copy);
+  - ``article``: the article's reference re-implemented as the article sketches it
+    (``bench_load.py``'s loader is the same): ``json.loads`` of every line into a dict
+    keyed by ``(tool, args_digest)`` (a key recorded twice keeps its last response);
+    ``call`` digests the live args with ``json.dumps(sort_keys=True, separators=(",",
+    ":"))`` and SHA-256, counts a hit, collects a miss and raises on it, and returns the
+    stored response (the dict itself, no copy);
   - ``ours``: ``wrap_dispatcher(f, mode="replay", path=...)``, no report;
   - ``ours+report``: ``wrap_dispatcher(f)`` as an agent under the loop runs it: mode, path
     and report from ``CASSETTE_MODE``/``CASSETTE_PATH``/``CASSETTE_REPORT`` (the wrapper
