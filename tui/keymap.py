@@ -49,6 +49,7 @@ def load_keymap(path: str | Path) -> dict[str, str]:
 def screens() -> dict[str, list[Binding]]:
     """Every screen's name (``KEYMAP_NAME``) and bindings, from the screen classes."""
     from .screens.gate import GateScreen
+    from .screens.group import GroupPairScreen, GroupScreen
     from .screens.help import HelpScreen
     from .screens.loop import LoopScreen
     from .screens.loop_pair import LoopPairScreen
@@ -77,6 +78,8 @@ def screens() -> dict[str, list[Binding]]:
             GateScreen,
             NoAgentScreen,
             LoopPairScreen,
+            GroupScreen,
+            GroupPairScreen,
         )
     }
 

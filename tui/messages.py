@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.loop.gate import GateResult
     from cassette_tui.core.loop.record import RecordResult
     from cassette_tui.core.loop.replay import ReplayResult
+    from cassette_tui.core.why.grouping import Grouping
     from rich.console import RenderableType
     from rich.text import Text
 
@@ -185,3 +186,13 @@ class CallLogsOpened(Message):
         self.a = a
         self.b = b
         self.label = label
+
+
+class GroupReady(Message):
+    """A task's runs grouped by where they part (``t`` in the run selector): ``title`` for
+    the tree's header, ``groups`` one ``Grouping`` per task."""
+
+    def __init__(self, title: str, groups: dict[str | None, Grouping]) -> None:
+        super().__init__()
+        self.title = title
+        self.groups = groups
