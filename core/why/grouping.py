@@ -239,8 +239,8 @@ def runs_of(
     out: list[GroupedRun] = []
     for source in sources:
         spec = resolve_spec(source, None, task, None)
-        if spec.path.is_dir() and spec.task is None and spec.trial is None:
-            out.extend(r for r in _folder_runs(spec.path, rules) if task is None)
+        if spec.path.is_dir():  # its runs name no task: none of them is ``task``'s
+            out.extend(_folder_runs(spec.path, rules) if spec.task is None else [])
         elif spec.trial is None and is_multi_run(spec.path, fmt=spec.fmt):
             for info in list_runs(spec.path, fmt=spec.fmt):
                 if spec.task is not None and info.task != spec.task:

@@ -75,17 +75,17 @@ def grouped(sources: list[str], task: str | None, config: str | None) -> dict[st
         fail("group", exc)
 
 
-def tree_title(sources: list[str], task: str | None) -> str:
-    """What the app's header says was grouped: ``gpt-4o-airline.json``, ``runs/``, or
-    ``3 sources``; `` task 6`` with ``--task``."""
-    if len(sources) == 1:
-        path = Path(sources[0].rpartition("#")[0] or sources[0])
-        title = path.name + ("/" if path.is_dir() else "")
-        if "#" in sources[0] and not Path(sources[0]).exists():
-            title += "#" + sources[0].rpartition("#")[2]
-    else:
-        title = f"{len(sources)} sources"
-    return title + (f" task {task}" if task is not None else "")
+def tree_title(sources: list[str]) -> str:
+    """What the app's header says was grouped: ``gpt-4o-airline.json``, ``runs/``,
+    ``results.json#task=6``, or ``3 sources`` (the task under the cursor is said beside)."""
+    from cassette_tui.core.importers.sources import parse_path_spec
+
+    if len(sources) != 1:
+        return f"{len(sources)} sources"
+    spec = parse_path_spec(sources[0])
+    title = spec.path.name + ("/" if spec.path.is_dir() else "")
+    selector = sources[0][len(str(spec.path)) :]  # "#task=6" as given, or ""
+    return title + selector
 
 
 def open_tree(
@@ -114,7 +114,7 @@ def open_tree(
     from ..colours import plain_colours
     from ..screens.group import GroupSource
 
-    source = GroupSource(tree_title(sources, task), groups, load_rules(config))
+    source = GroupSource(tree_title(sources), groups, load_rules(config))
     app = CassetteApp(
         group_source=source,
         theme=theme,

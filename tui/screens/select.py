@@ -468,7 +468,7 @@ class SelectScreen(AppScreen):
         except Exception as exc:  # noqa: BLE001 - shown as a notification
             self.post_message(WorkerFailed("cannot group the runs", exc))
             return
-        self.post_message(GroupReady(f"{source.path.name} task {task}", groups))
+        self.post_message(GroupReady(source.path.name, groups))
 
     @on(GroupReady)
     def _group_ready(self, message: GroupReady) -> None:
