@@ -20,7 +20,13 @@ from typing import Any
 from ..format.cassette import Cassette, load
 from ..format.context import run_outcome
 from ..format.errors import CassetteFormatError
-from ..importers.sources import is_multi_run, list_runs, open_cassette, resolve_spec
+from ..importers.sources import (
+    detect_format,
+    is_multi_run,
+    list_runs,
+    open_cassette,
+    resolve_spec,
+)
 from ..keys.normalize import NormalizationRules
 
 Key = tuple[str, str]
@@ -242,11 +248,14 @@ def runs_of(
         if spec.path.is_dir():  # its runs name no task: none of them is ``task``'s
             out.extend(_folder_runs(spec.path, rules) if spec.task is None else [])
         elif spec.trial is None and is_multi_run(spec.path, fmt=spec.fmt):
-            for info in list_runs(spec.path, fmt=spec.fmt):
+            # the format once: detecting it per run reads the file's first line each time,
+            # all of a one-line JSON file (200 runs took 3 s instead of 0.3 s)
+            fmt = detect_format(spec.path, fmt=spec.fmt)
+            for info in list_runs(spec.path, fmt=fmt):
                 if spec.task is not None and info.task != spec.task:
                     continue
                 name = f"{spec.path}{info.spec_suffix()}"
-                cassette = open_cassette(name, fmt=spec.fmt, rules=rules)
+                cassette = open_cassette(name, fmt=fmt, rules=rules)
                 out.append(GroupedRun(name, _keys(cassette), info.passed, info.task, cassette))
         elif task is None or spec.trial is not None:  # one run: a cassette, FILE#task=6,trial=2
             cassette = open_cassette(source, task=task, rules=rules)
