@@ -16,6 +16,7 @@ from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem, screens
 from cassette_tui.tui.screens.gate import GateScreen
+from cassette_tui.tui.screens.group import GroupPairScreen, GroupScreen
 from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.loop import LoopScreen
 from cassette_tui.tui.screens.loop_pair import LoopPairScreen
@@ -191,6 +192,8 @@ def test_the_keymap_checks_every_screen_class() -> None:
             GateScreen,
             NoAgentScreen,
             LoopPairScreen,
+            GroupScreen,
+            GroupPairScreen,
         )
     }
     assert all(table.values())
