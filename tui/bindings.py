@@ -365,6 +365,15 @@ GATE = [
         "part) side by side",
     ),
     Binding("t", "again", "Again", id="gate.again", tooltip="Choose N and gate again"),
+    Binding(
+        "w",
+        "tree",
+        "Tree",
+        show=False,  # the footer keeps "? Keys" in 80 columns; help and palette list it
+        id="gate.tree",
+        tooltip="The runs as a tree of where they part: pass/fail counts per branch, the "
+        "step where outcomes split; mark two runs there and open them",
+    ),
     Binding("down,j", "cursor_down", "Down", show=False, id="gate.cursor_down"),
     Binding("up,k", "cursor_up", "Up", show=False, id="gate.cursor_up"),
     Binding("g,home", "first", "First run", show=False, id="gate.first"),
@@ -411,7 +420,7 @@ RUNS = [
         tooltip="Close the filter bar, then clear the filter, then the marks",
     ),
     Binding(
-        "t",
+        "w",
         "tree",
         "Tree",
         id="runs.tree",
@@ -479,7 +488,7 @@ SINGLE_FROM_RUNS = _with_back(SINGLE, BACK_TO_RUNS)
 PAIR_RERECORDED = _with_back(PAIR, BACK_FROM_RERECORD)
 
 #: The tree of many runs grouped by where they part (``cassette-tui group ... --app``, a
-#: folder, ``t`` in the run selector).
+#: folder, ``w`` in the run selector and on the gate screen).
 GROUP = [
     Binding(
         "space",
@@ -542,7 +551,7 @@ GROUP = [
         show=False,
         id="group.clear",
         tooltip="Forget the marks; without marks, back (when the tree was opened from the "
-        "run selector)",
+        "run selector or a gate)",
     ),
     Binding("down,j", "cursor_down", "Down", show=False, id="group.cursor_down"),
     Binding("up,k", "cursor_up", "Up", show=False, id="group.cursor_up"),
@@ -555,7 +564,7 @@ GROUP = [
         "back",
         "Quit",
         id="group.back",
-        tooltip="Quit (opened from the run selector: back to it)",
+        tooltip="Quit (opened from the run selector or a gate: back to it)",
     ),
 ]
 

@@ -189,7 +189,7 @@ class CallLogsOpened(Message):
 
 
 class GroupReady(Message):
-    """A task's runs grouped by where they part (``t`` in the run selector): ``title`` for
+    """A task's runs grouped by where they part (``w`` in the run selector): ``title`` for
     the tree's header, ``groups`` one ``Grouping`` per task."""
 
     def __init__(self, title: str, groups: dict[str | None, Grouping]) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import Cassette, load
 from ..format.context import run_outcome
@@ -28,6 +28,12 @@ from ..importers.sources import (
     resolve_spec,
 )
 from ..keys.normalize import NormalizationRules
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..format.digest import KeyRules
+    from ..loop.results import RunResult
 
 Key = tuple[str, str]
 
@@ -267,6 +273,29 @@ def runs_of(
         why = "no run to group" + (f" for task {task}" if task else "")
         raise CassetteFormatError(where, None, None, why)
     return out
+
+
+def gate_runs(results: Iterable[RunResult], rules: KeyRules | None = None) -> list[GroupedRun]:
+    """The runs of a gate (``GateResult.results``) that left a call log, named ``run N``,
+    their call logs loaded under ``rules``: passed when the agent exited 0 (``passed``),
+    failed when it exited otherwise, crashed or timed out, unknown else (the gate's own
+    words: ``loop/results.py``).
+
+    Raises:
+        CassetteFormatError: a call log cannot be read.
+    """
+    out = []
+    for r in results:
+        if r.call_log is None:
+            continue
+        log = load(r.call_log, rules=rules)
+        passed = True if r.status == "passed" else False if r.status in _FAILED else None
+        out.append(GroupedRun(f"run {r.run}", _keys(log), passed, None, log))
+    return out
+
+
+#: the statuses of a gate's run that count as a failure
+_FAILED = frozenset({"failed", "crashed", "timeout"})
 
 
 def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[GroupedRun]:

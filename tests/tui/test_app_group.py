@@ -8,13 +8,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cassette_tui.core.importers.sources import list_runs
+from cassette_tui.core.importers.sources import list_runs, open_cassette
+from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.core.why.grouping import group_by_task, runs_of
 from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.group import GroupPairScreen, GroupScreen, GroupSource, Item
 from cassette_tui.tui.screens.select import RunSource, SelectScreen
 from support.grouped_runs import write_runs_folder
-from support.pilot import screen_text, settle, sync
+from support.loop import DEMO_AGENT, agent_cmd
+from support.pilot import screen_text, settle, sync, wait_until
 from textual.pilot import Pilot
 
 SIZE = (80, 24)
@@ -232,14 +235,14 @@ def results_file(path: Path) -> Path:
 
 
 @sync
-async def test_t_in_the_run_selector_opens_the_tasks_tree(tmp_path: Path) -> None:
+async def test_w_in_the_run_selector_opens_the_tasks_tree(tmp_path: Path) -> None:
     path = results_file(tmp_path / "results.json")
     app = CassetteApp(run_source=RunSource(path, list_runs(path), "tau-bench"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         selector = app.screen
         assert isinstance(selector, SelectScreen)
-        await press(pilot, "t")
+        await press(pilot, "w")
         assert isinstance(app.screen, GroupScreen)
         text = screen_text(app)
         assert "where runs part results.json · task 1: 4 runs 2✓ 2✗" in text
@@ -255,7 +258,7 @@ async def test_t_in_the_run_selector_opens_the_tasks_tree(tmp_path: Path) -> Non
         # from the selector, q (and escape without marks) go back to it
         await press(pilot, "q")
         assert app.screen is selector
-        await press(pilot, "t", "escape")
+        await press(pilot, "w", "escape")
         assert app.screen is selector
 
 
@@ -290,3 +293,39 @@ async def test_every_task_of_a_file_in_one_tree(real: Path) -> None:
         assert item.task == "1" and item.grouping.split is not None
         assert item.chain[-1] is item.grouping.split.node
         assert "2 of 3 failures take branch A (the run ends)" in screen_text(app)
+
+
+@sync
+async def test_w_on_the_gate_screen_groups_the_gates_runs(samples: Path) -> None:
+    # the demo agent, flaky with a seed per run: runs 1 and 3 fail, run 2 passes
+    agent = AgentCommand.parse(agent_cmd("--flaky", "--seed", "{run}", script=DEMO_AGENT))
+    a, b = open_cassette(samples / "fix.jsonl"), open_cassette(samples / "fail.jsonl")
+    app = CassetteApp(a, b, agent=agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "t")
+        gate = app.screen
+        assert isinstance(gate, GateScreen)
+        await pilot.press("backspace", "backspace", "3", "enter")
+        await wait_until(pilot, lambda: gate.result is not None and not gate.running, "the gate")
+        await settle(pilot)
+        await press(pilot, "w")
+        tree = app.screen
+        assert isinstance(tree, GroupScreen)
+        text = screen_text(app)
+        assert "where runs part the gate of fix.jsonl · 3 runs 1✓ 2✗" in text
+        runs = tree.source.groups[None].runs
+        assert [(r.name, r.passed) for r in runs] == [
+            ("run 1", False), ("run 2", True), ("run 3", False)
+        ]  # fmt: skip
+        # every run's calls are its call log's: the tree counts them at its root
+        logs = [open_cassette(r.call_log) for r in gate.result.results if r.call_log]
+        assert [len(r.keys) for r in runs] == [len(log) for log in logs] == [4, 4, 4]
+        await press(pilot, "g", "e")
+        assert "run 2" in screen_text(app)
+        # the pair view over the gate's runs, then back to the tree and to the gate
+        await press(pilot, "G", "space", "k", "space")
+        await press(pilot, "enter")
+        assert isinstance(app.screen, GroupPairScreen)
+        await press(pilot, "q", "q")
+        assert app.screen is gate

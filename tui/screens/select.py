@@ -451,7 +451,7 @@ class SelectScreen(AppScreen):
         self.app.show_runs(message.a, message.b)
 
     def action_tree(self) -> None:
-        """t: the task under the cursor, its runs grouped by where they part, as a tree."""
+        """w: the task under the cursor, its runs grouped by where they part, as a tree."""
         here = self.current()
         if here is not None:
             self.group_task(here[0].task)
