@@ -234,8 +234,11 @@ class GroupScreen(AppScreen):
             text.append_text(counts_text(item.grouping.root, item.grouping.runs))
             text.append("\n")
             text.append_text(split_lines(item.grouping))
-        else:
-            text.append("\n\n")
+        else:  # the root of every task's tree
+            groups = self.source.groups
+            parted = sum(1 for g in groups.values() if g.split is not None)
+            text.append(f"\noutcomes split in {parted} of {plural(len(groups), 'task')}\n")
+            text.append("move to a task: f goes where its runs part", "dim")
         text.append("\n")
         if self.marks:
             text.append("marked: ", "bold")
