@@ -271,6 +271,8 @@ def runs_of(
     if not out:
         where = Path(sources[0]) if sources else Path(".")
         why = "no run to group" + (f" for task {task}" if task else "")
+        if task is None and where.is_dir():
+            why += " (a folder's runs are its *.jsonl cassettes)"
         raise CassetteFormatError(where, None, None, why)
     return out
 
