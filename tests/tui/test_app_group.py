@@ -12,6 +12,7 @@ from cassette_tui.core.importers.sources import list_runs, open_cassette
 from cassette_tui.core.loop.agent import AgentCommand
 from cassette_tui.core.why.grouping import group_by_task, runs_of
 from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.keymap import keymap_problem
 from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.group import GroupPairScreen, GroupScreen, GroupSource, Item
 from cassette_tui.tui.screens.select import RunSource, SelectScreen
@@ -329,3 +330,23 @@ async def test_w_on_the_gate_screen_groups_the_gates_runs(samples: Path) -> None
         assert isinstance(app.screen, GroupPairScreen)
         await press(pilot, "q", "q")
         assert app.screen is gate
+
+
+@sync
+async def test_the_trees_keys_follow_the_keymap(tmp_path: Path) -> None:
+    folder = write_runs_folder(tmp_path / "runs")
+    groups = group_by_task(runs_of([str(folder)]))
+    keymap = {"group.suggested": "o", "group.mark": "x"}
+    assert keymap_problem(keymap) is None
+    app = CassetteApp(group_source=GroupSource("runs/", groups), keymap=keymap)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GroupScreen)
+        await press(pilot, "x")
+        assert len(screen.marks) == 1
+        await press(pilot, "o")
+        assert isinstance(app.screen, GroupPairScreen)
+    # a key the tree already uses for another action is refused, naming the screen
+    problem = keymap_problem({"group.mark": "d"})
+    assert problem is not None and "group tree" in problem
