@@ -214,7 +214,7 @@ async def test_enter_opens_the_step_and_q_escape_go_back(pair, result) -> None:
 @sync
 async def test_help_lists_every_key_and_legend(pair) -> None:
     app = CassetteApp(*pair)
-    # tall enough for every section of the help at once (it grows with every screen)
+    # tall enough for the whole help (every screen's keys), so no line is scrolled away
     async with app.run_test(size=(80, 400)) as pilot:
         await settle(pilot)
         await press(pilot, "question_mark")
