@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.loop.agent import AgentCommand
     from textual.notifications import SeverityLevel
 
+    from .screens.group import GroupSource
     from .screens.select import RunSource
 
 DEFAULT_THEME = "ansi-dark"
@@ -48,7 +49,9 @@ SIGNAL_EXIT_GRACE_S = 3.0
 
 class CassetteApp(App[None]):
     """``CassetteApp(a, b)`` compares two cassettes; ``CassetteApp(a)`` shows one;
-    ``CassetteApp(run_source=RunSource(...))`` starts on the run selector of a multi-run file."""
+    ``CassetteApp(run_source=RunSource(...))`` starts on the run selector of a multi-run file;
+    ``CassetteApp(group_source=GroupSource(...))`` on the tree of runs grouped by where they
+    part."""
 
     TITLE = "cassette-tui"
     CSS_PATH = "app.tcss"
@@ -62,6 +65,7 @@ class CassetteApp(App[None]):
         b: Cassette | None = None,
         *,
         run_source: RunSource | None = None,
+        group_source: GroupSource | None = None,
         align: str = "seq",
         theme: str | None = None,
         keymap: dict[str, str] | None = None,
@@ -79,7 +83,7 @@ class CassetteApp(App[None]):
             apply_plain(self)
         self._handle_signals = handle_signals
         #: what is open, and what core computed about it
-        self.session = Session(a, b, align=align, run_source=run_source)
+        self.session = Session(a, b, align=align, run_source=run_source, group_source=group_source)
         self.session.agent = agent
         self.session.agent_problem = agent_problem if agent is None else None
         self.session.config = config
@@ -157,6 +161,10 @@ class CassetteApp(App[None]):
 
     def get_default_screen(self) -> Screen[Any]:
         session = self.session
+        if session.group_source is not None:
+            from .screens.group import GroupScreen
+
+            return GroupScreen(session.group_source, first=True)
         if session.run_source is not None:
             from .screens.select import SelectScreen
 

@@ -414,6 +414,15 @@ GATE = [
         "part) side by side",
     ),
     Binding("t", "again", "Again", id="gate.again", tooltip="Choose N and gate again"),
+    Binding(
+        "w",
+        "tree",
+        "Tree",
+        show=False,  # the footer keeps "? Keys" in 80 columns; help and palette list it
+        id="gate.tree",
+        tooltip="The runs as a tree of where they part: pass/fail counts per branch, the "
+        "step where outcomes split; mark two runs there and open them",
+    ),
     Binding("down,j", "cursor_down", "Down", show=False, id="gate.cursor_down"),
     Binding("up,k", "cursor_up", "Up", show=False, id="gate.cursor_up"),
     Binding("g,home", "first", "First run", show=False, id="gate.first"),
@@ -458,6 +467,14 @@ RUNS = [
         show=False,
         id="runs.clear",
         tooltip="Close the filter bar, then clear the filter, then the marks",
+    ),
+    Binding(
+        "w",
+        "tree",
+        "Tree",
+        id="runs.tree",
+        tooltip="The task's runs as a tree of where they part: pass/fail counts per branch, "
+        "the step where outcomes split; mark two runs there and open them",
     ),
     Binding(
         "n",
@@ -520,3 +537,96 @@ PAIR_FROM_RUNS = _with_back(PAIR, BACK_TO_RUNS)
 SINGLE_FROM_RUNS = _with_back(SINGLE, BACK_TO_RUNS)
 #: A against its re-recording (R, then enter).
 PAIR_RERECORDED = _with_back(PAIR, BACK_FROM_RERECORD)
+
+#: The tree of many runs grouped by where they part (``cassette-tui group ... --app``, a
+#: folder, ``w`` in the run selector and on the gate screen).
+GROUP = [
+    Binding(
+        "space",
+        "mark",
+        "Mark A/B",
+        id="group.mark",
+        tooltip="On a run: mark it as A, then another as B (again: unmark); on a branch: "
+        "mark one of its runs (a failing one for A, a passing one for B)",
+    ),
+    Binding(
+        "enter",
+        "choose",
+        "Open",
+        id="group.open",
+        tooltip="With A and B marked: open them side by side (q comes back); else open or "
+        "close the node",
+    ),
+    Binding(
+        "d",
+        "suggested",
+        "Fail/pass",
+        id="group.suggested",
+        tooltip="Where the runs part: a failure of the branch most failures take beside a pass",
+    ),
+    Binding(
+        "f",
+        "split",
+        "Split",
+        id="group.split",
+        tooltip="The cursor to the node where the runs part (outcomes split), opened",
+    ),
+    Binding(
+        "right,l",
+        "expand",
+        "Expand",
+        show=False,
+        id="group.expand",
+        tooltip="Open the node; on an open one, go to its first branch",
+    ),
+    Binding(
+        "left,h",
+        "collapse",
+        "Collapse",
+        show=False,
+        id="group.collapse",
+        tooltip="Close the node; on a closed one or a run, go to its parent",
+    ),
+    Binding(
+        "e",
+        "expand_all",
+        "Expand all",
+        show=False,
+        id="group.expand_all",
+        tooltip="Open everything under the node; again: close it all",
+    ),
+    Binding(
+        "escape",
+        "clear",
+        "Clear",
+        show=False,
+        id="group.clear",
+        tooltip="Forget the marks; without marks, back (when the tree was opened from the "
+        "run selector or a gate)",
+    ),
+    Binding("down,j", "cursor_down", "Down", show=False, id="group.cursor_down"),
+    Binding("up,k", "cursor_up", "Up", show=False, id="group.cursor_up"),
+    Binding("pagedown", "page_down", "Page down", show=False, id="group.page_down"),
+    Binding("pageup", "page_up", "Page up", show=False, id="group.page_up"),
+    Binding("g,home", "first", "First row", show=False, id="group.first"),
+    Binding("G,end", "last", "Last row", show=False, id="group.last"),
+    Binding(
+        "q",
+        "back",
+        "Quit",
+        id="group.back",
+        tooltip="Quit (opened from the run selector or a gate: back to it)",
+    ),
+]
+
+#: ``q`` on two runs opened from the tree goes back to it (same id as the main screen's
+#: ``q``, so a remap applies to both).
+BACK_TO_TREE = Binding(
+    "q", "back", "Tree", id="main.back", tooltip="Back to the tree of grouped runs"
+)
+
+#: The pair view of two runs opened from the tree: runs of a file or a folder, not the
+#: user's pair, so no Replay, Gate, Re-record or Swap of them here.
+PAIR_FROM_GROUP = _with_back(
+    PAIR, BACK_TO_TREE, ("main.replay", "main.gate", "main.rerecord", "main.swap")
+)

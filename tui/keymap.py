@@ -50,6 +50,7 @@ def screens() -> dict[str, list[Binding]]:
     """Every screen's name (``KEYMAP_NAME``) and bindings, from the screen classes."""
     from .screens.bisect import BisectScreen
     from .screens.gate import GateScreen
+    from .screens.group import GroupPairScreen, GroupScreen
     from .screens.help import HelpScreen
     from .screens.loop import LoopScreen
     from .screens.loop_pair import LoopPairScreen
@@ -79,6 +80,8 @@ def screens() -> dict[str, list[Binding]]:
             BisectScreen,
             NoAgentScreen,
             LoopPairScreen,
+            GroupScreen,
+            GroupPairScreen,
         )
     }
 

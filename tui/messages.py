@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.loop.record import RecordResult
     from cassette_tui.core.loop.replay import ReplayResult
     from cassette_tui.core.why.bisect import BisectResult
+    from cassette_tui.core.why.grouping import Grouping
     from rich.console import RenderableType
     from rich.text import Text
 
@@ -216,3 +217,13 @@ class SwapDone(Message):
         self.a = a
         self.b = b
         self.result = result
+
+
+class GroupReady(Message):
+    """A task's runs grouped by where they part (``w`` in the run selector): ``title`` for
+    the tree's header, ``groups`` one ``Grouping`` per task."""
+
+    def __init__(self, title: str, groups: dict[str | None, Grouping]) -> None:
+        super().__init__()
+        self.title = title
+        self.groups = groups

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.loop.replay import ReplayResult
     from cassette_tui.core.why.bisect import BisectResult
 
+    from .screens.group import GroupSource
     from .screens.select import RunSource
 
 Alignment = Literal["seq", "key"]
@@ -106,6 +107,8 @@ class Session:
             ``"auto"``, it is chosen per pair by ``resolve_align``.
         align_reason: why ``auto`` chose ``align``, or ``None``.
         run_source: the file of many runs the app started on, or ``None``.
+        group_source: the runs grouped by where they part the app started on (their
+            tree), or ``None``.
         loop: the debug loop's results (see ``LoopResults``).
         run_folders: where the loop's jobs put their run files (``RunFolders``), removed
             when the app closes.
@@ -115,7 +118,8 @@ class Session:
             loop's jobs, or ``None`` (the default lookup).
 
     Raises:
-        ValueError: an unknown alignment, or neither a cassette nor runs to choose from.
+        ValueError: an unknown alignment, or neither a cassette nor runs to choose from
+            nor runs grouped.
     """
 
     def __init__(
@@ -125,11 +129,12 @@ class Session:
         *,
         align: str = "seq",
         run_source: RunSource | None = None,
+        group_source: GroupSource | None = None,
     ) -> None:
         if align not in (*ALIGNMENTS, "auto"):
             raise ValueError(f"align must be 'auto', 'seq' or 'key', not {align!r}")
-        if a is None and run_source is None:
-            raise ValueError("give a cassette, or runs to choose from")
+        if a is None and run_source is None and group_source is None:
+            raise ValueError("give a cassette, or runs to choose from or grouped")
         self.a = a
         self.b = b
         self.align: Alignment = "key" if align == "key" else "seq"
@@ -139,6 +144,7 @@ class Session:
         #: why the alignment was chosen (``core.alignchoice``), once ``auto`` resolved
         self.align_reason: str | None = None
         self.run_source = run_source
+        self.group_source = group_source
         self.loop = LoopResults()
         #: the run files of the loop's jobs, until the app closes
         self.run_folders = RunFolders()

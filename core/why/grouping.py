@@ -3,8 +3,9 @@ each node with its runs' pass and fail counts, and the first step where outcomes
 ("the runs part at step 7 into 3 branches; 9 of 9 failures take branch B").
 
 Runs come from a multi-run file (tau-bench's trials: every run, or one task's with
-``task=``), a folder of cassettes or a gate's runs folder (``run-NN.jsonl`` call logs,
-passed when ``run-NN.end.json`` says exit 0), or single cassettes. A cassette's outcome is
+``task=`` or the path spec ``FILE#task=6``; ``FILE#task=6,trial=2`` is one run), a folder
+of cassettes or a gate's runs folder (``run-NN.jsonl`` call logs, passed when
+``run-NN.end.json`` says exit 0), or single cassettes. A cassette's outcome is
 its ``run_outcome`` (``passed``), or unknown. Keys are ``(tool, args digest)`` under the
 project's normalization rules, so two runs that asked the same thing share a node.
 """
@@ -14,13 +15,25 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..format.cassette import Cassette, load
 from ..format.context import run_outcome
 from ..format.errors import CassetteFormatError
-from ..importers.sources import is_multi_run, list_runs, open_cassette
+from ..importers.sources import (
+    detect_format,
+    is_multi_run,
+    list_runs,
+    open_cassette,
+    resolve_spec,
+)
 from ..keys.normalize import NormalizationRules
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..format.digest import KeyRules
+    from ..loop.results import RunResult
 
 Key = tuple[str, str]
 
@@ -28,12 +41,14 @@ Key = tuple[str, str]
 @dataclass
 class GroupedRun:
     """One run: its name (a path or path spec), its call keys in order, and whether it
-    passed (``None``: the source does not say)."""
+    passed (``None``: the source does not say). ``cassette``: the run as opened (kept so
+    that a viewer shows a step's args or opens the run without reading it again)."""
 
     name: str
     keys: list[Key]
     passed: bool | None
     task: str | None = None
+    cassette: Cassette | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -74,11 +89,13 @@ class Branch:
 @dataclass
 class Split:
     """The first step where outcomes split: ``step`` (1-based: the call after the shared
-    prefix), the shared prefix's length, and the branches, the most runs first."""
+    prefix), the branches, the most runs first, the failures among them, and ``node``: the
+    shared prefix's last node (the root when the runs part at step 1)."""
 
     step: int
     branches: list[Branch]
     failures: int
+    node: Node | None = field(default=None, repr=False, compare=False)
 
     def message(self) -> str:
         """``the runs part at step 7 into 3 branches; 9 of 9 failures take branch B
@@ -114,6 +131,24 @@ class Grouping:
             },
             "tree": _node_json(self.root, self.runs),
         }  # fmt: skip
+
+
+def suggested_pair(grouping: Grouping) -> tuple[int, int] | None:
+    """Two runs to open side by side at the split, as indices into ``grouping.runs``:
+    ``(failing, passing)``, the failure from the branch most failures take and the pass
+    from another branch (where they part is then the split), else from the same branch
+    (they part later); ``None`` without a split, a failure or a pass."""
+    split = grouping.split
+    if split is None:
+        return None
+    runs = grouping.runs
+    worst = max(split.branches, key=lambda b: (b.failed, -b.passed))
+    failing = next((i for i in worst.runs if runs[i].passed is False), None)
+    others = [i for b in split.branches if b is not worst for i in b.runs]
+    passing = next((i for i in [*others, *worst.runs] if runs[i].passed is True), None)
+    if failing is None or passing is None:
+        return None
+    return failing, passing
 
 
 def _node_json(node: Node, runs: list[GroupedRun], limit: int = 200) -> dict[str, Any]:
@@ -177,7 +212,7 @@ def first_split(root: Node, runs: list[GroupedRun]) -> Split | None:
                 round(b.passed / (b.passed + b.failed), 6) for b in branches if b.passed + b.failed
             }
             if len(rates) > 1:
-                return Split(node.depth + 1, branches, sum(b.failed for b in branches))
+                return Split(node.depth + 1, branches, sum(b.failed for b in branches), node)
         level = [c for node in level for c in node.children.values()]
     return None
 
@@ -205,31 +240,64 @@ def group_by_task(runs: list[GroupedRun]) -> dict[str | None, Grouping]:
 def runs_of(
     sources: list[str], rules: NormalizationRules | None = None, task: str | None = None
 ) -> list[GroupedRun]:
-    """Every run in ``sources`` (multi-run files, folders, gate runs folders, cassettes).
+    """Every run in ``sources`` (multi-run files, path specs ``FILE#task=6`` or
+    ``FILE#task=6,trial=2``, folders, gate runs folders, cassettes), each with its cassette.
+    ``task``: only that task's runs (a run of a folder or a cassette names no task).
 
     Raises:
-        CassetteFormatError: a source cannot be read, or holds no run.
+        CassetteFormatError: a source cannot be read, a spec's task contradicts ``task``,
+            or no run is left to group.
     """
     out: list[GroupedRun] = []
     for source in sources:
-        p = Path(source)
-        if p.is_dir():
-            out.extend(_folder_runs(p, rules))
-        elif is_multi_run(source):
-            for info in list_runs(source):
-                if task is not None and info.task != task:
+        spec = resolve_spec(source, None, task, None)
+        if spec.path.is_dir():  # its runs name no task: none of them is ``task``'s
+            out.extend(_folder_runs(spec.path, rules) if spec.task is None else [])
+        elif spec.trial is None and is_multi_run(spec.path, fmt=spec.fmt):
+            # the format once: detecting it per run reads the file's first line each time,
+            # all of a one-line JSON file (200 runs took 3 s instead of 0.3 s)
+            fmt = detect_format(spec.path, fmt=spec.fmt)
+            for info in list_runs(spec.path, fmt=fmt):
+                if spec.task is not None and info.task != spec.task:
                     continue
-                spec = f"{source}{info.spec_suffix()}"
-                cassette = open_cassette(spec, rules=rules)
-                out.append(GroupedRun(spec, _keys(cassette), info.passed, info.task))
-        else:
-            cassette = open_cassette(source, rules=rules)
-            out.append(GroupedRun(source, _keys(cassette), _passed(cassette)))
+                name = f"{spec.path}{info.spec_suffix()}"
+                cassette = open_cassette(name, fmt=fmt, rules=rules)
+                out.append(GroupedRun(name, _keys(cassette), info.passed, info.task, cassette))
+        elif task is None or spec.trial is not None:  # one run: a cassette, FILE#task=6,trial=2
+            cassette = open_cassette(source, task=task, rules=rules)
+            passed = _passed(cassette)
+            out.append(GroupedRun(source, _keys(cassette), passed, spec.task, cassette))
+        # else: a single-run file names no task, so it holds none of ``task``'s runs
     if not out:
         where = Path(sources[0]) if sources else Path(".")
         why = "no run to group" + (f" for task {task}" if task else "")
+        if task is None and where.is_dir():
+            why += " (a folder's runs are its *.jsonl cassettes)"
         raise CassetteFormatError(where, None, None, why)
     return out
+
+
+def gate_runs(results: Iterable[RunResult], rules: KeyRules | None = None) -> list[GroupedRun]:
+    """The runs of a gate (``GateResult.results``) that left a call log, named ``run N``,
+    their call logs loaded under ``rules``: passed when the agent exited 0 (``passed``),
+    failed when it exited otherwise, crashed or timed out, unknown else (the gate's own
+    words: ``loop/results.py``).
+
+    Raises:
+        CassetteFormatError: a call log cannot be read.
+    """
+    out = []
+    for r in results:
+        if r.call_log is None:
+            continue
+        log = load(r.call_log, rules=rules)
+        passed = True if r.status == "passed" else False if r.status in _FAILED else None
+        out.append(GroupedRun(f"run {r.run}", _keys(log), passed, None, log))
+    return out
+
+
+#: the statuses of a gate's run that count as a failure
+_FAILED = frozenset({"failed", "crashed", "timeout"})
 
 
 def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[GroupedRun]:
@@ -244,7 +312,7 @@ def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[Grouped
             except (OSError, ValueError, AttributeError):
                 code = None
             passed = None if code is None else code == 0
-        runs.append(GroupedRun(str(path), _keys(cassette), passed))
+        runs.append(GroupedRun(str(path), _keys(cassette), passed, None, cassette))
     return runs
 
 

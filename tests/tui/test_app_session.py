@@ -17,6 +17,7 @@ from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem, screens
 from cassette_tui.tui.screens.bisect import BisectScreen
 from cassette_tui.tui.screens.gate import GateScreen
+from cassette_tui.tui.screens.group import GroupPairScreen, GroupScreen
 from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.loop import LoopScreen
 from cassette_tui.tui.screens.loop_pair import LoopPairScreen
@@ -193,6 +194,8 @@ def test_the_keymap_checks_every_screen_class() -> None:
             BisectScreen,
             NoAgentScreen,
             LoopPairScreen,
+            GroupScreen,
+            GroupPairScreen,
         )
     }
     assert all(table.values())

@@ -6,15 +6,18 @@ SOURCES: multi-run files (tau-bench: one tree per task; ``--task`` for one), fol
 cassettes or a gate's ``--runs-dir``, cassettes. The text names the split and two runs to
 open side by side (a failure from the branch most failures take, a pass from another);
 ``--tree`` prints the tree (chains of one child on one line). ``--json``: the document of
-docs/json.md.
+docs/json.md. ``--app`` opens the tree in the app (``screens/group.py``): mark two runs,
+open them side by side; ``cassette-tui FOLDER`` does the same for a folder of runs.
 
-Exit status: 0 grouped, 2 bad usage or unreadable input. Does not import Textual.
+Exit status: 0 grouped, 2 bad usage or unreadable input. Imports Textual only with
+``--app``.
 """
 
 from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -32,22 +35,25 @@ if TYPE_CHECKING:
 @click.option("--tree", is_flag=True, help="Print each task's tree of calls too.")
 @config_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--app",
+    "in_app",
+    is_flag=True,
+    help="Open the tree in the app: mark two runs, open them side by side.",
+)
 def group(sources: tuple[str, ...], task: str | None, tree: bool, config: str | None,
-          as_json: bool) -> None:  # fmt: skip
+          as_json: bool, in_app: bool) -> None:  # fmt: skip
     """Group many runs by where they part, with pass/fail counts per branch.
 
     \b
     Exit status: 0 grouped, 2 bad usage or unreadable input.
     """
-    from cassette_tui.core.format.errors import CassetteError
-    from cassette_tui.core.keys.config import load_rules
-    from cassette_tui.core.why.grouping import group_by_task, runs_of
-
-    try:
-        runs = runs_of(list(sources), load_rules(config), task)
-        groups = group_by_task(runs)
-    except (CassetteError, OSError, ValueError) as exc:
-        fail("group", exc)
+    if in_app and (as_json or tree):
+        fail("group", ValueError("--app opens the tree in the app; --json and --tree print it"))
+    if in_app:
+        open_tree(list(sources), task, config)
+        return
+    groups = grouped(list(sources), task, config)
     if as_json:
         echo_json({"tasks": [{"task": t, **g.to_json()} for t, g in groups.items()]})
         sys.exit(0)
@@ -57,8 +63,77 @@ def group(sources: tuple[str, ...], task: str | None, tree: bool, config: str | 
     sys.exit(0)
 
 
+def grouped(sources: list[str], task: str | None, config: str | None) -> dict[str | None, Grouping]:
+    """The runs of ``sources`` grouped per task; exits with status 2 on unreadable input."""
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.keys.config import load_rules
+    from cassette_tui.core.why.grouping import group_by_task, runs_of
+
+    try:
+        return group_by_task(runs_of(sources, load_rules(config), task))
+    except (CassetteError, OSError, ValueError) as exc:
+        fail("group", exc)
+
+
+def tree_title(sources: list[str]) -> str:
+    """What the app's header says was grouped: ``gpt-4o-airline.json``, ``runs/``,
+    ``results.json#task=6``, or ``3 sources`` (the task under the cursor is said beside)."""
+    from cassette_tui.core.importers.sources import parse_path_spec
+
+    if len(sources) != 1:
+        return f"{len(sources)} sources"
+    spec = parse_path_spec(sources[0])
+    title = spec.path.name + ("/" if spec.path.is_dir() else "")
+    selector = sources[0][len(str(spec.path)) :]  # "#task=6" as given, or ""
+    return title + selector
+
+
+def open_tree(
+    sources: list[str],
+    task: str | None,
+    config: str | None,
+    *,
+    theme: str | None = None,
+    keys_file: Path | None = None,
+) -> None:
+    """The app on the tree of ``sources``' runs (``group --app``, ``cassette-tui FOLDER``).
+    The runs are read and grouped before the terminal is taken over, so bad input is one
+    line and exit status 2; without a terminal, status 2 and where to look instead."""
+    from cassette_tui.core.keys.config import load_rules
+
+    from .open_app import _fail, _load_keymap, terminal_problem
+
+    groups = grouped(sources, task, config)
+    keymap = _load_keymap(keys_file)
+    problem = terminal_problem()
+    if problem is not None:
+        # the same words as `open`, pointing to this command's text output
+        _fail(problem.split(";")[0] + "; for text output use `cassette-tui group SOURCES --tree`")
+
+    from ..app import CassetteApp
+    from ..colours import plain_colours
+    from ..screens.group import GroupSource
+
+    source = GroupSource(tree_title(sources), groups, load_rules(config))
+    app = CassetteApp(
+        group_source=source,
+        theme=theme,
+        keymap=keymap,
+        handle_signals=True,
+        plain=plain_colours(),
+        config=config,
+    )
+    app.run()
+    if app.bad_input is not None:
+        _fail(app.bad_input)
+    if app.return_code:
+        sys.exit(app.return_code)
+
+
 def group_lines(task: str | None, grouping: Grouping, tree: bool) -> list[str]:
     """One task's report: its runs and counts, the split, two runs to open, the tree."""
+    from cassette_tui.core.why.grouping import suggested_pair
+
     from ..text.plural import plural
     from ..text.safe import safe
 
@@ -77,10 +152,9 @@ def group_lines(task: str | None, grouping: Grouping, tree: bool) -> list[str]:
             lines.append(f"    {safe(b.label)}: {plural(len(b.runs), 'run')}, {b.passed} passed, "
                          f"{b.failed} failed{unknown}")  # fmt: skip
         worst = max(split.branches, key=lambda b: (b.failed, -b.passed))
-        fail_run = next((runs[i] for i in worst.runs if runs[i].passed is False), None)
-        pass_run = next((runs[i] for b in split.branches if b is not worst for i in b.runs
-                         if runs[i].passed is True), None)  # fmt: skip
-        if fail_run is not None and pass_run is not None:
+        pair = suggested_pair(grouping)
+        if pair is not None:
+            fail_run, pass_run = runs[pair[0]], runs[pair[1]]
             lines.append(f"  open a failure of branch {worst.label[0]} beside a pass: cassette-tui "
                          f"{shlex.quote(fail_run.name)} {shlex.quote(pass_run.name)}")  # fmt: skip
     if tree:

@@ -8,8 +8,10 @@ on ``TERM=dumb``, the command exits with status 2 and one line pointing to
 ``cassette-tui diff``, writing no escape sequences. Every such line goes to stderr, and also
 to stdout (or ``/dev/tty``) when stderr is not a terminal, so ``2>err.log`` still shows why.
 
-One file that holds many runs (tau-bench results, an inspect_ai log) opened without a
-selector starts on the run selector; ``--task 31`` (or ``FILE#task=31``) opens that task's
+A folder (``cassette-tui runs/``: cassettes, a gate's ``--runs-dir``) starts on the tree
+of its runs grouped by where they part (``group --app``). One file that holds many runs
+(tau-bench results, an inspect_ai log) opened without a selector starts on the run
+selector; ``--task 31`` (or ``FILE#task=31``) opens that task's
 failing trial against a passing one at once, with the selector behind it (``q``);
 ``--task 31 --trial 2`` (or ``FILE#task=31,trial=2``) opens that run alone.
 """
@@ -147,7 +149,12 @@ def open_app(
     keys_file: Path | None,
 ) -> None:
     """Open one cassette, or two side by side (A = failing run, B = passing run); a file of
-    many runs opens on a selector of its runs."""
+    many runs opens on a selector of its runs; a folder of runs, on their tree (group)."""
+    if len(files) == 1 and files[0].is_dir() and task is None and trial is None:
+        from .group import open_tree  # a folder of runs: where they part (issue 28)
+
+        open_tree([str(files[0])], None, config, theme=theme, keys_file=keys_file)
+        return
     _check_files(files, task, trial)
     project, rules = _read_config(config)
     agent_command, agent_problem = _resolve_agent(agent, project)

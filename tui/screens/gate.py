@@ -30,7 +30,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, ProgressBar, Static
 
 from .. import bindings
-from ..messages import GateDone, JobProgress
+from ..messages import GateDone, GroupReady, JobProgress, WorkerFailed
 from ..text.gate import gate_lines, pick_pair, tally, verdict_words
 from ..text.progress import progress_count
 from ..text.replay import FAIL, PASS
@@ -425,6 +425,34 @@ class GateScreen(LoopJobScreen):
             self.app.notify("no two runs with a call log to open", timeout=3)
             return
         self.open_runs(*pair)
+
+    def action_tree(self) -> None:
+        """w: the runs that left a call log as a tree of where they part (screens/group.py)."""
+        done = [r for r in self.rows.results if r.call_log is not None]
+        if len(done) < 2:
+            self.app.notify("no two runs with a call log to group", timeout=3)
+            return
+        self.group_runs(done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="group", description="group")
+    def group_runs(self, results: list[RunResult]) -> None:
+        """Read the runs' call logs and group them (``core.why.grouping``), off the UI thread."""
+        from cassette_tui.core.why.grouping import gate_runs, group
+
+        rules = self.session.a.rules if self.session.a is not None else None
+        try:
+            grouping = group(gate_runs(results, rules))
+        except Exception as exc:  # noqa: BLE001 - shown as a notification
+            self.post_message(WorkerFailed("cannot group the runs", exc))
+            return
+        self.post_message(GroupReady(f"the gate of {self.a_name()}", {None: grouping}))
+
+    @on(GroupReady)
+    def _group_ready(self, message: GroupReady) -> None:
+        from .group import GroupScreen, GroupSource
+
+        if self.is_current:
+            self.app.push_screen(GroupScreen(GroupSource(message.title, message.groups)))
 
     def action_again(self) -> None:
         if self.running:

@@ -35,6 +35,7 @@ SECTIONS: list[tuple[str, list[Binding]]] = [
     ("Runs opened from Replay, Gate or Bisect", [bindings.BACK_TO_LOOP]),
     ("Replay or Gate without an agent", bindings.NO_AGENT),
     ("Run selector (a file of many runs)", [*bindings.RUNS, bindings.BACK_TO_RUNS]),
+    ("Where runs part (group --app, a folder, w)", [*bindings.GROUP, bindings.BACK_TO_TREE]),
     ("Everywhere", bindings.APP),
     ("This help", bindings.HELP),
 ]

@@ -25,7 +25,7 @@ from textual.binding import BindingType
 from textual.widgets import Footer, Input, Static
 
 from ..bindings import PAIR_FROM_RUNS, RUNS, SINGLE_FROM_RUNS
-from ..messages import RunsOpened, WorkerFailed
+from ..messages import GroupReady, RunsOpened, WorkerFailed
 from ..text.safe import printable
 from ..widgets.step_list import StepList
 from ..widgets.summary import SummaryHeader
@@ -449,6 +449,35 @@ class SelectScreen(AppScreen):
         if not self.is_current:
             return  # a second enter while the first run opened: it is on screen already
         self.app.show_runs(message.a, message.b)
+
+    def action_tree(self) -> None:
+        """w: the task under the cursor, its runs grouped by where they part, as a tree."""
+        here = self.current()
+        if here is not None:
+            self.group_task(here[0].task)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="open", description="group")
+    def group_task(self, task: str) -> None:
+        """Group ``task``'s runs (``core.why.grouping``) off the UI thread."""
+        from cassette_tui.core.why.grouping import group_by_task, runs_of
+
+        source = self.source
+        spec = str(source.path) + (f"#from={source.fmt}" if source.fmt else "")
+        try:
+            groups = group_by_task(runs_of([spec], source.rules, task))
+        except Exception as exc:  # noqa: BLE001 - shown as a notification
+            self.post_message(WorkerFailed("cannot group the runs", exc))
+            return
+        self.post_message(GroupReady(source.path.name, groups))
+
+    @on(GroupReady)
+    def _group_ready(self, message: GroupReady) -> None:
+        from .group import GroupScreen, GroupSource
+
+        if self.is_current:
+            self.app.push_screen(
+                GroupScreen(GroupSource(message.title, message.groups, self.source.rules))
+            )
 
     def report_failure(self, failure: WorkerFailed) -> None:
         """The error's own words, as the notification."""

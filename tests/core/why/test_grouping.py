@@ -6,7 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cassette_tui.core.why.grouping import GroupedRun, group, group_by_task, runs_of
+import pytest
+from cassette_tui.core.format.errors import CassetteFormatError
+from cassette_tui.core.why.grouping import (
+    GroupedRun,
+    group,
+    group_by_task,
+    runs_of,
+    suggested_pair,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from support.factory import write_cassette
@@ -96,3 +104,45 @@ def test_group_of_nothing_or_a_bad_file(tmp_path: Path) -> None:
     empty.mkdir()
     done = cli("group", str(empty))
     assert done.returncode == 2 and "no run to group" in done.stderr
+
+
+def test_the_split_keeps_its_node_and_a_pair_to_open() -> None:
+    runs = [_run("p", "abc", True), _run("f1", "abx", False), _run("f2", "abx", False)]
+    grouping = group(runs)
+    split = grouping.split
+    assert split is not None and split.node is not None
+    assert split.node.depth == 2 and set(split.node.children) == {
+        ("c", "sha256:c"),
+        ("x", "sha256:x"),
+    }
+    assert suggested_pair(grouping) == (1, 0)
+
+
+def test_a_pair_from_the_failures_branch_when_no_other_branch_passed() -> None:
+    # branch A (b) holds the pass and two failures, branch B (c) one failure: the failure
+    # comes from A, where most failures are, and the pass too, the only one
+    runs = [_run("p", "ab", True), _run("f1", "ab", False), _run("f2", "ac", False)]
+    runs.append(_run("f3", "ab", False))
+    grouping = group(runs)
+    assert grouping.split is not None
+    assert suggested_pair(grouping) == (1, 0)
+    assert suggested_pair(group([_run("a", "ab", False), _run("b", "ac", False)])) is None
+
+
+def test_path_specs_and_task_pick_runs(real: Path) -> None:
+    source = str(real / "tau-bench" / "gpt-4o-airline.json")
+    by_spec = runs_of([f"{source}#task=6"])
+    assert [r.name for r in by_spec] == [f"{source}#task=6,trial={n}" for n in range(4)]
+    assert [r.name for r in runs_of([source], None, "6")] == [r.name for r in by_spec]
+    one = runs_of([f"{source}#task=6,trial=2"])
+    assert len(one) == 1 and one[0].task == "6" and one[0].cassette is not None
+    assert all(r.cassette is not None and len(r.cassette) == len(r.keys) for r in by_spec)
+
+
+def test_a_folders_runs_name_no_task(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    write_cassette(folder / "a.jsonl", {"seq": 1, "tool": "t", "args": {}, "response": 1})
+    assert len(runs_of([str(folder)])) == 1
+    with pytest.raises(CassetteFormatError, match="no run to group for task 1"):
+        runs_of([str(folder)], None, "1")
