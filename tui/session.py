@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Literal
 
 from cassette_tui.core.diff.align_choice import resolve_alignment
 from cassette_tui.core.diff.result import DiffResult, diff_cassettes, diff_job
-from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.cassette import Cassette, load_job
 from cassette_tui.core.format.gcpause import no_cyclic_gc
-from cassette_tui.core.format.jobs import CancelToken, JobGenerator
+from cassette_tui.core.format.jobs import CancelToken, JobGenerator, Progress
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.agent import AgentCommand
@@ -92,6 +92,33 @@ class RunFolders:
                 return
 
 
+def _lines_estimate(path: Path, head: Cassette) -> int | None:
+    """The lines of the file at ``path`` as its first lines (``head``) let guess them:
+    its size times their lines per byte; ``None`` when that cannot be told."""
+    spans = head.line_spans()
+    if not spans or not len(head):
+        return None
+    offsets, lengths = spans
+    read = max(o + n for o, n in zip(offsets, lengths, strict=True))  # a few hundred
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    return max(len(head), round(len(head) * size / read)) if read else None
+
+
+def _as_stage(job: JobGenerator[Cassette], stage: str) -> JobGenerator[Cassette]:
+    """``job`` with its progress events renamed ``stage`` (``"reading A"``)."""
+    try:
+        while True:
+            event = next(job)
+            yield Progress(stage, event.done, event.total, event.unit, event.message)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        job.close()  # stopped early: the file and its reader thread are let go now
+
+
 class Session:
     """The open cassettes and what ``core`` computed about them.
 
@@ -110,6 +137,9 @@ class Session:
         agent_problem: why there is no agent (how to configure one), or ``None``.
         config: the config file the app was started with (``--config``), handed to the
             loop's jobs, or ``None`` (the default lookup).
+        reading: while A and B are the first lines of two large files (``load_head``),
+            the files still to be read whole (``read_job``); ``None`` once they are, and
+            for cassettes given whole.
 
     Raises:
         ValueError: an unknown alignment, or neither a cassette nor runs to choose from.
@@ -122,6 +152,7 @@ class Session:
         *,
         align: str = "seq",
         run_source: RunSource | None = None,
+        reading: tuple[Path, Path] | None = None,
     ) -> None:
         if align not in (*ALIGNMENTS, "auto"):
             raise ValueError(f"align must be 'auto', 'seq' or 'key', not {align!r}")
@@ -144,6 +175,35 @@ class Session:
         self.config: str | None = None
         self._diffs: dict[Alignment, DiffResult] = {}
         self._lock = threading.Lock()
+        if reading is not None and (a is None or b is None):
+            raise ValueError("reading two files needs their first lines as A and B")
+        self.reading = reading
+
+    def read_job(self, token: CancelToken) -> JobGenerator[None]:
+        """Read the two files of ``reading`` whole, A then B, as a ``core`` job: progress
+        ``Progress(stage="reading A", unit="lines")`` (the total estimated from the bytes
+        read so far), each file read once with its keys (``load(keys=True)``: what the
+        diff needs, no second read). Then A and B are the whole cassettes, under the rules
+        of their first lines, and ``reading`` is ``None``. Run it in a worker.
+
+        Raises:
+            Cancelled: ``token`` was cancelled (A and B stay the first lines).
+            CassetteFormatError: a bad line (file, line, field).
+        """
+        reading, a, b = self.reading, self.a, self.b
+        if reading is None or a is None or b is None:
+            return
+        whole: list[Cassette] = []
+        for side, path, head in (("A", reading[0], a), ("B", reading[1], b)):
+            # at once, before the first chunk is read: how many lines the first ones say
+            yield Progress(f"reading {side}", 0, _lines_estimate(path, head), "lines", path.name)
+            job = load_job(path, rules=head.rules, cancel=token, keys=True, unit="lines")
+            whole.append((yield from _as_stage(job, f"reading {side}")))
+        with self._lock:
+            if self.a is a and self.b is b:
+                self.a, self.b = whole
+                self.reading = None
+                self._diffs = {}
 
     def pair(self) -> tuple[Cassette, Cassette]:
         """A and B. Raises ``ValueError`` when one cassette alone is open."""

@@ -174,6 +174,46 @@ def load_job(
     return index.cassette(rules or NO_RULES, FileIdentity.of(st))
 
 
+#: how much of a file ``load_head`` reads: a screen of rows and well past it, in a few ms
+HEAD_BYTES = 256 * 1024
+
+
+def load_head(
+    path: str | Path,
+    *,
+    rules: KeyRules | None = None,
+    max_bytes: int = HEAD_BYTES,
+) -> Cassette:
+    """A cassette of the first lines of the file at ``path``: every whole line within its
+    first ``max_bytes`` bytes, indexed and keyed as ``load(path, keys=True)`` indexes and
+    keys them (the same entries, digests and response hashes, in seq order among
+    themselves). For a first look at a large file while ``load`` reads the whole of it
+    (the app's first screen); a file no larger than ``max_bytes`` is read whole, and the
+    result is then what ``load(path, keys=True)`` gives.
+
+    Raises:
+        CassetteFormatError: as ``load``, for the lines read (a bad line among them, or
+            a file that is not UTF-8 JSON Lines).
+    """
+    p = Path(path)
+    fh, st = _open(p)
+    with no_cyclic_gc(), fh:
+        try:
+            buf = fh.read(max_bytes)
+        except OSError as exc:
+            raise CassetteFormatError.from_os_error(p, exc) from None
+    whole = len(buf) >= st.st_size
+    pos = len(UTF8_BOM) if buf.startswith(UTF8_BOM) else 0
+    other_encoding = encoding_problem(buf[:64])
+    if other_encoding is not None:
+        raise CassetteFormatError(p, 1, None, other_encoding)
+    index = _Index(p, False, LineKeys(p, rules or NO_RULES))
+    end = index.index_lines(buf, pos, 0, whole)
+    index.end = len(buf) if whole else end
+    index.finish()  # a bad line among those read is bad in the whole file too
+    return index.cassette(rules or NO_RULES, FileIdentity.of(st))
+
+
 def _open(p: Path) -> tuple[BinaryIO, os.stat_result]:
     """The cassette file opened for reading, and its ``fstat``: a FIFO, a device or a
     directory is an error, never a hang (``readable.open_regular``).

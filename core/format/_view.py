@@ -303,9 +303,10 @@ class Cassette(Sequence[Entry]):
                     cancel.raise_if_cancelled()
             try:
                 keyed = decode(raw)
-                args_raw: bytes | None = bytes(keyed.args)
+                args_bytes = bytes(keyed.args)
+                args_raw: bytes | None = args_bytes
                 response = keyed.response
-                nonfinite = NONFINITE_MARK in args_raw
+                nonfinite = NONFINITE_MARK in args_bytes
             except (msgspec.DecodeError, RecursionError):
                 args_raw = response = None
                 nonfinite = NONFINITE_MARK in raw
