@@ -371,6 +371,11 @@ class PairScreen(LoopKeysScreen):
             session.set_align(align_next)
             self.app.notify(f"by {align_next} once the files are read", markup=False, timeout=3)
             return
+        if session.reading is not None:
+            # the reading was stopped: a reads the files again, in the alignment asked for
+            self.steps.loading = True
+            self.compute_diff(session.align, None)
+            return
         token, self._token = self._token, None
         if token is not None:
             token.cancel()  # the job of the other alignment is not wanted any more
