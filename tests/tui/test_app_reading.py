@@ -23,7 +23,7 @@ from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.pair import PairScreen
 from cassette_tui.tui.session import Session
 from support.factory import entry, write_cassette
-from support.pilot import screen_text, sync, wait_until
+from support.pilot import notes, screen_text, sync, wait_until
 
 SIZE = (100, 24)
 LINES = 3_000
@@ -99,6 +99,8 @@ async def test_progress_line_while_two_large_files_are_read(
         j_before = screen.steps.cursor
         await pilot.press("j")  # the keys work on the first rows
         assert screen.steps.cursor == j_before + 1
+        await pilot.press("p")  # a pin (or a replay) of the first lines alone: refused
+        assert app.screen is screen and "still being read" in notes(app)
 
         go_on.set()
         await wait_until(
