@@ -58,13 +58,21 @@ class DiffReady(Message):
     whole (``Session.read_job``); the whole diff follows."""
 
     def __init__(
-        self, result: DiffResult, rows: PairRows, cursor: int, *, preview: bool = False
+        self,
+        result: DiffResult,
+        rows: PairRows,
+        cursor: int,
+        *,
+        preview: bool = False,
+        note: str | None = None,
     ) -> None:
         super().__init__()
         self.result = result
         self.rows = rows
         self.cursor = cursor
         self.preview = preview
+        #: what the header says under the rows (a preview: how far the reading is)
+        self.note = note
 
 
 class DiagnosisReady(Message):

@@ -107,6 +107,23 @@ def _lines_estimate(path: Path, head: Cassette) -> int | None:
     return max(len(head), round(len(head) * size / read)) if read else None
 
 
+def _whole_file(path: Path, head: Cassette) -> bool:
+    """Whether ``head`` holds every line of the file at ``path``: nothing but whitespace
+    after its last line (an unreadable file: not known, so not whole)."""
+    spans = head.line_spans()
+    if spans is None:
+        return True  # held in memory: whole
+    offsets, lengths = spans
+    end = max((o + n for o, n in zip(offsets, lengths, strict=True)), default=0)
+    try:
+        with path.open("rb") as fh:
+            fh.seek(end)
+            rest = fh.read(1 << 16)
+            return not rest.strip() and not fh.read(1)
+    except OSError:
+        return False
+
+
 def _as_stage(job: JobGenerator[Cassette], stage: str) -> JobGenerator[Cassette]:
     """``job`` with its progress events renamed ``stage`` (``"reading A"``)."""
     try:
@@ -196,7 +213,7 @@ class Session:
         whole: list[Cassette] = []
         for side, path, head in (("A", reading[0], a), ("B", reading[1], b)):
             # at once, before the first chunk is read: how many lines the first ones say
-            yield Progress(f"reading {side}", 0, _lines_estimate(path, head), "lines", path.name)
+            yield self.reading_start(side)
             job = load_job(path, rules=head.rules, cancel=token, keys=True, unit="lines")
             whole.append((yield from _as_stage(job, f"reading {side}")))
         with self._lock:
@@ -204,6 +221,29 @@ class Session:
                 self.a, self.b = whole
                 self.reading = None
                 self._diffs = {}
+
+    def first_lines(self) -> tuple[Cassette, Cassette]:
+        """A and B for the rows shown while the files are read: their first lines, cut to
+        what both hold (a step past the shorter head is not known to be one-sided yet,
+        unless that head is its whole file). Raises ``ValueError`` without two cassettes."""
+        a, b = self.pair()
+        reading = self.reading
+        if reading is None:
+            return a, b
+        known = [len(head) for head, path in ((a, reading[0]), (b, reading[1]))
+                 if not _whole_file(path, head)]  # fmt: skip
+        if not known:
+            return a, b
+        return a.first(min(known)), b.first(min(known))
+
+    def reading_start(self, side: str = "A") -> Progress:
+        """The progress of ``read_job`` before it reads side ``side`` (``"A"`` or ``"B"``):
+        no line yet, of the lines its first lines let guess (``None``: not reading)."""
+        reading, head = self.reading, self.a if side == "A" else self.b
+        if reading is None or head is None:
+            return Progress(f"reading {side}", 0, None, "lines")
+        path = reading[0] if side == "A" else reading[1]
+        return Progress(f"reading {side}", 0, _lines_estimate(path, head), "lines", path.name)
 
     def pair(self) -> tuple[Cassette, Cassette]:
         """A and B. Raises ``ValueError`` when one cassette alone is open."""

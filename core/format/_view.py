@@ -455,6 +455,33 @@ class Cassette(Sequence[Entry]):
         if what is not None:
             raise changed_error(self.path, what)
 
+    def first(self, n: int) -> Cassette:
+        """A cassette of the first ``n`` entries of this one (all of them when ``n`` is
+        larger): the same file and rules, the index and any keys computed so far cut to
+        ``n`` (no read)."""
+        if n >= len(self):
+            return self
+        n = max(n, 0)
+        entries = self._entries
+        digests, hashes = self._digests, self._response_hashes
+        offsets, lengths = self._offsets, self._lengths
+        return Cassette(
+            self.path,
+            seqs=self._seqs[:n],
+            tools=self._tools[:n],
+            digests=digests[:n] if digests is not None else None,
+            stored=self._stored[:n],
+            lines=self._lines[:n],
+            offsets=offsets[:n] if offsets is not None else None,
+            lengths=lengths[:n] if lengths is not None else None,
+            entries=entries[:n] if entries is not None else None,
+            rules=self.rules,
+            report=self.report,
+            metadata=dict(self.metadata),
+            identity=self._identity,
+            response_hashes=hashes[:n] if hashes is not None else None,
+        )
+
     def with_rules(self, rules: KeyRules) -> Cassette:
         """The same cassette with digests recomputed under other normalization rules."""
         entries = self._entries

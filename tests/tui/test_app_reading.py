@@ -93,7 +93,7 @@ async def test_progress_line_while_two_large_files_are_read(
         assert 0 < done < LINES and abs(total - LINES) < LINES // 5  # an estimate
         # meanwhile: the rows of the first lines, the cursor on the first divergence
         assert screen.session.reading is not None
-        assert len(screen.model) == max(len(head_a), len(head_b)) < LINES
+        assert len(screen.model) == min(len(head_a), len(head_b)) < LINES  # what both hold
         assert screen.steps.cursor == 0
         assert screen.result is not None and screen.result.rows[0].status is Status.RESPONSE_DRIFT
         j_before = screen.steps.cursor

@@ -138,7 +138,7 @@ class PairScreen(LoopKeysScreen):
         files whole with progress in the header (``Session.read_job``; escape stops it,
         the first rows stay). True once A and B are whole."""
         session = self.session
-        a, b = session.pair()
+        a, b = session.first_lines()
         token = self._token = CancelToken()
         # statuses from the keys and the responses' bytes alone: no response is parsed
         preview = diff_cassettes(a, b, "seq", exact=False, bytes_only=True)
@@ -146,7 +146,10 @@ class PairScreen(LoopKeysScreen):
         cursor = preview.first_divergence or 0
         painted = self._painted = threading.Event()
         if not worker.is_cancelled:
-            self.post_message(DiffReady(preview, PairRows(preview), cursor, preview=True))
+            # the header says at once how far the reading is (it starts once painted)
+            note = f"{reading_line(session.reading_start())} · escape stops"
+            message = DiffReady(preview, PairRows(preview), cursor, preview=True, note=note)
+            self.post_message(message)
         # the rows are painted before the reading competes with the UI for the
         # interpreter (a read holds it most of the time: the first paint waited for it)
         deadline = time.monotonic() + PAINT_WAIT_S
@@ -273,7 +276,7 @@ class PairScreen(LoopKeysScreen):
             # the first lines' rows while the files are read: shown, nothing more
             self.result = result
             self._preview = result
-            note = f"the first {len(result.rows):,} rows by seq; reading the files…"
+            note = message.note or "reading the files…"
             self.show_summary(pair_summary(result, with_findings=False, note=note))
             self.show_rows(message.rows, message.cursor)
             painted = self._painted

@@ -72,10 +72,19 @@ def test_first_rows_from_the_index_are_the_exact_rows_once_refined(
         assert [first.key(i) for i in range(n)] == [whole.key(i) for i in range(n)]
         assert first.response_hashes() == whole.response_hashes()[:n]
 
+    # cut to what both hold (the app's first rows): the same first entries and keys
+    both = min(len(head_a), len(head_b))
+    for first in (head_a, head_b):
+        cut = first.first(both)
+        assert len(cut) == both and [cut.key(i) for i in range(both)] == [
+            first.key(i) for i in range(both)
+        ]
+        assert cut.response_hashes() == first.response_hashes()[:both]
+        assert [cut[i] for i in range(both)] == [first[i] for i in range(both)]
+
     # the first look's rows are the first rows of the whole files' first look
     first_look = SeqRows(head_a, head_b, exact=False, bytes_only=True)
     whole_look = SeqRows(whole_a, whole_b, exact=False, bytes_only=True)
-    both = min(len(head_a), len(head_b))
     assert first_look.statuses[:both] == whole_look.statuses[:both]
     assert [(r.a, r.b) for r in first_look[:both]] == [(r.a, r.b) for r in whole_look[:both]]
 
