@@ -212,3 +212,33 @@ def test_open_reads_two_large_files_in_the_app(
     result = CliRunner().invoke(open_app, [str(bad), str(pb)])
     assert result.exit_code == 2
     assert f"{bad}:1: " in result.output
+
+
+@sync
+async def test_no_divergence_in_the_first_lines_is_not_no_divergence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runs part past the first lines: meanwhile the header says none so far among
+    them, never that the runs are the same; the whole diff then finds where they part."""
+    records = [entry(i, "search", {"q": i}, response={"hits": i}) for i in range(1, LINES + 1)]
+    pa = write_cassette(tmp_path / "a.jsonl", *records)
+    records[2499] = entry(2500, "search", {"q": 2500}, response={"hits": 0})
+    pb = write_cassette(tmp_path / "b.jsonl", *records)
+    go_on = _hold_after_first_chunk(monkeypatch)
+    app = CassetteApp(load_head(pa, max_bytes=4096), load_head(pb, max_bytes=4096),
+                      align="auto", reading=(pa, pb))  # fmt: skip
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, PairScreen)
+        await wait_until(pilot, lambda: PROGRESS.search(_header(app)), "a progress line")
+        header = _header(app)
+        assert "no divergence in the first" in header and "the runs make the same" not in header
+        go_on.set()
+        await wait_until(
+            pilot,
+            lambda: screen.session.reading is None and screen.result is not None
+            and screen.result.exact,
+            "the whole files' exact diff",
+        )  # fmt: skip
+        assert screen.result.first_divergence == 2499
+        assert screen.steps.cursor == 2499

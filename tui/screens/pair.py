@@ -222,7 +222,10 @@ class PairScreen(LoopKeysScreen):
         if self.result is not None and (
             self.result.align == self.session.align or self.session.reading is not None
         ):
-            return pair_summary(self.result, with_findings=False, note=what)
+            first_lines = self.result is self._preview
+            return pair_summary(
+                self.result, with_findings=False, note=what, first_lines=first_lines
+            )
         session = self.session
         return loading_summary(session.a, session.b, f"diffing by {session.align}: {what}")
 
@@ -237,7 +240,8 @@ class PairScreen(LoopKeysScreen):
             self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
             rows = len(self.result.rows)
             words = f"reading stopped: the rows of the first {rows:,} lines (a reads again)"
-            self.show_summary(pair_summary(self.result, with_findings=False, note=words))
+            summary = pair_summary(self.result, with_findings=False, note=words, first_lines=True)
+            self.show_summary(summary)
             self.steps.loading = False
             return
         if self.result is not None:
@@ -277,7 +281,9 @@ class PairScreen(LoopKeysScreen):
             self.result = result
             self._preview = result
             note = message.note or "reading the files…"
-            self.show_summary(pair_summary(result, with_findings=False, note=note))
+            self.show_summary(
+                pair_summary(result, with_findings=False, note=note, first_lines=True)
+            )
             self.show_rows(message.rows, message.cursor)
             painted = self._painted
             if painted is not None:
