@@ -84,3 +84,58 @@ def test_importing_core_stays_cheap() -> None:
         "assert all(hasattr(core, name) for name in core.__all__)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+#: what ``from cassette_tui.core import wrap_dispatcher`` must not load: the engine a
+#: wrapper loads when it is made (the loader, rules, scan, replayer, recorder, report
+#: writer) and the libraries under it (issue 31: the agent-side import under 30 ms)
+AGENT_IMPORT_LEAVES_OUT = (
+    "cassette_tui.core.format.cassette",
+    "cassette_tui.core.format._loader",
+    "cassette_tui.core.format.errors",
+    "cassette_tui.core.keys",
+    "cassette_tui.core.scan",
+    "cassette_tui.core.diff",
+    "cassette_tui.core.loop",
+    "cassette_tui.core.importers",
+    "cassette_tui.core.replay.replayer",
+    "cassette_tui.core.replay.recorder",
+    "cassette_tui.core.replay.report",
+    "cassette_tui.core.replay.report_sink",
+    "cassette_tui.core.replay.codec",
+    "msgspec",
+    "orjson",
+    "json",
+    "hashlib",
+    "inspect",
+    "dataclasses",
+    "asyncio",
+    "deepdiff",
+    "yaml",
+    "textual",
+    "mcp",
+)
+
+
+def test_the_agent_side_import_loads_no_engine() -> None:
+    """``from cassette_tui.core import wrap_dispatcher`` (the line an agent runs) loads none
+    of ``AGENT_IMPORT_LEAVES_OUT`` that a bare interpreter had not loaded already; the
+    wrapper still replays, and the modules load when it is made."""
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from cassette_tui.core import wrap_dispatcher\n"
+        f"out = {AGENT_IMPORT_LEAVES_OUT!r}\n"
+        "new = set(sys.modules) - before\n"
+        "print(','.join(sorted(m for m in new if m in out or m.startswith(tuple(p + '.' for p in out)))))\n"
+        "d = wrap_dispatcher(lambda t, a: None, mode='replay', path=sys.argv[1])\n"
+        "print(d('search_docs', {'q': 'retry budget', 'top_k': 5}))\n"
+        "print('cassette_tui.core.replay.replayer' in sys.modules)\n"
+    )
+    cassette = ROOT / "sample_cassettes" / "fix.jsonl"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(cassette)], capture_output=True, text=True, check=True
+    )
+    bad, served, loaded = out.stdout.splitlines()
+    assert bad == ""
+    assert served.startswith("{") and loaded == "True"

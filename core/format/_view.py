@@ -323,6 +323,19 @@ class Cassette(Sequence[Entry]):
             raise IndexError(f"entry index {i} out of range (0..{len(self) - 1})")
         return self._entry(i)
 
+    def owned_entry(self, i: int) -> Entry:
+        """Entry ``i`` as a new object the caller owns (may hand out and let be changed):
+        a file-backed cassette parses it afresh from its line, outside the cache (no copy:
+        a replay serves most entries once, and the copy of a parsed response cost more
+        than its parse); an in-memory one gives ``self[i]``'s copy.
+
+        Raises:
+            CassetteFormatError: its line does not parse (file, line, field).
+        """
+        if not self.is_file_backed:
+            return self._entry(i).fresh()
+        return self._parse_entry(i)
+
     def raw_line(self, i: int) -> bytes:
         """The bytes of entry ``i`` as stored (file-backed) or as it would be written."""
         if self._entries is not None or self.path is None:

@@ -116,3 +116,33 @@ def fast_digest(value: Any, out: bytes | None = None) -> str | None:
     if b"null" in out and has_nonfinite(value):
         return None  # orjson writes NaN/Infinity as null; the canonical JSON does not
     return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
+
+
+#: orjson writes these as JSON where the standard library refuses them (a ``TypeError``,
+#: so ``digest`` raises): left to the exact path (``live_digest``)
+_LIVE_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def live_digest(value: Any) -> str:
+    """``digest(value)`` for a value as a program passed it (a live call's args, not parsed
+    JSON), by orjson where that is exact: its sorted output is taken when it is the
+    canonical JSON (``_may_not_be_canonical``) and reads back equal to ``value`` (a
+    ``uuid.UUID`` or an ``Enum``, which orjson writes and the standard library refuses,
+    does not; nor a tuple, a NaN written as ``null``, an integer past 64 bits); else the
+    exact ``digest``, which raises as it does.
+
+    Raises:
+        TypeError, ValueError: as ``digest`` (a value JSON cannot represent).
+    """
+    try:
+        out = orjson.dumps(value, option=_LIVE_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError too
+        return digest(value)
+    if _may_not_be_canonical(out) or orjson.loads(out) != value:
+        return digest(value)
+    return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]

@@ -100,6 +100,11 @@ class NormalizationRules:
     rules: tuple[Rule, ...] = ()
     source: str | None = field(default=None, compare=False)
     ignore_response: tuple[IgnoreResponseRule, ...] = ()
+    #: tool -> the rules that apply to it, in order (``apply``, on every replayed call,
+    #: asked each rule whether it applies)
+    _by_tool: dict[str, tuple[Rule, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         ordered = tuple(sorted(self.rules, key=lambda r: _ORDER[type(r)]))
@@ -153,9 +158,14 @@ class NormalizationRules:
     def apply(self, tool: str, args: Any) -> Any:
         """Return the normalized copy of ``args`` for a call of ``tool``; never mutates
         ``args`` (with no rule, ``args`` itself is returned)."""
-        for rule in self.rules:
-            if rule.applies_to(tool):
-                args = rule.apply(args)
+        if not self.rules:
+            return args
+        rules = self._by_tool.get(tool)
+        if rules is None:
+            rules = tuple(rule for rule in self.rules if rule.applies_to(tool))
+            self._by_tool[tool] = rules
+        for rule in rules:
+            args = rule.apply(args)
         return args
 
     def strip_metadata(self, tool: str, response: Any) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Container, Hashable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ..format.digest import digest
+from ..format.digest import live_digest
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -43,13 +43,14 @@ class ArgsRedactor(Protocol):
 
 def args_digest(rules: Normalizer, tool: str, args: Any) -> str:
     """The digest of ``args`` normalized under ``rules`` for a call of ``tool``: what an
-    entry stores as its ``args_digest``."""
-    return digest(rules.apply(tool, args))
+    entry stores as its ``args_digest`` (``format.digest.live_digest``: the article's
+    ``digest``, by orjson where that is exact)."""
+    return live_digest(rules.apply(tool, args))
 
 
 def call_key(rules: Normalizer, tool: str, args: Any) -> Key:
     """The replay key of a call of ``tool`` with ``args`` under ``rules``."""
-    return (tool, digest(rules.apply(tool, args)))
+    return (tool, live_digest(rules.apply(tool, args)))
 
 
 def redacted_name(redactor: ArgsRedactor, tool: str) -> str:

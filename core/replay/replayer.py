@@ -36,6 +36,13 @@ if TYPE_CHECKING:
 
 REPEAT_POLICIES = ("error", "last")
 
+#: a ``CallRecord``'s fields, as ``CallRecord.to_json`` names them
+_CALL_FIELDS = ("n", "tool", "digest", "seq", "outcome")
+
+#: one call as the log keeps it: ``(n, tool, digest, seq, outcome)``, the fields of a
+#: ``CallRecord`` (built for the report only: a frozen dataclass per call cost ~2 us)
+LoggedCall = tuple[int, str, str, "int | None", str]
+
 
 class Replayer:
     """Serves calls from a cassette. Thread-safe: calls from several threads are served
@@ -91,20 +98,21 @@ class Replayer:
         self._index = KeyIndex.of(cassette)
         self._calls_per_key: dict[tuple[str, str], int] = {}
         self._served: set[int] = set()
-        self._log: list[CallRecord] = []
+        self._log: list[LoggedCall] = []
         self._misses: list[Miss] = []
         self._new: list[Miss] = []
         #: where the ``record`` new-calls policy writes the new calls (set by the wrapper)
         self.new_cassette: str | None = None
         #: called after each call is logged, under the lock (so in call order), with the
-        #: call, its miss (or ``None``) and its key's recorded count: the report journal
-        self.listeners: list[Callable[[CallRecord, Miss | None, int], None]] = []
+        #: call (``LoggedCall``), its miss (or ``None``) and its key's recorded count: the
+        #: report journal
+        self.listeners: list[Callable[[LoggedCall, Miss | None, int], None]] = []
 
-    def _logged(self, call: CallRecord, miss: Miss | None = None, recorded: int = 0) -> None:
+    def _logged(self, call: LoggedCall, miss: Miss | None = None, recorded: int = 0) -> None:
         """Log ``call`` (and ``miss``) and tell the listeners. Under ``_lock``."""
         self._log.append(call)
         if miss is not None:
-            (self._new if call.outcome == "new" else self._misses).append(miss)
+            (self._new if call[4] == "new" else self._misses).append(miss)
         for listener in self.listeners:
             listener(call, miss, recorded)
 
@@ -118,7 +126,9 @@ class Replayer:
         """
         # pytest lists each frame's arguments in a failure: this one's are the raw live args
         __tracebackhide__ = True
-        return self._value(self.serve(tool, self._json_args(args)))
+        if self.codec is not None:
+            args = self.codec.encode(args)[0]  # the live args as the recording digested them
+        return self._value(self._serve(tool, args))
 
     async def acall(self, tool: str, args: Any) -> Any:
         """``__call__`` for an async agent. A call recorded as cancelled (``"cancelled":
@@ -132,7 +142,7 @@ class Replayer:
             the errors of ``__call__``; ``asyncio.CancelledError`` when the agent cancels.
         """
         __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
-        entry = self.serve(tool, self._json_args(args))
+        entry = self._serve(tool, self._json_args(args))
         if entry.error is not None and entry.error.get("cancelled") is True:
             import asyncio  # here: importing the engine must not load asyncio
 
@@ -146,26 +156,35 @@ class Replayer:
         return args if self.codec is None else self.codec.encode(args)[0]
 
     def _value(self, entry: Entry) -> Any:
-        """What the agent gets from ``entry``: its response decoded by the codec, or its
-        recorded error raised as ``ToolError``."""
-        value = entry.outcome()  # a recorded error is raised as ToolError
-        types = entry.extra.get("response_types")
-        if self.codec is not None and isinstance(types, dict):
-            value = self.codec.decode(value, types)
+        """What the agent gets from ``entry`` (one ``_serve`` gave: its own objects): its
+        response decoded by the codec, or its recorded error raised as ``ToolError``."""
+        if entry.error is not None:
+            entry.outcome()  # raises the recorded error as ToolError
+        value = entry.response  # a new object for this call: no copy (``owned_entry``)
+        if self.codec is not None:
+            types = entry.extra.get("response_types")
+            if isinstance(types, dict):
+                value = self.codec.decode(value, types)
         return value
 
     def serve(self, tool: str, args: Any) -> Entry:
         """Serve one call as ``__call__`` does (the call log, the report), but return the
         recorded entry that answers it instead of its outcome: a recorded ``error`` is then
         not raised, and its class is not rebuilt (for a caller that answers the recorded
-        error as it is, such as the MCP stand-in server). The entry is the cassette's own:
-        do not change it (``Entry.fresh`` copies it).
+        error as it is, such as the MCP stand-in server). The entry is a new object, the
+        caller's own (``Cassette.owned_entry``).
 
         Raises:
             CassetteMiss: the key was never recorded (with the nearest candidates).
             ReplayExhausted: the key's recordings are used up under ``repeat="error"``.
             NewCall: either of those under a ``new_calls`` policy other than ``"error"``.
         """
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
+        return self._serve(tool, args)
+
+    def _serve(self, tool: str, args: Any) -> Entry:
+        """``serve``; the entry returned is a new object, this call's own
+        (``Cassette.owned_entry``)."""
         __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
         key = lookup_key(self._index, self.rules, self.redactor, tool, args)
         dig = key[1]
@@ -177,9 +196,9 @@ class Replayer:
                 shown, cands = shown_miss(self.cassette, self.rules, self.redactor, tool, args)
                 miss = Miss(tool, dig, copy.deepcopy(shown), tuple(cands))
                 if self.new_calls != "error":
-                    self._logged(CallRecord(n, tool, dig, None, "new"), miss)
+                    self._logged((n, tool, dig, None, "new"), miss)
                     raise NewCall(tool, dig, shown, cands)
-                self._logged(CallRecord(n, tool, dig, None, "miss"), miss)
+                self._logged((n, tool, dig, None, "miss"), miss)
                 raise CassetteMiss(tool, dig, shown, cands)
             call_number = self._calls_per_key.get(key, 0) + 1
             self._calls_per_key[key] = call_number
@@ -190,10 +209,10 @@ class Replayer:
 
                     shown = mask_value(self.redactor.redact_args(tool, args))
                     new = Miss(tool, dig, copy.deepcopy(shown))
-                    self._logged(CallRecord(n, tool, dig, None, "new"), new, len(recorded))
+                    self._logged((n, tool, dig, None, "new"), new, len(recorded))
                     raise NewCall(tool, dig, shown, [])
                 if strict:
-                    self._logged(CallRecord(n, tool, dig, None, "exhausted"), None, len(recorded))
+                    self._logged((n, tool, dig, None, "exhausted"), None, len(recorded))
                     seqs = [self.cassette.seq(i) for i in recorded]
                     shown = self.redactor.redact_args(tool, args)
                     raise ReplayExhausted(tool, dig, shown, call_number, len(recorded), seqs)
@@ -201,21 +220,35 @@ class Replayer:
             else:
                 index = recorded[call_number - 1]
             self._served.add(index)
-            entry = self.cassette._entry(index)  # outcome() copies the response
-            outcome = "error" if entry.is_error else "hit"
-            self._logged(CallRecord(n, tool, dig, entry.seq, outcome), None, len(recorded))
+            entry = self.cassette.owned_entry(index)  # parsed for this call: no copy
+            outcome = "error" if entry.error is not None else "hit"
+            self._logged((n, tool, dig, entry.seq, outcome), None, len(recorded))
         return entry
 
     def note_pinned(self, tool: str, digest: str) -> None:
         """Log a call that a pinned fixture answered (outcome ``pinned``, no seq: the
         answer is not this cassette's; ``fixtures.py``)."""
         with self._lock:
-            self._logged(CallRecord(len(self._log) + 1, tool, digest, None, "pinned"))
+            self._logged((len(self._log) + 1, tool, digest, None, "pinned"))
 
     def report(self) -> dict[str, Any]:
         """The replay report as JSON data (``ReplayReport.to_json()`` of
         ``replay_report()``): what the agent writes to ``CASSETTE_REPORT``."""
-        return self.replay_report().to_json()
+        with self._lock:
+            log = list(self._log)
+            data = self._replay_report(()).to_json()
+        # each call straight from the log (a CallRecord each was most of a long run's
+        # last write); "calls" keeps its place in the schema's order
+        data["calls"] = [dict(zip(_CALL_FIELDS, call, strict=True)) for call in log]
+        return data
+
+    def summary(self) -> dict[str, Any]:
+        """``{"calls", "used", "unused_seqs"}`` so far: the report journal's last line
+        (``report_sink``)."""
+        with self._lock:
+            c = self.cassette
+            unused = [c.seq(i) for i in range(len(c)) if i not in self._served]
+            return {"calls": len(self._log), "used": len(self._served), "unused_seqs": unused}
 
     def replay_report(self) -> ReplayReport:
         """The replay report so far (``report.py``; docs/format.md, "Replay
@@ -227,21 +260,25 @@ class Replayer:
         entries are in ``unused_seqs``).
         """
         with self._lock:
-            c = self.cassette
-            repeats = tuple(
-                KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
-                for (tool, dig), idxs in self._index.items()
-                if is_repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
-            )
-            return ReplayReport(
-                mode="replay",
-                cassette=str(c.path) if c.path is not None else None,
-                entries=len(c),
-                used=len(self._served),
-                unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
-                repeats=repeats,
-                misses=tuple(self._misses),
-                calls=tuple(self._log),
-                new_calls=tuple(self._new) if self.new_calls != "error" else None,
-                new_cassette=self.new_cassette,
-            )
+            return self._replay_report(tuple(CallRecord(*call) for call in self._log))
+
+    def _replay_report(self, calls: tuple[CallRecord, ...]) -> ReplayReport:
+        """``replay_report`` with ``calls`` as its call log. Under ``_lock``."""
+        c = self.cassette
+        repeats = tuple(
+            KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
+            for (tool, dig), idxs in self._index.items()
+            if is_repeated(len(idxs), self._calls_per_key.get((tool, dig), 0))
+        )
+        return ReplayReport(
+            mode="replay",
+            cassette=str(c.path) if c.path is not None else None,
+            entries=len(c),
+            used=len(self._served),
+            unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
+            repeats=repeats,
+            misses=tuple(self._misses),
+            calls=calls,
+            new_calls=tuple(self._new) if self.new_calls != "error" else None,
+            new_cassette=self.new_cassette,
+        )

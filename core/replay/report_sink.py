@@ -1,4 +1,4 @@
-"""Where a process's replay (or record) report goes: one file per process, kept current.
+"""Where a process's replay (or record) report goes: one file per process, and its journal.
 
 The ``CASSETTE_REPORT`` contract: the report is written "when the process exits"; an exit hook alone
 loses the report when the process is killed (SIGTERM), leaves by ``os._exit``, or wraps
@@ -9,24 +9,28 @@ several dispatchers (each hook overwrote the last). A ``ReportSink`` instead:
   missing folder is such an error too (never created: ``CASSETTE_REPORT=/tmp/x1/x2/r.json``
   made both folders, a typo made ``/nonexistent``; and a runs folder removed by the loop
   is not made again by a straggler's exit hook);
-- rewrites the file (atomically: temporary file + rename) after calls, as the run goes:
-  at once when the last write was cheap, else from a timer, so writing costs at most
-  about a tenth of the run's time (``_BUDGET``) and the file lags the run by at most
-  ``_MAX_DELAY`` seconds;
-- writes again at exit (``atexit``) and on SIGTERM (then hands the signal on to the
-  handler that was there before, or to the default one);
-- holds every engine wrapped with the same report path: one engine writes its report as
-  it is; several write ``{"mode", "wrappers": [report, ...], "misses": [...]}`` (the
-  misses of all of them, each with its ``cassette``);
 - appends every call a replay serves, as it is served (synchronously, one ``write`` of
   one JSON line under the replayer's lock, so in call order), to the report's journal
   ``PATH.journal``: every process of the run appends to it (``O_APPEND``: lines from
   several processes never mix), so a forked child's calls, an agent that ends with
   ``os._exit`` right after its calls, and one killed with ``SIGKILL`` all leave their
   calls there. ``ReplayReport.read_run`` reads the report and its journal back as the
-  report of the whole run. Lines: ``{"pid", "engine", "header": {"cassette", "entries",
-  "seqs"}}`` once per replayer, then ``{"pid", "engine", "call": {...}, "recorded": int,
-  "miss": {...}}`` per call (``miss`` for a miss only).
+  report of the whole run, at any moment. Lines: ``{"pid", "engine", "header":
+  {"cassette", "entries", "seqs"}}`` once per replayer, then ``{"pid", "engine", "call":
+  {"n", "tool", "digest", "seq", "outcome"}, "recorded": int, "miss": {...}}`` per call
+  (``miss`` for a miss only), then, at exit or SIGTERM, ``{"pid", "engine", "end":
+  {"calls", "used", "unused_seqs"}}`` (the replayer ended in order: a killed one has none);
+- so the report file of a replay is not rewritten after each call (rewriting the whole
+  call log at each call made a long run's cost grow with its length): it is written at
+  creation and again at exit and on SIGTERM (then the signal is handed on to the handler
+  that was there before, or to the default one), as JSON (``report.py``). A recorder's
+  or a live counter's report, a few counts, is rewritten atomically (temporary file +
+  rename) as the run goes: at once when the last write was cheap, else from a timer, so
+  writing costs at most about a tenth of the run's time (``_BUDGET``) and the file lags
+  the run by at most ``_MAX_DELAY`` seconds;
+- holds every engine wrapped with the same report path: one engine writes its report as
+  it is; several write ``{"mode", "wrappers": [report, ...], "misses": [...]}`` (the
+  misses of all of them, each with its ``cassette``).
 
 Which process writes ``PATH`` itself: the first process of the run that wraps a
 dispatcher (it starts the journal afresh and sets ``CASSETTE_REPORT_OWNER`` to
@@ -47,13 +51,18 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+import orjson
 
 from ..format.atomic import write_atomic
 from ..format.constants import ENV_REPORT_OWNER
 from ..format.errors import CassetteError
-from ..format.jsonvalue import dumps_strict
-from .report import CallRecord, Miss, journal_path
+from ..format.jsonvalue import dumps_strict, has_nonfinite
+from .report import Miss, journal_path
+
+if TYPE_CHECKING:
+    from .replayer import LoggedCall
 
 #: writing may take at most this share of the time between two writes
 _BUDGET = 0.1
@@ -91,6 +100,8 @@ class ReportSink:
         #: this process writes ``path`` (else a process that started it does)
         self.owns_report = True
         self._journal: int | None = None
+        #: ``id(engine)`` -> its name in the journal, for the engines journaled (replayers)
+        self._journaled: dict[int, str] = {}
 
     def open_journal(self) -> None:
         """Open the journal for appending (started afresh unless a process that started
@@ -142,29 +153,64 @@ class ReportSink:
                 "seqs": list(cassette.seqs),
             }
             self._append({"pid": self.pid, "engine": ident, "header": header})
+            self._journaled[id(engine)] = ident
+            append = self._append_line
 
-            def journal(call: CallRecord, miss: Miss | None, recorded: int) -> None:
+            def journal(call: LoggedCall, miss: Miss | None, recorded: int) -> None:
+                n, tool, dig, seq, outcome = call
                 event: dict[str, Any] = {
                     "pid": os.getpid(),
                     "engine": ident,
-                    "call": call.to_json(),
+                    "call": {
+                        "n": n,
+                        "tool": tool,
+                        "digest": dig,
+                        "seq": seq,
+                        "outcome": outcome,
+                    },  # fmt: skip
                     "recorded": recorded,
                 }
-                if miss is not None:
+                if miss is None:
+                    append(_call_line(event))  # no float in a call: orjson's text is exact
+                else:
                     event["miss"] = miss.to_json()
-                self._append(event)
+                    self._append(event)
 
             listeners.append(journal)
 
-    def _append(self, event: dict[str, Any]) -> None:
-        """One journal line, in one ``write`` (a full disk loses the line, never raises:
-        a tool call must not fail for its report)."""
+    def journals(self, engine: _Engine) -> bool:
+        """Whether ``engine``'s calls go to the journal as they are served (a replayer):
+        the report file is then not rewritten after its calls, only at the end."""
+        return id(engine) in self._journaled
+
+    def _append_line(self, data: bytes) -> None:
+        """Append ``data`` (whole lines) to the journal in one ``write`` (a full disk
+        loses it, never raises: a tool call must not fail for its report)."""
         if self._journal is None:
             return
-        data = (dumps_strict(event, ensure_ascii=False, default=repr) + "\n").encode("utf-8")
         with contextlib.suppress(OSError):
             while data:
                 data = data[os.write(self._journal, data) :]
+
+    def _append(self, event: dict[str, Any]) -> None:
+        """One journal line of ``event`` (strict JSON), in one ``write``."""
+        self._append_line(_strict_line(event))
+
+    def end(self) -> None:
+        """Append each journaled engine's summary to the journal (``{"pid", "engine",
+        "end": {"calls", "used", "unused_seqs"}}``): the engine ended in order, and how
+        its cassette was used. Once per engine; nothing in a process that did not make
+        the sink (a forked child's calls are in the journal already)."""
+        if os.getpid() != self.pid:
+            return
+        with self._lock:
+            for engine in self.engines:
+                ident = self._journaled.pop(id(engine), None)
+                if ident is None:
+                    continue
+                summary = getattr(engine, "summary", None)
+                if callable(summary):
+                    self._append({"pid": self.pid, "engine": ident, "end": summary()})
 
     def document(self) -> dict[str, Any]:
         """The report: the one engine's, or the combined form for several."""
@@ -193,11 +239,11 @@ class ReportSink:
                 self._timer = None
             self._dirty = False
             t0 = time.perf_counter()
-            data = dumps_strict(self.document(), indent=2, ensure_ascii=False, default=repr)
+            data = _report_bytes(self.document())
             try:
                 write_atomic(
                     self.path,
-                    [data.encode("utf-8") + b"\n"],
+                    [data],
                     overwrite=True,
                     fsync=False,
                     make_parents=False,  # a folder is never made (nor made again at exit)
@@ -303,6 +349,16 @@ def flush_all() -> None:
             warn_at_exit(f"the report was not written at exit: {exc}")
 
 
+def end_all() -> None:
+    """At exit and on SIGTERM: each journal's summary lines (``ReportSink.end``), then every
+    report written (``flush_all``)."""
+    with _SINKS_LOCK:
+        sinks = list(_SINKS.values())
+    for sink in sinks:
+        sink.end()
+    flush_all()
+
+
 def warn_at_exit(message: str) -> None:
     """Print ``cassette-tui: warning: MESSAGE`` as one line on stderr (never raises: stderr
     may be closed or full too)."""
@@ -316,7 +372,7 @@ def _install_hooks() -> None:
     if _HOOKED:
         return
     _HOOKED = True
-    atexit.register(flush_all)
+    atexit.register(end_all)
     if threading.current_thread() is not threading.main_thread():
         return  # signal handlers can only be set from the main thread
     previous = signal.getsignal(signal.SIGTERM)
@@ -324,7 +380,7 @@ def _install_hooks() -> None:
         return
 
     def on_sigterm(signum: int, frame: Any) -> None:
-        flush_all()
+        end_all()
         if callable(previous):
             previous(signum, frame)
             return
@@ -341,4 +397,49 @@ def _no_folder(path: Path) -> ReportPathError:
         path,
         f"its folder {path.parent} does not exist (a report's folder is never created: "
         "make it first)",
+    )
+
+
+def _strict_line(event: dict[str, Any]) -> bytes:
+    """``event`` as one strict JSON line (non-finite numbers as ``jsonvalue`` writes them)."""
+    text = dumps_strict(event, ensure_ascii=False, default=repr) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, the line still reads back
+        return (dumps_strict(event, default=repr) + "\n").encode("ascii")
+
+
+def _call_line(event: dict[str, Any]) -> bytes:
+    """A call's journal line: orjson's (ints and text only: the same JSON as
+    ``_strict_line``'s), or that when orjson refuses it (a tool name with a lone
+    surrogate)."""
+    try:
+        return orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return _strict_line(event)
+
+
+#: indented; what the standard library hands to ``default`` goes there too (``repr``)
+_REPORT_OPTIONS = (
+    orjson.OPT_INDENT_2
+    | orjson.OPT_APPEND_NEWLINE
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def _report_bytes(document: dict[str, Any]) -> bytes:
+    """The report file's bytes: ``document`` as indented strict JSON and a newline. By
+    orjson (a long run's report: the standard library indents in Python, 2 s at 100k
+    calls), unless it writes a non-finite number (as ``null``) or refuses the document (a
+    lone surrogate, an integer past 64 bits): then ``dumps_strict``, as before."""
+    try:
+        out = orjson.dumps(document, option=_REPORT_OPTIONS, default=repr)
+    except TypeError:
+        out = None
+    if out is not None and not (b"null" in out and has_nonfinite(document)):
+        return out
+    return (dumps_strict(document, indent=2, ensure_ascii=False, default=repr) + "\n").encode(
+        "utf-8"
     )

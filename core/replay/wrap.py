@@ -2,8 +2,9 @@
 
 docs/format.md, "Environment contract": ``CASSETTE_MODE`` (``record``, ``replay``, ``live``;
 default ``live``), ``CASSETTE_PATH`` (the cassette), ``CASSETTE_REPORT`` (where the
-report goes as JSON: written when the wrapper is created, kept current as the run goes,
-and at exit or SIGTERM; one file per process, see ``report_sink``), ``CASSETTE_CONFIG``
+report goes as JSON: written when the wrapper is created and at exit or SIGTERM, each
+replayed call appended to its journal as it is served; one file per process, see
+``report_sink``), ``CASSETTE_CONFIG``
 (normalization config); ``CASSETTE_NEW_CALLS`` and ``CASSETTE_NEW_PATH`` (what a replay
 does with a call never recorded: ``new_calls.py``), ``CASSETTE_FIXTURES`` (pinned fixtures
 answering their keys first: ``fixtures.py``).
@@ -15,12 +16,8 @@ import atexit
 import functools
 import os
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..format.cassette import load
 from ..format.constants import (
     ENV_CLAIM,
     ENV_CONFIG,
@@ -32,19 +29,23 @@ from ..format.constants import (
     ENV_REPORT,
     MODES,
 )
-from ..format.entry import Entry
-from ..keys.config import ProjectConfig
-from ..scan.redact import Redactor, record_redactor
-from ..scan.redact_config import load_secret_config
-from . import recorder_registry
-from .fixtures import PinnedFixtures
-from .new_calls import LiveNewCalls, NewCall, check_policy, new_cassette_path
-from .recorder import Recorder, _is_async
-from .replayer import Replayer
-from .report_sink import ReportSink, attach, warn_at_exit
 
+# Importing this module is what an agent pays on every run (``from cassette_tui.core
+# import wrap_dispatcher``): the loader, the rules, the redaction, the replayer and the
+# recorder load when a wrapper needs them (``_engine``), not here
+# (tests/test_import_hygiene.py).
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
+    from ..format.entry import Entry
+    from ..keys.config import ProjectConfig
     from .codec import Codec
+    from .fixtures import PinnedFixtures
+    from .new_calls import LiveNewCalls
+    from .recorder import Recorder
+    from .replayer import Replayer
+    from .report_sink import ReportSink
 
 
 class _LiveCounter:
@@ -66,14 +67,19 @@ class _LiveCounter:
         return report
 
 
-@dataclass(frozen=True)
 class _Overlay:
     """What a wrapper adds around its mode: the new-calls policy, where ``record`` writes
     the new calls, and the pinned fixtures."""
 
-    new_calls: str = "error"
-    new_path: str | Path | None = None
-    fixtures: tuple[str | Path, ...] = ()
+    __slots__ = ("fixtures", "new_calls", "new_path")
+
+    def __init__(
+        self,
+        new_calls: str = "error",
+        new_path: str | Path | None = None,
+        fixtures: tuple[str | Path, ...] = (),
+    ) -> None:
+        self.new_calls, self.new_path, self.fixtures = new_calls, new_path, fixtures
 
 
 def _overlay(
@@ -81,6 +87,8 @@ def _overlay(
 ) -> _Overlay:
     """The arguments, else ``CASSETTE_NEW_CALLS``, ``CASSETTE_NEW_PATH``,
     ``CASSETTE_FIXTURES`` (``os.pathsep``-joined, empty parts skipped)."""
+    from .new_calls import check_policy
+
     policy = new_calls if new_calls is not None else os.environ.get(ENV_NEW_CALLS) or "error"
     try:
         policy = check_policy(policy)
@@ -123,9 +131,10 @@ def wrap_dispatcher(
             replays inside the marked test instead of staying live).
         path: the cassette; default ``CASSETTE_PATH``. Required for record and replay.
         report: file for the JSON report; default ``CASSETTE_REPORT``; ``None`` writes
-            nothing. Written at once (an unwritable path raises here), then as the run
-            goes, at exit and on SIGTERM; wrappers of one process that name the same file
-            share it (see ``report_sink``).
+            nothing. Written at once (an unwritable path raises here), then at exit and
+            on SIGTERM; a replay appends each call to ``PATH.journal`` as it is served
+            (``ReplayReport.read_run`` reads both); wrappers of one process that name the
+            same file share it (see ``report_sink``).
         config: normalization config file; default ``CASSETTE_CONFIG``, else the project's
             ``cassette.toml`` / ``pyproject.toml`` (see ``keys.config.ProjectConfig``). Its
             redaction settings apply too (``secrets.load_secret_config``): live args that
@@ -167,6 +176,8 @@ def wrap_dispatcher(
             cannot be loaded, or a bad config.
         ReportPathError: the report file cannot be written.
     """
+    from .recorder import _is_async
+
     is_async = _is_async(dispatch)
     # no mode given: the wrapper follows the environment, read again at each call
     follows = mode is None
@@ -174,18 +185,19 @@ def wrap_dispatcher(
     binding.overlay_args = (new_calls, new_path, fixtures)
     bound = binding.bind(binding.wanted())  # at once: a bad setting raises here
 
+    current, call = binding.current, bound.call  # a wrapper given its mode keeps ``bound``
     if is_async:
 
         async def wrapped_async(tool: str, args: Any) -> Any:
             __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
-            return await (binding.current() if follows else bound).call(tool, args)
+            return await (current().call if follows else call)(tool, args)
 
         wrapped: Any = wrapped_async
     else:
 
         def wrapped_sync(tool: str, args: Any) -> Any:
             __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)
-            return (binding.current() if follows else bound).call(tool, args)
+            return (current().call if follows else call)(tool, args)
 
         wrapped = wrapped_sync
     functools.update_wrapper(wrapped, dispatch, updated=())
@@ -201,15 +213,17 @@ def wrap_dispatcher(
 _Wanted = tuple[str, "str | Path | None", "str | Path | None", "str | Path | None"]
 
 
-@dataclass
 class _Bound:
     """One engine of a wrapper and the dispatcher it makes (reporting, when asked)."""
 
-    wanted: _Wanted
-    mode: str
-    engine: Any
-    call: Any
-    close: Callable[[], None]
+    __slots__ = ("call", "close", "engine", "mode", "wanted")
+
+    def __init__(
+        self, wanted: _Wanted, mode: str, engine: Any, call: Any, close: Callable[[], None]
+    ) -> None:
+        self.wanted, self.mode, self.engine, self.call, self.close = (
+            wanted, mode, engine, call, close
+        )  # fmt: skip
 
 
 class _Binding:
@@ -261,12 +275,15 @@ class _Binding:
             overlay, self.codec,
         )  # fmt: skip
         if report is not None:
+            from .report_sink import attach
+
             try:
                 sink = attach(report, engine)
             except BaseException:
                 close()
                 raise
-            call = _reporting(call, sink, self.is_async)
+            if not sink.journals(engine):  # a replay's calls go to the journal as served
+                call = _reporting(call, sink, self.is_async)
         atexit.register(_close_at_exit, close, engine)  # before the sink's final write (LIFO)
         self.bound = _Bound(wanted, mode, engine, call, close)
         return self.bound
@@ -316,13 +333,14 @@ def _engine(
     repeat: str,
     overwrite: bool,
     is_async: bool,
-    overlay: _Overlay = _Overlay(),
+    overlay: _Overlay | None = None,
     codec: Codec | None = None,
 ) -> tuple[Any, Any, Callable[[], None]]:
     """The engine of ``mode`` (a live call counter, a recorder, a replayer), the
     dispatcher it makes of ``dispatch`` (pinned fixtures first, when given) and what
     closes them. Record mode joins the recording of ``path`` open in this process, if any
     (``recorder_registry``)."""
+    overlay = overlay if overlay is not None else _Overlay()
     if mode != "replay" and overlay.new_calls != "error":
         raise ValueError(f"new_calls={overlay.new_calls!r} applies to replay mode only")
     if mode == "live" and not overlay.fixtures:
@@ -330,6 +348,15 @@ def _engine(
         return counter, _counted(dispatch, counter, is_async), _nothing
     if path is None and mode != "live":
         raise ValueError(f"{ENV_MODE}={mode} needs a cassette: pass path= or set {ENV_PATH}")
+    from ..format.cassette import load
+    from ..keys.config import ProjectConfig
+    from ..scan.redact import Redactor, record_redactor
+    from ..scan.redact_config import load_secret_config
+    from . import recorder_registry
+    from .fixtures import PinnedFixtures
+    from .new_calls import LiveNewCalls, new_cassette_path
+    from .replayer import Replayer
+
     project = ProjectConfig.load(config)
     rules = project.rules()
     redaction = load_secret_config(project)
@@ -395,6 +422,11 @@ def open_recorder(
         FileExistsError: ``path`` exists and neither ``overwrite`` nor ``claim`` allow it.
         CassetteFormatError: a bad config.
     """
+    from ..keys.config import ProjectConfig
+    from ..scan.redact import record_redactor
+    from ..scan.redact_config import load_secret_config
+    from .recorder import Recorder
+
     project = project if project is not None else ProjectConfig.load(None)
     redactor = record_redactor(load_secret_config(project))
     return Recorder(
@@ -409,6 +441,8 @@ def _close_at_exit(close: Callable[[], None], engine: Any) -> None:
     try:
         close()
     except OSError as exc:
+        from .report_sink import warn_at_exit
+
         where = getattr(engine, "path", None)
         what = f"the cassette {where}" if where is not None else "the recording"
         warn_at_exit(f"{what} could not be finished at exit: {exc}")
@@ -470,6 +504,11 @@ def _replayed(
     """A dispatcher served by ``replayer`` (a coroutine function when ``is_async``): a
     pinned fixture's key by the fixture (logged ``pinned``), a new call by ``live``
     (``dispatch`` live; logged ``new`` by the replayer), never ``dispatch`` otherwise."""
+
+    from .new_calls import NewCall
+
+    if pinned is None and live is None and not is_async:
+        return replayer  # nothing around it: one frame less on every call
 
     def pinned_answer(tool: str, args: Any) -> Entry | None:
         __tracebackhide__ = True  # pytest: a failure shows no raw args (secrets)

@@ -12,7 +12,7 @@ from cassette_tui.core.diff.result import DiffResult, diff_cassettes
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
 from cassette_tui.core.format.jobs import Cancelled, CancelToken, Progress, run_job
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,7 +29,7 @@ from ..text.progress import progress_count, reading_line
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
-from .loop_keys import LoopKeysScreen
+from .swap import SwapKeysScreen
 
 #: seconds the reading of two large files waits for the first rows to be painted
 PAINT_WAIT_S = 1.0
@@ -38,7 +38,7 @@ PAINT_WAIT_S = 1.0
 _STAGES = {"outcomes": "reading every response", "align": "aligning"}
 
 
-class PairScreen(LoopKeysScreen):
+class PairScreen(SwapKeysScreen):
     """A on the left, B on the right, the status mark between, the detail below.
 
     The first rows come from ``Session.quick_diff`` (by seq, statuses may come from the
@@ -194,7 +194,7 @@ class PairScreen(LoopKeysScreen):
     def cancel_job(self) -> bool:
         token = self._token
         if token is None or token.cancelled:
-            return False
+            return self.cancel_swaps()
         token.cancel()
         if self.result is None:
             # nothing shown yet: the rows by seq now, not once the job sees its token (the
@@ -360,7 +360,9 @@ class PairScreen(LoopKeysScreen):
         result = self.result
         assert result is not None
         drift = result.drift(index)
-        return pair_detail(result, index, drift, limits, styles, diagnosis(result)[0])
+        detail = pair_detail(result, index, drift, limits, styles, diagnosis(result)[0])
+        swap = self.swap_line(index)  # s on this row: its pass rate in words, first
+        return detail if swap is None else Group(swap, detail)
 
     def detail_placeholder(self, index: int) -> RenderableType:
         result = self.result

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 import warnings
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from cassette_tui.core import (
 from cassette_tui.core.format.atomic import NotReplaceable, write_atomic
 from cassette_tui.core.format.errors import ToolErrorClassWarning
 from cassette_tui.core.replay.recorder import NotSerializable, RecordingStopped
+from cassette_tui.core.replay.report import ReplayReport, journal_path
 from cassette_tui.core.replay.report_sink import ReportPathError
 from support.factory import entry, make_cassette, write_cassette
 from support.odd_values import Colour, Name, Size
@@ -338,18 +338,7 @@ REPORT_AGENT = textwrap.dedent(
         pass
     how = sys.argv[3]
     if how == "os_exit":
-        # the report is written as the run goes: wait until the disk shows the miss (it
-        # lags by at most report_sink._MAX_DELAY on a quiet machine), then leave abruptly
-        report = os.environ["CASSETTE_REPORT"]
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if "never recorded" in open(report, encoding="utf-8").read():
-                    break
-            except OSError:
-                pass
-            time.sleep(0.02)
-        os._exit(3)
+        os._exit(3)  # no exit hook: every call is in the journal already, as served
     if how == "sigterm":
         print("ready", flush=True)
         time.sleep(60)
@@ -383,22 +372,74 @@ def test_one_report_per_process_even_when_killed(tmp_path: Path, how: str) -> No
     doc = json.loads(report.read_text(encoding="utf-8"))
     first, second = doc["wrappers"]
     assert first["cassette"] == str(a) and second["cassette"] == str(b)
+    run = ReplayReport.read_run(report)  # the file, or the journal where it holds more
+    assert [c.outcome for c in run.calls or ()] == ["hit", "hit", "miss"]
+    assert [m.args for m in run.misses] == [{"path": "never recorded"}]
+    if how == "os_exit":  # the file as written at creation; the journal has the calls
+        assert first["calls"] == second["calls"] == []
+        return
     assert [c["outcome"] for c in first["calls"]] == ["hit"]
     assert [c["outcome"] for c in second["calls"]] == ["hit", "miss"]
     assert [m["args"] for m in doc["misses"]] == [{"path": "never recorded"}]
     assert doc["misses"][0]["cassette"] == str(b)
+    ends = [e for e in _journal(report) if "end" in e]  # the summaries, at the end
+    assert [e["end"]["calls"] for e in ends] == [1, 2]
 
 
-def test_report_is_written_as_the_run_goes(tmp_path: Path) -> None:
+def _journal(report: Path) -> list[dict]:
+    return [json.loads(line) for line in journal_path(report).read_text().splitlines()]
+
+
+def test_report_is_appended_as_the_run_goes(tmp_path: Path) -> None:
+    """Each call is one line appended to the journal as it is served (the report file is
+    written at creation and at the end, never rewritten per call: a long run's cost would
+    grow with its length); the run's report is read from them at any moment."""
     path = write_cassette(tmp_path / "c.jsonl", entry(1, "t", {"i": 1}), entry(2, "t", {"i": 2}))
     report = tmp_path / "r.json"
     dispatch = wrap_dispatcher(lambda t, a: None, mode="replay", path=path, report=report)
     assert json.loads(report.read_text())["calls"] == []  # written at creation
+    written = report.read_bytes()
     dispatch("t", {"i": 1})
-    deadline = time.monotonic() + 10
-    while json.loads(report.read_text())["calls"] == [] and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert [c["seq"] for c in json.loads(report.read_text())["calls"]] == [1]
+    assert [c.seq for c in ReplayReport.read_run(report).calls or ()] == [1]
+    dispatch("t", {"i": 2})
+    assert [c.seq for c in ReplayReport.read_run(report).calls or ()] == [1, 2]
+    assert report.read_bytes() == written  # appended to the journal, not rewritten
+    header, *calls = _journal(report)
+    assert header["header"]["seqs"] == [1, 2]
+    assert [(c["call"]["n"], c["call"]["seq"], c["recorded"]) for c in calls] == [
+        (1, 1, 1),
+        (2, 2, 1),
+    ]
+
+
+def test_the_report_as_written_is_the_typed_report_and_the_journal_agrees(
+    tmp_path: Path,
+) -> None:
+    """What the file gets (``Replayer.report``, built from the call log without a
+    ``CallRecord`` a call) is ``replay_report().to_json()``; the run read back from the
+    journal alone (the agent killed before exit) has the same calls, misses and counts;
+    the journal's last line sums the replay up."""
+    path = write_cassette(
+        tmp_path / "c.jsonl", entry(1, "t", {"i": 1}), entry(2, "t", {"i": 1}), entry(3, "u", {})
+    )
+    report = tmp_path / "r.json"
+    dispatch = wrap_dispatcher(lambda t, a: None, mode="replay", path=path, report=report)
+    dispatch("t", {"i": 1})
+    with pytest.raises(CassetteMiss):
+        dispatch("t", {"i": "never"})
+    dispatch("t", {"i": 1})
+    replayer = dispatch.engine
+    assert replayer.report() == replayer.replay_report().to_json()
+    typed = replayer.replay_report()
+    from_journal = ReplayReport.read_run(report)  # the file still holds no call
+    assert from_journal.calls == typed.calls and from_journal.misses == typed.misses
+    assert (from_journal.used, from_journal.unused_seqs) == (typed.used, typed.unused_seqs)
+    assert from_journal.repeats == typed.repeats
+    from cassette_tui.core.replay.report_sink import end_all
+
+    end_all()  # as at exit: the summary line, then the file
+    assert _journal(report)[-1]["end"] == {"calls": 3, "used": 2, "unused_seqs": [3]}
+    assert ReplayReport.read(report) == typed
 
 
 @pytest.mark.parametrize("where", ["dir", "file_as_parent", "fifo"])
