@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cassette_tui.core.format.cassette import Cassette
@@ -51,7 +52,9 @@ class CassetteApp(App[None]):
     """``CassetteApp(a, b)`` compares two cassettes; ``CassetteApp(a)`` shows one;
     ``CassetteApp(run_source=RunSource(...))`` starts on the run selector of a multi-run file;
     ``CassetteApp(group_source=GroupSource(...))`` on the tree of runs grouped by where they
-    part."""
+    part. ``CassetteApp(load_head(pa), load_head(pb), reading=(pa, pb))`` compares two large
+    files: the rows of their first lines at once, then the files read whole with progress
+    on screen (``open_pair``)."""
 
     TITLE = "cassette-tui"
     CSS_PATH = "app.tcss"
@@ -74,6 +77,7 @@ class CassetteApp(App[None]):
         agent: AgentCommand | None = None,
         agent_problem: str | None = None,
         config: str | None = None,
+        reading: tuple[Path, Path] | None = None,
     ) -> None:
         # plain: default colours only (NO_COLOR, or a terminal of 16 colours or fewer;
         # tui/colours.py). Textual reads NO_COLOR itself, but picks a greying filter.
@@ -83,7 +87,11 @@ class CassetteApp(App[None]):
             apply_plain(self)
         self._handle_signals = handle_signals
         #: what is open, and what core computed about it
-        self.session = Session(a, b, align=align, run_source=run_source, group_source=group_source)
+        # reading: a and b are the first lines of these two files (``load_head``), read
+        # whole by the pair screen's worker with progress on screen
+        self.session = Session(
+            a, b, align=align, run_source=run_source, group_source=group_source, reading=reading
+        )
         self.session.agent = agent
         self.session.agent_problem = agent_problem if agent is None else None
         self.session.config = config

@@ -55,13 +55,26 @@ class WorkerFailed(Message):
 
 class DiffReady(Message):
     """The diff of A and B under ``result.align`` with its rows, and the row to put the
-    cursor on. ``result.exact`` False: statuses from the bytes, an exact diff follows."""
+    cursor on. ``result.exact`` False: statuses from the bytes, an exact diff follows.
+    ``preview``: the rows of the files' first lines, by seq, while the files are read
+    whole (``Session.read_job``); the whole diff follows."""
 
-    def __init__(self, result: DiffResult, rows: PairRows, cursor: int) -> None:
+    def __init__(
+        self,
+        result: DiffResult,
+        rows: PairRows,
+        cursor: int,
+        *,
+        preview: bool = False,
+        note: str | None = None,
+    ) -> None:
         super().__init__()
         self.result = result
         self.rows = rows
         self.cursor = cursor
+        self.preview = preview
+        #: what the header says under the rows (a preview: how far the reading is)
+        self.note = note
 
 
 class DiagnosisReady(Message):

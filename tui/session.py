@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Literal
 
 from cassette_tui.core.diff.align_choice import resolve_alignment
 from cassette_tui.core.diff.result import DiffResult, diff_cassettes, diff_job
-from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.cassette import Cassette, load_job
 from cassette_tui.core.format.gcpause import no_cyclic_gc
-from cassette_tui.core.format.jobs import CancelToken, JobGenerator
+from cassette_tui.core.format.jobs import CancelToken, JobGenerator, Progress
 
 if TYPE_CHECKING:
     from cassette_tui.core.loop.agent import AgentCommand
@@ -96,6 +96,50 @@ class RunFolders:
                 return
 
 
+def _lines_estimate(path: Path, head: Cassette) -> int | None:
+    """The lines of the file at ``path`` as its first lines (``head``) let guess them:
+    its size times their lines per byte; ``None`` when that cannot be told."""
+    spans = head.line_spans()
+    if not spans or not len(head):
+        return None
+    offsets, lengths = spans
+    read = max(o + n for o, n in zip(offsets, lengths, strict=True))  # a few hundred
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    return max(len(head), round(len(head) * size / read)) if read else None
+
+
+def _whole_file(path: Path, head: Cassette) -> bool:
+    """Whether ``head`` holds every line of the file at ``path``: nothing but whitespace
+    after its last line (an unreadable file: not known, so not whole)."""
+    spans = head.line_spans()
+    if spans is None:
+        return True  # held in memory: whole
+    offsets, lengths = spans
+    end = max((o + n for o, n in zip(offsets, lengths, strict=True)), default=0)
+    try:
+        with path.open("rb") as fh:
+            fh.seek(end)
+            rest = fh.read(1 << 16)
+            return not rest.strip() and not fh.read(1)
+    except OSError:
+        return False
+
+
+def _as_stage(job: JobGenerator[Cassette], stage: str) -> JobGenerator[Cassette]:
+    """``job`` with its progress events renamed ``stage`` (``"reading A"``)."""
+    try:
+        while True:
+            event = next(job)
+            yield Progress(stage, event.done, event.total, event.unit, event.message)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        job.close()  # stopped early: the file and its reader thread are let go now
+
+
 class Session:
     """The open cassettes and what ``core`` computed about them.
 
@@ -116,6 +160,9 @@ class Session:
         agent_problem: why there is no agent (how to configure one), or ``None``.
         config: the config file the app was started with (``--config``), handed to the
             loop's jobs, or ``None`` (the default lookup).
+        reading: while A and B are the first lines of two large files (``load_head``),
+            the files still to be read whole (``read_job``); ``None`` once they are, and
+            for cassettes given whole.
 
     Raises:
         ValueError: an unknown alignment, or neither a cassette nor runs to choose from
@@ -130,6 +177,7 @@ class Session:
         align: str = "seq",
         run_source: RunSource | None = None,
         group_source: GroupSource | None = None,
+        reading: tuple[Path, Path] | None = None,
     ) -> None:
         if align not in (*ALIGNMENTS, "auto"):
             raise ValueError(f"align must be 'auto', 'seq' or 'key', not {align!r}")
@@ -153,6 +201,58 @@ class Session:
         self.config: str | None = None
         self._diffs: dict[Alignment, DiffResult] = {}
         self._lock = threading.Lock()
+        if reading is not None and (a is None or b is None):
+            raise ValueError("reading two files needs their first lines as A and B")
+        self.reading = reading
+
+    def read_job(self, token: CancelToken) -> JobGenerator[None]:
+        """Read the two files of ``reading`` whole, A then B, as a ``core`` job: progress
+        ``Progress(stage="reading A", unit="lines")`` (the total estimated from the bytes
+        read so far), each file read once with its keys (``load(keys=True)``: what the
+        diff needs, no second read). Then A and B are the whole cassettes, under the rules
+        of their first lines, and ``reading`` is ``None``. Run it in a worker.
+
+        Raises:
+            Cancelled: ``token`` was cancelled (A and B stay the first lines).
+            CassetteFormatError: a bad line (file, line, field).
+        """
+        reading, a, b = self.reading, self.a, self.b
+        if reading is None or a is None or b is None:
+            return
+        whole: list[Cassette] = []
+        for side, path, head in (("A", reading[0], a), ("B", reading[1], b)):
+            # at once, before the first chunk is read: how many lines the first ones say
+            yield self.reading_start(side)
+            job = load_job(path, rules=head.rules, cancel=token, keys=True, unit="lines")
+            whole.append((yield from _as_stage(job, f"reading {side}")))
+        with self._lock:
+            if self.a is a and self.b is b:
+                self.a, self.b = whole
+                self.reading = None
+                self._diffs = {}
+
+    def first_lines(self) -> tuple[Cassette, Cassette]:
+        """A and B for the rows shown while the files are read: their first lines, cut to
+        what both hold (a step past the shorter head is not known to be one-sided yet,
+        unless that head is its whole file). Raises ``ValueError`` without two cassettes."""
+        a, b = self.pair()
+        reading = self.reading
+        if reading is None:
+            return a, b
+        known = [len(head) for head, path in ((a, reading[0]), (b, reading[1]))
+                 if not _whole_file(path, head)]  # fmt: skip
+        if not known:
+            return a, b
+        return a.first(min(known)), b.first(min(known))
+
+    def reading_start(self, side: str = "A") -> Progress:
+        """The progress of ``read_job`` before it reads side ``side`` (``"A"`` or ``"B"``):
+        no line yet, of the lines its first lines let guess (``None``: not reading)."""
+        reading, head = self.reading, self.a if side == "A" else self.b
+        if reading is None or head is None:
+            return Progress(f"reading {side}", 0, None, "lines")
+        path = reading[0] if side == "A" else reading[1]
+        return Progress(f"reading {side}", 0, _lines_estimate(path, head), "lines", path.name)
 
     def pair(self) -> tuple[Cassette, Cassette]:
         """A and B. Raises ``ValueError`` when one cassette alone is open."""

@@ -347,7 +347,13 @@ def align_by_seq(a: Cassette, b: Cassette) -> list[Row]:
 _EXACT_BY_ENTRY_MAX = 2000
 
 
-def seq_statuses(a: Cassette, b: Cassette, *, provisional: list[int] | None = None) -> list[Status]:
+def seq_statuses(
+    a: Cassette,
+    b: Cassette,
+    *,
+    provisional: list[int] | None = None,
+    bytes_only: bool = False,
+) -> list[Status]:
     """The status of each row of ``align_by_seq(a, b)``, without building the rows.
 
     A pair with the same key whose responses are byte-identical in the files (see
@@ -355,7 +361,9 @@ def seq_statuses(a: Cassette, b: Cassette, *, provisional: list[int] | None = No
     same-key pairs compare outcome fingerprints. With a ``provisional`` list, when more than
     ``_EXACT_BY_ENTRY_MAX`` pairs need that comparison (two full parses), they are
     reported ``response_drift`` from their bytes alone and their rows appended to the list:
-    a first answer that a second, exact call confirms (the app's first screen)."""
+    a first answer that a second, exact call confirms (the app's first screen).
+    ``bytes_only`` (with ``provisional``): so are they however few (no entry is parsed:
+    the first look at two files' first lines)."""
     n, m = len(a), len(b)
     k = min(n, m)
     ta, tb, da, db = a._tools, b._tools, a.digests(), b.digests()
@@ -375,7 +383,7 @@ def seq_statuses(a: Cassette, b: Cassette, *, provisional: list[int] | None = No
                 unsure.append(i)
             append(same)
     if unsure:
-        if len(unsure) > _EXACT_BY_ENTRY_MAX and provisional is not None:
+        if provisional is not None and (bytes_only or len(unsure) > _EXACT_BY_ENTRY_MAX):
             for i in unsure:
                 statuses[i] = Status.RESPONSE_DRIFT
             provisional.extend(unsure)
@@ -400,13 +408,18 @@ class SeqRows(Sequence[Row]):
     when the row is first asked for (one entry each side, or, when all rows are
     iterated, one ``outcome_index`` pass per file). Equal to the list ``align_by_seq``
     returns; thread-safe. ``exact=False``: statuses from the bytes where exact ones would
-    parse every response (see ``seq_statuses``); ``provisional`` lists those rows."""
+    parse every response (see ``seq_statuses``; ``bytes_only``: wherever the bytes differ);
+    ``provisional`` lists those rows."""
 
-    def __init__(self, a: Cassette, b: Cassette, *, exact: bool = True) -> None:
+    def __init__(
+        self, a: Cassette, b: Cassette, *, exact: bool = True, bytes_only: bool = False
+    ) -> None:
         self.a, self.b = a, b
         #: rows whose ``response_drift`` comes from the bytes alone (``exact=False``)
         self.provisional: list[int] = []
-        self.statuses = seq_statuses(a, b, provisional=None if exact else self.provisional)
+        self.statuses = seq_statuses(
+            a, b, provisional=None if exact else self.provisional, bytes_only=bytes_only
+        )
         self._rows: list[Row | None] = [None] * len(self.statuses)
         self._repeated: tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]] | None = None
         self._lock = threading.Lock()

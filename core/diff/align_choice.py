@@ -13,14 +13,22 @@ the calls that follow.
 ``choose_alignment(a, b)`` picks ``key`` exactly then: at the first step whose call
 differs (tool or args digest), the call one run makes there is made by the other run
 within ``LOOKAHEAD`` steps (the same key; or, when the two tools differ, the same tool).
-Otherwise, and when an answer to the same call differs before any call does (both
-alignments put the first divergence there), it picks ``seq``. On the tau-bench airline
-pass/fail pairs this puts the right first divergence on screen for every pair (see
-README, "Alignment").
+Otherwise it picks ``seq``. On the tau-bench airline pass/fail pairs this puts the right
+first divergence on screen for every pair (see README, "Alignment").
 
-Cost: one pass over both runs' keys up to that step (the keys a diff computes anyway),
-and at most ``MAX_ANSWERS_READ`` pairs of responses parsed to tell a real answer change
-from metadata-only drift. No alignment, no deepdiff.
+The choice reads the calls (tools and args keys) alone, never the answers. An answer that
+differs before any call does used to settle it for ``seq`` ("both alignments put the first
+divergence there"), but that is not so when the runs then part at an inserted step: on the
+sample pair (A retries a rate-limited search three times more, then reads another
+document) ``seq`` put the retries beside B's reads as ``other_call`` rows and lost the
+``downstream_drift`` that traces A's wrong ``read_file`` to the search ranking, and on
+two runs whose every answer differs (a re-recording against a changed service) one
+inserted step shifted every row after it. By key the extra steps are one-sided rows
+where the runs part, and the rows after them pair up. The answers decide the statuses of
+the rows, not which entries stand side by side.
+
+Cost: one pass over both runs' keys up to the first differing call (the keys a diff
+computes anyway); no response is read, no alignment, no deepdiff.
 """
 
 from __future__ import annotations
@@ -28,7 +36,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..format.outcome import same_outcome
 from ..format.plural import plural
 
 if TYPE_CHECKING:
@@ -40,9 +47,6 @@ __all__ = ["ALIGN_CHOICES", "LOOKAHEAD", "AlignChoice", "choose_alignment", "res
 ALIGN_CHOICES = ("auto", "seq", "key")
 #: how many steps ahead the other run may make a call for it to count as inserted steps
 LOOKAHEAD = 20
-#: same-call pairs with different response bytes parsed before the first differing call;
-#: past this, ``seq`` (an answer already differs: both alignments agree on where)
-MAX_ANSWERS_READ = 50
 
 
 @dataclass(frozen=True)
@@ -71,31 +75,6 @@ def resolve_alignment(a: Cassette, b: Cassette, align: str) -> tuple[str, str | 
     return choice.align, choice.reason
 
 
-def _answers_differ_before(a: Cassette, b: Cassette, k: int) -> int | None:
-    """The first position before ``k`` (same call on both sides) whose answer really
-    differs (not only in volatile metadata or ignored paths), or ``None``. Past
-    ``MAX_ANSWERS_READ`` unsure pairs, the first of them."""
-    from .refine import classify_response_drift
-
-    ha, hb = a.response_hashes(), b.response_hashes()
-    read = 0
-    for i in range(k):
-        h = ha[i]
-        if h is not None and h == hb[i]:
-            continue
-        if read >= MAX_ANSWERS_READ:
-            return i
-        read += 1
-        if same_outcome(a, i, b, i):
-            continue
-        ea, eb = a._entry(i), b._entry(i)
-        if ea.is_error or eb.is_error:
-            return i
-        if classify_response_drift(a.tool(i), ea.response, eb.response, a) != "metadata":
-            return i
-    return None
-
-
 def _find(keys: list[tuple[str, str]] | list[str], start: int, wanted: object) -> int | None:
     for j in range(start, min(len(keys), start + LOOKAHEAD)):
         if keys[j] == wanted:
@@ -112,14 +91,6 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
     k = next((i for i in range(n) if ta[i] != tb[i] or da[i] != db[i]), None)
     if k is None:
         return _no_call_differs(a, b, n)
-    answer = _answers_differ_before(a, b, k)
-    if answer is not None:
-        return AlignChoice(
-            "seq",
-            f"the runs part at seq {a.seq(answer)} on an answer to the same call, before "
-            "any call differs",
-            answer,
-        )
     later_a, later_b, by_tool = _made_later(a, b, k)
     if later_a is None and later_b is None:
         what = "different tools" if ta[k] != tb[k] else "the same tool with different args"

@@ -292,6 +292,7 @@ def diff_cassettes(
     align: str = "seq",
     *,
     exact: bool = True,
+    bytes_only: bool = False,
     tolerance: float | None = None,
     check: Check | None = None,
 ) -> DiffResult:
@@ -303,7 +304,10 @@ def diff_cassettes(
     result's ``align`` says which and ``align_reason`` why). Runs no deepdiff.
     ``exact=False`` (by seq): when many responses differ in their bytes, skip those reads
     and call them ``response_drift`` for now (``DiffResult.exact`` is then False; see
-    ``align.seq_statuses``). ``tolerance``: an absolute |Δ| within which numbers in
+    ``align.seq_statuses``); with ``bytes_only`` too (by seq), every same-call pair whose
+    stored responses differ in their bytes is provisional, however few (no response is
+    parsed: the app's first look, drawn from the index alone; when no pair is unsure, the
+    exact diff as without it). ``tolerance``: an absolute |Δ| within which numbers in
     responses count as equal (see ``refine.py``). ``check`` is called now and then while
     aligning by key and refining rows; what it raises (``Cancelled``, from
     ``CancelToken.raise_if_cancelled``) stops the diff.
@@ -311,6 +315,11 @@ def diff_cassettes(
     Raises:
         ValueError: an unknown ``align``; a ``tolerance`` that is negative, NaN or infinite.
     """
+    if bytes_only and not exact and align == "seq":
+        # no job: the keys are known or cheap (a first look), nothing else is read
+        rows = SeqRows(a, b, exact=False, bytes_only=True)
+        if rows.provisional:
+            return DiffResult(a, b, "seq", rows)
     job = diff_job(a, b, align, outcomes=False, exact=exact, tolerance=tolerance, check=check)
     return run_job(job)
 

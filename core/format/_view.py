@@ -24,14 +24,15 @@ import msgspec
 
 from . import _readahead as readahead
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
+from ._line_keys import LineKeys
 from ._writer import dump_record
-from .digest import NO_RULES, KeyRules, digest, fast_digest, sorted_json
+from .digest import NO_RULES, KeyRules, digest, fast_digest
 from .entry import Entry
 from .errors import CassetteFormatError
 from .jobs import CancelToken, JobGenerator, Progress, run_job
-from .jsontext import DuplicateKey, may_have_duplicates, parse_json
+from .jsontext import DuplicateKey, parse_json
 from .jsonvalue import NONFINITE_MARK, decode_nonfinite
-from .lines import entry_from_record, error_field, json_reason, parse_header, validate_record
+from .lines import entry_from_record, error_field, json_reason, validate_record
 from .outcome import entry_fingerprint
 
 #: entries a file-backed cassette keeps parsed (least recently used dropped first)
@@ -84,6 +85,7 @@ class Cassette(Sequence[Entry]):
         report: LoadReport | None = None,
         metadata: dict[str, Any] | None = None,
         identity: FileIdentity | None = None,
+        response_hashes: list[int | None] | None = None,
     ) -> None:
         self.path = path
         self.rules = rules
@@ -96,8 +98,9 @@ class Cassette(Sequence[Entry]):
         self._cache: OrderedDict[int, Entry] = OrderedDict()
         self._seq_pos: dict[int, int] | None = None
         #: per entry, a hash of its response's bytes as stored (see ``response_hashes``);
-        #: computed with the digests, on first use, for a file-backed cassette
-        self._response_hashes: list[int | None] | None = None
+        #: computed with the digests, on first use, for a file-backed cassette (or by a
+        #: load with ``keys=True``, with the digests)
+        self._response_hashes = response_hashes
         self._keys_lock = threading.Lock()
         #: the file descriptor entry access reads with (``raw_line``), opened on first use
         self._fd: int | None = None
@@ -284,18 +287,14 @@ class Cassette(Sequence[Entry]):
     ) -> JobGenerator[tuple[list[str], list[int | None]]]:
         """Every entry's args digest under the rules, and the hash of its response's bytes
         (``None`` for an error entry or a line read by the fallback parser), in one
-        sequential read of the file. The loop is the hot part of ``digests()``: its common
-        case makes no Python call of its own."""
+        sequential read of the file (``_line_keys.LineKeys``: the same keys a load with
+        ``keys=True`` computes as it reads)."""
         n = len(self)
-        rules = self.rules
-        identity = rules.is_empty
-        apply = rules.apply
-        tools = self._tools
+        tools, lines = self._tools, self._lines
         digests: list[str] = [""] * n
         hashes: list[int | None] = [None] * n
         decode = _KEYED.decode
-        decode_value = msgspec.json.decode
-        dup_check = may_have_duplicates
+        of_line = LineKeys(self.path, self.rules).of_line
         stage = self.path.name if self.path is not None else ""
         for i, raw in self.lines_bytes():
             if not i & 4095:
@@ -304,57 +303,16 @@ class Cassette(Sequence[Entry]):
                     cancel.raise_if_cancelled()
             try:
                 keyed = decode(raw)
-                args_raw = bytes(keyed.args)
-                args, response, finite = decode_value(args_raw), keyed.response, True
+                args_bytes = bytes(keyed.args)
+                args_raw: bytes | None = args_bytes
+                response = keyed.response
+                nonfinite = NONFINITE_MARK in args_bytes
             except (msgspec.DecodeError, RecursionError):
-                args, finite = self._args_as_loaded(i, raw)
-                args_raw, response = b"", None  # the fallback checked for repeated keys
-            if NONFINITE_MARK in raw:  # {"$numberDouble": ...} is read back as the float
-                args, finite = decode_nonfinite(args), False
-            if identity:
-                # the sorted JSON that gives the digest also tells whether msgspec dropped
-                # a repeated key (one colon less: see jsontext.may_have_duplicates)
-                out = sorted_json(args) if finite else None
-                if args_raw and dup_check(args_raw, args, out):
-                    self._refuse_repeated_args(i, args_raw, raw)
-                digests[i] = (fast_digest(args, out) if out is not None else None) or digest(args)
-            else:
-                if args_raw and b":" in args_raw and dup_check(args_raw, args):
-                    self._refuse_repeated_args(i, args_raw, raw)
-                value = apply(tools[i], args)
-                digests[i] = (fast_digest(value) if finite else None) or digest(value)
-            if response:
-                hashes[i] = hash(bytes(response))
+                args_raw = response = None
+                nonfinite = NONFINITE_MARK in raw
+            digests[i], hashes[i] = of_line(tools[i], lines[i], args_raw, response, nonfinite, raw)
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
-
-    def _args_as_loaded(self, i: int, raw: bytes) -> tuple[Any, bool]:
-        """``(args, finite)`` of entry ``i`` read from its line ``raw`` as the load read it
-        (``parse_header``): for NaN or a lone surrogate in the args, or a response the
-        entry access will report.
-
-        Raises:
-            CassetteFormatError: the line does not parse (file, line, field).
-        """
-        try:
-            record, finite = parse_header(raw)
-            return record["args"], finite
-        except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
-            raise CassetteFormatError(
-                self.path, self._lines[i], error_field(exc), json_reason(exc, raw)
-            ) from None
-
-    def _refuse_repeated_args(self, i: int, args_raw: bytes, raw: bytes) -> None:
-        """Raise ``CassetteFormatError`` (field ``args``) when the args of entry ``i`` hold
-        a key twice in one object, as the entry parse would."""
-        try:
-            parse_json(args_raw)
-        except DuplicateKey as exc:
-            # the path from the entry, as the entry parse names it (``$.args``, not the top)
-            within = DuplicateKey(exc.key, ("args", *exc.parts))
-            raise CassetteFormatError(
-                self.path, self._lines[i], "args", json_reason(within, raw)
-            ) from None
 
     def entry_view(self, i: int) -> Entry:
         """Entry ``i`` as held or cached, not a copy (``self[i]`` hands out copies): for
@@ -509,6 +467,33 @@ class Cassette(Sequence[Entry]):
         what = how_changed(st, self._identity, appended_ok=False)
         if what is not None:
             raise changed_error(self.path, what)
+
+    def first(self, n: int) -> Cassette:
+        """A cassette of the first ``n`` entries of this one (all of them when ``n`` is
+        larger): the same file and rules, the index and any keys computed so far cut to
+        ``n`` (no read)."""
+        if n >= len(self):
+            return self
+        n = max(n, 0)
+        entries = self._entries
+        digests, hashes = self._digests, self._response_hashes
+        offsets, lengths = self._offsets, self._lengths
+        return Cassette(
+            self.path,
+            seqs=self._seqs[:n],
+            tools=self._tools[:n],
+            digests=digests[:n] if digests is not None else None,
+            stored=self._stored[:n],
+            lines=self._lines[:n],
+            offsets=offsets[:n] if offsets is not None else None,
+            lengths=lengths[:n] if lengths is not None else None,
+            entries=entries[:n] if entries is not None else None,
+            rules=self.rules,
+            report=self.report,
+            metadata=dict(self.metadata),
+            identity=self._identity,
+            response_hashes=hashes[:n] if hashes is not None else None,
+        )
 
     def with_rules(self, rules: KeyRules) -> Cassette:
         """The same cassette with digests recomputed under other normalization rules."""

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cassette_tui.core.diff.model import Status
 from cassette_tui.core.diff.result import diff_cassettes
 from cassette_tui.core.importers.sources import open_cassette
 from support.paths import SAMPLES, SCRIPT
@@ -28,7 +29,7 @@ pytestmark = [
 
 def test_first_divergence_and_response_drift(tmux: Tmux) -> None:
     result = diff_cassettes(
-        open_cassette(SAMPLES / "fail.jsonl"), open_cassette(SAMPLES / "fix.jsonl")
+        open_cassette(SAMPLES / "fail.jsonl"), open_cassette(SAMPLES / "fix.jsonl"), "auto"
     )
     first = result.first_divergence
     assert first is not None
@@ -40,35 +41,46 @@ def test_first_divergence_and_response_drift(tmux: Tmux) -> None:
     assert f"row {first + 1}" in header and f"A seq {row.a_seq}" in header
     cursor = next(line for line in lines if line.startswith("▶"))
     assert cursor[1:6].strip() == str(row.a_seq)
-    # the drift of the response, path by path, old -> new (computed in a worker)
-    drift = {d.path: d for d in result.drift(first)}
+    # the drift of the first response that differs, path by path, old -> new (computed in
+    # a worker): n walks there from the first divergence (by key, A's extra retries first)
+    drifted = next(i for i, r in enumerate(result.rows) if r.status is Status.RESPONSE_DRIFT)
+    for _ in range(drifted - first):
+        tmux.keys("n")
+    drift = {d.path: d for d in result.drift(drifted)}
     screen = tmux.wait_for(lambda s: "drift (" in s, "the drift of the selected row")
     changed = [d for d in drift.values() if d.change.value == "value_changed"]
     assert changed, "the sample's first divergence changes a value"
-    item = changed[0]
+    item = next((d for d in changed if not isinstance(d.a, str)), changed[0])  # fits a line
     screen = tmux.wait_for(lambda s: item.path in s, f"drift of {item.path}")
     line = next(x for x in screen.splitlines() if item.path in x)
     assert f"{item.a} -> {item.b}" in line
 
 
+def _cursor_seq(screen: str) -> str | None:
+    """A's seq on the cursor's row, or None."""
+    line = next((x for x in screen.splitlines() if x.startswith("▶")), None)
+    return line[1:6].strip() if line is not None else None
+
+
 def test_keys_walk_the_diffs_and_open_a_step(tmux: Tmux) -> None:
     open_pair(tmux)
-    tmux.keys("n")
-    screen = tmux.wait_for(lambda s: "× other call" in s, "next difference")
+    tmux.keys("n")  # by key (auto's choice for the sample): A's next extra retry
+    screen = tmux.wait_for(lambda s: _cursor_seq(s) == "3", "next difference")
+    assert "only in A" in screen
     tmux.keys("Enter")
     screen = tmux.wait_for(lambda s: "B response" in s and "Back" in s, "step full-screen")
     tmux.keys("q")
     screen = tmux.wait_for(lambda s: "first divergence" in s, "back on the main screen")
     tmux.keys("a")
 
-    def by_key_rows(s: str) -> bool:
-        # the header says "by key" a frame before the re-aligned rows are drawn: wait for both
+    def by_seq_rows(s: str) -> bool:
+        # the header says "by seq" a frame before the re-aligned rows are drawn: wait for both
         lines = s.splitlines()
-        row_drawn = "< only in A" in s or (len(lines) > 5 and "<" in lines[5])
-        return "by key" in s and "first divergence" in s and row_drawn
+        row_drawn = len(lines) > 7 and " × " in lines[7]
+        return "by seq" in s and "first divergence" in s and row_drawn
 
-    screen = tmux.wait_for(by_key_rows, "rows aligned by key")
-    assert "< only in A" in screen or "<" in screen.splitlines()[5]
+    screen = tmux.wait_for(by_seq_rows, "rows aligned by seq")
+    assert " × " in screen.splitlines()[7]  # by seq: A's retry beside B's read_file
 
 
 def test_search_typed_in_one_burst_finds_the_step(tmux: Tmux) -> None:
@@ -76,12 +88,14 @@ def test_search_typed_in_one_burst_finds_the_step(tmux: Tmux) -> None:
     search bar (including the "/" inside a path) and the cursor lands on the match."""
     open_pair(tmux)
     tmux.keys("/docs/backoff.md", "Enter")
+    # the whole term reached the bar, and the cursor went from the first divergence (row 2)
+    # to the first row after it holding the term: A seq 5, the search whose hits list it
+    # (by key, the sample's default; B's read_file of it is further down, beside A seq 7)
     screen = tmux.wait_for(
-        lambda s: any(line.startswith("▶") and "backof" in line for line in s.splitlines()),
-        "the cursor on the read_file of docs/backoff.md",
+        lambda s: "search: docs/backoff.md" in s and _cursor_seq(s) == "5",
+        "the cursor on the first row that holds docs/backoff.md",
     )
-    cursor = next(line for line in screen.splitlines() if line.startswith("▶"))
-    assert cursor[1:6].strip() == "4"  # the first row that reads it: B seq 4, beside A seq 4
+    assert "backoff.md" in screen
 
 
 def test_help_then_clean_exit(tmux: Tmux) -> None:

@@ -67,8 +67,10 @@ def test_bisect_then_swap_by_keyboard(tmux: Tmux, tmp_path: Path, terminal: str)
     tmux.keys("Escape")
     tmux.wait_for(lambda s: "first divergence" in s and "findings:" in s, "the main screen")
 
-    # Swap: the first divergence answered as B answered it, 20 offline replays
-    tmux.keys("f", "s")
+    # Swap: the answer bisect names (A seq 5, the search) answered as B answered it, 20
+    # offline replays; by key (auto's choice for the sample) the first divergence is A's
+    # extra retry, with no B answer, and n walks past the two others to that row
+    tmux.keys("f", "n", "n", "n", "s")
     screen = tmux.wait_for(lambda s: "/20 pass" in s, "the swap's pass rate beside the row")
     row = next(line for line in screen.splitlines() if "/20 pass" in line)
     assert "⇄ " in row

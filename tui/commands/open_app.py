@@ -158,7 +158,11 @@ def open_app(
     _check_files(files, task, trial)
     project, rules = _read_config(config)
     agent_command, agent_problem = _resolve_agent(agent, project)
-    cassettes, source = _open_inputs(files, fmt, task, trial, rules)
+    reading = _heads_of_large_pair(files, fmt, task, trial, rules)
+    if reading is not None:
+        cassettes, source = list(reading[0]), None
+    else:
+        cassettes, source = _open_inputs(files, fmt, task, trial, rules)
     keymap = _load_keymap(keys_file)
     # after the inputs and the keymap are checked (their errors come first)
     problem = terminal_problem()
@@ -180,6 +184,7 @@ def open_app(
         agent=agent_command,
         agent_problem=agent_problem,
         config=config,
+        reading=reading[1] if reading is not None else None,
     )
     app.run()
     if app.bad_input is not None:  # a bad line found after the start (the terminal is back)
@@ -259,6 +264,51 @@ def _open_inputs(
         except (OSError, ValueError) as exc:
             _fail(f"{path}: {exc}")
     return cassettes, source
+
+
+#: two cassette files of which one is this large or larger open on the rows of their first
+#: lines, then are read whole in the app with progress on screen (a 1M-entry file takes
+#: seconds to read: the terminal would show nothing meanwhile)
+READ_IN_APP_BYTES = 16 * 1024 * 1024
+
+
+def _heads_of_large_pair(
+    files: tuple[Path, ...],
+    fmt: str | None,
+    task: str | None,
+    trial: int | None,
+    rules: NormalizationRules,
+) -> tuple[tuple[Cassette, Cassette], tuple[Path, Path]] | None:
+    """For two cassette files, one of them ``READ_IN_APP_BYTES`` or larger: their first
+    lines (``load_head``: a bad first line, or a file that is not a cassette, is still an
+    error before the terminal is taken) and the two paths, which the app reads whole.
+    ``None`` for anything else (opened whole here, as before). Exits with status 2 on a
+    bad first line."""
+    from cassette_tui.core.format.cassette import load_head
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.importers.detect import sniff
+    from cassette_tui.core.importers.sources import resolve_spec
+
+    if len(files) != 2 or task is not None or trial is not None:
+        return None
+    paths = []
+    try:
+        for path in files:
+            spec = resolve_spec(path, fmt, None, None)
+            if spec.task is not None or spec.trial is not None:
+                return None
+            if (spec.fmt or sniff(spec.path)) != "cassette":
+                return None
+            paths.append(Path(spec.path))
+        if max(path.stat().st_size for path in paths) < READ_IN_APP_BYTES:
+            return None
+    except (CassetteError, OSError, ValueError):
+        return None  # the plain open says what is wrong
+    try:
+        a, b = (load_head(path, rules=rules) for path in paths)
+    except CassetteError as exc:
+        _fail(str(exc))
+    return (a, b), (paths[0], paths[1])
 
 
 def _load_keymap(keys_file: Path | None) -> dict[str, str] | None:

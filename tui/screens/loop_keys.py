@@ -55,7 +55,17 @@ class LoopKeysScreen(StepsScreen):
 
         self._open_loop_screen("Gate", GateScreen)
 
+    def _still_reading(self) -> bool:
+        """While A is the first lines of a large file being read whole: say so and refuse
+        (a replay, a gate, a re-record or a pin of the first lines alone would be wrong)."""
+        if self.session.reading is None:
+            return False
+        self.app.notify("the files are still being read: this acts on the whole of A", timeout=3)
+        return True
+
     def _open_loop_screen(self, stage: str, screen: Callable[[], Screen[None]]) -> None:
+        if self._still_reading():
+            return
         if self.session.agent is None:
             from .no_agent import NoAgentScreen
 
@@ -87,6 +97,8 @@ class LoopKeysScreen(StepsScreen):
 
     def action_pin(self) -> None:
         """Preview the selected entry as a fixture; enter writes it."""
+        if self._still_reading():
+            return
         target = self.pin_target()
         if target is None:
             self.app.notify("nothing to pin yet: the steps are loading", timeout=3)
@@ -112,6 +124,9 @@ class LoopKeysScreen(StepsScreen):
     def action_rerecord(self) -> None:
         """Re-record A live into a new file (asks first), then A against it."""
         from .rerecord import RerecordedPairScreen, RerecordScreen
+
+        if self._still_reading():
+            return
 
         def opened(result: RecordResult | None) -> None:
             if result is not None and result.cassette is not None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from cassette_tui.core.diff.model import Row
-from cassette_tui.core.diff.result import DiffResult
+from cassette_tui.core.diff.result import DiffResult, diff_cassettes
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
 from cassette_tui.core.format.jobs import Cancelled, CancelToken, Progress, run_job
@@ -23,11 +25,14 @@ from ..messages import DiagnosisReady, DiffReady, JobCancelled, JobProgress, Wor
 from ..session import Alignment, Session
 from ..text.detail import Limits, pair_detail, pair_title
 from ..text.loop import loop_bar, loop_stages
-from ..text.progress import progress_count
+from ..text.progress import progress_count, reading_line
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
 from .swap import SwapKeysScreen
+
+#: seconds the reading of two large files waits for the first rows to be painted
+PAINT_WAIT_S = 1.0
 
 #: what the header says while an exact diff runs
 _STAGES = {"outcomes": "reading every response", "align": "aligning"}
@@ -49,6 +54,10 @@ class PairScreen(SwapKeysScreen):
         self._token: CancelToken | None = None
         #: the diff escape stopped before any row was shown (its rows by seq are coming)
         self._stopped: str | None = None
+        #: the rows of the files' first lines shown while they are read whole, or None
+        self._preview: DiffResult | None = None
+        #: set once those rows are painted (the reading waits for it)
+        self._painted: threading.Event | None = None
 
     def compose_bars(self) -> ComposeResult:
         yield Static(self._loop_bar_text(), id="loopbar")
@@ -101,6 +110,10 @@ class PairScreen(SwapKeysScreen):
         worker = get_current_worker()
         session = self.session
         try:
+            if session.reading is not None:
+                if not self._read_files(worker):
+                    return
+                align = session.align  # as asked for while the files were read
             if session.align_auto:
                 align = session.resolve_align()
             if align == "key" and session.cached_diff(align) is None:
@@ -118,6 +131,40 @@ class PairScreen(SwapKeysScreen):
         cursor = _row_of(result.rows, keep) if keep is not None else result.first_divergence or 0
         if not worker.is_cancelled:
             self.post_message(DiffReady(result, rows, cursor))
+
+    def _read_files(self, worker: Any) -> bool:
+        """In the diff's worker, while A and B are the first lines of two large files: post
+        the rows of those lines at once (by seq, statuses from the bytes), then read the
+        files whole with progress in the header (``Session.read_job``; escape stops it,
+        the first rows stay). True once A and B are whole."""
+        session = self.session
+        a, b = session.first_lines()
+        token = self._token = CancelToken()
+        # statuses from the keys and the responses' bytes alone: no response is parsed
+        preview = diff_cassettes(a, b, "seq", exact=False, bytes_only=True)
+        preview.exact = False  # a first look: no diagnosis, no refinement of these rows
+        cursor = preview.first_divergence or 0
+        painted = self._painted = threading.Event()
+        if not worker.is_cancelled:
+            # the header says at once how far the reading is (it starts once painted)
+            note = f"{reading_line(session.reading_start())} · escape stops"
+            message = DiffReady(preview, PairRows(preview), cursor, preview=True, note=note)
+            self.post_message(message)
+        # the rows are painted before the reading competes with the UI for the
+        # interpreter (a read holds it most of the time: the first paint waited for it)
+        deadline = time.monotonic() + PAINT_WAIT_S
+        while not painted.wait(0.01) and time.monotonic() < deadline:
+            if token.cancelled or worker.is_cancelled:
+                break
+        try:
+            run_job(session.read_job(token), self._progress_sink(token))
+        except Cancelled:
+            self.post_message(JobCancelled("reading the files"))
+            return False
+        except Exception as exc:  # noqa: BLE001 - a bad line ends the app (report_failure)
+            self.post_message(WorkerFailed("reading the files", exc, self.show_diff_failure))
+            return False
+        return not worker.is_cancelled
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="exact", description="diff")
     def refine(self, align: Alignment) -> None:
@@ -159,18 +206,26 @@ class PairScreen(SwapKeysScreen):
     @on(JobProgress)
     def _job_progress(self, message: JobProgress) -> None:
         progress = message.progress
-        stage = _STAGES.get(progress.stage, progress.stage)
-        what = f"{stage} ({progress_count(progress)})"
-        if progress.message:
-            what += f" {printable(progress.message)}"
+        if progress.stage.startswith("reading "):
+            what = reading_line(progress)
+        else:
+            stage = _STAGES.get(progress.stage, progress.stage)
+            what = f"{stage} ({progress_count(progress)})"
+            if progress.message:
+                what += f" {printable(progress.message)}"
         what += " · escape stops"
         self.show_summary(self._loading_or_rows(what))
 
     def _loading_or_rows(self, what: str) -> Text:
         """The header while a job runs: the rows' header with ``what`` on its last line
         when rows are shown, else the loading header."""
-        if self.result is not None and self.result.align == self.session.align:
-            return pair_summary(self.result, with_findings=False, note=what)
+        if self.result is not None and (
+            self.result.align == self.session.align or self.session.reading is not None
+        ):
+            first_lines = self.result is self._preview
+            return pair_summary(
+                self.result, with_findings=False, note=what, first_lines=first_lines
+            )
         session = self.session
         return loading_summary(session.a, session.b, f"diffing by {session.align}: {what}")
 
@@ -180,6 +235,15 @@ class PairScreen(SwapKeysScreen):
         if token is None or not token.cancelled:
             return  # stopped by a realignment, not by escape: the new diff is on its way
         self._token = None
+        if self.session.reading is not None and self.result is not None:
+            # the files were not read whole: the first lines' rows stay, a reads again
+            self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
+            rows = len(self.result.rows)
+            words = f"reading stopped: the rows of the first {rows:,} lines (a reads again)"
+            summary = pair_summary(self.result, with_findings=False, note=words, first_lines=True)
+            self.show_summary(summary)
+            self.steps.loading = False
+            return
         if self.result is not None:
             self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
             self.session.set_align(self._align_of(self.result))
@@ -212,13 +276,33 @@ class PairScreen(SwapKeysScreen):
     @on(DiffReady)
     def _diff_ready(self, message: DiffReady) -> None:
         result = message.result
+        if message.preview:
+            # the first lines' rows while the files are read: shown, nothing more
+            self.result = result
+            self._preview = result
+            note = message.note or "reading the files…"
+            self.show_summary(
+                pair_summary(result, with_findings=False, note=note, first_lines=True)
+            )
+            self.show_rows(message.rows, message.cursor)
+            painted = self._painted
+            if painted is not None:
+                self.call_after_refresh(painted.set)
+            return
         if result.align != self.session.align:
             return  # the other alignment was asked for meanwhile
         previous = self.result
         self.result = result
         self.refresh_loop_bar()
         cursor = message.cursor
-        if previous is not None and not previous.exact and previous.align == result.align:
+        if previous is not None and previous is self._preview:
+            # the whole diff replaces the first lines' rows: the cursor stays where the
+            # user put it (by seq, the same row), else goes to the first divergence
+            self._preview = None
+            moved = self.steps.cursor != (previous.first_divergence or 0)
+            if moved and result.align == "seq" and self.steps.cursor < len(result.rows):
+                cursor = self.steps.cursor
+        elif previous is not None and not previous.exact and previous.align == result.align:
             # the exact statuses replace the ones from the bytes: the cursor stays where the
             # user put it, or goes to the exact first divergence if it never moved
             moved = self.steps.cursor != (previous.first_divergence or 0)
@@ -289,6 +373,19 @@ class PairScreen(SwapKeysScreen):
     # -- actions --------------------------------------------------------------------------
     def action_toggle_align(self) -> None:
         if self.result is None:
+            return
+        session = self.session
+        token = self._token
+        if session.reading is not None and token is not None and not token.cancelled:
+            # the files are being read: the alignment asked for is the one shown after
+            align_next: Alignment = "key" if session.align == "seq" else "seq"
+            session.set_align(align_next)
+            self.app.notify(f"by {align_next} once the files are read", markup=False, timeout=3)
+            return
+        if session.reading is not None:
+            # the reading was stopped: a reads the files again, in the alignment asked for
+            self.steps.loading = True
+            self.compute_diff(session.align, None)
             return
         token, self._token = self._token, None
         if token is not None:

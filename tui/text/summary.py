@@ -72,24 +72,30 @@ def pair_summary(
     with_findings: bool = True,
     findings_error: str | None = None,
     note: str | None = None,
+    first_lines: bool = False,
 ) -> Text:
     """Three lines for the header of the pair screen (four when a run says how it ended:
     its outcome is the second). ``with_findings`` runs the
     diagnosis (``result.findings``, computed on first use): call it from a worker.
-    ``note``: what is still being computed, in place of "diagnosing…"."""
+    ``note``: what is still being computed, in place of "diagnosing…". ``first_lines``:
+    the result is of the files' first lines only (they are being read): the sizes say
+    "first", and no divergence among them is not "no divergence"."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append("A ", style="bold")
-    text.append(file_label(result.a))
-    _size(text, result.a)
-    text.append("  B ", style="bold")
-    text.append(file_label(result.b))
-    _size(text, result.b)
+    for side, cassette in (("A ", result.a), ("  B ", result.b)):
+        text.append(side, style="bold")
+        text.append(file_label(cassette))
+        if first_lines:
+            text.append(f" (first {len(cassette):,})")
+        else:
+            _size(text, cassette)
     auto = " (auto)" if getattr(result, "align_reason", None) else ""
     text.append(f"  by {result.align}{auto}", style="dim")
     text.append("\n")
     _outcomes(text, result.a, result.b)
     first = result.first_divergence
-    if first is None:
+    if first is None and first_lines:
+        text.append(f"= no divergence in the first {plural(len(result.rows), 'row')} so far")
+    elif first is None:
         text.append("= no divergence: the runs make the same calls with the same responses")
     else:
         row = result.rows[first]

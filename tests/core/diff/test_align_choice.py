@@ -123,21 +123,54 @@ def test_auto_alignment_kinds(a: list[str], b: list[str], align: str, first: tup
     assert run_job(diff_job(ca, cb, align)).align_reason is None
 
 
-def test_auto_keeps_seq_when_an_answer_differs_before_any_call() -> None:
+def test_auto_chooses_by_the_calls_when_an_answer_differs_first() -> None:
+    """An answer that differs before any call does no longer settles it for seq (issue
+    28): the inserted step after it decides, as it would with equal answers."""
     a = make_cassette([("user", {"id": "u"}, {"tier": "gold"}), *_id_calls("get:x", "get:y")])
     b = make_cassette([("user", {"id": "u"}, {"tier": "silver"}), *_id_calls("get:y")])
     choice = choose_alignment(a, b)
-    assert choice.align == "seq" and "answer" in choice.reason
-    # an answer that differs only in volatile metadata does not count: the inserted step does
-    message = {"role": "assistant", "content": "hi"}
-    llm_a = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1715785203,
-             "model": "gpt-4o", "system_fingerprint": "fp_1",
-             "choices": [{"index": 0, "message": message}]}  # fmt: skip
-    llm_b = {**llm_a, "id": "chatcmpl-2", "created": 1715871611, "system_fingerprint": "fp_2"}
-    a = make_cassette([("llm", {"p": 1}, llm_a), *_id_calls("get:x", "get:y")])
-    b = make_cassette([("llm", {"p": 1}, llm_b), *_id_calls("get:y")])
-    assert diff_cassettes(a, b, "seq").rows[0].status is Status.METADATA_DRIFT
+    assert choice.align == "key" and "answer" not in choice.reason
+    d = diff_cassettes(a, b, "auto")
+    assert [(r.a_seq, r.b_seq, r.status) for r in d.rows] == [
+        (1, 1, Status.RESPONSE_DRIFT),
+        (2, None, Status.ONLY_A),
+        (3, 2, Status.SAME),
+    ]
+    assert d.first_divergence == 0
+
+
+def test_auto_on_runs_whose_every_answer_differs_keeps_the_rows_paired() -> None:
+    """Every answer differs (a re-recording against a changed service) and B makes one
+    extra call early: by seq every row after it would be shifted; auto aligns by key,
+    so only that call is one-sided and every other row pairs its own call."""
+    n = 300
+    calls = [("get", {"id": str(i)}, {"v": i}) for i in range(n)]
+    a = make_cassette(calls)
+    changed = [(tool, args, {"v": -1 - resp["v"]}) for tool, args, resp in calls]
+    b = make_cassette([*changed[:3], ("ping", {"id": "x"}, {"ok": True}), *changed[3:]])
     assert choose_alignment(a, b).align == "key"
+    rows = diff_cassettes(a, b, "auto").rows
+    assert [r.status for r in rows].count(Status.ONLY_B) == 1
+    paired = [r for r in rows if r.a is not None and r.b is not None]
+    assert len(paired) == n
+    assert all(r.status is Status.RESPONSE_DRIFT for r in paired)
+    assert all(a.entry_view(r.a).args == b.entry_view(r.b).args for r in paired)
+    by_seq = diff_cassettes(a, b, "seq").rows
+    shifted = sum(r.status in (Status.ARGS_DRIFT, Status.OTHER_CALL) for r in by_seq)
+    assert shifted == n - 3  # what seq showed: every row after the extra call shifted
+
+
+def test_sample_pair_shows_the_cause_by_default() -> None:
+    """The repository's sample pair: the default diff shows the downstream drift that
+    traces A's wrong read_file to the search ranking (it showed only with --align key)."""
+    root = Path(__file__).resolve().parents[3] / "sample_cassettes"
+    a, b = load(root / "fail.jsonl"), load(root / "fix.jsonl")
+    auto = diff_cassettes(a, b, "auto")
+    assert auto.align == "key"
+    kinds = [f.kind for f in auto.findings]
+    assert "downstream_drift" in kinds
+    key = diff_cassettes(a, b, "key")
+    assert [f.to_diff_json() for f in auto.findings] == [f.to_diff_json() for f in key.findings]
 
 
 # -- the tau-bench airline pairs (../shared/real) ----------------------------------------------
