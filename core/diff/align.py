@@ -34,7 +34,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..format.cassette import Cassette
-from ..format.outcome import Outcome, Outcomes, is_error_outcome, outcome_index, same_outcome
+from ..format.outcome import (
+    Outcome,
+    Outcomes,
+    is_error_outcome,
+    known_outcomes,
+    outcome_index,
+    same_outcome,
+)
+from ..keys.replay_key import repeated_flags
 from .model import Row, Status
 
 __all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "outcome_index"]
@@ -396,21 +404,26 @@ def seq_statuses(a: Cassette, b: Cassette, *, provisional: list[int] | None = No
 class SeqRows(Sequence[Row]):
     """The rows of the by-seq alignment, built on access: row *i* is entry *i* of A beside
     entry *i* of B, so its status needs only the two keys and responses
-    (``seq_statuses``, computed up front); its error and repeated-key flags are computed
-    when the row is first asked for (one entry each side, or, when all rows are
-    iterated, one ``outcome_index`` pass per file). Equal to the list ``align_by_seq``
-    returns; thread-safe. ``exact=False``: statuses from the bytes where exact ones would
-    parse every response (see ``seq_statuses``); ``provisional`` lists those rows."""
+    (``seq_statuses``, computed up front); its error and repeated-key flags come from
+    per-entry columns (``replay_key.repeated_flags``, one byte an entry; the error flags
+    of ``outcome_index`` once a whole pass has read them, else one entry each side).
+    Rows are not kept (a few recent ones are): what stays per row is its status, so a
+    pass over every row (``diff --json``, ``diff --limit 0``) runs in memory that does
+    not grow with the rows. Equal to the list ``align_by_seq`` returns; thread-safe.
+    ``exact=False``: statuses from the bytes where exact ones would parse every response
+    (see ``seq_statuses``); ``provisional`` lists those rows."""
+
+    #: rows kept for a caller that asks for the same rows again (the app's screen)
+    _RECENT = 4096
 
     def __init__(self, a: Cassette, b: Cassette, *, exact: bool = True) -> None:
         self.a, self.b = a, b
         #: rows whose ``response_drift`` comes from the bytes alone (``exact=False``)
         self.provisional: list[int] = []
         self.statuses = seq_statuses(a, b, provisional=None if exact else self.provisional)
-        self._rows: list[Row | None] = [None] * len(self.statuses)
-        self._repeated: tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]] | None = None
+        self._repeated: tuple[bytearray, bytearray] | None = None
+        self._recent: dict[int, Row] = {}
         self._lock = threading.Lock()
-        self._complete = False
 
     def __len__(self) -> int:
         return len(self.statuses)
@@ -422,15 +435,19 @@ class SeqRows(Sequence[Row]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(f"row {index} out of range")
-        row = self._rows[index]
+        row = self._recent.get(index)
         if row is None:
-            row = self._rows[index] = self._build(index, None)
+            row = self._build(index, _known_errors(self.a, self.b))
+            with self._lock:
+                if len(self._recent) >= self._RECENT:
+                    self._recent.clear()
+                self._recent[index] = row
         return row
 
     def __iter__(self) -> Iterator[Row]:
-        if not self._complete:
-            self._fill()
-        return iter(self._rows)  # type: ignore[arg-type]
+        errors = (outcome_index(self.a).errors, outcome_index(self.b).errors)
+        for i in range(len(self.statuses)):
+            yield self._build(i, errors)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, SeqRows | list | tuple):
@@ -442,29 +459,24 @@ class SeqRows(Sequence[Row]):
     def __repr__(self) -> str:
         return f"SeqRows({list(self)!r})"
 
-    def _counters(self) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
+    def repeated(self) -> tuple[bytearray, bytearray]:
+        """Per entry of A and of B, 1 when its key occurs more than once in its own run
+        (``replay_key.repeated_flags``), computed once."""
         if self._repeated is None:
             a, b = self.a, self.b
-            self._repeated = (
-                Counter(zip(a._tools, a.digests(), strict=True)),
-                Counter(zip(b._tools, b.digests(), strict=True)),
+            flags = (
+                repeated_flags(a._tools, a.digests()),
+                repeated_flags(b._tools, b.digests()),
             )
+            with self._lock:
+                if self._repeated is None:
+                    self._repeated = flags
+        assert self._repeated is not None
         return self._repeated
 
-    def _fill(self) -> None:
-        with self._lock:
-            if self._complete:
-                return
-            errors = (outcome_index(self.a).errors, outcome_index(self.b).errors)
-            rows = self._rows
-            for i in range(len(rows)):
-                if rows[i] is None:
-                    rows[i] = self._build(i, errors)
-            self._complete = True
-
-    def _build(self, index: int, errors: tuple[list[bool], list[bool]] | None) -> Row:
+    def _build(self, index: int, errors: tuple[Sequence[bool], Sequence[bool]] | None) -> Row:
         a, b = self.a, self.b
-        ca, cb = self._counters()
+        ra, rb = self.repeated()
         status = self.statuses[index]
         i = index if index < len(a) else None
         j = index if index < len(b) else None
@@ -477,10 +489,10 @@ class SeqRows(Sequence[Row]):
         if j is None:
             assert i is not None
             return build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
-                             repeated_a=ca[a.key(i)] > 1, error_a=err(a, i, 0))  # fmt: skip
+                             repeated_a=ra[i] == 1, error_a=err(a, i, 0))  # fmt: skip
         if i is None:
             return build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
-                             repeated_b=cb[b.key(j)] > 1, error_b=err(b, j, 1))  # fmt: skip
+                             repeated_b=rb[j] == 1, error_b=err(b, j, 1))  # fmt: skip
         if status is Status.SAME:
             # the same outcome on both sides: neither is an error "while the other
             # succeeded", whatever the flags (and no entry is read for them)
@@ -489,9 +501,15 @@ class SeqRows(Sequence[Row]):
             err_a, err_b = err(a, i, 0), err(b, j, 1)
         return build_row(
             i, j, a.seq(i), b.seq(j), status, a.tool(i),
-            repeated_a=ca[a.key(i)] > 1, repeated_b=cb[b.key(j)] > 1,
+            repeated_a=ra[i] == 1, repeated_b=rb[j] == 1,
             error_a=err_a, error_b=err_b,
         )  # fmt: skip
+
+
+def _known_errors(a: Cassette, b: Cassette) -> tuple[list[bool], list[bool]] | None:
+    """Both sides' error flags when a whole pass has read them (``known_outcomes``)."""
+    oa, ob = known_outcomes(a), known_outcomes(b)
+    return (oa.errors, ob.errors) if oa is not None and ob is not None else None
 
 
 def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> list[tuple[int, int]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from ..format.cassette import Cassette
 from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
 from ..format.outcome import outcome_index_job
+from ..keys.replay_key import repeated_flags
 from ._drift import entry_drift
 from .align import _EXACT_BY_ENTRY_MAX, Check, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
@@ -76,6 +78,7 @@ class DiffResult:
         self._findings_lock = threading.Lock()
         self._findings: list[Finding] | None = None
         self._contract: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None
+        self._repeated: tuple[bytearray, bytearray] | None = None
 
     def contract(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """The MCP server contracts of A and B from their server-facts sidecars
@@ -116,6 +119,32 @@ class DiffResult:
             return items
         with self._lock:
             return self._drift.setdefault(row_index, items)
+
+    def repeated(self) -> tuple[bytearray, bytearray]:
+        """Per entry of A and of B, 1 when its key occurs more than once in its own run
+        (``replay_key.repeated_flags``: one byte an entry), computed once."""
+        if isinstance(self.rows, SeqRows):
+            return self.rows.repeated()
+        with self._lock:
+            if self._repeated is None:
+                a, b = self.a, self.b
+                self._repeated = (
+                    repeated_flags(a._tools, a.digests()),
+                    repeated_flags(b._tools, b.digests()),
+                )
+            return self._repeated
+
+    def rows_of_entries(self, side: str) -> array[int]:
+        """Per entry of side ``"a"`` or ``"b"``, the index of the row that holds it: 8
+        bytes an entry, built on each call (a finding that looks a few entries up, not a
+        dict of every row)."""
+        c = self.a if side == "a" else self.b
+        where = array("q", bytes(8 * len(c)))
+        for index, row in enumerate(self.rows):
+            pos = row.a if side == "a" else row.b
+            if pos is not None:
+                where[pos] = index
+        return where
 
     def _compute_drift(self, row: Row) -> list[DriftItem]:
         # two different tools are two calls side by side (``calls``), not a drift of one

@@ -291,6 +291,7 @@ class Cassette(Sequence[Entry]):
         identity = rules.is_empty
         apply = rules.apply
         tools = self._tools
+        stored = self._stored
         digests: list[str] = [""] * n
         hashes: list[int | None] = [None] * n
         decode = _KEYED.decode
@@ -325,6 +326,11 @@ class Cassette(Sequence[Entry]):
                 digests[i] = (fast_digest(value) if finite else None) or digest(value)
             if response:
                 hashes[i] = hash(bytes(response))
+            kept = stored[i]
+            if kept is not None and digests[i] == kept:
+                # one string object for both: a digest is 72 bytes, and a diff of 1M
+                # entries holds one per entry of each side
+                digests[i] = kept
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
 

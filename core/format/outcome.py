@@ -269,6 +269,14 @@ def same_stored_outcomes(cassette: Cassette, positions: list[int]) -> bool:
     return all(stored_outcome(cassette, i) == first for i in positions[1:])
 
 
+def known_outcomes(cassette: Cassette) -> Outcomes | None:
+    """The ``Outcomes`` of ``cassette`` when a whole pass has computed them already
+    (``outcome_index``), else ``None``: never reads the file."""
+    with _outcome_lock:
+        table = _outcome_cache.get(cassette)
+    return table.complete if table is not None else None
+
+
 def outcome_index(cassette: Cassette) -> Outcomes:
     """The ``Outcomes`` of every entry of ``cassette``, computed once per cassette object
     (cached with ``entry_fingerprint``'s) and thread-safe. A file-backed cassette is read
