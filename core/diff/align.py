@@ -44,6 +44,7 @@ from ..format.outcome import (
 )
 from ..keys.replay_key import repeated_flags
 from .model import Row, Status
+from .packed import PackedRows
 
 __all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "outcome_index"]
 
@@ -539,14 +540,14 @@ def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> list[tuple[i
     return pairs
 
 
-def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> list[Row]:
+def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> PackedRows:
     """Rows of the call-key alignment (see the module docstring). Unpaired entries become
     ``only_a``/``only_b`` rows placed where they occur; within one gap the A-side steps
     come before the B-side steps. Status per pair: ``same``, ``response_drift`` (same key)
     or ``args_drift`` (same tool, another key); never ``other_call``. ``check`` is called
     as the alignment goes (see ``match_tokens``) and every ``_CHECK_ROWS`` rows."""
     sa, sb = _sides(a, b)
-    rows: list[Row] = []
+    rows = PackedRows(a, b)  # 18 bytes a row (packed.py)
     i = j = 0
     for n, (pi, pj) in enumerate(_key_pairs(sa, sb, check)):
         if check is not None and n % _CHECK_ROWS == 0:
@@ -560,7 +561,9 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> list[R
     return rows
 
 
-def align(a: Cassette, b: Cassette, how: str = "seq", check: Check | None = None) -> list[Row]:
+def align(
+    a: Cassette, b: Cassette, how: str = "seq", check: Check | None = None
+) -> list[Row] | PackedRows:
     """Align two cassettes: ``how`` is ``"seq"`` or ``"key"`` (see ``align_by_seq`` and
     ``align_by_key``). Every entry of each side appears in exactly one row, in order.
     ``check`` (by key) is called as the alignment goes; what it raises stops it.

@@ -13,7 +13,7 @@ import math
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..format.cassette import Cassette
@@ -25,6 +25,7 @@ from .align import _EXACT_BY_ENTRY_MAX, Check, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
 from .align_choice import ALIGN_CHOICES, resolve_alignment
 from .model import Change, DriftItem, Finding, Row, Status
+from .packed import PackedRows
 from .refine import QUIET, first_real_divergence, numeric_drift, refine_rows
 
 #: rows without drift items: nothing differs, or two different calls (see ``calls``)
@@ -51,7 +52,7 @@ class DiffResult:
         a: Cassette,
         b: Cassette,
         align: str,
-        rows: list[Row] | SeqRows,
+        rows: Sequence[Row],
         align_reason: str | None = None,
     ) -> None:
         self.a = a
@@ -63,7 +64,7 @@ class DiffResult:
         #: False when some statuses are provisional (``diff_cassettes(exact=False)``)
         self.exact = not (isinstance(rows, SeqRows) and rows.provisional)
         # by seq, the statuses are known before the rows are built (see SeqRows)
-        statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
+        statuses = _statuses(rows)
         # metadata-only drift, moved calls and float noise are shown but are not where the
         # runs part (provisional statuses: the first non-quiet one, for now)
         self.first_divergence: int | None = (
@@ -416,16 +417,25 @@ def _diff_aligned(
 ) -> DiffResult:
     """``diff_job``'s rows once ``align`` is ``"seq"`` or ``"key"`` (``reason``: why
     ``auto`` chose it, else ``None``), the arguments are checked and the keys known."""
-    rows: list[Row] | SeqRows = (
+    rows: Sequence[Row] = (
         SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align, check)
     )
     if isinstance(rows, SeqRows) and rows.provisional:
         # the quick first look: no second look yet
         return DiffResult(a, b, align, rows, reason)
-    statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
+    statuses = _statuses(rows)
     # metadata-only drift, moved calls, numbers within the tolerance
     refined = refine_rows(a, b, rows, statuses, tolerance, check)
     return DiffResult(a, b, align, rows if refined is None else refined, reason)
+
+
+def _statuses(rows: Sequence[Row]) -> list[Status]:
+    """Every row's status, without building the rows where they are columns."""
+    if isinstance(rows, SeqRows):
+        return rows.statuses
+    if isinstance(rows, PackedRows):
+        return rows.statuses()
+    return [row.status for row in rows]
 
 
 def check_tolerance(tolerance: float | None) -> None:
