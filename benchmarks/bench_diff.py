@@ -15,7 +15,9 @@ Each case then runs in a fresh subprocess and reports wall time and peak memory
 - ``diff seq`` / ``diff key``: load, align, first divergence and findings (no deepdiff
   beyond the handful the findings show);
 - ``cli diff`` / ``cli json``: the ``cassette-tui diff`` command, text output and
-  ``--json`` (every row with its drift, streamed), output to ``/dev/null``;
+  ``--json`` (every row with its drift, streamed), output to ``/dev/null``; the
+  process opens nothing before it (until issue 31 it held both cassettes opened a
+  second time, which the peaks of these cases included);
 - ``cli all``: ``diff --limit 0``, every row that differs with its drift, as text
   (``--cases "cli all,cli json"``; issue 31: within 1.5x of ``cli json``).
 
@@ -50,8 +52,9 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 from cassette_tui.core.importers.sources import open_cassette
 kind, path_a, path_b = sys.argv[1:4]
-a = open_cassette(path_a)
-b = open_cassette(path_b)
+if not kind.startswith("cli"):  # the command opens its own: its peak is its own
+    a = open_cassette(path_a)
+    b = open_cassette(path_b)
 out = {}
 if kind == "difflib":
     import difflib
