@@ -9,7 +9,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from cassette_tui.core.diff.model import Status
+import pytest
+from cassette_tui.core.diff.align import align_by_seq
+from cassette_tui.core.diff.model import Row, Status
+from cassette_tui.core.diff.packed import PackedRows
 from cassette_tui.core.diff.result import DiffResult, diff_cassettes
 from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.outcome import Outcome
@@ -124,3 +127,30 @@ def test_repeated_flags_on_many_keys_sharing_hash_slots() -> None:
     counts = Counter(keys)
     flags = repeated_flags([t for t, _ in keys], [d for _, d in keys])
     assert list(flags) == [int(counts[k] > 1) for k in keys]
+
+
+@settings(max_examples=80, deadline=None)
+@given(calls, calls)
+def test_packed_rows_give_back_the_rows_they_were_given(
+    run_a: list[tuple[str, int, int]], run_b: list[tuple[str, int, int]]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        a = _write(Path(tmp) / "a.jsonl", run_a)
+        b = _write(Path(tmp) / "b.jsonl", run_b)
+        rows = list(align_by_seq(a, b))
+        packed = PackedRows(a, b, rows)
+        assert len(packed) == len(rows)
+        assert list(packed) == rows
+        assert packed == rows
+        assert packed.statuses() == [r.status for r in rows]
+        assert packed[-1:] == rows[-1:]
+        a.close()
+        b.close()
+
+
+def test_a_row_whose_tool_is_not_the_cassettes_is_refused(tmp_path: Path) -> None:
+    a = _write(tmp_path / "a.jsonl", [("search", 1, 0)])
+    b = _write(tmp_path / "b.jsonl", [("read", 1, 0)])
+    row = Row(0, 0, 1, 1, Status.OTHER_CALL, "read")  # A's tool is "search"
+    with pytest.raises(ValueError, match="cannot give back"):
+        PackedRows(a, b, [row])
