@@ -61,8 +61,10 @@ class PackedRows(Sequence[Row]):
         for row in rows:
             self.append(row)
 
+    @property
     def statuses(self) -> list[Status]:
-        """Every row's status, in order, without building the rows."""
+        """Every row's status, in order, without building the rows (a new list on each
+        read; an attribute as ``SeqRows.statuses`` is, which the app reads)."""
         return [_STATUSES[code] for code in self._status]
 
     def __len__(self) -> int:

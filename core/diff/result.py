@@ -434,7 +434,7 @@ def _statuses(rows: Sequence[Row]) -> list[Status]:
     if isinstance(rows, SeqRows):
         return rows.statuses
     if isinstance(rows, PackedRows):
-        return rows.statuses()
+        return rows.statuses
     return [row.status for row in rows]
 
 

@@ -142,7 +142,7 @@ def test_packed_rows_give_back_the_rows_they_were_given(
         assert len(packed) == len(rows)
         assert list(packed) == rows
         assert packed == rows
-        assert packed.statuses() == [r.status for r in rows]
+        assert packed.statuses == [r.status for r in rows]
         assert packed[-1:] == rows[-1:]
         a.close()
         b.close()
