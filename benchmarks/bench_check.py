@@ -15,6 +15,10 @@ system, what a loaded machine distorts least) and peak memory (``ru_maxrss``) ar
   ``/dev/null``;
 - ``check --no-secrets``: lint alone.
 
+``--stages N`` prints instead the CPU time an entry of each stage of the pass in one
+process over the first N entries: ``json.loads`` of the line, the entry's parse, with lint,
+with the secret scan (what the two processes halve).
+
 CPU time counts ``check``'s worker process too (a large cassette is read by two processes,
 ``core/scan/check.py``); ``worker MB`` is the worker's peak (a fork: pages it shares with
 its parent count in both).
@@ -136,6 +140,45 @@ print(json.dumps(out), file=sys.stderr)
 """
 
 
+STAGES = r"""
+import json, sys, time
+from cassette_tui.core.format.cassette import load
+from cassette_tui.core.format.gcpause import no_cyclic_gc
+from cassette_tui.core.scan.lint import entry_passes
+from cassette_tui.core.scan.redact_config import SecretConfig
+from cassette_tui.core.scan.secrets import SecretBatch
+path, n = sys.argv[1], int(sys.argv[2])
+c = load(path)
+n = min(n, len(c))
+def loads():
+    with open(path, "rb") as fh:
+        for k, line in enumerate(fh):
+            if k >= n:
+                break
+            json.loads(line)
+def parse():
+    for _ in c.entries_read(0, n):
+        pass
+def lint():
+    for _ in entry_passes(c, 0, n):
+        pass
+def both():
+    batch = SecretBatch(SecretConfig())
+    for _ in entry_passes(c, 0, n, lambda i, e, raw: batch.add(e, raw)):
+        pass
+    batch.flush()
+with no_cyclic_gc():
+    for _ in range(2):
+        out = {}
+        for name, f in (("json.loads", loads), ("parse", parse), ("+ lint", lint),
+                        ("+ secrets", both)):
+            t = time.process_time()
+            f()
+            out[name] = round((time.process_time() - t) / n * 1e6, 1)
+        print("us an entry (CPU):", out, flush=True)
+"""
+
+
 def run(kind: str, path: Path) -> dict[str, float]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
@@ -157,6 +200,13 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, help="require check within this")
     parser.add_argument("--no-lint-only", action="store_true", help="skip --no-secrets")
     parser.add_argument(
+        "--stages",
+        type=int,
+        metavar="N",
+        help="instead: the CPU time an entry of each stage of the pass, one process, over "
+        "the first N entries (json.loads of the line, the parse, + lint, + the secret scan)",
+    )
+    parser.add_argument(
         "--repeat",
         type=int,
         default=1,
@@ -176,6 +226,9 @@ def main() -> None:
             )
             path = Path(made.stdout.split("\t", 1)[0].strip())
         print(f"{path.name}: {path.stat().st_size / 1e6:.0f} MB; load average {os.getloadavg()}")
+        if args.stages:
+            subprocess.run([sys.executable, "-c", STAGES, str(path), str(args.stages)], check=True)
+            return
         kinds = ["parse", "check"] + ([] if args.no_lint_only else ["check --no-secrets"])
         # the cases in turn, so that a slow spell of the machine falls on all of them
         runs: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}

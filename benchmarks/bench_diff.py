@@ -15,9 +15,21 @@ Each case then runs in a fresh subprocess and reports wall time and peak memory
 - ``diff seq`` / ``diff key``: load, align, first divergence and findings (no deepdiff
   beyond the handful the findings show);
 - ``cli diff`` / ``cli json``: the ``cassette-tui diff`` command, text output and
-  ``--json`` (every row with its drift, streamed), output to ``/dev/null``;
+  ``--json`` (every row with its drift, streamed), output to ``/dev/null``; the
+  process opens nothing before it (until issue 31 it held both cassettes opened a
+  second time, which the peaks of these cases included);
 - ``cli all``: ``diff --limit 0``, every row that differs with its drift, as text
   (``--cases "cli all,cli json"``; issue 31: within 1.5x of ``cli json``).
+
+``--baseline DIR`` runs every case a second time on an older tree of the project (a
+``git archive`` or worktree of it; its ``core/``, ``tui/``, ``pytest_plugin/`` are put first
+on ``PYTHONPATH``), printed beside ours: before and after in the same run. ``--dir DIR``
+keeps the generated cassettes there and reuses them (a 1M pair takes minutes to write).
+Peak memory is the case's own ``ru_maxrss``.
+
+Issue 31: ``diff --json`` and ``diff --limit 0`` at 1M entries in memory that does not grow
+with the rows (compare the peaks at 100k and 1M), and ``cli all`` within 1.5x of
+``cli json``.
 
 Targets (issue 3): under 1 s for 10k entries and under 10 s for 100k, on 2 cores.
 Targets (issue 8): ``cli json`` within 3x the time of ``cli diff`` and under 400 MB at
@@ -40,8 +52,9 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 from cassette_tui.core.importers.sources import open_cassette
 kind, path_a, path_b = sys.argv[1:4]
-a = open_cassette(path_a)
-b = open_cassette(path_b)
+if not kind.startswith("cli"):  # the command opens its own: its peak is its own
+    a = open_cassette(path_a)
+    b = open_cassette(path_b)
 out = {}
 if kind == "difflib":
     import difflib
@@ -132,8 +145,10 @@ def generate(path: Path, n: int, run: str) -> None:
             fh.write(_record(seq, tool, args, response) + "\n")
 
 
-def run_case(kind: str, a: Path, b: Path) -> dict:
+def run_case(kind: str, a: Path, b: Path, site: Path | None = None) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
+    if site is not None:  # the older tree's packages first
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
     proc = subprocess.run(
         [sys.executable, "-c", CASE, kind, str(a), str(b)],
         capture_output=True,
@@ -149,15 +164,25 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--cases", help="comma-separated cases (default: all)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--baseline", type=Path, help="an older tree of the project to run too")
+    parser.add_argument("--dir", type=Path, help="keep and reuse the cassettes in this folder")
     args = parser.parse_args()
     ok = True
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     print(f"{'entries':>8}  {'case':<10} {'seconds':>8} {'x load':>7} {'peak MB':>8}  result")
     with tempfile.TemporaryDirectory() as tmp:
+        site = None
+        if args.baseline is not None:
+            site = Path(tmp) / "baseline"
+            (site / "cassette_tui").mkdir(parents=True)
+            for part in ("core", "tui", "pytest_plugin"):
+                (site / "cassette_tui" / part).symlink_to(args.baseline.resolve() / part)
+        where = args.dir or Path(tmp)
         for n in args.sizes:
-            a, b = Path(tmp) / f"a{n}.jsonl", Path(tmp) / f"b{n}.jsonl"
-            generate(a, n, "A")
-            generate(b, n, "B")
+            a, b = where / f"pair{n}_a.jsonl", where / f"pair{n}_b.jsonl"
+            if not (a.is_file() and b.is_file()):
+                generate(a, n, "A")
+                generate(b, n, "B")
             kinds = ["load", "diff seq", "diff key", "cli diff", "cli json"]
             if n <= 10_000:
                 kinds.insert(1, "difflib")
@@ -165,20 +190,30 @@ def main() -> None:
                 kinds = ["load", *(k for k in args.cases.split(",") if k != "load")]
             base = None
             results = {}
-            for kind in kinds:
-                res = results[kind] = run_case(kind, a, b)
+            runs = [(kind, None) for kind in kinds]
+            if site is not None:
+                runs += [(kind, site) for kind in kinds]
+            for kind, tree in runs:
+                res = run_case(kind, a, b, tree)
+                label = kind if tree is None else f"{kind} (baseline)"
+                results[label] = res
                 base = base or res["seconds"]
                 detail = {k: v for k, v in res.items() if k not in ("seconds", "peak_mb")}
                 print(
-                    f"{n:>8}  {kind:<10} {res['seconds']:>8.2f} {res['seconds'] / base:>7.1f} "
+                    f"{n:>8}  {label:<10} {res['seconds']:>8.2f} {res['seconds'] / base:>7.1f} "
                     f"{res['peak_mb']:>8.0f}  {detail or ''}",
                     flush=True,
                 )
             mb = (a.stat().st_size + b.stat().st_size) / 1e6
             print(f"{'':>8}  ({mb:.0f} MB of cassettes)")
-            if "cli all" in results and "cli json" in results:
-                ratio = results["cli all"]["seconds"] / results["cli json"]["seconds"]
-                print(f"{'':>8}  diff --limit 0: {ratio:.2f}x diff --json (target <= 1.5x)")
+            for tag in ("", " (baseline)"):
+                if f"cli all{tag}" in results and f"cli json{tag}" in results:
+                    ratio = (
+                        results[f"cli all{tag}"]["seconds"] / results[f"cli json{tag}"]["seconds"]
+                    )
+                    print(
+                        f"{'':>8}  diff --limit 0{tag}: {ratio:.2f}x diff --json (target <= 1.5x)"
+                    )
             if "cli diff" in results and "cli json" in results:
                 ratio = results["cli json"]["seconds"] / results["cli diff"]["seconds"]
                 peak = results["cli json"]["peak_mb"]

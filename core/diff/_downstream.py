@@ -28,6 +28,8 @@ def downstream(result: DiffResult, examined: list[Examined]) -> list[Finding]:
     """The findings of the first ``MAX_TRACED`` args-drift rows ``examined``, until
     ``MAX_DOWNSTREAM`` are found (a row's findings are all kept)."""
     findings: list[Finding] = []
+    if not examined:
+        return findings
     tracer = _Tracer(result)
     for index, row, items in examined[:MAX_TRACED]:
         assert row.a is not None and row.b is not None
@@ -115,8 +117,9 @@ class _Tracer:
     def __init__(self, result: DiffResult) -> None:
         self.result = result
         self.index_a, self.index_b = _LeafIndex(result.a), _LeafIndex(result.b)
-        self.row_of_a = {row.a: i for i, row in enumerate(result.rows) if row.a is not None}
-        self.row_of_b = {row.b: i for i, row in enumerate(result.rows) if row.b is not None}
+        # entry -> its row, per side: 8 bytes an entry (every entry is in one row)
+        self.row_of_a = result.rows_of_entries("a")
+        self.row_of_b = result.rows_of_entries("b")
 
     def sources(self, row: Row, item: DriftItem) -> list[_Source]:
         """The sources of ``item``'s values on each side whose step differs between the

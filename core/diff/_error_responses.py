@@ -3,6 +3,7 @@ status, an MCP ``isError``) where the other run succeeded (see ``diagnose.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..scan.lint import MALFORMED_FIELD
@@ -21,19 +22,12 @@ def error_responses(result: DiffResult) -> list[Finding]:
     """At most one finding per side: its first failed call, and how many more. A call
     whose arguments the model malformed is left out: it failed by the model's doing, not
     the environment's (``_malformed_args.py`` names it)."""
-    rows = _failed_rows(result)
-    findings = []
-    for side in ("a", "b"):
-        c = result.a if side == "a" else result.b
-        mine = [
-            (i, r)
-            for i, r in rows
-            if (r.error_a if side == "a" else r.error_b)
-            and not _malformed(c, r.a if side == "a" else r.b)
-        ]
-        if mine:
-            findings.append(_side_finding(result, side, mine))
-    return findings
+    failed = _failed_rows(result)
+    return [
+        _side_finding(result, side, count, kept)
+        for side, (count, kept) in zip(("a", "b"), failed, strict=True)
+        if count
+    ]
 
 
 def _malformed(c: Cassette, pos: int | None) -> bool:
@@ -44,29 +38,71 @@ def _malformed(c: Cassette, pos: int | None) -> bool:
     return bool(extra) and isinstance(extra.get(MALFORMED_FIELD), str)
 
 
-def _ok_keys(c: Cassette, errors: list[bool]) -> set[tuple[str, str]]:
-    return {c.key(i) for i in range(len(c)) if not errors[i]}
+#: the failed rows of a side a finding lists; the rest are counted
+_KEPT = MAX_SEQS
+
+#: per side: how many failed rows, and the first ``_KEPT`` of them ``(row index, row)``
+_Failed = tuple[int, list[tuple[int, "Row"]]]
 
 
-def _failed_rows(result: DiffResult) -> list[tuple[int, Row]]:
-    """The rows where one side failed and the other succeeded: a pair, or a one-sided
-    call that failed on a key the other run made with success."""
-    ok_keys_a = _ok_keys(result.a, result.outcomes()[0].errors)
-    ok_keys_b = _ok_keys(result.b, result.outcomes()[1].errors)
-    rows = []
+def _failed_rows(result: DiffResult) -> tuple[_Failed, _Failed]:
+    """Per side, the rows where it failed and the other succeeded: a pair, or a
+    one-sided call that failed on a key the other run made with success; calls with
+    malformed args left out. Counted, the first ``_KEPT`` kept: memory does not grow
+    with the rows."""
+    errors_a, errors_b = (o.errors for o in result.outcomes())
+    # the keys of the one-sided failed calls, then which of them the other run made
+    # with success (one pass over it): no set of every key of a run
+    wanted_a: set[tuple[str, str]] = set()
+    wanted_b: set[tuple[str, str]] = set()
+    for row in result.rows:
+        if row.a is not None and row.b is None and row.error_a:
+            wanted_b.add(result.a.key(row.a))
+        elif row.b is not None and row.a is None and row.error_b:
+            wanted_a.add(result.b.key(row.b))
+    ok_keys_a = _ok_keys(result.a, errors_a, wanted_a)
+    ok_keys_b = _ok_keys(result.b, errors_b, wanted_b)
+    counts = [0, 0]
+    kept: tuple[list[tuple[int, Row]], list[tuple[int, Row]]] = ([], [])
     for i, row in enumerate(result.rows):
         if row.a is not None and row.b is not None:
-            if row.error_a or row.error_b:
-                rows.append((i, row))
-        elif row.a is not None and row.error_a and result.a.key(row.a) in ok_keys_b:
-            rows.append((i, row))  # A's extra call failed on a key B made with success
-        elif row.b is not None and row.error_b and result.b.key(row.b) in ok_keys_a:
-            rows.append((i, row))
-    return rows
+            if not (row.error_a or row.error_b):
+                continue
+        elif row.a is not None:
+            if not (row.error_a and result.a.key(row.a) in ok_keys_b):
+                continue  # A's extra call failed on a key B made with success
+        elif row.b is None or not (row.error_b and result.b.key(row.b) in ok_keys_a):
+            continue
+        for side, (c, pos, error) in enumerate(
+            ((result.a, row.a, row.error_a), (result.b, row.b, row.error_b))
+        ):
+            if error and not _malformed(c, pos):
+                counts[side] += 1
+                if len(kept[side]) < _KEPT:
+                    kept[side].append((i, row))
+    return (counts[0], kept[0]), (counts[1], kept[1])
 
 
-def _side_finding(result: DiffResult, side: str, mine: list[tuple[int, Row]]) -> Finding:
-    """The finding of one side (``"a"`` or ``"b"``) over its failed rows ``mine``."""
+def _ok_keys(
+    c: Cassette, errors: Sequence[bool], wanted: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The keys of ``wanted`` that an entry of ``c`` holds with success."""
+    if not wanted:
+        return set()
+    digests = {d for _, d in wanted}
+    all_digests = c.digests()
+    return {
+        c.key(i)
+        for i in range(len(c))
+        if all_digests[i] in digests and not errors[i] and c.key(i) in wanted
+    }
+
+
+def _side_finding(
+    result: DiffResult, side: str, count: int, mine: list[tuple[int, Row]]
+) -> Finding:
+    """The finding of one side (``"a"`` or ``"b"``) over its ``count`` failed rows
+    (``mine``: the first of them)."""
     _index, row = mine[0]
     c = result.a if side == "a" else result.b
     pos = row.a if side == "a" else row.b
@@ -78,7 +114,7 @@ def _side_finding(result: DiffResult, side: str, mine: list[tuple[int, Row]]) ->
     seqs = [r.a_seq if side == "a" else r.b_seq for _, r in mine]
     message = (
         f"{name} got an error where {other} succeeded: {name} seq {seqs[0]} {entry.tool} "
-        f"returned {what}" + (f", and {len(mine) - 1} more such calls." if len(mine) > 1 else ".")
+        f"returned {what}" + (f", and {count - 1} more such calls." if count > 1 else ".")
     )
     failed = entry.error if entry.is_error else entry.response
     kind = error_kind(failed, entry.is_error)
@@ -91,7 +127,7 @@ def _side_finding(result: DiffResult, side: str, mine: list[tuple[int, Row]]) ->
         action,
         {
             "rows": [i for i, _ in mine][:MAX_SEQS],
-            "count": len(mine),
+            "count": count,
             "first": what,
             "error_kind": kind,
         },  # fmt: skip

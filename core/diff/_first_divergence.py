@@ -142,14 +142,17 @@ def _one_sided_context(result: DiffResult, side: str, pos: int) -> dict[str, Any
     does the repeated call match the other run? ``{}`` when it does not."""
     c = result.a if side == "A" else result.b
     errors = (result.outcomes()[0] if side == "A" else result.outcomes()[1]).errors
-    where = {row.a if side == "A" else row.b: row for row in result.rows}
     key = c.key(pos)
+    if not any(0 <= near < len(c) and c.key(near) == key for near in (pos + 1, pos - 1)):
+        return {}
+    # entry -> its row (8 bytes an entry, not a dict of every row)
+    row_of = result.rows_of_entries(side.lower())
     for near in (pos + 1, pos - 1):
         if not 0 <= near < len(c) or c.key(near) != key:
             continue
         state = "an error" if errors[pos] else "a success"
         text = f"Its key equals {side} seq {c.seq(near)}'s (a repeated call; this one got {state})"
-        paired = where.get(near)
+        paired = result.rows[row_of[near]]
         other_seq = None
         if paired is not None and paired.a is not None and paired.b is not None:
             other_seq = paired.b_seq if side == "A" else paired.a_seq

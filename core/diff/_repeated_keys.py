@@ -25,7 +25,8 @@ def repeated_keys(result: DiffResult) -> list[Finding]:
     """The ``MAX_REPEATED`` repeated keys whose counts differ most between the runs, then
     up to two loops per run."""
     a, b = result.a, result.b
-    pos_a, pos_b = KeyIndex.of(a), KeyIndex.of(b)
+    repeated = result.repeated()
+    pos_a, pos_b = _repeated_positions(a, b, repeated)
     errs_a, errs_b = (o.errors for o in result.outcomes())
     findings = []
     for key in _most_repeated(a, b, pos_a, pos_b)[:MAX_REPEATED]:
@@ -40,8 +41,26 @@ def repeated_keys(result: DiffResult) -> list[Finding]:
         findings.append(
             _key_finding(key, [a.seq(i) for i in pa], [b.seq(i) for i in pb], notes, patterns)
         )
-    findings.extend(_loops(a, b))
+    findings.extend(_loops(a, b, repeated))
     return findings
+
+
+def _repeated_positions(
+    a: Cassette, b: Cassette, repeated: tuple[bytearray, bytearray]
+) -> tuple[KeyIndex[Key], KeyIndex[Key]]:
+    """``KeyIndex.of`` of A and of B kept to the keys either run holds more than once
+    (``repeated``: per entry flags), with all their positions: what the findings read,
+    without a key and a list for every entry of a run."""
+    wanted = {c.key(i) for c, flags in zip((a, b), repeated, strict=True)
+              for i in range(len(c)) if flags[i]}  # fmt: skip
+    digests = {d for _, d in wanted}
+
+    def index(c: Cassette) -> KeyIndex[Key]:
+        all_digests = c.digests()
+        hits = [i for i in range(len(c)) if all_digests[i] in digests and c.key(i) in wanted]
+        return KeyIndex.from_keys((c.key(i) for i in hits), hits)
+
+    return index(a), index(b)
 
 
 def _most_repeated(
@@ -133,36 +152,45 @@ def _key_finding(
     )
 
 
-def _cycles(c: Cassette) -> list[tuple[int, int, int]]:
+def _cycles(c: Cassette, repeated: bytearray) -> list[tuple[int, int, int]]:
     """Loops: ``(start, period, repetitions)`` for each stretch where a cycle of 2 to
     ``MAX_CYCLE`` distinct keys repeats back to back at least twice; most steps first.
-    O(n * MAX_CYCLE)."""
-    keys = [c.key(i) for i in range(len(c))]
-    n = len(keys)
+    O(n * MAX_CYCLE). ``repeated``: per entry, 1 when its key occurs again in the run
+    (``replay_key.repeated_flags``): a key held once starts no cycle. The keys are
+    compared in the cassette's columns, not built a tuple an entry."""
+    tools, digests = c._tools, c.digests()
+    n = len(digests)
+
+    def same(i: int, j: int) -> bool:
+        return repeated[i] == 1 and digests[i] == digests[j] and tools[i] == tools[j]
+
     found: list[tuple[int, int, int]] = []
-    covered = [False] * n
+    covered = bytearray(n)
     for period in range(2, MAX_CYCLE + 1):
         i = 0
         while i + period < n:
-            if keys[i] != keys[i + period]:
+            if not same(i, i + period):
                 i += 1
                 continue
-            run = 0  # keys[i + k] == keys[i + period + k] for k < run
-            while i + period + run < n and keys[i + run] == keys[i + period + run]:
+            run = 0  # key i + k equals key i + period + k for k < run
+            while i + period + run < n and same(i + run, i + period + run):
                 run += 1
             span = run + period
-            if span >= 2 * period and not covered[i] and len(set(keys[i : i + period])) == period:
+            if (
+                span >= 2 * period
+                and not covered[i]
+                and len({c.key(k) for k in range(i, i + period)}) == period
+            ):
                 found.append((i, period, span // period))
-                for k in range(i, i + span):
-                    covered[k] = True
+                covered[i : i + span] = b"\x01" * span
             i += run + 1
     found.sort(key=lambda f: -f[1] * f[2])
     return found
 
 
-def _loops(a: Cassette, b: Cassette) -> list[Finding]:
+def _loops(a: Cassette, b: Cassette, repeated: tuple[bytearray, bytearray]) -> list[Finding]:
     """The two longest loops of each run, with how often the other run repeats each."""
-    cycles = {"a": _cycles(a), "b": _cycles(b)}
+    cycles = {"a": _cycles(a, repeated[0]), "b": _cycles(b, repeated[1])}
     findings = []
     for side, c in (("a", a), ("b", b)):
         other_side = "b" if side == "a" else "a"

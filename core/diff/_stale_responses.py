@@ -19,13 +19,22 @@ MAX_EXAMPLES = 3  # response-drift rows deepdiffed per tool for stale_response
 
 
 def stale_responses(result: DiffResult) -> list[Finding]:
-    return [_tool_finding(result, tool, rows) for tool, rows in _drift_by_tool(result).items()]
+    return [
+        _tool_finding(result, tool, rows, count)
+        for tool, (count, rows) in _drift_by_tool(result).items()
+    ]
 
 
-def _drift_by_tool(result: DiffResult) -> dict[str, list[tuple[int, Row]]]:
-    """The response-drift rows without an error, by tool, in order; rows whose responses
-    differ only by float noise left out (at most ``MAX_NOISE_ROWS`` rows are tested)."""
-    by_tool: dict[str, list[tuple[int, Row]]] = defaultdict(list)
+#: the rows of one tool a finding lists (its examples and its seqs); the rest are counted
+_KEPT = max(MAX_EXAMPLES, MAX_SEQS)
+
+
+def _drift_by_tool(result: DiffResult) -> dict[str, tuple[int, list[tuple[int, Row]]]]:
+    """The response-drift rows without an error, by tool, in order: how many, and the
+    first ``_KEPT`` of them (what the finding shows: memory does not grow with the
+    rows); rows whose responses differ only by float noise left out (at most
+    ``MAX_NOISE_ROWS`` rows are tested)."""
+    by_tool: dict[str, tuple[int, list[tuple[int, Row]]]] = {}
     checked = 0
     for i, row in enumerate(result.rows):
         if row.status is Status.RESPONSE_DRIFT and not (row.error_a or row.error_b):
@@ -34,13 +43,18 @@ def _drift_by_tool(result: DiffResult) -> dict[str, list[tuple[int, Row]]]:
                 checked += 1
                 if float_noise_row(result.a, result.b, row):
                     continue
-            by_tool[row.tool].append((i, row))
+            count, kept = by_tool.get(row.tool, (0, []))
+            if count < _KEPT:
+                kept.append((i, row))
+            by_tool[row.tool] = (count + 1, kept)
     return by_tool
 
 
-def _tool_finding(result: DiffResult, tool: str, rows: list[tuple[int, Row]]) -> Finding:
-    """The finding of one tool's response-drift ``rows``, with the drift of the first
-    ``MAX_EXAMPLES`` of them as examples."""
+def _tool_finding(
+    result: DiffResult, tool: str, rows: list[tuple[int, Row]], count: int
+) -> Finding:
+    """The finding of one tool's ``count`` response-drift rows (``rows``: the first of
+    them), with the drift of the first ``MAX_EXAMPLES`` of them as examples."""
     examples: list[dict[str, Any]] = []
     paths: list[str] = []
     number_type: list[str] = []
@@ -62,14 +76,14 @@ def _tool_finding(result: DiffResult, tool: str, rows: list[tuple[int, Row]]) ->
     first = rows[0][1]
     changed = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
     message = (
-        f"{tool} was answered differently for the same key at {plural(len(rows), 'step')}, "
+        f"{tool} was answered differently for the same key at {plural(count, 'step')}, "
         f"first A seq {first.a_seq} / B seq {first.b_seq} ({changed or 'outcome'})."
     )
     if number_type:
         message += f" Number type only (1 vs 1.0) at {', '.join(number_type[:3])}."
     varying = _varying_within_a_run(result, tool)
     evidence: dict[str, Any] = {
-        "tool": tool, "steps": len(rows), "examples": examples, "number_type": number_type,
+        "tool": tool, "steps": count, "examples": examples, "number_type": number_type,
         "nondeterministic": bool(varying),
     }  # fmt: skip
     if varying:
@@ -95,13 +109,14 @@ def _tool_finding(result: DiffResult, tool: str, rows: list[tuple[int, Row]]) ->
 def _varying_within_a_run(result: DiffResult, tool: str) -> tuple[str, list[int]] | None:
     """``(side, seqs)`` of a key of ``tool`` that one run made several times with
     different successful answers (the first such key found, A first), or ``None``."""
-    for side, c, outcomes in (
-        ("a", result.a, result.outcomes()[0]),
-        ("b", result.b, result.outcomes()[1]),
+    for side, c, outcomes, repeated in (
+        ("a", result.a, result.outcomes()[0], result.repeated()[0]),
+        ("b", result.b, result.outcomes()[1], result.repeated()[1]),
     ):
+        # only a key held more than once can vary: no list for every entry of the tool
         seen: dict[tuple[str, str], list[int]] = defaultdict(list)
         for i in range(len(c)):
-            if c.tool(i) == tool and not outcomes.errors[i]:
+            if repeated[i] and c.tool(i) == tool and not outcomes.errors[i]:
                 seen[c.key(i)].append(i)
         for indices in seen.values():
             if len({c.fingerprint(i) for i in indices}) > 1:

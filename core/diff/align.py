@@ -34,8 +34,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..format.cassette import Cassette
-from ..format.outcome import Outcome, Outcomes, is_error_outcome, outcome_index, same_outcome
+from ..format.outcome import (
+    Outcome,
+    Outcomes,
+    is_error_outcome,
+    known_outcomes,
+    outcome_index,
+    same_outcome,
+)
+from ..keys.replay_key import repeated_flags
 from .model import Row, Status
+from .packed import PackedRows
 
 __all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "outcome_index"]
 
@@ -404,12 +413,18 @@ def seq_statuses(
 class SeqRows(Sequence[Row]):
     """The rows of the by-seq alignment, built on access: row *i* is entry *i* of A beside
     entry *i* of B, so its status needs only the two keys and responses
-    (``seq_statuses``, computed up front); its error and repeated-key flags are computed
-    when the row is first asked for (one entry each side, or, when all rows are
-    iterated, one ``outcome_index`` pass per file). Equal to the list ``align_by_seq``
-    returns; thread-safe. ``exact=False``: statuses from the bytes where exact ones would
-    parse every response (see ``seq_statuses``; ``bytes_only``: wherever the bytes differ);
-    ``provisional`` lists those rows."""
+    (``seq_statuses``, computed up front); its error and repeated-key flags come from
+    per-entry columns (``replay_key.repeated_flags``, one byte an entry; the error flags
+    of ``outcome_index`` once a whole pass has read them, else one entry each side).
+    Rows are not kept (a few recent ones are): what stays per row is its status, so a
+    pass over every row (``diff --json``, ``diff --limit 0``) runs in memory that does
+    not grow with the rows. Equal to the list ``align_by_seq`` returns; thread-safe.
+    ``exact=False``: statuses from the bytes where exact ones would parse every response
+    (see ``seq_statuses``; ``bytes_only``: wherever the bytes differ); ``provisional``
+    lists those rows."""
+
+    #: rows kept for a caller that asks for the same rows again (the app's screen)
+    _RECENT = 4096
 
     def __init__(
         self, a: Cassette, b: Cassette, *, exact: bool = True, bytes_only: bool = False
@@ -420,10 +435,9 @@ class SeqRows(Sequence[Row]):
         self.statuses = seq_statuses(
             a, b, provisional=None if exact else self.provisional, bytes_only=bytes_only
         )
-        self._rows: list[Row | None] = [None] * len(self.statuses)
-        self._repeated: tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]] | None = None
+        self._repeated: tuple[bytearray, bytearray] | None = None
+        self._recent: dict[int, Row] = {}
         self._lock = threading.Lock()
-        self._complete = False
 
     def __len__(self) -> int:
         return len(self.statuses)
@@ -435,15 +449,19 @@ class SeqRows(Sequence[Row]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(f"row {index} out of range")
-        row = self._rows[index]
+        row = self._recent.get(index)
         if row is None:
-            row = self._rows[index] = self._build(index, None)
+            row = self._build(index, _known_errors(self.a, self.b))
+            with self._lock:
+                if len(self._recent) >= self._RECENT:
+                    self._recent.clear()
+                self._recent[index] = row
         return row
 
     def __iter__(self) -> Iterator[Row]:
-        if not self._complete:
-            self._fill()
-        return iter(self._rows)  # type: ignore[arg-type]
+        errors = (outcome_index(self.a).errors, outcome_index(self.b).errors)
+        for i in range(len(self.statuses)):
+            yield self._build(i, errors)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, SeqRows | list | tuple):
@@ -455,29 +473,24 @@ class SeqRows(Sequence[Row]):
     def __repr__(self) -> str:
         return f"SeqRows({list(self)!r})"
 
-    def _counters(self) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
+    def repeated(self) -> tuple[bytearray, bytearray]:
+        """Per entry of A and of B, 1 when its key occurs more than once in its own run
+        (``replay_key.repeated_flags``), computed once."""
         if self._repeated is None:
             a, b = self.a, self.b
-            self._repeated = (
-                Counter(zip(a._tools, a.digests(), strict=True)),
-                Counter(zip(b._tools, b.digests(), strict=True)),
+            flags = (
+                repeated_flags(a._tools, a.digests()),
+                repeated_flags(b._tools, b.digests()),
             )
+            with self._lock:
+                if self._repeated is None:
+                    self._repeated = flags
+        assert self._repeated is not None
         return self._repeated
 
-    def _fill(self) -> None:
-        with self._lock:
-            if self._complete:
-                return
-            errors = (outcome_index(self.a).errors, outcome_index(self.b).errors)
-            rows = self._rows
-            for i in range(len(rows)):
-                if rows[i] is None:
-                    rows[i] = self._build(i, errors)
-            self._complete = True
-
-    def _build(self, index: int, errors: tuple[list[bool], list[bool]] | None) -> Row:
+    def _build(self, index: int, errors: tuple[Sequence[bool], Sequence[bool]] | None) -> Row:
         a, b = self.a, self.b
-        ca, cb = self._counters()
+        ra, rb = self.repeated()
         status = self.statuses[index]
         i = index if index < len(a) else None
         j = index if index < len(b) else None
@@ -490,10 +503,10 @@ class SeqRows(Sequence[Row]):
         if j is None:
             assert i is not None
             return build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
-                             repeated_a=ca[a.key(i)] > 1, error_a=err(a, i, 0))  # fmt: skip
+                             repeated_a=ra[i] == 1, error_a=err(a, i, 0))  # fmt: skip
         if i is None:
             return build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
-                             repeated_b=cb[b.key(j)] > 1, error_b=err(b, j, 1))  # fmt: skip
+                             repeated_b=rb[j] == 1, error_b=err(b, j, 1))  # fmt: skip
         if status is Status.SAME:
             # the same outcome on both sides: neither is an error "while the other
             # succeeded", whatever the flags (and no entry is read for them)
@@ -502,9 +515,15 @@ class SeqRows(Sequence[Row]):
             err_a, err_b = err(a, i, 0), err(b, j, 1)
         return build_row(
             i, j, a.seq(i), b.seq(j), status, a.tool(i),
-            repeated_a=ca[a.key(i)] > 1, repeated_b=cb[b.key(j)] > 1,
+            repeated_a=ra[i] == 1, repeated_b=rb[j] == 1,
             error_a=err_a, error_b=err_b,
         )  # fmt: skip
+
+
+def _known_errors(a: Cassette, b: Cassette) -> tuple[list[bool], list[bool]] | None:
+    """Both sides' error flags when a whole pass has read them (``known_outcomes``)."""
+    oa, ob = known_outcomes(a), known_outcomes(b)
+    return (oa.errors, ob.errors) if oa is not None and ob is not None else None
 
 
 def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> list[tuple[int, int]]:
@@ -534,14 +553,14 @@ def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> list[tuple[i
     return pairs
 
 
-def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> list[Row]:
+def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> PackedRows:
     """Rows of the call-key alignment (see the module docstring). Unpaired entries become
     ``only_a``/``only_b`` rows placed where they occur; within one gap the A-side steps
     come before the B-side steps. Status per pair: ``same``, ``response_drift`` (same key)
     or ``args_drift`` (same tool, another key); never ``other_call``. ``check`` is called
     as the alignment goes (see ``match_tokens``) and every ``_CHECK_ROWS`` rows."""
     sa, sb = _sides(a, b)
-    rows: list[Row] = []
+    rows = PackedRows(a, b)  # 18 bytes a row (packed.py)
     i = j = 0
     for n, (pi, pj) in enumerate(_key_pairs(sa, sb, check)):
         if check is not None and n % _CHECK_ROWS == 0:
@@ -555,7 +574,9 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> list[R
     return rows
 
 
-def align(a: Cassette, b: Cassette, how: str = "seq", check: Check | None = None) -> list[Row]:
+def align(
+    a: Cassette, b: Cassette, how: str = "seq", check: Check | None = None
+) -> list[Row] | PackedRows:
     """Align two cassettes: ``how`` is ``"seq"`` or ``"key"`` (see ``align_by_seq`` and
     ``align_by_key``). Every entry of each side appears in exactly one row, in order.
     ``check`` (by key) is called as the alignment goes; what it raises stops it.

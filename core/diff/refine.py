@@ -60,6 +60,7 @@ from ..keys.normalize import rules_of
 from ..keys.volatile import response_metadata_reason
 from .align import build_row, pair_status
 from .model import DriftItem, Row, Status
+from .packed import PackedRows
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -225,7 +226,7 @@ def refine_rows(
     statuses: Sequence[Status],
     tolerance: float | None = None,
     check: Callable[[], None] | None = None,
-) -> list[Row] | None:
+) -> PackedRows | None:
     """The rows with ``metadata_drift`` and ``moved`` found (see the module docstring),
     and with ``tolerance`` (an absolute |Δ|) response drift made only of numbers within
     it turned ``same`` (float noise: embeddings, scores); ``None`` when nothing changed
@@ -239,7 +240,7 @@ def refine_rows(
         if moved is None:
             return _in_batches(a, b, rows, statuses, tolerance)
         return _in_batches(a, b, moved, [r.status for r in moved], tolerance) or moved
-    out: list[Row] = []
+    out = PackedRows(a, b)  # 18 bytes a row, not a Row object (packed.py)
     start = 0
     for i, j, moved_rows in windows:
         out.extend(changed.get(k, rows[k]) for k in range(start, i))
@@ -369,7 +370,7 @@ def _moved_windows(
 
 def _one_sided_moves(
     a: Cassette, b: Cassette, rows: Sequence[Row], statuses: Sequence[Status]
-) -> list[Row] | None:
+) -> PackedRows | None:
     """The call-key alignment leaves a reordered call as an ``only_a`` row and an
     ``only_b`` row a few rows apart: an ``only_a`` and an ``only_b`` of the same key and
     outcome, at most ``MAX_MOVED_WINDOW`` rows apart, become one ``moved`` row (at A's
@@ -405,7 +406,7 @@ def _one_sided_moves(
         dropped.add(near)
     if not merged:
         return None
-    return [merged.get(k, row) for k, row in enumerate(rows) if k not in dropped]
+    return PackedRows(a, b, (merged.get(k, row) for k, row in enumerate(rows) if k not in dropped))
 
 
 def _with_status(row: Row, status: Status) -> Row:
@@ -472,12 +473,12 @@ def _in_batches(
     rows: Sequence[Row],
     statuses: Sequence[Status],
     tolerance: float | None = None,
-) -> list[Row] | None:
+) -> PackedRows | None:
     """The rows with each stretch of overlapping calls around a differing row paired
     again (``_batch_regions``, ``_repaired``; the module doc), or ``None`` when no pair
     changed. At most ``MAX_METADATA_ROWS`` differing rows are looked at (each reads its
     entries), a stretch is at most ``MAX_MOVED_WINDOW`` rows."""
-    out: list[Row] = []
+    out = PackedRows(a, b)
     start = 0
     changed = False
     for i, j in _batch_regions(a, b, rows, statuses):

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import math
 import threading
+from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..format.cassette import Cassette
 from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
 from ..format.outcome import outcome_index_job
+from ..keys.replay_key import repeated_flags
 from ._drift import entry_drift
 from .align import _EXACT_BY_ENTRY_MAX, Check, Outcomes, SeqRows, outcome_index
 from .align import align as align_rows
 from .align_choice import ALIGN_CHOICES, resolve_alignment
 from .model import Change, DriftItem, Finding, Row, Status
+from .packed import PackedRows
 from .refine import QUIET, first_real_divergence, numeric_drift, refine_rows
 
 #: rows without drift items: nothing differs, or two different calls (see ``calls``)
@@ -49,7 +52,7 @@ class DiffResult:
         a: Cassette,
         b: Cassette,
         align: str,
-        rows: list[Row] | SeqRows,
+        rows: Sequence[Row],
         align_reason: str | None = None,
     ) -> None:
         self.a = a
@@ -61,7 +64,7 @@ class DiffResult:
         #: False when some statuses are provisional (``diff_cassettes(exact=False)``)
         self.exact = not (isinstance(rows, SeqRows) and rows.provisional)
         # by seq, the statuses are known before the rows are built (see SeqRows)
-        statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
+        statuses = _statuses(rows)
         # metadata-only drift, moved calls and float noise are shown but are not where the
         # runs part (provisional statuses: the first non-quiet one, for now)
         self.first_divergence: int | None = (
@@ -76,6 +79,7 @@ class DiffResult:
         self._findings_lock = threading.Lock()
         self._findings: list[Finding] | None = None
         self._contract: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None
+        self._repeated: tuple[bytearray, bytearray] | None = None
 
     def contract(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """The MCP server contracts of A and B from their server-facts sidecars
@@ -116,6 +120,32 @@ class DiffResult:
             return items
         with self._lock:
             return self._drift.setdefault(row_index, items)
+
+    def repeated(self) -> tuple[bytearray, bytearray]:
+        """Per entry of A and of B, 1 when its key occurs more than once in its own run
+        (``replay_key.repeated_flags``: one byte an entry), computed once."""
+        if isinstance(self.rows, SeqRows):
+            return self.rows.repeated()
+        with self._lock:
+            if self._repeated is None:
+                a, b = self.a, self.b
+                self._repeated = (
+                    repeated_flags(a._tools, a.digests()),
+                    repeated_flags(b._tools, b.digests()),
+                )
+            return self._repeated
+
+    def rows_of_entries(self, side: str) -> array[int]:
+        """Per entry of side ``"a"`` or ``"b"``, the index of the row that holds it: 8
+        bytes an entry, built on each call (a finding that looks a few entries up, not a
+        dict of every row)."""
+        c = self.a if side == "a" else self.b
+        where = array("q", bytes(8 * len(c)))
+        for index, row in enumerate(self.rows):
+            pos = row.a if side == "a" else row.b
+            if pos is not None:
+                where[pos] = index
+        return where
 
     def _compute_drift(self, row: Row) -> list[DriftItem]:
         # two different tools are two calls side by side (``calls``), not a drift of one
@@ -396,16 +426,25 @@ def _diff_aligned(
 ) -> DiffResult:
     """``diff_job``'s rows once ``align`` is ``"seq"`` or ``"key"`` (``reason``: why
     ``auto`` chose it, else ``None``), the arguments are checked and the keys known."""
-    rows: list[Row] | SeqRows = (
+    rows: Sequence[Row] = (
         SeqRows(a, b, exact=exact) if align == "seq" else align_rows(a, b, align, check)
     )
     if isinstance(rows, SeqRows) and rows.provisional:
         # the quick first look: no second look yet
         return DiffResult(a, b, align, rows, reason)
-    statuses = rows.statuses if isinstance(rows, SeqRows) else [row.status for row in rows]
+    statuses = _statuses(rows)
     # metadata-only drift, moved calls, numbers within the tolerance
     refined = refine_rows(a, b, rows, statuses, tolerance, check)
     return DiffResult(a, b, align, rows if refined is None else refined, reason)
+
+
+def _statuses(rows: Sequence[Row]) -> list[Status]:
+    """Every row's status, without building the rows where they are columns."""
+    if isinstance(rows, SeqRows):
+        return rows.statuses
+    if isinstance(rows, PackedRows):
+        return rows.statuses
+    return [row.status for row in rows]
 
 
 def check_tolerance(tolerance: float | None) -> None:

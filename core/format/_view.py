@@ -290,7 +290,7 @@ class Cassette(Sequence[Entry]):
         sequential read of the file (``_line_keys.LineKeys``: the same keys a load with
         ``keys=True`` computes as it reads)."""
         n = len(self)
-        tools, lines = self._tools, self._lines
+        tools, lines, stored = self._tools, self._lines, self._stored
         digests: list[str] = [""] * n
         hashes: list[int | None] = [None] * n
         decode = _KEYED.decode
@@ -311,6 +311,11 @@ class Cassette(Sequence[Entry]):
                 args_raw = response = None
                 nonfinite = NONFINITE_MARK in raw
             digests[i], hashes[i] = of_line(tools[i], lines[i], args_raw, response, nonfinite, raw)
+            kept = stored[i]
+            if kept is not None and digests[i] == kept:
+                # one string object for both: a digest is 72 bytes, and a diff of 1M
+                # entries holds one per entry of each side
+                digests[i] = kept
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
 

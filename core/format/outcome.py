@@ -21,10 +21,12 @@ place that decides whether two outcomes are equal.
 
 from __future__ import annotations
 
+import operator
 import re
 import threading
 import weakref
-from collections.abc import Generator
+from array import array
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -122,16 +124,34 @@ class Outcome:
         return outcome_fingerprint(self.tag, self.value, finite=finite)
 
 
+class Fingerprints(array):  # type: ignore[type-arg]
+    """A column of fingerprints: 8 bytes an entry (``array("q")``; a fingerprint is a
+    ``hash``, which fits), not an ``int`` object and a pointer (44 bytes: a diff of two
+    1M-entry runs holds one per entry). Compares equal to a list or tuple of the same
+    ints, as the list it replaces did."""
+
+    def __new__(cls, values: Iterable[int] = ()) -> Fingerprints:
+        return super().__new__(cls, "q", values)  # type: ignore[return-value]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list | tuple):
+            return len(self) == len(other) and all(map(operator.eq, self, other))
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class Outcomes:
     """Per-entry outcome facts of one cassette, computed in one pass.
 
     Attributes:
-        fingerprints: ``outcome_fingerprint`` of each entry's outcome.
+        fingerprints: ``outcome_fingerprint`` of each entry's outcome (``Fingerprints``:
+            an ``array`` of 64-bit ints).
         errors: each entry's ``Outcome.is_error``.
     """
 
-    fingerprints: list[int]
+    fingerprints: Fingerprints
     errors: list[bool]
 
 
@@ -144,7 +164,7 @@ def _scan_file(
     n = len(cassette)
     if cassette.path is None or n == 0 or not cassette.path.is_file():
         return None
-    fps: list[int] = []
+    fps = Fingerprints()
     errs: list[bool] = []
     stage = cassette.path.name
     try:
@@ -177,7 +197,8 @@ class _Table:
     __slots__ = ("complete", "fingerprints")
 
     def __init__(self, n: int) -> None:
-        self.fingerprints: list[int | None] = [None] * n
+        #: once ``complete``, its column (``Fingerprints``)
+        self.fingerprints: list[int | None] | Fingerprints = [None] * n
         self.complete: Outcomes | None = None
 
 
@@ -269,6 +290,14 @@ def same_stored_outcomes(cassette: Cassette, positions: list[int]) -> bool:
     return all(stored_outcome(cassette, i) == first for i in positions[1:])
 
 
+def known_outcomes(cassette: Cassette) -> Outcomes | None:
+    """The ``Outcomes`` of ``cassette`` when a whole pass has computed them already
+    (``outcome_index``), else ``None``: never reads the file."""
+    with _outcome_lock:
+        table = _outcome_cache.get(cassette)
+    return table.complete if table is not None else None
+
+
 def outcome_index(cassette: Cassette) -> Outcomes:
     """The ``Outcomes`` of every entry of ``cassette``, computed once per cassette object
     (cached with ``entry_fingerprint``'s) and thread-safe. A file-backed cassette is read
@@ -291,7 +320,7 @@ def outcome_index_job(
     if result is None:
         result = yield from _scan_entries(cassette, cancel)
     with _outcome_lock:
-        table.fingerprints = list(result.fingerprints)
+        table.fingerprints = result.fingerprints  # every one known: the column itself
         table.complete = result
     return result
 
@@ -301,7 +330,7 @@ def _scan_entries(
 ) -> Generator[Progress, None, Outcomes]:
     """Every entry's outcome facts, entry by entry (an in-memory cassette, or a file whose
     sequential read failed: a bad entry raises the error that names it)."""
-    fps: list[int] = []
+    fps = Fingerprints()
     errs: list[bool] = []
     n = len(cassette)
     for i, entry in enumerate(cassette):

@@ -11,7 +11,8 @@ recorded order); and a key is repeated when it is recorded or called more than o
 
 from __future__ import annotations
 
-from collections.abc import Container, Hashable, Iterable
+from collections import Counter
+from collections.abc import Container, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..format.digest import live_digest
@@ -122,3 +123,31 @@ def is_repeated(recorded: int, calls: int) -> bool:
     repeated: called more than once, or called at all and recorded more than once (one
     never called is unused, not repeated)."""
     return calls > 1 or (calls >= 1 and recorded > 1)
+
+
+def repeated_flags(tools: Sequence[str], digests: Sequence[str]) -> bytearray:
+    """Per entry, 1 when its key ``(tools[i], digests[i])`` is held by another entry too,
+    else 0: ``KeyIndex.count(key) > 1`` of every entry, in one byte each.
+
+    Memory does not grow with a key object per entry (a diff of 1M entries): the digests
+    are first counted into a table of saturating byte counters indexed by their hash
+    (8 slots an entry), and only the entries whose slot was hit twice (repeats, and the
+    few that share a slot by chance) are counted exactly by key. Same answer as the
+    plain count (``tests/core/keys/test_repeated_flags.py``)."""
+    n = len(digests)
+    flags = bytearray(n)
+    if n < 2:
+        return flags
+    size = 8 * n
+    seen = bytearray(size)
+    for d in digests:
+        slot = hash(d) % size
+        if seen[slot] < 2:
+            seen[slot] += 1
+    maybe = [i for i, d in enumerate(digests) if seen[hash(d) % size] > 1]
+    del seen
+    counts = Counter((tools[i], digests[i]) for i in maybe)
+    for i in maybe:
+        if counts[(tools[i], digests[i])] > 1:
+            flags[i] = 1
+    return flags
