@@ -67,6 +67,10 @@ for line in sys.stdin.buffer:
             out.write(json.dumps(empty).encode() + b"\\n")
             out.flush()
         continue
+    for n in range(req["params"]["arguments"].get("notes", 0)):  # a chatty server
+        note = {"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": f"step {n}"}}
+        out.write(json.dumps(note).encode() + b"\\n")
     size = req["params"]["arguments"].get("answer", 0)
     text = "y" * size
     result = {"content": [{"type": "text", "text": text}], "isError": False}
@@ -155,16 +159,17 @@ def http_cases(tmp: Path, server_py: Path, calls: int) -> None:
         server.wait(timeout=30)
 
 
-def big_call(command: list[str], request_mb: int, answer_mb: int) -> float:
+def big_call(command: list[str], request_mb: int, answer_mb: int, notes: int = 0) -> float:
     """Seconds from writing one tools/call (``request_mb`` of argument, asking for
-    ``answer_mb`` of answer) to reading its whole answer line, in a fresh session."""
+    ``answer_mb`` of answer, after ``notes`` log notifications) to reading its whole
+    answer line, in a fresh session."""
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
     proc.stdin.write(json.dumps(init).encode() + b"\n")
     proc.stdin.flush()
     proc.stdout.readline()
-    args = {"text": "x" * (request_mb << 20), "answer": answer_mb << 20}
+    args = {"text": "x" * (request_mb << 20), "answer": answer_mb << 20, "notes": notes}
     line = (
         json.dumps(
             {
@@ -179,6 +184,8 @@ def big_call(command: list[str], request_mb: int, answer_mb: int) -> float:
     t = time.perf_counter()
     proc.stdin.write(line)
     proc.stdin.flush()
+    for _ in range(notes):
+        proc.stdout.readline()
     answer = proc.stdout.readline()
     took = time.perf_counter() - t
     assert answer.endswith(b"\n") and b'"id": 1' in answer[:40] or b'"id":1' in answer[:40]
@@ -210,6 +217,27 @@ def big_messages(tmp: Path, sizes: list[int], repeats: int) -> None:
             )
 
 
+def chatty(tmp: Path, counts: list[int], repeats: int) -> None:
+    """One tools/call answered after ``n`` ``notifications/message`` (a chatty server's
+    log): each is forwarded and kept in the sidecar's ``server_messages``; the time to the
+    answer, straight and through ``mcp record`` (best of ``repeats``)."""
+    server_py = tmp / "raw_server.py"
+    server_py.write_text(RAW_SERVER)
+    server = [sys.executable, str(server_py)]
+    print(f"\n{'notes':>6}  {'direct s':>8} {'record s':>8} {'x direct':>8}")
+    for n in counts:
+        direct = record = float("inf")
+        for i in range(repeats):
+            run = tmp / f"chatty-{n}-{i}.jsonl"
+            direct = min(direct, big_call(server, 0, 0, n))
+            record = min(
+                record, big_call([*CLI, "mcp", "record", "-o", str(run), "--", *server], 0, 0, n)
+            )
+            kept = json.loads(run.with_suffix(".mcp.json").read_text())
+            assert len(kept.get("server_messages", [])) == n, "a notification was lost"
+        print(f"{n:>6}  {direct:>8.3f} {record:>8.3f} {record / direct:>8.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=300)
@@ -217,11 +245,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-sdk", action="store_true", help="only the big messages")
     parser.add_argument("--no-http", action="store_true", help="leave out Streamable HTTP")
+    parser.add_argument(
+        "--chatty", default="1000,10000", help="notifications before one answer ('' skips)"
+    )
     args = parser.parse_args()
     sizes = [int(x) for x in args.big.split(",") if x.strip()]
+    counts = [int(x) for x in args.chatty.split(",") if x.strip()]
     if args.no_sdk:
         with tempfile.TemporaryDirectory() as tmp:
             big_messages(Path(tmp), sizes, args.repeats)
+            if counts:
+                chatty(Path(tmp), counts, args.repeats)
         return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.calls} calls a case")
     print(
@@ -255,6 +289,8 @@ def main() -> None:
             http_cases(Path(tmp), server_py, args.calls)
         if sizes:
             big_messages(Path(tmp), sizes, args.repeats)
+        if counts:
+            chatty(Path(tmp), counts, args.repeats)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ pairs requests with their answers:
   server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
   params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
-  server-facts sidecar (``_facts``), rewritten atomically when it grows;
+  server-facts sidecar (``_facts``): a journal appended to as the session goes (a line
+  each), replaced by the whole document atomically when it ends;
 - what the server sends on its own (notifications, requests to the host with the host's
   answer, stdout lines that are not JSON-RPC) goes to the sidecar's ``server_messages``,
   placed between the answers around it; an answered call that cannot be an entry to its
@@ -53,7 +54,14 @@ from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
 
-from ._facts import Exchange, ServerFacts, ServerMessage, sidecar_path, without_meta
+from ._facts import (
+    Exchange,
+    FactsJournal,
+    ServerFacts,
+    ServerMessage,
+    sidecar_path,
+    without_meta,
+)
 from ._stdio import LineEnd, Piece, read_lines
 from ._wire import (
     ERROR_TYPE,
@@ -415,9 +423,10 @@ class RecordingProxy:
         self.host_in, self.host_out = host_in, host_out
         self.log = log or sys.stderr
         self.grace = grace
-        self.writer, self.facts, self.summary = _claim(
+        self.writer, self.journal, self.summary = _claim(
             str(cassette), self.command, rules or NormalizationRules(), redactor
         )
+        self.facts = self.journal.facts
         #: host requests waiting for the server's answer, by the id the server was sent
         self._pending: dict[str, _Pending] = {}
         #: server-to-host requests waiting for the host's answer: index in server_messages
@@ -439,14 +448,16 @@ class RecordingProxy:
             asyncio.run(self._session())
         finally:
             self.writer.close()
-            self._remove_if_empty()
+            self.journal.close()
+            if not self._remove_if_empty():
+                self.journal.finish()  # the journal becomes the document, atomically
         return self.summary
 
-    def _remove_if_empty(self) -> None:
+    def _remove_if_empty(self) -> bool:
         """A session that recorded nothing (the server never started, answered nothing and
         sent nothing but stdout lines) leaves no file: its cassette and sidecar, both
         created by this session (``_claim``), are removed, so the same command can run
-        again."""
+        again. Whether they were."""
         summary = self.summary
         if (
             summary.entries
@@ -455,7 +466,7 @@ class RecordingProxy:
             or any(m.line is None for m in self.facts.server_messages)
             or self.facts.kept_aside
         ):
-            return
+            return False
         for path in (summary.cassette, summary.sidecar):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
@@ -464,6 +475,7 @@ class RecordingProxy:
             f"nothing was recorded: {summary.cassette} and {summary.sidecar} (created by "
             "this session) were removed"
         )
+        return True
 
     async def _session(self) -> None:
         proc = await self._start_server()
@@ -672,8 +684,9 @@ class RecordingProxy:
         if index is None:
             return
         field_name = "result" if frame.kind == "response" else "error"
-        self.facts.server_messages[index].host_answer = {field_name: frame.doc.get(field_name)}
-        self._write_facts()
+        answer = {field_name: frame.doc.get(field_name)}
+        self.facts.server_messages[index].host_answer = answer
+        self.journal.add({"host_answer": {"index": index, **answer}})
 
     async def _server_to_host(self, proc: asyncio.subprocess.Process) -> None:
         """Forward the server's stdout line by line, each recorded before it goes on. A
@@ -831,52 +844,47 @@ class RecordingProxy:
         if depth_of(req.params) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
             self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
             return
-        self.facts.exchanges.append(
-            Exchange(req.method, without_meta(req.params), result=result, error=error)
-        )
+        exchange = Exchange(req.method, without_meta(req.params), result=result, error=error)
+        self.facts.exchanges.append(exchange)
+        self.journal.add({"exchange": exchange.to_dict()})
         self.summary.exchanges += 1
         self._answered({"exchange": len(self.facts.exchanges) - 1})
-        self._write_facts()
 
     def _answered(self, anchor: dict[str, int]) -> None:
         """An answer went to the host: it places the server messages sent since the last."""
         for message in self._unplaced:
             message.before = anchor
         if self._unplaced:
-            self._write_facts()
+            self.journal.add({"placed": anchor})
         self._unplaced = []
         self._last_answer = anchor
 
     def _server_message(self, message: ServerMessage) -> None:
         message.after = self._last_answer
         self.facts.server_messages.append(message)
+        self.journal.add({"server_message": message.to_dict()})
         self._unplaced.append(message)
         self.summary.server_messages += 1
-        self._write_facts()
 
     def _aside(self, req: _Pending, answer_line: bytes, reason: str) -> None:
         """An answered call that cannot be kept as an entry or an exchange: its two lines
         go to the sidecar's ``kept_aside``, said on stderr and in the report."""
-        self.facts.kept_aside.append(
-            {
-                "method": req.method,
-                "id": req.host_id,
-                "reason": reason,
-                "request": req.line.decode("utf-8", "replace").rstrip("\n"),
-                "answer": answer_line.decode("utf-8", "replace").rstrip("\n"),
-                # the answer may be the other call's: replay never serves it
-                **({"unpaired": True} if req.ambiguous else {}),
-            }
-        )
+        aside = {
+            "method": req.method,
+            "id": req.host_id,
+            "reason": reason,
+            "request": req.line.decode("utf-8", "replace").rstrip("\n"),
+            "answer": answer_line.decode("utf-8", "replace").rstrip("\n"),
+            # the answer may be the other call's: replay never serves it
+            **({"unpaired": True} if req.ambiguous else {}),
+        }
+        self.facts.kept_aside.append(aside)
+        self.journal.add({"kept_aside": aside})
         self.summary.kept_aside += 1
         self._problem(
             f"the answered {req.method} (id {id_key(req.host_id)}) is kept aside in "
             f"{self.summary.sidecar.name} (replay answers the same call from its text): {reason}"
         )
-        self._write_facts()
-
-    def _write_facts(self) -> None:
-        self.facts.write(self.summary.sidecar, overwrite=True, redactor=self.redactor)
 
     def _problem(self, message: str) -> None:
         self.summary.problems.append(message)
@@ -954,7 +962,7 @@ NUMBER = "{n}"
 
 def _claim(
     template: str, command: list[str], rules: NormalizationRules, redactor: Redactor | None
-) -> tuple[CassetteWriter, ServerFacts, RecordSummary]:
+) -> tuple[CassetteWriter, FactsJournal, RecordSummary]:
     """Create the cassette (exclusively) and its sidecar for a new recording. With ``{n}``
     in ``template`` (``runs/git-{n}.jsonl``), the first n from 1 whose two files are both
     free; without, the one path, or ``FileExistsError``. A half-claimed pair (the sidecar
@@ -971,7 +979,7 @@ def _claim(
             writer = CassetteWriter(cassette, rules, redactor)
             facts = ServerFacts(command=command, cassette=cassette.name)
             try:
-                facts.write(sidecar, overwrite=False, redactor=redactor)
+                journal = FactsJournal(facts, sidecar, redactor)
             except BaseException:
                 writer.close()
                 cassette.unlink()
@@ -980,7 +988,7 @@ def _claim(
             if numbered:
                 continue
             raise
-        return writer, facts, RecordSummary(cassette, sidecar)
+        return writer, journal, RecordSummary(cassette, sidecar)
     raise FileExistsError(f"{template}: no free number for {NUMBER}")
 
 
