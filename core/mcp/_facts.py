@@ -110,6 +110,8 @@ class ServerMessage:
     before: dict[str, int] | None = None
     after: dict[str, int] | None = None
     host_answer: dict[str, Any] | None = None
+    #: ``"standalone"``: it came on Streamable HTTP's standalone GET stream (no request's)
+    stream: str | None = None
 
     @property
     def is_request(self) -> bool:
@@ -134,6 +136,8 @@ class ServerMessage:
         out["after"] = self.after
         if self.host_answer is not None:
             out["host_answer"] = self.host_answer
+        if self.stream is not None:
+            out["stream"] = self.stream
         return out
 
 
@@ -311,12 +315,16 @@ def _server_message(path: str | Path, i: int, row: Any) -> ServerMessage:
     answer = row.get("host_answer")
     if answer is not None and not isinstance(answer, dict):
         raise CassetteFormatError(path, None, f"{where}.host_answer", "expected an object")
+    stream = row.get("stream")
+    if stream is not None and not isinstance(stream, str):
+        raise CassetteFormatError(path, None, f"{where}.stream", "expected a string")
     return ServerMessage(
         row.get("message"),
         row.get("line"),
         _anchor(path, f"{where}.before", row.get("before")),
         _anchor(path, f"{where}.after", row.get("after")),
         answer,
+        stream,
     )
 
 

@@ -43,6 +43,8 @@ from .replay import ReplayServer, ReplaySession
 #: the path both serve the MCP endpoint on
 ENDPOINT = "/mcp"
 SESSION_HEADER = "mcp-session-id"
+#: a server message's ``stream`` when it came on the standalone GET stream
+STANDALONE = "standalone"
 NO_SESSION = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"session not found"}}'
 #: request headers not passed on to the remote (hop-by-hop, or set by the client)
 _HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade"}
@@ -104,7 +106,10 @@ class HttpRecordingProxy(RecordingProxy):
         super().__init__([url], cassette, **kwargs)
         self.url = url
         #: the ids of the events already recorded (a resumed stream sends some again)
-        self._relayed: set[bytes] = set()
+        self._recorded: set[bytes] = set()
+        #: the stream of each event id seen (``"standalone"``: the GET stream, else
+        #: ``None``): a GET resuming from it resumes that stream
+        self._relayed: dict[bytes, str | None] = {}
         self.sock = listen(port)
         self.out = out or sys.stdout
 
@@ -142,8 +147,12 @@ class HttpRecordingProxy(RecordingProxy):
         back.pop("content-encoding", None)
         kind = remote.headers.get("content-type", "")
         if kind.startswith("text/event-stream"):
+            stream = None  # a POST's answer stream
+            if request.method == "GET":  # the standalone stream, or one resumed
+                last = request.headers.get("last-event-id")
+                stream = STANDALONE if last is None else self._relayed.get(last.encode())
             return StreamingResponse(
-                self._relay_events(remote), status_code=remote.status_code, headers=back
+                self._relay_events(remote, stream), status_code=remote.status_code, headers=back
             )
         data = await remote.aread()
         await remote.aclose()
@@ -151,30 +160,35 @@ class HttpRecordingProxy(RecordingProxy):
             data = (await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n")
         return Response(data, status_code=remote.status_code, headers=back)
 
-    async def _relay_events(self, remote: Any) -> AsyncIterator[bytes]:
+    async def _relay_events(self, remote: Any, stream: str | None) -> AsyncIterator[bytes]:
         """The remote's events, each recorded (its data as a line from the server) and
-        passed on as it came (rewritten only to give back an aliased id)."""
+        passed on as it came (rewritten only to give back an aliased id). Each is
+        recorded before it goes on: a host that drops the stream and resumes it from an
+        earlier event gets the events between again, recorded once."""
         rest = b""
         try:
             async for chunk in remote.aiter_raw():
                 events, rest = _split_events(rest + chunk)
                 for event in events:
-                    yield await self._relay_event(event) + b"\n\n"
+                    yield await self._relay_event(event, stream) + b"\n\n"
             if rest.strip():
-                yield await self._relay_event(rest) + b"\n\n"
+                yield await self._relay_event(rest, stream) + b"\n\n"
         finally:
             await remote.aclose()
 
-    async def _relay_event(self, event: bytes) -> bytes:
+    async def _relay_event(self, event: bytes, stream: str | None) -> bytes:
         data = _event_data(event)
-        if not data.strip():  # a priming event (an id, no data), a comment
-            return event
         event_id = _event_id(event)
+        if not data.strip():  # a priming event (an id, no data), a comment
+            if event_id is not None:
+                self._relayed.setdefault(event_id, stream)
+            return event
         if event_id is not None:
-            if event_id in self._relayed:  # sent again on a resumed stream: kept once
+            if event_id in self._recorded:  # sent again on a resumed stream: kept once
                 return event
-            self._relayed.add(event_id)
-        out = await self._from_server(data + b"\n")
+            self._recorded.add(event_id)
+            self._relayed.setdefault(event_id, stream)
+        out = await self._from_server(data + b"\n", stream=stream)
         if out.rstrip(b"\n") == data:
             return event
         kept = [ln for ln in event.split(b"\n") if not ln.startswith(b"data:")]

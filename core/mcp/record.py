@@ -730,11 +730,14 @@ class RecordingProxy:
             else:
                 self._to_host(await self._from_server(rest))
 
-    async def _from_server(self, line: bytes, *, forwarded: bool = False) -> bytes:
+    async def _from_server(
+        self, line: bytes, *, forwarded: bool = False, stream: str | None = None
+    ) -> bytes:
         """Record what one line of the server's stdout holds; the line to forward (the
         line itself, or with an aliased id given back). ``forwarded``: the line's start
         went to the host already (``_server_to_host`` streams a big line only while no
-        alias is in flight, so nothing in it needs rewriting)."""
+        alias is in flight, so nothing in it needs rewriting). ``stream``: the Streamable
+        HTTP stream it came on, kept with a server message (``"standalone"``)."""
         parsed = read_line(line)
         if not parsed.frames:  # a banner, a log line: forwarded, and kept
             text = line.decode("utf-8", "replace").rstrip("\r\n")
@@ -764,11 +767,11 @@ class RecordingProxy:
                 self._record(req, frame, lossy=parsed.lossy, line=line, prepared=prepared)
             elif frame.kind == "notification" and frame.method == PROGRESS:
                 if not self._note_progress(frame.params or {}):
-                    self._server_message(ServerMessage(message=frame.doc))
+                    self._server_message(ServerMessage(message=frame.doc, stream=stream))
             elif frame.kind in ("notification", "request"):
                 if frame.kind == "request":
                     self._server_requests[frame.key] = len(self.facts.server_messages)
-                self._server_message(ServerMessage(message=frame.doc))
+                self._server_message(ServerMessage(message=frame.doc, stream=stream))
             else:
                 self._server_message(ServerMessage(message=frame.doc))
                 self._problem("the server sent a JSON value that is not a JSON-RPC 2.0 message")
