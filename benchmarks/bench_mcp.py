@@ -78,6 +78,24 @@ for line in sys.stdin.buffer:
     out.write(json.dumps(answer).encode() + b"\\n")
     out.flush()
 """
+RAW_HTTP_SERVER = """
+import json, sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+async def endpoint(request):
+    req = json.loads(await request.body())
+    if "id" not in req:
+        return Response(status_code=202)
+    size = (req.get("params") or {}).get("arguments", {}).get("answer", 0)
+    result = {"content": [{"type": "text", "text": "y" * size}], "isError": False}
+    answer = {"jsonrpc": "2.0", "id": req["id"], "result": result}
+    return Response(json.dumps(answer).encode(), media_type="application/json")
+
+app = Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+"""
 CLI = [sys.executable, "-m", "cassette_tui.tui.cli"]
 WARMUP = 20
 
@@ -238,6 +256,72 @@ def chatty(tmp: Path, counts: list[int], repeats: int) -> None:
         print(f"{n:>6}  {direct:>8.3f} {record:>8.3f} {record / direct:>8.2f}", flush=True)
 
 
+def big_http(tmp: Path, sizes: list[int], repeats: int) -> None:
+    """The big messages over Streamable HTTP: one POST of a ``tools/call`` (``request``:
+    its argument that big; ``answer``: its answer), straight to a raw HTTP server and
+    through ``mcp record --url`` (one recorder for all), best of ``repeats``."""
+    import socket
+
+    import httpx2
+
+    server_py = tmp / "raw_http_server.py"
+    server_py.write_text(RAW_HTTP_SERVER)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([sys.executable, str(server_py), str(port)])
+    remote = f"http://127.0.0.1:{port}/mcp"
+    recorder = subprocess.Popen(
+        [*CLI, "mcp", "record", "--url", remote, "-o", str(tmp / "http-big.jsonl")],
+        stdout=subprocess.PIPE,
+    )
+    assert recorder.stdout is not None
+    proxy = recorder.stdout.readline().decode().strip()
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    print(f"\n{'size':>6}  {'direction':<14} {'direct s':>8} {'record s':>8} {'x direct':>8}")
+    try:
+        with httpx2.Client(timeout=120) as client:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    client.post(remote, content=b'{"jsonrpc":"2.0","method":"x"}', headers=headers)
+                    break
+                except httpx2.TransportError:
+                    time.sleep(0.05)
+            n = 0
+            for mb in sizes:
+                for direction, (req, ans) in (("http request", (mb, 0)), ("http answer", (0, mb))):
+                    best = {remote: float("inf"), proxy: float("inf")}
+                    for _ in range(repeats):
+                        for url in (remote, proxy):
+                            n += 1
+                            args = {"text": "x" * (req << 20), "answer": ans << 20}
+                            params = {"name": "big", "arguments": args}
+                            call = {
+                                "jsonrpc": "2.0",
+                                "id": n,
+                                "method": "tools/call",
+                                "params": params,
+                            }
+                            body = json.dumps(call).encode()
+                            t = time.perf_counter()
+                            answer = client.post(url, content=body, headers=headers)
+                            took = time.perf_counter() - t
+                            assert answer.status_code == 200 and answer.content.endswith(b"}")
+                            best[url] = min(best[url], took)
+                    direct, record = best[remote], best[proxy]
+                    print(
+                        f"{mb:>4} MB  {direction:<14} {direct:>8.3f} {record:>8.3f} "
+                        f"{record / direct:>8.2f}",
+                        flush=True,
+                    )
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait(timeout=60)
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=300)
@@ -254,6 +338,8 @@ def main() -> None:
     if args.no_sdk:
         with tempfile.TemporaryDirectory() as tmp:
             big_messages(Path(tmp), sizes, args.repeats)
+            if sizes and not args.no_http:
+                big_http(Path(tmp), sizes, args.repeats)
             if counts:
                 chatty(Path(tmp), counts, args.repeats)
         return
@@ -289,6 +375,8 @@ def main() -> None:
             http_cases(Path(tmp), server_py, args.calls)
         if sizes:
             big_messages(Path(tmp), sizes, args.repeats)
+            if not args.no_http:
+                big_http(Path(tmp), sizes, args.repeats)
         if counts:
             chatty(Path(tmp), counts, args.repeats)
 

@@ -13,7 +13,9 @@ Record: each POST body is read as a line of the stdio transport is (``RecordingP
 (JSON) or each event's data (SSE) as a line from the server (``_from_server``): the same
 entries, exchanges and server messages as over stdio. Bytes go back to the host as the
 remote sent them (an event's data is rewritten only to give back an aliased id). GET
-streams (server messages outside a request) and DELETE are forwarded too.
+streams and DELETE are forwarded too: a stream resumed with ``Last-Event-ID`` (an event
+sent again on it is recorded once), and the standalone GET stream, whose messages are
+kept with ``stream: "standalone"``.
 
 Replay: a ``ReplaySession`` answers each POST: a stream of events when the recording holds
 server messages or progress for the answer (each event with an ``id``), else one JSON
