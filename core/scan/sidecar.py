@@ -58,7 +58,7 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-#: the header member that marks a journal (docs/mcp.md, "The sidecar")
+#: the header member that marks a journal (docs/mcp.md, "The sidecar `RUN.mcp.json`")
 JOURNAL = "journal"
 
 
