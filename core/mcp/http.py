@@ -39,7 +39,7 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 from ._wire import read_line
-from .record import RecordingProxy
+from .record import STREAM_FROM, RecordingProxy
 from .replay import ReplayServer, ReplaySession
 
 #: the path both serve the MCP endpoint on
@@ -133,12 +133,21 @@ class HttpRecordingProxy(RecordingProxy):
         import httpx2
         from starlette.responses import Response, StreamingResponse
 
-        body = await request.body()
-        if request.method == "POST" and body.strip():
-            body = self._from_host(body.rstrip(b"\n"))
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
+        size = request.headers.get("content-length", "")
+        content: Any
+        if request.method == "POST" and size.isdigit() and int(size) >= STREAM_FROM:
+            # a big body goes on as it comes (the remote reads it meanwhile), read for the
+            # recording once whole, before any answer to it can be read
+            headers["content-length"] = size
+            content = self._body_as_it_comes(request)
+        else:
+            body = await request.body()
+            if request.method == "POST" and body.strip():
+                body = self._from_host(body.rstrip(b"\n"))
+            content = body
         outgoing = self._client.build_request(
-            request.method, self.url, headers=headers, content=body
+            request.method, self.url, headers=headers, content=content
         )
         try:
             remote = await self._client.send(outgoing, stream=True)
@@ -156,11 +165,54 @@ class HttpRecordingProxy(RecordingProxy):
             return StreamingResponse(
                 self._relay_events(remote, stream), status_code=remote.status_code, headers=back
             )
+        size = remote.headers.get("content-length", "")
+        recorded = kind.startswith("application/json") and remote.status_code < 400
+        if (
+            recorded
+            and size.isdigit()
+            and int(size) >= STREAM_FROM
+            and not any(p.alias is not None for p in self._pending.values())
+        ):
+            return StreamingResponse(
+                self._answer_as_it_comes(remote), status_code=remote.status_code, headers=back
+            )
         data = await remote.aread()
         await remote.aclose()
-        if kind.startswith("application/json") and data.strip() and remote.status_code < 400:
+        if recorded and data.strip():
             data = (await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n")
         return Response(data, status_code=remote.status_code, headers=back)
+
+    async def _body_as_it_comes(self, request: Any) -> AsyncIterator[bytes]:
+        """A big POST body passed on chunk by chunk; noted once whole (an id it reuses
+        while in flight cannot be aliased then: both calls are kept aside, as for a long
+        stdio line)."""
+        chunks: list[bytes] = []
+        async for chunk in request.stream():
+            if chunk:
+                chunks.append(chunk)
+                yield chunk
+        body = b"".join(chunks)
+        if body.strip():
+            self._from_host(body.rstrip(b"\n"), forwarded=True)
+
+    async def _answer_as_it_comes(self, remote: Any) -> AsyncIterator[bytes]:
+        """A big JSON answer passed on as it comes, its last chunk held back until it is
+        recorded (the host cannot read a JSON body before its end)."""
+        chunks: list[bytes] = []
+        try:
+            async for chunk in remote.aiter_bytes():
+                if not chunk:
+                    continue
+                if chunks:
+                    yield chunks[-1]
+                chunks.append(chunk)
+        finally:
+            await remote.aclose()
+        data = b"".join(chunks)
+        if data.strip():
+            await self._from_server(data.rstrip(b"\n") + b"\n", forwarded=True)
+        if chunks:
+            yield chunks[-1]
 
     async def _relay_events(self, remote: Any, stream: str | None) -> AsyncIterator[bytes]:
         """The remote's events, each recorded (its data as a line from the server) and
