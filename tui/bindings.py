@@ -169,6 +169,15 @@ PAIR = [
         tooltip="Align the runs by seq / by call key",
     ),
     *_LOOP,
+    Binding(
+        "s",
+        "swap",
+        "Swap",
+        show=False,
+        id="main.swap",
+        tooltip="Gate A N times with B's answer at the selected row (as gate --swap); "
+        "the pass rate shows beside the row",
+    ),
     *_MOVE,
 ]
 
@@ -251,7 +260,47 @@ PIN = [
 ]
 
 #: The debug loop panel (l on the main screen).
-LOOP = [Binding("escape,q,l", "back", "Back", id="loop.back")]
+LOOP = [
+    Binding("escape,q,l", "back", "Back", id="loop.back"),
+    Binding(
+        "b",
+        "bisect",
+        "Bisect",
+        id="loop.bisect",
+        tooltip="Bisect A against B: which of the differing responses make A fail, offline",
+    ),
+]
+
+#: The bisect screen (b on the loop panel).
+BISECT = [
+    Binding(
+        "escape",
+        "cancel",
+        "Cancel/back",
+        id="bisect.cancel",
+        tooltip="Stop the running bisect (what it learned stays), then leave",
+    ),
+    Binding("q", "back", "Back", show=False, id="bisect.back", tooltip="Leave (stops it)"),
+    Binding(
+        "enter",
+        "open_b",
+        "Hybrid vs B",
+        id="bisect.open_b",
+        tooltip="The hybrid cassette under the cursor (A side) against B in the main view",
+    ),
+    Binding(
+        "a",
+        "open_a",
+        "A vs hybrid",
+        id="bisect.open_a",
+        tooltip="A against the hybrid cassette under the cursor in the main view",
+    ),
+    Binding("b", "again", "Again", id="bisect.again", tooltip="Bisect again, into a new folder"),
+    Binding("down,j", "cursor_down", "Down", show=False, id="bisect.cursor_down"),
+    Binding("up,k", "cursor_up", "Up", show=False, id="bisect.cursor_up"),
+    Binding("g,home", "first", "First", show=False, id="bisect.first"),
+    Binding("G,end", "last", "Last", show=False, id="bisect.last"),
+]
 
 #: The re-record screen (R on the main screen): confirm, run, result.
 RERECORD = [
@@ -451,18 +500,20 @@ def _with_back(table: list[Binding], back: Binding, without: tuple[str, ...] = (
     return [back if b.id == "main.back" else b for b in table if b.id not in without]
 
 
-#: ``q`` on runs opened from a loop screen (a replay's or a gate's call logs) goes back to
-#: it (same id as the main screen's ``q``, so a remap applies to both).
+#: ``q`` on runs opened from a loop screen (a replay's or a gate's call logs, a bisect's
+#: hybrids) goes back to it (same id as the main screen's ``q``, so a remap applies to both).
 BACK_TO_LOOP = Binding(
     "q",
     "back",
     "Back",
     id="main.back",
-    tooltip="Back to the replay or gate screen that opened these runs",
+    tooltip="Back to the replay, gate or bisect screen that opened these runs",
 )
 
 #: The pair view of runs opened from a loop screen: no Replay, Gate or Re-record of call logs.
-PAIR_FROM_LOOP = _with_back(PAIR, BACK_TO_LOOP, ("main.replay", "main.gate", "main.rerecord"))
+PAIR_FROM_LOOP = _with_back(
+    PAIR, BACK_TO_LOOP, ("main.replay", "main.gate", "main.rerecord", "main.swap")
+)
 
 #: The pair and single-file screens of runs opened from the run selector.
 PAIR_FROM_RUNS = _with_back(PAIR, BACK_TO_RUNS)

@@ -48,6 +48,7 @@ def load_keymap(path: str | Path) -> dict[str, str]:
 
 def screens() -> dict[str, list[Binding]]:
     """Every screen's name (``KEYMAP_NAME``) and bindings, from the screen classes."""
+    from .screens.bisect import BisectScreen
     from .screens.gate import GateScreen
     from .screens.help import HelpScreen
     from .screens.loop import LoopScreen
@@ -75,6 +76,7 @@ def screens() -> dict[str, list[Binding]]:
             ReplayScreen,
             MissScreen,
             GateScreen,
+            BisectScreen,
             NoAgentScreen,
             LoopPairScreen,
         )

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.loop.gate import GateResult
     from cassette_tui.core.loop.record import RecordResult
     from cassette_tui.core.loop.replay import ReplayResult
+    from cassette_tui.core.why.bisect import BisectResult
     from rich.console import RenderableType
     from rich.text import Text
 
@@ -185,3 +186,33 @@ class CallLogsOpened(Message):
         self.a = a
         self.b = b
         self.label = label
+
+
+class BisectDone(Message):
+    """A bisect ended (``result.cancelled``: stopped by escape, what was learned kept)."""
+
+    def __init__(self, result: BisectResult) -> None:
+        super().__init__()
+        self.result = result
+
+
+class SwapProgress(Message):
+    """The swap gate of the row holding A's entry ``a`` and B's entry ``b`` reported
+    ``progress`` (its runs done)."""
+
+    def __init__(self, a: int, b: int, progress: Progress) -> None:
+        super().__init__()
+        self.a = a
+        self.b = b
+        self.progress = progress
+
+
+class SwapDone(Message):
+    """The swap gate of the row holding A's entry ``a`` and B's entry ``b`` ended:
+    ``result`` (``cancelled`` set when escape stopped it)."""
+
+    def __init__(self, a: int, b: int, result: GateResult) -> None:
+        super().__init__()
+        self.a = a
+        self.b = b
+        self.result = result

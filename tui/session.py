@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from cassette_tui.core.loop.gate import GateResult
     from cassette_tui.core.loop.record import RecordResult
     from cassette_tui.core.loop.replay import ReplayResult
+    from cassette_tui.core.why.bisect import BisectResult
 
     from .screens.select import RunSource
 
@@ -42,12 +43,14 @@ class LoopResults:
     too), the last gate (``GateResult``, partial when cancelled), the pinned entries and
     the re-recording (``core.loop.RecordResult``). ``pins``: the fixture files written
     from the app, in order; ``rerecord``: the last re-recording (``R``), run to its end
-    or stopped."""
+    or stopped; ``bisect``: the last bisect of A against B (``core.why.BisectResult``,
+    a cancelled one too)."""
 
     replay: ReplayResult | None = None
     gate: GateResult | None = None
     pins: list[Path] = field(default_factory=list)
     rerecord: RecordResult | None = None
+    bisect: BisectResult | None = None
 
 
 class RunFolders:

@@ -1,8 +1,9 @@
 """The project's configuration: ``[tool.cassette]`` in ``pyproject.toml``, or ``cassette.toml``.
 
 One reader for every setting (``ProjectConfig``): the normalization rules (``normalize``),
-the redaction settings (``redact``, read by ``scan.secrets.load_secret_config``) and the
-agent command template (``agent``, read by ``loop.agent.resolve_agent``). Which file
+the redaction settings (``redact``, read by ``scan.secrets.load_secret_config``), the
+agent command template (``agent``, read by ``loop.agent.resolve_agent``) and the tools
+``verify`` may call live (``verify.allow``, read by ``verify_allow``). Which file
 applies, first match wins: the one named (``--config``), the ``CASSETTE_CONFIG``
 environment variable, else the nearest ``cassette.toml`` or ``pyproject.toml`` with a
 ``[tool.cassette]`` table in the start folder or its parents (``ProjectConfig.find``).
@@ -23,6 +24,9 @@ top level (or under ``[tool.cassette]`` if that is where they are)::
 
     [tool.cassette.redact]
     record = true
+
+    [tool.cassette.verify]
+    allow = ["search_docs", "read_file"]
 """
 
 from __future__ import annotations
@@ -59,12 +63,14 @@ class ProjectConfig:
             (``scan.secrets.load_secret_config`` reads it), ``None`` when absent.
         agent: the ``agent`` command template, a string (``loop.agent.resolve_agent``
             reads it), ``None`` when absent.
+        verify: the ``verify`` table (``verify_allow()`` reads it), ``None`` when absent.
     """
 
     path: Path | None = None
     normalize: Any = None
     redact: Any = None
     agent: Any = None
+    verify: Any = None
 
     @classmethod
     def load(
@@ -111,6 +117,7 @@ class ProjectConfig:
             normalize=_section(path, data, "normalize"),
             redact=_section(path, data, "redact"),
             agent=_section(path, data, "agent"),
+            verify=_section(path, data, "verify"),
         )
 
     def rules(self, root: str | Path | None = None) -> NormalizationRules:
@@ -131,6 +138,27 @@ class ProjectConfig:
         return NormalizationRules.from_mapping(
             self.normalize, root=root if root is not None else self.path.parent, source=self.path
         )
+
+    def verify_allow(self) -> list[str]:
+        """The tools ``cassette-tui verify`` may re-issue live besides those the MCP
+        server annotates ``readOnlyHint``: ``allow`` of the ``verify`` table, in order
+        (``[]`` when absent). A tool listed here is one the user vouches is safe to call
+        again (no write, no payment, no message sent).
+
+        Raises:
+            NormalizationConfigError: the section is not a table, or ``allow`` is not a
+                list of strings (``field`` set: ``verify.allow``).
+        """
+        if self.path is None or self.verify is None:
+            return []
+        if not isinstance(self.verify, Mapping):
+            raise NormalizationConfigError(self.path, None, "verify", "expected a table")
+        allow = self.verify.get("allow", [])
+        if not isinstance(allow, list) or not all(isinstance(t, str) for t in allow):
+            raise NormalizationConfigError(
+                self.path, None, "verify.allow", "expected a list of tool names (strings)"
+            )
+        return list(allow)
 
 
 def load_rules(

@@ -1,15 +1,32 @@
-"""The stdio transport's two ends, shared by the recording proxy and the stand-in server:
-lines read from a file descriptor in a thread, bytes written whole."""
+"""The stdio transport's two ends, shared by the recording proxy, the stand-in server and
+``verify``'s live client: lines read from a file descriptor in a thread, bytes written
+whole, and the MCP server's process started (``spawn_server``) and stopped
+(``stop_server``) as the proxy does it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
+import signal
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
-__all__ = ["LineEnd", "Piece", "read_lines", "write_all"]
+__all__ = [
+    "LINE_LIMIT",
+    "LineEnd",
+    "Piece",
+    "read_lines",
+    "signal_group",
+    "spawn_server",
+    "stop_server",
+    "widen_pipe",
+    "write_all",
+]
+
+#: the largest line the proxy reads in one piece (a bigger one is an error)
+LINE_LIMIT = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +103,69 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+async def spawn_server(
+    command: list[str], *, stderr: IO[Any] | int | None = None
+) -> asyncio.subprocess.Process:
+    """Start the MCP server ``command`` over stdio: stdin and stdout piped (each pipe
+    widened, ``widen_pipe``), lines read up to ``LINE_LIMIT``, in its own process group so
+    ``stop_server`` ends it with whatever it started. ``stderr``: where the server's
+    stderr goes (default: this process's).
+
+    Raises:
+        OSError: the command cannot be started (not found, not executable).
+    """
+    proc = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        start_new_session=True,  # its own process group: terminated as a whole
+        limit=LINE_LIMIT,
+    )
+    for pipe in (proc.stdin, proc.stdout):
+        transport = getattr(pipe, "transport", None) or getattr(pipe, "_transport", None)
+        info = transport.get_extra_info("pipe") if transport is not None else None
+        if info is not None:
+            widen_pipe(info.fileno())
+    return proc
+
+
+async def stop_server(proc: asyncio.subprocess.Process, grace: float) -> bool:
+    """End the server as the MCP stdio lifecycle says: close its stdin, give it ``grace``
+    seconds to exit, then SIGTERM its process group, ``grace`` seconds more, then SIGKILL.
+    True when it had to be signalled."""
+    if proc.stdin is not None and not proc.stdin.is_closing():
+        proc.stdin.close()
+    if await _exited(proc, grace):
+        return False
+    signal_group(proc.pid, signal.SIGTERM)
+    if not await _exited(proc, grace):
+        signal_group(proc.pid, signal.SIGKILL)
+        await _exited(proc, grace)
+    return True
+
+
+async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
+    try:
+        await asyncio.wait_for(proc.wait(), timeout)
+    except TimeoutError:
+        return False
+    return True
+
+
+def widen_pipe(fd: int) -> None:
+    """Give a pipe the largest buffer the system allows (Linux ``F_SETPIPE_SZ``, up to
+    ``/proc/sys/fs/pipe-max-size``, 1 MB by default): a big message then crosses in 1 MB
+    writes, not 64 KB ones, each waking the other process. Elsewhere, or when refused,
+    the pipe stays as it is."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, setsize, 1 << 20)
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to the process group ``pgid`` (gone or not ours: nothing to do)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import os
 import signal
@@ -62,7 +61,9 @@ from ._facts import (
     sidecar_path,
     without_meta,
 )
-from ._stdio import LineEnd, Piece, read_lines
+from ._stdio import LineEnd, Piece, read_lines, spawn_server
+from ._stdio import signal_group as _signal_group
+from ._stdio import widen_pipe as _widen_pipe
 from ._wire import (
     ERROR_TYPE,
     PROGRESS,
@@ -77,8 +78,6 @@ from ._wire import (
 #: JSON-RPC "internal error": the code of the answer the proxy gives for a request the
 #: server will never answer (it exited)
 SERVER_GONE_CODE = -32603
-#: the largest line the proxy reads in one piece (a bigger one is an error)
-LINE_LIMIT = 1 << 30
 #: how much of the server's stdout is read at once
 READ_SIZE = 1 << 20
 #: a server line longer than this goes on to the host in pieces as it comes, its end
@@ -519,24 +518,12 @@ class RecordingProxy:
         """The MCP server's process (its own process group); ``None`` when it cannot
         start (said, and summed up as a crash with status 127)."""
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *self.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group: terminated as a whole
-                limit=LINE_LIMIT,
-            )
+            return await spawn_server(self.command)
         except OSError as exc:
             self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
             self.summary.server_crashed = True
             self.summary.server_exit = 127
             return None
-        for pipe in (proc.stdin, proc.stdout):
-            transport = getattr(pipe, "transport", None) or getattr(pipe, "_transport", None)
-            info = transport.get_extra_info("pipe") if transport is not None else None
-            if info is not None:
-                _widen_pipe(info.fileno())
-        return proc
 
     async def _stop_server(
         self,
@@ -1004,18 +991,3 @@ def _error_record(error: dict[str, Any] | None) -> dict[str, Any] | None:
     if error.get("data") is not None:
         out["data"] = error["data"]
     return out
-
-
-def _widen_pipe(fd: int) -> None:
-    """Give a pipe the largest buffer the system allows (Linux ``F_SETPIPE_SZ``, up to
-    ``/proc/sys/fs/pipe-max-size``, 1 MB by default): a big message then crosses in 1 MB
-    writes, not 64 KB ones, each waking the other process. Elsewhere, or when refused,
-    the pipe stays as it is."""
-    setsize = getattr(fcntl, "F_SETPIPE_SZ", 1031)
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(fd, setsize, 1 << 20)
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)

@@ -27,7 +27,7 @@ from ..loop.gate import gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .hybrid import DifferingStep, differing_steps, write_hybrid
-from .oracle import gate_outcome
+from .oracle import candidate_options, gate_outcome
 
 #: exit statuses, as the gate's: 0 found, 1 found with unresolved candidates, 2 no answer
 EXIT_FOUND = 0
@@ -143,8 +143,9 @@ def bisect_job(
     paired (``key`` by default: the same call, wherever each run made it, so a step the
     failing run inserted does not shift every later pair).
 
-    Yields the gates' progress and ``Progress(stage="bisect", unit="candidates")`` after
-    each candidate. Cancelled (``token``): the result so far, ``cancelled`` set.
+    Yields the gates' progress and ``Progress(stage="bisect", unit="candidates")`` before
+    each candidate (``item``: the tuple of its ``DifferingStep``) and after it (``item``:
+    its ``Candidate``). Cancelled (``token``): the result so far, ``cancelled`` set.
 
     Raises:
         CassetteFormatError: a cassette cannot be read.
@@ -170,12 +171,18 @@ def bisect_job(
     def test(subset: Sequence[DifferingStep]) -> JobGenerator[str]:
         n = len(result.candidates) + 1
         path = write_hybrid(out_dir / f"candidate-{n:03d}.jsonl", a, b, subset)
-        gate = yield from gate_job(path, agent, options, runs=runs, token=token)
+        # the candidate about to be gated (its steps as ``item``), so a screen can say it
+        yield Progress("bisect", n - 1, None, "candidates", f"trying {len(subset)} from A",
+                       item=tuple(subset))  # fmt: skip
+        gate = yield from gate_job(path, agent, candidate_options(options, path.stem),
+                                   runs=runs, token=token)  # fmt: skip
         if gate.cancelled:
             raise Cancelled("bisect cancelled")
         outcome, why = gate_outcome(gate)
-        result.candidates.append(Candidate(tuple(subset), outcome, why, path, gate.runs))
-        yield Progress("bisect", n, None, "candidates", f"{outcome} with {len(subset)} from A")
+        candidate = Candidate(tuple(subset), outcome, why, path, gate.runs)
+        result.candidates.append(candidate)
+        yield Progress("bisect", n, None, "candidates", f"{outcome} with {len(subset)} from A",
+                       item=candidate)  # fmt: skip
         return outcome
 
     search: Search[DifferingStep] = Search()

@@ -5,14 +5,29 @@ something neither run was asked), is ``UNRESOLVED``, never counted as a pass or 
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from ..loop.gate import GateResult
+from ..loop.options import LoopOptions
+from ..replay.report import ReplayReport
 from .ddmin import FAIL, PASS, UNRESOLVED
+
+
+def candidate_options(options: LoopOptions, name: str) -> LoopOptions:
+    """``options`` for the gate of one candidate called ``name``: with ``--runs-dir DIR``
+    its runs go to ``DIR/name``, since a runs folder must be new or empty and every
+    candidate's gate would otherwise find the previous one's files there."""
+    if options.runs_dir is None:
+        return options
+    return replace(options, runs_dir=Path(options.runs_dir) / name)
 
 
 def gate_outcome(gate: GateResult) -> tuple[str, str]:
     """``(outcome, why)`` of a gate: ``PASS`` when every run replayed cleanly and passed,
     ``FAIL`` when every run replayed cleanly and failed, else ``UNRESOLVED`` with why:
-    ``"flaky: 3/5 passed"``, ``"left the recording: a miss of read_file in run 2"``, or
+    ``"flaky: 3/5 passed"``, ``"left the recording: a miss of read_file at call 4 (after
+    seq 3) in run 2"`` (the step where the agent left it), or
     the verdict's own reason (a timeout, a crash from outside, no tool call)."""
     verdict = gate.verdict
     if verdict == "deterministic":
@@ -24,8 +39,20 @@ def gate_outcome(gate: GateResult) -> tuple[str, str]:
             continue
         report = run.report
         if report is not None and report.misses:
-            return UNRESOLVED, (
-                f"left the recording: a miss of {report.misses[0].tool} in run {run.run}"
-            )
+            return UNRESOLVED, f"left the recording: {_left_at(report)} in run {run.run}"
         return UNRESOLVED, f"{verdict}: run {run.run}: {why}"
     return UNRESOLVED, verdict
+
+
+def _left_at(report: ReplayReport) -> str:
+    """Where a replay left the recording: ``a miss of read_file at call 4 (after seq 3)``,
+    the first miss in call order and the last recorded entry served before it (the call
+    numbers and seqs of the report's ``calls``; without them, the tool alone)."""
+    miss = report.misses[0]
+    calls = report.calls or ()
+    first = next((c for c in calls if c.outcome == "miss"), None)
+    if first is None:
+        return f"a miss of {miss.tool}"
+    served = [c.seq for c in calls if c.n < first.n and c.seq is not None]
+    after = f" (after seq {served[-1]})" if served else " (before any recorded call)"
+    return f"a miss of {first.tool} at call {first.n}{after}"

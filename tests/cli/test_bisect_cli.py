@@ -102,3 +102,19 @@ def test_replay_swap_answers_one_step_as_the_other_run_did(tmp_path: Path) -> No
     doc = json.loads(done.stdout)
     assert done.returncode == 0 and doc["passed"] is True
     assert doc["swaps"] == ["seq 3 answered as pass.jsonl seq 3"] and doc["cassette"] == str(fail)
+
+
+def test_bisect_keeps_each_candidates_runs_under_runs_dir(tmp_path: Path) -> None:
+    """``--runs-dir DIR``: each candidate's gate keeps its runs in ``DIR/candidate-NNN``
+    (a runs folder must be new or empty: one folder for all made the second gate fail)."""
+    fail, passing = _pair(tmp_path, 4)
+    agent = agent_cmd("--steps", "4", "--needs", "3", script=AGENT)
+    runs_dir = tmp_path / "runs"
+    done = cli("bisect", str(fail), str(passing), "--agent", agent, "--runs", "1", "-j", "2",
+               "--out", str(tmp_path / "b"), "--runs-dir", str(runs_dir), "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert [s["a_seq"] for s in doc["minimal"]] == [3]
+    kept = sorted(p.name for p in runs_dir.iterdir())
+    assert kept == [f"candidate-{n:03d}" for n in range(1, len(doc["candidates"]) + 1)]
+    assert all(any((runs_dir / name).iterdir()) for name in kept)

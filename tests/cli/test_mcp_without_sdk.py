@@ -60,3 +60,23 @@ def test_the_rest_of_the_cli_runs_without_the_sdk(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     helped = _without_sdk("mcp", "--help", cwd=tmp_path)
     assert helped.returncode == 0 and "record" in helped.stdout, helped.stderr
+
+
+@pytest.mark.parametrize("live", [["--mcp", "server --stdio"], ["--url", "http://127.0.0.1:9/mcp"]])
+def test_verify_against_mcp_without_the_sdk_says_how_to_install_it(
+    tmp_path: Path, live: list[str]
+) -> None:
+    done = _without_sdk("verify", str(SAMPLES / "fail.jsonl"), *live, "-o", "live.jsonl",
+                        cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"cassette-tui verify: {live[0]}: {HINT}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_verify_against_a_dispatcher_needs_no_sdk(tmp_path: Path) -> None:
+    done = _without_sdk("verify", str(SAMPLES / "fail.jsonl"), "--dispatcher",
+                        "agent:live_dispatch", "--path", str(SAMPLES), "--allow", "read_file",
+                        "-o", "live.jsonl", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "verdict: every re-issued entry is fresh (2 fresh)" in done.stdout
+    assert (tmp_path / "live.jsonl").is_file()

@@ -48,6 +48,7 @@ COMMANDS = [
     ("import", "{} --list"),
     ("import", "{} -o out.jsonl"),
     ("open", "{}"),
+    ("verify", "{} --dispatcher mod:fn --no-write"),
 ]
 
 

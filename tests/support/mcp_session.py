@@ -7,14 +7,18 @@ suite.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,37 @@ TIMEOUT = 60.0
 
 def toy_server(*extra: str) -> list[str]:
     return [sys.executable, str(TOY_SERVER), *extra]
+
+
+@contextlib.contextmanager
+def http_toy_server(*extra: str) -> Iterator[str]:
+    """The toy server serving Streamable HTTP on a free loopback port while the block
+    runs; yields its URL (``http://127.0.0.1:PORT/mcp``); stopped (SIGINT) at the end."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    proc = subprocess.Popen(
+        toy_server("--http", str(port), *extra),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError(f"the toy server never listened on 127.0.0.1:{port}")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def installed(script: str) -> str:

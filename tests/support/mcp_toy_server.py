@@ -10,6 +10,14 @@ Tools:
 - ``die(status)``: the process exits at once with ``status``, answering nothing;
 - ``stall(seconds)``: answers after ``seconds``.
 
+For ``verify`` (the tools' annotations and a world that changes between runs):
+- ``lookup(key)``: annotated ``readOnlyHint``; the value of ``key`` in the JSON file
+  ``--data PATH`` names (``{"key", "value"}``; ``value`` null when absent or no file);
+- ``append_note(text)``: annotated ``readOnlyHint: false`` (a write): appends ``text`` to
+  the ``--data`` file's ``notes`` list;
+- ``--log PATH``: every call of these two (and of ``counter``) appends a line
+  ``{"tool", "args"}`` to PATH, so a test can say which calls the server saw.
+
 A resource template ``toy://notes/{name}`` and a prompt ``greet(who)``.
 
 ``--http PORT`` serves Streamable HTTP on ``127.0.0.1:PORT`` (``/mcp``) instead of stdio.
@@ -19,6 +27,7 @@ for the shutdown tests; ``--pid-file PATH`` writes the process id there.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -28,6 +37,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
+from mcp.types import ToolAnnotations
 
 server = MCPServer("toy", version="1.0")
 _count = {"n": 0}
@@ -59,11 +69,55 @@ async def progress(steps: int, ctx: Context) -> dict[str, int]:
     return {"steps": steps}
 
 
+def _option(name: str) -> str | None:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+
+
+def _seen(tool: str, args: dict[str, object]) -> None:
+    """One line ``{"tool", "args"}`` appended to ``--log PATH`` (when given)."""
+    log = _option("--log")
+    if log is not None:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"tool": tool, "args": args}) + "\n")
+
+
+def _data() -> dict[str, object]:
+    path = _option("--data")
+    if path is None or not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        loaded = json.load(fh)
+    return loaded if isinstance(loaded, dict) else {}
+
+
 @server.tool()
 def counter() -> int:
     """1, 2, 3... on successive calls."""
+    _seen("counter", {})
     _count["n"] += 1
     return _count["n"]
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def lookup(key: str) -> dict[str, object]:
+    """The value of ``key`` in the data file (read only)."""
+    _seen("lookup", {"key": key})
+    return {"key": key, "value": _data().get(key)}
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False))
+def append_note(text: str) -> dict[str, int]:
+    """Append a note to the data file (a write)."""
+    _seen("append_note", {"text": text})
+    data = _data()
+    notes = data.setdefault("notes", [])
+    assert isinstance(notes, list)
+    notes.append(text)
+    path = _option("--data")
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+    return {"notes": len(notes)}
 
 
 @server.tool()

@@ -214,7 +214,8 @@ async def test_enter_opens_the_step_and_q_escape_go_back(pair, result) -> None:
 @sync
 async def test_help_lists_every_key_and_legend(pair) -> None:
     app = CassetteApp(*pair)
-    async with app.run_test(size=(80, 200)) as pilot:
+    # tall enough for the whole help (every screen's keys), so no line is scrolled away
+    async with app.run_test(size=(80, 300)) as pilot:
         await settle(pilot)
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)

@@ -15,6 +15,7 @@ from cassette_tui.core.format.jobs import CancelToken, Progress
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.keymap import keymap_problem, screens
+from cassette_tui.tui.screens.bisect import BisectScreen
 from cassette_tui.tui.screens.gate import GateScreen
 from cassette_tui.tui.screens.help import HelpScreen
 from cassette_tui.tui.screens.loop import LoopScreen
@@ -189,6 +190,7 @@ def test_the_keymap_checks_every_screen_class() -> None:
             ReplayScreen,
             MissScreen,
             GateScreen,
+            BisectScreen,
             NoAgentScreen,
             LoopPairScreen,
         )

@@ -159,13 +159,17 @@ def _cancel_on_signals(cancel: Callable[[], None], cancelled: Callable[[], bool]
             signal.signal(sig, old)
 
 
-def run_cancellable(make_job: Callable[[Any], Any]) -> Any:
-    """Run the core job ``make_job(token)`` with a progress bar on stderr (a terminal only),
-    Ctrl-C and SIGTERM cancelling it through the token; return its result."""
+def run_cancellable(make_job: Callable[[Any], Any], *, progress: bool | None = None) -> Any:
+    """Run the core job ``make_job(token)`` with a progress bar on stderr (a terminal only;
+    ``progress=False``: none), Ctrl-C and SIGTERM cancelling it through the token; return
+    its result."""
     from cassette_tui.core.format.jobs import CancelToken, run_job
 
     token = CancelToken()
-    with _cancel_on_signals(token.cancel, lambda: token.cancelled), progress_on_stderr() as sink:
+    with (
+        _cancel_on_signals(token.cancel, lambda: token.cancelled),
+        progress_on_stderr(progress) as sink,
+    ):
         return run_job(make_job(token), sink)
 
 

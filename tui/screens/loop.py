@@ -1,6 +1,7 @@
 """The debug loop panel (``l`` on the main screen): every stage of Record · Replay ·
-Gate · Diff · Pin · Re-record with what it found and how to run it; without an agent, how
-to configure one."""
+Gate · Diff · Pin · Re-record (and Bisect) with what it found and how to run it; without
+an agent, how to configure one. ``b`` closes it with ``"bisect"``: the step screen that
+opened it starts the bisect screen (``screens/bisect.py``)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from .. import bindings
 from ..text.loop import Stage, loop_panel
 
 
-class LoopScreen(ModalScreen[None]):
-    """The stages of the loop, read-only; escape, q or l goes back."""
+class LoopScreen(ModalScreen[str | None]):
+    """The stages of the loop; escape, q or l goes back, b bisects A against B."""
 
     BINDINGS: ClassVar[list[BindingType]] = list(bindings.LOOP)
     KEYMAP_NAME = "loop panel"
@@ -37,3 +38,6 @@ class LoopScreen(ModalScreen[None]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def action_bisect(self) -> None:
+        self.dismiss("bisect")

@@ -1,7 +1,8 @@
 """The debug loop's keys on a step screen (the pair screen, and one cassette alone): ``r``
 replay A, ``t`` gate A, ``R`` re-record A, ``p`` pin the selected entry, ``l`` the loop
-panel. Every one acts on the session's A; the screen says which entry to pin and how to
-refresh what it shows of the loop (the pair screen's loop bar)."""
+panel (and ``b`` there: bisect A against B). Every one acts on the session's A; the
+screen says which entry to pin and how to refresh what it shows of the loop (the pair
+screen's loop bar)."""
 
 from __future__ import annotations
 
@@ -63,8 +64,26 @@ class LoopKeysScreen(StepsScreen):
             self.app.push_screen(screen())
 
     def action_loop(self) -> None:
-        stages = loop_stages(self.session, self.loop_result())
-        self.app.push_screen(LoopScreen(stages, self.session.agent_problem))
+        from ..text.why import bisect_stage
+
+        stages = [*loop_stages(self.session, self.loop_result()), bisect_stage(self.session)]
+        self.app.push_screen(LoopScreen(stages, self.session.agent_problem), self._loop_chosen)
+
+    def _loop_chosen(self, choice: str | None) -> None:
+        if choice == "bisect":
+            self.open_bisect()
+
+    def open_bisect(self) -> None:
+        """The bisect screen on A and B (b on the loop panel), or why not."""
+        from .bisect import BisectScreen
+
+        if self.session.b is None:
+            words = (
+                "bisect needs two runs: open A with a passing run (cassette-tui A.jsonl B.jsonl)"
+            )
+            self.app.notify(words, markup=False, timeout=5)
+            return
+        self._open_loop_screen("Bisect", lambda: BisectScreen(self.session))
 
     def action_pin(self) -> None:
         """Preview the selected entry as a fixture; enter writes it."""

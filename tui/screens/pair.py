@@ -10,7 +10,7 @@ from cassette_tui.core.diff.result import DiffResult
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
 from cassette_tui.core.format.jobs import Cancelled, CancelToken, Progress, run_job
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,13 +27,13 @@ from ..text.progress import progress_count
 from ..text.rows import SEQ_WIDTH, PairRows
 from ..text.safe import describe_error, printable
 from ..text.summary import file_label, loading_summary, pair_summary
-from .loop_keys import LoopKeysScreen
+from .swap import SwapKeysScreen
 
 #: what the header says while an exact diff runs
 _STAGES = {"outcomes": "reading every response", "align": "aligning"}
 
 
-class PairScreen(LoopKeysScreen):
+class PairScreen(SwapKeysScreen):
     """A on the left, B on the right, the status mark between, the detail below.
 
     The first rows come from ``Session.quick_diff`` (by seq, statuses may come from the
@@ -147,7 +147,7 @@ class PairScreen(LoopKeysScreen):
     def cancel_job(self) -> bool:
         token = self._token
         if token is None or token.cancelled:
-            return False
+            return self.cancel_swaps()
         token.cancel()
         if self.result is None:
             # nothing shown yet: the rows by seq now, not once the job sees its token (the
@@ -276,7 +276,9 @@ class PairScreen(LoopKeysScreen):
         result = self.result
         assert result is not None
         drift = result.drift(index)
-        return pair_detail(result, index, drift, limits, styles, diagnosis(result)[0])
+        detail = pair_detail(result, index, drift, limits, styles, diagnosis(result)[0])
+        swap = self.swap_line(index)  # s on this row: its pass rate in words, first
+        return detail if swap is None else Group(swap, detail)
 
     def detail_placeholder(self, index: int) -> RenderableType:
         result = self.result

@@ -7,6 +7,7 @@ cassettes open as fast as ten steps, because nothing here walks all rows to draw
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -68,6 +69,9 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         self.model = model
         self._strips: LRUCache[tuple[int, int, str], Strip] = LRUCache(maxsize=1024)
         self._styles: dict[str, Style] | None = None
+        #: a mark drawn at the right end of a row, over what the row shows there:
+        #: ``row_note(index, width)`` gives it (``None``: none); ``redraw`` after a change
+        self.row_note: Callable[[int, int], Text | None] | None = None
 
     # -- data ------------------------------------------------------------------------
     def set_model(self, model: RowModel, cursor: int = 0) -> None:
@@ -177,6 +181,12 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
             except Exception as exc:  # noqa: BLE001 - one bad row must not end the app
                 text = Text(unreadable_reason(exc), styles["steplist--error"], end="")
             text.truncate(width - 1, pad=True)
+            note = self.row_note(index, width - 1) if self.row_note is not None else None
+            if note is not None:  # beside the row, so it scrolls with it
+                text.truncate(max(0, width - 2 - note.cell_len), pad=True)
+                text.append(" ")
+                text.append_text(note)
+                text.truncate(width - 1, pad=True)
             pointer = Segment("▶" if state else " ", styles["steplist--cursor"] if state else None)
             segments = [pointer, *text.render(self.app.console)]
             strip = Strip(segments).adjust_cell_length(width)

@@ -106,3 +106,28 @@ def test_a_bad_section_waits_for_its_reader(tmp_path: Path) -> None:
     assert load_rules(ct).describe() == ["drop x"]
     with pytest.raises(NormalizationConfigError, match="expected true/false or a table"):
         load_secret_config(ProjectConfig.read(ct))
+
+
+def test_verify_allow_of_pyproject_and_cassette_toml(tmp_path: Path) -> None:
+    py = tmp_path / "pyproject.toml"
+    py.write_text('[tool.cassette.verify]\nallow = ["search_docs", "read_file"]\n')
+    assert ProjectConfig.read(py).verify_allow() == ["search_docs", "read_file"]
+    toml = tmp_path / "cassette.toml"
+    toml.write_text("[verify]\nallow = []\n")
+    assert ProjectConfig.read(toml).verify_allow() == []
+    assert ProjectConfig().verify_allow() == []
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [('verify = "all"\n', "verify"), ("[verify]\nallow = [1]\n", "verify.allow"),
+     ('[verify]\nallow = "search_docs"\n', "verify.allow")],
+)  # fmt: skip
+def test_a_bad_verify_allow_names_its_field(tmp_path: Path, text: str, field: str) -> None:
+    toml = tmp_path / "cassette.toml"
+    toml.write_text(text)
+    config = ProjectConfig.read(toml)
+    config.rules()  # a bad verify section does not stop a command that only needs the rules
+    with pytest.raises(NormalizationConfigError) as caught:
+        config.verify_allow()
+    assert caught.value.field == field and str(caught.value.path) == str(toml)

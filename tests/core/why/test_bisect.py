@@ -176,3 +176,23 @@ def test_bisect_refuses_a_folder_with_a_minimal_before_any_replay(tmp_path: Path
         run_job(bisect_job(fail, passing, _agent(), out, runs=1))
     assert (out / "minimal.jsonl").read_text() == "mine\n"
     assert not list(out.glob("candidate-*.jsonl"))
+
+
+def test_a_candidate_that_left_the_recording_says_where(tmp_path: Path) -> None:
+    """With A's answer at step 1 alone, the agent asks ``lost``, a call neither run made:
+    that candidate is unresolved and its why names the call number of the miss and the
+    last recorded step served before it; the progress names each candidate before its
+    gate (its steps) and after it (the ``Candidate``)."""
+    fail, passing = _pair(tmp_path, 4)
+    agent = _agent("--steps", "4", "--needs", "1,2", "--when", "1", "--then", "lost")
+    events = []
+    job = bisect_job(fail, passing, agent, tmp_path / "out", LoopOptions(jobs=2), runs=1)
+    result = run_job(job, events.append)
+    lost = [c for c in result.candidates if c.outcome == UNRESOLVED]
+    assert [[s.a_seq for s in c.steps] for c in lost] == [[1]]
+    assert lost[0].why == "left the recording: a miss of lost at call 5 (after seq 4) in run 1"
+    assert [s.a_seq for s in result.minimal or []] == [1, 2]
+    tried = [e.item for e in events if e.stage == "bisect" and isinstance(e.item, tuple)]
+    done = [e.item for e in events if e.stage == "bisect" and not isinstance(e.item, tuple)]
+    assert done == result.candidates
+    assert tried == [c.steps for c in result.candidates]
