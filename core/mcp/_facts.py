@@ -58,6 +58,8 @@ from cassette_tui.core.scan.sidecar import JOURNAL, redact_sidecar, sidecar_doc
 
 FORMAT = "cassette-tui/mcp-server-facts"
 VERSION = 1
+#: a server message's ``stream`` when it came on Streamable HTTP's standalone GET stream
+STANDALONE = "standalone"
 #: handshake methods answered as recorded whatever the client's params
 HANDSHAKES = frozenset({"initialize", "server/discover"})
 

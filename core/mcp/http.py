@@ -20,8 +20,10 @@ kept with ``stream: "standalone"``.
 Replay: a ``ReplaySession`` answers each POST: a stream of events when the recording holds
 server messages or progress for the answer (each event with an ``id``), else one JSON
 answer; ``initialize`` opens a session (a new ``Mcp-Session-Id``), a request naming another
-is ``404``, a DELETE ends it. A GET gets ``405`` (every recorded server message goes on the
-stream of the request it was recorded around).
+is ``404``, a DELETE ends it. A GET without ``Last-Event-ID`` opens the standalone stream
+when the recording had one (its messages, ``stream: "standalone"``, go on it), else gets
+``405`` (every recorded server message goes on the stream of the request it was recorded
+around); one with it resumes the stream that event was on.
 
 Both listen on 127.0.0.1 only, print their URL on stdout as their first line, and stop on
 SIGINT or SIGTERM, writing the report then.
@@ -38,6 +40,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
+from ._facts import STANDALONE
 from ._wire import read_line
 from .record import STREAM_FROM, RecordingProxy
 from .replay import ReplayServer, ReplaySession
@@ -45,8 +48,6 @@ from .replay import ReplayServer, ReplaySession
 #: the path both serve the MCP endpoint on
 ENDPOINT = "/mcp"
 SESSION_HEADER = "mcp-session-id"
-#: a server message's ``stream`` when it came on the standalone GET stream
-STANDALONE = "standalone"
 NO_SESSION = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"session not found"}}'
 #: request headers not passed on to the remote (hop-by-hop, or set by the client)
 _HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade"}
@@ -64,16 +65,23 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
-async def _serve(app: Any, sock: socket.socket, out: TextIO) -> None:
-    """Serve ``app`` on ``sock`` until SIGINT/SIGTERM; the URL goes to ``out`` first."""
+async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None) -> None:
+    """Serve ``app`` on ``sock`` until SIGINT/SIGTERM; the URL goes to ``out`` first.
+    ``on_stop``: called at the signal (ends the streams that would hold the shutdown)."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
     server = uvicorn.Server(config)
     loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        server.should_exit = True
+        if on_stop is not None:
+            on_stop()
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         with contextlib.suppress(ValueError, RuntimeError):
-            loop.add_signal_handler(sig, setattr, server, "should_exit", True)
+            loop.add_signal_handler(sig, stop)
     host, port = sock.getsockname()[:2]
     print(f"http://{host}:{port}{ENDPOINT}", file=out, flush=True)
     # the signals are ours (above): uvicorn would raise them again once it has stopped
@@ -301,24 +309,50 @@ class HttpReplay:
         #: every stream of the session by the ids of its events, for resumption
         self._stream_of: dict[int, _Stream] = {}
         self._writing: _Stream | None = None
+        #: the host's standalone GET stream, once it opened one (the recording had one)
+        self._standalone: _Stream | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     def run(self, out: TextIO | None = None) -> None:
         asyncio.run(self._serve(out or sys.stdout))
+
+    def _recorded_standalone(self) -> bool:
+        """Whether the recording holds messages of a standalone GET stream."""
+        return any(m.stream == STANDALONE for m in self.server.server_messages)
 
     async def _serve(self, out: TextIO) -> None:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
         app = Starlette(routes=[Route(ENDPOINT, self._handle, methods=["GET", "POST", "DELETE"])])
-        await _serve(app, self.sock, out)
+        await _serve(app, self.sock, out, on_stop=self._end_streams)
+
+    def _end_streams(self) -> None:
+        """Every stream ends (the standalone one never would): the shutdown goes on."""
+        for stream in {
+            *self._stream_of.values(),
+            *([self._standalone] if self._standalone else []),
+        }:
+            stream.close()
 
     async def _send(self, data: bytes) -> None:
-        stream = self._writing
+        self._add(self._writing, data)
+
+    async def _send_standalone(self, data: bytes) -> None:
+        """A message recorded on the standalone GET stream: on the host's, when it opened
+        one, else on the request's stream with the others."""
+        self._add(self._standalone or self._writing, data)
+
+    def _add(self, stream: _Stream | None, data: bytes) -> None:
         if stream is not None:
             self._events += 1
             self._stream_of[self._events] = stream
             stream.add(self._events, data.rstrip(b"\n"))
+
+    def _new_session(self) -> ReplaySession:
+        session = ReplaySession(self.server, self._send, self.log, lines=False)
+        session.send_standalone = self._send_standalone
+        return session
 
     async def _handle(self, request: Any) -> Any:
         from starlette.responses import Response, StreamingResponse
@@ -331,9 +365,13 @@ class HttpReplay:
             self.session_id = None
             return Response(status_code=200)
         if request.method == "GET":
-            last = request.headers.get("last-event-id", "")
-            stream = self._stream_of.get(int(last)) if last.isdigit() else None
-            if stream is None or not known:  # no stream outside the requests' own
+            last = request.headers.get("last-event-id")
+            if last is None and known and self._recorded_standalone():
+                # the standalone stream: what the recording's carried comes on it
+                self._standalone = self._standalone or _Stream()
+                return StreamingResponse(self._standalone.read(), media_type="text/event-stream")
+            stream = self._stream_of.get(int(last)) if last and last.isdigit() else None
+            if stream is None or not known or last is None:
                 return Response(status_code=405, headers={"allow": "POST, DELETE"})
             return StreamingResponse(stream.read(int(last)), media_type="text/event-stream")
         body = await request.body()
@@ -342,12 +380,12 @@ class HttpReplay:
         opening = any(f.kind == "request" and f.method == "initialize" for f in line.frames)
         if opening:
             self.session_id = uuid.uuid4().hex
-            self._session = ReplaySession(self.server, self._send, self.log, lines=False)
+            self._session = self._new_session()
         elif self.session_id is not None and not known:
             return Response(
                 NO_SESSION, status_code=404 if given else 400, media_type="application/json"
             )
-        session = self._session or ReplaySession(self.server, self._send, self.log, lines=False)
+        session = self._session or self._new_session()
         self._session = session
         for frame in line.frames:  # the host answering a recorded server request
             if frame.kind in ("response", "error"):

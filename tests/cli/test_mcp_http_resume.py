@@ -9,6 +9,7 @@ process is bounded."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -119,6 +120,72 @@ def test_a_resumed_stream_and_the_get_stream_are_recorded_once_and_replayed(
     assert {"answer": f"done {STEPS}"} in replayed
     methods = {m.get("method") for m in replayed}
     assert {"notifications/tools/list_changed", "notifications/resources/updated"} <= methods
+
+    # a raw host's own GET stream gets the messages the recording's GET stream carried
+    replay, replay_url = started([*CLI, "mcp", "replay", "--http", str(run), "--repeat", "last"])
+    try:
+        assert standalone_messages(replay_url) >= {
+            "notifications/tools/list_changed",
+            "notifications/resources/updated",
+        }
+    finally:
+        stop(replay)
+
+
+def standalone_messages(url: str) -> set[str]:
+    """Open the session's GET stream, call ``announce`` (again, until something comes on
+    the GET stream); the methods that came on it."""
+    import queue
+    import threading
+
+    import httpx2
+
+    got: queue.Queue[dict[str, Any]] = queue.Queue()
+    accept = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    with httpx2.Client(timeout=TIMEOUT) as client, httpx2.Client(timeout=TIMEOUT) as poster:
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+        opened = client.post(url, json=init, headers=accept)
+        headers = {**accept, "mcp-session-id": opened.headers["mcp-session-id"]}
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert client.post(url, json=note, headers=headers).status_code == 202
+        with client.stream("GET", url, headers=headers) as stream:
+            assert stream.status_code == 200  # the stream is open once its headers came
+
+            def read() -> None:
+                with contextlib.suppress(httpx2.HTTPError):
+                    for raw in stream.iter_lines():
+                        if raw.startswith("data:") and raw[5:].strip():
+                            got.put(json.loads(raw[5:]))
+
+            threading.Thread(target=read, daemon=True).start()
+            methods: set[str] = set()
+            for n in range(2, 12):
+                call = {
+                    "jsonrpc": "2.0",
+                    "id": n,
+                    "method": "tools/call",
+                    "params": {"name": "announce", "arguments": {}},
+                }
+                answer = poster.post(url, json=call, headers=headers)
+                # the messages went on the GET stream: the answer is plain JSON
+                assert answer.headers["content-type"].startswith("application/json")
+                try:
+                    while True:
+                        methods.add(got.get(timeout=1 if methods else 5)["method"])
+                except queue.Empty:
+                    pass
+                if "notifications/resources/updated" in methods:
+                    break
+    return methods
 
 
 def sse(response: Any, answer_id: int) -> list[tuple[str | None, dict[str, Any]]]:
