@@ -67,12 +67,34 @@ for line in sys.stdin.buffer:
             out.write(json.dumps(empty).encode() + b"\\n")
             out.flush()
         continue
+    for n in range(req["params"]["arguments"].get("notes", 0)):  # a chatty server
+        note = {"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": f"step {n}"}}
+        out.write(json.dumps(note).encode() + b"\\n")
     size = req["params"]["arguments"].get("answer", 0)
     text = "y" * size
     result = {"content": [{"type": "text", "text": text}], "isError": False}
     answer = {"jsonrpc": "2.0", "id": req["id"], "result": result}
     out.write(json.dumps(answer).encode() + b"\\n")
     out.flush()
+"""
+RAW_HTTP_SERVER = """
+import json, sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+async def endpoint(request):
+    req = json.loads(await request.body())
+    if "id" not in req:
+        return Response(status_code=202)
+    size = (req.get("params") or {}).get("arguments", {}).get("answer", 0)
+    result = {"content": [{"type": "text", "text": "y" * size}], "isError": False}
+    answer = {"jsonrpc": "2.0", "id": req["id"], "result": result}
+    return Response(json.dumps(answer).encode(), media_type="application/json")
+
+app = Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 """
 CLI = [sys.executable, "-m", "cassette_tui.tui.cli"]
 WARMUP = 20
@@ -155,16 +177,17 @@ def http_cases(tmp: Path, server_py: Path, calls: int) -> None:
         server.wait(timeout=30)
 
 
-def big_call(command: list[str], request_mb: int, answer_mb: int) -> float:
+def big_call(command: list[str], request_mb: int, answer_mb: int, notes: int = 0) -> float:
     """Seconds from writing one tools/call (``request_mb`` of argument, asking for
-    ``answer_mb`` of answer) to reading its whole answer line, in a fresh session."""
+    ``answer_mb`` of answer, after ``notes`` log notifications) to reading its whole
+    answer line, in a fresh session."""
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
     proc.stdin.write(json.dumps(init).encode() + b"\n")
     proc.stdin.flush()
     proc.stdout.readline()
-    args = {"text": "x" * (request_mb << 20), "answer": answer_mb << 20}
+    args = {"text": "x" * (request_mb << 20), "answer": answer_mb << 20, "notes": notes}
     line = (
         json.dumps(
             {
@@ -179,6 +202,8 @@ def big_call(command: list[str], request_mb: int, answer_mb: int) -> float:
     t = time.perf_counter()
     proc.stdin.write(line)
     proc.stdin.flush()
+    for _ in range(notes):
+        proc.stdout.readline()
     answer = proc.stdout.readline()
     took = time.perf_counter() - t
     assert answer.endswith(b"\n") and b'"id": 1' in answer[:40] or b'"id":1' in answer[:40]
@@ -210,6 +235,93 @@ def big_messages(tmp: Path, sizes: list[int], repeats: int) -> None:
             )
 
 
+def chatty(tmp: Path, counts: list[int], repeats: int) -> None:
+    """One tools/call answered after ``n`` ``notifications/message`` (a chatty server's
+    log): each is forwarded and kept in the sidecar's ``server_messages``; the time to the
+    answer, straight and through ``mcp record`` (best of ``repeats``)."""
+    server_py = tmp / "raw_server.py"
+    server_py.write_text(RAW_SERVER)
+    server = [sys.executable, str(server_py)]
+    print(f"\n{'notes':>6}  {'direct s':>8} {'record s':>8} {'x direct':>8}")
+    for n in counts:
+        direct = record = float("inf")
+        for i in range(repeats):
+            run = tmp / f"chatty-{n}-{i}.jsonl"
+            direct = min(direct, big_call(server, 0, 0, n))
+            record = min(
+                record, big_call([*CLI, "mcp", "record", "-o", str(run), "--", *server], 0, 0, n)
+            )
+            kept = json.loads(run.with_suffix(".mcp.json").read_text())
+            assert len(kept.get("server_messages", [])) == n, "a notification was lost"
+        print(f"{n:>6}  {direct:>8.3f} {record:>8.3f} {record / direct:>8.2f}", flush=True)
+
+
+def big_http(tmp: Path, sizes: list[int], repeats: int) -> None:
+    """The big messages over Streamable HTTP: one POST of a ``tools/call`` (``request``:
+    its argument that big; ``answer``: its answer), straight to a raw HTTP server and
+    through ``mcp record --url`` (one recorder for all), best of ``repeats``."""
+    import socket
+
+    import httpx2
+
+    server_py = tmp / "raw_http_server.py"
+    server_py.write_text(RAW_HTTP_SERVER)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([sys.executable, str(server_py), str(port)])
+    remote = f"http://127.0.0.1:{port}/mcp"
+    recorder = subprocess.Popen(
+        [*CLI, "mcp", "record", "--url", remote, "-o", str(tmp / "http-big.jsonl")],
+        stdout=subprocess.PIPE,
+    )
+    assert recorder.stdout is not None
+    proxy = recorder.stdout.readline().decode().strip()
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    print(f"\n{'size':>6}  {'direction':<14} {'direct s':>8} {'record s':>8} {'x direct':>8}")
+    try:
+        with httpx2.Client(timeout=120) as client:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    client.post(remote, content=b'{"jsonrpc":"2.0","method":"x"}', headers=headers)
+                    break
+                except httpx2.TransportError:
+                    time.sleep(0.05)
+            n = 0
+            for mb in sizes:
+                for direction, (req, ans) in (("http request", (mb, 0)), ("http answer", (0, mb))):
+                    best = {remote: float("inf"), proxy: float("inf")}
+                    for _ in range(repeats):
+                        for url in (remote, proxy):
+                            n += 1
+                            args = {"text": "x" * (req << 20), "answer": ans << 20}
+                            params = {"name": "big", "arguments": args}
+                            call = {
+                                "jsonrpc": "2.0",
+                                "id": n,
+                                "method": "tools/call",
+                                "params": params,
+                            }
+                            body = json.dumps(call).encode()
+                            t = time.perf_counter()
+                            answer = client.post(url, content=body, headers=headers)
+                            took = time.perf_counter() - t
+                            assert answer.status_code == 200 and answer.content.endswith(b"}")
+                            best[url] = min(best[url], took)
+                    direct, record = best[remote], best[proxy]
+                    print(
+                        f"{mb:>4} MB  {direction:<14} {direct:>8.3f} {record:>8.3f} "
+                        f"{record / direct:>8.2f}",
+                        flush=True,
+                    )
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait(timeout=60)
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=300)
@@ -217,11 +329,19 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-sdk", action="store_true", help="only the big messages")
     parser.add_argument("--no-http", action="store_true", help="leave out Streamable HTTP")
+    parser.add_argument(
+        "--chatty", default="1000,10000", help="notifications before one answer ('' skips)"
+    )
     args = parser.parse_args()
     sizes = [int(x) for x in args.big.split(",") if x.strip()]
+    counts = [int(x) for x in args.chatty.split(",") if x.strip()]
     if args.no_sdk:
         with tempfile.TemporaryDirectory() as tmp:
             big_messages(Path(tmp), sizes, args.repeats)
+            if sizes and not args.no_http:
+                big_http(Path(tmp), sizes, args.repeats)
+            if counts:
+                chatty(Path(tmp), counts, args.repeats)
         return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.calls} calls a case")
     print(
@@ -255,6 +375,10 @@ def main() -> None:
             http_cases(Path(tmp), server_py, args.calls)
         if sizes:
             big_messages(Path(tmp), sizes, args.repeats)
+            if not args.no_http:
+                big_http(Path(tmp), sizes, args.repeats)
+        if counts:
+            chatty(Path(tmp), counts, args.repeats)
 
 
 if __name__ == "__main__":

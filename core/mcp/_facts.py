@@ -45,20 +45,21 @@ client sent, since every host names itself differently.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cassette_tui.core.format.atomic import write_atomic
 from cassette_tui.core.format.digest import canonical_json
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.format.jsonvalue import decode_nonfinite, dumps_strict
 from cassette_tui.core.scan.redact import Redactor
-from cassette_tui.core.scan.sidecar import redact_sidecar
+from cassette_tui.core.scan.sidecar import JOURNAL, redact_sidecar, sidecar_doc
 
 FORMAT = "cassette-tui/mcp-server-facts"
 VERSION = 1
+#: a server message's ``stream`` when it came on Streamable HTTP's standalone GET stream
+STANDALONE = "standalone"
 #: handshake methods answered as recorded whatever the client's params
 HANDSHAKES = frozenset({"initialize", "server/discover"})
 
@@ -111,6 +112,8 @@ class ServerMessage:
     before: dict[str, int] | None = None
     after: dict[str, int] | None = None
     host_answer: dict[str, Any] | None = None
+    #: ``"standalone"``: it came on Streamable HTTP's standalone GET stream (no request's)
+    stream: str | None = None
 
     @property
     def is_request(self) -> bool:
@@ -135,6 +138,8 @@ class ServerMessage:
         out["after"] = self.after
         if self.host_answer is not None:
             out["host_answer"] = self.host_answer
+        if self.stream is not None:
+            out["stream"] = self.stream
         return out
 
 
@@ -164,6 +169,17 @@ class ServerFacts:
             **({"kept_aside": list(self.kept_aside)} if self.kept_aside else {}),
         }
 
+    def header(self) -> dict[str, Any]:
+        """A journal's first line (``scan.sidecar.sidecar_doc``): the document without
+        its lists, marked ``"journal": true``."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            JOURNAL: True,
+            "cassette": self.cassette,
+            "server": {"command": list(self.command)},
+        }
+
     def write(self, path: str | Path, *, overwrite: bool, redactor: Redactor | None = None) -> None:
         """Write the sidecar atomically (temporary file, fsync, rename). With ``redactor``
         (``record = true``), every secret in it is written as its placeholder
@@ -176,7 +192,8 @@ class ServerFacts:
         if redactor is not None:
             doc = redact_sidecar(doc, redactor)[0]
         text = dumps_strict(doc, indent=2, ensure_ascii=False) + "\n"
-        write_atomic(path, [text.encode("utf-8")], overwrite=overwrite)
+        # a lone surrogate (JSON can say "\\ud800") written as its escape: reads back the same
+        write_atomic(path, [text.encode("utf-8", "backslashreplace")], overwrite=overwrite)
 
     @classmethod
     def read(cls, path: str | Path) -> ServerFacts:
@@ -190,10 +207,7 @@ class ServerFacts:
             raw = Path(path).read_bytes()
         except OSError as exc:
             raise CassetteFormatError.from_os_error(path, exc) from None
-        try:
-            doc = decode_nonfinite(json.loads(raw))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CassetteFormatError(path, None, None, f"not JSON: {exc}") from None
+        doc = decode_nonfinite(sidecar_doc(raw, path))  # a journal too (a cut recording)
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise CassetteFormatError(path, None, "format", f"expected {FORMAT!r}")
         if doc.get("version") != VERSION:
@@ -303,10 +317,56 @@ def _server_message(path: str | Path, i: int, row: Any) -> ServerMessage:
     answer = row.get("host_answer")
     if answer is not None and not isinstance(answer, dict):
         raise CassetteFormatError(path, None, f"{where}.host_answer", "expected an object")
+    stream = row.get("stream")
+    if stream is not None and not isinstance(stream, str):
+        raise CassetteFormatError(path, None, f"{where}.stream", "expected a string")
     return ServerMessage(
         row.get("message"),
         row.get("line"),
         _anchor(path, f"{where}.before", row.get("before")),
         _anchor(path, f"{where}.after", row.get("after")),
         answer,
+        stream,
     )
+
+
+class FactsJournal:
+    """The sidecar while ``mcp record`` runs: created exclusively with the facts' header,
+    then one line appended (and flushed) for each thing recorded (``scan.sidecar.
+    sidecar_doc`` lists the events), so a session of 10,000 server messages writes each
+    once, not the whole file each time; ``finish`` replaces it atomically with the
+    document. A crash leaves the journal, which every reader of sidecars reads: nothing
+    flushed is lost. With ``redactor``, each line is written redacted.
+
+    Raises (from the constructor):
+        FileExistsError: ``path`` exists.
+    """
+
+    def __init__(self, facts: ServerFacts, path: Path, redactor: Redactor | None = None) -> None:
+        self.facts = facts
+        self.path = path
+        self.redactor = redactor
+        self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - for the whole session
+        self.add(facts.header())
+
+    def add(self, event: dict[str, Any]) -> None:
+        """Append one line (a header or an event) and flush it."""
+        if self._fh is None:
+            return
+        if self.redactor is not None:
+            event = redact_sidecar({"event": event}, self.redactor)[0]["event"]
+            if "server" in event:  # the header: its command line by its flags
+                event = redact_sidecar(event, self.redactor)[0]
+        line = dumps_strict(event, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self._fh.write(line.encode("utf-8", "backslashreplace"))  # a lone surrogate
+        self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            fh, self._fh = self._fh, None
+            fh.close()
+
+    def finish(self) -> None:
+        """Close the journal and put the whole document in its place, atomically."""
+        self.close()
+        self.facts.write(self.path, overwrite=True, redactor=self.redactor)

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 __all__ = [
     "LINE_LIMIT",
+    "LineEnd",
     "Piece",
     "read_lines",
     "signal_group",
@@ -36,6 +37,16 @@ class Piece:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class LineEnd:
+    """The end of a line handed on in ``Piece``s: ``data`` the part not handed on yet (up
+    to the newline), ``whole`` the whole line, gathered by the reading thread as it came
+    (no copy of a 50 MB line is left to make once it has ended)."""
+
+    data: bytes
+    whole: bytearray
+
+
 def read_lines(
     fd: int,
     loop: asyncio.AbstractEventLoop,
@@ -46,30 +57,43 @@ def read_lines(
     a pipe, a tty or a file all work), handing complete lines to ``out``; ``None`` at EOF.
     Each byte is scanned for a newline once, so a 50 MB line costs what its reading does.
     With ``pieces_from``, a line that grows past that many bytes before its newline is
-    handed on in ``Piece``s as it comes, its rest (up to the newline) as bytes."""
+    handed on in ``Piece``s as it comes, its rest (up to the newline) in a ``LineEnd``."""
     buffer = bytearray()
     scanned = 0
+    whole: bytearray | None = None  # the line handed on in pieces, so far
     try:
         while chunk := os.read(fd, 1 << 20):
             buffer += chunk
             start = 0
             while (end := buffer.find(b"\n", max(scanned, start))) >= 0:
                 line = bytes(buffer[start : end + 1])
-                loop.call_soon_threadsafe(out.put_nowait, line)
+                if whole is not None:
+                    whole += line
+                    loop.call_soon_threadsafe(out.put_nowait, LineEnd(line, whole))
+                    whole = None
+                else:
+                    loop.call_soon_threadsafe(out.put_nowait, line)
                 start = end + 1
             if start:
                 del buffer[:start]
             scanned = len(buffer)
             if pieces_from is not None and len(buffer) >= pieces_from:
-                loop.call_soon_threadsafe(out.put_nowait, Piece(bytes(buffer)))
+                piece = bytes(buffer)
+                if whole is None:
+                    whole = bytearray(piece)
+                else:
+                    whole += piece
+                loop.call_soon_threadsafe(out.put_nowait, Piece(piece))
                 buffer.clear()
                 scanned = 0
     except OSError:
         pass
     finally:
-        if buffer:
+        if buffer or whole is not None:
+            rest = bytes(buffer)
+            item: Any = rest if whole is None else LineEnd(rest, whole + rest)
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(out.put_nowait, bytes(buffer))
+                loop.call_soon_threadsafe(out.put_nowait, item)
         with contextlib.suppress(RuntimeError):  # the loop may be closed already
             loop.call_soon_threadsafe(out.put_nowait, None)
 

@@ -13,13 +13,17 @@ Record: each POST body is read as a line of the stdio transport is (``RecordingP
 (JSON) or each event's data (SSE) as a line from the server (``_from_server``): the same
 entries, exchanges and server messages as over stdio. Bytes go back to the host as the
 remote sent them (an event's data is rewritten only to give back an aliased id). GET
-streams (server messages outside a request) and DELETE are forwarded too.
+streams and DELETE are forwarded too: a stream resumed with ``Last-Event-ID`` (an event
+sent again on it is recorded once), and the standalone GET stream, whose messages are
+kept with ``stream: "standalone"``.
 
 Replay: a ``ReplaySession`` answers each POST: a stream of events when the recording holds
 server messages or progress for the answer (each event with an ``id``), else one JSON
 answer; ``initialize`` opens a session (a new ``Mcp-Session-Id``), a request naming another
-is ``404``, a DELETE ends it. A GET gets ``405`` (every recorded server message goes on the
-stream of the request it was recorded around).
+is ``404``, a DELETE ends it. A GET without ``Last-Event-ID`` opens the standalone stream
+when the recording had one (its messages, ``stream: "standalone"``, go on it), else gets
+``405`` (every recorded server message goes on the stream of the request it was recorded
+around); one with it resumes the stream that event was on.
 
 Both listen on 127.0.0.1 only, print their URL on stdout as their first line, and stop on
 SIGINT or SIGTERM, writing the report then.
@@ -36,8 +40,9 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
+from ._facts import STANDALONE
 from ._wire import read_line
-from .record import RecordingProxy
+from .record import STREAM_FROM, RecordingProxy
 from .replay import ReplayServer, ReplaySession
 
 #: the path both serve the MCP endpoint on
@@ -60,16 +65,23 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
-async def _serve(app: Any, sock: socket.socket, out: TextIO) -> None:
-    """Serve ``app`` on ``sock`` until SIGINT/SIGTERM; the URL goes to ``out`` first."""
+async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None) -> None:
+    """Serve ``app`` on ``sock`` until SIGINT/SIGTERM; the URL goes to ``out`` first.
+    ``on_stop``: called at the signal (ends the streams that would hold the shutdown)."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
     server = uvicorn.Server(config)
     loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        server.should_exit = True
+        if on_stop is not None:
+            on_stop()
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         with contextlib.suppress(ValueError, RuntimeError):
-            loop.add_signal_handler(sig, setattr, server, "should_exit", True)
+            loop.add_signal_handler(sig, stop)
     host, port = sock.getsockname()[:2]
     print(f"http://{host}:{port}{ENDPOINT}", file=out, flush=True)
     # the signals are ours (above): uvicorn would raise them again once it has stopped
@@ -104,7 +116,10 @@ class HttpRecordingProxy(RecordingProxy):
         super().__init__([url], cassette, **kwargs)
         self.url = url
         #: the ids of the events already recorded (a resumed stream sends some again)
-        self._relayed: set[bytes] = set()
+        self._recorded: set[bytes] = set()
+        #: the stream of each event id seen (``"standalone"``: the GET stream, else
+        #: ``None``): a GET resuming from it resumes that stream
+        self._relayed: dict[bytes, str | None] = {}
         self.sock = listen(port)
         self.out = out or sys.stdout
 
@@ -126,12 +141,21 @@ class HttpRecordingProxy(RecordingProxy):
         import httpx2
         from starlette.responses import Response, StreamingResponse
 
-        body = await request.body()
-        if request.method == "POST" and body.strip():
-            body = self._from_host(body.rstrip(b"\n"))
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
+        size = request.headers.get("content-length", "")
+        content: Any
+        if request.method == "POST" and size.isdigit() and int(size) >= STREAM_FROM:
+            # a big body goes on as it comes (the remote reads it meanwhile), read for the
+            # recording once whole, before any answer to it can be read
+            headers["content-length"] = size
+            content = self._body_as_it_comes(request)
+        else:
+            body = await request.body()
+            if request.method == "POST" and body.strip():
+                body = self._from_host(body.rstrip(b"\n"))
+            content = body
         outgoing = self._client.build_request(
-            request.method, self.url, headers=headers, content=body
+            request.method, self.url, headers=headers, content=content
         )
         try:
             remote = await self._client.send(outgoing, stream=True)
@@ -142,39 +166,91 @@ class HttpRecordingProxy(RecordingProxy):
         back.pop("content-encoding", None)
         kind = remote.headers.get("content-type", "")
         if kind.startswith("text/event-stream"):
+            stream = None  # a POST's answer stream
+            if request.method == "GET":  # the standalone stream, or one resumed
+                last = request.headers.get("last-event-id")
+                stream = STANDALONE if last is None else self._relayed.get(last.encode())
             return StreamingResponse(
-                self._relay_events(remote), status_code=remote.status_code, headers=back
+                self._relay_events(remote, stream), status_code=remote.status_code, headers=back
+            )
+        size = remote.headers.get("content-length", "")
+        recorded = kind.startswith("application/json") and remote.status_code < 400
+        if (
+            recorded
+            and size.isdigit()
+            and int(size) >= STREAM_FROM
+            and not any(p.alias is not None for p in self._pending.values())
+        ):
+            return StreamingResponse(
+                self._answer_as_it_comes(remote), status_code=remote.status_code, headers=back
             )
         data = await remote.aread()
         await remote.aclose()
-        if kind.startswith("application/json") and data.strip() and remote.status_code < 400:
+        if recorded and data.strip():
             data = (await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n")
         return Response(data, status_code=remote.status_code, headers=back)
 
-    async def _relay_events(self, remote: Any) -> AsyncIterator[bytes]:
+    async def _body_as_it_comes(self, request: Any) -> AsyncIterator[bytes]:
+        """A big POST body passed on chunk by chunk; noted once whole (an id it reuses
+        while in flight cannot be aliased then: both calls are kept aside, as for a long
+        stdio line)."""
+        chunks: list[bytes] = []
+        async for chunk in request.stream():
+            if chunk:
+                chunks.append(chunk)
+                yield chunk
+        body = b"".join(chunks)
+        if body.strip():
+            self._from_host(body.rstrip(b"\n"), forwarded=True)
+
+    async def _answer_as_it_comes(self, remote: Any) -> AsyncIterator[bytes]:
+        """A big JSON answer passed on as it comes, its last chunk held back until it is
+        recorded (the host cannot read a JSON body before its end)."""
+        chunks: list[bytes] = []
+        try:
+            async for chunk in remote.aiter_bytes():
+                if not chunk:
+                    continue
+                if chunks:
+                    yield chunks[-1]
+                chunks.append(chunk)
+        finally:
+            await remote.aclose()
+        data = b"".join(chunks)
+        if data.strip():
+            await self._from_server(data.rstrip(b"\n") + b"\n", forwarded=True)
+        if chunks:
+            yield chunks[-1]
+
+    async def _relay_events(self, remote: Any, stream: str | None) -> AsyncIterator[bytes]:
         """The remote's events, each recorded (its data as a line from the server) and
-        passed on as it came (rewritten only to give back an aliased id)."""
+        passed on as it came (rewritten only to give back an aliased id). Each is
+        recorded before it goes on: a host that drops the stream and resumes it from an
+        earlier event gets the events between again, recorded once."""
         rest = b""
         try:
             async for chunk in remote.aiter_raw():
                 events, rest = _split_events(rest + chunk)
                 for event in events:
-                    yield await self._relay_event(event) + b"\n\n"
+                    yield await self._relay_event(event, stream) + b"\n\n"
             if rest.strip():
-                yield await self._relay_event(rest) + b"\n\n"
+                yield await self._relay_event(rest, stream) + b"\n\n"
         finally:
             await remote.aclose()
 
-    async def _relay_event(self, event: bytes) -> bytes:
+    async def _relay_event(self, event: bytes, stream: str | None) -> bytes:
         data = _event_data(event)
-        if not data.strip():  # a priming event (an id, no data), a comment
-            return event
         event_id = _event_id(event)
+        if not data.strip():  # a priming event (an id, no data), a comment
+            if event_id is not None:
+                self._relayed.setdefault(event_id, stream)
+            return event
         if event_id is not None:
-            if event_id in self._relayed:  # sent again on a resumed stream: kept once
+            if event_id in self._recorded:  # sent again on a resumed stream: kept once
                 return event
-            self._relayed.add(event_id)
-        out = await self._from_server(data + b"\n")
+            self._recorded.add(event_id)
+            self._relayed.setdefault(event_id, stream)
+        out = await self._from_server(data + b"\n", stream=stream)
         if out.rstrip(b"\n") == data:
             return event
         kept = [ln for ln in event.split(b"\n") if not ln.startswith(b"data:")]
@@ -233,24 +309,50 @@ class HttpReplay:
         #: every stream of the session by the ids of its events, for resumption
         self._stream_of: dict[int, _Stream] = {}
         self._writing: _Stream | None = None
+        #: the host's standalone GET stream, once it opened one (the recording had one)
+        self._standalone: _Stream | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     def run(self, out: TextIO | None = None) -> None:
         asyncio.run(self._serve(out or sys.stdout))
+
+    def _recorded_standalone(self) -> bool:
+        """Whether the recording holds messages of a standalone GET stream."""
+        return any(m.stream == STANDALONE for m in self.server.server_messages)
 
     async def _serve(self, out: TextIO) -> None:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
         app = Starlette(routes=[Route(ENDPOINT, self._handle, methods=["GET", "POST", "DELETE"])])
-        await _serve(app, self.sock, out)
+        await _serve(app, self.sock, out, on_stop=self._end_streams)
+
+    def _end_streams(self) -> None:
+        """Every stream ends (the standalone one never would): the shutdown goes on."""
+        for stream in {
+            *self._stream_of.values(),
+            *([self._standalone] if self._standalone else []),
+        }:
+            stream.close()
 
     async def _send(self, data: bytes) -> None:
-        stream = self._writing
+        self._add(self._writing, data)
+
+    async def _send_standalone(self, data: bytes) -> None:
+        """A message recorded on the standalone GET stream: on the host's, when it opened
+        one, else on the request's stream with the others."""
+        self._add(self._standalone or self._writing, data)
+
+    def _add(self, stream: _Stream | None, data: bytes) -> None:
         if stream is not None:
             self._events += 1
             self._stream_of[self._events] = stream
             stream.add(self._events, data.rstrip(b"\n"))
+
+    def _new_session(self) -> ReplaySession:
+        session = ReplaySession(self.server, self._send, self.log, lines=False)
+        session.send_standalone = self._send_standalone
+        return session
 
     async def _handle(self, request: Any) -> Any:
         from starlette.responses import Response, StreamingResponse
@@ -263,9 +365,13 @@ class HttpReplay:
             self.session_id = None
             return Response(status_code=200)
         if request.method == "GET":
-            last = request.headers.get("last-event-id", "")
-            stream = self._stream_of.get(int(last)) if last.isdigit() else None
-            if stream is None or not known:  # no stream outside the requests' own
+            last = request.headers.get("last-event-id")
+            if last is None and known and self._recorded_standalone():
+                # the standalone stream: what the recording's carried comes on it
+                self._standalone = self._standalone or _Stream()
+                return StreamingResponse(self._standalone.read(), media_type="text/event-stream")
+            stream = self._stream_of.get(int(last)) if last and last.isdigit() else None
+            if stream is None or not known or last is None:
                 return Response(status_code=405, headers={"allow": "POST, DELETE"})
             return StreamingResponse(stream.read(int(last)), media_type="text/event-stream")
         body = await request.body()
@@ -274,12 +380,12 @@ class HttpReplay:
         opening = any(f.kind == "request" and f.method == "initialize" for f in line.frames)
         if opening:
             self.session_id = uuid.uuid4().hex
-            self._session = ReplaySession(self.server, self._send, self.log, lines=False)
+            self._session = self._new_session()
         elif self.session_id is not None and not known:
             return Response(
                 NO_SESSION, status_code=404 if given else 400, media_type="application/json"
             )
-        session = self._session or ReplaySession(self.server, self._send, self.log, lines=False)
+        session = self._session or self._new_session()
         self._session = session
         for frame in line.frames:  # the host answering a recorded server request
             if frame.kind in ("response", "error"):

@@ -49,7 +49,14 @@ from cassette_tui.core.format.jsonvalue import dumps_strict, encode_nonfinite, j
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.replay.replayer import Replayer
 
-from ._facts import HANDSHAKES, ServerFacts, ServerMessage, sidecar_path, without_meta
+from ._facts import (
+    HANDSHAKES,
+    STANDALONE,
+    ServerFacts,
+    ServerMessage,
+    sidecar_path,
+    without_meta,
+)
 from ._stdio import read_lines, write_all
 from ._wire import (
     PROGRESS,
@@ -351,6 +358,9 @@ class ReplaySession:
         #: are no message: skipped, and counted in the report
         self.lines = lines
         self.send = send
+        #: Streamable HTTP: sends a message recorded on the standalone GET stream
+        #: (``stream: "standalone"``) on the host's GET stream; ``None``: with the others
+        self.send_standalone: Any = None
         self.log = log
         self._waiting: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         before: dict[str, list[int]] = {}
@@ -511,14 +521,17 @@ class ReplaySession:
                 else:
                     server.skipped_lines += 1
                 continue
+            send = self.send
+            if message.stream == STANDALONE and self.send_standalone is not None:
+                send = self.send_standalone
             if not message.is_request:
-                await self.send(dump_doc(message.message))
+                await send(dump_doc(message.message))
                 continue
             future: asyncio.Future[dict[str, Any] | None] = (
                 asyncio.get_running_loop().create_future()
             )
             self._waiting[id_key(message.message.get("id"))] = future
-            await self.send(dump_doc(message.message))
+            await send(dump_doc(message.message))
             got = await future
             live = None if got is None else {k: got[k] for k in ("result", "error") if k in got}
             if live != message.host_answer:

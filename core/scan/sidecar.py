@@ -3,7 +3,9 @@ beside its cassette): found by ``check``, replaced by ``redact`` and by ``mcp re
 under ``record = true``, the same way as a cassette's.
 
 The sidecar is one JSON document (docs/mcp.md): ``{"format", "version", "cassette",
-"server": {"command": [...]}, "exchanges": [{"method", "params", "result" | "error"}]}``.
+"server": {"command": [...]}, "exchanges": [{"method", "params", "result" | "error"}]}``,
+or, while ``mcp record`` runs (and after a crash), its journal: one JSON object a line,
+read here into that document (``sidecar_doc``).
 Every string in it is scanned as a cassette's strings are (``secrets.scan_value``), and the
 server's command line also by its flags: the argument after a secret-named flag
 (``--api-key VALUE``) and the value of ``--token=VALUE`` are scanned as a value under that
@@ -22,7 +24,14 @@ from .redact import Redactor, _apply_hits, _replace_known
 from .redact_config import SecretConfig
 from .secrets import SecretHit, scan_value
 
-__all__ = ["SIDECAR_SUFFIX", "is_sidecar", "read_sidecar", "redact_sidecar", "sidecar_hits"]
+__all__ = [
+    "SIDECAR_SUFFIX",
+    "is_sidecar",
+    "read_sidecar",
+    "redact_sidecar",
+    "sidecar_doc",
+    "sidecar_hits",
+]
 
 #: the name ``mcp record`` gives a cassette's server-facts file: ``RUN.jsonl`` -> ``RUN.mcp.json``
 SIDECAR_SUFFIX = ".mcp.json"
@@ -43,12 +52,102 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise CassetteFormatError.from_os_error(path, exc) from None
-    try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CassetteFormatError(path, None, None, f"not a server-facts file: {exc}") from None
+    doc = sidecar_doc(raw, path)
     if not isinstance(doc, dict):
         raise CassetteFormatError(path, None, None, "not a server-facts file: not a JSON object")
+    return doc
+
+
+#: the header member that marks a journal (docs/mcp.md, "The sidecar `RUN.mcp.json`")
+JOURNAL = "journal"
+
+
+def sidecar_doc(raw: bytes, path: str | Path) -> Any:
+    """The JSON document of a sidecar's bytes: the document itself, or the one a journal
+    makes. A journal (what ``mcp record`` appends to while it runs, made the document when
+    it ends; a recording cut short leaves it) is one JSON object a line: the header
+    (``{"format", "version", "journal": true, "cassette", "server"}``), then one event a
+    line, applied in order:
+
+    - ``{"exchange": {...}}``, ``{"kept_aside": {...}}``, ``{"server_message": {...}}``:
+      appended to that list;
+    - ``{"placed": ANCHOR}``: the ``before`` of every server message since the last
+      ``placed`` (the answer forwarded right after them);
+    - ``{"host_answer": {"index": i, "result" | "error": ...}}``: the host's answer to
+      ``server_messages[i]``.
+
+    A last line cut short (no newline: the recorder was killed while writing it) is left
+    out; nothing before it is lost.
+
+    Raises:
+        CassetteFormatError: not UTF-8 JSON (``line`` set for a journal's line), an event
+            of no known kind.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CassetteFormatError(path, None, None, f"not a server-facts file: {exc}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        head, newline, _ = text.partition("\n")
+        try:
+            doc = json.loads(head) if newline else None
+        except json.JSONDecodeError:
+            doc = None
+        if not (isinstance(doc, dict) and doc.get(JOURNAL) is True):
+            raise CassetteFormatError(path, None, None, f"not a server-facts file: {exc}") from None
+    if isinstance(doc, dict) and doc.get(JOURNAL) is True:
+        return _fold_journal(text, path)
+    return doc
+
+
+def _fold_journal(text: str, path: str | Path) -> dict[str, Any]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline ending the last line
+    elif len(lines) > 1:
+        lines.pop()  # cut short by a crash: its event was never whole
+    doc: dict[str, Any] = {k: v for k, v in json.loads(lines[0]).items() if k != JOURNAL}
+    doc.setdefault("exchanges", [])
+    messages: list[Any] = []
+    aside: list[Any] = []
+    unplaced = 0  # server_messages from here have no ``before`` yet
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CassetteFormatError(path, number, None, f"not JSON: {exc}") from None
+        kind = next(iter(event), None) if isinstance(event, dict) and len(event) == 1 else None
+        value = event[kind] if kind is not None else None
+        if kind == "exchange":
+            doc["exchanges"].append(value)
+        elif kind == "server_message":
+            messages.append(value)
+        elif kind == "kept_aside":
+            aside.append(value)
+        elif kind == "placed":
+            for message in messages[unplaced:]:
+                if isinstance(message, dict):
+                    message["before"] = value
+            unplaced = len(messages)
+        elif kind == "host_answer" and isinstance(value, dict):
+            index = value.get("index")
+            if not (isinstance(index, int) and 0 <= index < len(messages)):
+                raise CassetteFormatError(path, number, "host_answer.index", "no such message")
+            if isinstance(messages[index], dict):
+                messages[index]["host_answer"] = {k: v for k, v in value.items() if k != "index"}
+        else:
+            raise CassetteFormatError(
+                path,
+                number,
+                None,
+                "expected one of exchange, server_message, kept_aside, placed, host_answer",
+            )
+    if messages:
+        doc["server_messages"] = messages
+    if aside:
+        doc["kept_aside"] = aside
     return doc
 
 

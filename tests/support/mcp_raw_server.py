@@ -11,6 +11,7 @@ then answers each request line (a batch array is answered with an array):
   answers text holding the byte 0xFF; ``hold`` answers only once ``release`` is called;
   ``notify`` sends ``notifications/tools/list_changed`` and a log message before its answer;
   ``ask`` sends the host a ``roots/list`` request and answers with the host's answer;
+  ``chatty`` sends ``{"notes": N}`` log notifications before its answer;
   ``die`` exits at once with status 3; a call whose params are not an object is never
   answered;
 - anything else: the JSON-RPC error -32601.
@@ -92,6 +93,10 @@ def answer(req: dict[str, Any]) -> dict[str, Any] | None:
                 "params": {"level": "info", "data": "tools changed"},
             }
         )
+    if name == "chatty":
+        for n in range(args.get("notes", 0)):
+            note = {"level": "info", "data": f"step {n}"}
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": note})
     if name == "ask":
         asked["call"] = req
         send({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list", "params": {}})
