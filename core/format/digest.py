@@ -15,7 +15,6 @@ and ``NO_RULES``, the identity, when none is given.
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import json
 from typing import Any, Protocol
@@ -144,41 +143,6 @@ def live_digest(value: Any) -> str:
         out = orjson.dumps(value, option=_LIVE_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError too
         return digest(value)
-    if b"\x7f" in out or b"0.0000" in out or b"0e" in out.translate(_DIGITS_AS_ZERO):
-        return digest(value)  # see _may_not_be_canonical
-    if out.isascii():
-        canonical = out
-    else:
-        # the canonical JSON escapes every non-ASCII character as ``\\uXXXX`` (surrogate
-        # pairs past U+FFFF) where orjson writes UTF-8, and non-ASCII stands only inside
-        # strings: escaping orjson's output gives the canonical text (U+2028/9 included;
-        # DEL, which orjson leaves raw and the canonical JSON escapes, went to ``digest``)
-        canonical = _ascii_escaped(out)
-    if orjson.loads(out) != value:
+    if _may_not_be_canonical(out) or orjson.loads(out) != value:
         return digest(value)
-    return DIGEST_PREFIX + hashlib.sha256(canonical).hexdigest()[:16]
-
-
-def _escape_run(exc: UnicodeError) -> tuple[str, int]:
-    """A codec error handler: the run of non-ASCII characters ``exc`` stopped at, as the
-    ``\\uXXXX`` escapes ``json.dumps(ensure_ascii=True)`` writes (lowercase hex, a
-    surrogate pair past U+FFFF)."""
-    assert isinstance(exc, UnicodeEncodeError)
-    parts = []
-    for ch in exc.object[exc.start : exc.end]:
-        n = ord(ch)
-        if n > 0xFFFF:
-            n -= 0x10000
-            parts.append(f"\\u{0xD800 | (n >> 10):04x}\\u{0xDC00 | (n & 0x3FF):04x}")
-        else:
-            parts.append(f"\\u{n:04x}")
-    return "".join(parts), exc.end
-
-
-codecs.register_error("cassette-json-ascii", _escape_run)
-
-
-def _ascii_escaped(out: bytes) -> bytes:
-    """orjson's UTF-8 output ``out`` with every non-ASCII character escaped as the
-    canonical JSON writes it (``_escape_run``)."""
-    return out.decode("utf-8").encode("ascii", "cassette-json-ascii")
+    return DIGEST_PREFIX + hashlib.sha256(out).hexdigest()[:16]
