@@ -140,18 +140,17 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
     except RecursionError:
         raise JSONTooDeep() from None
     if isinstance(raw, bytes):
-        if len(raw) <= _SHALLOW_LEN:
-            # too short to nest past MAX_DEPTH: the depth needs no count (a cassette line
-            # of a usual call, read at its call, takes this path)
-            colons = raw.count(b":")
-            if colons and may_have_duplicates(raw, value, colons=colons):
-                _parse_std(raw)  # raises DuplicateKey naming the key and its path
-            return value, False
-        # one pass keeps the bytes both checks count (three counts took three passes)
-        marks = raw.translate(None, _NOT_MARKS)
-        _check_depth(raw, value, marks)
-        colons = marks.count(b":")
-        if colons and may_have_duplicates(raw, value, colons=colons):
+        colons = raw.count(b":")
+        try:
+            # orjson writes at most 254 levels: what it writes needs no depth check
+            # (``MAX_DEPTH`` is 600), and its output is the re-encoding the repeated-key
+            # check counts; one pass over the line (the colons) besides the decode
+            encoded: bytes | None = _orjson_encode(value)
+        except TypeError:  # deeper than orjson goes, or an integer past 64 bits
+            encoded = None
+            if len(raw) > _SHALLOW_LEN:  # else too short to nest past the limit
+                _check_depth(raw, value)
+        if colons and may_have_duplicates(raw, value, encoded, colons):
             _parse_std(raw)  # raises DuplicateKey naming the key and its path
         return value, False
     _check_depth(raw, value)
@@ -164,8 +163,6 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
 #: opening and a closing bracket, two bytes
 _SHALLOW_LEN = 2 * MAX_DEPTH + 1
 
-#: every byte but those the depth and repeated-key checks count (``bytes.translate``)
-_NOT_MARKS = bytes(range(256)).translate(None, b"[{:")
 
 
 _TOP_LEVEL = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -200,17 +197,15 @@ def check_top_level_keys(raw: bytes | memoryview) -> None:
     _parse_std(data)  # raises DuplicateKey naming the key (top level first)
 
 
-def _check_depth(raw: bytes | str, value: Any, marks: bytes | None = None) -> None:
+def _check_depth(raw: bytes | str, value: Any) -> None:
     """Raise ``JSONTooDeep`` past ``MAX_DEPTH`` levels: one fixed limit, below Python's
     recursion limit, so that every later stage (drift, ``--json``, the app) can walk any
     value the parser returns, whatever the depth of the caller's own stack. Only texts
-    with that many brackets are measured (a count of bytes, then an iterative walk).
-    ``marks``: the bytes of ``raw`` that are ``[``, ``{`` or ``:``, when already kept."""
-    text = raw if marks is None else marks
+    with that many brackets are measured (a count of bytes, then an iterative walk)."""
     opened = (
-        text.count(b"[") + text.count(b"{")
-        if isinstance(text, bytes)
-        else text.count("[") + text.count("{")
+        raw.count(b"[") + raw.count(b"{")
+        if isinstance(raw, bytes)
+        else raw.count("[") + raw.count("{")
     )
     if opened > MAX_DEPTH and depth_of(value) > MAX_DEPTH:
         raise JSONTooDeep()
