@@ -66,3 +66,35 @@ def test_a_big_integer_is_served_exact(tmp_path: Path) -> None:
     replay("t", {"q": 1})
     got = replay("t", {"q": 2})["n"]
     assert type(got) is int and got == 2**64 + 1
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('{"seq":2.0,"tool":"t","args":{"q":2},"response":1}', "seq"),
+        ('{"seq":2,"tool":"t","args":{"q":2},"response":1,"error":{"type":"E"}}', "response"),
+        ('{"seq":2,"tool":"t","args":{"q":2},"error":{"type":"E"}}', "error"),
+        ('{"seq":2,"tool":"t","args":{"q":2},"response":1,"args_digest":7}', "args_digest"),
+        ('{"seq":2,"tool":"t","response":1}', "args"),
+    ],
+)
+def test_a_line_changed_since_the_load_is_still_validated_at_its_call(
+    tmp_path: Path, line: str, field: str
+) -> None:
+    """The call skips ``validate_record`` only for the shape the load proved valid (the
+    index's seq and tool, args, a response, no error, a string digest or none): a line
+    written over the loaded one in place, at the same length, after the file was opened
+    for entry access, is refused as before, naming the field."""
+    path = tmp_path / "c.jsonl"
+    first = '{"seq":1,"tool":"t","args":{"q":1},"response":1}'
+    good = '{"seq":2,"tool":"t","args":{"q":2},"response":1}'
+    width = 100  # trailing spaces: every line below fits in the loaded one's place
+    path.write_text(f"{first}\n{good.ljust(width)}\n", encoding="utf-8")
+    cassette = load(path)
+    cassette.owned_entry(0)  # entry access opens the file (the guard checks it then)
+    with open(path, "r+b") as fh:
+        fh.seek(len(first) + 1)
+        fh.write(line.ljust(width).encode())
+    with pytest.raises(CassetteFormatError) as info:
+        cassette.owned_entry(1)
+    assert (info.value.line, info.value.field) == (2, field)
