@@ -164,7 +164,6 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
 _SHALLOW_LEN = 2 * MAX_DEPTH + 1
 
 
-
 _TOP_LEVEL = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
