@@ -374,8 +374,8 @@ class Cassette(Sequence[Entry]):
         Raises:
             CassetteFormatError: its line does not parse (file, line, field).
         """
-        if not self.is_file_backed:
-            return self._entry(i).fresh()
+        if self._entries is not None or self._offsets is None or self.path is None:
+            return self._entry(i).fresh()  # not file-backed (``is_file_backed``, inline)
         return self._parse_entry(i)
 
     def raw_line(self, i: int) -> bytes:

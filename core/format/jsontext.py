@@ -150,8 +150,14 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
             encoded = None
             if len(raw) > _SHALLOW_LEN:  # else too short to nest past the limit
                 _check_depth(raw, value)
-        if colons and may_have_duplicates(raw, value, encoded, colons):
-            _parse_std(raw)  # raises DuplicateKey naming the key and its path
+        if colons:
+            if encoded is not None and b"\\" not in raw:
+                # may_have_duplicates' test inline (a call per line): no backslash, no
+                # escaped colon, so the counts alone tell
+                if encoded.count(b":") != colons:
+                    _parse_std(raw)  # raises DuplicateKey naming the key and its path
+            elif may_have_duplicates(raw, value, encoded, colons):
+                _parse_std(raw)  # raises DuplicateKey naming the key and its path
         return value, False
     _check_depth(raw, value)
     if ":" in raw and may_have_duplicates(raw, value):
