@@ -112,6 +112,7 @@ def has_non_finite(value: Any) -> bool:
 
 _decode: Callable[[bytes | str], Any] = msgspec.json.decode
 _encode: Callable[[Any], bytes] = msgspec.json.encode
+_orjson_encode: Callable[[Any], bytes] = orjson.dumps
 
 
 def parse_json(raw: bytes | str) -> Any:
@@ -139,12 +140,24 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
     except RecursionError:
         raise JSONTooDeep() from None
     if isinstance(raw, bytes):
-        # one pass keeps the bytes both checks count (three counts took three passes)
-        marks = raw.translate(None, _NOT_MARKS)
-        _check_depth(raw, value, marks)
-        colons = marks.count(b":")
-        if colons and may_have_duplicates(raw, value, colons=colons):
-            _parse_std(raw)  # raises DuplicateKey naming the key and its path
+        colons = raw.count(b":")
+        try:
+            # orjson writes at most 254 levels: what it writes needs no depth check
+            # (``MAX_DEPTH`` is 600), and its output is the re-encoding the repeated-key
+            # check counts; one pass over the line (the colons) besides the decode
+            encoded: bytes | None = _orjson_encode(value)
+        except TypeError:  # deeper than orjson goes, or an integer past 64 bits
+            encoded = None
+            if len(raw) > _SHALLOW_LEN:  # else too short to nest past the limit
+                _check_depth(raw, value)
+        if colons:
+            if encoded is not None and b"\\" not in raw:
+                # may_have_duplicates' test inline (a call per line): no backslash, no
+                # escaped colon, so the counts alone tell
+                if encoded.count(b":") != colons:
+                    _parse_std(raw)  # raises DuplicateKey naming the key and its path
+            elif may_have_duplicates(raw, value, encoded, colons):
+                _parse_std(raw)  # raises DuplicateKey naming the key and its path
         return value, False
     _check_depth(raw, value)
     if ":" in raw and may_have_duplicates(raw, value):
@@ -152,8 +165,9 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
     return value, False
 
 
-#: every byte but those the depth and repeated-key checks count (``bytes.translate``)
-_NOT_MARKS = bytes(range(256)).translate(None, b"[{:")
+#: the longest text that cannot nest deeper than ``MAX_DEPTH``: each level takes an
+#: opening and a closing bracket, two bytes
+_SHALLOW_LEN = 2 * MAX_DEPTH + 1
 
 
 _TOP_LEVEL = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -179,22 +193,24 @@ def check_top_level_keys(raw: bytes | memoryview) -> None:
     except (msgspec.DecodeError, RecursionError):
         return
     data = bytes(raw)
-    if not may_have_duplicates(data, top):
+    try:
+        encoded = _encode(top)  # its values are ``msgspec.Raw``: msgspec writes them
+    except (TypeError, ValueError, UnicodeEncodeError):
+        encoded = None
+    if not may_have_duplicates(data, top, encoded):
         return
     _parse_std(data)  # raises DuplicateKey naming the key (top level first)
 
 
-def _check_depth(raw: bytes | str, value: Any, marks: bytes | None = None) -> None:
+def _check_depth(raw: bytes | str, value: Any) -> None:
     """Raise ``JSONTooDeep`` past ``MAX_DEPTH`` levels: one fixed limit, below Python's
     recursion limit, so that every later stage (drift, ``--json``, the app) can walk any
     value the parser returns, whatever the depth of the caller's own stack. Only texts
-    with that many brackets are measured (a count of bytes, then an iterative walk).
-    ``marks``: the bytes of ``raw`` that are ``[``, ``{`` or ``:``, when already kept."""
-    text = raw if marks is None else marks
+    with that many brackets are measured (a count of bytes, then an iterative walk)."""
     opened = (
-        text.count(b"[") + text.count(b"{")
-        if isinstance(text, bytes)
-        else text.count("[") + text.count("{")
+        raw.count(b"[") + raw.count(b"{")
+        if isinstance(raw, bytes)
+        else raw.count("[") + raw.count("{")
     )
     if opened > MAX_DEPTH and depth_of(value) > MAX_DEPTH:
         raise JSONTooDeep()
@@ -221,9 +237,15 @@ def may_have_duplicates(
         return True
     if encoded is None:
         try:
-            encoded = _encode(value)
-        except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
-            return True
+            # orjson writes about twice as fast as msgspec (the same colons: neither
+            # escapes one); msgspec for what orjson refuses (integers past 64 bits,
+            # nesting past 254 levels)
+            encoded = _orjson_encode(value)
+        except TypeError:
+            try:
+                encoded = _encode(value)
+            except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+                return True
     return encoded.count(b":") != (raw.count(b":") if colons is None else colons)
 
 

@@ -153,7 +153,12 @@ def entry_from_record(record: dict[str, Any], line: int | None = None) -> Entry:
         response=record.get("response"),
         error=record.get("error"),
         args_digest=record.get("args_digest"),
-        extra={k: v for k, v in record.items() if k not in KNOWN_FIELDS},
+        # most lines hold the known fields only: a set test in C, no loop over them
+        extra=(
+            {}
+            if record.keys() <= KNOWN_FIELDS
+            else {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
+        ),
         line=line,
     )
     return entry

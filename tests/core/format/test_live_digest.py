@@ -48,6 +48,39 @@ def test_live_digest_is_the_digest(value: Any) -> None:
     assert _outcome(live_digest, value) == _outcome(digest, value)
 
 
+#: unicode-heavy texts, for the escaped path: astral characters (surrogate pairs),
+#: U+2028/9, controls, DEL, quotes and backslashes, mixed with ASCII
+unicode_texts = st.text(
+    st.characters(codec="utf-8")
+    | st.sampled_from(["\u2028", "\u2029", "\U0001f600", "\U0010ffff", "\x7f", '"', "\\"]),
+    max_size=12,
+)
+unicode_values = st.recursive(
+    st.none() | st.integers() | st.floats(allow_nan=False) | unicode_texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(unicode_texts, inner, max_size=4),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(unicode_values)
+def test_live_digest_is_the_digest_for_unicode(value: Any) -> None:
+    assert _outcome(live_digest, value) == _outcome(digest, value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"q": "café über 東京", "top_k": 5},
+        {"emoji": "\U0001f600", "line": "a\u2028b\u2029c", "ctl": "\x00\x1f\n"},
+        {"é": 1, "e": 2, "東": 3, "\U0001f600": 4},  # non-ASCII keys: the sorted order
+        ["\U0010ffff", "\ud7ff", "\ue000", "\uffff"],
+    ],
+)
+def test_non_ascii_takes_the_digest_of_the_canonical_json(value: Any) -> None:
+    assert live_digest(value) == digest(value)
+
+
 class Colour(enum.Enum):
     RED = "red"
 
