@@ -111,7 +111,8 @@ def bisect_lines(result: BisectResult) -> list[str]:
         lines.append(f"hybrids  {safe(str(result.out_dir))}")
         if minimal.exists():
             lines.append(
-                f"open the minimal hybrid beside B:  cassette-tui {safe(result.passing)} "
-                f"{safe(str(minimal))}"
+                # the app's A is the failing run: the minimal hybrid fails, B passes
+                f"open the minimal hybrid beside B:  cassette-tui {safe(str(minimal))} "
+                f"{safe(result.passing)}"
             )
     return lines

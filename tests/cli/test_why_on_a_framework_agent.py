@@ -1,0 +1,55 @@
+"""The why tools on a real framework agent (pydantic-ai, offline) whose search answer
+steers its later calls: the user's scenario of a ranking that changed between runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.loop import agent_cmd
+from support.adapter_loop import run_cli
+from support.run import cli
+
+pytest.importorskip("pydantic_ai")
+
+AGENT = Path(__file__).resolve().parents[1] / "support" / "agents" / "pydantic_ai_search_agent.py"
+
+
+def _record(folder: Path, name: str, rank: str) -> Path:
+    out = folder / name
+    done = run_cli("record", "--agent", agent_cmd(script=AGENT), "-o", str(out),
+                   env={"SEARCH_RANK": rank}, cwd=folder)  # fmt: skip
+    assert done.returncode == (1 if rank == "bad" else 0), done.stdout + done.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("runs")
+    return _record(folder, "fail.jsonl", "bad"), _record(folder, "pass.jsonl", "good")
+
+
+def test_swap_of_the_search_answer_passes_when_it_steers_the_next_calls(
+    pair: tuple[Path, Path],
+) -> None:
+    # B's search answer makes the agent read another doc: a call A never made. The swapped
+    # cassette must still answer it (from B), else the swap is always "unresolved".
+    fail, passing = pair
+    done = cli("gate", str(fail), "--agent", agent_cmd(script=AGENT), "--runs", "2", "--json",
+               "--swap", f"1={passing}:1")  # fmt: skip
+    doc = json.loads(done.stdout)
+    assert doc["verdict"] == "deterministic" and doc["passed"] == 2, done.stdout
+    assert done.returncode == 0
+
+
+def test_bisect_names_the_search_answer_and_opens_the_hybrid_as_a(pair: tuple[Path, Path]) -> None:
+    fail, passing = pair
+    out = fail.parent / "bisect"
+    done = cli("bisect", str(fail), str(passing), "--agent", agent_cmd(script=AGENT),
+               "--runs", "1", "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 of 1 differing responses suffices: A seq 1 search_docs" in done.stdout
+    # the app's A is the failing run: the minimal hybrid fails, so it is A, the passing run B
+    line = next(x for x in done.stdout.splitlines() if x.startswith("open the minimal hybrid"))
+    assert line.endswith(f"{out / 'minimal.jsonl'} {passing}"), line
