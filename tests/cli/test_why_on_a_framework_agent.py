@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from support.loop import agent_cmd
 from support.adapter_loop import run_cli
+from support.loop import agent_cmd
 from support.run import cli
 
 pytest.importorskip("pydantic_ai")
@@ -53,3 +53,23 @@ def test_bisect_names_the_search_answer_and_opens_the_hybrid_as_a(pair: tuple[Pa
     # the app's A is the failing run: the minimal hybrid fails, so it is A, the passing run B
     line = next(x for x in done.stdout.splitlines() if x.startswith("open the minimal hybrid"))
     assert line.endswith(f"{out / 'minimal.jsonl'} {passing}"), line
+
+
+LC_AGENT = AGENT.with_name("langchain_search_agent.py")
+
+
+def test_verify_a_langchain_cassette_against_its_live_tools(tmp_path: Path) -> None:
+    # the recorded responses are ToolMessage dicts: live_dispatcher answers alike, so only
+    # the search whose ranking changed is stale, the read of the same doc is fresh
+    pytest.importorskip("langchain")
+    fail = tmp_path / "fail.jsonl"
+    done = run_cli("record", "--agent", agent_cmd(script=LC_AGENT), "-o", str(fail),
+                   env={"SEARCH_RANK": "bad"}, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    done = run_cli("verify", str(fail), "--dispatcher", "langchain_search_agent:verify_dispatch",
+                   "--path", str(LC_AGENT.parent), "--allow", "search_docs", "--allow",
+                   "read_doc", "--json", env={"SEARCH_RANK": "good"}, cwd=tmp_path)  # fmt: skip
+    doc = json.loads(done.stdout)
+    verdicts = {e["seq"]: e["status"] for e in doc["entries"]}
+    assert verdicts == {1: "stale", 2: "fresh", 3: "not_reissued"}, done.stdout
+    assert done.returncode == 1

@@ -8,11 +8,10 @@ from __future__ import annotations
 import os
 import sys
 
+from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-
-from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
 
 DOCS = {"docs/retry-v1.md": "3 retries (obsolete)", "docs/retry-v2.md": "5 retries"}
 
