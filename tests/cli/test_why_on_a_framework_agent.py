@@ -73,3 +73,28 @@ def test_verify_a_langchain_cassette_against_its_live_tools(tmp_path: Path) -> N
     verdicts = {e["seq"]: e["status"] for e in doc["entries"]}
     assert verdicts == {1: "stale", 2: "fresh", 3: "not_reissued"}, done.stdout
     assert done.returncode == 1
+
+
+def test_group_knows_which_recorded_runs_failed(tmp_path: Path) -> None:
+    # `record` knows how the agent ended: group over a folder of recordings counts it
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for i, rank in enumerate(["bad", "good", "bad"], 1):
+        _record(runs, f"run-{i}.jsonl", rank)
+    done = cli("group", str(runs), "--json")
+    doc = json.loads(done.stdout)
+    (task,) = doc["tasks"]
+    passed = {Path(r["name"]).name: r["passed"] for r in task["runs"]}
+    assert passed == {"run-1.jsonl": False, "run-2.jsonl": True, "run-3.jsonl": False}, doc
+    text = cli("group", str(runs)).stdout
+    assert "3 runs (1 passed, 2 failed)" in text and "the runs part at step 2" in text, text
+
+
+def test_group_says_when_no_outcome_is_known(tmp_path: Path) -> None:
+    for i, state in enumerate(["a", "b"], 1):
+        (tmp_path / f"r{i}.jsonl").write_text(
+            json.dumps({"seq": 1, "tool": "t", "args": {}, "response": state}) + "\n"
+        )
+    text = cli("group", str(tmp_path)).stdout
+    assert "2 runs (0 passed, 0 failed, 2 of unknown outcome)" in text, text
+    assert "no run's outcome is known" in text, text
