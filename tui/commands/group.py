@@ -141,8 +141,8 @@ def group_lines(task: str | None, grouping: Grouping, tree: bool) -> list[str]:
     passed = sum(1 for r in runs if r.passed is True)
     failed = sum(1 for r in runs if r.passed is False)
     head = f"task {safe(task)}: " if task is not None else ""
-    unknown = len(runs) - passed - failed
-    of_unknown = f", {unknown} of unknown outcome" if unknown else ""
+    untold = len(runs) - passed - failed
+    of_unknown = f", {untold} of unknown outcome" if untold else ""
     lines = [f"{head}{plural(len(runs), 'run')} ({passed} passed, {failed} failed{of_unknown})"]
     split = grouping.split
     if split is None and not passed + failed:
