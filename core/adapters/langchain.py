@@ -27,16 +27,20 @@ cassette records every attempt, so a retried call is a key recorded several time
 replay serves the attempts in order (a 429, then the answer); placed before it, one entry
 holds the call's final outcome. Both ``invoke`` and ``ainvoke`` are served by one instance.
 A tool that returns a ``Command`` cannot be recorded (an error names the tool).
+
+``live_dispatcher(tools)`` answers as the middleware records, for ``cassette-tui verify
+--dispatcher``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage, message_to_dict, messages_from_dict
+from langchain_core.tools import BaseTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from ._bridge import ToolCassette
@@ -108,3 +112,28 @@ def _decode(call: Any) -> Callable[[Any], Any]:
         return messages_from_dict([{"type": "tool", "data": data}])[0]
 
     return decode
+
+
+def live_dispatcher(tools: Sequence[BaseTool]) -> Callable[[str, Any], dict[str, Any]]:
+    """A ``(tool, args) -> response`` dispatcher over LangChain ``tools`` that answers as
+    ``CassetteMiddleware`` records: the ``ToolMessage`` the tool makes, as its message dict
+    without ``tool_call_id``. ``cassette-tui verify --dispatcher module:NAME`` re-issues a
+    LangChain cassette's calls through it and compares like with like (a plain function's
+    bare return value never equals a recorded message, so every entry would read stale).
+
+    A tool that needs what only a running graph injects (``ToolRuntime``, state, a store)
+    fails here; ``verify`` then reports it as ``error live``.
+
+    Raises:
+        KeyError: ``tool`` is none of ``tools`` (verify: ``error live``, naming it).
+        the tool's own exception, as the tool raised it.
+    """
+    by_name = {t.name: t for t in tools}
+
+    def dispatch(tool: str, args: Any) -> dict[str, Any]:
+        if tool not in by_name:
+            raise KeyError(f"no LangChain tool named {tool!r} (tools: {sorted(by_name)})")
+        call = {"name": tool, "args": args, "id": "verify", "type": "tool_call"}
+        return _encode(call)(by_name[tool].invoke(call))
+
+    return dispatch

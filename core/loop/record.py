@@ -3,12 +3,14 @@ debug loop's re-record step; see ``_runs.py`` for what a job is)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..format.atomic import FolderNotWritable, check_new_file, default_mode
+from ..format.atomic import FolderNotWritable, check_new_file, default_mode, write_atomic
 from ..format.cassette import Cassette, load
 from ..format.constants import ENV_CLAIM
 from ..format.errors import CassetteFormatError
@@ -114,6 +116,8 @@ def _record(
     run = ended_run(outcome, LIVE)
     run.report, _ = read_report(report)
     cassette = _recorded(run, output, target, claim, options)
+    if cassette is not None and not token.cancelled:
+        _write_end(target, run)
     yield Progress("record", 1, 1, "runs", tally([run]))
     return RecordResult(run, target, cassette, cancelled=token.cancelled)
 
@@ -186,6 +190,24 @@ def _recorded(
     except CassetteFormatError as exc:
         run.error = str(exc)
         return None
+
+
+def end_file(cassette: Path) -> Path:
+    """Where ``record`` says how the run ended: ``RUN.end.json`` beside ``RUN.jsonl`` (the
+    name and the ``exit`` field a gate's runs folder uses, so ``group`` over a folder of
+    recordings counts passes and failures)."""
+    return cassette.with_suffix(".end.json")
+
+
+def _write_end(target: Path, run: RunResult) -> None:
+    """``{"exit": N, "status": "failed"}`` beside the new cassette. One already there is
+    replaced: it told of an earlier cassette at this path, and this one is new (the job
+    created it exclusively). A write that fails costs only the outcome."""
+    doc = {"exit": run.exit_code, "status": run.status}
+    with contextlib.suppress(OSError):
+        write_atomic(
+            end_file(target), [json.dumps(doc).encode() + b"\n"], make_parents=False, overwrite=True
+        )
 
 
 def _is_claimed(target: Path, claim: tuple[int, int]) -> bool:

@@ -4,7 +4,11 @@ asks it of every subset).
 
 The swapped cassette is the base cassette with the entry at ``SEQ`` given the response
 (or error) of ``OTHER``'s entry at its ``SEQ``; its args stay, so the agent's call still
-finds it. The two entries must be calls of the same tool.
+finds it. The two entries must be calls of the same tool. After the base's entries come
+``OTHER``'s calls whose key the base never made (as ``hybrid.py`` does for ``bisect``):
+the other answer usually steers the agent onto the other run's next calls (a search
+ranked otherwise: the agent reads another document), and without them every such swap
+would end in a miss, "unresolved", never a pass.
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ class Swap:
 
 
 def swapped_entries(base: Cassette, swaps: list[Swap]) -> list[Entry]:
-    """``base``'s entries with each swap made.
+    """``base``'s entries with each swap made, then each other cassette's calls whose key
+    ``base`` never made (seqs continue after ``base``'s last), so an agent the swapped
+    answer steers onto the other run's path still finds its answers.
 
     Raises:
         SwapError: a seq is not in its cassette, or the two steps call different tools.
@@ -81,6 +87,14 @@ def swapped_entries(base: Cassette, swaps: list[Swap]) -> list[Entry]:
         if theirs is not None:
             entry = replace(entry, response=theirs.response, error=theirs.error)
         out.append(entry.fresh())
+    known = {base.key(i) for i in range(len(base))}
+    seq = max((e.seq for e in out), default=0)
+    for other in others.values():
+        for j in range(len(other)):
+            if other.key(j) not in known:
+                known.add(other.key(j))
+                seq += 1
+                out.append(replace(other[j], seq=seq).fresh())
     return out
 
 

@@ -65,7 +65,7 @@ def test_two_recorders_on_one_path_one_wins_whole(tmp_path: Path, stagger: float
     cassette = load(tmp_path / "shared.jsonl")
     assert [e.response for e in cassette] == [{"who": winner}] * 3
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["agent.py", "shared.jsonl", f"started-{winner}"]
+        ["agent.py", "shared.jsonl", "shared.end.json", f"started-{winner}"]
     )
 
 

@@ -55,7 +55,7 @@ def demo_app(folder: Path, template: str | None = None, **kwargs) -> CassetteApp
 
 
 def rerecordings(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.rerecord-*"))
+    return sorted(folder.glob("*.rerecord-*.jsonl"))
 
 
 def bar(app: CassetteApp) -> str:

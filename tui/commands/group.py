@@ -141,9 +141,16 @@ def group_lines(task: str | None, grouping: Grouping, tree: bool) -> list[str]:
     passed = sum(1 for r in runs if r.passed is True)
     failed = sum(1 for r in runs if r.passed is False)
     head = f"task {safe(task)}: " if task is not None else ""
-    lines = [f"{head}{plural(len(runs), 'run')} ({passed} passed, {failed} failed)"]
+    untold = len(runs) - passed - failed
+    of_unknown = f", {untold} of unknown outcome" if untold else ""
+    lines = [f"{head}{plural(len(runs), 'run')} ({passed} passed, {failed} failed{of_unknown})"]
     split = grouping.split
-    if split is None:
+    if split is None and not passed + failed:
+        lines.append(
+            "  no run's outcome is known: a cassette made by `cassette-tui record` has its "
+            "RUN.end.json beside it, a gate's --runs-dir its run-NN.end.json"
+        )
+    elif split is None:
         lines.append("  no branching separates passes from failures")
     else:
         lines.append("  " + safe(split.message()))
