@@ -24,6 +24,7 @@ import click
 from cassette_tui.core.format.constants import EXIT_CANCELLED
 
 from ._loop import agent_option, loop_options, run_cancellable
+from ._options import RUNS
 from ._output import echo_json, fail
 
 #: how many dropped response parts the text report names
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 @click.command("minimise")
 @click.argument("cassette", type=click.Path(dir_okay=False))
 @agent_option
-@click.option("--runs", "-n", type=click.IntRange(min=1), default=5, show_default=True,
+@click.option("--runs", "-n", type=RUNS, default=5, show_default=True,
               help="Offline replays of the whole cassette and of each candidate.")  # fmt: skip
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False), default=None,
               help="Where to write the result (default: CASSETTE.min.jsonl).")  # fmt: skip
