@@ -97,10 +97,13 @@ class BisectResult:
         """``2 of 17 differing responses suffice: A seq 3 search_docs $.results[0], A seq
         5 read_file``, or why there is no answer."""
         if self.minimal is None:
+            if not self.problem:  # stopped during the first gate: nothing learned yet
+                return "stopped before both ends were checked: no answer yet"
             return f"no answer: {self.problem}"
         named = ", ".join(s.label() for s in self.minimal)
         suffice = "suffices" if len(self.minimal) == 1 else "suffice"
-        head = f"{len(self.minimal)} of {len(self.differing)} differing responses {suffice}"
+        noun = "response" if len(self.differing) == 1 else "responses"
+        head = f"{len(self.minimal)} of {len(self.differing)} differing {noun} {suffice}"
         return f"{head}: {named}"
 
     def to_json(self) -> dict[str, Any]:

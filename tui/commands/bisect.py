@@ -89,12 +89,14 @@ def bisect(
 
 def bisect_lines(result: BisectResult) -> list[str]:
     """The text report: the answer, the candidates tried with their outcomes, the files."""
+    from ..text.plural import plural
     from ..text.safe import safe
 
     lines = [
         f"bisect  A {safe(result.failing)} (failing)  B {safe(result.passing)} (passing)",
-        f"{len(result.differing)} differing responses; {len(result.candidates)} candidates, "
-        f"{result.replays} replays (network off)",
+        f"{plural(len(result.differing), 'differing response')}; "
+        f"{plural(len(result.candidates), 'candidate')}, "
+        f"{plural(result.replays, 'replay')} (network off)",
         ("cancelled: " if result.cancelled else "") + safe(result.summary()),
     ]
     for i, c in enumerate(result.candidates, 1):

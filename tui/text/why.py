@@ -16,6 +16,7 @@ from cassette_tui.core.why.oracle import gate_outcome
 from rich.text import Text
 
 from .loop import HOW_TO_CONFIGURE, NEEDS_TWO, NO_AGENT, Stage
+from .plural import plural
 from .safe import printable
 
 if TYPE_CHECKING:
@@ -155,8 +156,9 @@ def bisect_answer(result: BisectResult) -> Text:
         glyph = "✓" if not result.unresolved else "?"
         text.append(f"{glyph} {printable(result.summary())}", style="bold")
     text.append(
-        f"\n{len(result.differing)} differing responses · {len(result.candidates)} "
-        f"candidates · {result.replays} replays (network off)"
+        f"\n{plural(len(result.differing), 'differing response')} · "
+        f"{plural(len(result.candidates), 'candidate')} · "
+        f"{plural(result.replays, 'replay')} (network off)"
     )
     if result.unresolved:
         text.append(

@@ -196,3 +196,14 @@ def test_a_candidate_that_left_the_recording_says_where(tmp_path: Path) -> None:
     done = [e.item for e in events if e.stage == "bisect" and not isinstance(e.item, tuple)]
     assert done == result.candidates
     assert tried == [c.steps for c in result.candidates]
+
+
+def test_a_bisect_stopped_before_the_ends_says_so_not_a_blank_reason() -> None:
+    """Ctrl-C during the first gate: there is no problem to name, so the answer says it
+    stopped before both ends were checked (it used to print ``no answer: `` and nothing)."""
+    from cassette_tui.core.why.bisect import BisectResult
+
+    result = BisectResult("a.jsonl", "b.jsonl", [], None, cancelled=True)
+    summary = result.summary()
+    assert not summary.rstrip().endswith(":"), summary
+    assert "stopped before both ends were checked" in summary
