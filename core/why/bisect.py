@@ -159,6 +159,10 @@ def bisect_job(
     a, b = open_cassette(str(failing)), open_cassette(str(passing))
     diff = yield from diff_job(a, b, align)
     steps = differing_steps(diff)
+    if not steps:  # no hybrid to write: no folder made beside the user's file
+        result = BisectResult(str(failing), str(passing), steps, None)
+        result.problem = "no step has a different response in the two runs (nothing to bisect)"
+        return result
     out_dir.mkdir(parents=True, exist_ok=True)
     # checked before any replay: found after them, a minimal.jsonl there failed the whole
     # bisect at its last step
@@ -167,9 +171,6 @@ def bisect_job(
             f"{out_dir}: holds a previous bisect's candidates; name another folder"
         )
     result = BisectResult(str(failing), str(passing), steps, None, out_dir=out_dir)
-    if not steps:
-        result.problem = "no step has a different response in the two runs (nothing to bisect)"
-        return result
 
     def test(subset: Sequence[DifferingStep]) -> JobGenerator[str]:
         n = len(result.candidates) + 1

@@ -108,6 +108,7 @@ def minimise_lines(
     the runs are kept (``runs_dir``)."""
     from cassette_tui.core.why.ddmin import UNRESOLVED
 
+    from ..text.plural import plural
     from ..text.safe import safe
 
     lines = [f"minimise  {safe(result.cassette)}  ({_count(result.entries)}, network off)"]
@@ -119,7 +120,9 @@ def minimise_lines(
         )
     elif whole is not None:
         lines.append(f"the whole cassette: {whole.verdict}, {whole.passed}/{whole.runs} passed")
-    lines.append(f"{len(result.candidates)} candidates, {result.replays} replays")
+    lines.append(
+        f"{plural(len(result.candidates), 'candidate')}, {plural(result.replays, 'replay')}"
+    )
     lines.append(("cancelled: " if result.cancelled else "") + safe(result.summary()))
     for i, c in enumerate(result.candidates, 1):
         what = _entries(c.seqs)
