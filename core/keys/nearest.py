@@ -135,6 +135,12 @@ def _differing_both_ways(
     return tuple(d for d in redacted if d.path in raw_paths)
 
 
+#: the most distinct recordings of a tool a miss is compared with: a replay's misses (a
+#: minimise candidate of a large cassette has thousands) cost linear time, not misses x
+#: recordings; a nearer recording past them goes unnamed
+NEAREST_SCAN = 256
+
+
 def nearest(
     cassette: Cassette,
     tool: str,
@@ -149,7 +155,8 @@ def nearest(
     Distance is the number of differing leaf paths between the normalized recorded args
     and the normalized live args (``rules``, default: the cassette's rules); ties go to the
     earlier seq. Each distinct key appears once (at its first seq). Returns at most
-    ``limit`` candidates; an empty list when the tool was never recorded.
+    ``limit`` candidates; an empty list when the tool was never recorded. Only the first
+    ``NEAREST_SCAN`` distinct recordings of the tool are compared.
 
     ``redactor`` (replay's, for a cassette that may be redacted): the live call is also
     compared redacted (its tool name and args), and a path differs only when it differs
@@ -178,6 +185,8 @@ def nearest(
             dig = digest(recorded)
         if dig in seen:
             continue
+        if len(seen) >= NEAREST_SCAN:
+            break
         seen.add(dig)
         diffs = tuple(leaf_differences(recorded, live))
         if live_redacted is not None:

@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -268,9 +268,11 @@ def _start_timer(
 
 
 def run_processes(
-    specs: Sequence[ProcessSpec], jobs: int, token: CancelToken | None = None
+    specs: Iterable[ProcessSpec], jobs: int, token: CancelToken | None = None
 ) -> Iterator[ProcessOutcome]:
     """Run ``specs``, at most ``jobs`` at once, yielding each outcome as its process ends.
+    ``specs`` is read only as runs start, so a generator of a huge ``--runs`` costs the
+    memory of the runs started, not of the runs asked for.
 
     Cancelling ``token`` kills every running process group at once (their outcomes come
     out as ``cancelled``) and starts no more. Closing the generator early does the same
@@ -279,13 +281,16 @@ def run_processes(
     token = token or CancelToken()
     jobs = max(1, jobs)
     processes = _Processes()
-    pending = list(reversed(specs))
+    pending = iter(specs)
     unregister = token.on_cancel(processes.kill_all)
     outstanding = 0
     try:
         while True:
-            while pending and outstanding < jobs and not processes.stopping.is_set():
-                processes.start(pending.pop())
+            while outstanding < jobs and not processes.stopping.is_set():
+                spec = next(pending, None)
+                if spec is None:
+                    break
+                processes.start(spec)
                 outstanding += 1
             if outstanding == 0:
                 return

@@ -110,7 +110,7 @@ def _replay_runs(
     check_executable(agent.argv[0], agent.cwd, dict(os.environ))
     folder = runs_folder.open(f"cassette-{stage}-{served.stem}-")
     source = served.place(folder)  # an imported run: written as a cassette for the agent
-    specs = [_spec(agent, n, folder, source, chosen, options) for n in range(1, runs + 1)]
+    specs = (_spec(agent, n, folder, source, chosen, options) for n in range(1, runs + 1))
     result = RunsResult(
         served.source, agent.template, runs, [], chosen.name, chosen.detail, folder,
         cancelled=False, source_format=served.fmt, not_covered=chosen.not_covered,

@@ -97,10 +97,13 @@ class BisectResult:
         """``2 of 17 differing responses suffice: A seq 3 search_docs $.results[0], A seq
         5 read_file``, or why there is no answer."""
         if self.minimal is None:
+            if not self.problem:  # stopped during the first gate: nothing learned yet
+                return "stopped before both ends were checked: no answer yet"
             return f"no answer: {self.problem}"
         named = ", ".join(s.label() for s in self.minimal)
         suffice = "suffices" if len(self.minimal) == 1 else "suffice"
-        head = f"{len(self.minimal)} of {len(self.differing)} differing responses {suffice}"
+        noun = "response" if len(self.differing) == 1 else "responses"
+        head = f"{len(self.minimal)} of {len(self.differing)} differing {noun} {suffice}"
         return f"{head}: {named}"
 
     def to_json(self) -> dict[str, Any]:
@@ -156,6 +159,10 @@ def bisect_job(
     a, b = open_cassette(str(failing)), open_cassette(str(passing))
     diff = yield from diff_job(a, b, align)
     steps = differing_steps(diff)
+    if not steps:  # no hybrid to write: no folder made beside the user's file
+        result = BisectResult(str(failing), str(passing), steps, None)
+        result.problem = "no step has a different response in the two runs (nothing to bisect)"
+        return result
     out_dir.mkdir(parents=True, exist_ok=True)
     # checked before any replay: found after them, a minimal.jsonl there failed the whole
     # bisect at its last step
@@ -164,9 +171,6 @@ def bisect_job(
             f"{out_dir}: holds a previous bisect's candidates; name another folder"
         )
     result = BisectResult(str(failing), str(passing), steps, None, out_dir=out_dir)
-    if not steps:
-        result.problem = "no step has a different response in the two runs (nothing to bisect)"
-        return result
 
     def test(subset: Sequence[DifferingStep]) -> JobGenerator[str]:
         n = len(result.candidates) + 1

@@ -118,3 +118,17 @@ def test_bisect_keeps_each_candidates_runs_under_runs_dir(tmp_path: Path) -> Non
     kept = sorted(p.name for p in runs_dir.iterdir())
     assert kept == [f"candidate-{n:03d}" for n in range(1, len(doc["candidates"]) + 1)]
     assert all(any((runs_dir / name).iterdir()) for name in kept)
+
+
+def test_one_differing_response_is_singular(tmp_path: Path) -> None:
+    from cassette_tui.core import load
+    from cassette_tui.core.diff.result import diff_cassettes
+    from cassette_tui.core.why.bisect import BisectResult
+    from cassette_tui.core.why.hybrid import differing_steps
+    from cassette_tui.tui.commands.bisect import bisect_lines
+
+    a, b = _pair(tmp_path, steps=1)
+    steps = differing_steps(diff_cassettes(load(a), load(b)))
+    assert len(steps) == 1
+    lines = bisect_lines(BisectResult(str(a), str(b), steps, None, problem="x"))
+    assert lines[1].startswith("1 differing response;"), lines[1]

@@ -212,3 +212,11 @@ def test_an_mcp_recording_is_minimised_with_its_sidecar(tmp_path: Path) -> None:
     assert facts["cassette"] == "time.min.jsonl"
     assert facts["exchanges"] == json.loads((tmp_path / "time.mcp.json").read_text())["exchanges"]
     assert cli("check", str(tmp_path / "time.min.jsonl")).returncode == 0
+
+
+def test_one_replay_is_singular(tmp_path: Path) -> None:
+    """``-n 1`` on a cassette that passes: one gate of one run, said as "1 replay"."""
+    cassette = _steps(tmp_path, 2)
+    done = cli("minimise", str(cassette), "--agent", f"{sys.executable} -c pass", "-n", "1")
+    assert done.returncode == 2, done.stderr
+    assert "0 candidates, 1 replay\n" in done.stdout, done.stdout

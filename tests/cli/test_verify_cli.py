@@ -325,3 +325,21 @@ def test_an_empty_cassette_has_nothing_to_verify(dispatcher: Path, tmp_path: Pat
     assert done.returncode == 2
     assert "nothing to verify: the cassette has no calls" in done.stdout
     assert not (tmp_path / "empty.live.jsonl").exists()
+
+
+def test_json_masks_a_secret_in_the_recorded_failure(tmp_path: Path) -> None:
+    """A stale entry whose recording failed with a token in its message: ``--json``
+    masks it in ``recorded_error`` as it masks the live error and as the text does (it
+    used to print the token whole)."""
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    (tmp_path / "okdisp.py").write_text("def live(tool, args):\n    return {'ok': True}\n")
+    cassette = write_cassette(tmp_path / "run.jsonl", {
+        "seq": 1, "tool": "lookup", "args": {"q": 1},
+        "error": {"type": "PermissionError", "message": f"bad token {token}"},
+    })  # fmt: skip
+    done = cli("verify", str(cassette), "--dispatcher", "okdisp:live", "--path", str(tmp_path),
+               "--allow", "lookup", "--json", "--no-write")  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["entries"][0]["recorded_error"].startswith("PermissionError: bad token «")
+    assert token not in done.stdout

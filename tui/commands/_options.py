@@ -49,3 +49,11 @@ class NonNegativeFinite(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number (give a number >= 0)", param, ctx)
         return number
+
+
+#: the most replays ``--runs`` asks for: a run costs memory for its result whether or not
+#: it ever starts, and a gate of more runs than this would not end in a day anyway
+MAX_RUNS = 100_000
+
+#: the type of a ``--runs``: 1 to ``MAX_RUNS`` (a larger number is refused before any run)
+RUNS = click.IntRange(1, MAX_RUNS)

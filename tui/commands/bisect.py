@@ -23,6 +23,7 @@ import click
 from cassette_tui.core.format.constants import EXIT_CANCELLED
 
 from ._loop import agent_option, loop_options, run_cancellable
+from ._options import RUNS
 from ._output import echo_json, fail
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 @click.argument("failing", metavar="FAIL", type=click.Path(dir_okay=False))
 @click.argument("passing", metavar="PASS", type=click.Path(dir_okay=False))
 @agent_option
-@click.option("--runs", "-n", type=click.IntRange(min=1), default=5, show_default=True,
+@click.option("--runs", "-n", type=RUNS, default=5, show_default=True,
               help="Offline replays per candidate.")  # fmt: skip
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Folder for the hybrids (default: bisect-<UTC time> beside FAIL).")  # fmt: skip

@@ -41,6 +41,7 @@ from ._loop import (
     swap_option,
     swapped,
 )
+from ._options import RUNS
 from ._output import echo_json, fail, stdout_console
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ EXIT_FLAKY = EXIT_FINDINGS
 @click.argument("cassette", type=click.Path(dir_okay=False))
 @agent_option
 @click.option(
-    "--runs", "-n", type=click.IntRange(min=1), default=20, show_default=True,
+    "--runs", "-n", type=RUNS, default=20, show_default=True,
     help="How many replays.",
 )  # fmt: skip
 @fixture_option

@@ -24,6 +24,7 @@ import click
 from cassette_tui.core.format.constants import EXIT_CANCELLED
 
 from ._loop import agent_option, loop_options, run_cancellable
+from ._options import RUNS
 from ._output import echo_json, fail
 
 #: how many dropped response parts the text report names
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 @click.command("minimise")
 @click.argument("cassette", type=click.Path(dir_okay=False))
 @agent_option
-@click.option("--runs", "-n", type=click.IntRange(min=1), default=5, show_default=True,
+@click.option("--runs", "-n", type=RUNS, default=5, show_default=True,
               help="Offline replays of the whole cassette and of each candidate.")  # fmt: skip
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False), default=None,
               help="Where to write the result (default: CASSETTE.min.jsonl).")  # fmt: skip
@@ -107,6 +108,7 @@ def minimise_lines(
     the runs are kept (``runs_dir``)."""
     from cassette_tui.core.why.ddmin import UNRESOLVED
 
+    from ..text.plural import plural
     from ..text.safe import safe
 
     lines = [f"minimise  {safe(result.cassette)}  ({_count(result.entries)}, network off)"]
@@ -118,7 +120,9 @@ def minimise_lines(
         )
     elif whole is not None:
         lines.append(f"the whole cassette: {whole.verdict}, {whole.passed}/{whole.runs} passed")
-    lines.append(f"{len(result.candidates)} candidates, {result.replays} replays")
+    lines.append(
+        f"{plural(len(result.candidates), 'candidate')}, {plural(result.replays, 'replay')}"
+    )
     lines.append(("cancelled: " if result.cancelled else "") + safe(result.summary()))
     for i, c in enumerate(result.candidates, 1):
         what = _entries(c.seqs)

@@ -244,7 +244,7 @@ def _masked_json(doc: dict[str, Any]) -> dict[str, Any]:
     entries = []
     for entry in doc["entries"]:
         shown = masked_row(entry)
-        for key in ("why", "live_error"):
+        for key in ("why", "live_error", "recorded_error"):
             if isinstance(shown.get(key), str):
                 shown = {**shown, key: mask_text(shown[key])}
         entries.append({**shown, "paths": [mask_text(p) for p in entry["paths"]]})

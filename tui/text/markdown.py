@@ -291,7 +291,7 @@ def bisect_markdown(result: BisectResult) -> str:
         lines += [*_table(["A seq", "B seq", "tool", "response paths that differ"], body), ""]
     lines.append(
         f"{plural(len(result.candidates), 'candidate')}, {plural(result.replays, 'replay')} "
-        f"offline, network off; {len(result.differing)} differing responses in all"
+        f"offline, network off; {plural(len(result.differing), 'differing response')} in all"
         + (" (cancelled)" if result.cancelled else "")
     )
     unresolved = [c for c in result.candidates if c.outcome == "unresolved"]

@@ -85,3 +85,24 @@ def test_a_miss_on_a_redacted_cassette_blames_only_what_differs_once_redacted() 
     assert token not in named.tool(0)
     (cand,) = nearest(named, f"call_{token}", {"page": 1}, redactor=redactor)
     assert cand.differences == ()
+
+
+def test_a_miss_compares_a_bounded_number_of_recordings(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each miss used to compare its args with every recording of the tool: a minimise
+    candidate of a 10k-entry cassette (thousands of misses) took minutes per replay. The
+    scan stops at ``NEAREST_SCAN`` distinct recordings, so a run's misses cost linear time."""
+    import cassette_tui.core.keys.nearest as module
+
+    compared = 0
+    real = module.leaf_differences
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal compared
+        compared += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "leaf_differences", counting)
+    cassette = make(*[("check", {"step": i}) for i in range(module.NEAREST_SCAN * 3)])
+    found = nearest(cassette, "check", {"step": 1})
+    assert found[0].seq == 2  # the exact-but-one recording is still the nearest
+    assert compared <= 2 * module.NEAREST_SCAN  # args of one key: 2 calls per recording

@@ -196,3 +196,24 @@ def test_a_candidate_that_left_the_recording_says_where(tmp_path: Path) -> None:
     done = [e.item for e in events if e.stage == "bisect" and not isinstance(e.item, tuple)]
     assert done == result.candidates
     assert tried == [c.steps for c in result.candidates]
+
+
+def test_a_bisect_stopped_before_the_ends_says_so_not_a_blank_reason() -> None:
+    """Ctrl-C during the first gate: there is no problem to name, so the answer says it
+    stopped before both ends were checked (it used to print ``no answer: `` and nothing)."""
+    from cassette_tui.core.why.bisect import BisectResult
+
+    result = BisectResult("a.jsonl", "b.jsonl", [], None, cancelled=True)
+    summary = result.summary()
+    assert not summary.rstrip().endswith(":"), summary
+    assert "stopped before both ends were checked" in summary
+
+
+def test_nothing_to_bisect_leaves_no_empty_folder(tmp_path: Path) -> None:
+    """With no differing response no hybrid is written: no folder is made beside FAIL
+    and none is named as holding hybrids (each try used to leave an empty one)."""
+    fail, _ = _pair(tmp_path, 3)
+    out = tmp_path / "out"
+    result = run_job(bisect_job(fail, fail, _agent(), out, runs=1))
+    assert result.exit_status == EXIT_NO_ANSWER
+    assert not out.exists() and result.out_dir is None
