@@ -34,6 +34,11 @@ right beside it (this machine's speed varies up to 2x from minute to minute):
 * ``scale`` (the report is appended, not rewritten): ``ours+report`` on cassettes of each
   size of ``--scale`` calls of the ``small`` shape; the per-call µs should stay flat from the
   smallest to the largest. The article on the same file in the same run, for scale.
+* ``start``: a replayer's start on ``--start-file`` (the shared generator's 100k-entry
+  cassette, say): ``wrap_dispatcher(f, mode="replay", path=...)`` (the load, every line
+  checked fully, the replay keys) against the article's load of the same file
+  (``ArticleCassette``), each side in a fresh interpreter, ``--rounds`` times in turn;
+  the fastest of each, and each side's peak memory (``ru_maxrss``).
 * ``import`` (target: under 30 ms): the wall time of a fresh interpreter running
   ``from cassette_tui.core import wrap_dispatcher`` against ``python -c pass``, alternated,
   ``--import-repeat`` pairs; the median and the smallest difference.
@@ -267,6 +272,45 @@ def scale(folder: Path, sizes: list[int]) -> None:
         )
 
 
+_START = """
+import resource, sys, time
+sys.path.insert(0, {bench!r})
+start, cpu = time.perf_counter(), time.process_time()
+if {side!r} == "article":
+    from bench_replay import ArticleCassette
+    held = ArticleCassette({path!r})
+else:
+    from cassette_tui.core import wrap_dispatcher
+    held = wrap_dispatcher(lambda tool, args: None, mode="replay", path={path!r})
+    held.engine.cassette.digests()  # known already: the start computed them
+took, cpu = time.perf_counter() - start, time.process_time() - cpu
+print(took, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def start_time(path: Path, rounds: int) -> None:
+    """The replayer's start against the article's load, each in a fresh interpreter."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASSETTE_")}
+    size = path.stat().st_size / 1e6
+    runs: dict[str, list[tuple[float, float, int]]] = {"article": [], "ours": []}
+    for _ in range(rounds):
+        for side in ("article", "ours"):
+            code = _START.format(bench=str(ROOT / "benchmarks"), side=side, path=str(path))
+            out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                 capture_output=True, text=True).stdout.split()  # fmt: skip
+            runs[side].append((float(out[0]), float(out[1]), int(out[2])))
+    (a, a_cpu, a_kb), (o, o_cpu, o_kb) = (
+        (min(r[0] for r in rs), min(r[1] for r in rs), max(r[2] for r in rs))
+        for rs in (runs["article"], runs["ours"])
+    )
+    print(
+        f"start: {path.name} ({size:.0f} MB), fastest of {rounds}: article's load {a:.2f} s "
+        f"({a_cpu:.2f} s CPU), {a_kb / 1024:.0f} MB; the replayer's start {o:.2f} s "
+        f"({o_cpu:.2f} s CPU), {o_kb / 1024:.0f} MB: {o / a:.2f}x the time "
+        f"({o_cpu / a_cpu:.2f}x the CPU), {o_kb / a_kb:.2f}x the memory"
+    )
+
+
 def import_time(repeat: int) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CASSETTE_")}
 
@@ -302,9 +346,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--scale", default="1000,10000,100000")
     parser.add_argument("--import-repeat", type=int, default=20)
-    parser.add_argument("--parts", default="call,scale,import")
+    parser.add_argument("--parts", default="call,scale,import", help="also: start")
+    parser.add_argument("--start-file", type=Path, help="the cassette of the start part")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
+    if args.start_file is not None:
+        args.start_file = args.start_file.resolve()  # before the chdir below
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
         # the project's own config is not the benchmark's: no normalization rules
         os.chdir(tmp)
@@ -313,6 +360,10 @@ def main() -> None:
             per_call(folder, args.calls, args.rounds)
         if "scale" in parts:
             scale(folder, [int(s) for s in args.scale.split(",") if s])
+        if "start" in parts:
+            if args.start_file is None:
+                parser.error("--parts start needs --start-file")
+            start_time(args.start_file, args.rounds)
         if "import" in parts:
             import_time(args.import_repeat)
 

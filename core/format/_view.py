@@ -23,6 +23,7 @@ from typing import Any, overload
 import msgspec
 
 from . import _readahead as readahead
+from ._answers import Answers, check_every_line
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._line_keys import LineKeys
 from ._writer import dump_record
@@ -319,6 +320,29 @@ class Cassette(Sequence[Entry]):
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
 
+    def _set_keys(self, digests: list[str], hashes: list[int | None]) -> None:
+        """Keep the replay keys and response hashes a pass over every line computed (the
+        same values as ``keys_job``), unless another thread kept its own first."""
+        with self._keys_lock:
+            if self._digests is None:
+                self._response_hashes = hashes
+                self._digests = digests
+
+    def checked_answers(self) -> Answers | None:
+        """Check every entry of a file-backed cassette fully, once, as its parse would
+        (``_answers.check_every_line``: the replayer's start), computing the replay keys
+        in the same read; return where each plain response lies, for calls to read and
+        decode afresh (``Answers.read``). ``None`` for a cassette held in memory (its
+        entries are parsed values already).
+
+        Raises:
+            CassetteFormatError: a line that does not parse or breaks a rule (file, line,
+                field), or the file changed since the load.
+        """
+        if not self.is_file_backed:
+            return None
+        return check_every_line(self)
+
     def entry_view(self, i: int) -> Entry:
         """Entry ``i`` as held or cached, not a copy (``self[i]`` hands out copies): for
         engine code that only reads it (the drift of a row). Do not change it."""
@@ -433,6 +457,15 @@ class Cassette(Sequence[Entry]):
         line and field."""
         if raw is None:
             raw = self.raw_line(i)
+        return entry_from_record(self._checked_record(i, raw), self._lines[i])
+
+    def _checked_record(self, i: int, raw: bytes) -> dict[str, Any]:
+        """Entry ``i``'s line ``raw`` parsed and checked by the engine's rules and format
+        v1, as a record (``_parse_entry`` without the ``Entry``).
+
+        Raises:
+            CassetteFormatError: as ``_parse_entry``.
+        """
         try:
             record = parse_json_checked(raw)[0]
         except DuplicateKey as exc:  # in a value the load did not read: the line is bad
@@ -468,7 +501,7 @@ class Cassette(Sequence[Entry]):
         # "$" first: one byte is found at memory speed, a longer pattern is not
         if b"$" in raw and NONFINITE_MARK in raw:
             record = decode_nonfinite(record)
-        return entry_from_record(record, self._lines[i])
+        return record
 
     def _refuse_if_changed(self) -> None:
         """Raise the "changed on disk" error when the file at ``path`` is not, now, the one
