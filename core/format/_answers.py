@@ -25,6 +25,7 @@ import msgspec
 import orjson
 
 from .digest import digest, fast_digest
+from .errors import CassetteFormatError
 from .jsonvalue import NONFINITE_MARK
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ class _Response(msgspec.Struct, gc=False):
 
 
 _RESPONSE = msgspec.json.Decoder(_Response)
+#: the bytes one read holds for the calls that follow (a few dozen answers)
+_WINDOW = 1 << 18
 _loads = orjson.loads
 _dumps = orjson.dumps
 
@@ -56,7 +59,7 @@ class Answers:
     Not thread-safe on its own: the replayer reads under its lock.
     """
 
-    __slots__ = ("_cassette", "lengths", "offsets", "seqs")
+    __slots__ = ("_base", "_cassette", "_next", "_view", "lengths", "offsets", "seqs")
 
     def __init__(self, cassette: Cassette, offsets: array[int], lengths: array[int]) -> None:
         self._cassette = cassette
@@ -64,6 +67,12 @@ class Answers:
         self.lengths = lengths
         #: each entry's seq (the cassette's index, not a copy): ``seqs[i]``
         self.seqs: Sequence[int] = cassette._seqs
+        #: the bytes last read (``_WINDOW`` of the file at ``_base``), and where the
+        #: last answer read ended: calls that go forward through the file (in recorded
+        #: order, the common case) are served from one read of many answers
+        self._view = memoryview(b"")
+        self._base = 0
+        self._next = 0
 
     def read(self, i: int) -> Any:
         """Entry ``i``'s response, decoded afresh from its bytes (a new object), or
@@ -74,17 +83,36 @@ class Answers:
         if off < 0:
             return NOT_PLAIN
         n = self.lengths[i]
+        at = off - self._base
+        view = self._view
+        if at < 0 or at + n > len(view):
+            # past the bytes held: read on from here, a window when the calls go forward
+            # (a call far from the last one reads its own bytes only)
+            forward = self._next <= off < self._next + _WINDOW
+            raw = self._pread(off, _WINDOW if forward and n < _WINDOW else n)
+            if len(raw) < n:  # cut since: the entry parse names it
+                return NOT_PLAIN
+            view = memoryview(raw)
+            if len(raw) > n:
+                self._view, self._base = view, off
+            at = 0
+        self._next = off + n
+        try:
+            return _loads(view[at : at + n])
+        except orjson.JSONDecodeError:
+            return NOT_PLAIN
+
+    def _pread(self, off: int, size: int) -> bytes:
+        """``size`` bytes of the file from ``off`` (fewer at its end; none when it cannot
+        be read: the entry parse then names why)."""
         cassette = self._cassette
         fd = cassette._fd
-        if fd is None:
-            fd = cassette._open_fd(cassette.path)  # type: ignore[arg-type]
         try:
-            raw = os.pread(fd, n, off)
-            if len(raw) != n:
-                return NOT_PLAIN
-            return _loads(raw)
-        except (OSError, orjson.JSONDecodeError):
-            return NOT_PLAIN
+            if fd is None:
+                fd = cassette._open_fd(cassette.path)  # type: ignore[arg-type]
+            return os.pread(fd, size, off)
+        except (OSError, CassetteFormatError):
+            return b""
 
 
 def _orjson_reads_back(value: Any) -> bool:
