@@ -141,7 +141,8 @@ def check_every_line(cassette: Cassette) -> Answers:
     """Parse every entry of the file-backed ``cassette`` by the engine's rules
     (``Cassette._parse_entry``: repeated keys at any depth, the depth limit, the format's
     rules), in one sequential read; compute its replay keys in the same read when they are
-    not known yet; return where each plain response is.
+    not known yet (not the response hashes, which a replay does not use: computed when
+    asked for); return where each plain response is.
 
     Raises:
         CassetteFormatError: the first line that does not parse or breaks a rule (file,
@@ -158,7 +159,6 @@ def check_every_line(cassette: Cassette) -> Answers:
     line_offsets = cassette._offsets
     keys = cassette._digests is None
     digests: list[str] = [""] * n if keys else []
-    hashes: list[int | None] = [None] * n if keys else []
     stored = cassette._stored
     apply = cassette.rules.apply
     decode_response = _RESPONSE.decode
@@ -187,7 +187,6 @@ def check_every_line(cassette: Cassette) -> Answers:
             kept = stored[i]
             # one string object for both, as the key pass keeps them
             digests[i] = kept if kept is not None and made == kept else made
-            hashes[i] = hash(response) if response else None
     if keys:
-        cassette._set_keys(digests, hashes)
+        cassette._set_digests(digests)
     return Answers(cassette, offsets, lengths)

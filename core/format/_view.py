@@ -239,8 +239,12 @@ class Cassette(Sequence[Entry]):
         if self._response_hashes is None:
             if self._entries is not None or self.path is None:
                 self._response_hashes = [None] * len(self)
-            else:
+            elif self._digests is None:
                 self.digests()
+            else:  # the digests came without them (a replayer's start): one pass for them
+                with self._compute_lock:
+                    if self._response_hashes is None:
+                        self._response_hashes = run_job(self._key_pass(None))[1]
         assert self._response_hashes is not None
         return self._response_hashes
 
@@ -320,12 +324,12 @@ class Cassette(Sequence[Entry]):
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
 
-    def _set_keys(self, digests: list[str], hashes: list[int | None]) -> None:
-        """Keep the replay keys and response hashes a pass over every line computed (the
-        same values as ``keys_job``), unless another thread kept its own first."""
+    def _set_digests(self, digests: list[str]) -> None:
+        """Keep the replay keys a pass over every line computed (the same values as
+        ``keys_job``), unless another thread kept its own first; the response hashes are
+        then computed when asked for (``response_hashes``: a replay never asks)."""
         with self._keys_lock:
             if self._digests is None:
-                self._response_hashes = hashes
                 self._digests = digests
 
     def checked_answers(self) -> Answers | None:

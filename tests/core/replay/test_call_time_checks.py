@@ -218,3 +218,31 @@ def test_every_answer_is_served_as_the_entry_parse_reads_it(
             assert math.isnan(got[key]) if math.isnan(value) else got[key] == value
     assert repr(got) == repr(expected)  # NaN != NaN: compared by their text
     assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]
+
+
+def test_only_plain_answers_are_read_from_their_bytes(tmp_path: Path) -> None:
+    """The start keeps where a plain answer is (read and decoded at its call, orjson); an
+    error, a ``$numberDouble``, an integer past 64 bits, a bare NaN or nesting past
+    orjson's 254 levels is left to the entry parse at the call (exact)."""
+    path = tmp_path / "c.jsonl"
+    bodies = [
+        ('"response":{"ok":[1,2.5,"x"]}', True),
+        ('"error":{"type":"E","message":"m"}', False),
+        ('"response":{"n":{"$numberDouble":"NaN"}}', False),
+        ('"response":{"n":-9223372036854775809}', False),
+        ('"response":{"n":NaN}', False),
+        (f'"response":{_nested(300)}', False),
+        ('"response":{"u":18446744073709551615}', True),
+    ]
+    path.write_text(
+        "".join(
+            f'{{"seq":{i},"tool":"t","args":{{"q":{i}}},{body}}}\n'
+            for i, (body, _) in enumerate(bodies, 1)
+        ),
+        encoding="utf-8",
+    )
+    answers = load(path).checked_answers()
+    assert answers is not None
+    assert [answers.offsets[i] >= 0 for i in range(len(bodies))] == [p for _, p in bodies]
+    assert answers.read(0) == {"ok": [1, 2.5, "x"]}
+    assert answers.read(6) == {"u": 18446744073709551615}
