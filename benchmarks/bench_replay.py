@@ -37,6 +37,9 @@ right beside it (this machine's speed varies up to 2x from minute to minute):
 * ``scale`` (the report is appended, not rewritten): ``ours+report`` on cassettes of each
   size of ``--scale`` calls of the ``small`` shape; the per-call µs should stay flat from the
   smallest to the largest. The article on the same file in the same run, for scale.
+* ``floor``: per shape, the decode of each answer's bytes alone (orjson, as a call
+  decodes them; msgspec beside it) and the live args' digest, against the article's call:
+  what a replayed call that hands each call its own objects cannot go below.
 * ``start``: a replayer's start on ``--start-file`` (the shared generator's 100k-entry
   cassette, say): ``wrap_dispatcher(f, mode="replay", path=...)`` (the load, every line
   checked fully, the replay keys) against the article's load of the same file
@@ -265,6 +268,46 @@ def per_call(folder: Path, calls_n: int, rounds: int) -> None:
         )
 
 
+def floor(folder: Path, calls_n: int, rounds: int) -> None:
+    """What a call cannot go below, per shape, against the article's call (which returns
+    the object its load parsed, shared by every call): the decode of the answer's bytes
+    alone (orjson, as a replayed call decodes them; msgspec beside it), and that plus the
+    live args' digest (the article digests too); the rest of our call is the ``pread``,
+    the lock, the key's next recording and the call log."""
+    import msgspec
+    import orjson
+    from cassette_tui.core.format.digest import live_digest
+
+    print(f"floor: best of {rounds} rounds over {calls_n} calls (us; ratio to the article)")
+    print(
+        f"  {'shape':<10} {'article':>8} {'orjson':>8} {'ratio':>6} {'msgspec':>8} "
+        f"{'digest':>8} {'decode+digest':>14} {'ratio':>6}"
+    )
+    for shape in SHAPES:
+        path = folder / f"floor-{shape}.jsonl"
+        calls = write_cassette(path, shape, calls_n)
+        answers = [
+            json.dumps(shape_call(shape, i)[2], sort_keys=True).encode() for i in range(calls_n)
+        ]
+        raws = [("", raw) for raw in answers]
+        cassette = ArticleCassette(path)
+        best: dict[str, float] = {}
+        for _ in range(rounds):
+            for name, one, over in (
+                ("article", cassette.call, calls),
+                ("orjson", lambda _t, raw: orjson.loads(raw), raws),
+                ("msgspec", lambda _t, raw: msgspec.json.decode(raw), raws),
+                ("digest", lambda _t, args: live_digest(args), calls),
+            ):
+                took = _timed(one, over)
+                best[name] = min(took, best.get(name, took))
+        a, o, m, d = (best[k] * 1e6 for k in ("article", "orjson", "msgspec", "digest"))
+        print(
+            f"  {shape:<10} {a:8.2f} {o:8.2f} {o / a:5.2f}x {m:8.2f} {d:8.2f} "
+            f"{o + d:14.2f} {(o + d) / a:5.2f}x"
+        )
+
+
 def scale(folder: Path, sizes: list[int]) -> None:
     print("scale: ours+report per call by the length of the run (small shape, us)")
     first = None
@@ -357,7 +400,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--scale", default="1000,10000,100000")
     parser.add_argument("--import-repeat", type=int, default=20)
-    parser.add_argument("--parts", default="call,scale,import", help="also: start")
+    parser.add_argument(
+        "--parts", default="call,scale,import", help="also: floor, start (--start-file)"
+    )
     parser.add_argument("--start-file", type=Path, help="the cassette of the start part")
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall",
@@ -376,6 +421,8 @@ def main() -> None:
         folder = Path(tmp)
         if "call" in parts:
             per_call(folder, args.calls, args.rounds)
+        if "floor" in parts:
+            floor(folder, args.calls, args.rounds)
         if "scale" in parts:
             scale(folder, [int(s) for s in args.scale.split(",") if s])
         if "start" in parts:

@@ -176,12 +176,13 @@ class Replayer:
         # the key as ``lookup_key`` makes it, inline: a call that hits is the common case
         apply = self._apply
         key = (tool, live_digest(args if apply is None else apply(tool, args)))
-        index = self._index
-        if key not in index:
+        index = self._index  # made once: read outside the lock
+        positions = index.get(key)
+        if positions is None:
             key = lookup_key(index, self.rules, self.redactor, tool, args)  # redacted?
+            positions = index.get(key)
         with self._lock:
             # ``_pick`` inline for the next recording of a key (the common case)
-            positions = index.get(key)
             calls = self._calls_per_key
             done = calls.get(key, 0)
             if positions is not None and done < len(positions):
