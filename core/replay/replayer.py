@@ -67,9 +67,16 @@ class Replayer:
         repeat_last: tools served past their last recording with the last answer again,
             whatever ``repeat`` says (the MCP stand-in's read-only tools).
 
+    A file-backed cassette has every line checked by the entry parse's rules when the
+    replayer is made (``Cassette.checked_answers``: a key repeated in a nested object,
+    nesting too deep, a rule of the format), in one read that also computes the keys; a
+    call then decodes its answer's bytes afresh (a new object for each call).
+
     Raises:
         ValueError: an unknown ``repeat`` or ``new_calls`` policy.
-        CassetteFormatError: ``cassette`` is a path that cannot be loaded.
+        CassetteFormatError: ``cassette`` is a path that cannot be loaded, or a line of
+            it does not parse by the engine's rules (file, line, field), or its file
+            changed since the load.
     """
 
     def __init__(
