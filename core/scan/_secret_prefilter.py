@@ -445,10 +445,15 @@ def _runs_free(raw: bytes, delimiter: bytes) -> bool:
         if end - start >= B64_DECODE_MIN and _run_hides_secret(run):
             return False
         # the entropy test's own first exits (``entropy_hit``): fewer than 9
-        # distinct characters, or fewer than 23 in a run that is not all hex
-        distinct = len(set(run))
-        if distinct < 9 or (distinct < 23 and _HEX_BYTES.fullmatch(run) is None):
-            continue
+        # distinct characters, or fewer than 23 in a run that is not all hex (a run
+        # shorter than 23 has fewer: its distinct bytes are counted only when all hex)
+        if end - start < 23:
+            if _HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
+                continue
+        else:
+            distinct = len(set(run))
+            if distinct < 9 or (distinct < 23 and _HEX_BYTES.fullmatch(run) is None):
+                continue
         if not _entropy_skipped(raw, start, delimiter) and _run_may_be_entropic(run):
             return False
     return True
