@@ -103,8 +103,8 @@ the digest, the runs' search.
 Issue 31 (efacd6e -> now, ``--baseline``): the parse's colon counts replaced by one compare
 with the re-encoding, lint's escape test by a regex, the prefilter's rebuild and digest
 cut gone for lines without a backslash: 35-36 -> 30 us an entry (``--stages``); 1M
-``check`` 4.6x -> 4.1x ``parse``'s wall, 4.7x -> 4.2x its CPU, on a saturated machine
-(docs/performance.md has the figures and the floor).
+``check`` 4.7-4.9x -> 4.2-4.4x ``parse``'s CPU on a saturated machine, where the wall
+ratio is the scheduler's (docs/performance.md has the figures and the floor).
 """
 
 from __future__ import annotations

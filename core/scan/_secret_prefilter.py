@@ -101,7 +101,7 @@ class _Sets(NamedTuple):
 def _patterns(delimiter: bytes) -> list[tuple[str, str]]:
     """The prefilter's patterns for lines whose texts ``delimiter`` delimits: a plain line
     (no backslash: each text is its bytes, ``"`` only ever a delimiter) or a rebuilt one
-    (``_texts_line``: ``\x00`` delimits, ``"`` is a text's own)."""
+    (``_texts_line``: ``\\x00`` delimits, ``"`` is a text's own)."""
     d = "\\x00" if delimiter == _REBUILT else '"'
     patterns: list[tuple[str, str]] = [
         # placeholders, PEM blocks, bearer words (``_scan_text``'s own tests)
@@ -354,7 +354,7 @@ def lines_secret_free(raws: list[bytes]) -> list[bool]:
     A line with no backslash and no NUL (most of them) is read as it is: each of its
     texts is its own bytes and ``"`` only ever delimits one, so it needs no rebuild and
     goes to the set written for ``"`` as the delimiter; any other line is rebuilt
-    (``_texts_line``) and goes to the set for ``\x00``. Each step runs over all the lines
+    (``_texts_line``) and goes to the set for ``\\x00``. Each step runs over all the lines
     before the next one starts: RE2's automaton then stays in the CPU's caches (measured
     on the 100k text cassette: its match took 26 us a line between parses, 12 us in a
     row)."""
