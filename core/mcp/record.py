@@ -61,6 +61,7 @@ from ._facts import (
     sidecar_path,
     without_meta,
 )
+from ._spans import Spans, read_spans
 from ._stdio import LineEnd, Piece, read_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
@@ -70,6 +71,7 @@ from ._wire import (
     PROGRESS_FIELD,
     TOOLS_CALL,
     Frame,
+    Line,
     dump_doc,
     id_key,
     read_line,
@@ -101,6 +103,8 @@ class _Pending:
     ambiguous: bool = False
     #: a big tools/call's args digest and text, computed in a thread meanwhile
     prepared: asyncio.Future[_PreparedArgs] | None = None
+    #: the long strings of the request line, when ``params`` is its skeleton (``_spans``)
+    spans: Spans | None = None
     #: the ``notifications/progress`` params the server sent for this request
     progress: list[dict[str, Any]] = field(default_factory=list)
 
@@ -179,17 +183,32 @@ PIECES_FROM = 4 << 20
 PREPARE_FROM = 1 << 20
 
 
+#: a text written as pieces, in order (parts of a line's buffer among them: ``_spans``)
+Pieces = list[bytes | memoryview]
+
+
 @dataclass
 class _PreparedArgs:
     """A big call's args digest under the rules, and their compact JSON text as
-    ``dump_record`` writes it, UTF-8 (``None`` when orjson's text would differ: a float,
-    say; the writer then writes them its own way)."""
+    ``dump_record`` writes it, UTF-8, in pieces (``None`` when orjson's text would differ:
+    a float, say; the writer then writes them its own way)."""
 
     digest: str
-    text: bytes | None
+    text: Pieces | None
 
 
-def _prepare_args(rules: NormalizationRules, tool: str, args: Any) -> _PreparedArgs:
+def _prepare_args(
+    rules: NormalizationRules, tool: str, args: Any, spans: Spans | None = None
+) -> _PreparedArgs:
+    """The digest and text of a call's args. With ``spans``, ``args`` is a skeleton
+    (``_spans``): both texts are orjson's of it with the long strings' bytes spliced in,
+    hashed piece by piece (no copy of a long string is made); where they cannot be (a
+    normalization rule for the tool, a float, a non-ASCII key), its real value's."""
+    if spans is not None and spans.holds(args):
+        fast = _prepare_spans(rules, tool, args, spans)
+        if fast is not None:
+            return fast
+        args = spans.real(args)
     keyed = rules.apply(tool, args)
     has_float, in_order = _scan(args)
     text = None if has_float else fast_compact(args, has_float=False)
@@ -202,7 +221,30 @@ def _prepare_args(rules: NormalizationRules, tool: str, args: Any) -> _PreparedA
         dig = DIGEST_PREFIX + hashlib.sha256(canonical).hexdigest()[:16]
     else:
         dig = digest(keyed)
-    return _PreparedArgs(dig, text)
+    return _PreparedArgs(dig, None if text is None else [text])
+
+
+def _prepare_spans(
+    rules: NormalizationRules, tool: str, args: Any, spans: Spans
+) -> _PreparedArgs | None:
+    if rules.apply(tool, args) is not args:  # a rule may read the long strings
+        return None
+    has_float, in_order = _scan(args)
+    if has_float:
+        return None
+    text = fast_compact(args, has_float=False)
+    if text is None:
+        return None
+    # the long strings are printable ASCII (``read_spans``): the skeleton's text decides
+    canonical = (
+        text if in_order and _canonical_ascii(text) else fast_canonical(args, has_float=False)
+    )
+    if canonical is None:
+        return None
+    sha = hashlib.sha256()
+    for piece in spans.splice(canonical):
+        sha.update(piece)
+    return _PreparedArgs(DIGEST_PREFIX + sha.hexdigest()[:16], spans.splice(text))
 
 
 def _scan(value: Any) -> tuple[bool, bool]:
@@ -306,26 +348,36 @@ class CassetteWriter:
         extra: dict[str, Any],
         prepared: _PreparedArgs | None = None,
         response_size: int = 0,
+        *,
+        args_spans: Spans | None = None,
+        response_spans: Spans | None = None,
     ) -> int:
         """Append one entry and flush it; its seq. ``prepared``: the args' digest and JSON
         text computed while the server worked (a big call), spliced into the line;
         ``response_size``: the answer's size in bytes (from ``FAST_RESPONSE_FROM`` its text
-        is orjson's when that is the standard library's)."""
+        is orjson's when that is the standard library's). ``args_spans``,
+        ``response_spans``: ``args`` or ``response`` is the skeleton of a line with these
+        long strings (``_spans``): the texts are spliced from it, or the real value used."""
         assert self._fh is not None, "writer closed"
         self.seq += 1
-        entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
         if self.redactor is not None:  # no secret reaches the disk
-            entry = self.redactor.redact_entry(entry)[0]
             prepared = None
         # big values (a call's args, its answer) go to the file as their own texts,
         # spliced around the rest of the line: no copy of the whole line is made
-        spliced: dict[str, bytes] = {}
+        spliced: dict[str, Pieces] = {}
         if prepared is not None and prepared.text is not None:
             spliced["args"] = prepared.text
+        elif args_spans is not None:
+            args = args_spans.real(args)
         if self.redactor is None and error is None and response_size >= FAST_RESPONSE_FROM:
             text = fast_compact(response)
             if text is not None:
-                spliced["response"] = text
+                spliced["response"] = response_spans.splice(text) if response_spans else [text]
+        if response_spans is not None and "response" not in spliced:
+            response = response_spans.real(response)
+        entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
+        if self.redactor is not None:
+            entry = self.redactor.redact_entry(entry)[0]
         if not spliced:
             self._put([dump_line(entry, self.rules)])
             return self.seq
@@ -339,13 +391,23 @@ class CassetteWriter:
             error=entry.error,
             extra=entry.extra,
         ).to_record(prepared.digest if "args" in spliced and prepared else self._digest(entry))
-        pieces = [dump_record(record)]
-        for name, text in spliced.items():
-            head, sep, tail = pieces[-1].partition(f'"{markers[name]}"'.encode())
+        line = dump_record(record)
+        pieces: Pieces = []
+        for name, value_text in spliced.items():
+            head, sep, line = line.partition(f'"{markers[name]}"'.encode())
             if not sep:  # cannot happen: each marker is in the line once
-                self._put([dump_line(entry, self.rules)])
+                real = Entry(
+                    self.seq,
+                    tool,
+                    args_spans.real(args) if args_spans else args,
+                    response=response_spans.real(response) if response_spans else response,
+                    error=error,
+                    extra=extra,
+                )
+                self._put([dump_line(real, self.rules)])
                 return self.seq
-            pieces[-1:] = [head, text, tail]
+            pieces += [head, *value_text]
+        pieces.append(line)
         self._put(pieces)
         return self.seq
 
@@ -366,7 +428,7 @@ class CassetteWriter:
     def _digest(self, entry: Entry) -> str:
         return digest(self.rules.apply(entry.tool, entry.args))
 
-    def _put(self, pieces: list[bytes]) -> None:
+    def _put(self, pieces: Pieces) -> None:
         """Write one line's pieces in order and flush them to the file."""
         assert self._fh is not None
         for piece in pieces:
@@ -597,7 +659,7 @@ class RecordingProxy:
         by an alias (the server's answer is given back under the host's id). A line
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
         in order, first answer to first request, and said."""
-        parsed = read_line(line)
+        parsed, spans = self._read(line)
         rewritten = False
         now, t0 = time.time(), time.perf_counter()
         for frame in parsed.frames:
@@ -619,6 +681,7 @@ class RecordingProxy:
                             host_id=frame.id,
                             line=line,
                             ambiguous=True,
+                            spans=spans,
                         )
                     )
                     continue
@@ -635,14 +698,31 @@ class RecordingProxy:
                 pending = _Pending(
                     frame.method, frame.params, now, t0, host_id=frame.id, alias=alias, line=line
                 )
+                if spans is not None:
+                    if frame.method == TOOLS_CALL:  # its args' texts come from the spans
+                        pending.spans = spans
+                    else:
+                        pending.params = spans.real(frame.params)
                 self._prepare(pending)
                 self._pending[key] = pending
             elif frame.kind in ("response", "error"):
+                if spans is not None:
+                    frame.doc = spans.real(frame.doc)
                 self._host_answered(frame)
         if not rewritten:
             return line
-        docs = [f.doc for f in parsed.frames]
+        docs = [f.doc if spans is None else spans.real(f.doc) for f in parsed.frames]
         return dump_doc(docs if parsed.batch else docs[0])
+
+    def _read(self, line: bytes | bytearray) -> tuple[Line, Spans | None]:
+        """One line read: a long one with its long strings as spans (``_spans``: what
+        is kept of it is then copied from the spans, not decoded and encoded again), else
+        whole. Never with redaction, which reads every value."""
+        found = read_spans(line) if self.redactor is None else None
+        if found is None:
+            return read_line(line), None
+        skeleton, spans = found
+        return read_line(skeleton), spans
 
     def _prepare(self, req: _Pending) -> None:
         """Start computing a big tools/call's args digest and text in a thread, while the
@@ -663,7 +743,7 @@ class RecordingProxy:
         loop = asyncio.get_running_loop()
         self.writer.reserve(len(req.line))
         req.prepared = loop.run_in_executor(
-            None, _prepare_args, self.writer.rules, params["name"], args
+            None, _prepare_args, self.writer.rules, params["name"], args, req.spans
         )
 
     def _host_answered(self, frame: Frame) -> None:
@@ -725,7 +805,7 @@ class RecordingProxy:
         went to the host already (``_server_to_host`` streams a big line only while no
         alias is in flight, so nothing in it needs rewriting). ``stream``: the Streamable
         HTTP stream it came on, kept with a server message (``"standalone"``)."""
-        parsed = read_line(line)
+        parsed, spans = self._read(line)
         if not parsed.frames:  # a banner, a log line: forwarded, and kept
             text = line.decode("utf-8", "replace").rstrip("\r\n")
             self._server_message(ServerMessage(line=text))
@@ -733,6 +813,12 @@ class RecordingProxy:
             return line
         rewritten = False
         for frame in parsed.frames:
+            if spans is not None and not (
+                frame.kind in ("response", "error")
+                and (req := self._pending.get(frame.key)) is not None
+                and req.method == TOOLS_CALL
+            ):  # only a tool call's answer is kept from the spans (as its entry's text)
+                frame.doc = spans.real(frame.doc)
             if frame.kind in ("response", "error"):
                 req = self._pending.pop(frame.key, None)
                 if req is not None and self._queued.get(frame.key):
@@ -751,7 +837,9 @@ class RecordingProxy:
                 if req.prepared is not None:
                     with contextlib.suppress(TypeError, ValueError, RecursionError):
                         prepared = await req.prepared
-                self._record(req, frame, lossy=parsed.lossy, line=line, prepared=prepared)
+                self._record(
+                    req, frame, lossy=parsed.lossy, line=line, prepared=prepared, spans=spans
+                )
             elif frame.kind == "notification" and frame.method == PROGRESS:
                 if not self._note_progress(frame.params or {}):
                     self._server_message(ServerMessage(message=frame.doc, stream=stream))
@@ -764,7 +852,7 @@ class RecordingProxy:
                 self._problem("the server sent a JSON value that is not a JSON-RPC 2.0 message")
         if not rewritten:
             return line
-        docs = [f.doc for f in parsed.frames]
+        docs = [f.doc if spans is None else spans.real(f.doc) for f in parsed.frames]
         return dump_doc(docs if parsed.batch else docs[0])
 
     # -- recording -----------------------------------------------------------------------
@@ -776,12 +864,16 @@ class RecordingProxy:
         lossy: bool,
         line: bytes,
         prepared: _PreparedArgs | None = None,
+        spans: Spans | None = None,
     ) -> None:
         """Keep one answered request: a ``tools/call`` as an entry, any other as an
-        exchange; one that can be neither is kept aside (the two lines' text)."""
+        exchange; one that can be neither is kept aside (the two lines' text). ``spans``:
+        the answer is the skeleton of a line with these long strings (``_spans``)."""
         doc = answer.doc
         result = doc.get("result") if answer.kind == "response" else None
         error = doc.get("error") if answer.kind == "error" else None
+        if spans is not None and error is not None:
+            error = spans.real(error)
         what = f"{req.method} (id {id_key(req.host_id)})"
         if lossy:
             self._problem(f"the answer to {what} held invalid UTF-8 bytes, kept as U+FFFD")
@@ -811,6 +903,8 @@ class RecordingProxy:
             if req.progress:
                 extra[PROGRESS_FIELD] = req.progress
             try:
+                if prepared is None and req.spans is not None and req.spans.holds(args):
+                    prepared = _prepare_args(self.writer.rules, params["name"], args, req.spans)
                 seq = self.writer.write(
                     params["name"],
                     args,
@@ -819,6 +913,8 @@ class RecordingProxy:
                     extra,
                     prepared,
                     response_size=len(line),
+                    args_spans=req.spans,
+                    response_spans=spans,
                 )
             except (TypeError, ValueError, RecursionError) as exc:
                 self._aside(req, line, f"not a cassette entry: {exc}")
