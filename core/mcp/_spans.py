@@ -143,4 +143,3 @@ def read_spans(line: bytes | bytearray) -> tuple[bytes, Spans] | None:
         return None
     parts.append(line[pos:])
     return b"".join(parts), spans
-

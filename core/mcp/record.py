@@ -539,11 +539,18 @@ class RecordingProxy:
         return True
 
     async def _session(self) -> None:
-        proc = await self._start_server()
+        server_out, server_stdout = os.pipe()  # read in a thread, as the host's lines
+        try:
+            proc = await self._start_server(server_stdout)
+        finally:
+            os.close(server_stdout)
         if proc is None:
+            os.close(server_out)
             return
+        _widen_pipe(server_out)
         loop = asyncio.get_running_loop()
         host_lines: asyncio.Queue[bytes | Piece | LineEnd | None] = asyncio.Queue()
+        server_lines: asyncio.Queue[bytes | Piece | LineEnd | None] = asyncio.Queue()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
@@ -555,9 +562,15 @@ class RecordingProxy:
             args=(self.host_in, loop, host_lines, PIECES_FROM),
             daemon=True,
         ).start()
+        server_reader = threading.Thread(
+            target=read_lines,
+            args=(server_out, loop, server_lines, STREAM_FROM),
+            daemon=True,
+        )
+        server_reader.start()
 
         up = asyncio.create_task(self._host_to_server(host_lines, proc))
-        down = asyncio.create_task(self._server_to_host(proc))
+        down = asyncio.create_task(self._server_to_host(server_lines))
         stopped = asyncio.create_task(stop.wait())
         await asyncio.wait({up, down, stopped}, return_when=asyncio.FIRST_COMPLETED)
 
@@ -574,13 +587,16 @@ class RecordingProxy:
         for task in (up, down, stopped):
             task.cancel()
         await asyncio.gather(up, down, stopped, return_exceptions=True)
+        if not server_reader.is_alive():  # else left open: the number must not be reused
+            os.close(server_out)  # under a read still waiting (something holds its end)
         self._ended(proc)
 
-    async def _start_server(self) -> asyncio.subprocess.Process | None:
-        """The MCP server's process (its own process group); ``None`` when it cannot
-        start (said, and summed up as a crash with status 127)."""
+    async def _start_server(self, stdout: int) -> asyncio.subprocess.Process | None:
+        """The MCP server's process (its own process group), ``stdout`` its standard
+        output; ``None`` when it cannot start (said, and summed up as a crash with status
+        127)."""
         try:
-            return await spawn_server(self.command)
+            return await spawn_server(self.command, stdout=stdout)
         except OSError as exc:
             self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
             self.summary.server_crashed = True
@@ -755,51 +771,43 @@ class RecordingProxy:
         self.facts.server_messages[index].host_answer = answer
         self.journal.add({"host_answer": {"index": index, **answer}})
 
-    async def _server_to_host(self, proc: asyncio.subprocess.Process) -> None:
+    async def _server_to_host(self, lines: asyncio.Queue[bytes | Piece | LineEnd | None]) -> None:
         """Forward the server's stdout line by line, each recorded before it goes on. A
         line that grows past ``STREAM_FROM`` before its newline (a big answer) goes on in
         pieces as it comes, the host reading meanwhile; its last piece (with the newline,
         which makes it a message for the host) only once it is recorded. Held back whole
         instead while a request went to the server under an alias (its answer's id is
         given back, which rewrites the line)."""
-        assert proc.stdout is not None
-        buffer = bytearray()
-        forwarded: list[bytes] = []  # the start of the current line, gone to the host
-        while chunk := await proc.stdout.read(READ_SIZE):
-            buffer += chunk
-            start = 0
-            while (end := buffer.find(b"\n", start)) >= 0:
-                rest = bytes(buffer[start : end + 1])
-                start = end + 1
-                if forwarded:
-                    await self._from_server(b"".join([*forwarded, rest]), forwarded=True)
-                    forwarded = []
-                    if not self._to_host(rest):
-                        return
-                elif not self._to_host(await self._from_server(rest)):
+        held = False  # the current line's pieces are held back (an alias was in flight)
+        sent = 0  # bytes of the current line gone to the host already
+        pieces = 0
+        while (item := await lines.get()) is not None:
+            if isinstance(item, Piece):
+                if held or (not sent and any(p.alias is not None for p in self._pending.values())):
+                    held = True  # the whole line is read at its end (``LineEnd``)
+                    continue
+                sent += len(item.data)
+                pieces += 1
+                if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
+                    self.writer.reserve(2 * sent)
+                if not self._to_host(item.data):
                     return
-            del buffer[:start]
-            if len(buffer) >= STREAM_FROM and not any(
-                p.alias is not None for p in self._pending.values()
-            ):
-                piece = bytes(buffer)
-                buffer.clear()
-                forwarded.append(piece)
-                if len(forwarded) & (len(forwarded) - 1) == 0:  # 1, 2, 4, 8... pieces
-                    self.writer.reserve(2 * sum(map(len, forwarded)))
-                if not self._to_host(piece):
+            elif isinstance(item, LineEnd):
+                out: bytes | bytearray
+                if sent:
+                    await self._from_server(item.whole, forwarded=True)
+                    out = item.data
+                else:
+                    out = await self._from_server(item.whole)
+                held, sent, pieces = False, 0, 0
+                if not self._to_host(out):
                     return
-        if forwarded or buffer:  # the server's last line had no newline
-            rest = bytes(buffer)
-            if forwarded:
-                await self._from_server(b"".join([*forwarded, rest]), forwarded=True)
-                self._to_host(rest)
-            else:
-                self._to_host(await self._from_server(rest))
+            elif not self._to_host(await self._from_server(item)):
+                return
 
     async def _from_server(
-        self, line: bytes, *, forwarded: bool = False, stream: str | None = None
-    ) -> bytes:
+        self, line: bytes | bytearray, *, forwarded: bool = False, stream: str | None = None
+    ) -> bytes | bytearray:
         """Record what one line of the server's stdout holds; the line to forward (the
         line itself, or with an aliased id given back). ``forwarded``: the line's start
         went to the host already (``_server_to_host`` streams a big line only while no
@@ -862,7 +870,7 @@ class RecordingProxy:
         answer: Frame,
         *,
         lossy: bool,
-        line: bytes,
+        line: bytes | bytearray,
         prepared: _PreparedArgs | None = None,
         spans: Spans | None = None,
     ) -> None:
@@ -952,7 +960,7 @@ class RecordingProxy:
         self._unplaced.append(message)
         self.summary.server_messages += 1
 
-    def _aside(self, req: _Pending, answer_line: bytes, reason: str) -> None:
+    def _aside(self, req: _Pending, answer_line: bytes | bytearray, reason: str) -> None:
         """An answered call that cannot be kept as an entry or an exchange: its two lines
         go to the sidecar's ``kept_aside``, said on stderr and in the report."""
         aside = {
@@ -1003,7 +1011,7 @@ class RecordingProxy:
                 return
 
     # -- the host's stream ----------------------------------------------------------------
-    def _to_host(self, data: bytes) -> bool:
+    def _to_host(self, data: bytes | bytearray) -> bool:
         """Write ``data`` to the host whole; ``False`` once the host is gone."""
         with self._host_lock:
             if self._host_gone:
