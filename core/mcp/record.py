@@ -224,6 +224,18 @@ def _prepare_args(
     return _PreparedArgs(dig, None if text is None else [text])
 
 
+def _prepare_and_open(
+    writer: CassetteWriter, tool: str, args: Any, spans: Spans | None, seq: int | None
+) -> _PreparedArgs:
+    """``_prepare_args``, then (with ``seq``) the entry's line started by
+    ``CassetteWriter.open_entry``; run in a thread."""
+    prepared = _prepare_args(writer.rules, tool, args, spans)
+    if seq is not None:
+        with contextlib.suppress(OSError):  # then the whole line is written at the answer
+            writer.open_entry(seq, tool, prepared)
+    return prepared
+
+
 def _prepare_spans(
     rules: NormalizationRules, tool: str, args: Any, spans: Spans
 ) -> _PreparedArgs | None:
@@ -331,6 +343,10 @@ class CassetteWriter:
         self.redactor = redactor
         self.seq = 0
         self._reserved = False
+        #: every write of the file, from the event loop or a thread (``open_entry``)
+        self._lock = threading.RLock()
+        #: the start of a line written ahead of its answer: ``(offset, head, prepared)``
+        self._open: tuple[int, bytes, _PreparedArgs] | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - exclusive create
@@ -357,8 +373,30 @@ class CassetteWriter:
         ``response_size``: the answer's size in bytes (from ``FAST_RESPONSE_FROM`` its text
         is orjson's when that is the standard library's). ``args_spans``,
         ``response_spans``: ``args`` or ``response`` is the skeleton of a line with these
-        long strings (``_spans``): the texts are spliced from it, or the real value used."""
-        assert self._fh is not None, "writer closed"
+        long strings (``_spans``): the texts are spliced from it, or the real value used.
+        A line started by ``open_entry`` for ``prepared`` is ended; any other is taken
+        back first."""
+        with self._lock:
+            assert self._fh is not None, "writer closed"
+            if self._open is not None and (prepared is None or self._open[2] is not prepared):
+                self._take_back()
+            return self._write(
+                tool, args, response, error, extra, prepared, response_size, args_spans,
+                response_spans,
+            )  # fmt: skip
+
+    def _write(
+        self,
+        tool: str,
+        args: Any,
+        response: Any,
+        error: Any,
+        extra: dict[str, Any],
+        prepared: _PreparedArgs | None,
+        response_size: int,
+        args_spans: Spans | None,
+        response_spans: Spans | None,
+    ) -> int:
         self.seq += 1
         if self.redactor is not None:  # no secret reaches the disk
             prepared = None
@@ -379,6 +417,8 @@ class CassetteWriter:
         if self.redactor is not None:
             entry = self.redactor.redact_entry(entry)[0]
         if not spliced:
+            if self._open is not None:
+                self._take_back()
             self._put([dump_line(entry, self.rules)])
             return self.seq
         marker = f"cassette-tui-value-{uuid.uuid4().hex}"
@@ -404,12 +444,59 @@ class CassetteWriter:
                     error=error,
                     extra=extra,
                 )
+                if self._open is not None:
+                    self._take_back()
                 self._put([dump_line(real, self.rules)])
                 return self.seq
             pieces += [head, *value_text]
         pieces.append(line)
+        if self._open is not None:  # its head and args are in the file already
+            opened, self._open = self._open, None
+            if "args" in spliced and pieces[0] == opened[1]:
+                del pieces[: 1 + len(spliced["args"])]
+            else:  # cannot happen: the same head (seq, tool) as was written ahead
+                self._truncate(opened[0])
         self._put(pieces)
         return self.seq
+
+    def open_entry(self, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+        """Write the start of entry ``seq``'s line (up to and with its args: ``prepared``'s
+        text) before its answer comes, so that only the rest is left to write once it has
+        (a 50 MB write takes 0.1-0.4 s on a busy machine: the server's own time). Called
+        from a thread while the server works; nothing is written when another entry was
+        written since ``seq`` was chosen, or another line is open. The line is ended by
+        ``write`` for the same ``prepared``, or taken back (``take_back``, ``write`` of
+        another entry, ``close``): a crash meanwhile leaves it cut, as a crash during any
+        write does (``load`` reports a cut last line and keeps every line before)."""
+        if prepared.text is None:
+            return
+        marker = f"cassette-tui-value-{uuid.uuid4().hex}"
+        line = dump_record(Entry(seq, tool, marker).to_record(prepared.digest))
+        head = line.partition(f'"{marker}"'.encode())[0]
+        with self._lock:
+            if self._fh is None or self.seq + 1 != seq or self._open is not None:
+                return
+            self._open = (self._fh.tell(), head, prepared)
+            self._put([head, *prepared.text])
+
+    def take_back(self, prepared: _PreparedArgs | None) -> None:
+        """The line ``open_entry`` started for ``prepared`` is removed (its call was kept
+        aside, or not answered)."""
+        with self._lock:
+            if self._open is not None and self._open[2] is prepared:
+                self._take_back()
+
+    def _take_back(self) -> None:
+        assert self._open is not None
+        offset = self._open[0]
+        self._open = None
+        self._truncate(offset)
+
+    def _truncate(self, offset: int) -> None:
+        assert self._fh is not None
+        self._fh.flush()
+        self._fh.truncate(offset)
+        self._fh.seek(offset)
 
     def reserve(self, size: int) -> None:
         """Allocate ``size`` bytes of disk past the cassette's end without changing its
@@ -431,11 +518,18 @@ class CassetteWriter:
     def _put(self, pieces: Pieces) -> None:
         """Write one line's pieces in order and flush them to the file."""
         assert self._fh is not None
-        for piece in pieces:
-            self._fh.write(piece)
-        self._fh.flush()
+        with self._lock:
+            for piece in pieces:
+                self._fh.write(piece)
+            self._fh.flush()
 
     def close(self) -> None:
+        with self._lock:
+            if self._open is not None and self._fh is not None:
+                self._take_back()  # a call never answered: its line is not kept
+            self._close()
+
+    def _close(self) -> None:
         if self._fh is not None:
             fh, self._fh = self._fh, None
             fh.flush()
@@ -758,8 +852,16 @@ class RecordingProxy:
             return
         loop = asyncio.get_running_loop()
         self.writer.reserve(len(req.line))
+        # the only call in flight: its line is started while the server works on it
+        alone = not any(p.method == TOOLS_CALL for p in self._pending.values())
         req.prepared = loop.run_in_executor(
-            None, _prepare_args, self.writer.rules, params["name"], args, req.spans
+            None,
+            _prepare_and_open,
+            self.writer,
+            params["name"],
+            args,
+            req.spans,
+            self.writer.seq + 1 if alone else None,
         )
 
     def _host_answered(self, frame: Frame) -> None:
@@ -848,6 +950,7 @@ class RecordingProxy:
                 self._record(
                     req, frame, lossy=parsed.lossy, line=line, prepared=prepared, spans=spans
                 )
+                self.writer.take_back(prepared)  # kept aside: its line is not an entry
             elif frame.kind == "notification" and frame.method == PROGRESS:
                 if not self._note_progress(frame.params or {}):
                     self._server_message(ServerMessage(message=frame.doc, stream=stream))
