@@ -216,9 +216,9 @@ class HttpRecordingProxy(RecordingProxy):
                 chunks.append(chunk)
         finally:
             await remote.aclose()
-        data = b"".join(chunks)
+        data = b"".join(chunks)  # read as a line is (no newline needed: no copy made)
         if data.strip():
-            await self._from_server(data.rstrip(b"\n") + b"\n", forwarded=True)
+            await self._from_server(data, forwarded=True)
         if chunks:
             yield chunks[-1]
 
