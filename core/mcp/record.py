@@ -9,10 +9,12 @@ and its answer comes back under the host's id). On the side it reads each line w
 pairs requests with their answers:
 
 - each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
-  written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
-  when the host sent the call), ``duration_ms`` (until the server answered) and, when the
-  server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
-  params without the token, in order);
+  written and flushed before the answer is forwarded (a big call alone in flight has its
+  line started while the server works, ``CassetteWriter.open_entry``; a big line's long
+  strings are copied into the entry from the line's bytes, ``_spans``), with
+  ``recorded_at`` (ISO-8601 UTC, when the host sent the call), ``duration_ms`` (until the
+  server answered) and, when the server reported progress for it, ``mcp_progress``
+  (each ``notifications/progress``'s params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
   server-facts sidecar (``_facts``): a journal appended to as the session goes (a line
   each), replaced by the whole document atomically when it ends;
