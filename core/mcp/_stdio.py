@@ -83,9 +83,12 @@ def read_lines(
                     continue
             buffer += chunk
             start = 0
+            lines = []
             while (end := buffer.find(b"\n", max(scanned, start))) >= 0:
-                put(bytes(buffer[start : end + 1]))
+                lines.append(bytes(buffer[start : end + 1]))
                 start = end + 1
+            if lines:  # one wake-up of the loop for all the lines of a read
+                loop.call_soon_threadsafe(_put_all, out, lines)
             if start:
                 del buffer[:start]
             scanned = len(buffer)
@@ -105,6 +108,11 @@ def read_lines(
                 put(item)
         with contextlib.suppress(RuntimeError):  # the loop may be closed already
             put(None)
+
+
+def _put_all(out: asyncio.Queue[Any], items: list[Any]) -> None:
+    for item in items:
+        out.put_nowait(item)
 
 
 def write_all(fd: int, data: bytes) -> None:
