@@ -82,15 +82,22 @@ async def _idle(app: CassetteApp) -> None:
 def _body(app: CassetteApp) -> object:
     """What the detail pane of the screen on top shows now."""
     from cassette_tui.tui.widgets.detail import DetailPane
-    from textual.widgets import Static
 
     panes = app.screen.query(DetailPane)
-    return panes.first().query_one(Static).content if panes else None
+    if not panes:
+        return None
+    pane = panes.first()
+    if hasattr(pane, "renderable"):
+        return pane.renderable
+    from textual.widgets import Static  # the pane before the line-based one (3e7d0b1)
+
+    return pane.query_one(Static).content
 
 
 async def _shown(app: CassetteApp, before: object, start: float) -> float:
     """Seconds from ``start`` until the detail pane on top shows a built detail (a
     ``Group``, not the placeholder) other than ``before``, painted."""
+    from cassette_tui.tui.widgets.detail import DetailPane
     from rich.console import Group
 
     while True:
@@ -98,7 +105,15 @@ async def _shown(app: CassetteApp, before: object, start: float) -> float:
         if isinstance(body, Group) and body is not before:
             break
         await asyncio.sleep(0.002)
-    app.screen._on_timer_update()  # the repaint the next frame tick would do
+    # the frame the next tick would paint, now: the pane's layout and repaint requests
+    # reach the screen (they wait for the pane's idle otherwise, and a bare
+    # ``_on_timer_update`` would paint the old layout), then the screen's layout and paint
+    pane = app.screen.query(DetailPane).first()
+    for widget in (pane, *pane.walk_children()):
+        widget._check_refresh()
+    screen = app.screen
+    screen._layout_required = screen._repaint_required = True
+    screen._on_timer_update()
     return time.perf_counter() - start
 
 
