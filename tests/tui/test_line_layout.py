@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cassette_tui.tui.text.line_layout import Line, LineLayout, rich_lines
+from cassette_tui.tui.text.line_layout import Line, LineLayout, rich_lines, wrapped_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich._wrap import divide_line
 from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.segment import Segment
 from rich.style import Style
@@ -68,8 +70,16 @@ parts = st.one_of(
 
 
 def _simple(lines: Sequence[Line]) -> list[list[tuple[str, Style | None]]]:
-    """Lines as (text, style) runs: two renders may cut a run of one style differently."""
-    return [[(s.text, s.style) for s in Segment.simplify(line) if s.text] for line in lines]
+    """Lines as (text, style) runs: two renders may cut a run of one style differently,
+    and leave a segment unstyled (``None``) or with the null style."""
+    return [
+        [
+            (s.text, s.style)
+            for s in Segment.simplify(Segment(t, st or Style()) for t, st, _ in line)
+            if s.text
+        ]
+        for line in lines
+    ]
 
 
 def _same_as_rich(renderable: RenderableType, width: int) -> None:
@@ -86,7 +96,7 @@ def _same_as_rich(renderable: RenderableType, width: int) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(parts, min_size=1, max_size=4), st.integers(4, 120))
+@given(st.lists(parts, min_size=1, max_size=4), st.integers(12, 120))
 def test_the_lines_are_those_of_rich_rendering_the_whole(
     renderables: list[RenderableType], width: int
 ) -> None:
@@ -114,8 +124,6 @@ def test_a_long_value_counts_its_lines_without_building_them() -> None:
     table.add_row(Text(value, overflow="fold"), Text(value, overflow="fold"))
     layout = LineLayout(Group(Text("seq 2 · read_doc", no_wrap=True), table), CONSOLE)
     width = 120
-    height = layout.height(width)
-    assert height > 4000
     rendered: list[object] = []
     original = CONSOLE.render_lines
 
@@ -125,9 +133,37 @@ def test_a_long_value_counts_its_lines_without_building_them() -> None:
 
     CONSOLE.render_lines = counting  # type: ignore[method-assign]
     try:
+        height = layout.height(width)
+        assert height > 4000
+        # counted, not rendered: only the column heads (two words) were
+        assert not any(isinstance(r, Padding) and isinstance(r.renderable, Text)
+                       for r in rendered)  # fmt: skip
+        rendered.clear()
         last = layout.lines(width, height - 3, height)
     finally:
         del CONSOLE.render_lines
-    assert len(rendered) <= 6  # the few text lines that hold the last 3 lines, per side
+    # the cells of the last two text lines (the last one folds), on each side
+    assert sum(isinstance(r, Padding) for r in rendered) == 4
     assert "lazy dog, ok 1999" in "".join(s.text for line in last for s in line)
-    assert _simple(last) == _simple(rich_lines(Group(layout.renderable), CONSOLE, width)[-3:])
+    assert _simple(last) == _simple(rich_lines(layout.renderable, CONSOLE, width)[-3:])
+
+
+plain_lines = st.text(
+    st.sampled_from(list("ab  -.,x\u00e9…界\u0301\u00a0")), max_size=200
+) | st.lists(
+    st.sampled_from(["a", "fox", " ", "   ", "x" * 45, "0123456789" * 3, "…(+9 chars)", "界" * 30]),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(plain_lines, st.integers(1, 90), st.booleans())
+def test_rows_are_counted_as_rich_breaks_the_line(plain: str, width: int, fold: bool) -> None:
+    assert wrapped_rows(plain, width, fold) == len(divide_line(plain, width, fold=fold)) + 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(parts, min_size=1, max_size=4), st.integers(12, 120))
+def test_the_least_height_is_one_it_has(renderables: list[RenderableType], width: int) -> None:
+    layout = LineLayout(Group(*renderables), CONSOLE)
+    assert layout.least() <= layout.height(width)

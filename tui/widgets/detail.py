@@ -62,8 +62,11 @@ class DetailPane(ScrollView, can_focus=True):
         if width <= 0:
             return  # not laid out yet: on_resize fits it
         layout = self._lines()
-        lines = layout.height(width)
-        if lines > height and self.styles.overflow_y != "hidden":
+        scrolls = self.styles.overflow_y != "hidden"
+        # a long detail is laid out at the narrower width only (its height is known
+        # to pass the pane's from its text lines alone)
+        lines = -1 if scrolls and layout.least() > height else layout.height(width)
+        if lines > height or lines < 0:
             width = max(1, width - self.styles.scrollbar_size_vertical)
             lines = layout.height(width)
         self.virtual_size = Size(width, lines)
