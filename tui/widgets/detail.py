@@ -21,6 +21,9 @@ from ..text.detail import DETAIL_STYLES
 from ..text.line_layout import LineLayout
 from ..text.safe import plain
 
+#: lines kept drawn (a few screens of a long answer)
+KEPT_STRIPS = 1_024
+
 
 class DetailPane(ScrollView, can_focus=True):
     """A scrollable pane holding one step's detail."""
@@ -37,10 +40,13 @@ class DetailPane(ScrollView, can_focus=True):
         self.renderable: RenderableType = plain("no step selected", "dim")
         self._layout: LineLayout | None = None
         self._layout_style: Style | None = None
+        #: the lines drawn, by (line, width): a scroll draws most of them again
+        self._strips: dict[tuple[int, int], Strip] = {}
 
     def show(self, renderable: RenderableType, *, keep_scroll: bool = False) -> None:
         self.renderable = renderable
         self._layout = None  # laid out on the next frame, at the width it has then
+        self._strips.clear()
         self._fit()
         self.refresh()
         if not keep_scroll:
@@ -53,6 +59,7 @@ class DetailPane(ScrollView, can_focus=True):
             app = self.app
             self._layout = LineLayout(self.renderable, app.console, app.console_options, style)
             self._layout_style = style
+            self._strips.clear()
         return self._layout
 
     def _fit(self) -> None:
@@ -75,15 +82,23 @@ class DetailPane(ScrollView, can_focus=True):
         self._fit()
 
     def render_line(self, y: int) -> Strip:
-        row = self.scroll_offset.y + y
-        found = self._lines().lines(self.virtual_size.width, row, row + 1)
-        # not padded: Textual pads a line with the pane's background, as it did the Static's
-        return Strip(found[0]).crop(0, self.scrollable_content_region.width) if found else Strip([])
+        row, width = self.scroll_offset.y + y, self.virtual_size.width
+        strip = self._strips.get((row, width))
+        if strip is None:
+            if len(self._strips) > KEPT_STRIPS:
+                self._strips.clear()
+            found = self._lines().lines(width, row, row + 1)
+            # not padded: Textual pads a line with the pane's background, as it did the
+            # Static's
+            strip = Strip(found[0]).crop(0, width) if found else Strip([])
+            self._strips[(row, width)] = strip
+        return strip
 
     def styles_map(self) -> dict[str, Style]:
         """Theme colours for the builders (resolved here, on the UI thread)."""
         return {name: self.get_component_rich_style(name) for name in DETAIL_STYLES}
 
-    def body_text(self) -> str:
-        """What the pane shows, as plain text (for tests and the step view title)."""
-        return self._lines().text(max(20, self.size.width or 80)) + "\n"
+    def body_text(self, width: int | None = None) -> str:
+        """What the pane shows, as plain text, every line (for tests and the step view
+        title), laid out at ``width`` cells (default: the pane's whole width)."""
+        return self._lines().text(width or max(20, self.size.width or 80)) + "\n"
