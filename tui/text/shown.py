@@ -111,9 +111,8 @@ class _Pruner:
                 return self._window(value, path)
             if not isinstance(inner, dict | list):
                 return self._window(value, path)
-            # the nodes that start in the characters shown: one character each at least,
-            # two lines each at most
-            head, _ = _Pruner(2 * self.max_chars + 4, 1 << 62).prune(inner, 0, ())
+            # the nodes that start in the characters shown
+            head, _ = _json_head(inner, 0, self.max_chars)
             key = next((p for p in reversed(path) if isinstance(p, str)), None)
             masked = mask_json_text_head(value, head, self.max_chars, key)
             if masked is None:  # masked whole by its key: as mask_value does
@@ -154,6 +153,41 @@ class _Pruner:
                 items.append(shown)
             return items, line + 1
         return value, line + 1
+
+
+def _json_head(value: Any, at: int, upto: int) -> tuple[Any, int]:
+    """The nodes of ``value`` (parsed from a JSON text) that may start in the text's first
+    ``upto`` characters, in document order, and where ``value`` ends at the soonest. A
+    node is kept when the fewest characters the nodes before it take in any JSON text of
+    them put its start before ``upto`` (no whitespace, a string its characters and quotes,
+    a number one digit): 20k characters of 40k small objects are 330 objects, where a
+    bound of one character a node scanned 20k of them (0.45 s)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        at += 1
+        for index, (key, item) in enumerate(value.items()):
+            at += 1 if index else 0
+            if at >= upto and out:  # one member at least: none would print as "{}"
+                if value.get("_binary") is True:  # still a binary envelope: not scanned
+                    out["_binary"] = True
+                break
+            out[key], at = _json_head(item, at + len(key) + 3, upto)
+        return out, at + 1
+    if isinstance(value, list):
+        items: list[Any] = []
+        at += 1
+        for index, item in enumerate(value):
+            at += 1 if index else 0
+            if at >= upto and items:
+                break
+            shown, at = _json_head(item, at, upto)
+            items.append(shown)
+        return items, at + 1
+    if isinstance(value, str):
+        return value, at + len(value) + 2
+    if value is None or value is True:
+        return value, at + 4
+    return value, at + (5 if value is False else 1)
 
 
 def _cut(value: Any, max_chars: int, dropped: dict[tuple[Part, ...], int], path: tuple) -> Any:
