@@ -73,31 +73,18 @@ def test_a_binary_envelope_cut_short_is_still_not_scanned() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    values,
-    st.integers(1, 12),
-    st.integers(1, 60),
-    st.booleans(),
-    st.sampled_from(["pretty", "spaced", "minified"]),
-)
+@given(values, st.integers(1, 12), st.integers(1, 60), st.booleans(), st.booleans())
 def test_a_json_text_is_masked_in_the_part_shown_as_whole(
-    inner: Any, max_lines: int, max_chars: int, reveal: bool, layout: str
+    inner: Any, max_lines: int, max_chars: int, reveal: bool, pretty: bool
 ) -> None:
     """An MCP answer whose text is JSON: the nodes that start in the characters shown are
-    scanned, not the whole text (any text past the window counts as long here), however
-    the text is laid out. The characters shown are the same; the count of those cut is of
-    the text as stored past the part scanned (a secret there is not masked to be counted)."""
+    scanned, not the whole text (any text past the window counts as long here). The
+    characters shown are the same; the count of those cut is of the text as stored past
+    the part scanned (a secret there is not masked to be counted)."""
     if not isinstance(inner, dict | list):
         inner = [inner]
     try:
-        # minified: the nodes start as soon as a JSON text lets them (``_json_head``'s bound)
-        text = json.dumps(
-            inner,
-            ensure_ascii=False,
-            indent=2 if layout == "pretty" else None,
-            separators=(",", ":") if layout == "minified" else None,
-            allow_nan=False,
-        )
+        text = json.dumps(inner, ensure_ascii=False, indent=2 if pretty else None, allow_nan=False)
     except ValueError:
         return
     value = {"content": [{"type": "text", "text": text}]}
@@ -120,74 +107,3 @@ def test_a_long_json_answer_shows_its_start_masked() -> None:
     lines, cut = shown_lines(value, max_lines=12, max_chars=160, reveal=False)
     assert (lines, cut) == whole(value, 12, 160, False)
     assert "aBcDeFgHiJkLmNoPqRsT" not in "\n".join(lines)
-
-
-def _starts(value: Any, item_sep: str, key_sep: str, ascii_only: bool) -> tuple[str, dict]:
-    """``json.dumps(value)`` with these separators, and where each node starts in it (by
-    path; an object member at its key)."""
-    starts: dict[tuple, int] = {}
-    out: list[str] = []
-    at = 0
-
-    def put(part: str) -> None:
-        nonlocal at
-        out.append(part)
-        at += len(part)
-
-    def walk(node: Any, path: tuple) -> None:
-        if isinstance(node, dict):
-            starts.setdefault(path, at)
-            put("{")
-            for index, (key, item) in enumerate(node.items()):
-                put(item_sep if index else "")
-                starts[(*path, key)] = at
-                put(json.dumps(key, ensure_ascii=ascii_only) + key_sep)
-                walk(item, (*path, key))
-            put("}")
-        elif isinstance(node, list):
-            starts.setdefault(path, at)
-            put("[")
-            for index, item in enumerate(node):
-                put(item_sep if index else "")
-                walk(item, (*path, index))
-            put("]")
-        else:
-            starts.setdefault(path, at)
-            put(json.dumps(node, ensure_ascii=ascii_only))
-
-    walk(value, ())
-    return "".join(out), starts
-
-
-def _paths(value: Any, path: tuple = ()) -> set[tuple]:
-    found = {path}
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found |= _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found |= _paths(item, (*path, index))
-    return found
-
-
-@settings(max_examples=300, deadline=None)
-@given(values, st.booleans(), st.booleans())
-def test_the_head_of_a_json_text_holds_every_node_that_starts_in_it(
-    inner: Any, spaced: bool, ascii_only: bool
-) -> None:
-    """``_json_head`` keeps each node that starts in the first ``upto`` characters of any
-    JSON text of the value, the tightest (no whitespace) included."""
-    if not isinstance(inner, dict | list):
-        inner = [inner]
-    item_sep, key_sep = (", ", ": ") if spaced else (",", ":")
-    try:
-        expected = json.dumps(inner, ensure_ascii=ascii_only, separators=(item_sep, key_sep),
-                              allow_nan=False)  # fmt: skip
-    except ValueError:
-        return
-    text, starts = _starts(inner, item_sep, key_sep, ascii_only)
-    assert text == expected
-    parsed = json.loads(text)
-    for upto in range(len(text) + 1):
-        head, _ = shown._json_head(parsed, 0, upto)
-        assert {path for path, at in starts.items() if at < upto} <= _paths(head), upto
