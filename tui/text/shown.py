@@ -77,7 +77,7 @@ class _NotJson:
 #: detail of one step is built again for the step screen and for ``e``, from the same
 #: entries (a 2 MB text parses in 15 ms, its detail builds in 40 ms)
 _PARSED: OrderedDict[int, tuple[str, Any]] = OrderedDict()
-_PARSED_KEPT = 4
+_PARSED_KEPT = 2  # A and B of the step shown
 _PARSED_LOCK = Lock()  # the pane's and the step screen's workers may build at once
 
 
