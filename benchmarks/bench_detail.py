@@ -1,6 +1,8 @@
 """Time to show the detail of a step with a large response, by the shape of the response.
 
 Usage: ``.venv/bin/python benchmarks/bench_detail.py [--lines 40000] [--rounds 3]``
+(``--lines 400000``: a 24 MB answer, to see the time stay flat: the pane shows 2,000 lines
+of it at most)
 
 Issue 31: a 2.1 MB, 40k-line MCP answer took 24-42 s before the detail appeared, 75-106x
 a flat string of the same size. For each shape below it writes a pair of cassettes in a
@@ -11,6 +13,9 @@ painted:
 * ``pane``: ``j`` onto step 2, its detail in the lower pane;
 * ``step``: then ``enter``, the step screen;
 * ``pane e`` / ``step e``: then ``e`` (expanded: 2,000 lines, 20k characters a string).
+
+"Painted": the frame the next tick would draw, drawn at once (the pane's layout request
+passed to the screen, the screen laid out and drawn), so the time holds the drawing.
 
 The shapes, all the same size: ``flat`` (one string, no newline: the baseline), ``lines``
 (one string of 40k lines, as an MCP text answer), ``list`` (a list of 40k strings),
@@ -91,7 +96,8 @@ def _body(app: CassetteApp) -> object:
         return pane.renderable
     from textual.widgets import Static  # the pane before the line-based one (3e7d0b1)
 
-    return pane.query_one(Static).content
+    bodies = pane.query(Static)  # none while the step screen composes
+    return bodies.first().content if bodies else None
 
 
 async def _shown(app: CassetteApp, before: object, start: float) -> float:
