@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cassette_tui.tui.text.line_layout import Line, LineLayout, rich_lines, wrapped_rows
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich._wrap import divide_line
 from rich.console import Console, Group, RenderableType
@@ -158,6 +158,7 @@ plain_lines = st.text(
 
 @settings(max_examples=1000, deadline=None)
 @given(plain_lines, st.integers(1, 90), st.booleans())
+@example("界", 1, True)  # chop_cells makes an empty first piece: no break before it
 def test_rows_are_counted_as_rich_breaks_the_line(plain: str, width: int, fold: bool) -> None:
     assert wrapped_rows(plain, width, fold) == len(divide_line(plain, width, fold=fold)) + 1
 

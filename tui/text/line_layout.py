@@ -60,15 +60,17 @@ def wrapped_rows(plain: str, width: int, fold: bool = True) -> int:
         if width - offset >= size:
             offset += length
         elif size > width:
-            if fold:  # chop_cells: pieces of ``width`` cells, each after a break
-                if ascii_word:
-                    pieces = -(-length // width)
-                    last = length - (pieces - 1) * width
-                else:
-                    folded = chop_cells(word, width)
-                    pieces, last = len(folded), cell_len(folded[-1])
+            if fold and ascii_word:  # pieces of ``width`` cells, each after a break
+                pieces = -(-length // width)
                 breaks += pieces - 1 + (1 if start else 0)
-                offset = last
+                offset = length - (pieces - 1) * width
+            elif fold:  # as divide_line: a piece may be empty (a wide character at 1 cell)
+                folded = chop_cells(word, width)
+                for piece in folded[:-1]:
+                    breaks += 1 if start else 0
+                    start += len(piece)
+                breaks += 1 if start else 0
+                offset = cell_len(folded[-1])
             else:
                 breaks += 1 if start else 0
                 offset = length
