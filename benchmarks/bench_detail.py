@@ -1,6 +1,8 @@
 """Time to show the detail of a step with a large response, by the shape of the response.
 
 Usage: ``.venv/bin/python benchmarks/bench_detail.py [--lines 40000] [--rounds 3]``
+(``--lines 400000``: a 24 MB answer, to see the time stay flat: the pane shows 2,000 lines
+of it at most)
 
 Issue 31: a 2.1 MB, 40k-line MCP answer took 24-42 s before the detail appeared, 75-106x
 a flat string of the same size. For each shape below it writes a pair of cassettes in a
@@ -11,6 +13,9 @@ painted:
 * ``pane``: ``j`` onto step 2, its detail in the lower pane;
 * ``step``: then ``enter``, the step screen;
 * ``pane e`` / ``step e``: then ``e`` (expanded: 2,000 lines, 20k characters a string).
+
+"Painted": the frame the next tick would draw, drawn at once (the pane's layout request
+passed to the screen, the screen laid out and drawn), so the time holds the drawing.
 
 The shapes, all the same size: ``flat`` (one string, no newline: the baseline), ``lines``
 (one string of 40k lines, as an MCP text answer), ``list`` (a list of 40k strings),
@@ -82,15 +87,23 @@ async def _idle(app: CassetteApp) -> None:
 def _body(app: CassetteApp) -> object:
     """What the detail pane of the screen on top shows now."""
     from cassette_tui.tui.widgets.detail import DetailPane
-    from textual.widgets import Static
 
     panes = app.screen.query(DetailPane)
-    return panes.first().query_one(Static).content if panes else None
+    if not panes:
+        return None
+    pane = panes.first()
+    if hasattr(pane, "renderable"):
+        return pane.renderable
+    from textual.widgets import Static  # the pane before the line-based one (3e7d0b1)
+
+    bodies = pane.query(Static)  # none while the step screen composes
+    return bodies.first().content if bodies else None
 
 
 async def _shown(app: CassetteApp, before: object, start: float) -> float:
     """Seconds from ``start`` until the detail pane on top shows a built detail (a
     ``Group``, not the placeholder) other than ``before``, painted."""
+    from cassette_tui.tui.widgets.detail import DetailPane
     from rich.console import Group
 
     while True:
@@ -98,7 +111,15 @@ async def _shown(app: CassetteApp, before: object, start: float) -> float:
         if isinstance(body, Group) and body is not before:
             break
         await asyncio.sleep(0.002)
-    app.screen._on_timer_update()  # the repaint the next frame tick would do
+    # the frame the next tick would paint, now: the pane's layout and repaint requests
+    # reach the screen (they wait for the pane's idle otherwise, and a bare
+    # ``_on_timer_update`` would paint the old layout), then the screen's layout and paint
+    pane = app.screen.query(DetailPane).first()
+    for widget in (pane, *pane.walk_children()):
+        widget._check_refresh()
+    screen = app.screen
+    screen._layout_required = screen._repaint_required = True
+    screen._on_timer_update()
     return time.perf_counter() - start
 
 
