@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..format.cassette import Cassette
+from ..format.columns import NO_RESPONSE_HASH
 from ..format.outcome import (
     Outcome,
     Outcomes,
@@ -375,8 +376,11 @@ def seq_statuses(
     the first look at two files' first lines)."""
     n, m = len(a), len(b)
     k = min(n, m)
-    ta, tb, da, db = a._tools, b._tools, a.digests(), b.digests()
+    # the columns themselves: digest codes (equal exactly when the digests are) and
+    # response hashes, no text or object made a row
+    ta, tb, da, db = a._tools, b._tools, a.digest_codes(), b.digest_codes()
     ha, hb = a.response_hashes(), b.response_hashes()
+    no_hash = NO_RESPONSE_HASH
     statuses: list[Status] = []
     append = statuses.append
     same, other, args_drift = Status.SAME, Status.OTHER_CALL, Status.ARGS_DRIFT
@@ -388,7 +392,7 @@ def seq_statuses(
             append(args_drift)
         else:
             h = ha[i]
-            if h is None or h != hb[i]:
+            if h == no_hash or h != hb[i]:
                 unsure.append(i)
             append(same)
     if unsure:
@@ -479,8 +483,8 @@ class SeqRows(Sequence[Row]):
         if self._repeated is None:
             a, b = self.a, self.b
             flags = (
-                repeated_flags(a._tools, a.digests()),
-                repeated_flags(b._tools, b.digests()),
+                repeated_flags(a._tools, a.digest_codes()),
+                repeated_flags(b._tools, b.digest_codes()),
             )
             with self._lock:
                 if self._repeated is None:
