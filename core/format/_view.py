@@ -14,11 +14,11 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from array import array
 from typing import Any, cast, overload
 
 import msgspec
@@ -27,14 +27,14 @@ from . import _readahead as readahead
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._line_keys import LineKeys
 from ._writer import dump_record
-from .digest import NO_RULES, KeyRules, digest, fast_digest
-from .entry import Entry
 from .columns import (
     NO_RESPONSE_HASH,
     DigestColumn,
     as_digest_column,
     as_hash_column,
 )
+from .digest import NO_RULES, KeyRules, digest, fast_digest
+from .entry import Entry
 from .errors import CassetteFormatError
 from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsontext import DuplicateKey, parse_json_checked

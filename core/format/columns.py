@@ -40,9 +40,7 @@ def _code_of(hex16: str) -> int:
 
 def _is_standard(text: object) -> bool:
     return (
-        type(text) is str
-        and len(text) == _TEXT_LEN
-        and _STANDARD_RUN.fullmatch(text) is not None
+        type(text) is str and len(text) == _TEXT_LEN and _STANDARD_RUN.fullmatch(text) is not None
     )
 
 

@@ -57,3 +57,38 @@ def test_real_digests_take_the_compact_form() -> None:
     assert column.all_standard and list(column) == values
     assert column.codes.itemsize == 8
     assert digest_code("sha256:0123456789ABCDEF") is None
+
+
+def test_a_loaded_cassette_keeps_its_digests_as_columns(tmp_path) -> None:
+    """The load's stored digests (standard, another text, none; lines out of seq order, as
+    parallel calls finish) and the key pass's digests and hashes come back exactly, held
+    8 bytes an entry, whether the keys come from the load or from a second read."""
+    import json
+
+    from cassette_tui.core.format.cassette import load
+    from cassette_tui.core.format.columns import NO_RESPONSE_HASH
+
+    stored = [digest({"n": 0}), "sha256:0123456789ABCDEF", None, "anything", digest({"x": 1})]
+    lines = []
+    for seq, kept in zip([2, 1, 4, 3, 5], stored, strict=True):
+        record = {"seq": seq, "tool": f"t{seq % 2}", "args": {"n": seq}, "response": seq}
+        if kept is not None:
+            record["args_digest"] = kept
+        if seq == 4:
+            del record["response"]
+            record["error"] = {"type": "E", "message": "m"}
+        lines.append(json.dumps(record))
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    by_seq = dict(zip([2, 1, 4, 3, 5], stored, strict=True))
+    for keyed in (False, True):
+        c = load(path, keys=keyed)
+        assert [c.seq(i) for i in range(5)] == [1, 2, 3, 4, 5]
+        assert [c.stored_digest(i) for i in range(5)] == [by_seq[s] for s in range(1, 6)]
+        assert list(c.digests()) == [digest({"n": s}) for s in range(1, 6)]
+        assert c.digest_codes().itemsize == 8
+        assert [digest_code(d) for d in c.digests()] == list(c.digest_codes())
+        hashes = c.response_hashes()
+        assert hashes.typecode == "q" and hashes[3] == NO_RESPONSE_HASH
+        assert NO_RESPONSE_HASH not in (hashes[0], hashes[1], hashes[2], hashes[4])
+        assert c.first(3).stored_digest(2) == by_seq[3]
