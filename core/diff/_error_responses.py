@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..format.columns import digest_code
 from ..scan.lint import MALFORMED_FIELD
 from ._contract import changed_tool_words
 from ._error_kind import REFUSAL, TRANSIENT, UNKNOWN, error_kind
@@ -89,12 +90,13 @@ def _ok_keys(
     """The keys of ``wanted`` that an entry of ``c`` holds with success."""
     if not wanted:
         return set()
-    digests = {d for _, d in wanted}
-    all_digests = c.digests()
+    # the digest codes first (``Cassette.digest_codes``): no text made an entry
+    codes = {digest_code(d) for _, d in wanted}
+    all_codes = c.digest_codes()
     return {
         c.key(i)
         for i in range(len(c))
-        if all_digests[i] in digests and not errors[i] and c.key(i) in wanted
+        if all_codes[i] in codes and not errors[i] and c.key(i) in wanted
     }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
+from ..format.columns import digest_code
 from ..format.plural import plural
 from ..keys.replay_key import KeyIndex
 from ._finding import MAX_SEQS, finding, key_text, seq_list
@@ -53,11 +54,11 @@ def _repeated_positions(
     without a key and a list for every entry of a run."""
     wanted = {c.key(i) for c, flags in zip((a, b), repeated, strict=True)
               for i in range(len(c)) if flags[i]}  # fmt: skip
-    digests = {d for _, d in wanted}
+    codes = {digest_code(d) for _, d in wanted}  # compared first, no text made an entry
 
     def index(c: Cassette) -> KeyIndex[Key]:
-        all_digests = c.digests()
-        hits = [i for i in range(len(c)) if all_digests[i] in digests and c.key(i) in wanted]
+        all_codes = c.digest_codes()
+        hits = [i for i in range(len(c)) if all_codes[i] in codes and c.key(i) in wanted]
         return KeyIndex.from_keys((c.key(i) for i in hits), hits)
 
     return index(a), index(b)
@@ -158,7 +159,7 @@ def _cycles(c: Cassette, repeated: bytearray) -> list[tuple[int, int, int]]:
     O(n * MAX_CYCLE). ``repeated``: per entry, 1 when its key occurs again in the run
     (``replay_key.repeated_flags``): a key held once starts no cycle. The keys are
     compared in the cassette's columns, not built a tuple an entry."""
-    tools, digests = c._tools, c.digests()
+    tools, digests = c._tools, c.digest_codes()
     n = len(digests)
 
     def same(i: int, j: int) -> bool:

@@ -27,13 +27,17 @@ deepdiff runs here.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import threading
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..format.cassette import Cassette
+from ..format.columns import NO_RESPONSE_HASH
 from ..format.outcome import (
     Outcome,
     Outcomes,
@@ -133,15 +137,16 @@ def _myers_backtrack(
     return pairs
 
 
-def _longest_increasing(cands: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest chain of candidate pairs increasing in both indices; ``cands`` sorted
-    by A index (distinct A indices). O(k log k)."""
+def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
+    """The longest chain of candidate pairs ``(cand_a[k], cand_b[k])`` increasing in both
+    indices; the candidates sorted by A index (distinct A indices). O(k log k). Columns in
+    and out: a large region has an anchor an entry."""
     from bisect import bisect_left
 
-    tails: list[int] = []  # smallest B index ending a chain of each length
-    tail_idx: list[int] = []
-    prev: list[int] = [-1] * len(cands)
-    for ci, (_, bj) in enumerate(cands):
+    tails = array("q")  # smallest B index ending a chain of each length
+    tail_idx = array("q")
+    prev = array("q", [-1]) * len(cand_a)
+    for ci, bj in enumerate(cand_b):
         pos = bisect_left(tails, bj)
         if pos == len(tails):
             tails.append(bj)
@@ -150,33 +155,95 @@ def _longest_increasing(cands: list[tuple[int, int]]) -> list[tuple[int, int]]:
             tails[pos] = bj
             tail_idx[pos] = ci
         prev[ci] = tail_idx[pos - 1] if pos else -1
-    chain: list[tuple[int, int]] = []
+    chain_a, chain_b = array("q"), array("q")
     ci = tail_idx[-1] if tail_idx else -1
     while ci >= 0:
-        chain.append(cands[ci])
+        chain_a.append(cand_a[ci])
+        chain_b.append(cand_b[ci])
         ci = prev[ci]
-    chain.reverse()
-    return chain
+    chain_a.reverse()
+    chain_b.reverse()
+    return chain_a, chain_b
+
+
+#: pairs as two columns: ``(a[k], b[k])``
+_Pairs = tuple["array[int]", "array[int]"]
+
+
+def _unique_anchors(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int
+) -> _Pairs:
+    """The candidates ``_anchors`` takes when some token occurs exactly once on each side:
+    ``(i, j)`` for each such token, in A order. Without a dict an entry (a region of a
+    diff of 1M entries): each side's tokens are counted into saturating byte counters by
+    their hash (4 slots a token); a slot that holds one token of A and one of B holds a
+    token unique on both sides exactly when the two are equal (every occurrence of a
+    token falls in its slot), and only the tokens of the other shared slots are counted
+    exactly, in dicts."""
+    size = 4 * (a1 - a0 + b1 - b0)
+    in_a, in_b = bytearray(size), bytearray(size)
+    for i in range(a0, a1):
+        slot = hash(ta[i]) % size
+        if in_a[slot] < 2:
+            in_a[slot] += 1
+    lone_b = array("i", [-1]) * size  # the position of a slot's one token of B
+    for j in range(b0, b1):
+        slot = hash(tb[j]) % size
+        if in_b[slot] < 2:
+            in_b[slot] += 1
+            lone_b[slot] = j
+    # the tokens of slots shared by several tokens, counted exactly
+    count_a: Counter[Hashable] = Counter(
+        t for t in itertools.islice(ta, a0, a1) if _crowded(in_a, in_b, hash(t) % size)
+    )
+    only_b: dict[Hashable, int] = {}  # a crowded slot's B tokens: position, or -1 if twice
+    for j in range(b0, b1):
+        t = tb[j]
+        if _crowded(in_a, in_b, hash(t) % size):
+            only_b[t] = -1 if t in only_b else j
+    cand_a, cand_b = array("q"), array("q")
+    for i in range(a0, a1):
+        t = ta[i]
+        slot = hash(t) % size
+        if in_a[slot] == 1 and in_b[slot] == 1:
+            j = lone_b[slot]
+            if tb[j] == t:
+                cand_a.append(i)
+                cand_b.append(j)
+        elif in_b[slot] and count_a.get(t) == 1:
+            j = only_b.get(t, -1)
+            if j >= 0:
+                cand_a.append(i)
+                cand_b.append(j)
+    return cand_a, cand_b
+
+
+def _crowded(in_a: bytearray, in_b: bytearray, slot: int) -> bool:
+    """A slot with tokens of both sides, not exactly one of each."""
+    na, nb = in_a[slot], in_b[slot]
+    return bool(na and nb) and (na == 2 or nb == 2)
 
 
 def _anchors(
     ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int
-) -> list[tuple[int, int]]:
+) -> _Pairs:
     """Anchor pairs for a large region: tokens unique on both sides (patience), else every
     common token with its n-th occurrences paired; the longest increasing chain of them."""
+    cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1)
+    if cand_a:
+        return _longest_increasing(cand_a, cand_b)
     count_a = Counter(ta[a0:a1])
     count_b = Counter(tb[b0:b1])
     common = count_a.keys() & count_b.keys()
     if not common:
-        return []
-    unique = {t for t in common if count_a[t] == 1 and count_b[t] == 1}
-    chosen = unique or common
+        return array("q"), array("q")
+    # no token is unique on both sides (``_unique_anchors`` found none): every common one
+    chosen = common
     pos_b: dict[Hashable, list[int]] = defaultdict(list)
     for j in range(b0, b1):
         if tb[j] in chosen:
             pos_b[tb[j]].append(j)
     seen: Counter[Hashable] = Counter()
-    cands: list[tuple[int, int]] = []
     for i in range(a0, a1):
         t = ta[i]
         if t in chosen:
@@ -184,8 +251,9 @@ def _anchors(
             seen[t] += 1
             positions = pos_b[t]
             if nth < len(positions):
-                cands.append((i, positions[nth]))
-    return _longest_increasing(cands)
+                cand_a.append(i)
+                cand_b.append(positions[nth])
+    return _longest_increasing(cand_a, cand_b)
 
 
 def match_tokens(
@@ -196,10 +264,9 @@ def match_tokens(
     thousand tokens, a patience-diff approximation beyond). Hashable tokens; O(N + M) for
     identical or disjoint inputs, O((N + M) log(N + M)) typical. ``check`` is called
     between regions and edit distances; whatever it raises (``Cancelled``) stops the match."""
-    pairs: list[tuple[int, int]] = []
-    _match_region(ta, tb, 0, len(ta), 0, len(tb), pairs, check)
-    pairs.sort()
-    return pairs
+    partner = array("q", [-1]) * len(ta)
+    _match_region(ta, tb, 0, len(ta), 0, len(tb), partner, check)
+    return [(i, j) for i, j in enumerate(partner) if j >= 0]
 
 
 def _match_region(
@@ -209,35 +276,39 @@ def _match_region(
     a1: int,
     b0: int,
     b1: int,
-    out: list[tuple[int, int]],
+    partner: array[int],
     check: Check | None = None,
 ) -> None:
+    """Match ``ta[a0:a1]`` with ``tb[b0:b1]``: ``partner[i] = j`` for each pair found (a
+    column: a diff of 1M entries pairs about as many)."""
     stack = [(a0, a1, b0, b1)]
     while stack:
         if check is not None:
             check()
         a0, a1, b0, b1 = stack.pop()
         while a0 < a1 and b0 < b1 and ta[a0] == tb[b0]:
-            out.append((a0, b0))
+            partner[a0] = b0
             a0 += 1
             b0 += 1
         while a0 < a1 and b0 < b1 and ta[a1 - 1] == tb[b1 - 1]:
             a1 -= 1
             b1 -= 1
-            out.append((a1, b1))
+            partner[a1] = b1
         if a0 == a1 or b0 == b1:
             continue
         n, m = a1 - a0, b1 - b0
         if n + m <= _MYERS_MAX_SIZE:
             found = _myers(ta, tb, a0, a1, b0, b1, min(_MYERS_MAX_D, n + m), check)
             if found is not None:
-                out.extend(found)
+                for i, j in found:
+                    partner[i] = j
                 continue
-        anchors = _anchors(ta, tb, a0, a1, b0, b1)
-        if not anchors:
+        anchors_a, anchors_b = _anchors(ta, tb, a0, a1, b0, b1)
+        if not anchors_a:
             continue
-        out.extend(anchors)
-        stack.extend(_gaps(anchors, a0, a1, b0, b1))
+        for i, j in zip(anchors_a, anchors_b, strict=True):
+            partner[i] = j
+        stack.extend(_gaps(zip(anchors_a, anchors_b, strict=True), a0, a1, b0, b1))
 
 
 def _gaps(
@@ -260,24 +331,56 @@ def _gaps(
 # -- rows ---------------------------------------------------------------------------------
 
 
+#: tokens are 64-bit: ``_mix`` keeps them there
+_MASK = (1 << 64) - 1
+#: odd, so ``x -> x * _MIX`` is a bijection modulo 2**64 (the golden ratio's bits)
+_MIX = 0x9E3779B97F4A7C15
+
+
+def _tool_salt(tool: str) -> int:
+    """64 bits of SHA-256 of a tool's name: a key's token is its digest's code xor this."""
+    data = tool.encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "little")
+
+
+def _mix(tokens: array[int], values: Sequence[int]) -> array[int]:
+    """Per entry, one 64-bit token for the pair ``(tokens[i], values[i])``: equal pairs
+    give equal tokens; unequal ones, the same token with chance 2**-64."""
+    mask, mul = _MASK, _MIX
+    return array("Q", map(lambda t, v: (t * mul + v) & mask, tokens, values))
+
+
 @dataclass(frozen=True)
 class _Side:
+    """One run as the key alignment reads it, in columns (8 bytes an entry each)."""
+
     cassette: Cassette
-    keys: list[int]  # key id per entry (shared id space across both sides)
-    tools: list[int]  # tool id per entry
+    #: per entry, its key ``(tool, args digest)`` as a 64-bit token: the digest's code
+    #: (``Cassette.digest_codes``) xor 64 bits of SHA-256 of the tool's name. Equal keys
+    #: give equal tokens; two different keys share one with chance 2**-64, as two args
+    #: share a digest (the digest is 64 bits of SHA-256 too)
+    keys: array[int]
+    tools: array[int]  # tool id per entry (one id space across both sides)
     outcomes: Outcomes
-    repeated: list[bool]
+    repeated: bytearray  # ``replay_key.repeated_flags``
 
 
 def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
-    key_ids: dict[tuple[str, str], int] = {}
     tool_ids: dict[str, int] = {}
+    salts: list[int] = []
+
+    def tool_id(tool: str) -> int:
+        known = tool_ids.get(tool)
+        if known is None:
+            known = tool_ids[tool] = len(tool_ids)
+            salts.append(_tool_salt(tool))
+        return known
 
     def side(c: Cassette) -> _Side:
-        keys = [key_ids.setdefault(c.key(i), len(key_ids)) for i in range(len(c))]
-        tools = [tool_ids.setdefault(c.tool(i), len(tool_ids)) for i in range(len(c))]
-        counts = Counter(keys)
-        return _Side(c, keys, tools, outcome_index(c), [counts[k] > 1 for k in keys])
+        tools = array("q", map(tool_id, map(c.tool, range(len(c)))))
+        codes = c.digest_codes()
+        keys = array("Q", map(lambda code, t: code ^ salts[t], codes, tools))
+        return _Side(c, keys, tools, outcome_index(c), repeated_flags(tools, codes))
 
     return side(a), side(b)
 
@@ -328,10 +431,12 @@ def _row(sa: _Side, sb: _Side, i: int | None, j: int | None) -> Row:
     if j is None:
         assert i is not None
         return build_row(i, None, a.seq(i), None, Status.ONLY_A, a.tool(i),
-                         repeated_a=sa.repeated[i], error_a=sa.outcomes.errors[i])  # fmt: skip
+                         repeated_a=sa.repeated[i] == 1,
+                         error_a=sa.outcomes.errors[i])  # fmt: skip
     if i is None:
         return build_row(None, j, None, b.seq(j), Status.ONLY_B, b.tool(j),
-                         repeated_b=sb.repeated[j], error_b=sb.outcomes.errors[j])  # fmt: skip
+                         repeated_b=sb.repeated[j] == 1,
+                         error_b=sb.outcomes.errors[j])  # fmt: skip
     status = pair_status(
         (sa.tools[i], sb.tools[j]),
         (sa.keys[i], sb.keys[j]),
@@ -339,7 +444,7 @@ def _row(sa: _Side, sb: _Side, i: int | None, j: int | None) -> Row:
     )
     return build_row(
         i, j, a.seq(i), b.seq(j), status, a.tool(i),
-        repeated_a=sa.repeated[i], repeated_b=sb.repeated[j],
+        repeated_a=sa.repeated[i] == 1, repeated_b=sb.repeated[j] == 1,
         error_a=sa.outcomes.errors[i], error_b=sb.outcomes.errors[j],
     )  # fmt: skip
 
@@ -375,8 +480,11 @@ def seq_statuses(
     the first look at two files' first lines)."""
     n, m = len(a), len(b)
     k = min(n, m)
-    ta, tb, da, db = a._tools, b._tools, a.digests(), b.digests()
+    # the columns themselves: digest codes (equal exactly when the digests are) and
+    # response hashes, no text or object made a row
+    ta, tb, da, db = a._tools, b._tools, a.digest_codes(), b.digest_codes()
     ha, hb = a.response_hashes(), b.response_hashes()
+    no_hash = NO_RESPONSE_HASH
     statuses: list[Status] = []
     append = statuses.append
     same, other, args_drift = Status.SAME, Status.OTHER_CALL, Status.ARGS_DRIFT
@@ -388,7 +496,7 @@ def seq_statuses(
             append(args_drift)
         else:
             h = ha[i]
-            if h is None or h != hb[i]:
+            if h == no_hash or h != hb[i]:
                 unsure.append(i)
             append(same)
     if unsure:
@@ -479,8 +587,8 @@ class SeqRows(Sequence[Row]):
         if self._repeated is None:
             a, b = self.a, self.b
             flags = (
-                repeated_flags(a._tools, a.digests()),
-                repeated_flags(b._tools, b.digests()),
+                repeated_flags(a._tools, a.digest_codes()),
+                repeated_flags(b._tools, b.digest_codes()),
             )
             with self._lock:
                 if self._repeated is None:
@@ -526,31 +634,38 @@ def _known_errors(a: Cassette, b: Cassette) -> tuple[list[bool], list[bool]] | N
     return (oa.errors, ob.errors) if oa is not None and ob is not None else None
 
 
-def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> list[tuple[int, int]]:
-    """The aligned pairs of the four key-alignment passes (see the module docstring)."""
-    fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
-    ea, eb = sa.outcomes.errors, sb.outcomes.errors
-    passes: list[tuple[Sequence[Hashable], Sequence[Hashable]]] = [
-        (list(zip(sa.keys, fa, strict=True)), list(zip(sb.keys, fb, strict=True))),
-        (list(zip(sa.keys, ea, strict=True)), list(zip(sb.keys, eb, strict=True))),
-        (sa.keys, sb.keys),
-        (sa.tools, sb.tools),
-    ]
-    pairs: list[tuple[int, int]] = []
+def _pass_tokens(sa: _Side, sb: _Side, depth: int) -> tuple[array[int], array[int]]:
+    """Both sides' tokens of pass ``depth`` (see the module docstring), a 64-bit column
+    each, made when the pass runs: the key with the outcome's fingerprint, the key with
+    the error flag, the key, the tool."""
+    if depth == 0:
+        fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
+        return _mix(sa.keys, fa), _mix(sb.keys, fb)
+    if depth == 1:
+        return _mix(sa.keys, sa.outcomes.errors), _mix(sb.keys, sb.outcomes.errors)
+    if depth == 2:
+        return sa.keys, sb.keys
+    return sa.tools, sb.tools
+
+
+def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> array[int]:
+    """The aligned pairs of the four key-alignment passes (see the module docstring), as
+    a column: per entry of A, the entry of B it pairs with, or -1."""
+    partner = array("q", [-1]) * len(sa.keys)
     regions = [(0, len(sa.keys), 0, len(sb.keys))]
-    for depth, (ta, tb) in enumerate(passes):
-        last = depth == len(passes) - 1
+    for depth in range(4):
+        ta, tb = _pass_tokens(sa, sb, depth)
+        last = depth == 3
         next_regions: list[tuple[int, int, int, int]] = []
         for a0, a1, b0, b1 in regions:
-            found: list[tuple[int, int]] = []
-            _match_region(ta, tb, a0, a1, b0, b1, found, check)
-            found.sort()
-            pairs.extend(found)
+            # a region holds no pair of an earlier pass: its pairs are this pass's
+            _match_region(ta, tb, a0, a1, b0, b1, partner, check)
             if not last:
+                found = ((i, partner[i]) for i in range(a0, a1) if partner[i] >= 0)
                 next_regions.extend(_gaps(found, a0, a1, b0, b1))
         regions = next_regions
-    pairs.sort()
-    return pairs
+        del ta, tb
+    return partner
 
 
 def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> PackedRows:
@@ -562,8 +677,12 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
     sa, sb = _sides(a, b)
     rows = PackedRows(a, b)  # 18 bytes a row (packed.py)
     i = j = 0
-    for n, (pi, pj) in enumerate(_key_pairs(sa, sb, check)):
-        if check is not None and n % _CHECK_ROWS == 0:
+    partner = _key_pairs(sa, sb, check)
+    for pi in range(len(partner)):
+        pj = partner[pi]
+        if pj < 0:
+            continue
+        if check is not None and pi % _CHECK_ROWS == 0:
             check()
         rows.extend(_row(sa, sb, x, None) for x in range(i, pi))
         rows.extend(_row(sa, sb, None, y) for y in range(j, pj))

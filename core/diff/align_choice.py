@@ -86,7 +86,7 @@ def choose_alignment(a: Cassette, b: Cassette) -> AlignChoice:
     """``key`` when the runs part at an inserted step (see the module docstring), else
     ``seq``. Computes both cassettes' keys (``Cassette.digests``) if not done yet."""
     ta, tb = a._tools, b._tools
-    da, db = a.digests(), b.digests()
+    da, db = a.digest_codes(), b.digest_codes()  # equal exactly when the digests are
     n = min(len(a), len(b))
     k = next((i for i in range(n) if ta[i] != tb[i] or da[i] != db[i]), None)
     if k is None:

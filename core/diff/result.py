@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..format.cassette import Cassette
+from ..format.columns import NO_RESPONSE_HASH
 from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
 from ..format.outcome import outcome_index_job
 from ..keys.replay_key import repeated_flags
@@ -130,8 +131,8 @@ class DiffResult:
             if self._repeated is None:
                 a, b = self.a, self.b
                 self._repeated = (
-                    repeated_flags(a._tools, a.digests()),
-                    repeated_flags(b._tools, b.digests()),
+                    repeated_flags(a._tools, a.digest_codes()),
+                    repeated_flags(b._tools, b.digest_codes()),
                 )
             return self._repeated
 
@@ -406,11 +407,11 @@ def _unsure_pairs(a: Cassette, b: Cassette) -> int:
     """By-seq pairs with the same key whose stored responses are not byte-identical (see
     ``align.seq_statuses``): past ``_EXACT_BY_ENTRY_MAX`` the outcomes are read in one pass."""
     ha, hb = a.response_hashes(), b.response_hashes()
-    ka, kb = a.digests(), b.digests()
+    ka, kb = a.digest_codes(), b.digest_codes()
     return sum(
         1
         for i in range(min(len(a), len(b)))
-        if ka[i] == kb[i] and (ha[i] is None or ha[i] != hb[i])
+        if ka[i] == kb[i] and (ha[i] == NO_RESPONSE_HASH or ha[i] != hb[i])
     )
 
 

@@ -159,7 +159,6 @@ def check_every_line(cassette: Cassette) -> Answers:
     line_offsets = cassette._offsets
     keys = cassette._digests is None
     digests: list[str] = [""] * n if keys else []
-    stored = cassette._stored
     apply = cassette.rules.apply
     decode_response = _RESPONSE.decode
     checked = cassette._checked_record
@@ -183,10 +182,7 @@ def check_every_line(cassette: Cassette) -> Answers:
             offsets[i] = -1
         if keys:
             value = apply(record["tool"], record["args"])
-            made = fast_digest(value) or digest(value)
-            kept = stored[i]
-            # one string object for both, as the key pass keeps them
-            digests[i] = kept if kept is not None and made == kept else made
+            digests[i] = fast_digest(value) or digest(value)
     if keys:
         cassette._set_digests(digests)
     return Answers(cassette, offsets, lengths)

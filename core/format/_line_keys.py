@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from .columns import NO_RESPONSE_HASH
 from .digest import KeyRules, digest, fast_digest, sorted_json
 from .errors import CassetteFormatError
 from .jsontext import DuplicateKey, may_have_duplicates, parse_json
@@ -53,7 +54,7 @@ class LineKeys:
         response: Any,
         nonfinite: bool,
         raw: bytes | memoryview,
-    ) -> tuple[str, int | None]:
+    ) -> tuple[str, int]:
         """The digest of the args and the hash of the response bytes of one line.
 
         Args:
@@ -69,13 +70,14 @@ class LineKeys:
 
         Returns:
             ``(digest, hash)``: the digest as ``digest.digest`` gives it for the normalized
-            args; ``hash(bytes(response))``, or ``None`` without response bytes.
+            args; ``hash(bytes(response))``, or ``columns.NO_RESPONSE_HASH`` (-1) without
+            response bytes.
 
         Raises:
             CassetteFormatError: the args repeat a key in one object, or the line does not
                 parse (file, line, field), as the entry parse would say.
         """
-        hashed = hash(bytes(response)) if response else None
+        hashed = hash(bytes(response)) if response else NO_RESPONSE_HASH
         memo_key = None
         if args_raw is not None and not nonfinite and len(args_raw) <= _MEMO_MAX_BYTES:
             memo_key = (tool, args_raw)
@@ -91,7 +93,7 @@ class LineKeys:
                 args_raw = None
         if args_raw is None:
             args, finite = self._args_as_loaded(bytes(raw), line)
-            args_raw, hashed = b"", None  # the general parser checked for repeated keys
+            args_raw, hashed = b"", NO_RESPONSE_HASH  # the general parser checked for repeated keys
             memo_key = None
         if nonfinite:
             args, finite = decode_nonfinite(args), False

@@ -34,6 +34,7 @@ from . import _readahead as readahead
 from ._guard import FileIdentity
 from ._line_keys import LineKeys
 from ._view import Cassette, LoadReport
+from .columns import DigestColumn
 from .digest import NO_RULES, KeyRules
 from .errors import CassetteFormatError
 from .foreign_text import conflict_reason, encoding_problem, foreign_line, is_conflict_marker
@@ -304,8 +305,9 @@ class _Index:
         self.lenient = lenient
         #: computes each line's args digest and response hash as it is indexed, or None
         self.keys = keys
-        self.digests: list[str] = []
-        self.hashes: list[int | None] = []
+        # columns (``columns.py``): 8 bytes an entry, not a string or an int object
+        self.digests = DigestColumn()
+        self.hashes = array("q")
         self.seqs = array("q")
         # an entry's line is its index + 1 but after blank lines: the index of the entry
         # after each blank line is kept, and the line numbers are built from these at the end
@@ -313,7 +315,7 @@ class _Index:
         self.offsets = array("q")
         self.lengths = array("q")
         self.tools: list[str] = []
-        self.stored: list[str | None] = []
+        self.stored = DigestColumn()
         self.tool_names: dict[str, str] = {}  # interning: a few tool names, 100k references
         self.last_tool = ""
         self.report = LoadReport()
@@ -338,14 +340,17 @@ class _Index:
         decode = _HEADER.decode
         unset = msgspec.UNSET
         seqs_append, tools_append = self.seqs.append, self.tools.append
-        stored_append = self.stored.append
+        # a buffer's digests go to their columns at its end, a batch at C speed
+        stored_batch: list[str | None] = []
+        digests_batch: list[str] = []
+        stored_append = stored_batch.append
         offsets_append, lengths_append = self.offsets.append, self.lengths.append
         tool_names, last_tool = self.tool_names, self.last_tool
         seq_lo, seq_hi, seq_len = self.seq_digits
         failed = self.pending_error is not None
         lineno = self.lineno
         key_of = self.keys.of_line if self.keys is not None else None
-        digests_append, hashes_append = self.digests.append, self.hashes.append
+        digests_append, hashes_append = digests_batch.append, self.hashes.append
         while True:
             # -- one line: buf[pos:nl + 1] ---------------------------------------------
             nl = find(b"\n", pos)
@@ -437,6 +442,8 @@ class _Index:
             offsets_append(base + start)
             lengths_append(pos - start)  # one too many for a last line with no newline
         view.release()
+        self.stored.extend(stored_batch)
+        self.digests.extend(digests_batch)
         self.lineno, self.last_tool = lineno, last_tool
         self.seq_digits = (seq_lo, seq_hi, seq_len)
         return pos
@@ -544,11 +551,11 @@ class _Index:
         if not _ascending(seqs) and len(set(seqs)) == len(seqs):
             order = _in_seq_order(seqs)
             if keyed:
-                digests = [digests[k] for k in order]
-                hashes = [hashes[k] for k in order]
+                digests = digests.taken(order)
+                hashes = array("q", [hashes[k] for k in order])
             seqs = array("q", [seqs[k] for k in order])
             tools = [tools[k] for k in order]
-            stored = [stored[k] for k in order]
+            stored = stored.taken(order)
             lines = array("q", [lines[k] for k in order])
             offsets = array("q", [offsets[k] for k in order])
             lengths = array("q", [lengths[k] for k in order])

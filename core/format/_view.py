@@ -14,11 +14,12 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import msgspec
 
@@ -27,6 +28,12 @@ from ._answers import Answers, check_every_line
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._line_keys import LineKeys
 from ._writer import dump_record
+from .columns import (
+    NO_RESPONSE_HASH,
+    DigestColumn,
+    as_digest_column,
+    as_hash_column,
+)
 from .digest import NO_RULES, KeyRules, digest, fast_digest
 from .entry import Entry
 from .errors import CassetteFormatError
@@ -76,8 +83,8 @@ class Cassette(Sequence[Entry]):
         *,
         seqs: Sequence[int],
         tools: list[str],
-        digests: list[str] | None,
-        stored: list[str | None],
+        digests: Sequence[str | None] | None,
+        stored: Sequence[str | None],
         lines: Sequence[int],
         offsets: Sequence[int] | None = None,
         lengths: Sequence[int] | None = None,
@@ -86,22 +93,26 @@ class Cassette(Sequence[Entry]):
         report: LoadReport | None = None,
         metadata: dict[str, Any] | None = None,
         identity: FileIdentity | None = None,
-        response_hashes: list[int | None] | None = None,
+        response_hashes: Sequence[int | None] | None = None,
     ) -> None:
         self.path = path
         self.rules = rules
         self.report = report or LoadReport()
         #: Free-form facts about where the cassette came from (importers fill it).
         self.metadata: dict[str, Any] = metadata or {}
-        self._seqs, self._tools, self._digests = seqs, tools, digests
-        self._stored, self._lines = stored, lines
+        # the digests and response hashes as columns (``columns.py``): 8 bytes an entry
+        self._seqs, self._tools = seqs, tools
+        self._digests = as_digest_column(digests) if digests is not None else None
+        self._stored, self._lines = as_digest_column(stored), lines
         self._offsets, self._lengths, self._entries = offsets, lengths, entries
         self._cache: OrderedDict[int, Entry] = OrderedDict()
         self._seq_pos: dict[int, int] | None = None
         #: per entry, a hash of its response's bytes as stored (see ``response_hashes``);
         #: computed with the digests, on first use, for a file-backed cassette (or by a
         #: load with ``keys=True``, with the digests)
-        self._response_hashes = response_hashes
+        self._response_hashes = (
+            as_hash_column(response_hashes) if response_hashes is not None else None
+        )
         self._keys_lock = threading.Lock()
         #: the file descriptor entry access reads with (``raw_line``), opened on first use
         self._fd: int | None = None
@@ -179,24 +190,36 @@ class Cassette(Sequence[Entry]):
         gives (``fast_digest``, else ``digest``)."""
         digests = self._digests
         if digests is not None:
-            return digests[i]
+            return cast(str, digests[i])
         return fast_digest(normalized_args) or digest(normalized_args)
 
     def key(self, i: int) -> tuple[str, str]:
         """The replay key of entry ``i``: ``(tool, args digest)``."""
         return self._tools[i], self.digests()[i]
 
-    def digests(self) -> list[str]:
-        """Every entry's args digest under this cassette's rules, in entry order.
+    def digests(self) -> Sequence[str]:
+        """Every entry's args digest under this cassette's rules, in entry order (a
+        ``columns.DigestColumn``: 8 bytes an entry, each text made when it is read).
 
         A file-backed cassette computes them on first use, in one sequential read of the
         file (``load`` does not: opening a cassette to look at it never pays for them),
         together with ``response_hashes``; thread-safe."""
+        return cast(Sequence[str], self._digest_column())
+
+    def _digest_column(self) -> DigestColumn:
         digests = self._digests
         if digests is None:
             with self._compute_lock:
-                digests = run_job(self.keys_job())
+                run_job(self.keys_job())
+            digests = self._digests
+            assert digests is not None
         return digests
+
+    def digest_codes(self) -> array[int]:
+        """Per entry, an integer two entries share (of this cassette or another) exactly
+        when their ``digests()`` are equal: the digest's 8 bytes (``DigestColumn.codes``),
+        compared without making a text."""
+        return self._digest_column().codes
 
     def stored_digest(self, i: int) -> str | None:
         return self._stored[i]
@@ -229,16 +252,17 @@ class Cassette(Sequence[Entry]):
             return self._entries[i]
         return self._cache.get(i)
 
-    def response_hashes(self) -> list[int | None]:
-        """Per entry, an in-process hash of the response's bytes as stored, or ``None``
-        (an error entry, an in-memory cassette, a line read by the fallback parser). Equal
-        hashes mean byte-identical responses, hence equal values; different hashes say
-        nothing (``{"a":1}`` and ``{"a": 1}``): ``outcome.same_outcome`` compares fingerprints
-        then. Computed
-        with ``digests`` (one sequential read of the file), cached."""
+    def response_hashes(self) -> array[int]:
+        """Per entry, an in-process hash of the response's bytes as stored, or
+        ``columns.NO_RESPONSE_HASH`` (-1: an error entry, an in-memory cassette, a line
+        read by the fallback parser), in an ``array("q")``: 8 bytes an entry. Equal
+        hashes (not the mark) mean byte-identical responses, hence equal values; different
+        hashes say nothing (``{"a":1}`` and ``{"a": 1}``): ``outcome.same_outcome``
+        compares fingerprints then. Computed with ``digests`` (one sequential read of the
+        file), cached."""
         if self._response_hashes is None:
             if self._entries is not None or self.path is None:
-                self._response_hashes = [None] * len(self)
+                self._response_hashes = array("q", [NO_RESPONSE_HASH]) * len(self)
             elif self._digests is None:
                 self.digests()
             else:  # the digests came without them (a replayer's start): one pass for them
@@ -273,36 +297,40 @@ class Cassette(Sequence[Entry]):
         assert self._lengths is not None
         yield from _read_spans(self.path, self._offsets, self._lengths, self._identity)
 
-    def keys_job(self, cancel: CancelToken | None = None) -> JobGenerator[list[str]]:
+    def keys_job(self, cancel: CancelToken | None = None) -> JobGenerator[Sequence[str]]:
         """``digests()`` as a job: yields ``Progress(stage="keys", unit="entries")`` while a
         file-backed cassette computes its digests and response hashes (nothing to do when
         they are known); returns the digests. Raises ``Cancelled`` when ``cancel`` is set
         (checked every few thousand entries; nothing is kept then)."""
         if self._digests is not None:
-            return self._digests
+            return cast(Sequence[str], self._digests)
         digests, hashes = yield from self._key_pass(cancel)
         with self._keys_lock:
             if self._digests is None:
                 self._response_hashes = hashes
                 self._digests = digests
-            return self._digests
+            return cast(Sequence[str], self._digests)
 
     def _key_pass(
         self, cancel: CancelToken | None
-    ) -> JobGenerator[tuple[list[str], list[int | None]]]:
+    ) -> JobGenerator[tuple[DigestColumn, array[int]]]:
         """Every entry's args digest under the rules, and the hash of its response's bytes
-        (``None`` for an error entry or a line read by the fallback parser), in one
-        sequential read of the file (``_line_keys.LineKeys``: the same keys a load with
-        ``keys=True`` computes as it reads)."""
+        (``columns.NO_RESPONSE_HASH`` for an error entry or a line read by the fallback
+        parser), in one sequential read of the file (``_line_keys.LineKeys``: the same
+        keys a load with ``keys=True`` computes as it reads)."""
         n = len(self)
-        tools, lines, stored = self._tools, self._lines, self._stored
-        digests: list[str] = [""] * n
-        hashes: list[int | None] = [None] * n
+        tools, lines = self._tools, self._lines
+        # columns (``columns.py``), the digests converted a batch at a time
+        digests = DigestColumn()
+        hashes = array("q")
+        batch: list[str] = []
         decode = _KEYED.decode
         of_line = LineKeys(self.path, self.rules).of_line
         stage = self.path.name if self.path is not None else ""
         for i, raw in self.lines_bytes():
             if not i & 4095:
+                digests.extend(batch)
+                batch.clear()
                 yield Progress("keys", i, n, "entries", stage)
                 if cancel is not None:
                     cancel.raise_if_cancelled()
@@ -315,22 +343,22 @@ class Cassette(Sequence[Entry]):
             except (msgspec.DecodeError, RecursionError):
                 args_raw = response = None
                 nonfinite = NONFINITE_MARK in raw
-            digests[i], hashes[i] = of_line(tools[i], lines[i], args_raw, response, nonfinite, raw)
-            kept = stored[i]
-            if kept is not None and digests[i] == kept:
-                # one string object for both: a digest is 72 bytes, and a diff of 1M
-                # entries holds one per entry of each side
-                digests[i] = kept
+            made, hashed = of_line(tools[i], lines[i], args_raw, response, nonfinite, raw)
+            batch.append(made)
+            hashes.append(hashed)
+        digests.extend(batch)
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
 
     def _set_digests(self, digests: list[str]) -> None:
         """Keep the replay keys a pass over every line computed (the same values as
-        ``keys_job``), unless another thread kept its own first; the response hashes are
-        then computed when asked for (``response_hashes``: a replay never asks)."""
+        ``keys_job``, held as a ``DigestColumn``), unless another thread kept its own
+        first; the response hashes are then computed when asked for (``response_hashes``:
+        a replay never asks)."""
+        column = as_digest_column(digests)
         with self._keys_lock:
             if self._digests is None:
-                self._digests = digests
+                self._digests = column
 
     def checked_answers(self) -> Answers | None:
         """Check every entry of a file-backed cassette fully, once, as its parse would

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .columns import NO_RESPONSE_HASH
 from .errors import CassetteError
 from .jobs import CancelToken, JobGenerator, Progress, run_job
 from .jsontext import parse_json_checked, sorted_json_bytes
@@ -252,7 +253,7 @@ def same_outcome(a: Cassette, i: int, b: Cassette, j: int) -> bool:
     stored responses are byte-identical (``Cassette.response_hashes``: no parse), or their
     fingerprints are equal (``entry_fingerprint``)."""
     h = a.response_hashes()[i]
-    if h is not None and h == b.response_hashes()[j]:
+    if h != NO_RESPONSE_HASH and h == b.response_hashes()[j]:
         return True
     return entry_fingerprint(a, i) == entry_fingerprint(b, j)
 

@@ -125,9 +125,11 @@ def is_repeated(recorded: int, calls: int) -> bool:
     return calls > 1 or (calls >= 1 and recorded > 1)
 
 
-def repeated_flags(tools: Sequence[str], digests: Sequence[str]) -> bytearray:
+def repeated_flags(tools: Sequence[Hashable], digests: Sequence[Hashable]) -> bytearray:
     """Per entry, 1 when its key ``(tools[i], digests[i])`` is held by another entry too,
-    else 0: ``KeyIndex.count(key) > 1`` of every entry, in one byte each.
+    else 0: ``KeyIndex.count(key) > 1`` of every entry, in one byte each. ``digests``:
+    the digests' texts, or their codes (``Cassette.digest_codes``: equal exactly when the
+    texts are).
 
     Memory does not grow with a key object per entry (a diff of 1M entries): the digests
     are first counted into a table of saturating byte counters indexed by their hash

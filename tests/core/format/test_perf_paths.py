@@ -11,6 +11,7 @@ from cassette_tui.core.diff.align import align_by_seq, seq_statuses
 from cassette_tui.core.diff.model import Status
 from cassette_tui.core.diff.result import diff_cassettes
 from cassette_tui.core.format.cassette import Cassette
+from cassette_tui.core.format.columns import NO_RESPONSE_HASH
 from cassette_tui.core.format.digest import digest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -153,7 +154,9 @@ def test_response_hashes_are_byte_identity(tmp_path: Path) -> None:
     b = load(_write(tmp_path / "b.jsonl", [_entry(1, "t", {}, {"a": 1}), _entry(2, "t", {}, 3)]))
     ha, hb = a.response_hashes(), b.response_hashes()
     assert ha[0] == hb[0] and ha[1] != hb[1]
-    assert Cassette.from_entries(list(a)).response_hashes() == [None, None]
+    # no stored bytes in memory: the column's mark, never a real hash
+    assert list(Cassette.from_entries(list(a)).response_hashes()) == [NO_RESPONSE_HASH] * 2
+    assert NO_RESPONSE_HASH not in ha and NO_RESPONSE_HASH not in hb
 
 
 @settings(

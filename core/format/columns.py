@@ -1,0 +1,180 @@
+"""Per-entry columns of a cassette's index, in a few bytes an entry instead of a Python
+object and a pointer (issue 31: a diff of two 1M-entry runs holds one of each per entry).
+
+- ``DigestColumn``: args digests (``"sha256:"`` + 16 lowercase hex digits, ``digest.py``)
+  as their 8 raw bytes in an ``array("Q")``; the text is made when an entry is asked for.
+  A stored digest of another form (any string a file may hold) or none is kept as is,
+  aside. 8 bytes an entry against 80 (a 72-byte string and its pointer).
+- ``NO_RESPONSE_HASH``: the response-hash column (``Cassette.response_hashes``) is an
+  ``array("q")`` of ``hash(bytes)`` values, with this mark for "no hash": ``hash`` never
+  returns -1 (CPython maps it to -2), so the mark is never a real hash.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, cast, overload
+
+from .digest import DIGEST_PREFIX
+
+#: the response-hash column's "no hash" (an error entry, an in-memory cassette, a line
+#: read by the fallback parser); never a value of ``hash``
+NO_RESPONSE_HASH = -1
+
+_TEXT_LEN = len(DIGEST_PREFIX) + 16
+_HEX_START = len(DIGEST_PREFIX)
+#: digests in the standard form, back to back (a batch checked in one C-level match)
+_STANDARD_RUN = re.compile(f"(?:{re.escape(DIGEST_PREFIX)}[0-9a-f]{{16}})*")
+#: the byte order the codes are read in: they hold the digest's bytes in order
+_ORDER = sys.byteorder
+#: per-entry kinds (``_kinds``): the standard form, none, another text (kept aside)
+_STANDARD, _NONE, _OTHER = 0, 1, 2
+
+
+def _code_of(hex16: str) -> int:
+    return int.from_bytes(bytes.fromhex(hex16), _ORDER)
+
+
+def _is_standard(text: object) -> bool:
+    return (
+        type(text) is str and len(text) == _TEXT_LEN and _STANDARD_RUN.fullmatch(text) is not None
+    )
+
+
+class DigestColumn(Sequence[str | None]):
+    """A column of args digests, ``str`` or ``None`` per entry, in 8 bytes an entry for a
+    digest of the standard form (see the module docstring). Compares equal to a list of
+    the same values.
+
+    ``codes[i]`` is an integer that two standard digests share exactly when their texts
+    are equal (the engine's comparisons read it: no text is made); for an entry of
+    another form it is 0, and ``is_standard`` tells.
+    """
+
+    __slots__ = ("_kinds", "_other", "codes")
+
+    def __init__(self, values: Iterable[str | None] = ()) -> None:
+        self.codes = array("Q")
+        #: ``None`` while every entry is of the standard form, else a kind a byte
+        self._kinds: bytearray | None = None
+        self._other: dict[int, str] = {}
+        self.extend(values)
+
+    @property
+    def all_standard(self) -> bool:
+        """Every entry is a digest of the standard form: ``codes`` alone tell them apart."""
+        return self._kinds is None
+
+    def is_standard(self, i: int) -> bool:
+        return self._kinds is None or self._kinds[i] == _STANDARD
+
+    def append(self, text: str | None) -> None:
+        if _is_standard(text):
+            assert text is not None
+            self.codes.append(_code_of(text[_HEX_START:]))
+            if self._kinds is not None:
+                self._kinds.append(_STANDARD)
+            return
+        if self._kinds is None:
+            self._kinds = bytearray(len(self.codes))
+        if text is None:
+            self._kinds.append(_NONE)
+        else:
+            self._other[len(self.codes)] = text
+            self._kinds.append(_OTHER)
+        self.codes.append(0)
+
+    def extend(self, values: Iterable[str | None]) -> None:
+        """Append ``values``; a batch of standard digests is converted at C speed (one
+        join, one match, one ``bytes.fromhex``)."""
+        batch = values if isinstance(values, list) else list(values)
+        if not batch:
+            return
+        joined = None
+        if set(map(type, batch)) == {str} and set(map(len, batch)) == {_TEXT_LEN}:
+            joined = "".join(cast(list[str], batch))
+            if _STANDARD_RUN.fullmatch(joined) is None:
+                joined = None
+        if joined is None:
+            for text in batch:
+                self.append(text)
+            return
+        self.codes.frombytes(bytes.fromhex(joined.replace(DIGEST_PREFIX, "")))
+        if self._kinds is not None:
+            self._kinds.extend(bytes(len(batch)))
+
+    def taken(self, order: Iterable[int]) -> DigestColumn:
+        """A new column of the entries at the positions ``order``, in that order."""
+        out = DigestColumn()
+        order = list(order)
+        out.codes = array("Q", [self.codes[k] for k in order])
+        kinds = self._kinds
+        if kinds is not None:
+            out._kinds = bytearray(kinds[k] for k in order)
+            out._other = {n: self._other[k] for n, k in enumerate(order) if k in self._other}
+        return out
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, index: int) -> str | None: ...
+    @overload
+    def __getitem__(self, index: slice) -> DigestColumn: ...
+    def __getitem__(self, index: int | slice) -> str | None | DigestColumn:
+        if isinstance(index, slice):
+            return self.taken(range(*index.indices(len(self))))
+        code = self.codes[index]  # raises IndexError like a list
+        kinds = self._kinds
+        if kinds is not None and kinds[index] != _STANDARD:
+            if index < 0:
+                index += len(self)
+            return None if kinds[index] == _NONE else self._other[index]
+        return DIGEST_PREFIX + code.to_bytes(8, _ORDER).hex()
+
+    def __iter__(self) -> Iterator[str | None]:
+        if self._kinds is None:
+            prefix, order = DIGEST_PREFIX, _ORDER
+            for code in self.codes:
+                yield prefix + code.to_bytes(8, order).hex()
+        else:
+            for i in range(len(self)):
+                yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DigestColumn):
+            return (
+                self.codes == other.codes
+                and (self._kinds or bytearray(len(self))) == (other._kinds or bytearray(len(other)))
+                and self._other == other._other
+            )
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(x == y for x, y in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"DigestColumn({list(self)!r})"
+
+
+def digest_code(text: str) -> int | None:
+    """The ``DigestColumn.codes`` value of a digest of the standard form, else ``None``
+    (no entry of a column of standard digests holds that text)."""
+    return _code_of(text[_HEX_START:]) if _is_standard(text) else None
+
+
+def as_digest_column(values: Sequence[str | None]) -> DigestColumn:
+    """``values`` as a ``DigestColumn`` (itself when it is one already)."""
+    return values if isinstance(values, DigestColumn) else DigestColumn(values)
+
+
+def as_hash_column(values: Sequence[int | None] | Any) -> array[int]:
+    """Response hashes as the ``array("q")`` column (``None`` becomes ``NO_RESPONSE_HASH``);
+    an ``array`` is kept as it is."""
+    if isinstance(values, array):
+        return values
+    return array("q", [NO_RESPONSE_HASH if h is None else h for h in values])
