@@ -259,6 +259,8 @@ class BisectScreen(LoopJobScreen):
         self.current = None
         if result.out_dir is not None:
             self._say("#bisect-setup", self._setup_words(result.out_dir))
+        else:  # nothing was gated: the folder named before the start was never made
+            self._say("#bisect-setup", Text("nothing gated · no hybrid written"))
         how = "stopped" if result.cancelled else "done"
         self._say("#bisect-progress", Text(f"{how} · b bisects again", style="dim"))
         answer = self.query_one("#bisect-answer", Static)
