@@ -242,3 +242,36 @@ async def test_no_divergence_in_the_first_lines_is_not_no_divergence(
         )  # fmt: skip
         assert screen.result.first_divergence == 2499
         assert screen.steps.cursor == 2499
+
+
+def _loop_bar(app: CassetteApp) -> str:
+    from textual.widgets import Static
+
+    return str(app.screen.query_one("#loopbar", Static).render())
+
+
+@sync
+async def test_the_loop_bar_never_counts_the_first_lines_as_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the files are read, A is its first lines: the bar says ``Record N+`` (at
+    least those, more to come), never the first lines' count as if it were the run; once
+    read, the whole run's count."""
+    pa, pb = _files(tmp_path)
+    go_on = _hold_after_first_chunk(monkeypatch)
+    head_a = load_head(pa, max_bytes=4096)
+    app = CassetteApp(head_a, load_head(pb, max_bytes=4096), reading=(pa, pb))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, PairScreen)
+        await wait_until(pilot, lambda: PROGRESS.search(_header(app)), "a progress line")
+        bar = _loop_bar(app)
+        assert f"Record {len(head_a)}+ " in bar, bar
+        go_on.set()
+        await wait_until(
+            pilot,
+            lambda: screen.session.reading is None and screen.result is not None
+            and screen.result.exact,
+            "the whole files' diff",
+        )  # fmt: skip
+        assert f"Record {LINES} " in _loop_bar(app)

@@ -58,11 +58,14 @@ class PairScreen(SwapKeysScreen):
         self._preview: DiffResult | None = None
         #: set once those rows are painted (the reading waits for it)
         self._painted: threading.Event | None = None
+        #: the loop bar was last built with A read whole (its Record count is the run's)
+        self._bar_read = True
 
     def compose_bars(self) -> ComposeResult:
         yield Static(self._loop_bar_text(), id="loopbar")
 
     def _loop_bar_text(self) -> Text:
+        self._bar_read = self.session.reading is None  # Record's count is the whole run's
         width = (self.size.width or self.app.size.width) - 2  # the bar's padding
         return loop_bar(loop_stages(self.session, self.result), width)
 
@@ -215,6 +218,8 @@ class PairScreen(SwapKeysScreen):
                 what += f" {printable(progress.message)}"
         what += " · escape stops"
         self.show_summary(self._loading_or_rows(what))
+        if not self._bar_read and self.session.reading is None:
+            self.refresh_loop_bar()  # the files are read: Record counts the whole run
 
     def _loading_or_rows(self, what: str) -> Text:
         """The header while a job runs: the rows' header with ``what`` on its last line
