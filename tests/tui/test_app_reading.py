@@ -275,3 +275,78 @@ async def test_the_loop_bar_never_counts_the_first_lines_as_the_run(
             "the whole files' diff",
         )  # fmt: skip
         assert f"Record {LINES} " in _loop_bar(app)
+
+
+LINT_PROGRESS = re.compile(r"linting: ([\d,]+) / ([\d,]+) entries")
+
+
+def _hold_lint_halfway(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The single screen's lint, held at its middle entry until the returned event is set
+    (the test, not the machine's speed, decides what is on screen)."""
+    from cassette_tui.tui.screens import single as single_screen
+
+    go_on = threading.Event()
+    real = single_screen.lint
+
+    def held(cassette, each=None, tail=None):  # type: ignore[no-untyped-def]
+        def slow(i, entry, raw):  # type: ignore[no-untyped-def]
+            if each is not None:
+                each(i, entry, raw)
+            if i == len(cassette) // 2:
+                go_on.wait(60)
+
+        return real(cassette, slow, tail)
+
+    monkeypatch.setattr(single_screen, "lint", held)
+    return go_on
+
+
+@sync
+async def test_one_large_file_alone_says_how_far_its_lint_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One file alone: the rows at once, then "linting: n / N entries · escape stops" in
+    the header while the entries are read (never a bare "linting…" for the whole read),
+    then the findings."""
+    from cassette_tui.tui.screens.single import SingleScreen
+
+    pa, _ = _files(tmp_path)
+    go_on = _hold_lint_halfway(monkeypatch)
+    app = CassetteApp(load(pa))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SingleScreen)
+
+        def counted() -> bool:
+            found = LINT_PROGRESS.search(_header(app))
+            return found is not None and int(found[1].replace(",", "")) > 0
+
+        await wait_until(pilot, counted, "a lint progress line")
+        found = LINT_PROGRESS.search(_header(app))
+        assert found is not None and found[2] == f"{LINES:,}"
+        assert int(found[1].replace(",", "")) <= LINES // 2
+        assert "escape stops" in _header(app)
+        go_on.set()
+        await wait_until(pilot, lambda: screen.findings is not None, "the findings")
+        assert not LINT_PROGRESS.search(_header(app))
+
+
+@sync
+async def test_escape_stops_the_lint_of_one_large_file_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cassette_tui.tui.screens.single import SingleScreen
+
+    pa, _ = _files(tmp_path)
+    go_on = _hold_lint_halfway(monkeypatch)
+    app = CassetteApp(load(pa))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SingleScreen)
+        await wait_until(pilot, lambda: LINT_PROGRESS.search(_header(app)), "lint progress")
+        await pilot.press("escape")
+        go_on.set()
+        await wait_until(pilot, lambda: "lint stopped" in _header(app), "the stop said")
+        assert screen.findings == [] and len(screen.model) == LINES  # the rows stay
+        await pilot.press("n")
+        assert "lint stopped" in notes(app)

@@ -123,9 +123,14 @@ def pair_summary(
 
 
 def single_summary(
-    cassette: Cassette, findings: list[Finding] | None, error: str | None = None
+    cassette: Cassette,
+    findings: list[Finding] | None,
+    error: str | None = None,
+    *,
+    progress: str | None = None,
 ) -> Text:
-    """Header lines for one cassette alone (``error``: why the lint could not finish)."""
+    """Header lines for one cassette alone (``error``: why the lint could not finish;
+    ``progress``: how far it is, ``linting: 41,000 / 100,000 entries · escape stops``)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("cassette ", style="bold")
     text.append(file_label(cassette))
@@ -140,7 +145,7 @@ def single_summary(
     if error is not None:
         text.append(printable(error), style="bold")
     elif findings is None:
-        text.append("linting…", style="dim italic")
+        text.append(printable(progress) if progress else "linting…", style="dim italic")
     elif not findings:
         text.append("no lint findings")
     else:
