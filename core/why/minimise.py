@@ -171,7 +171,11 @@ class MinimiseResult:
         """``2 of 20 entries keep the failure: seq 4 check, seq 9 check``, or why there is
         nothing to minimise."""
         if self.minimal is None:
-            return f"nothing to minimise: {self.problem}" if self.problem else "no answer"
+            if self.problem:
+                return f"nothing to minimise: {self.problem}"
+            if self.cancelled:  # stopped during the whole cassette's gate
+                return "stopped before the whole cassette's gate ended: no answer yet"
+            return "no answer"
         shown = zip(self.seqs[:NAMED], self.tools[:NAMED], strict=True)
         named = ", ".join(f"seq {s} {t}" for s, t in shown)
         if len(self.seqs) > NAMED:

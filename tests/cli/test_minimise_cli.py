@@ -232,3 +232,20 @@ def test_one_replay_is_singular(tmp_path: Path) -> None:
     done = cli("minimise", str(cassette), "--agent", f"{sys.executable} -c pass", "-n", "1")
     assert done.returncode == 2, done.stderr
     assert "0 candidates, 1 replay\n" in done.stdout, done.stdout
+
+
+def test_ctrl_c_before_anything_was_removed_says_so_not_that_nothing_can_be() -> None:
+    """Cancelled with every entry still kept: no file, and the words say the search was
+    stopped, never that the cassette cannot be made smaller; cancelled during the whole
+    cassette's gate: no answer yet, not a bare "no answer"."""
+    from cassette_tui.core.why.minimise import MinimiseResult
+    from cassette_tui.tui.commands.minimise import minimise_lines
+
+    early = MinimiseResult("fail.jsonl", 2, 1, minimal=[0, 1], seqs=[1, 2],
+                           tools=["check", "check"], cancelled=True)  # fmt: skip
+    text = "\n".join(minimise_lines(early, None))
+    assert "no file written: no entry was removed before the search was cancelled" in text
+    assert "cannot be made smaller" not in text
+    first = MinimiseResult("fail.jsonl", 2, 1, cancelled=True)
+    text = "\n".join(minimise_lines(first, None))
+    assert "cancelled: stopped before the whole cassette's gate ended: no answer yet" in text

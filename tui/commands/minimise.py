@@ -152,7 +152,9 @@ def minimise_lines(
             f"runs kept in {safe(str(runs_dir))}: whole/, candidate-NNN/ (their cassettes "
             "in candidates/)"
         )
-    if result.nothing_removed:
+    if result.nothing_removed and result.cancelled:
+        lines.append("no file written: no entry was removed before the search was cancelled")
+    elif result.nothing_removed:
         lines.append(
             "no file written: the cassette cannot be made smaller (attach it as it is; exit 1)"
         )
