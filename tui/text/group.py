@@ -154,7 +154,7 @@ def segment_lines(chain: list[Node], runs: list[GroupedRun], most: int = 4) -> l
 #: the tree's header when no run passed or failed as far as its files say (as ``group``)
 UNKNOWN_OUTCOMES = (
     "no run's outcome is known, so none can part passes from failures:\n"
-    "record writes RUN.end.json beside a cassette; a gate's --runs-dir, run-NN.end.json"
+    "record writes RUN.end.json beside a cassette; a gate, run-NN.end.json"
 )
 
 
