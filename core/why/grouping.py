@@ -307,13 +307,39 @@ def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[Grouped
         passed = _passed(cassette)
         end = path.with_suffix(".end.json")
         if passed is None and end.is_file():  # a gate's runs folder: how the run ended
-            try:
-                code = json.loads(end.read_text(encoding="utf-8")).get("exit")
-            except (OSError, ValueError, AttributeError):
-                code = None
+            code = _end_exit(end)
             passed = None if code is None else code == 0
         runs.append(GroupedRun(str(path), _keys(cassette), passed, None, cassette))
     return runs
+
+
+def _end_exit(end: Path) -> int | None:
+    """The exit status ``RUN.end.json`` / ``run-NN.end.json`` records (``loop/record.py``,
+    ``loop/_reaper.py``): ``None`` when it says none (a run killed by a signal).
+
+    Raises:
+        CassetteFormatError: the file cannot be read, is not a JSON object, or its
+            ``exit`` is not an integer or null (``"0"`` would read as a failure).
+    """
+    try:
+        doc = json.loads(end.read_bytes())
+    except OSError as exc:
+        raise CassetteFormatError(end, None, None, f"cannot be read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise CassetteFormatError(
+            end, None, None, f"not valid JSON ({exc}): how the run ended is unknown; fix or "
+            "remove it"
+        ) from exc  # fmt: skip
+    if not isinstance(doc, dict):
+        raise CassetteFormatError(end, None, None, 'not a JSON object: expected {"exit": N}')
+    code = doc.get("exit")
+    if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
+        raise CassetteFormatError(
+            end, None, "exit",
+            f"{json.dumps(code)} is not a number: the agent's exit status, as in "
+            '{"exit": 1}',
+        )  # fmt: skip
+    return code
 
 
 def _keys(cassette: Cassette) -> list[Key]:

@@ -146,3 +146,37 @@ def test_a_folders_runs_name_no_task(tmp_path: Path) -> None:
     assert len(runs_of([str(folder)])) == 1
     with pytest.raises(CassetteFormatError, match="no run to group for task 1"):
         runs_of([str(folder)], None, "1")
+
+
+@pytest.mark.parametrize(
+    ("end", "why"),
+    [
+        ('{"exit": "0"}', 'field \'exit\': "0" is not a number'),
+        ("garbage{", "not valid JSON"),
+        ("[0]", "not a JSON object"),
+        ('{"exit": true}', "field 'exit': true is not a number"),
+    ],
+)
+def test_a_bad_end_file_is_an_error_naming_it_never_a_silent_outcome(
+    tmp_path: Path, end: str, why: str
+) -> None:
+    """How a run ended comes from its RUN.end.json: ``{"exit": "0"}`` used to count as a
+    failure and a file that is not JSON as unknown, both silently; now either is an error
+    naming the file and the field. ``{"exit": null}`` (a run killed by a signal) stays
+    unknown."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name in ("a", "b"):
+        write_cassette(folder / f"{name}.jsonl", {"seq": 1, "tool": "t", "args": {}, "response": 1})
+    (folder / "a.end.json").write_text('{"exit": null, "signal": 9}')
+    (folder / "b.end.json").write_text(end)
+    with pytest.raises(CassetteFormatError) as raised:
+        runs_of([str(folder)])
+    assert raised.value.path == str(folder / "b.end.json") and why in str(raised.value)
+    (folder / "b.end.json").write_text('{"exit": 0}')
+    runs = runs_of([str(folder)])
+    assert [r.passed for r in runs] == [None, True]
+    done = cli("group", str(folder))
+    assert (
+        done.returncode == 0 and "2 runs (1 passed, 0 failed, 1 of unknown outcome)" in done.stdout
+    )
