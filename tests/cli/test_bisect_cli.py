@@ -132,3 +132,17 @@ def test_one_differing_response_is_singular(tmp_path: Path) -> None:
     assert len(steps) == 1
     lines = bisect_lines(BisectResult(str(a), str(b), steps, None, problem="x"))
     assert lines[1].startswith("1 differing response;"), lines[1]
+
+
+def test_swap_json_names_the_cassette_as_without_swap_absolute(tmp_path: Path) -> None:
+    """docs/json.md: ``cassette`` is the path spec as given, absolute, for replay and gate;
+    with --swap it was the relative path as typed (another document for one field)."""
+    _pair(tmp_path, 2)
+    agent = agent_cmd("--steps", "2", "--needs", "9", script=AGENT)
+    for command in (["replay"], ["gate", "--runs", "1"]):
+        plain = json.loads(cli(*command, "fail.jsonl", "--agent", agent, "--json",
+                               cwd=tmp_path).stdout)  # fmt: skip
+        swapped = json.loads(cli(*command, "fail.jsonl", "--agent", agent, "--json",
+                                 "--swap", "1=pass.jsonl:1", cwd=tmp_path).stdout)  # fmt: skip
+        assert plain["cassette"] == str(tmp_path / "fail.jsonl")
+        assert swapped["cassette"] == plain["cassette"], command
