@@ -30,7 +30,7 @@ from ..loop.gate import gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .hybrid import DifferingStep, differing_steps, write_hybrid
-from .oracle import candidate_options, gate_outcome
+from .oracle import MEASURED_NOTHING, candidate_options, gate_outcome
 
 #: exit statuses, as the gate's: 0 found, 1 found with unresolved candidates, 2 no answer
 EXIT_FOUND = 0
@@ -47,6 +47,8 @@ class Candidate:
     why: str
     cassette: Path
     runs: int
+    #: the gate's verdict (``deterministic``, ``no_tool_call``, ...)
+    verdict: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -186,7 +188,7 @@ def bisect_job(
         if gate.cancelled:
             raise Cancelled("bisect cancelled")
         outcome, why = gate_outcome(gate)
-        candidate = Candidate(tuple(subset), outcome, why, path, gate.runs)
+        candidate = Candidate(tuple(subset), outcome, why, path, gate.runs, gate.verdict)
         result.candidates.append(candidate)
         yield Progress("bisect", n, None, "candidates", f"{outcome} with {len(subset)} from A",
                        item=candidate)  # fmt: skip
@@ -254,6 +256,12 @@ _PARTED = {
 
 def _end_problem(what: str, expected: str, candidate: Candidate) -> str:
     got = candidate.outcome if not candidate.why else f"{candidate.outcome} ({candidate.why})"
+    if candidate.verdict in MEASURED_NOTHING:  # the agent's setup, not the responses
+        return (
+            f"the agent made no tool call with {what} ({candidate.why}): the gate measured "
+            "nothing, so the question has no answer yet; check that the agent runs: "
+            f"cassette-tui gate {quote(str(candidate.cassette))}"
+        )
     return (
         f"with {what} the agent should {expected} every run, but the gate says {got}: "
         f"the difference in responses does not explain the outcome offline "

@@ -46,7 +46,7 @@ from ..loop.gate import VERDICT_EXIT, GateResult, gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .failure import Failure, commonest, run_failure
-from .oracle import candidate_options
+from .oracle import candidate_options, gate_outcome
 from .shrink import Part, PathParts, child_containers, format_path, keeping, parts
 from .subset import Subsets, sidecar_for
 
@@ -458,7 +458,8 @@ def _judge_whole(result: MinimiseResult, whole: GateResult, allow_flaky: bool) -
     ``problem`` and the exit status the gate would have."""
     verdict = whole.verdict
     if verdict in ("no_replay", "no_tool_call", "incomplete"):
-        result.problem = f"the gate of the whole cassette measured nothing ({verdict})"
+        _, why = gate_outcome(whole)  # with what the agent died of, when it did
+        result.problem = f"the gate of the whole cassette measured nothing ({why})"
         result.problem_exit = VERDICT_EXIT[verdict]
         return False
     outside = [(r, why) for r, kind, why in whole.replays() if kind == "infrastructure"]

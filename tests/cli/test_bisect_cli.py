@@ -146,3 +146,16 @@ def test_swap_json_names_the_cassette_as_without_swap_absolute(tmp_path: Path) -
                                  "--swap", "1=pass.jsonl:1", cwd=tmp_path).stdout)  # fmt: skip
         assert plain["cassette"] == str(tmp_path / "fail.jsonl")
         assert swapped["cassette"] == plain["cassette"], command
+
+
+def test_an_agent_that_dies_on_import_is_named_and_no_set_is_claimed(tmp_path: Path) -> None:
+    import shlex
+    import sys
+
+    fail, passing = _pair(tmp_path, 2)
+    agent = shlex.join([sys.executable, "-c", "raise ModuleNotFoundError('No module named x')"])
+    done = cli("bisect", str(fail), str(passing), "--agent", agent, "-n", "1")
+    assert done.returncode == 2, done.stderr
+    assert "ModuleNotFoundError: No module named x" in done.stdout
+    assert "the agent made no tool call" in done.stdout
+    assert "the set is minimal" not in done.stdout  # there is no set

@@ -254,3 +254,27 @@ def test_identical_runs_say_nothing_in_the_recordings_tells_them_apart(tmp_path:
     assert result.exit_status == EXIT_NO_ANSWER
     assert "the same calls with the same responses" in result.problem
     assert f"cassette-tui gate {fail}" in result.problem
+
+
+def _crashing_agent() -> AgentCommand:
+    """An agent that dies on import, before any tool call (a venv without the package)."""
+    import shlex
+    import sys
+
+    from cassette_tui.core.loop.agent import resolve_agent
+
+    code = "raise ModuleNotFoundError(\"No module named 'my_agent_deps'\")"
+    return resolve_agent(shlex.join([sys.executable, "-c", code]), None)
+
+
+def test_an_agent_that_never_reaches_a_tool_call_is_named_as_the_problem(tmp_path: Path) -> None:
+    """The agent crashes on import: the first end's gate measured nothing. The answer says
+    the agent made no tool call and why (its last line of stderr), not that the responses
+    do not explain the outcome, and no "set minimal among the resolved" is claimed."""
+    fail, passing = _pair(tmp_path, 2)
+    result = run_job(bisect_job(fail, passing, _crashing_agent(), tmp_path / "out", runs=1))
+    assert result.exit_status == EXIT_NO_ANSWER and result.minimal is None
+    assert "does not explain the outcome" not in result.problem
+    assert "the agent made no tool call" in result.problem
+    assert "ModuleNotFoundError: No module named 'my_agent_deps'" in result.problem
+    assert "ModuleNotFoundError" in result.candidates[0].why

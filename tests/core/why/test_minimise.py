@@ -352,3 +352,18 @@ def test_keeping_parts_of_a_container_leaves_the_rest(value: object, data: st.Da
         else:
             assert inner == [v for i, v in enumerate(want) if i in sub]
     assert value == before  # the recorded response is never changed in place
+
+
+def test_a_whole_gate_that_measured_nothing_says_why(tmp_path: Path) -> None:
+    """An agent that dies on import: nothing to minimise, and the problem names what the
+    agent died of (its last line of stderr), not the verdict's name alone."""
+    import shlex
+    import sys
+
+    cassette = _steps(tmp_path, 2)
+    code = "raise ModuleNotFoundError(\"No module named 'my_agent_deps'\")"
+    agent = resolve_agent(shlex.join([sys.executable, "-c", code]), None)
+    result = run_job(minimise_job(cassette, agent, OPTIONS, runs=1))
+    assert result.minimal is None and result.exit_status == 2
+    assert "measured nothing (no_tool_call" in result.problem
+    assert "ModuleNotFoundError: No module named 'my_agent_deps'" in result.problem
