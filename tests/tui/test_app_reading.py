@@ -350,3 +350,21 @@ async def test_escape_stops_the_lint_of_one_large_file_and_says_so(
         assert screen.findings == [] and len(screen.model) == LINES  # the rows stay
         await pilot.press("n")
         assert "lint stopped" in notes(app)
+
+
+@sync
+async def test_a_small_file_beside_a_large_one_is_not_called_its_first_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large A against a small (here empty) B: while A is read, B's head is its whole
+    file, so the header gives B's size, never "B b.jsonl (first 0)"."""
+    pa, _ = _files(tmp_path)
+    pb = write_cassette(tmp_path / "b.jsonl")
+    go_on = _hold_after_first_chunk(monkeypatch)
+    app = CassetteApp(load_head(pa, max_bytes=4096), load_head(pb), reading=(pa, pb))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: PROGRESS.search(_header(app)), "a progress line")
+        header = _header(app)
+        assert "(first " in header.split("B b.jsonl")[0]  # A is its first lines
+        assert "B b.jsonl (first" not in header and "B b.jsonl (empty" in header
+        go_on.set()

@@ -227,7 +227,7 @@ class PairScreen(SwapKeysScreen):
         if self.result is not None and (
             self.result.align == self.session.align or self.session.reading is not None
         ):
-            first_lines = self.result is self._preview
+            first_lines = self.session.heads_cut() if self.result is self._preview else False
             return pair_summary(
                 self.result, with_findings=False, note=what, first_lines=first_lines
             )
@@ -245,7 +245,8 @@ class PairScreen(SwapKeysScreen):
             self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
             rows = len(self.result.rows)
             words = f"reading stopped: the rows of the first {rows:,} lines (a reads again)"
-            summary = pair_summary(self.result, with_findings=False, note=words, first_lines=True)
+            cut = self.session.heads_cut()
+            summary = pair_summary(self.result, with_findings=False, note=words, first_lines=cut)
             self.show_summary(summary)
             self.steps.loading = False
             return
@@ -287,7 +288,9 @@ class PairScreen(SwapKeysScreen):
             self._preview = result
             note = message.note or "reading the files…"
             self.show_summary(
-                pair_summary(result, with_findings=False, note=note, first_lines=True)
+                pair_summary(
+                    result, with_findings=False, note=note, first_lines=self.session.heads_cut()
+                )
             )
             self.show_rows(message.rows, message.cursor)
             painted = self._painted

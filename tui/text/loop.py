@@ -55,7 +55,7 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
     a, b = session.a, session.b
     record = str(len(a)) if a is not None else "–"
     reading = a is not None and session.reading is not None
-    if reading:  # A is its file's first lines: at least these, the rest still unread
+    if a is not None and reading:  # A is its file's first lines: the rest still unread
         record = f"{len(a)}+"
     if result is None:
         diff = "…"
