@@ -54,7 +54,7 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
     agent = session.agent is not None
     a, b = session.a, session.b
     record = str(len(a)) if a is not None else "–"
-    reading = a is not None and session.reading is not None
+    reading = a is not None and session.heads_cut()[0]
     if a is not None and reading:  # A is its file's first lines: the rest still unread
         record = f"{len(a)}+"
     if result is None:
