@@ -292,7 +292,13 @@ class BisectScreen(LoopJobScreen):
 
     def _hybrid(self) -> Path | None:
         if not len(self.rows):
-            self.app.notify("no hybrid cassette yet: the first candidate is being gated", timeout=3)
+            done = self.result is not None and not self.running
+            words = (
+                "no hybrid cassette: the bisect gated none (its answer says why)"
+                if done
+                else "no hybrid cassette yet: the first candidate is being gated"
+            )
+            self.app.notify(words, timeout=3)
             return None
         return self.rows.rows[self.hybrid_list.cursor].path
 
