@@ -368,3 +368,39 @@ async def test_a_small_file_beside_a_large_one_is_not_called_its_first_lines(
         assert "(first " in header.split("B b.jsonl")[0]  # A is its first lines
         assert "B b.jsonl (first" not in header and "B b.jsonl (empty" in header
         go_on.set()
+
+
+def test_one_large_file_alone_is_read_with_progress_before_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cassette-tui BIG.jsonl` alone: its lines are indexed before the terminal is taken
+    (seconds for a 1M-entry file): the read reports its lines on stderr's progress bar
+    instead of a blank terminal; a small file opens as before, with no bar."""
+    from contextlib import contextmanager
+
+    import cassette_tui.tui.commands.open_app as open_app_module
+    from cassette_tui.core.format.jobs import Progress
+    from cassette_tui.tui.commands.open_app import open_app
+    from click.testing import CliRunner
+
+    pa, _ = _files(tmp_path)
+    events: list[Progress] = []
+
+    @contextmanager
+    def recorded(enabled: bool | None = None):  # type: ignore[no-untyped-def]
+        yield events.append
+
+    opened: list[CassetteApp] = []
+    monkeypatch.setattr(CassetteApp, "run", lambda self, **kw: opened.append(self))
+    monkeypatch.setattr(open_app_module, "terminal_problem", lambda: None)
+    monkeypatch.setattr(open_app_module, "progress_on_stderr", recorded)
+    result = CliRunner().invoke(open_app, [str(pa)])
+    assert result.exit_code == 0, result.output
+    assert events == [] and len(opened[-1].session.a or ()) == LINES  # small: no bar
+
+    monkeypatch.setattr(open_app_module, "READ_IN_APP_BYTES", pa.stat().st_size // 2)
+    result = CliRunner().invoke(open_app, [str(pa)])
+    assert result.exit_code == 0, result.output
+    assert len(opened[-1].session.a or ()) == LINES
+    assert events and events[-1].unit == "lines" and events[-1].done == LINES
+    assert all(e.done <= (e.total or e.done) for e in events)
