@@ -272,7 +272,7 @@ def runs_of(
         where = Path(sources[0]) if sources else Path(".")
         why = "no run to group" + (f" for task {task}" if task else "")
         if task is None and where.is_dir():
-            why += " (a folder's runs are its *.jsonl cassettes)"
+            why += " (a folder's runs are its *.jsonl cassettes but *.min.jsonl, *.live.jsonl)"
         raise CassetteFormatError(where, None, None, why)
     return out
 
@@ -300,9 +300,16 @@ def gate_runs(results: Iterable[RunResult], rules: KeyRules | None = None) -> li
 _FAILED = frozenset({"failed", "crashed", "timeout"})
 
 
+#: what the why tools write beside a recording, which is no run of the agent: minimise's
+#: subset (``RUN.min.jsonl``) and verify's live answers (``RUN.live.jsonl``)
+NOT_RUNS = (".min.jsonl", ".live.jsonl")
+
+
 def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[GroupedRun]:
     runs = []
     for path in sorted(folder.glob("*.jsonl")):
+        if path.name.endswith(NOT_RUNS):
+            continue
         cassette = load(path, rules=rules)
         passed = _passed(cassette)
         end = path.with_suffix(".end.json")

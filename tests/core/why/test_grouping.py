@@ -151,7 +151,7 @@ def test_a_folders_runs_name_no_task(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("end", "why"),
     [
-        ('{"exit": "0"}', 'field \'exit\': "0" is not a number'),
+        ('{"exit": "0"}', "field 'exit': \"0\" is not a number"),
         ("garbage{", "not valid JSON"),
         ("[0]", "not a JSON object"),
         ('{"exit": true}', "field 'exit': true is not a number"),
@@ -180,3 +180,21 @@ def test_a_bad_end_file_is_an_error_naming_it_never_a_silent_outcome(
     assert (
         done.returncode == 0 and "2 runs (1 passed, 0 failed, 1 of unknown outcome)" in done.stdout
     )
+
+
+def test_the_why_tools_outputs_beside_the_runs_are_not_runs(tmp_path: Path) -> None:
+    """minimise writes RUN.min.jsonl and verify RUN.live.jsonl beside the recording: in a
+    folder of one's recordings those are not runs of the agent (a subset, the tools'
+    live answers), so group leaves them out instead of counting them as runs of unknown
+    outcome."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    one = {"seq": 1, "tool": "t", "args": {}, "response": 1}
+    for name, code in (("fail", 1), ("fix", 0)):
+        write_cassette(folder / f"{name}.jsonl", one)
+        (folder / f"{name}.end.json").write_text(json.dumps({"exit": code}))
+    write_cassette(folder / "fail.min.jsonl", one)
+    write_cassette(folder / "fail.live.jsonl", {**one, "verified_seq": 1})
+    runs = runs_of([str(folder)])
+    assert sorted(Path(r.name).name for r in runs) == ["fail.jsonl", "fix.jsonl"]
+    assert [r.passed for r in runs] == [False, True]
