@@ -38,6 +38,15 @@ EXIT_UNSURE = 1
 EXIT_NO_ANSWER = 2
 
 
+class FolderInUse(FileExistsError):
+    """The hybrids' folder holds a previous bisect's candidates (``path``: the folder, the
+    file at fault a ``--json`` error names)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(f"{folder}: holds a previous bisect's candidates; name another folder")
+        self.path = str(folder)
+
+
 @dataclass
 class Candidate:
     """One hybrid tried: the steps taken from A, the outcome, why, and its file."""
@@ -172,9 +181,7 @@ def bisect_job(
     # checked before any replay: found after them, a minimal.jsonl there failed the whole
     # bisect at its last step
     if any(out_dir.glob("candidate-*.jsonl")) or (out_dir / "minimal.jsonl").exists():
-        raise FileExistsError(
-            f"{out_dir}: holds a previous bisect's candidates; name another folder"
-        )
+        raise FolderInUse(out_dir)
     result = BisectResult(str(failing), str(passing), steps, None, out_dir=out_dir)
 
     def test(subset: Sequence[DifferingStep]) -> JobGenerator[str]:

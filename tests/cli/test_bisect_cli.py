@@ -159,3 +159,16 @@ def test_an_agent_that_dies_on_import_is_named_and_no_set_is_claimed(tmp_path: P
     assert "ModuleNotFoundError: No module named x" in done.stdout
     assert "the agent made no tool call" in done.stdout
     assert "the set is minimal" not in done.stdout  # there is no set
+
+
+def test_a_used_hybrids_folder_is_the_file_at_fault_in_json(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 2)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "minimal.jsonl").write_text("mine\n")
+    done = cli("bisect", str(fail), str(passing), "--agent", "true", "--out", str(out), "--json")
+    assert done.returncode == 2
+    assert json.loads(done.stdout) == {
+        "error": f"{out}: holds a previous bisect's candidates; name another folder",
+        "file": str(out),
+    }
