@@ -266,6 +266,8 @@ def runs_of(
         elif task is None or spec.trial is not None:  # one run: a cassette, FILE#task=6,trial=2
             cassette = open_cassette(source, task=task, rules=rules)
             passed = _passed(cassette)
+            if passed is None and spec.task is None and spec.trial is None:
+                passed = _ended(spec.path)  # RUN.end.json, as for a folder's runs
             out.append(GroupedRun(source, _keys(cassette), passed, spec.task, cassette))
         # else: a single-run file names no task, so it holds none of ``task``'s runs
     if not out:
@@ -312,12 +314,20 @@ def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[Grouped
             continue
         cassette = load(path, rules=rules)
         passed = _passed(cassette)
-        end = path.with_suffix(".end.json")
-        if passed is None and end.is_file():  # a gate's runs folder: how the run ended
-            code = _end_exit(end)
-            passed = None if code is None else code == 0
+        if passed is None:
+            passed = _ended(path)
         runs.append(GroupedRun(str(path), _keys(cassette), passed, None, cassette))
     return runs
+
+
+def _ended(cassette: Path) -> bool | None:
+    """Whether the run recorded at ``cassette`` passed, as ``RUN.end.json`` beside it says
+    (``record``'s, a gate runs folder's ``run-NN.end.json``): ``None`` without one."""
+    end = cassette.with_suffix(".end.json")
+    if not end.is_file():
+        return None
+    code = _end_exit(end)
+    return None if code is None else code == 0
 
 
 def _end_exit(end: Path) -> int | None:

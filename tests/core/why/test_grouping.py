@@ -198,3 +198,17 @@ def test_the_why_tools_outputs_beside_the_runs_are_not_runs(tmp_path: Path) -> N
     runs = runs_of([str(folder)])
     assert sorted(Path(r.name).name for r in runs) == ["fail.jsonl", "fix.jsonl"]
     assert [r.passed for r in runs] == [False, True]
+
+
+def test_cassettes_named_one_by_one_read_their_end_files_as_a_folder_does(
+    tmp_path: Path,
+) -> None:
+    """``group fail.jsonl fix.jsonl``: each cassette's RUN.end.json counts as it does for
+    ``group FOLDER`` (it was read for a folder only: 2 runs of unknown outcome)."""
+    one = {"seq": 1, "tool": "t", "args": {}, "response": 1}
+    paths = []
+    for name, code in (("fail", 1), ("fix", 0)):
+        paths.append(str(write_cassette(tmp_path / f"{name}.jsonl", one)))
+        (tmp_path / f"{name}.end.json").write_text(json.dumps({"exit": code}))
+    assert [r.passed for r in runs_of(paths)] == [False, True]
+    assert [r.passed for r in runs_of([str(tmp_path)])] == [False, True]
