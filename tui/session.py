@@ -204,6 +204,7 @@ class Session:
         if reading is not None and (a is None or b is None):
             raise ValueError("reading two files needs their first lines as A and B")
         self.reading = reading
+        self._heads_cut: tuple[Cassette, Cassette, tuple[bool, bool]] | None = None
 
     def read_job(self, token: CancelToken) -> JobGenerator[None]:
         """Read the two files of ``reading`` whole, A then B, as a ``core`` job: progress
@@ -244,6 +245,19 @@ class Session:
         if not known:
             return a, b
         return a.first(min(known)), b.first(min(known))
+
+    def heads_cut(self) -> tuple[bool, bool]:
+        """For A and B, whether the cassette open is its file's first lines only (the
+        file being read, or its reading stopped); a head that is its whole file is not."""
+        reading, a, b = self.reading, self.a, self.b
+        if reading is None or a is None or b is None:
+            return False, False
+        cached = self._heads_cut
+        if cached is None or cached[0] is not a or cached[1] is not b:
+            # once per pair of heads: the header asks at every progress step
+            cut = (not _whole_file(reading[0], a), not _whole_file(reading[1], b))
+            cached = self._heads_cut = (a, b, cut)
+        return cached[2]
 
     def reading_start(self, side: str = "A") -> Progress:
         """The progress of ``read_job`` before it reads side ``side`` (``"A"`` or ``"B"``):

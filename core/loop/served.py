@@ -78,6 +78,13 @@ class ServedCassette:
         return target
 
 
+def absolute_spec(spec: str | Path) -> str:
+    """``spec`` as ``--json`` names the cassette served (docs/json.md: the path spec as
+    given, absolute): the file resolved, its selector kept (``/runs/a.json#task=3``)."""
+    parsed = parse_path_spec(spec)
+    return str(parsed.path.resolve()) + spec_suffix(parsed.task, parsed.trial, parsed.fmt)
+
+
 def open_served(spec: str | Path, rules: NormalizationRules | None = None) -> ServedCassette:
     """Open ``spec`` (any path spec) for a replay.
 

@@ -17,22 +17,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from shlex import quote
 from typing import Any
 
-from ..diff.result import diff_job
+from ..diff.model import STATUS_WORDS, Status
+from ..diff.result import DiffResult, diff_job
 from ..format.jobs import Cancelled, CancelToken, JobGenerator, Progress
+from ..format.plural import plural
 from ..importers.sources import open_cassette
 from ..loop.agent import AgentCommand
 from ..loop.gate import gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .hybrid import DifferingStep, differing_steps, write_hybrid
-from .oracle import candidate_options, gate_outcome
+from .oracle import MEASURED_NOTHING, candidate_options, gate_outcome
 
 #: exit statuses, as the gate's: 0 found, 1 found with unresolved candidates, 2 no answer
 EXIT_FOUND = 0
 EXIT_UNSURE = 1
 EXIT_NO_ANSWER = 2
+
+
+class FolderInUse(FileExistsError):
+    """The hybrids' folder holds a previous bisect's candidates (``path``: the folder, the
+    file at fault a ``--json`` error names)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(f"{folder}: holds a previous bisect's candidates; name another folder")
+        self.path = str(folder)
 
 
 @dataclass
@@ -44,6 +56,8 @@ class Candidate:
     why: str
     cassette: Path
     runs: int
+    #: the gate's verdict (``deterministic``, ``no_tool_call``, ...)
+    verdict: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -161,15 +175,13 @@ def bisect_job(
     steps = differing_steps(diff)
     if not steps:  # no hybrid to write: no folder made beside the user's file
         result = BisectResult(str(failing), str(passing), steps, None)
-        result.problem = "no step has a different response in the two runs (nothing to bisect)"
+        result.problem = _no_differing_response(diff, str(failing), str(passing))
         return result
     out_dir.mkdir(parents=True, exist_ok=True)
     # checked before any replay: found after them, a minimal.jsonl there failed the whole
     # bisect at its last step
     if any(out_dir.glob("candidate-*.jsonl")) or (out_dir / "minimal.jsonl").exists():
-        raise FileExistsError(
-            f"{out_dir}: holds a previous bisect's candidates; name another folder"
-        )
+        raise FolderInUse(out_dir)
     result = BisectResult(str(failing), str(passing), steps, None, out_dir=out_dir)
 
     def test(subset: Sequence[DifferingStep]) -> JobGenerator[str]:
@@ -183,7 +195,7 @@ def bisect_job(
         if gate.cancelled:
             raise Cancelled("bisect cancelled")
         outcome, why = gate_outcome(gate)
-        candidate = Candidate(tuple(subset), outcome, why, path, gate.runs)
+        candidate = Candidate(tuple(subset), outcome, why, path, gate.runs, gate.verdict)
         result.candidates.append(candidate)
         yield Progress("bisect", n, None, "candidates", f"{outcome} with {len(subset)} from A",
                        item=candidate)  # fmt: skip
@@ -210,8 +222,53 @@ def bisect_job(
     return result
 
 
+def _no_differing_response(diff: DiffResult, failing: str, passing: str) -> str:
+    """Why there is nothing to bisect, and what to run instead: the runs made the same
+    calls with the same answers, or they part on their calls (a call only one run made,
+    other args), which no swap of responses can reach."""
+    if diff.first_divergence is None:
+        return (
+            f"the two runs made the same calls with the same responses ({len(diff.rows)} "
+            "steps): nothing in the recordings tells them apart (nothing to bisect); "
+            f"see whether the agent fails on its own: cassette-tui gate {quote(failing)}"
+        )
+    row = diff.rows[diff.first_divergence]
+    where = (
+        f"A seq {row.a_seq}" if row.b_seq is None
+        else f"B seq {row.b_seq}" if row.a_seq is None
+        else f"A seq {row.a_seq} / B seq {row.b_seq}"
+    )  # fmt: skip
+    parted = ", ".join(
+        f"{n} {_PARTED[status]}" for status, n in diff.counts.items() if n and status in _PARTED
+    )
+    made = "no call" if len(diff.a) == 0 else plural(len(diff.a), "call")
+    return (
+        "no response differs: the runs part on their calls, not on their responses "
+        f"(A made {made}, B {len(diff.b)}: {parted}; first at row "
+        f"{diff.first_divergence + 1}: {where} {row.tool}, {STATUS_WORDS[row.status]}). "
+        "bisect swaps A's responses into B's run, so it has nothing to try: on the same "
+        "answers the agent made other calls (its model, prompt or code), or the failing "
+        f"run stopped early; see where: cassette-tui diff {quote(failing)} {quote(passing)}"
+    )
+
+
+#: how a row that parts two runs on their calls is counted
+_PARTED = {
+    Status.ARGS_DRIFT: "with other args",
+    Status.OTHER_CALL: "another tool",
+    Status.ONLY_A: "only in A",
+    Status.ONLY_B: "only in B",
+}
+
+
 def _end_problem(what: str, expected: str, candidate: Candidate) -> str:
     got = candidate.outcome if not candidate.why else f"{candidate.outcome} ({candidate.why})"
+    if candidate.verdict in MEASURED_NOTHING:  # the agent's setup, not the responses
+        return (
+            f"the agent made no tool call with {what} ({candidate.why}): the gate measured "
+            "nothing, so the question has no answer yet; check that the agent runs: "
+            f"cassette-tui gate {quote(str(candidate.cassette))}"
+        )
     return (
         f"with {what} the agent should {expected} every run, but the gate says {got}: "
         f"the difference in responses does not explain the outcome offline "

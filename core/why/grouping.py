@@ -266,13 +266,15 @@ def runs_of(
         elif task is None or spec.trial is not None:  # one run: a cassette, FILE#task=6,trial=2
             cassette = open_cassette(source, task=task, rules=rules)
             passed = _passed(cassette)
+            if passed is None and spec.task is None and spec.trial is None:
+                passed = _ended(spec.path)  # RUN.end.json, as for a folder's runs
             out.append(GroupedRun(source, _keys(cassette), passed, spec.task, cassette))
         # else: a single-run file names no task, so it holds none of ``task``'s runs
     if not out:
         where = Path(sources[0]) if sources else Path(".")
         why = "no run to group" + (f" for task {task}" if task else "")
         if task is None and where.is_dir():
-            why += " (a folder's runs are its *.jsonl cassettes)"
+            why += " (a folder's runs are its *.jsonl cassettes but *.min.jsonl, *.live.jsonl)"
         raise CassetteFormatError(where, None, None, why)
     return out
 
@@ -300,20 +302,61 @@ def gate_runs(results: Iterable[RunResult], rules: KeyRules | None = None) -> li
 _FAILED = frozenset({"failed", "crashed", "timeout"})
 
 
+#: what the why tools write beside a recording, which is no run of the agent: minimise's
+#: subset (``RUN.min.jsonl``) and verify's live answers (``RUN.live.jsonl``)
+NOT_RUNS = (".min.jsonl", ".live.jsonl")
+
+
 def _folder_runs(folder: Path, rules: NormalizationRules | None) -> list[GroupedRun]:
     runs = []
     for path in sorted(folder.glob("*.jsonl")):
+        if path.name.endswith(NOT_RUNS):
+            continue
         cassette = load(path, rules=rules)
         passed = _passed(cassette)
-        end = path.with_suffix(".end.json")
-        if passed is None and end.is_file():  # a gate's runs folder: how the run ended
-            try:
-                code = json.loads(end.read_text(encoding="utf-8")).get("exit")
-            except (OSError, ValueError, AttributeError):
-                code = None
-            passed = None if code is None else code == 0
+        if passed is None:
+            passed = _ended(path)
         runs.append(GroupedRun(str(path), _keys(cassette), passed, None, cassette))
     return runs
+
+
+def _ended(cassette: Path) -> bool | None:
+    """Whether the run recorded at ``cassette`` passed, as ``RUN.end.json`` beside it says
+    (``record``'s, a gate runs folder's ``run-NN.end.json``): ``None`` without one."""
+    end = cassette.with_suffix(".end.json")
+    if not end.is_file():
+        return None
+    code = _end_exit(end)
+    return None if code is None else code == 0
+
+
+def _end_exit(end: Path) -> int | None:
+    """The exit status ``RUN.end.json`` / ``run-NN.end.json`` records (``loop/record.py``,
+    ``loop/_reaper.py``): ``None`` when it says none (a run killed by a signal).
+
+    Raises:
+        CassetteFormatError: the file cannot be read, is not a JSON object, or its
+            ``exit`` is not an integer or null (``"0"`` would read as a failure).
+    """
+    try:
+        doc = json.loads(end.read_bytes())
+    except OSError as exc:
+        raise CassetteFormatError(end, None, None, f"cannot be read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise CassetteFormatError(
+            end, None, None, f"not valid JSON ({exc}): how the run ended is unknown; fix or "
+            "remove it"
+        ) from exc  # fmt: skip
+    if not isinstance(doc, dict):
+        raise CassetteFormatError(end, None, None, 'not a JSON object: expected {"exit": N}')
+    code = doc.get("exit")
+    if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
+        raise CassetteFormatError(
+            end, None, "exit",
+            f"{json.dumps(code)} is not a number: the agent's exit status, as in "
+            '{"exit": 1}',
+        )  # fmt: skip
+    return code
 
 
 def _keys(cassette: Cassette) -> list[Key]:

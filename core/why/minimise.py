@@ -21,7 +21,9 @@ fails the same way, offline, as a cassette for a bug report.
 4. The subset found is written atomically (``subset.Subsets``: seqs kept, repeated keys
    kept as prefixes, ``batch`` marks and an MCP sidecar made consistent), never over an
    existing file unless asked. Cancelled, the smallest failing subset found so far is
-   written and the result says it is not proven 1-minimal.
+   written and the result says it is not proven 1-minimal. When nothing could be removed
+   (every entry kept, no response part dropped), nothing is written and the exit status
+   is 1: the cassette itself is the smallest.
 """
 
 from __future__ import annotations
@@ -44,12 +46,13 @@ from ..loop.gate import VERDICT_EXIT, GateResult, gate_job
 from ..loop.options import LoopOptions
 from .ddmin import FAIL, PASS, UNRESOLVED, Search, ddmin
 from .failure import Failure, commonest, run_failure
-from .oracle import candidate_options
+from .oracle import candidate_options, gate_outcome
 from .shrink import Part, PathParts, child_containers, format_path, keeping, parts
 from .subset import Subsets, sidecar_for
 
 #: exit statuses, as the gate's: 0 found (or nothing to minimise: every run passes), 1
-#: found with unresolved candidates (or a flaky cassette), 2 no answer
+#: found with unresolved candidates, a flaky cassette, or nothing could be removed (every
+#: entry keeps the failure: no smaller cassette exists), 2 no answer
 EXIT_FOUND = 0
 EXIT_UNSURE = 1
 EXIT_NO_ANSWER = 2
@@ -152,21 +155,37 @@ class MinimiseResult:
         return self.minimal is not None and not self.cancelled
 
     @property
+    def nothing_removed(self) -> bool:
+        """Every entry is kept and no response part dropped: the cassette is the smallest
+        failing one there is, so no smaller cassette is written and the exit status is 1,
+        not "found" (a script that attaches ``NAME.min.jsonl`` learns nothing shrank)."""
+        return self.minimal is not None and len(self.minimal) == self.entries and not self.removed
+
+    @property
     def exit_status(self) -> int:
         if self.minimal is None:
             return self.problem_exit
-        return EXIT_UNSURE if self.unresolved else EXIT_FOUND
+        return EXIT_UNSURE if self.unresolved or self.nothing_removed else EXIT_FOUND
 
     def summary(self) -> str:
         """``2 of 20 entries keep the failure: seq 4 check, seq 9 check``, or why there is
         nothing to minimise."""
         if self.minimal is None:
-            return f"nothing to minimise: {self.problem}" if self.problem else "no answer"
+            if self.problem:
+                return f"nothing to minimise: {self.problem}"
+            if self.cancelled:  # stopped during the whole cassette's gate
+                return "stopped before the whole cassette's gate ended: no answer yet"
+            return "no answer"
         shown = zip(self.seqs[:NAMED], self.tools[:NAMED], strict=True)
         named = ", ".join(f"seq {s} {t}" for s, t in shown)
         if len(self.seqs) > NAMED:
             named += ", ..."
         keeps = "keeps" if len(self.seqs) == 1 else "keep"
+        if self.nothing_removed and not self.cancelled:
+            every = "the entry keeps" if self.entries == 1 else f"all {self.entries} entries keep"
+            if not self.entries:
+                return "nothing could be removed: the cassette has no entry"
+            return f"nothing could be removed: {every} the failure: {named}"
         if not self.seqs:
             head = f"0 of {self.entries} entries: the agent fails the same way with none"
             return head
@@ -348,6 +367,8 @@ def minimise_job(
     result.minimal = sorted(subsets.closure(search.minimal))
     result.seqs = [recording.seq(i) for i in result.minimal]
     result.tools = [recording.tool(i) for i in result.minimal]
+    if result.nothing_removed:  # a copy of the cassette is no smaller cassette
+        return result
     result.out = subsets.write(result.minimal, target, overwrite=force, responses=shrunk)
     if subsets.sidecar() is not None:
         result.sidecar = sidecar_for(target)
@@ -437,7 +458,8 @@ def _judge_whole(result: MinimiseResult, whole: GateResult, allow_flaky: bool) -
     ``problem`` and the exit status the gate would have."""
     verdict = whole.verdict
     if verdict in ("no_replay", "no_tool_call", "incomplete"):
-        result.problem = f"the gate of the whole cassette measured nothing ({verdict})"
+        _, why = gate_outcome(whole)  # with what the agent died of, when it did
+        result.problem = f"the gate of the whole cassette measured nothing ({why})"
         result.problem_exit = VERDICT_EXIT[verdict]
         return False
     outside = [(r, why) for r, kind, why in whole.replays() if kind == "infrastructure"]

@@ -40,8 +40,21 @@ def gate_outcome(gate: GateResult) -> tuple[str, str]:
         report = run.report
         if report is not None and report.misses:
             return UNRESOLVED, f"left the recording: {_left_at(report)} in run {run.run}"
-        return UNRESOLVED, f"{verdict}: run {run.run}: {why}"
+        died = _last_line(run.stderr_tail) if report is None else ""
+        # an agent that died before any call (an import error): what it died of
+        return UNRESOLVED, f"{verdict}: run {run.run}: {why}" + (f" ({died})" if died else "")
     return UNRESOLVED, verdict
+
+
+#: a gate's verdicts that measured nothing: the agent, not the cassette, is at fault
+MEASURED_NOTHING = frozenset({"no_replay", "no_tool_call", "incomplete", "infrastructure"})
+
+
+def _last_line(text: str) -> str:
+    """The last line of a run's stderr that says something (a traceback ends with the
+    exception), cut to 200 characters."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
 
 
 def _left_at(report: ReplayReport) -> str:

@@ -60,12 +60,21 @@ def swapped_entries(base: Cassette, swaps: list[Swap]) -> list[Entry]:
     answer steers onto the other run's path still finds its answers.
 
     Raises:
-        SwapError: a seq is not in its cassette, or the two steps call different tools.
+        SwapError: a seq is not in its cassette, the two steps call different tools, or
+            one seq is swapped twice.
         CassetteFormatError: an other cassette cannot be read.
     """
     others: dict[Path, Cassette] = {}
     answers: dict[int, Entry] = {}
+    seen: dict[int, Swap] = {}
     for swap in swaps:
+        first = seen.setdefault(swap.seq, swap)
+        if first is not swap:  # the last would win silently, while both read as made
+            raise SwapError(
+                f"--swap: seq {swap.seq} is swapped twice ({first.other.name} seq "
+                f"{first.other_seq}, {swap.other.name} seq {swap.other_seq}): give a step "
+                "one answer"
+            )
         other = others.get(swap.other)
         if other is None:
             other = others[swap.other] = open_cassette(str(swap.other))

@@ -132,3 +132,43 @@ def test_one_differing_response_is_singular(tmp_path: Path) -> None:
     assert len(steps) == 1
     lines = bisect_lines(BisectResult(str(a), str(b), steps, None, problem="x"))
     assert lines[1].startswith("1 differing response;"), lines[1]
+
+
+def test_swap_json_names_the_cassette_as_without_swap_absolute(tmp_path: Path) -> None:
+    """docs/json.md: ``cassette`` is the path spec as given, absolute, for replay and gate;
+    with --swap it was the relative path as typed (another document for one field)."""
+    _pair(tmp_path, 2)
+    agent = agent_cmd("--steps", "2", "--needs", "9", script=AGENT)
+    for command in (["replay"], ["gate", "--runs", "1"]):
+        plain = json.loads(cli(*command, "fail.jsonl", "--agent", agent, "--json",
+                               cwd=tmp_path).stdout)  # fmt: skip
+        swapped = json.loads(cli(*command, "fail.jsonl", "--agent", agent, "--json",
+                                 "--swap", "1=pass.jsonl:1", cwd=tmp_path).stdout)  # fmt: skip
+        assert plain["cassette"] == str(tmp_path / "fail.jsonl")
+        assert swapped["cassette"] == plain["cassette"], command
+
+
+def test_an_agent_that_dies_on_import_is_named_and_no_set_is_claimed(tmp_path: Path) -> None:
+    import shlex
+    import sys
+
+    fail, passing = _pair(tmp_path, 2)
+    agent = shlex.join([sys.executable, "-c", "raise ModuleNotFoundError('No module named x')"])
+    done = cli("bisect", str(fail), str(passing), "--agent", agent, "-n", "1")
+    assert done.returncode == 2, done.stderr
+    assert "ModuleNotFoundError: No module named x" in done.stdout
+    assert "the agent made no tool call" in done.stdout
+    assert "the set is minimal" not in done.stdout  # there is no set
+
+
+def test_a_used_hybrids_folder_is_the_file_at_fault_in_json(tmp_path: Path) -> None:
+    fail, passing = _pair(tmp_path, 2)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "minimal.jsonl").write_text("mine\n")
+    done = cli("bisect", str(fail), str(passing), "--agent", "true", "--out", str(out), "--json")
+    assert done.returncode == 2
+    assert json.loads(done.stdout) == {
+        "error": f"{out}: holds a previous bisect's candidates; name another folder",
+        "file": str(out),
+    }

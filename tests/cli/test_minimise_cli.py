@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cassette_tui.core import digest
 from support.factory import write_cassette
 from support.loop import agent_cmd, still_alive
 from support.paths import SCRIPT
@@ -63,20 +64,24 @@ def test_minimise_json_and_an_every_entry_result(tmp_path: Path) -> None:
     agent = agent_cmd("--steps", "4", "--needs", "1,4", script=AGENT)  # a miss: uncaught
     mine = tmp_path / "bug.jsonl"
     done = cli("minimise", str(cassette), "--agent", agent, "-n", "1", "-o", str(mine), "--json")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # nothing could be removed: not "found"
     doc = json.loads(done.stdout)
     assert doc["minimal"] == [{"seq": i, "tool": "check"} for i in range(1, 5)]
-    assert doc["summary"].startswith("4 of 4 entries keep the failure")
+    assert doc["summary"].startswith("nothing could be removed: all 4 entries keep the failure")
     assert doc["failure"] == {"exit_code": 1, "error": "AssertionError", "miss": None,
                               "text": "exit 1, AssertionError"}  # fmt: skip
     assert doc["whole"] == {"verdict": "deterministic", "runs": 1, "passed": 0,
                             "failed_same_way": 1}  # fmt: skip
-    assert doc["out"] == str(mine) and doc["one_minimal"] is True and doc["exit_status"] == 0
+    # no copy of the cassette is written as if it were a smaller one
+    assert doc["out"] is None and not mine.exists()
+    assert doc["one_minimal"] is True and doc["exit_status"] == 1
     assert doc["replays"] == 1 + sum(c["runs"] for c in doc["candidates"])
     assert {c["outcome"] for c in doc["candidates"]} == {"pass"}
     assert all("CassetteMiss" in c["why"] for c in doc["candidates"])
-    gate = json.loads(cli("gate", str(mine), "--agent", agent, "--runs", "1", "--json").stdout)
-    assert gate["verdict"] == "deterministic" and gate["passed"] == 0
+    text = cli("minimise", str(cassette), "--agent", agent, "-n", "1", "-o", str(mine))
+    assert text.returncode == 1 and not mine.exists()
+    assert "no file written: the cassette cannot be made smaller" in text.stdout
+    assert "wrote" not in text.stdout
 
 
 def test_runs_dir_keeps_each_gate_in_a_folder_of_its_own(tmp_path: Path) -> None:
@@ -200,6 +205,13 @@ def test_an_mcp_recording_is_minimised_with_its_sidecar(tmp_path: Path) -> None:
     assert recorded.returncode == 0, recorded.stderr
     text = run.read_text()
     run.write_text(text.replace("+01:00", "+05:00").replace("+02:00", "+05:00"))
+    # a second call the agent never makes, so there is an entry to remove (a cassette that
+    # cannot shrink is written nowhere)
+    first = json.loads(run.read_text().splitlines()[0])
+    tokyo = {"timezone": "Asia/Tokyo"}
+    extra = {**first, "seq": 2, "args": tokyo, "args_digest": digest(tokyo)}
+    with run.open("a") as f:
+        f.write(json.dumps(extra) + "\n")
     done = cli("minimise", str(run), "--agent", shlex.join(agent), "-n", "1", "--json")
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
@@ -220,3 +232,20 @@ def test_one_replay_is_singular(tmp_path: Path) -> None:
     done = cli("minimise", str(cassette), "--agent", f"{sys.executable} -c pass", "-n", "1")
     assert done.returncode == 2, done.stderr
     assert "0 candidates, 1 replay\n" in done.stdout, done.stdout
+
+
+def test_ctrl_c_before_anything_was_removed_says_so_not_that_nothing_can_be() -> None:
+    """Cancelled with every entry still kept: no file, and the words say the search was
+    stopped, never that the cassette cannot be made smaller; cancelled during the whole
+    cassette's gate: no answer yet, not a bare "no answer"."""
+    from cassette_tui.core.why.minimise import MinimiseResult
+    from cassette_tui.tui.commands.minimise import minimise_lines
+
+    early = MinimiseResult("fail.jsonl", 2, 1, minimal=[0, 1], seqs=[1, 2],
+                           tools=["check", "check"], cancelled=True)  # fmt: skip
+    text = "\n".join(minimise_lines(early, None))
+    assert "no file written: no entry was removed before the search was cancelled" in text
+    assert "cannot be made smaller" not in text
+    first = MinimiseResult("fail.jsonl", 2, 1, cancelled=True)
+    text = "\n".join(minimise_lines(first, None))
+    assert "cancelled: stopped before the whole cassette's gate ended: no answer yet" in text

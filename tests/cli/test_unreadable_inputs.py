@@ -77,7 +77,7 @@ def test_unreadable_input_is_a_clear_error_at_once(
     }[kind]
     if kind == "directory" and command == "open":
         # a folder opens on the tree of its runs (tests/cli/test_group_cli.py): none here
-        expected = f"{tmp_path}: no run to group (a folder's runs are its *.jsonl cassettes)"
+        expected = f"{tmp_path}: no run to group (a folder's runs are its *.jsonl cassettes but *.min.jsonl, *.live.jsonl)"
     assert expected in err
     if kind == "process_substitution":
         assert "is a pipe or FIFO, not a regular file" in err

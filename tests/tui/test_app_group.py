@@ -350,3 +350,23 @@ async def test_the_trees_keys_follow_the_keymap(tmp_path: Path) -> None:
     # a key the tree already uses for another action is refused, naming the screen
     problem = keymap_problem({"group.mark": "d"})
     assert problem is not None and "group tree" in problem
+
+
+@sync
+async def test_runs_of_unknown_outcome_say_so_not_that_no_branching_separates(
+    tmp_path: Path,
+) -> None:
+    """A folder of cassettes with no RUN.end.json: no run passed or failed, so the tree
+    says no run's outcome is known (as ``group`` does), and ``f`` says it too; never
+    "no branching separates passes from failures", which reads as a finding."""
+    folder = write_runs_folder(tmp_path / "runs")
+    for end in folder.glob("*.end.json"):
+        end.unlink()
+    app = tree_app(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "no branching separates" not in text
+        assert "no run's outcome is known" in text
+        await press(pilot, "f")
+        assert "no run's outcome is known" in " ".join(str(n.message) for n in app._notifications)

@@ -242,3 +242,165 @@ async def test_no_divergence_in_the_first_lines_is_not_no_divergence(
         )  # fmt: skip
         assert screen.result.first_divergence == 2499
         assert screen.steps.cursor == 2499
+
+
+def _loop_bar(app: CassetteApp) -> str:
+    from textual.widgets import Static
+
+    return str(app.screen.query_one("#loopbar", Static).render())
+
+
+@sync
+async def test_the_loop_bar_never_counts_the_first_lines_as_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the files are read, A is its first lines: the bar says ``Record N+`` (at
+    least those, more to come), never the first lines' count as if it were the run; once
+    read, the whole run's count."""
+    pa, pb = _files(tmp_path)
+    go_on = _hold_after_first_chunk(monkeypatch)
+    head_a = load_head(pa, max_bytes=4096)
+    app = CassetteApp(head_a, load_head(pb, max_bytes=4096), reading=(pa, pb))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, PairScreen)
+        await wait_until(pilot, lambda: PROGRESS.search(_header(app)), "a progress line")
+        bar = _loop_bar(app)
+        assert f"Record {len(head_a)}+ " in bar, bar
+        go_on.set()
+        await wait_until(
+            pilot,
+            lambda: screen.session.reading is None and screen.result is not None
+            and screen.result.exact,
+            "the whole files' diff",
+        )  # fmt: skip
+        assert f"Record {LINES} " in _loop_bar(app)
+
+
+LINT_PROGRESS = re.compile(r"linting: ([\d,]+) / ([\d,]+) entries")
+
+
+def _hold_lint_halfway(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The single screen's lint, held at its middle entry until the returned event is set
+    (the test, not the machine's speed, decides what is on screen)."""
+    from cassette_tui.tui.screens import single as single_screen
+
+    go_on = threading.Event()
+    real = single_screen.lint
+
+    def held(cassette, each=None, tail=None):  # type: ignore[no-untyped-def]
+        def slow(i, entry, raw):  # type: ignore[no-untyped-def]
+            if each is not None:
+                each(i, entry, raw)
+            if i == len(cassette) // 2:
+                go_on.wait(60)
+
+        return real(cassette, slow, tail)
+
+    monkeypatch.setattr(single_screen, "lint", held)
+    return go_on
+
+
+@sync
+async def test_one_large_file_alone_says_how_far_its_lint_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One file alone: the rows at once, then "linting: n / N entries · escape stops" in
+    the header while the entries are read (never a bare "linting…" for the whole read),
+    then the findings."""
+    from cassette_tui.tui.screens.single import SingleScreen
+
+    pa, _ = _files(tmp_path)
+    go_on = _hold_lint_halfway(monkeypatch)
+    app = CassetteApp(load(pa))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SingleScreen)
+
+        def counted() -> bool:
+            found = LINT_PROGRESS.search(_header(app))
+            return found is not None and int(found[1].replace(",", "")) > 0
+
+        await wait_until(pilot, counted, "a lint progress line")
+        found = LINT_PROGRESS.search(_header(app))
+        assert found is not None and found[2] == f"{LINES:,}"
+        assert int(found[1].replace(",", "")) <= LINES // 2
+        assert "escape stops" in _header(app)
+        go_on.set()
+        await wait_until(pilot, lambda: screen.findings is not None, "the findings")
+        assert not LINT_PROGRESS.search(_header(app))
+
+
+@sync
+async def test_escape_stops_the_lint_of_one_large_file_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cassette_tui.tui.screens.single import SingleScreen
+
+    pa, _ = _files(tmp_path)
+    go_on = _hold_lint_halfway(monkeypatch)
+    app = CassetteApp(load(pa))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SingleScreen)
+        await wait_until(pilot, lambda: LINT_PROGRESS.search(_header(app)), "lint progress")
+        await pilot.press("escape")
+        go_on.set()
+        await wait_until(pilot, lambda: "lint stopped" in _header(app), "the stop said")
+        assert screen.findings == [] and len(screen.model) == LINES  # the rows stay
+        await pilot.press("n")
+        assert "lint stopped" in notes(app)
+
+
+@sync
+async def test_a_small_file_beside_a_large_one_is_not_called_its_first_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large A against a small (here empty) B: while A is read, B's head is its whole
+    file, so the header gives B's size, never "B b.jsonl (first 0)"."""
+    pa, _ = _files(tmp_path)
+    pb = write_cassette(tmp_path / "b.jsonl")
+    go_on = _hold_after_first_chunk(monkeypatch)
+    app = CassetteApp(load_head(pa, max_bytes=4096), load_head(pb), reading=(pa, pb))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: PROGRESS.search(_header(app)), "a progress line")
+        header = _header(app)
+        assert "(first " in header.split("B b.jsonl")[0]  # A is its first lines
+        assert "B b.jsonl (first" not in header and "B b.jsonl (empty" in header
+        go_on.set()
+
+
+def test_one_large_file_alone_is_read_with_progress_before_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cassette-tui BIG.jsonl` alone: its lines are indexed before the terminal is taken
+    (seconds for a 1M-entry file): the read reports its lines on stderr's progress bar
+    instead of a blank terminal; a small file opens as before, with no bar."""
+    from contextlib import contextmanager
+
+    import cassette_tui.tui.commands.open_app as open_app_module
+    from cassette_tui.core.format.jobs import Progress
+    from cassette_tui.tui.commands.open_app import open_app
+    from click.testing import CliRunner
+
+    pa, _ = _files(tmp_path)
+    events: list[Progress] = []
+
+    @contextmanager
+    def recorded(enabled: bool | None = None):  # type: ignore[no-untyped-def]
+        yield events.append
+
+    opened: list[CassetteApp] = []
+    monkeypatch.setattr(CassetteApp, "run", lambda self, **kw: opened.append(self))
+    monkeypatch.setattr(open_app_module, "terminal_problem", lambda: None)
+    monkeypatch.setattr(open_app_module, "progress_on_stderr", recorded)
+    result = CliRunner().invoke(open_app, [str(pa)])
+    assert result.exit_code == 0, result.output
+    assert events == [] and len(opened[-1].session.a or ()) == LINES  # small: no bar
+
+    monkeypatch.setattr(open_app_module, "READ_IN_APP_BYTES", pa.stat().st_size // 2)
+    result = CliRunner().invoke(open_app, [str(pa)])
+    assert result.exit_code == 0, result.output
+    assert len(opened[-1].session.a or ()) == LINES
+    assert events and events[-1].unit == "lines" and events[-1].done == LINES
+    assert all(e.done <= (e.total or e.done) for e in events)

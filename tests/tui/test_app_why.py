@@ -311,3 +311,41 @@ async def test_s_without_an_agent_says_how_to_configure_one(tmp_path: Path) -> N
         await settle(pilot)
         await press(pilot, "s")
         assert "Swap needs an agent" in screen_text(app)
+
+
+@sync
+async def test_bisect_of_an_empty_failing_run_says_the_runs_part_on_calls(tmp_path: Path) -> None:
+    """An empty A against a passing B: no response differs but the calls do; the bisect
+    screen says so whole (the runs part on their calls, what to run), never "no step has a
+    different response"; nothing is gated."""
+    _, b = pair(tmp_path, 3)
+    a = open_cassette(str(write_cassette(tmp_path / "empty.jsonl")))
+    template = agent_cmd("--steps", "3", script=AGENT)
+    app = CassetteApp(a, b, align="seq", agent=AgentCommand.parse(template))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bisect(pilot)
+        await bisect_done(pilot, screen)
+        text = " ".join(screen_text(app).split())
+        assert "no step has a different response" not in text
+        assert "the runs part on their calls, not on their responses" in text
+        assert "cassette-tui diff" in text
+        assert screen.result is not None and screen.result.candidates == []
+        # the folder named at the start was never made: the screen no longer names it
+        assert "hybrids in" not in text and "no hybrid written" in text
+        assert not list(tmp_path.glob("bisect-*"))
+
+
+@sync
+async def test_enter_with_no_hybrid_after_a_no_answer_does_not_say_one_is_being_gated(
+    tmp_path: Path,
+) -> None:
+    _, b = pair(tmp_path, 3)
+    a = open_cassette(str(write_cassette(tmp_path / "empty.jsonl")))
+    app = CassetteApp(a, b, align="seq", agent=AgentCommand.parse(agent_cmd(script=AGENT)))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bisect(pilot)
+        await bisect_done(pilot, screen)
+        await press(pilot, "enter")
+        assert app.screen is screen
+        assert "being gated" not in notes(app)
+        assert "no hybrid cassette: the bisect gated none" in notes(app)

@@ -104,7 +104,7 @@ def bisect_lines(result: BisectResult) -> list[str]:
         what = f"A's answers at seq {taken}" if taken else "none of A's answers (B as recorded)"
         why = f" ({safe(c.why)})" if c.why else ""
         lines.append(f"  {i:3d}. {what}: {c.outcome}{why}")
-    if result.unresolved:
+    if result.unresolved and result.minimal is not None:
         lines.append(
             f"{result.unresolved} candidate(s) unresolved: the set is minimal among the ones "
             "that resolved (try more --runs, or look at why)"

@@ -131,7 +131,9 @@ def gate(
     if as_json:
         doc = result.to_json()
         if made:  # the cassette named, not the swapped copy gated
-            doc["cassette"] = cassette
+            from cassette_tui.core.loop.served import absolute_spec
+
+            doc["cassette"] = absolute_spec(cassette)  # as without --swap
             doc["swaps"] = [str(s) for s in made]
         echo_json(doc)
     elif out_format == "markdown":

@@ -9,7 +9,8 @@ result goes to ``-o`` (default ``CASSETTE.min.jsonl``), never over a file withou
 ``--force``; it names the seqs kept.
 
 Exit status, as ``gate``'s: 0 found (or nothing to minimise: the agent passes every run),
-1 found with unresolved candidates (flaky, a timeout), or a flaky cassette, 2 bad usage,
+1 found with unresolved candidates (flaky, a timeout), a flaky cassette, or nothing could
+be removed (no file is written), 2 bad usage,
 unreadable input or a gate that measured nothing, 130 cancelled (the smallest failing set
 found so far is written and printed first). Does not import Textual.
 """
@@ -68,7 +69,8 @@ def minimise(
 
     \b
     Exit status: 0 found (or every run passes: nothing to minimise), 1 found with
-    unresolved candidates or a flaky cassette, 2 bad usage or no answer, 130 cancelled.
+    unresolved candidates, a flaky cassette, or nothing could be removed (no file
+    written), 2 bad usage or no answer, 130 cancelled.
     """
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.loop.agent import resolve_agent
@@ -149,6 +151,12 @@ def minimise_lines(
         lines.append(
             f"runs kept in {safe(str(runs_dir))}: whole/, candidate-NNN/ (their cassettes "
             "in candidates/)"
+        )
+    if result.nothing_removed and result.cancelled:
+        lines.append("no file written: no entry was removed before the search was cancelled")
+    elif result.nothing_removed:
+        lines.append(
+            "no file written: the cassette cannot be made smaller (attach it as it is; exit 1)"
         )
     if result.out is not None:
         lines.append(f"wrote {safe(str(result.out))} ({_count(len(result.seqs))})")

@@ -28,6 +28,7 @@ from cassette_tui.core.format.constants import EXIT_BAD_INPUT
 
 from ._loop import agent_option
 from ._options import config_option, from_option
+from ._progress import progress_on_stderr
 
 if TYPE_CHECKING:
     from cassette_tui.core.format.cassette import Cassette
@@ -159,8 +160,11 @@ def open_app(
     project, rules = _read_config(config)
     agent_command, agent_problem = _resolve_agent(agent, project)
     reading = _heads_of_large_pair(files, fmt, task, trial, rules)
+    alone = _large_cassette_alone(files, fmt, task, trial, rules) if reading is None else None
     if reading is not None:
         cassettes, source = list(reading[0]), None
+    elif alone is not None:
+        cassettes, source = [alone], None
     else:
         cassettes, source = _open_inputs(files, fmt, task, trial, rules)
     keymap = _load_keymap(keys_file)
@@ -309,6 +313,42 @@ def _heads_of_large_pair(
     except CassetteError as exc:
         _fail(str(exc))
     return (a, b), (paths[0], paths[1])
+
+
+def _large_cassette_alone(
+    files: tuple[Path, ...],
+    fmt: str | None,
+    task: str | None,
+    trial: int | None,
+    rules: NormalizationRules,
+) -> Cassette | None:
+    """One cassette file of ``READ_IN_APP_BYTES`` or more, opened alone: indexed here, before
+    the terminal is taken, with its lines counted on stderr's progress bar (a 1M-entry
+    file takes seconds: the terminal would stay blank). ``None`` for anything else (opened
+    as before). Exits with status 2 on a bad line."""
+    from cassette_tui.core.format.cassette import load_job
+    from cassette_tui.core.format.errors import CassetteError
+    from cassette_tui.core.format.jobs import run_job
+    from cassette_tui.core.importers.detect import sniff
+    from cassette_tui.core.importers.sources import resolve_spec
+
+    if len(files) != 1 or task is not None or trial is not None:
+        return None
+    try:
+        spec = resolve_spec(files[0], fmt, None, None)
+        if spec.task is not None or spec.trial is not None:
+            return None
+        if (spec.fmt or sniff(spec.path)) != "cassette":
+            return None
+        if Path(spec.path).stat().st_size < READ_IN_APP_BYTES:
+            return None
+    except (CassetteError, OSError, ValueError):
+        return None  # the plain open says what is wrong
+    try:
+        with progress_on_stderr() as sink:
+            return run_job(load_job(spec.path, rules=rules, unit="lines"), sink)
+    except CassetteError as exc:
+        _fail(str(exc))
 
 
 def _load_keymap(keys_file: Path | None) -> dict[str, str] | None:

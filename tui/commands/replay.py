@@ -126,7 +126,9 @@ def replay(
     if as_json:
         doc = masked_tools(result.to_json())
         if made:  # the cassette named, not the swapped copy replayed
-            doc["cassette"] = cassette
+            from cassette_tui.core.loop.served import absolute_spec
+
+            doc["cassette"] = absolute_spec(cassette)  # as without --swap
             doc["swaps"] = [str(s) for s in made]
         echo_json(doc)
     else:

@@ -259,6 +259,8 @@ class BisectScreen(LoopJobScreen):
         self.current = None
         if result.out_dir is not None:
             self._say("#bisect-setup", self._setup_words(result.out_dir))
+        else:  # nothing was gated: the folder named before the start was never made
+            self._say("#bisect-setup", Text("nothing gated · no hybrid written"))
         how = "stopped" if result.cancelled else "done"
         self._say("#bisect-progress", Text(f"{how} · b bisects again", style="dim"))
         answer = self.query_one("#bisect-answer", Static)
@@ -290,7 +292,13 @@ class BisectScreen(LoopJobScreen):
 
     def _hybrid(self) -> Path | None:
         if not len(self.rows):
-            self.app.notify("no hybrid cassette yet: the first candidate is being gated", timeout=3)
+            done = self.result is not None and not self.running
+            words = (
+                "no hybrid cassette: the bisect gated none (its answer says why)"
+                if done
+                else "no hybrid cassette yet: the first candidate is being gated"
+            )
+            self.app.notify(words, timeout=3)
             return None
         return self.rows.rows[self.hybrid_list.cursor].path
 

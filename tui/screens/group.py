@@ -37,6 +37,7 @@ from ..text.group import (
     UNKNOWN,
     chain_from,
     counts_text,
+    outcomes_known,
     run_label,
     run_name,
     segment_label,
@@ -359,6 +360,9 @@ class GroupScreen(AppScreen):
         """f: the cursor to the node where the runs (of the task under the cursor) part."""
         item = self.current()
         split = item.grouping.split if item is not None else None
+        if item is not None and split is None and not outcomes_known(item.grouping):
+            self.app.notify("no run's outcome is known here: nothing parts them", timeout=3)
+            return
         if item is None or split is None:
             self.app.notify("no branching separates passes from failures here", timeout=3)
             return

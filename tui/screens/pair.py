@@ -58,11 +58,14 @@ class PairScreen(SwapKeysScreen):
         self._preview: DiffResult | None = None
         #: set once those rows are painted (the reading waits for it)
         self._painted: threading.Event | None = None
+        #: the loop bar was last built with A read whole (its Record count is the run's)
+        self._bar_read = True
 
     def compose_bars(self) -> ComposeResult:
         yield Static(self._loop_bar_text(), id="loopbar")
 
     def _loop_bar_text(self) -> Text:
+        self._bar_read = self.session.reading is None  # Record's count is the whole run's
         width = (self.size.width or self.app.size.width) - 2  # the bar's padding
         return loop_bar(loop_stages(self.session, self.result), width)
 
@@ -215,6 +218,8 @@ class PairScreen(SwapKeysScreen):
                 what += f" {printable(progress.message)}"
         what += " · escape stops"
         self.show_summary(self._loading_or_rows(what))
+        if not self._bar_read and self.session.reading is None:
+            self.refresh_loop_bar()  # the files are read: Record counts the whole run
 
     def _loading_or_rows(self, what: str) -> Text:
         """The header while a job runs: the rows' header with ``what`` on its last line
@@ -222,7 +227,7 @@ class PairScreen(SwapKeysScreen):
         if self.result is not None and (
             self.result.align == self.session.align or self.session.reading is not None
         ):
-            first_lines = self.result is self._preview
+            first_lines = self.session.heads_cut() if self.result is self._preview else False
             return pair_summary(
                 self.result, with_findings=False, note=what, first_lines=first_lines
             )
@@ -240,7 +245,8 @@ class PairScreen(SwapKeysScreen):
             self.app.notify(f"{message.stage} stopped", markup=False, timeout=3)
             rows = len(self.result.rows)
             words = f"reading stopped: the rows of the first {rows:,} lines (a reads again)"
-            summary = pair_summary(self.result, with_findings=False, note=words, first_lines=True)
+            cut = self.session.heads_cut()
+            summary = pair_summary(self.result, with_findings=False, note=words, first_lines=cut)
             self.show_summary(summary)
             self.steps.loading = False
             return
@@ -282,7 +288,9 @@ class PairScreen(SwapKeysScreen):
             self._preview = result
             note = message.note or "reading the files…"
             self.show_summary(
-                pair_summary(result, with_findings=False, note=note, first_lines=True)
+                pair_summary(
+                    result, with_findings=False, note=note, first_lines=self.session.heads_cut()
+                )
             )
             self.show_rows(message.rows, message.cursor)
             painted = self._painted

@@ -4,26 +4,33 @@ debug loop on it (replay, gate, re-record, pin: ``loop_keys.py``)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.findings import Finding
-from cassette_tui.core.format.outcome import outcome_index
+from cassette_tui.core.format.jobs import Cancelled, CancelToken, Progress, run_job
+from cassette_tui.core.format.outcome import outcome_index_job
 from cassette_tui.core.scan.lint import lint
 from cassette_tui.core.scan.redact_config import app_secret_config
-from cassette_tui.core.scan.secrets import secret_findings
+from cassette_tui.core.scan.secrets import secret_scan_job
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.binding import BindingType
 
 from ..bindings import SINGLE
-from ..messages import LintReady, RowsReady, WorkerFailed
+from ..messages import JobCancelled, JobProgress, LintReady, RowsReady, WorkerFailed
 from ..text.detail import Limits, single_detail
 from ..text.rows import SEQ_WIDTH, SingleRows, entry_is_error
 from ..text.safe import describe_error, plain
 from ..text.summary import file_label, single_summary
 from .loop_keys import LoopKeysScreen
+
+#: progress messages per lint pass at most (one per 500 entries of a 100k-entry file)
+PROGRESS_STEPS = 200
+#: the lint's passes as the header names them
+_LINT_STAGES = {"secrets": "scanning for secrets", "outcomes": "reading the outcomes"}
 
 
 class SingleScreen(LoopKeysScreen):
@@ -36,6 +43,9 @@ class SingleScreen(LoopKeysScreen):
         super().__init__()
         self.findings: list[Finding] | None = None
         self.by_seq: dict[int, list[Finding]] = {}
+        #: the lint's token: escape stops it (a large file's passes take seconds)
+        self._lint_token: CancelToken | None = None
+        self._lint_stopped = False
 
     @property
     def cassette(self) -> Cassette:
@@ -62,17 +72,61 @@ class SingleScreen(LoopKeysScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="lint", description="lint")
     def run_lint(self, cassette: Cassette) -> None:
         """The rows at once (unmarked), then the lint findings and the rows worth a jump
-        (a finding, or an error outcome from ``core.outcome``)."""
+        (a finding, or an error outcome from ``core.outcome``). A large file takes
+        seconds per pass: each pass says how far it is in the header (``JobProgress``),
+        and escape stops them (``cancel_job``; the rows stay, unmarked)."""
+        token = self._lint_token = CancelToken()
+        n = len(cassette)
+        every = max(1, n // PROGRESS_STEPS)
+
+        def each(i: int, _entry: object, _raw: bytes | None) -> None:
+            if i % every == 0:
+                token.raise_if_cancelled()
+                self.post_message(JobProgress(Progress("linting", i, n, "entries")))
+
+        def sink(progress: Progress) -> None:
+            token.raise_if_cancelled()
+            self.post_message(JobProgress(progress))
+
         try:
             self.post_message(RowsReady(cassette, SingleRows(cassette, {})))
-            findings = lint(cassette) + secret_findings(cassette, app_secret_config())
-            errors = _errors(cassette)
+            findings = lint(cassette, each)
+            findings += run_job(secret_scan_job(cassette, app_secret_config()), sink)
+            errors = _errors(cassette, token, sink)
+        except Cancelled:
+            self.post_message(JobCancelled("lint"))
+            return
         except Exception as exc:  # noqa: BLE001 - shown in the header and as a notification
             self.post_message(WorkerFailed("lint", exc, self.show_lint_failure))
             return
         by_seq = _by_seq(findings)
         notable = [i for i in range(len(cassette)) if errors[i] or cassette.seq(i) in by_seq]
         self.post_message(LintReady(cassette, findings, notable))
+
+    @on(JobProgress)
+    def _lint_progress(self, message: JobProgress) -> None:
+        if self.findings is not None:
+            return  # ended (or stopped) meanwhile
+        p = message.progress
+        stage = _LINT_STAGES.get(p.stage, p.stage)
+        done = f"{p.done:,}" if p.total is None else f"{p.done:,} / {p.total:,}"
+        note = f"{stage}: {done} {p.unit or ''}".rstrip() + " · escape stops"
+        self.show_summary(single_summary(self.cassette, None, progress=note))
+
+    def cancel_job(self) -> bool:
+        token = self._lint_token
+        if token is None or token.cancelled or self.findings is not None:
+            return False
+        token.cancel()
+        return True
+
+    @on(JobCancelled)
+    def _lint_cancelled(self, message: JobCancelled) -> None:
+        self.findings = []  # none to go to: n says the lint was stopped
+        self._lint_stopped = True
+        self.app.notify("lint stopped", markup=False, timeout=3)
+        words = "lint stopped (escape): no findings marked; the rows stay as read"
+        self.show_summary(single_summary(self.cassette, None, words))
 
     @on(RowsReady)
     def _rows_ready(self, message: RowsReady) -> None:
@@ -111,16 +165,24 @@ class SingleScreen(LoopKeysScreen):
         return (self.cassette, self.steps.cursor) if len(self.model) else None
 
     def no_more(self, direction: int) -> str:
+        if self._lint_stopped:
+            return "lint stopped: no findings to step through"
         if self.findings is None:
             return "still reading the entries: n/N stop on findings and errors once it is done"
         return "no more findings below" if direction > 0 else "no findings above"
 
 
-def _errors(cassette: Cassette) -> list[bool]:
+def _errors(cassette: Cassette, token: CancelToken, sink: Callable[[Progress], None]) -> list[bool]:
     """Each entry's outcome is an error (``core.outcome``); an entry the engine cannot
-    read counts as one, so that n/N stop on it (its row says why)."""
+    read counts as one, so that n/N stop on it (its row says why).
+
+    Raises:
+        Cancelled: ``token`` was cancelled.
+    """
     try:
-        return outcome_index(cassette).errors
+        return run_job(outcome_index_job(cassette, token), sink).errors
+    except Cancelled:
+        raise
     except Exception:  # noqa: BLE001 - a bad entry: ask entry by entry
         return [entry_is_error(cassette, i) for i in range(len(cassette))]
 

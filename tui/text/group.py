@@ -151,10 +151,24 @@ def segment_lines(chain: list[Node], runs: list[GroupedRun], most: int = 4) -> l
     return out
 
 
+#: the tree's header when no run passed or failed as far as its files say (as ``group``)
+UNKNOWN_OUTCOMES = (
+    "no run's outcome is known, so none can part passes from failures:\n"
+    "record writes RUN.end.json beside a cassette; a gate, run-NN.end.json"
+)
+
+
+def outcomes_known(grouping: Grouping) -> bool:
+    """Whether any run's outcome (pass or fail) is known."""
+    return any(run.passed is not None for run in grouping.runs)
+
+
 def split_lines(grouping: Grouping) -> Text:
     """The split's sentence on two lines (where; which branch the failures take), or that
     no branching separates passes from failures."""
     split = grouping.split
+    if split is None and not outcomes_known(grouping):
+        return Text(UNKNOWN_OUTCOMES, "dim")
     if split is None:
         return Text("no branching separates passes from failures\n", "dim")
     where, _, tail = split.message().partition("; ")

@@ -34,7 +34,7 @@ HOW_TO_CONFIGURE = (
 
 
 #: the unit after a count, left out of the bar (the panel says it)
-_UNIT = re.compile(r"(?<=\d) (?:calls|fixtures?)$")
+_UNIT = re.compile(r"(?<=[\d+]) (?:calls|fixtures?)$")
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,9 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
     agent = session.agent is not None
     a, b = session.a, session.b
     record = str(len(a)) if a is not None else "–"
+    reading = a is not None and session.heads_cut()[0]
+    if a is not None and reading:  # A is its file's first lines: the rest still unread
+        record = f"{len(a)}+"
     if result is None:
         diff = "…"
     elif result.first_divergence is None:
@@ -88,7 +91,9 @@ def loop_stages(session: Session, result: DiffResult | None) -> list[Stage]:
         Stage(
             "Record",
             record + " calls" if a is not None else record,
-            "A is the recorded run" + (", B the other" if b else ""),
+            "A is the recorded run"
+            + (", B the other" if b else "")
+            + (" (its first lines: the file is not read whole yet)" if reading else ""),
         ),
         Stage("Replay", replay, how_agent("r", "replay"), replay_short),
         Stage("Gate", gate, how_agent("t", "gate"), gate_short),

@@ -72,19 +72,22 @@ def pair_summary(
     with_findings: bool = True,
     findings_error: str | None = None,
     note: str | None = None,
-    first_lines: bool = False,
+    first_lines: bool | tuple[bool, bool] = False,
 ) -> Text:
     """Three lines for the header of the pair screen (four when a run says how it ended:
     its outcome is the second). ``with_findings`` runs the
     diagnosis (``result.findings``, computed on first use): call it from a worker.
     ``note``: what is still being computed, in place of "diagnosing…". ``first_lines``:
     the result is of the files' first lines only (they are being read): the sizes say
-    "first", and no divergence among them is not "no divergence"."""
+    "first", and no divergence among them is not "no divergence"; a pair of flags says
+    it per side (a small file beside a large one is read whole)."""
+    cut = (first_lines, first_lines) if isinstance(first_lines, bool) else first_lines
+    first_lines = any(cut)
     text = Text(no_wrap=True, overflow="ellipsis", end="")
-    for side, cassette in (("A ", result.a), ("  B ", result.b)):
+    for (side, cassette), head in zip((("A ", result.a), ("  B ", result.b)), cut, strict=True):
         text.append(side, style="bold")
         text.append(file_label(cassette))
-        if first_lines:
+        if head:
             text.append(f" (first {len(cassette):,})")
         else:
             _size(text, cassette)
@@ -123,9 +126,14 @@ def pair_summary(
 
 
 def single_summary(
-    cassette: Cassette, findings: list[Finding] | None, error: str | None = None
+    cassette: Cassette,
+    findings: list[Finding] | None,
+    error: str | None = None,
+    *,
+    progress: str | None = None,
 ) -> Text:
-    """Header lines for one cassette alone (``error``: why the lint could not finish)."""
+    """Header lines for one cassette alone (``error``: why the lint could not finish;
+    ``progress``: how far it is, ``linting: 41,000 / 100,000 entries · escape stops``)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("cassette ", style="bold")
     text.append(file_label(cassette))
@@ -140,7 +148,7 @@ def single_summary(
     if error is not None:
         text.append(printable(error), style="bold")
     elif findings is None:
-        text.append("linting…", style="dim italic")
+        text.append(printable(progress) if progress else "linting…", style="dim italic")
     elif not findings:
         text.append("no lint findings")
     else:

@@ -160,7 +160,7 @@ def bisect_answer(result: BisectResult) -> Text:
         f"{plural(len(result.candidates), 'candidate')} · "
         f"{plural(result.replays, 'replay')} (network off)"
     )
-    if result.unresolved:
+    if result.unresolved and result.minimal is not None:
         text.append(
             f"\n{result.unresolved} candidate(s) unresolved (flaky, or the agent left the "
             "recording): the set is minimal among the ones that resolved"

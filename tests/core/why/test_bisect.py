@@ -217,3 +217,64 @@ def test_nothing_to_bisect_leaves_no_empty_folder(tmp_path: Path) -> None:
     result = run_job(bisect_job(fail, fail, _agent(), out, runs=1))
     assert result.exit_status == EXIT_NO_ANSWER
     assert not out.exists() and result.out_dir is None
+
+
+def _calls_only(folder: Path, name: str, n: int) -> Path:
+    return write_cassette(
+        folder / name,
+        *[{"seq": i, "tool": "check", "args": {"step": i}, "response": {"state": "good", "n": i}}
+          for i in range(1, n + 1)],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("a_calls", [0, 1])
+def test_runs_that_part_on_calls_say_so_not_no_different_response(
+    tmp_path: Path, a_calls: int
+) -> None:
+    """An empty or one-entry failing run against a passing run of 3 calls: no response
+    differs, but the calls do; the answer says the runs part on their calls (how many each
+    made, where), that bisect swaps responses so has nothing to try, and what to run."""
+    fail = _calls_only(tmp_path, "fail.jsonl", a_calls)
+    passing = _calls_only(tmp_path, "pass.jsonl", 3)
+    result = run_job(bisect_job(fail, passing, _agent(), tmp_path / "out", runs=1))
+    assert result.exit_status == EXIT_NO_ANSWER and result.candidates == []
+    problem = result.problem
+    assert "no step has a different response" not in problem
+    assert "the runs part on their calls, not on their responses" in problem
+    made = "A made no call" if a_calls == 0 else "A made 1 call"
+    assert f"{made}, B 3" in problem
+    assert f"first at row {a_calls + 1}: B seq {a_calls + 1} check, a step only B made" in problem
+    assert f"cassette-tui diff {fail} {passing}" in problem
+    assert not (tmp_path / "out").exists()
+
+
+def test_identical_runs_say_nothing_in_the_recordings_tells_them_apart(tmp_path: Path) -> None:
+    fail = _calls_only(tmp_path, "fail.jsonl", 2)
+    result = run_job(bisect_job(fail, fail, _agent(), tmp_path / "out", runs=1))
+    assert result.exit_status == EXIT_NO_ANSWER
+    assert "the same calls with the same responses" in result.problem
+    assert f"cassette-tui gate {fail}" in result.problem
+
+
+def _crashing_agent() -> AgentCommand:
+    """An agent that dies on import, before any tool call (a venv without the package)."""
+    import shlex
+    import sys
+
+    from cassette_tui.core.loop.agent import resolve_agent
+
+    code = "raise ModuleNotFoundError(\"No module named 'my_agent_deps'\")"
+    return resolve_agent(shlex.join([sys.executable, "-c", code]), None)
+
+
+def test_an_agent_that_never_reaches_a_tool_call_is_named_as_the_problem(tmp_path: Path) -> None:
+    """The agent crashes on import: the first end's gate measured nothing. The answer says
+    the agent made no tool call and why (its last line of stderr), not that the responses
+    do not explain the outcome, and no "set minimal among the resolved" is claimed."""
+    fail, passing = _pair(tmp_path, 2)
+    result = run_job(bisect_job(fail, passing, _crashing_agent(), tmp_path / "out", runs=1))
+    assert result.exit_status == EXIT_NO_ANSWER and result.minimal is None
+    assert "does not explain the outcome" not in result.problem
+    assert "the agent made no tool call" in result.problem
+    assert "ModuleNotFoundError: No module named 'my_agent_deps'" in result.problem
+    assert "ModuleNotFoundError" in result.candidates[0].why

@@ -146,3 +146,69 @@ def test_a_folders_runs_name_no_task(tmp_path: Path) -> None:
     assert len(runs_of([str(folder)])) == 1
     with pytest.raises(CassetteFormatError, match="no run to group for task 1"):
         runs_of([str(folder)], None, "1")
+
+
+@pytest.mark.parametrize(
+    ("end", "why"),
+    [
+        ('{"exit": "0"}', "field 'exit': \"0\" is not a number"),
+        ("garbage{", "not valid JSON"),
+        ("[0]", "not a JSON object"),
+        ('{"exit": true}', "field 'exit': true is not a number"),
+    ],
+)
+def test_a_bad_end_file_is_an_error_naming_it_never_a_silent_outcome(
+    tmp_path: Path, end: str, why: str
+) -> None:
+    """How a run ended comes from its RUN.end.json: ``{"exit": "0"}`` used to count as a
+    failure and a file that is not JSON as unknown, both silently; now either is an error
+    naming the file and the field. ``{"exit": null}`` (a run killed by a signal) stays
+    unknown."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name in ("a", "b"):
+        write_cassette(folder / f"{name}.jsonl", {"seq": 1, "tool": "t", "args": {}, "response": 1})
+    (folder / "a.end.json").write_text('{"exit": null, "signal": 9}')
+    (folder / "b.end.json").write_text(end)
+    with pytest.raises(CassetteFormatError) as raised:
+        runs_of([str(folder)])
+    assert raised.value.path == str(folder / "b.end.json") and why in str(raised.value)
+    (folder / "b.end.json").write_text('{"exit": 0}')
+    runs = runs_of([str(folder)])
+    assert [r.passed for r in runs] == [None, True]
+    done = cli("group", str(folder))
+    assert (
+        done.returncode == 0 and "2 runs (1 passed, 0 failed, 1 of unknown outcome)" in done.stdout
+    )
+
+
+def test_the_why_tools_outputs_beside_the_runs_are_not_runs(tmp_path: Path) -> None:
+    """minimise writes RUN.min.jsonl and verify RUN.live.jsonl beside the recording: in a
+    folder of one's recordings those are not runs of the agent (a subset, the tools'
+    live answers), so group leaves them out instead of counting them as runs of unknown
+    outcome."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    one = {"seq": 1, "tool": "t", "args": {}, "response": 1}
+    for name, code in (("fail", 1), ("fix", 0)):
+        write_cassette(folder / f"{name}.jsonl", one)
+        (folder / f"{name}.end.json").write_text(json.dumps({"exit": code}))
+    write_cassette(folder / "fail.min.jsonl", one)
+    write_cassette(folder / "fail.live.jsonl", {**one, "verified_seq": 1})
+    runs = runs_of([str(folder)])
+    assert sorted(Path(r.name).name for r in runs) == ["fail.jsonl", "fix.jsonl"]
+    assert [r.passed for r in runs] == [False, True]
+
+
+def test_cassettes_named_one_by_one_read_their_end_files_as_a_folder_does(
+    tmp_path: Path,
+) -> None:
+    """``group fail.jsonl fix.jsonl``: each cassette's RUN.end.json counts as it does for
+    ``group FOLDER`` (it was read for a folder only: 2 runs of unknown outcome)."""
+    one = {"seq": 1, "tool": "t", "args": {}, "response": 1}
+    paths = []
+    for name, code in (("fail", 1), ("fix", 0)):
+        paths.append(str(write_cassette(tmp_path / f"{name}.jsonl", one)))
+        (tmp_path / f"{name}.end.json").write_text(json.dumps({"exit": code}))
+    assert [r.passed for r in runs_of(paths)] == [False, True]
+    assert [r.passed for r in runs_of([str(tmp_path)])] == [False, True]

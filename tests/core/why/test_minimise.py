@@ -69,8 +69,11 @@ def test_every_entry_is_needed_when_a_miss_is_another_failure(tmp_path: Path) ->
     cassette = _steps(tmp_path, 6)
     agent = _agent("--steps", "6", "--needs", "2,5")  # a miss is an uncaught CassetteMiss
     result = run_job(minimise_job(cassette, agent, OPTIONS, runs=1))
-    assert result.seqs == [1, 2, 3, 4, 5, 6] and result.exit_status == EXIT_FOUND
-    assert result.summary().startswith("6 of 6 entries keep the failure")
+    # nothing could be removed: not "found" (exit 0) but 1, and no copy written as a result
+    assert result.seqs == [1, 2, 3, 4, 5, 6] and result.exit_status == EXIT_UNSURE
+    assert result.nothing_removed and result.one_minimal
+    assert result.summary().startswith("nothing could be removed: all 6 entries keep the failure")
+    assert result.out is None and not default_out(cassette).exists()
     assert all(c.outcome == PASS for c in result.candidates)
     assert all("fails another way: exit 1, CassetteMiss (a miss of check)" in c.why
                for c in result.candidates)  # fmt: skip
@@ -182,8 +185,9 @@ def test_the_output_is_never_replaced_without_force(tmp_path: Path) -> None:
     link.symlink_to(mine)
     with pytest.raises(NotReplaceable):  # not even with force, and before any replay
         run_job(minimise_job(cassette, agent, OPTIONS, runs=1, out=link, force=True))
-    result = run_job(minimise_job(cassette, agent, OPTIONS, runs=1, force=True))
-    assert [e.seq for e in load(mine)] == [1, 2]  # a miss is another failure: both kept
+    tolerant = _agent("--steps", "2", "--needs", "1", "--tolerant")  # gets past a miss
+    result = run_job(minimise_job(cassette, tolerant, OPTIONS, runs=1, force=True))
+    assert [e.seq for e in load(mine)] == [1]  # replaced, with force
     assert result.out == mine
 
 
@@ -348,3 +352,18 @@ def test_keeping_parts_of_a_container_leaves_the_rest(value: object, data: st.Da
         else:
             assert inner == [v for i, v in enumerate(want) if i in sub]
     assert value == before  # the recorded response is never changed in place
+
+
+def test_a_whole_gate_that_measured_nothing_says_why(tmp_path: Path) -> None:
+    """An agent that dies on import: nothing to minimise, and the problem names what the
+    agent died of (its last line of stderr), not the verdict's name alone."""
+    import shlex
+    import sys
+
+    cassette = _steps(tmp_path, 2)
+    code = "raise ModuleNotFoundError(\"No module named 'my_agent_deps'\")"
+    agent = resolve_agent(shlex.join([sys.executable, "-c", code]), None)
+    result = run_job(minimise_job(cassette, agent, OPTIONS, runs=1))
+    assert result.minimal is None and result.exit_status == 2
+    assert "measured nothing (no_tool_call" in result.problem
+    assert "ModuleNotFoundError: No module named 'my_agent_deps'" in result.problem
