@@ -67,6 +67,7 @@ from ._stdio import widen_pipe as _widen_pipe
 from ._wire import (
     ERROR_TYPE,
     PROGRESS,
+    PROGRESS_AT,
     PROGRESS_FIELD,
     TOOLS_CALL,
     Frame,
@@ -886,7 +887,10 @@ class RecordingProxy:
         token = params.get("progressToken")
         for req in self._pending.values():
             if req.method == TOOLS_CALL and token is not None and req.progress_token == token:
-                req.progress.append({k: v for k, v in params.items() if k != "progressToken"})
+                row = {k: v for k, v in params.items() if k != "progressToken"}
+                # its place among the server messages (a log line, list_changed) around it
+                row[PROGRESS_AT] = len(self.facts.server_messages)
+                req.progress.append(row)
                 return True
         return False
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import click
 from cassette_tui.core.format.atomic import check_new_file, write_atomic
 from cassette_tui.core.format.constants import (
+    ENV_FIXTURES,
     ENV_PATH,
     ENV_REPORT,
     EXIT_BAD_INPUT,
@@ -180,6 +181,14 @@ def record(
     help="Recorded calls left unused fail the replay (exit 1; they are named either way).",
 )
 @click.option(
+    "--fixture",
+    "fixtures",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A pinned fixture (cassette-tui pin) that answers its key first (repeatable; "
+    "default: $CASSETTE_FIXTURES, paths joined by the path separator).",
+)
+@click.option(
     "--http",
     "http",
     is_flag=True,
@@ -200,6 +209,7 @@ def replay(
     repeat: str,
     facts: Path | None,
     strict: bool,
+    fixtures: tuple[Path, ...],
     http: bool,
     port: int,
     config: str | None,
@@ -217,7 +227,12 @@ def replay(
 
     try:
         _check_report(report)
-        server = ReplayServer(cassette, rules=load_rules(config), repeat=repeat, facts=facts)
+        pinned: list[str | Path] = list(fixtures) or [
+            p for p in os.environ.get(ENV_FIXTURES, "").split(os.pathsep) if p
+        ]
+        server = ReplayServer(
+            cassette, rules=load_rules(config), repeat=repeat, facts=facts, fixtures=pinned
+        )
     except (CassetteFormatError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui mcp replay: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
