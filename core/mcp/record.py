@@ -47,10 +47,12 @@ from typing import Any, BinaryIO, TextIO
 
 import orjson
 from cassette_tui.core.format.cassette import dump_line, dump_record
+from cassette_tui.core.format.constants import ENV_CLAIM
 from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
 from cassette_tui.core.format.digest import DIGEST_PREFIX, digest
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
+from cassette_tui.core.replay.recorder import _open_claimed
 from cassette_tui.core.scan.redact import Redactor
 
 from ._facts import (
@@ -282,7 +284,11 @@ class CassetteWriter:
     """
 
     def __init__(
-        self, path: Path, rules: NormalizationRules, redactor: Redactor | None = None
+        self,
+        path: Path,
+        rules: NormalizationRules,
+        redactor: Redactor | None = None,
+        claim: str | None = None,
     ) -> None:
         self.path = path
         self.rules = rules
@@ -290,13 +296,20 @@ class CassetteWriter:
         self.redactor = redactor
         self.seq = 0
         self._reserved = False
+        #: the file was made for this recording by ``cassette-tui record`` (``claim``,
+        #: ``CASSETTE_CLAIM``): written into, and left to that job when nothing was kept
+        self.claimed = False
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - exclusive create
         except FileExistsError:
-            raise FileExistsError(
-                f"{path}: a cassette exists already; record to a new file"
-            ) from None
+            # the empty file `cassette-tui record` made for its agent (Recorder's rule)
+            self._fh = _open_claimed(path, claim) if claim else None
+            self.claimed = self._fh is not None
+            if self._fh is None:
+                raise FileExistsError(
+                    f"{path}: a cassette exists already; record to a new file"
+                ) from None
 
     def write(
         self,
@@ -468,6 +481,8 @@ class RecordingProxy:
         ):
             return False
         for path in (summary.cassette, summary.sidecar):
+            if path == summary.cassette and self.writer.claimed:
+                continue  # the record job's file: that job removes it
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
         summary.removed = True
@@ -960,7 +975,9 @@ def _claim(
     """Create the cassette (exclusively) and its sidecar for a new recording. With ``{n}``
     in ``template`` (``runs/git-{n}.jsonl``), the first n from 1 whose two files are both
     free; without, the one path, or ``FileExistsError``. A half-claimed pair (the sidecar
-    appeared meanwhile) is undone."""
+    appeared meanwhile) is undone. The empty cassette ``cassette-tui record`` made for its
+    agent is written into (``CASSETTE_CLAIM``, as the library's ``Recorder`` does)."""
+    claim = os.environ.get(ENV_CLAIM) or None
     numbered = NUMBER in template
     for n in range(1, 1_000_000 if numbered else 2):
         cassette = Path(template.replace(NUMBER, str(n)))
@@ -970,13 +987,14 @@ def _claim(
                 raise FileExistsError(
                     f"{sidecar}: a server-facts file exists already; record to a new file"
                 )
-            writer = CassetteWriter(cassette, rules, redactor)
+            writer = CassetteWriter(cassette, rules, redactor, claim=claim)
             facts = ServerFacts(command=command, cassette=cassette.name)
             try:
                 journal = FactsJournal(facts, sidecar, redactor)
             except BaseException:
                 writer.close()
-                cassette.unlink()
+                if not writer.claimed:
+                    cassette.unlink()
                 raise
         except FileExistsError:
             if numbered:
