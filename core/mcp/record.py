@@ -54,6 +54,7 @@ from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.replay.recorder import _open_claimed
 from cassette_tui.core.scan.redact import Redactor
+from cassette_tui.core.scan.sidecar import sidecar_hits
 
 from ._facts import (
     Exchange,
@@ -289,11 +290,15 @@ class CassetteWriter:
         rules: NormalizationRules,
         redactor: Redactor | None = None,
         claim: str | None = None,
+        known: frozenset[str] = frozenset(),
     ) -> None:
         self.path = path
         self.rules = rules
         #: ``record = true``: each entry is redacted before it is written (as ``Recorder``)
         self.redactor = redactor
+        #: secrets found outside the entries (the server's ``--api-key VALUE``): replaced
+        #: wherever the server echoes them (a log line, a result's text), as ``redact`` does
+        self.known = known
         self.seq = 0
         self._reserved = False
         #: the file was made for this recording by ``cassette-tui record`` (``claim``,
@@ -329,7 +334,7 @@ class CassetteWriter:
         self.seq += 1
         entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
         if self.redactor is not None:  # no secret reaches the disk
-            entry = self.redactor.redact_entry(entry)[0]
+            entry = self.redactor.redact_entry(entry, self.known)[0]
             prepared = None
         # big values (a call's args, its answer) go to the file as their own texts,
         # spliced around the rest of the line: no copy of the whole line is made
@@ -978,6 +983,10 @@ def _claim(
     appeared meanwhile) is undone. The empty cassette ``cassette-tui record`` made for its
     agent is written into (``CASSETTE_CLAIM``, as the library's ``Recorder`` does)."""
     claim = os.environ.get(ENV_CLAIM) or None
+    known: frozenset[str] = frozenset()
+    if redactor is not None:  # the command line's secrets, by their flags (--api-key VALUE)
+        hits = sidecar_hits({"server": {"command": command}}, redactor.config)
+        known = frozenset(h.secret for h in hits if h.secret)
     numbered = NUMBER in template
     for n in range(1, 1_000_000 if numbered else 2):
         cassette = Path(template.replace(NUMBER, str(n)))
@@ -987,7 +996,7 @@ def _claim(
                 raise FileExistsError(
                     f"{sidecar}: a server-facts file exists already; record to a new file"
                 )
-            writer = CassetteWriter(cassette, rules, redactor, claim=claim)
+            writer = CassetteWriter(cassette, rules, redactor, claim=claim, known=known)
             facts = ServerFacts(command=command, cassette=cassette.name)
             try:
                 journal = FactsJournal(facts, sidecar, redactor)

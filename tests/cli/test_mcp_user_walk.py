@@ -234,3 +234,24 @@ def _wait_listening(port: int) -> None:
                 return
         time.sleep(0.05)
     raise RuntimeError(f"the shop server never listened on {port}")
+
+
+def test_a_servers_key_echoed_in_free_text_is_redacted_too(tmp_path: Path) -> None:
+    """Bugcase 45's rule with a key the scanners know only by its flag (``--api-key``; no
+    known format): the sidecar's command line had it redacted, but the cassette kept it in
+    clear where the server echoed it in a progress message, and ``check`` called the folder
+    clean. Fault found: the command line's secrets were not carried to the entries."""
+    key = "sk-live-4f9a8B2c7D1e6F3a9B8c7D6e5F4a3B2c1D0e"  # fake, of no known format
+    (tmp_path / "cassette.toml").write_text("[redact]\nrecord = true\n")
+    env = {"CASSETTE_MODE": "record", "CASSETTE_PATH": "runs/s.jsonl",
+           "CASSETTE_CONFIG": "cassette.toml"}  # fmt: skip
+    done, live = host(tmp_path, "secret", "--stdio", stdio("--api-key", key), **env)
+    assert done.returncode == 0, done.stderr
+    for path in (tmp_path / "runs").iterdir():
+        assert key not in path.read_text(), path.name
+    cassette = (tmp_path / "runs" / "s.jsonl").read_text()
+    assert "fetching with <redacted:secret:" in cassette
+    env["CASSETTE_MODE"] = "replay"  # the redacted recording still replays
+    done, replayed = host(tmp_path, "secret-replay", "--stdio", NO_SERVER, **env)
+    assert done.returncode == 0, done.stderr
+    assert [m.get("id") for m in replayed["messages"]] == [m.get("id") for m in live["messages"]]

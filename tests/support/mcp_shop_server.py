@@ -18,8 +18,9 @@ Tools:
 - ``refund``: see above.
 
 A resource ``shop://policy``, a template ``shop://orders/{order_id}``, a prompt
-``apology(customer)``. ``--api-key KEY`` is echoed by the ``shop://config`` resource (a
-secret that must not reach a recording in clear).
+``apology(customer)``. ``--api-key KEY`` is echoed by the ``shop://config`` resource, the
+log message of ``get_order`` and the first progress message of ``sync_catalog`` (a secret
+that must not reach a recording in clear).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ server = MCPServer("order-desk", version=f"{CONTRACT}.0")
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 async def get_order(order_id: str, ctx: Context) -> dict[str, object]:
     """The order's status and total (read only)."""
-    await ctx.info(f"looking up {order_id}")
+    # a server that logs its configuration: the key in a notification and a progress text
+    await ctx.info(f"looking up {order_id}" + (f" with api_key={API_KEY}" if API_KEY else ""))
     order: dict[str, object] = {"order_id": order_id, "status": "late", "total_cents": 1250}
     if CONTRACT >= 2:
         order["currency"] = "EUR"
@@ -64,7 +66,7 @@ def set_status(order_id: str, status: str) -> dict[str, str]:
 @server.tool()
 async def sync_catalog(ctx: Context) -> dict[str, int]:
     """Refresh the catalogue: reports progress and announces a changed tool list."""
-    await ctx.report_progress(1, 2, "fetching")
+    await ctx.report_progress(1, 2, "fetching" + (f" with {API_KEY}" if API_KEY else ""))
     await ctx.report_progress(2, 2, "indexing")
     await ctx.info("catalogue synced")
     # the session-level notification (ctx.notify_tools_changed reaches only the 2026-07-28
