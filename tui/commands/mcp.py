@@ -123,6 +123,12 @@ def record(
     from cassette_tui.core.keys.config import ProjectConfig
     from cassette_tui.core.mcp.record import RecordingProxy
 
+    if os.environ.get(ENV_FIXTURES):  # `record --fixture` around an MCP host: say so
+        click.echo(
+            f"cassette-tui mcp record: {ENV_FIXTURES} is not applied: every call goes to "
+            "the server and is recorded as it answers",
+            err=True,
+        )
     if bool(url) == bool(command):
         click.echo("cassette-tui mcp record: give a server COMMAND or --url, not both", err=True)
         sys.exit(EXIT_BAD_INPUT)
