@@ -255,3 +255,21 @@ def test_a_servers_key_echoed_in_free_text_is_redacted_too(tmp_path: Path) -> No
     done, replayed = host(tmp_path, "secret-replay", "--stdio", NO_SERVER, **env)
     assert done.returncode == 0, done.stderr
     assert [m.get("id") for m in replayed["messages"]] == [m.get("id") for m in live["messages"]]
+
+
+def test_server_url_live_as_given_and_a_replay_that_cannot_start_said(tmp_path: Path) -> None:
+    from cassette_tui.core.mcp.host import server_url
+
+    with server_url("http://127.0.0.1:9/mcp", mode="live") as url:
+        assert url == "http://127.0.0.1:9/mcp"
+    missing = tmp_path / "missing.jsonl"
+    with (
+        pytest.raises(RuntimeError, match="cassette-tui mcp replay exited 2 before serving"),
+        server_url("http://127.0.0.1:9/mcp", mode="replay", path=missing),
+    ):
+        pass
+    with (
+        pytest.raises(ValueError, match="needs a cassette"),
+        server_url("http://127.0.0.1:9/mcp", mode="record", path=""),
+    ):
+        pass
