@@ -87,6 +87,11 @@ from ._wire import (
 MISS_CODE = -32010
 #: JSON-RPC "method not found": a request the recording never saw answered
 NOT_RECORDED_CODE = -32601
+#: the 2026-07-28 change-event stream: a request answered only when the stream ends, opened
+#: by an acknowledgement naming it in ``_meta`` (SEP-2575)
+LISTEN = "subscriptions/listen"
+LISTEN_ACK = "notifications/subscriptions/acknowledged"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 #: progress notifications to send before an answer, each with its place among the recorded
 #: server messages (``None``: after them all)
 Notes = list[tuple[dict[str, Any], int | None]]
@@ -407,6 +412,17 @@ class ReplaySession:
             elif message.after is not None:
                 after.setdefault(_anchor_key(message.after), []).append(i)
         self._before, self._after = before, after
+        #: a ``subscriptions/listen`` stream's acknowledgement, by the listen's id: sent as
+        #: the listen arrives (the host waits for it before its next request), the listen
+        #: itself left unanswered (its answer ends the stream; the host cancels it)
+        self._acks: dict[str, list[int]] = {}
+        for i, message in enumerate(server.server_messages):
+            doc = message.message
+            if isinstance(doc, dict) and doc.get("method") == LISTEN_ACK:
+                meta = (doc.get("params") or {}).get("_meta") or {}
+                listen = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+                if listen is not None:
+                    self._acks.setdefault(id_key(listen), []).append(i)
 
     async def run(self, lines: asyncio.Queue[bytes | None]) -> None:
         """Answer until ``lines`` yields ``None`` (the host closed its end)."""
@@ -465,6 +481,9 @@ class ReplaySession:
                 answers.append(await self._unreadable(dump_doc(frame.doc), frame, quiet=True))
                 continue
             if frame.kind != "request":
+                continue
+            if frame.method == LISTEN and self._acks.get(frame.key):
+                await self._send_messages(self._acks[frame.key])
                 continue
             answer, notes, anchor = self._request(frame)
             group = self._before.get(_anchor_key(anchor), []) if anchor is not None else []

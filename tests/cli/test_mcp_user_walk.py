@@ -273,3 +273,42 @@ def test_server_url_live_as_given_and_a_replay_that_cannot_start_said(tmp_path: 
         server_url("http://127.0.0.1:9/mcp", mode="record", path=""),
     ):
         pass
+
+
+def test_a_listen_stream_replays_over_stdio_and_http(tmp_path: Path) -> None:
+    """Fault found: a 2026-07-28 host's ``subscriptions/listen`` waits for the server's
+    acknowledgement before its next request; replay sent it only before the next
+    answer (its recorded place), and answered the listen at once (ending the stream), so
+    the host never got going (stdio: "Connection closed")."""
+    listen_host = [sys.executable, str(SUPPORT / "mcp_listen_host.py")]
+    server_script = str(SUPPORT / "mcp_shop_server.py")
+    wanted = {"events": ["ToolsListChanged"], "result": {"items": 42}}
+
+    def run(*args: str, **env: str) -> Any:
+        done = subprocess.run([*listen_host, *args], env={**os.environ, **env}, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=TIMEOUT * 2)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    rec = {"CASSETTE_MODE": "record", "CASSETTE_PATH": "listen.jsonl"}
+    assert run("--stdio", server_script, **rec) == wanted
+    rep = {"CASSETTE_MODE": "replay", "CASSETTE_PATH": "listen.jsonl",
+           "CASSETTE_REPORT": "listen.report.json"}  # fmt: skip
+    assert run("--stdio", NO_SERVER, **rep) == wanted
+    mcp = json.loads((tmp_path / "listen.report.json").read_text())["mcp"]
+    assert mcp["not_replayed"] == [] and mcp["not_recorded"] == []
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([*SERVER, "--http", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        _wait_listening(port)
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert run("--url", url, **{**rec, "CASSETTE_PATH": "listen-http.jsonl"}) == wanted
+    finally:
+        server.terminate()
+        server.wait(timeout=TIMEOUT)
+    rep["CASSETTE_PATH"] = "listen-http.jsonl"
+    assert run("--url", "http://127.0.0.1:9/mcp", **rep) == wanted

@@ -72,6 +72,7 @@ async def sync_catalog(ctx: Context) -> dict[str, int]:
     # the session-level notification (ctx.notify_tools_changed reaches only the 2026-07-28
     # subscriptions/listen streams)
     await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()  # and to the 2026-07-28 subscriptions/listen streams
     return {"items": 42}
 
 
