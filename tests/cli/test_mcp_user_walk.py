@@ -130,6 +130,12 @@ def test_read_only_and_idempotent_calls_repeat_past_the_recording(walk: dict[str
     assert repeats == {"get_order": (3, 2), "set_status": (3, 2)}
     calls = [s["call"] for s in seen["seen"] if "call" in s]
     assert calls[-2] == calls[0]  # the last get_order answer, served again
+    # the replay's words say so (they said "called 3x, recorded 2x" and "0 past the last
+    # recording", which left a user guessing what the third call got)
+    text = cli(tmp, "replay", "runs/pass.jsonl", "--agent", agent("--again", "--stdio", NO_SERVER))
+    assert text.returncode == 0, text.stdout + text.stderr
+    line = "get_order sha256:04f09fff81934b74  called 3x, recorded 2x; the last answer served"
+    assert f"{line} again 1x past the recording" in text.stdout
 
 
 def test_replay_and_gate_with_the_host_as_the_agent(walk: dict[str, Any]) -> None:
