@@ -657,6 +657,8 @@ class RecordingProxy:
                     frame.method, frame.params, now, t0, host_id=frame.id, alias=alias, line=line
                 )
                 self._prepare(pending)
+                if not self._pending and self._unplaced:
+                    self._settle_idle()
                 self._pending[key] = pending
             elif frame.kind in ("response", "error"):
                 self._host_answered(frame)
@@ -869,6 +871,15 @@ class RecordingProxy:
             self.journal.add({"placed": anchor})
         self._unplaced = []
         self._last_answer = anchor
+
+    def _settle_idle(self) -> None:
+        """Server messages that came while no request was in flight, before this host
+        request: the host may send it because of them (a ``tools/list`` after
+        ``tools/list_changed`` on Streamable HTTP's GET stream), so they are not placed
+        before its answer (replay would wait for a request that never comes) but left
+        after the answer before them (``before: null``), where replay sends them."""
+        self.journal.add({"placed": None})
+        self._unplaced = []
 
     def _server_message(self, message: ServerMessage) -> None:
         message.after = self._last_answer

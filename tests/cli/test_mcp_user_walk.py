@@ -318,3 +318,43 @@ def test_a_listen_stream_replays_over_stdio_and_http(tmp_path: Path) -> None:
         server.wait(timeout=TIMEOUT)
     rep["CASSETTE_PATH"] = "listen-http.jsonl"
     assert run("--url", "http://127.0.0.1:9/mcp", **rep) == wanted
+
+
+def test_a_request_the_host_made_because_of_a_notification_replays(tmp_path: Path) -> None:
+    """A notification that came between calls (no request in flight) and the request the
+    host sends because of it (``tools/list`` after ``tools/list_changed``). Fault found
+    (over HTTP, where the GET stream's notification races the call's answer): it was
+    placed before the answer of that very request, so replay waited for a request the
+    host makes only once it has the notification (not replayed, the host waiting)."""
+    from support.mcp_session import RawSession, record_cmd, replay_cmd, tool_call
+
+    raw_server = [sys.executable, str(SUPPORT / "mcp_raw_server.py")]
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+
+    def session(command: list[str]) -> list[Any]:
+        host = RawSession(command, cwd=tmp_path)
+        try:
+            got: list[Any] = []
+            assert host.lines.get(timeout=TIMEOUT) == b"raw server ready\n"  # its banner
+            host.request(init)
+            host.request(tool_call(1, "announce_after", {}))
+            while True:  # the host lists the tools again once the server says they changed
+                doc = json.loads(host.lines.get(timeout=TIMEOUT) or b"null")
+                got.append(doc)
+                if doc.get("method") == "notifications/tools/list_changed":
+                    break
+            got.append(host.request(listing))
+            assert host.close() == 0, host.stderr
+            return got
+        finally:
+            host.kill()
+
+    run = tmp_path / "announce.jsonl"
+    live = session(record_cmd(run, raw_server))
+    facts = json.loads(run.with_suffix(".mcp.json").read_text())
+    (message,) = [m for m in facts["server_messages"] if "message" in m]
+    assert (message["before"], message["after"]) == (None, {"seq": 1})
+    report = tmp_path / "announce.report.json"
+    assert session(replay_cmd(run, "--report", str(report))) == live
+    assert json.loads(report.read_text())["mcp"]["not_replayed"] == []

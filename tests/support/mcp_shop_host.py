@@ -89,6 +89,10 @@ async def agent(read: Any, write: Any, seen: list[Any], again: bool) -> types.Ca
             seen.append({"call": dump(await session.call_tool("get_order", {"order_id": "A-1"}))})
         result = await session.call_tool("sync_catalog", {}, progress_callback=progress)
         seen.append({"call": dump(result)})
+        # the catalogue changed: the host waits for the server's word (over HTTP it comes on
+        # the GET stream, racing the call's answer), then lists the tools again
+        with anyio.move_on_after(10):
+            await changed.wait()
         if changed.is_set():
             seen.append({"tools again": [t.name for t in (await session.list_tools()).tools]})
         seen.append({"call": dump(await session.call_tool("summarize", {"order_id": "A-1"}))})
