@@ -657,8 +657,8 @@ class RecordingProxy:
                     frame.method, frame.params, now, t0, host_id=frame.id, alias=alias, line=line
                 )
                 self._prepare(pending)
-                if not self._pending and self._unplaced:
-                    self._settle_idle()
+                if not self._pending and self._unplaced and self._last_answer is not None:
+                    self._settle_idle()  # (before any answer, replay sends them first anyway)
                 self._pending[key] = pending
             elif frame.kind in ("response", "error"):
                 self._host_answered(frame)
