@@ -358,3 +358,17 @@ def test_a_request_the_host_made_because_of_a_notification_replays(tmp_path: Pat
     report = tmp_path / "announce.report.json"
     assert session(replay_cmd(run, "--report", str(report))) == live
     assert json.loads(report.read_text())["mcp"]["not_replayed"] == []
+
+
+def test_mcp_record_says_it_does_not_apply_fixtures(tmp_path: Path) -> None:
+    """``record --fixture`` around an MCP host: the proxy forwards every call to the
+    server, and says so rather than leaving the user to believe the pin held."""
+    done = subprocess.run(
+        [*CLI, "mcp", "record", "-o", str(tmp_path / "r.jsonl"), "--", *SERVER],
+        env={**os.environ, "CASSETTE_FIXTURES": str(tmp_path / "pin.jsonl")},
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert "CASSETTE_FIXTURES is not applied: every call goes to the server" in done.stderr
