@@ -23,6 +23,9 @@ right beside it (this machine's speed varies up to 2x from minute to minute):
     and report from ``CASSETTE_MODE``/``CASSETTE_PATH``/``CASSETTE_REPORT`` (the wrapper
     follows the environment), a report file written.
 
+  ``--clock cpu`` times the calls by this thread's CPU time and the loads by the
+  process's (on a machine shared with other work, wall times vary 2x from minute to
+  minute; the CPU time is what the calls cost).
   Loading and indexing are outside the timing on both sides (the article's ``__init__``;
   our ``load`` and the digests of the recorded args, computed before the first call).
   What is timed is the calls, nothing else: the per-call µs is the best of ``--rounds``
@@ -34,6 +37,14 @@ right beside it (this machine's speed varies up to 2x from minute to minute):
 * ``scale`` (the report is appended, not rewritten): ``ours+report`` on cassettes of each
   size of ``--scale`` calls of the ``small`` shape; the per-call µs should stay flat from the
   smallest to the largest. The article on the same file in the same run, for scale.
+* ``floor``: per shape, the decode of each answer's bytes alone (orjson, as a call
+  decodes them; msgspec beside it) and the live args' digest, against the article's call:
+  what a replayed call that hands each call its own objects cannot go below.
+* ``start``: a replayer's start on ``--start-file`` (the shared generator's 100k-entry
+  cassette, say): ``wrap_dispatcher(f, mode="replay", path=...)`` (the load, every line
+  checked fully, the replay keys) against the article's load of the same file
+  (``ArticleCassette``), each side in a fresh interpreter, ``--rounds`` times in turn;
+  the fastest of each, and each side's peak memory (``ru_maxrss``).
 * ``import`` (target: under 30 ms): the wall time of a fresh interpreter running
   ``from cassette_tui.core import wrap_dispatcher`` against ``python -c pass``, alternated,
   ``--import-repeat`` pairs; the median and the smallest difference.
@@ -159,12 +170,19 @@ def _timed(dispatch: Callable[[str, Any], Any], calls: list[tuple[str, Any]]) ->
     gc.collect()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start = CLOCK()
         for tool, args in calls:
             dispatch(tool, args)
-        return (time.perf_counter() - start) / len(calls)
+        return (CLOCK() - start) / len(calls)
     finally:
         gc.enable()
+
+
+#: what the calls are timed with: wall time (``--clock wall``), or this thread's CPU time
+#: (``--clock cpu``: on a machine shared with other work, the time the calls ran)
+CLOCK: Callable[[], float] = time.perf_counter
+#: the loads' clock: wall, or the process's CPU time (our load reads ahead in a thread)
+LOAD_CLOCK: Callable[[], float] = time.perf_counter
 
 
 def _refuse(tool: str, args: Any) -> Any:
@@ -209,7 +227,8 @@ def _done(dispatch: Any) -> float:
 
 def per_call(folder: Path, calls_n: int, rounds: int) -> None:
     print(
-        f"per call: {calls_n} distinct calls, each made once; best of {rounds} rounds (us); "
+        f"per call: {calls_n} distinct calls, each made once; best of {rounds} rounds "
+        f"(us, {'CPU' if CLOCK is time.thread_time else 'wall'} time); "
         "'run': the load and every call, per call"
     )
     print(
@@ -221,13 +240,13 @@ def per_call(folder: Path, calls_n: int, rounds: int) -> None:
         calls = write_cassette(path, shape, calls_n)
         art, mine, rep, r1, r2, art_run, our_run, r3 = [], [], [], [], [], [], [], []
         for k in range(rounds):
-            start = time.perf_counter()
+            start = LOAD_CLOCK()
             cassette = ArticleCassette(path)
-            load_a = time.perf_counter() - start
+            load_a = LOAD_CLOCK() - start
             a = _timed(cassette.call, calls)
-            start = time.perf_counter()
+            start = LOAD_CLOCK()
             d = ours(path, None)
-            load_o = time.perf_counter() - start
+            load_o = LOAD_CLOCK() - start
             o = _timed(d, calls)
             _done(d)
             d = ours(path, folder / f"{shape}-{k}.report.json")
@@ -249,6 +268,46 @@ def per_call(folder: Path, calls_n: int, rounds: int) -> None:
         )
 
 
+def floor(folder: Path, calls_n: int, rounds: int) -> None:
+    """What a call cannot go below, per shape, against the article's call (which returns
+    the object its load parsed, shared by every call): the decode of the answer's bytes
+    alone (orjson, as a replayed call decodes them; msgspec beside it), and that plus the
+    live args' digest (the article digests too); the rest of our call is the ``pread``,
+    the lock, the key's next recording and the call log."""
+    import msgspec
+    import orjson
+    from cassette_tui.core.format.digest import live_digest
+
+    print(f"floor: best of {rounds} rounds over {calls_n} calls (us; ratio to the article)")
+    print(
+        f"  {'shape':<10} {'article':>8} {'orjson':>8} {'ratio':>6} {'msgspec':>8} "
+        f"{'digest':>8} {'decode+digest':>14} {'ratio':>6}"
+    )
+    for shape in SHAPES:
+        path = folder / f"floor-{shape}.jsonl"
+        calls = write_cassette(path, shape, calls_n)
+        answers = [
+            json.dumps(shape_call(shape, i)[2], sort_keys=True).encode() for i in range(calls_n)
+        ]
+        raws = [("", raw) for raw in answers]
+        cassette = ArticleCassette(path)
+        best: dict[str, float] = {}
+        for _ in range(rounds):
+            for name, one, over in (
+                ("article", cassette.call, calls),
+                ("orjson", lambda _t, raw: orjson.loads(raw), raws),
+                ("msgspec", lambda _t, raw: msgspec.json.decode(raw), raws),
+                ("digest", lambda _t, args: live_digest(args), calls),
+            ):
+                took = _timed(one, over)
+                best[name] = min(took, best.get(name, took))
+        a, o, m, d = (best[k] * 1e6 for k in ("article", "orjson", "msgspec", "digest"))
+        print(
+            f"  {shape:<10} {a:8.2f} {o:8.2f} {o / a:5.2f}x {m:8.2f} {d:8.2f} "
+            f"{o + d:14.2f} {(o + d) / a:5.2f}x"
+        )
+
+
 def scale(folder: Path, sizes: list[int]) -> None:
     print("scale: ours+report per call by the length of the run (small shape, us)")
     first = None
@@ -265,6 +324,45 @@ def scale(folder: Path, sizes: list[int]) -> None:
             f"({r / a:4.2f}x; {r / first:4.2f}x of the first size); "
             f"the report's final write {final * 1000:6.1f} ms"
         )
+
+
+_START = """
+import resource, sys, time
+sys.path.insert(0, {bench!r})
+start, cpu = time.perf_counter(), time.process_time()
+if {side!r} == "article":
+    from bench_replay import ArticleCassette
+    held = ArticleCassette({path!r})
+else:
+    from cassette_tui.core import wrap_dispatcher
+    held = wrap_dispatcher(lambda tool, args: None, mode="replay", path={path!r})
+    held.engine.cassette.digests()  # known already: the start computed them
+took, cpu = time.perf_counter() - start, time.process_time() - cpu
+print(took, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def start_time(path: Path, rounds: int) -> None:
+    """The replayer's start against the article's load, each in a fresh interpreter."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASSETTE_")}
+    size = path.stat().st_size / 1e6
+    runs: dict[str, list[tuple[float, float, int]]] = {"article": [], "ours": []}
+    for _ in range(rounds):
+        for side in ("article", "ours"):
+            code = _START.format(bench=str(ROOT / "benchmarks"), side=side, path=str(path))
+            out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                 capture_output=True, text=True).stdout.split()  # fmt: skip
+            runs[side].append((float(out[0]), float(out[1]), int(out[2])))
+    (a, a_cpu, a_kb), (o, o_cpu, o_kb) = (
+        (min(r[0] for r in rs), min(r[1] for r in rs), max(r[2] for r in rs))
+        for rs in (runs["article"], runs["ours"])
+    )
+    print(
+        f"start: {path.name} ({size:.0f} MB), fastest of {rounds}: article's load {a:.2f} s "
+        f"({a_cpu:.2f} s CPU), {a_kb / 1024:.0f} MB; the replayer's start {o:.2f} s "
+        f"({o_cpu:.2f} s CPU), {o_kb / 1024:.0f} MB: {o / a:.2f}x the time "
+        f"({o_cpu / a_cpu:.2f}x the CPU), {o_kb / a_kb:.2f}x the memory"
+    )
 
 
 def import_time(repeat: int) -> None:
@@ -302,17 +400,35 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--scale", default="1000,10000,100000")
     parser.add_argument("--import-repeat", type=int, default=20)
-    parser.add_argument("--parts", default="call,scale,import")
+    parser.add_argument(
+        "--parts", default="call,scale,import", help="also: floor, start (--start-file)"
+    )
+    parser.add_argument("--start-file", type=Path, help="the cassette of the start part")
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall",
+        help="time the calls and loads by wall time, or by CPU time (a shared machine)",
+    )  # fmt: skip
     args = parser.parse_args()
     parts = set(args.parts.split(","))
+    if args.clock == "cpu":
+        global CLOCK, LOAD_CLOCK
+        CLOCK, LOAD_CLOCK = time.thread_time, time.process_time
+    if args.start_file is not None:
+        args.start_file = args.start_file.resolve()  # before the chdir below
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
         # the project's own config is not the benchmark's: no normalization rules
         os.chdir(tmp)
         folder = Path(tmp)
         if "call" in parts:
             per_call(folder, args.calls, args.rounds)
+        if "floor" in parts:
+            floor(folder, args.calls, args.rounds)
         if "scale" in parts:
             scale(folder, [int(s) for s in args.scale.split(",") if s])
+        if "start" in parts:
+            if args.start_file is None:
+                parser.error("--parts start needs --start-file")
+            start_time(args.start_file, args.rounds)
         if "import" in parts:
             import_time(args.import_repeat)
 

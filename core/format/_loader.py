@@ -489,7 +489,10 @@ class _Index:
             if foreign is not None:
                 why = f"{foreign}: {why}"
             if truncated:
-                why = "last line is cut mid-write (a crash while recording?): " + why
+                why = (
+                    "last line is cut mid-write (a crash while recording?; a lenient load,"
+                    " --lenient, keeps the entries before it): " + why
+                )
             self._fail(
                 CassetteFormatError(self.path, lineno, error_field(exc), why, truncated=truncated),
                 truncated,

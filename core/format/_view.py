@@ -23,6 +23,7 @@ from typing import Any, overload
 import msgspec
 
 from . import _readahead as readahead
+from ._answers import Answers, check_every_line
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._line_keys import LineKeys
 from ._writer import dump_record
@@ -238,8 +239,12 @@ class Cassette(Sequence[Entry]):
         if self._response_hashes is None:
             if self._entries is not None or self.path is None:
                 self._response_hashes = [None] * len(self)
-            else:
+            elif self._digests is None:
                 self.digests()
+            else:  # the digests came without them (a replayer's start): one pass for them
+                with self._compute_lock:
+                    if self._response_hashes is None:
+                        self._response_hashes = run_job(self._key_pass(None))[1]
         assert self._response_hashes is not None
         return self._response_hashes
 
@@ -318,6 +323,29 @@ class Cassette(Sequence[Entry]):
                 digests[i] = kept
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
+
+    def _set_digests(self, digests: list[str]) -> None:
+        """Keep the replay keys a pass over every line computed (the same values as
+        ``keys_job``), unless another thread kept its own first; the response hashes are
+        then computed when asked for (``response_hashes``: a replay never asks)."""
+        with self._keys_lock:
+            if self._digests is None:
+                self._digests = digests
+
+    def checked_answers(self) -> Answers | None:
+        """Check every entry of a file-backed cassette fully, once, as its parse would
+        (``_answers.check_every_line``: the replayer's start), computing the replay keys
+        in the same read; return where each plain response lies, for calls to read and
+        decode afresh (``Answers.read``). ``None`` for a cassette held in memory (its
+        entries are parsed values already).
+
+        Raises:
+            CassetteFormatError: a line that does not parse or breaks a rule (file, line,
+                field), or the file changed since the load.
+        """
+        if not self.is_file_backed:
+            return None
+        return check_every_line(self)
 
     def entry_view(self, i: int) -> Entry:
         """Entry ``i`` as held or cached, not a copy (``self[i]`` hands out copies): for
@@ -433,6 +461,15 @@ class Cassette(Sequence[Entry]):
         line and field."""
         if raw is None:
             raw = self.raw_line(i)
+        return entry_from_record(self._checked_record(i, raw), self._lines[i])
+
+    def _checked_record(self, i: int, raw: bytes) -> dict[str, Any]:
+        """Entry ``i``'s line ``raw`` parsed and checked by the engine's rules and format
+        v1, as a record (``_parse_entry`` without the ``Entry``).
+
+        Raises:
+            CassetteFormatError: as ``_parse_entry``.
+        """
         try:
             record = parse_json_checked(raw)[0]
         except DuplicateKey as exc:  # in a value the load did not read: the line is bad
@@ -468,7 +505,7 @@ class Cassette(Sequence[Entry]):
         # "$" first: one byte is found at memory speed, a longer pattern is not
         if b"$" in raw and NONFINITE_MARK in raw:
             record = decode_nonfinite(record)
-        return entry_from_record(record, self._lines[i])
+        return record
 
     def _refuse_if_changed(self) -> None:
         """Raise the "changed on disk" error when the file at ``path`` is not, now, the one

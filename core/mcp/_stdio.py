@@ -57,33 +57,45 @@ def read_lines(
     a pipe, a tty or a file all work), handing complete lines to ``out``; ``None`` at EOF.
     Each byte is scanned for a newline once, so a 50 MB line costs what its reading does.
     With ``pieces_from``, a line that grows past that many bytes before its newline is
-    handed on in ``Piece``s as it comes, its rest (up to the newline) in a ``LineEnd``."""
+    handed on in ``Piece``s as it comes, its rest (up to the newline) in a ``LineEnd``;
+    each byte of such a line is copied once, into the whole line (a piece is the read's
+    own bytes)."""
     buffer = bytearray()
     scanned = 0
     whole: bytearray | None = None  # the line handed on in pieces, so far
+
+    def put(item: Any) -> None:
+        loop.call_soon_threadsafe(out.put_nowait, item)
+
     try:
         while chunk := os.read(fd, 1 << 20):
+            if whole is not None:  # within a long line: the chunk goes on as it is
+                end = chunk.find(b"\n")
+                if end < 0:
+                    whole += chunk
+                    put(Piece(chunk))
+                    continue
+                last, chunk = chunk[: end + 1], chunk[end + 1 :]
+                whole += last
+                put(LineEnd(last, whole))
+                whole = None
+                if not chunk:
+                    continue
             buffer += chunk
             start = 0
+            lines = []
             while (end := buffer.find(b"\n", max(scanned, start))) >= 0:
-                line = bytes(buffer[start : end + 1])
-                if whole is not None:
-                    whole += line
-                    loop.call_soon_threadsafe(out.put_nowait, LineEnd(line, whole))
-                    whole = None
-                else:
-                    loop.call_soon_threadsafe(out.put_nowait, line)
+                lines.append(bytes(buffer[start : end + 1]))
                 start = end + 1
+            if lines:  # one wake-up of the loop for all the lines of a read
+                loop.call_soon_threadsafe(_put_all, out, lines)
             if start:
                 del buffer[:start]
             scanned = len(buffer)
             if pieces_from is not None and len(buffer) >= pieces_from:
                 piece = bytes(buffer)
-                if whole is None:
-                    whole = bytearray(piece)
-                else:
-                    whole += piece
-                loop.call_soon_threadsafe(out.put_nowait, Piece(piece))
+                whole = bytearray(piece)
+                put(Piece(piece))
                 buffer.clear()
                 scanned = 0
     except OSError:
@@ -93,9 +105,14 @@ def read_lines(
             rest = bytes(buffer)
             item: Any = rest if whole is None else LineEnd(rest, whole + rest)
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(out.put_nowait, item)
+                put(item)
         with contextlib.suppress(RuntimeError):  # the loop may be closed already
-            loop.call_soon_threadsafe(out.put_nowait, None)
+            put(None)
+
+
+def _put_all(out: asyncio.Queue[Any], items: list[Any]) -> None:
+    for item in items:
+        out.put_nowait(item)
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -106,12 +123,17 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 async def spawn_server(
-    command: list[str], *, stderr: IO[Any] | int | None = None
+    command: list[str],
+    *,
+    stderr: IO[Any] | int | None = None,
+    stdout: int = asyncio.subprocess.PIPE,
 ) -> asyncio.subprocess.Process:
     """Start the MCP server ``command`` over stdio: stdin and stdout piped (each pipe
     widened, ``widen_pipe``), lines read up to ``LINE_LIMIT``, in its own process group so
     ``stop_server`` ends it with whatever it started. ``stderr``: where the server's
-    stderr goes (default: this process's).
+    stderr goes (default: this process's); ``stdout``: a file descriptor to give it as its
+    stdout instead of a pipe read by the event loop (the recording proxy reads its own
+    pipe in a thread, ``read_lines``).
 
     Raises:
         OSError: the command cannot be started (not found, not executable).
@@ -119,7 +141,7 @@ async def spawn_server(
     proc = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
+        stdout=stdout,
         stderr=stderr,
         start_new_session=True,  # its own process group: terminated as a whole
         limit=LINE_LIMIT,

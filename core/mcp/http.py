@@ -187,7 +187,7 @@ class HttpRecordingProxy(RecordingProxy):
         data = await remote.aread()
         await remote.aclose()
         if recorded and data.strip():
-            data = (await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n")
+            data = bytes((await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n"))
         return Response(data, status_code=remote.status_code, headers=back)
 
     async def _body_as_it_comes(self, request: Any) -> AsyncIterator[bytes]:
@@ -216,9 +216,9 @@ class HttpRecordingProxy(RecordingProxy):
                 chunks.append(chunk)
         finally:
             await remote.aclose()
-        data = b"".join(chunks)
+        data = b"".join(chunks)  # read as a line is (no newline needed: no copy made)
         if data.strip():
-            await self._from_server(data.rstrip(b"\n") + b"\n", forwarded=True)
+            await self._from_server(data, forwarded=True)
         if chunks:
             yield chunks[-1]
 

@@ -9,10 +9,12 @@ and its answer comes back under the host's id). On the side it reads each line w
 pairs requests with their answers:
 
 - each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
-  written and flushed before the answer is forwarded, with ``recorded_at`` (ISO-8601 UTC,
-  when the host sent the call), ``duration_ms`` (until the server answered) and, when the
-  server reported progress for it, ``mcp_progress`` (each ``notifications/progress``'s
-  params without the token, in order);
+  written and flushed before the answer is forwarded (a big call alone in flight has its
+  line started while the server works, ``CassetteWriter.open_entry``; a big line's long
+  strings are copied into the entry from the line's bytes, ``_spans``), with
+  ``recorded_at`` (ISO-8601 UTC, when the host sent the call), ``duration_ms`` (until the
+  server answered) and, when the server reported progress for it, ``mcp_progress``
+  (each ``notifications/progress``'s params without the token, in order);
 - every other answered host request (``initialize``, ``tools/list``, ...) goes to the
   server-facts sidecar (``_facts``): a journal appended to as the session goes (a line
   each), replaced by the whole document atomically when it ends;
@@ -64,6 +66,7 @@ from ._facts import (
     sidecar_path,
     without_meta,
 )
+from ._spans import Spans, read_spans
 from ._stdio import LineEnd, Piece, read_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
@@ -74,6 +77,7 @@ from ._wire import (
     PROGRESS_FIELD,
     TOOLS_CALL,
     Frame,
+    Line,
     dump_doc,
     id_key,
     read_line,
@@ -105,6 +109,8 @@ class _Pending:
     ambiguous: bool = False
     #: a big tools/call's args digest and text, computed in a thread meanwhile
     prepared: asyncio.Future[_PreparedArgs] | None = None
+    #: the long strings of the request line, when ``params`` is its skeleton (``_spans``)
+    spans: Spans | None = None
     #: the ``notifications/progress`` params the server sent for this request
     progress: list[dict[str, Any]] = field(default_factory=list)
 
@@ -183,17 +189,32 @@ PIECES_FROM = 4 << 20
 PREPARE_FROM = 1 << 20
 
 
+#: a text written as pieces, in order (parts of a line's buffer among them: ``_spans``)
+Pieces = list[bytes | memoryview]
+
+
 @dataclass
 class _PreparedArgs:
     """A big call's args digest under the rules, and their compact JSON text as
-    ``dump_record`` writes it, UTF-8 (``None`` when orjson's text would differ: a float,
-    say; the writer then writes them its own way)."""
+    ``dump_record`` writes it, UTF-8, in pieces (``None`` when orjson's text would differ:
+    a float, say; the writer then writes them its own way)."""
 
     digest: str
-    text: bytes | None
+    text: Pieces | None
 
 
-def _prepare_args(rules: NormalizationRules, tool: str, args: Any) -> _PreparedArgs:
+def _prepare_args(
+    rules: NormalizationRules, tool: str, args: Any, spans: Spans | None = None
+) -> _PreparedArgs:
+    """The digest and text of a call's args. With ``spans``, ``args`` is a skeleton
+    (``_spans``): both texts are orjson's of it with the long strings' bytes spliced in,
+    hashed piece by piece (no copy of a long string is made); where they cannot be (a
+    normalization rule for the tool, a float, a non-ASCII key), its real value's."""
+    if spans is not None and spans.holds(args):
+        fast = _prepare_spans(rules, tool, args, spans)
+        if fast is not None:
+            return fast
+        args = spans.real(args)
     keyed = rules.apply(tool, args)
     has_float, in_order = _scan(args)
     text = None if has_float else fast_compact(args, has_float=False)
@@ -206,7 +227,42 @@ def _prepare_args(rules: NormalizationRules, tool: str, args: Any) -> _PreparedA
         dig = DIGEST_PREFIX + hashlib.sha256(canonical).hexdigest()[:16]
     else:
         dig = digest(keyed)
-    return _PreparedArgs(dig, text)
+    return _PreparedArgs(dig, None if text is None else [text])
+
+
+def _prepare_and_open(
+    writer: CassetteWriter, tool: str, args: Any, spans: Spans | None, seq: int | None
+) -> _PreparedArgs:
+    """``_prepare_args``, then (with ``seq``) the entry's line started by
+    ``CassetteWriter.open_entry``; run in a thread."""
+    prepared = _prepare_args(writer.rules, tool, args, spans)
+    if seq is not None:
+        with contextlib.suppress(OSError):  # then the whole line is written at the answer
+            writer.open_entry(seq, tool, prepared)
+    return prepared
+
+
+def _prepare_spans(
+    rules: NormalizationRules, tool: str, args: Any, spans: Spans
+) -> _PreparedArgs | None:
+    if rules.apply(tool, args) is not args:  # a rule may read the long strings
+        return None
+    has_float, in_order = _scan(args)
+    if has_float:
+        return None
+    text = fast_compact(args, has_float=False)
+    if text is None:
+        return None
+    # the long strings are printable ASCII (``read_spans``): the skeleton's text decides
+    canonical = (
+        text if in_order and _canonical_ascii(text) else fast_canonical(args, has_float=False)
+    )
+    if canonical is None:
+        return None
+    sha = hashlib.sha256()
+    for piece in spans.splice(canonical):
+        sha.update(piece)
+    return _PreparedArgs(DIGEST_PREFIX + sha.hexdigest()[:16], spans.splice(text))
 
 
 def _scan(value: Any) -> tuple[bool, bool]:
@@ -304,6 +360,10 @@ class CassetteWriter:
         #: the file was made for this recording by ``cassette-tui record`` (``claim``,
         #: ``CASSETTE_CLAIM``): written into, and left to that job when nothing was kept
         self.claimed = False
+        #: every write of the file, from the event loop or a thread (``open_entry``)
+        self._lock = threading.RLock()
+        #: the start of a line written ahead of its answer: ``(offset, head, prepared)``
+        self._open: tuple[int, bytes, _PreparedArgs] | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - exclusive create
@@ -325,27 +385,61 @@ class CassetteWriter:
         extra: dict[str, Any],
         prepared: _PreparedArgs | None = None,
         response_size: int = 0,
+        *,
+        args_spans: Spans | None = None,
+        response_spans: Spans | None = None,
     ) -> int:
         """Append one entry and flush it; its seq. ``prepared``: the args' digest and JSON
         text computed while the server worked (a big call), spliced into the line;
         ``response_size``: the answer's size in bytes (from ``FAST_RESPONSE_FROM`` its text
-        is orjson's when that is the standard library's)."""
-        assert self._fh is not None, "writer closed"
+        is orjson's when that is the standard library's). ``args_spans``,
+        ``response_spans``: ``args`` or ``response`` is the skeleton of a line with these
+        long strings (``_spans``): the texts are spliced from it, or the real value used.
+        A line started by ``open_entry`` for ``prepared`` is ended; any other is taken
+        back first."""
+        with self._lock:
+            assert self._fh is not None, "writer closed"
+            if self._open is not None and (prepared is None or self._open[2] is not prepared):
+                self._take_back()
+            return self._write(
+                tool, args, response, error, extra, prepared, response_size, args_spans,
+                response_spans,
+            )  # fmt: skip
+
+    def _write(
+        self,
+        tool: str,
+        args: Any,
+        response: Any,
+        error: Any,
+        extra: dict[str, Any],
+        prepared: _PreparedArgs | None,
+        response_size: int,
+        args_spans: Spans | None,
+        response_spans: Spans | None,
+    ) -> int:
         self.seq += 1
-        entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
         if self.redactor is not None:  # no secret reaches the disk
-            entry = self.redactor.redact_entry(entry, self.known)[0]
             prepared = None
         # big values (a call's args, its answer) go to the file as their own texts,
         # spliced around the rest of the line: no copy of the whole line is made
-        spliced: dict[str, bytes] = {}
+        spliced: dict[str, Pieces] = {}
         if prepared is not None and prepared.text is not None:
             spliced["args"] = prepared.text
+        elif args_spans is not None:
+            args = args_spans.real(args)
         if self.redactor is None and error is None and response_size >= FAST_RESPONSE_FROM:
             text = fast_compact(response)
             if text is not None:
-                spliced["response"] = text
+                spliced["response"] = response_spans.splice(text) if response_spans else [text]
+        if response_spans is not None and "response" not in spliced:
+            response = response_spans.real(response)
+        entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
+        if self.redactor is not None:
+            entry = self.redactor.redact_entry(entry, self.known)[0]
         if not spliced:
+            if self._open is not None:
+                self._take_back()
             self._put([dump_line(entry, self.rules)])
             return self.seq
         marker = f"cassette-tui-value-{uuid.uuid4().hex}"
@@ -358,15 +452,72 @@ class CassetteWriter:
             error=entry.error,
             extra=entry.extra,
         ).to_record(prepared.digest if "args" in spliced and prepared else self._digest(entry))
-        pieces = [dump_record(record)]
-        for name, text in spliced.items():
-            head, sep, tail = pieces[-1].partition(f'"{markers[name]}"'.encode())
+        line = dump_record(record)
+        pieces: Pieces = []
+        for name, value_text in spliced.items():
+            head, sep, line = line.partition(f'"{markers[name]}"'.encode())
             if not sep:  # cannot happen: each marker is in the line once
-                self._put([dump_line(entry, self.rules)])
+                real = Entry(
+                    self.seq,
+                    tool,
+                    args_spans.real(args) if args_spans else args,
+                    response=response_spans.real(response) if response_spans else response,
+                    error=error,
+                    extra=extra,
+                )
+                if self._open is not None:
+                    self._take_back()
+                self._put([dump_line(real, self.rules)])
                 return self.seq
-            pieces[-1:] = [head, text, tail]
+            pieces += [head, *value_text]
+        pieces.append(line)
+        if self._open is not None:  # its head and args are in the file already
+            opened, self._open = self._open, None
+            if "args" in spliced and pieces[0] == opened[1]:
+                del pieces[: 1 + len(spliced["args"])]
+            else:  # cannot happen: the same head (seq, tool) as was written ahead
+                self._truncate(opened[0])
         self._put(pieces)
         return self.seq
+
+    def open_entry(self, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+        """Write the start of entry ``seq``'s line (up to and with its args: ``prepared``'s
+        text) before its answer comes, so that only the rest is left to write once it has
+        (a 50 MB write takes 0.1-0.4 s on a busy machine: the server's own time). Called
+        from a thread while the server works; nothing is written when another entry was
+        written since ``seq`` was chosen, or another line is open. The line is ended by
+        ``write`` for the same ``prepared``, or taken back (``take_back``, ``write`` of
+        another entry, ``close``): a crash meanwhile leaves it cut, as a crash during any
+        write does (``load`` reports a cut last line and keeps every line before)."""
+        if prepared.text is None:
+            return
+        marker = f"cassette-tui-value-{uuid.uuid4().hex}"
+        line = dump_record(Entry(seq, tool, marker).to_record(prepared.digest))
+        head = line.partition(f'"{marker}"'.encode())[0]
+        with self._lock:
+            if self._fh is None or self.seq + 1 != seq or self._open is not None:
+                return
+            self._open = (self._fh.tell(), head, prepared)
+            self._put([head, *prepared.text])
+
+    def take_back(self, prepared: _PreparedArgs | None) -> None:
+        """The line ``open_entry`` started for ``prepared`` is removed (its call was kept
+        aside, or not answered)."""
+        with self._lock:
+            if self._open is not None and self._open[2] is prepared:
+                self._take_back()
+
+    def _take_back(self) -> None:
+        assert self._open is not None
+        offset = self._open[0]
+        self._open = None
+        self._truncate(offset)
+
+    def _truncate(self, offset: int) -> None:
+        assert self._fh is not None
+        self._fh.flush()
+        self._fh.truncate(offset)
+        self._fh.seek(offset)
 
     def reserve(self, size: int) -> None:
         """Allocate ``size`` bytes of disk past the cassette's end without changing its
@@ -385,14 +536,21 @@ class CassetteWriter:
     def _digest(self, entry: Entry) -> str:
         return digest(self.rules.apply(entry.tool, entry.args))
 
-    def _put(self, pieces: list[bytes]) -> None:
+    def _put(self, pieces: Pieces) -> None:
         """Write one line's pieces in order and flush them to the file."""
         assert self._fh is not None
-        for piece in pieces:
-            self._fh.write(piece)
-        self._fh.flush()
+        with self._lock:
+            for piece in pieces:
+                self._fh.write(piece)
+            self._fh.flush()
 
     def close(self) -> None:
+        with self._lock:
+            if self._open is not None and self._fh is not None:
+                self._take_back()  # a call never answered: its line is not kept
+            self._close()
+
+    def _close(self) -> None:
         if self._fh is not None:
             fh, self._fh = self._fh, None
             fh.flush()
@@ -498,11 +656,18 @@ class RecordingProxy:
         return True
 
     async def _session(self) -> None:
-        proc = await self._start_server()
+        server_out, server_stdout = os.pipe()  # read in a thread, as the host's lines
+        try:
+            proc = await self._start_server(server_stdout)
+        finally:
+            os.close(server_stdout)
         if proc is None:
+            os.close(server_out)
             return
+        _widen_pipe(server_out)
         loop = asyncio.get_running_loop()
         host_lines: asyncio.Queue[bytes | Piece | LineEnd | None] = asyncio.Queue()
+        server_lines: asyncio.Queue[bytes | Piece | LineEnd | None] = asyncio.Queue()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
@@ -514,9 +679,15 @@ class RecordingProxy:
             args=(self.host_in, loop, host_lines, PIECES_FROM),
             daemon=True,
         ).start()
+        server_reader = threading.Thread(
+            target=read_lines,
+            args=(server_out, loop, server_lines, STREAM_FROM),
+            daemon=True,
+        )
+        server_reader.start()
 
         up = asyncio.create_task(self._host_to_server(host_lines, proc))
-        down = asyncio.create_task(self._server_to_host(proc))
+        down = asyncio.create_task(self._server_to_host(server_lines))
         stopped = asyncio.create_task(stop.wait())
         await asyncio.wait({up, down, stopped}, return_when=asyncio.FIRST_COMPLETED)
 
@@ -533,13 +704,16 @@ class RecordingProxy:
         for task in (up, down, stopped):
             task.cancel()
         await asyncio.gather(up, down, stopped, return_exceptions=True)
+        if not server_reader.is_alive():  # else left open: the number must not be reused
+            os.close(server_out)  # under a read still waiting (something holds its end)
         self._ended(proc)
 
-    async def _start_server(self) -> asyncio.subprocess.Process | None:
-        """The MCP server's process (its own process group); ``None`` when it cannot
-        start (said, and summed up as a crash with status 127)."""
+    async def _start_server(self, stdout: int) -> asyncio.subprocess.Process | None:
+        """The MCP server's process (its own process group), ``stdout`` its standard
+        output; ``None`` when it cannot start (said, and summed up as a crash with status
+        127)."""
         try:
-            return await spawn_server(self.command)
+            return await spawn_server(self.command, stdout=stdout)
         except OSError as exc:
             self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
             self.summary.server_crashed = True
@@ -618,7 +792,7 @@ class RecordingProxy:
         by an alias (the server's answer is given back under the host's id). A line
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
         in order, first answer to first request, and said."""
-        parsed = read_line(line)
+        parsed, spans = self._read(line)
         rewritten = False
         now, t0 = time.time(), time.perf_counter()
         for frame in parsed.frames:
@@ -640,6 +814,7 @@ class RecordingProxy:
                             host_id=frame.id,
                             line=line,
                             ambiguous=True,
+                            spans=spans,
                         )
                     )
                     continue
@@ -656,16 +831,33 @@ class RecordingProxy:
                 pending = _Pending(
                     frame.method, frame.params, now, t0, host_id=frame.id, alias=alias, line=line
                 )
+                if spans is not None:
+                    if frame.method == TOOLS_CALL:  # its args' texts come from the spans
+                        pending.spans = spans
+                    else:
+                        pending.params = spans.real(frame.params)
                 self._prepare(pending)
                 if not self._pending and self._unplaced and self._last_answer is not None:
                     self._settle_idle()  # (before any answer, replay sends them first anyway)
                 self._pending[key] = pending
             elif frame.kind in ("response", "error"):
+                if spans is not None:
+                    frame.doc = spans.real(frame.doc)
                 self._host_answered(frame)
         if not rewritten:
             return line
-        docs = [f.doc for f in parsed.frames]
+        docs = [f.doc if spans is None else spans.real(f.doc) for f in parsed.frames]
         return dump_doc(docs if parsed.batch else docs[0])
+
+    def _read(self, line: bytes | bytearray) -> tuple[Line, Spans | None]:
+        """One line read: a long one with its long strings as spans (``_spans``: what
+        is kept of it is then copied from the spans, not decoded and encoded again), else
+        whole. Never with redaction, which reads every value."""
+        found = read_spans(line) if self.redactor is None else None
+        if found is None:
+            return read_line(line), None
+        skeleton, spans = found
+        return read_line(skeleton), spans
 
     def _prepare(self, req: _Pending) -> None:
         """Start computing a big tools/call's args digest and text in a thread, while the
@@ -685,8 +877,16 @@ class RecordingProxy:
             return
         loop = asyncio.get_running_loop()
         self.writer.reserve(len(req.line))
+        # the only call in flight: its line is started while the server works on it
+        alone = not any(p.method == TOOLS_CALL for p in self._pending.values())
         req.prepared = loop.run_in_executor(
-            None, _prepare_args, self.writer.rules, params["name"], args
+            None,
+            _prepare_and_open,
+            self.writer,
+            params["name"],
+            args,
+            req.spans,
+            self.writer.seq + 1 if alone else None,
         )
 
     def _host_answered(self, frame: Frame) -> None:
@@ -698,57 +898,49 @@ class RecordingProxy:
         self.facts.server_messages[index].host_answer = answer
         self.journal.add({"host_answer": {"index": index, **answer}})
 
-    async def _server_to_host(self, proc: asyncio.subprocess.Process) -> None:
+    async def _server_to_host(self, lines: asyncio.Queue[bytes | Piece | LineEnd | None]) -> None:
         """Forward the server's stdout line by line, each recorded before it goes on. A
         line that grows past ``STREAM_FROM`` before its newline (a big answer) goes on in
         pieces as it comes, the host reading meanwhile; its last piece (with the newline,
         which makes it a message for the host) only once it is recorded. Held back whole
         instead while a request went to the server under an alias (its answer's id is
         given back, which rewrites the line)."""
-        assert proc.stdout is not None
-        buffer = bytearray()
-        forwarded: list[bytes] = []  # the start of the current line, gone to the host
-        while chunk := await proc.stdout.read(READ_SIZE):
-            buffer += chunk
-            start = 0
-            while (end := buffer.find(b"\n", start)) >= 0:
-                rest = bytes(buffer[start : end + 1])
-                start = end + 1
-                if forwarded:
-                    await self._from_server(b"".join([*forwarded, rest]), forwarded=True)
-                    forwarded = []
-                    if not self._to_host(rest):
-                        return
-                elif not self._to_host(await self._from_server(rest)):
+        held = False  # the current line's pieces are held back (an alias was in flight)
+        sent = 0  # bytes of the current line gone to the host already
+        pieces = 0
+        while (item := await lines.get()) is not None:
+            if isinstance(item, Piece):
+                if held or (not sent and any(p.alias is not None for p in self._pending.values())):
+                    held = True  # the whole line is read at its end (``LineEnd``)
+                    continue
+                sent += len(item.data)
+                pieces += 1
+                if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
+                    self.writer.reserve(2 * sent)
+                if not self._to_host(item.data):
                     return
-            del buffer[:start]
-            if len(buffer) >= STREAM_FROM and not any(
-                p.alias is not None for p in self._pending.values()
-            ):
-                piece = bytes(buffer)
-                buffer.clear()
-                forwarded.append(piece)
-                if len(forwarded) & (len(forwarded) - 1) == 0:  # 1, 2, 4, 8... pieces
-                    self.writer.reserve(2 * sum(map(len, forwarded)))
-                if not self._to_host(piece):
+            elif isinstance(item, LineEnd):
+                out: bytes | bytearray
+                if sent:
+                    await self._from_server(item.whole, forwarded=True)
+                    out = item.data
+                else:
+                    out = await self._from_server(item.whole)
+                held, sent, pieces = False, 0, 0
+                if not self._to_host(out):
                     return
-        if forwarded or buffer:  # the server's last line had no newline
-            rest = bytes(buffer)
-            if forwarded:
-                await self._from_server(b"".join([*forwarded, rest]), forwarded=True)
-                self._to_host(rest)
-            else:
-                self._to_host(await self._from_server(rest))
+            elif not self._to_host(await self._from_server(item)):
+                return
 
     async def _from_server(
-        self, line: bytes, *, forwarded: bool = False, stream: str | None = None
-    ) -> bytes:
+        self, line: bytes | bytearray, *, forwarded: bool = False, stream: str | None = None
+    ) -> bytes | bytearray:
         """Record what one line of the server's stdout holds; the line to forward (the
         line itself, or with an aliased id given back). ``forwarded``: the line's start
         went to the host already (``_server_to_host`` streams a big line only while no
         alias is in flight, so nothing in it needs rewriting). ``stream``: the Streamable
         HTTP stream it came on, kept with a server message (``"standalone"``)."""
-        parsed = read_line(line)
+        parsed, spans = self._read(line)
         if not parsed.frames:  # a banner, a log line: forwarded, and kept
             text = line.decode("utf-8", "replace").rstrip("\r\n")
             self._server_message(ServerMessage(line=text))
@@ -756,6 +948,12 @@ class RecordingProxy:
             return line
         rewritten = False
         for frame in parsed.frames:
+            if spans is not None and not (
+                frame.kind in ("response", "error")
+                and (req := self._pending.get(frame.key)) is not None
+                and req.method == TOOLS_CALL
+            ):  # only a tool call's answer is kept from the spans (as its entry's text)
+                frame.doc = spans.real(frame.doc)
             if frame.kind in ("response", "error"):
                 req = self._pending.pop(frame.key, None)
                 if req is not None and self._queued.get(frame.key):
@@ -774,7 +972,10 @@ class RecordingProxy:
                 if req.prepared is not None:
                     with contextlib.suppress(TypeError, ValueError, RecursionError):
                         prepared = await req.prepared
-                self._record(req, frame, lossy=parsed.lossy, line=line, prepared=prepared)
+                self._record(
+                    req, frame, lossy=parsed.lossy, line=line, prepared=prepared, spans=spans
+                )
+                self.writer.take_back(prepared)  # kept aside: its line is not an entry
             elif frame.kind == "notification" and frame.method == PROGRESS:
                 if not self._note_progress(frame.params or {}):
                     self._server_message(ServerMessage(message=frame.doc, stream=stream))
@@ -787,7 +988,7 @@ class RecordingProxy:
                 self._problem("the server sent a JSON value that is not a JSON-RPC 2.0 message")
         if not rewritten:
             return line
-        docs = [f.doc for f in parsed.frames]
+        docs = [f.doc if spans is None else spans.real(f.doc) for f in parsed.frames]
         return dump_doc(docs if parsed.batch else docs[0])
 
     # -- recording -----------------------------------------------------------------------
@@ -797,14 +998,18 @@ class RecordingProxy:
         answer: Frame,
         *,
         lossy: bool,
-        line: bytes,
+        line: bytes | bytearray,
         prepared: _PreparedArgs | None = None,
+        spans: Spans | None = None,
     ) -> None:
         """Keep one answered request: a ``tools/call`` as an entry, any other as an
-        exchange; one that can be neither is kept aside (the two lines' text)."""
+        exchange; one that can be neither is kept aside (the two lines' text). ``spans``:
+        the answer is the skeleton of a line with these long strings (``_spans``)."""
         doc = answer.doc
         result = doc.get("result") if answer.kind == "response" else None
         error = doc.get("error") if answer.kind == "error" else None
+        if spans is not None and error is not None:
+            error = spans.real(error)
         what = f"{req.method} (id {id_key(req.host_id)})"
         if lossy:
             self._problem(f"the answer to {what} held invalid UTF-8 bytes, kept as U+FFFD")
@@ -834,6 +1039,8 @@ class RecordingProxy:
             if req.progress:
                 extra[PROGRESS_FIELD] = req.progress
             try:
+                if prepared is None and req.spans is not None and req.spans.holds(args):
+                    prepared = _prepare_args(self.writer.rules, params["name"], args, req.spans)
                 seq = self.writer.write(
                     params["name"],
                     args,
@@ -842,6 +1049,8 @@ class RecordingProxy:
                     extra,
                     prepared,
                     response_size=len(line),
+                    args_spans=req.spans,
+                    response_spans=spans,
                 )
             except (TypeError, ValueError, RecursionError) as exc:
                 self._aside(req, line, f"not a cassette entry: {exc}")
@@ -888,7 +1097,7 @@ class RecordingProxy:
         self._unplaced.append(message)
         self.summary.server_messages += 1
 
-    def _aside(self, req: _Pending, answer_line: bytes, reason: str) -> None:
+    def _aside(self, req: _Pending, answer_line: bytes | bytearray, reason: str) -> None:
         """An answered call that cannot be kept as an entry or an exchange: its two lines
         go to the sidecar's ``kept_aside``, said on stderr and in the report."""
         aside = {
@@ -942,7 +1151,7 @@ class RecordingProxy:
                 return
 
     # -- the host's stream ----------------------------------------------------------------
-    def _to_host(self, data: bytes) -> bool:
+    def _to_host(self, data: bytes | bytearray) -> bool:
         """Write ``data`` to the host whole; ``False`` once the host is gone."""
         with self._host_lock:
             if self._host_gone:

@@ -21,7 +21,9 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..format._answers import NOT_PLAIN
 from ..format.cassette import Cassette, load
+from ..format.digest import live_digest
 from ..format.entry import Entry
 from ..format.errors import CassetteMiss, ReplayExhausted
 from ..keys.normalize import NormalizationRules, rules_of
@@ -65,9 +67,16 @@ class Replayer:
         repeat_last: tools served past their last recording with the last answer again,
             whatever ``repeat`` says (the MCP stand-in's read-only tools).
 
+    A file-backed cassette has every line checked by the entry parse's rules when the
+    replayer is made (``Cassette.checked_answers``: a key repeated in a nested object,
+    nesting too deep, a rule of the format), in one read that also computes the keys; a
+    call then decodes its answer's bytes afresh (a new object for each call).
+
     Raises:
         ValueError: an unknown ``repeat`` or ``new_calls`` policy.
-        CassetteFormatError: ``cassette`` is a path that cannot be loaded.
+        CassetteFormatError: ``cassette`` is a path that cannot be loaded, or a line of
+            it does not parse by the engine's rules (file, line, field), or its file
+            changed since the load.
     """
 
     def __init__(
@@ -95,7 +104,13 @@ class Replayer:
         self.redactor = redactor if redactor is not None else Redactor()
         self.codec = codec
         self._lock = threading.Lock()
+        # every line checked fully now, once, with the keys in the same read (a bad line
+        # is refused here, naming the file, the line and the field): a call then decodes
+        # its answer's bytes only (``format._answers``); ``None`` for a cassette in memory
+        self._answers = cassette.checked_answers()
         self._index = KeyIndex.of(cassette)
+        #: the rules' ``apply``, ``None`` when they are the identity (a call skips it)
+        self._apply = None if self.rules.is_empty else self.rules.apply
         self._calls_per_key: dict[tuple[str, str], int] = {}
         self._served: set[int] = set()
         self._log: list[LoggedCall] = []
@@ -117,7 +132,7 @@ class Replayer:
             listener(call, miss, recorded)
 
     def __call__(self, tool: str, args: Any) -> Any:
-        """Serve one call: return the recorded response.
+        """Serve one call: return the recorded response (a new object, this call's own).
 
         Raises:
             CassetteMiss: the key was never recorded (with the nearest candidates).
@@ -126,9 +141,8 @@ class Replayer:
         """
         # pytest lists each frame's arguments in a failure: this one's are the raw live args
         __tracebackhide__ = True
-        if self.codec is not None:
-            args = self.codec.encode(args)[0]  # the live args as the recording digested them
-        return self._value(self._serve(tool, args))
+        value, entry = self._answer(tool, args)
+        return value if entry is None else self._value(entry)
 
     async def acall(self, tool: str, args: Any) -> Any:
         """``__call__`` for an async agent. A call recorded as cancelled (``"cancelled":
@@ -142,7 +156,9 @@ class Replayer:
             the errors of ``__call__``; ``asyncio.CancelledError`` when the agent cancels.
         """
         __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
-        entry = self._serve(tool, self._json_args(args))
+        value, entry = self._answer(tool, args)
+        if entry is None:
+            return value
         if entry.error is not None and entry.error.get("cancelled") is True:
             import asyncio  # here: importing the engine must not load asyncio
 
@@ -150,6 +166,49 @@ class Replayer:
             took = took / 1000 if isinstance(took, (int, float)) and took >= 0 else 0.0
             await asyncio.sleep(2 * took + 1.0)  # the agent's cancellation comes first
         return self._value(entry)
+
+    def _answer(self, tool: str, args: Any) -> tuple[Any, Entry | None]:
+        """Serve one call: ``(response, None)`` when its entry is a plain answer the start
+        checked (``format._answers``: its bytes decoded afresh, a new object), else
+        ``(None, entry)``: the entry parsed for this call by the engine's rules
+        (``_serve``), for ``_value`` to answer from (an error, a codec's types).
+
+        Raises:
+            CassetteMiss, ReplayExhausted, NewCall: as ``serve``.
+        """
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
+        answers = self._answers
+        if self.codec is not None or answers is None:
+            return None, self._serve(tool, self._json_args(args))
+        # the key as ``lookup_key`` makes it, inline: a call that hits is the common case
+        apply = self._apply
+        key = (tool, live_digest(args if apply is None else apply(tool, args)))
+        index = self._index  # made once: read outside the lock
+        positions = index.get(key)
+        if positions is None:
+            key = lookup_key(index, self.rules, self.redactor, tool, args)  # redacted?
+            positions = index.get(key)
+        with self._lock:
+            # ``_pick`` inline for the next recording of a key (the common case)
+            calls = self._calls_per_key
+            done = calls.get(key, 0)
+            if positions is not None and done < len(positions):
+                calls[key] = done + 1
+                at = positions[done]
+                self._served.add(at)
+                recorded = len(positions)
+            else:
+                at, recorded = self._pick(key, tool, args)
+            value = answers.read(at)
+            if value is NOT_PLAIN:
+                return None, self._entry_logged(tool, key[1], at, recorded)
+            # ``_logged`` inline (no miss)
+            log = self._log
+            call = (len(log) + 1, tool, key[1], answers.seqs[at], "hit")
+            log.append(call)
+            for listener in self.listeners:
+                listener(call, None, recorded)
+        return value, None
 
     def _json_args(self, args: Any) -> Any:
         """The live args as the recording digested them: the codec's JSON of them."""
@@ -187,42 +246,65 @@ class Replayer:
         (``Cassette.owned_entry``)."""
         __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
         key = lookup_key(self._index, self.rules, self.redactor, tool, args)
-        dig = key[1]
         with self._lock:
-            n = len(self._log) + 1
-            recorded = self._index.get(key)
-            if recorded is None:
-                # the message, the report and the commands show no live secret (issue 26)
-                shown, cands = shown_miss(self.cassette, self.rules, self.redactor, tool, args)
-                miss = Miss(tool, dig, copy.deepcopy(shown), tuple(cands))
-                if self.new_calls != "error":
-                    self._logged((n, tool, dig, None, "new"), miss)
-                    raise NewCall(tool, dig, shown, cands)
-                self._logged((n, tool, dig, None, "miss"), miss)
-                raise CassetteMiss(tool, dig, shown, cands)
-            call_number = self._calls_per_key.get(key, 0) + 1
-            self._calls_per_key[key] = call_number
-            if call_number > len(recorded):
-                strict = self.repeat == "error" and tool not in self.repeat_last
-                if strict and self.new_calls != "error":
-                    from ..scan.masking import mask_value  # as _miss_shown: on a miss only
+            at, recorded = self._pick(key, tool, args)
+            return self._entry_logged(tool, key[1], at, recorded)
 
-                    shown = mask_value(self.redactor.redact_args(tool, args))
-                    new = Miss(tool, dig, copy.deepcopy(shown))
-                    self._logged((n, tool, dig, None, "new"), new, len(recorded))
-                    raise NewCall(tool, dig, shown, [])
-                if strict:
-                    self._logged((n, tool, dig, None, "exhausted"), None, len(recorded))
-                    seqs = [self.cassette.seq(i) for i in recorded]
-                    shown = self.redactor.redact_args(tool, args)
-                    raise ReplayExhausted(tool, dig, shown, call_number, len(recorded), seqs)
-                index = recorded[-1]
-            else:
-                index = recorded[call_number - 1]
-            self._served.add(index)
-            entry = self.cassette.owned_entry(index)  # parsed for this call: no copy
-            outcome = "error" if entry.error is not None else "hit"
-            self._logged((n, tool, dig, entry.seq, outcome), None, len(recorded))
+    def _pick(self, key: tuple[str, str], tool: str, args: Any) -> tuple[int, int]:
+        """``(position, recorded count)`` of the entry that answers this call of ``key``
+        (the next of its recordings, or the last one again), marked served; a miss or a
+        key used up is logged and raised here. Under ``_lock``.
+
+        Raises:
+            CassetteMiss, ReplayExhausted, NewCall: as ``serve``.
+        """
+        __tracebackhide__ = True  # pytest: a failure shows no raw args (they hold secrets)
+        dig = key[1]
+        recorded = self._index.get(key)
+        if recorded is None:
+            n = len(self._log) + 1
+            # the message, the report and the commands show no live secret (issue 26)
+            shown, cands = shown_miss(self.cassette, self.rules, self.redactor, tool, args)
+            miss = Miss(tool, dig, copy.deepcopy(shown), tuple(cands))
+            if self.new_calls != "error":
+                self._logged((n, tool, dig, None, "new"), miss)
+                raise NewCall(tool, dig, shown, cands)
+            self._logged((n, tool, dig, None, "miss"), miss)
+            raise CassetteMiss(tool, dig, shown, cands)
+        calls = self._calls_per_key
+        call_number = calls.get(key, 0) + 1
+        calls[key] = call_number
+        if call_number > len(recorded):
+            strict = self.repeat == "error" and tool not in self.repeat_last
+            n = len(self._log) + 1
+            if strict and self.new_calls != "error":
+                from ..scan.masking import mask_value  # as _miss_shown: on a miss only
+
+                shown = mask_value(self.redactor.redact_args(tool, args))
+                new = Miss(tool, dig, copy.deepcopy(shown))
+                self._logged((n, tool, dig, None, "new"), new, len(recorded))
+                raise NewCall(tool, dig, shown, [])
+            if strict:
+                self._logged((n, tool, dig, None, "exhausted"), None, len(recorded))
+                seqs = [self.cassette.seq(i) for i in recorded]
+                shown = self.redactor.redact_args(tool, args)
+                raise ReplayExhausted(tool, dig, shown, call_number, len(recorded), seqs)
+            at = recorded[-1]
+        else:
+            at = recorded[call_number - 1]
+        self._served.add(at)
+        return at, len(recorded)
+
+    def _entry_logged(self, tool: str, dig: str, at: int, recorded: int) -> Entry:
+        """Entry ``at`` parsed for this call (a new object: no copy), its call logged.
+        Under ``_lock``.
+
+        Raises:
+            CassetteFormatError: its line does not parse (file, line, field).
+        """
+        entry = self.cassette.owned_entry(at)
+        outcome = "error" if entry.error is not None else "hit"
+        self._logged((len(self._log) + 1, tool, dig, entry.seq, outcome), None, recorded)
         return entry
 
     def note_pinned(self, tool: str, digest: str) -> None:

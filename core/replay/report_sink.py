@@ -188,9 +188,11 @@ class ReportSink:
         loses it, never raises: a tool call must not fail for its report)."""
         if self._journal is None:
             return
-        with contextlib.suppress(OSError):
+        try:  # not ``contextlib.suppress``: a quarter of a microsecond on every call
             while data:
                 data = data[os.write(self._journal, data) :]
+        except OSError:
+            pass
 
     def _append(self, event: dict[str, Any]) -> None:
         """One journal line of ``event`` (strict JSON), in one ``write``."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._secret_detectors import (
     B64_DECODE_MIN,
@@ -30,9 +30,6 @@ from ._secret_detectors import (
 
 __all__ = ["line_secret_free", "lines_secret_free"]
 
-#: each JSON string of a rebuilt line in turn (``\x00`` delimits them): an object key
-#: (followed by ``:``) is captured, a value is matched as the empty capture
-_JSON_KEY = re.compile("\x00([^\x00]*)\x00\\s*:|\x00[^\x00]*\x00")
 #: a key the key-name rules name holds one of these, in any case: its last word, or the
 #: last two joined ("apikey" split anywhere holds "key" or "apik")
 _KEY_STEMS = "key|token|pass|pwd|secret|cookie|credentials|authorization|apik"
@@ -88,21 +85,30 @@ def _loosened(pattern: str) -> str:
     return re.sub(r"\{(\d+),(\d{4,})\}", r"{\1,}", pattern)
 
 
-@functools.cache
-def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
-    """The RE2 set and, per pattern index, what a match means; ``None`` without RE2."""
-    try:
-        import re2
-    except ImportError:  # pragma: no cover - a dependency; without it, no prefilter
-        return None
+#: the delimiter of a line's texts: a plain line's own quote; ``\x00`` in a rebuilt one
+_PLAIN, _REBUILT = b'"', b"\x00"
+
+
+class _Sets(NamedTuple):
+    """RE2's sets, one for each kind of line, and what a match of each pattern means."""
+
+    plain: Any
+    plain_meanings: tuple[str, ...]
+    rebuilt: Any
+    rebuilt_meanings: tuple[str, ...]
+
+
+def _patterns(delimiter: bytes) -> list[tuple[str, str]]:
+    """The prefilter's patterns for lines whose texts ``delimiter`` delimits: a plain line
+    (no backslash: each text is its bytes, ``"`` only ever a delimiter) or a rebuilt one
+    (``_texts_line``: ``\\x00`` delimits, ``"`` is a text's own)."""
+    d = "\\x00" if delimiter == _REBUILT else '"'
     patterns: list[tuple[str, str]] = [
         # placeholders, PEM blocks, bearer words (``_scan_text``'s own tests)
         (_MAYBE, r"<redacted:|PRIVATE KEY|PuTTY-User-Key|earer|EARER"),
         # Python's case-insensitive [a-z] also matches these two; RE2's does not
         (_MAYBE, "\u0130|\u0131"),
-        (_KEY, rf"\x00[^\x00]*(?i:{_KEY_STEMS})[^\x00]*\x00\s*:"),
-        # a key of JSON held in a text (its own quotes are the only ones in the line)
-        (_MAYBE, rf'"[^"\x00]*(?i:{_KEY_STEMS})[^"\x00]*"\s*:'),
+        (_KEY, rf"{d}[^{d}]*(?i:{_KEY_STEMS})[^{d}]*{d}\s*:"),
         (_QUERY_NAME, rf"[A-Za-z0-9_.\-]*(?i:{_KEY_STEMS})[A-Za-z0-9_.\-]*="),
         # ``Basic <base64>`` in a text, and percent escapes (the scan decodes both)
         (_MAYBE, r"[Bb][Aa][Ss][Ii][Cc][ \t]|%[0-9A-Fa-f]{2}"),
@@ -110,12 +116,20 @@ def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
         # the URL patterns: basic-auth and Cloudant need "@", npm "_authToken", the rest
         # their hosts
         (_URL_NEED, r"@|_authToken|(?i:slack|softlayer)"),
-        (_QUOTE, r"['`\"]"),
         (_STEM, r"(?i:key|pass|pwd|secret|contrase)"),
         # the context patterns, loosened: their keywords, separators and value characters
         # (at least the shortest value); the AWS one has no lookaround
         (_MAYBE, _CONTEXT_LOOSE),
     ]
+    if delimiter == _REBUILT:
+        patterns += [
+            # a key of JSON held in a text (its own quotes are the only ones in the line);
+            # a plain line's texts hold no quote, so no JSON with a key either
+            (_MAYBE, rf'"[^"\x00]*(?i:{_KEY_STEMS})[^"\x00]*"\s*:'),
+            (_QUOTE, r"['`\"]"),
+        ]
+    else:
+        patterns.append((_QUOTE, r"['`]"))  # a plain line's texts hold no ``"``
     for _, regex in pattern_groups()[1]:
         if "(?<" not in regex.pattern and "(?!" not in regex.pattern:
             flags = "(?i)" if regex.flags & re.IGNORECASE else ""
@@ -125,6 +139,13 @@ def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
         patterns.append((_MAYBE, flags + _loosened(regex.pattern)))
     for _, regex in PROVIDERS:  # ASCII, no flags; RE2 has no lookbehind (looser is safe)
         patterns.append((_MAYBE, regex.pattern.replace(NOT_IN_WORD, "")))
+    return patterns
+
+
+def _compiled(patterns: list[tuple[str, str]], delimiter: bytes) -> Any:
+    """RE2's set of ``patterns``, or ``None`` when it cannot be built."""
+    import re2
+
     options = re2.Options()
     options.log_errors = False
     # room for the set's automaton: with RE2's default 8 MB its state cache fills and is
@@ -137,9 +158,29 @@ def _prefilter() -> tuple[Any, tuple[str, ...]] | None:
     matcher.Compile()
     # RE2's set answers "no match" when its automaton cannot be built (out of memory):
     # a set that misses what it must find is not used (every line is then a maybe)
-    if not matcher.Match(b"PRIVATE KEY") or not matcher.Match(b"\x00api_key\x00:"):
+    key = delimiter + b"api_key" + delimiter + b":"
+    if not matcher.Match(b"PRIVATE KEY") or not matcher.Match(key):
         return None
-    return matcher, tuple(meaning for meaning, _ in patterns)
+    return matcher
+
+
+@functools.cache
+def _prefilter() -> _Sets | None:
+    """RE2's two sets and, per pattern index, what a match means; ``None`` without RE2."""
+    try:
+        import re2  # noqa: F401
+    except ImportError:  # pragma: no cover - a dependency; without it, no prefilter
+        return None
+    plain, rebuilt = _patterns(_PLAIN), _patterns(_REBUILT)
+    plain_set, rebuilt_set = _compiled(plain, _PLAIN), _compiled(rebuilt, _REBUILT)
+    if plain_set is None or rebuilt_set is None:
+        return None
+    return _Sets(
+        plain_set,
+        tuple(meaning for meaning, _ in plain),
+        rebuilt_set,
+        tuple(meaning for meaning, _ in rebuilt),
+    )
 
 
 _entropy_seen: dict[bytes, bool] = {}
@@ -163,8 +204,13 @@ _base64_seen: dict[bytes, bool] = {}
 
 def _run_hides_secret(run: bytes) -> bool:
     """``base64_hit`` of a run (short runs remembered, as ``_run_may_be_entropic``'s);
-    a run whose length without its padding leaves 1 over 4 is no base64 at all."""
-    if len(run.rstrip(b"=")) % 4 == 1:
+    what ``_b64_text`` refuses before decoding is refused here first."""
+    body = run.rstrip(b"=")
+    # ``_b64_text``'s own first exits, on the bytes: a length that leaves 1 over 4, a
+    # ``=`` inside, or both alphabets' own bytes (``-``/``_`` and ``+``/``/``: a path)
+    if len(body) % 4 == 1 or b"=" in body:
+        return False
+    if (b"/" in body or b"+" in body) and (b"-" in body or b"_" in body):
         return False
     hit = _base64_seen.get(run)
     if hit is None:
@@ -285,34 +331,10 @@ def _json_text_with_backslash(line: bytes) -> bool:
     return False
 
 
-#: the form of a digest the engine writes (``digest.DIGEST_PREFIX`` and 16 hex digits)
-_DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{16}")
-
-
-def _without_stored_digest(raw: bytes, stored: str) -> bytes:
-    """``raw`` without its top-level ``"args_digest":"<stored>"`` member when that is
-    certain to be the one cut (the scan never reads that field, and its hex run would
-    cost the runs' test on every line), else ``raw`` as it is (the prefilter then sees
-    more than the scan, which is safe). Certain: ``stored`` has the engine's digest form
-    and the line spells the key ``"args_digest"`` once, not after a backslash (so not
-    inside another text, as in a key ``foo\\"args_digest``)."""
-    if _DIGEST_FORM.fullmatch(stored) is None or raw.count(b'"args_digest"') != 1:
-        return raw
-    member = b'"args_digest":"' + stored.encode("ascii") + b'"'
-    at = raw.find(member)
-    if at < 0:  # json.dumps' spacing
-        member = b'"args_digest": "' + stored.encode("ascii") + b'"'
-        at = raw.find(member)
-    if at <= 0 or raw[at - 1] == 0x5C:  # 0x5C: a backslash
-        return raw
-    return raw[:at] + raw[at + len(member) :]
-
-
-def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
+def line_secret_free(raw: bytes) -> bool:
     """Whether the bytes of one cassette line prove that ``scan_entry`` (without a config's
     ``paths``) finds no secret in its entry: ``True`` means none; ``False`` means "maybe"
-    (scan the entry). ``stored_digest``: the entry's top-level ``args_digest`` (a field the
-    scan does not look at), left out of the test when given.
+    (scan the entry).
 
     Conservative: a line whose texts cannot be rebuilt as substrings of one line
     (``_texts_line``: an escaped backslash, say) is a maybe. Otherwise the line is a maybe
@@ -323,33 +345,56 @@ def line_secret_free(raw: bytes, stored_digest: str | None = None) -> bool:
     patterns (loosened) or of the detectors' own provider formats matches, or a base64/hex
     run over the entropy limits or holding a secret once decoded. Raises nothing (a line
     that is not UTF-8 is a maybe)."""
-    return lines_secret_free([raw], [stored_digest])[0]
+    return lines_secret_free([raw])[0]
 
 
-def lines_secret_free(raws: list[bytes], stored_digests: list[str | None]) -> list[bool]:
-    """``line_secret_free`` of each line (``stored_digests``: one per line, or ``None``),
-    the same answers. Each step runs over all the lines before the next one starts: RE2's
-    automaton then stays in the CPU's caches (measured on the 100k text cassette: its match
-    took 26 us a line between parses, 12 us in a row)."""
-    built = _prefilter()
-    if built is None:
+def lines_secret_free(raws: list[bytes]) -> list[bool]:
+    """``line_secret_free`` of each line, the same answers.
+
+    A line with no backslash and no NUL (most of them) is read as it is: each of its
+    texts is its own bytes and ``"`` only ever delimits one, so it needs no rebuild and
+    goes to the set written for ``"`` as the delimiter; any other line is rebuilt
+    (``_texts_line``) and goes to the set for ``\\x00``. Each step runs over all the lines
+    before the next one starts: RE2's automaton then stays in the CPU's caches (measured
+    on the 100k text cassette: its match took 26 us a line between parses, 12 us in a
+    row)."""
+    sets = _prefilter()
+    if sets is None:
         return [False] * len(raws)
-    matcher, meanings = built
-    rebuilt = [
-        _texts_line(raw if stored is None else _without_stored_digest(raw, stored))
-        for raw, stored in zip(raws, stored_digests, strict=True)
+    plain = [b"\\" not in raw and b"\x00" not in raw for raw in raws]
+    lines = [raw if p else _texts_line(raw) for raw, p in zip(raws, plain, strict=True)]
+    plain_match, rebuilt_match = sets.plain.Match, sets.rebuilt.Match
+    found = [
+        None if line is None else plain_match(line) if p else rebuilt_match(line)
+        for line, p in zip(lines, plain, strict=True)
     ]
-    match = matcher.Match
-    found = [None if line is None else match(line) for line in rebuilt]
-    return [
-        line is not None and (not hits or _free_of(line, hits, meanings)) and _runs_free(line)
-        for line, hits in zip(rebuilt, found, strict=True)
-    ]
+    out = []
+    for line, p, hits in zip(lines, plain, found, strict=True):
+        if line is None:
+            out.append(False)
+            continue
+        delimiter = _PLAIN if p else _REBUILT
+        if hits:
+            meanings = sets.plain_meanings if p else sets.rebuilt_meanings
+            if not _free_of(line, hits, meanings, delimiter):
+                out.append(False)
+                continue
+        out.append(_runs_free(line, delimiter))
+    return out
 
 
-def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...]) -> bool:
-    """Whether what RE2's set matched on a rebuilt line (``found``: the indexes of its
-    patterns, not empty) leaves it free of a secret; its runs are ``_runs_free``'s."""
+#: a key of a line's text in turn (group 1), by the texts' delimiter: an object key
+#: (followed by ``:``) is captured, a value is matched as the empty capture
+_JSON_KEYS = {
+    _PLAIN: re.compile('"([^"]*)"\\s*:|"[^"]*"'),
+    _REBUILT: re.compile("\x00([^\x00]*)\x00\\s*:|\x00[^\x00]*\x00"),
+}
+
+
+def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...], delimiter: bytes) -> bool:
+    """Whether what RE2's set matched on a line (``found``: the indexes of its patterns,
+    not empty; ``delimiter``: its texts') leaves it free of a secret; its runs are
+    ``_runs_free``'s."""
     seen = {meanings[i] for i in found}
     if (
         _MAYBE in seen
@@ -362,7 +407,7 @@ def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...]) -> bool:
     except UnicodeDecodeError:
         return False
     if _KEY in seen:
-        for key in set(_JSON_KEY.findall(line)):
+        for key in set(_JSON_KEYS[delimiter].findall(line)):
             if is_secret_key(key):
                 return False
     if _QUERY_NAME in seen:
@@ -372,48 +417,71 @@ def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...]) -> bool:
     return True
 
 
-def _runs_free(raw: bytes) -> bool:
-    """Whether no base64 or hex run of a rebuilt line may be over the entropy limits
-    where the scan tests it, nor be the base64 of a text holding a secret. Not a pattern
-    of RE2's set: its counted repetition made the set's automaton twice as slow on every
-    line (measured: 10 us a line, 5.7 without)."""
+#: what comes before the hex digits of an args digest the engine writes
+#: (``"args_digest":"sha256:<16 hex>"``), by the texts' delimiter
+_DIGEST_HEADS = {d: d + b"args_digest" + d + b":" + d + b"sha256:" for d in (_PLAIN, _REBUILT)}
+
+
+def _runs_free(raw: bytes, delimiter: bytes) -> bool:
+    """Whether no base64 or hex run of a line (``delimiter``: its texts') may be over the
+    entropy limits where the scan tests it, nor be the base64 of a text holding a secret.
+    Not a pattern of RE2's set: its counted repetition made the set's automaton twice as
+    slow on every line (measured: 10 us a line, 5.7 without)."""
+    digest_head = _DIGEST_HEADS[delimiter]
+    head_length = len(digest_head)
     for start, end in _candidate_runs(raw):
+        # the engine's args digest (every line has one): its 16 hex digits are the text
+        # after an ``args_digest`` key, whose value the scan never tests for entropy (an
+        # id-like key; ``_entropy_skipped`` finds the same, slower), and too short to
+        # decode as base64
+        if (
+            end - start == 16
+            and start >= head_length
+            and raw.startswith(digest_head, start - head_length)
+        ):
+            continue
         run = raw[start:end]
         # base64 of a text holding a secret: decoded by the scan wherever the run is
         if end - start >= B64_DECODE_MIN and _run_hides_secret(run):
             return False
         # the entropy test's own first exits (``entropy_hit``): fewer than 9
-        # distinct characters, or fewer than 23 in a run that is not all hex
-        distinct = len(set(run))
-        if distinct < 9 or (distinct < 23 and _HEX_BYTES.fullmatch(run) is None):
-            continue
-        if not _entropy_skipped(raw, start) and _run_may_be_entropic(run):
+        # distinct characters, or fewer than 23 in a run that is not all hex (a run
+        # shorter than 23 has fewer: its distinct bytes are counted only when all hex)
+        if end - start < 23:
+            if _HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
+                continue
+        else:
+            distinct = len(set(run))
+            if distinct < 9 or (distinct < 23 and _HEX_BYTES.fullmatch(run) is None):
+                continue
+        if not _entropy_skipped(raw, start, delimiter) and _run_may_be_entropic(run):
             return False
     return True
 
 
-def _entropy_skipped(line: bytes, at: int) -> bool:
-    """Whether the scan never tests the entropy of a run at ``at`` of a rebuilt line: it
-    is outside every text (a number), or in a text (not JSON) that is the value of an
-    id-like key (``request_id``, ``etag``, ...: ``_scan_string``'s ``entropy=False``)."""
-    opened = line.count(b"\x00", 0, at)
+def _entropy_skipped(line: bytes, at: int, delimiter: bytes) -> bool:
+    """Whether the scan never tests the entropy of a run at ``at`` of a line (its texts
+    delimited by ``delimiter``): it is outside every text (a number), or in a text (not
+    JSON) that is the value of an id-like key (``request_id``, ``etag``, ...:
+    ``_scan_string``'s ``entropy=False``)."""
+    opened = line.count(delimiter, 0, at)
     if not opened & 1:
         return True  # not in a string: numbers are never scanned
-    start = line.rfind(b"\x00", 0, at)
-    end = line.find(b"\x00", at)
+    start = line.rfind(delimiter, 0, at)
+    end = line.find(delimiter, at)
     try:
         text = line[start + 1 : end].decode("utf-8")
     except UnicodeDecodeError:
         return False
     if text.lstrip()[:1] in ("{", "["):
         return False  # JSON in a text: its leaves have keys of their own
-    key_end = line.rfind(b"\x00", 0, start)
+    key_end = line.rfind(delimiter, 0, start)
     if key_end < 0:
         return False
     between = line[key_end + 1 : start].strip(b" \t\n\r")
     if between != b":":
         return False  # a list item, or not an object's value
-    key_start = line.rfind(b"\x00", 0, key_end)
+    key_start = line.rfind(delimiter, 0, key_end)
     try:
         key = line[key_start + 1 : key_end].decode("utf-8")
     except UnicodeDecodeError:

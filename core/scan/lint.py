@@ -115,16 +115,21 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 _MAY_BE_VOLATILE = re.compile(r"[-_:/\\%]|\d{10}")
 #: a C1 control written as UTF-8 (see ``_may_be_binary``)
 _C1_BYTES = re.compile(rb"\xc2[\x80-\x9f]")
+#: a ``\\u`` or ``\\b`` escape (see ``_may_be_binary``): a regex with one literal first
+#: byte finds it from backslash to backslash, where ``b"\\u" in raw`` compares at every
+#: ``u`` of the text (measured on the 100k text cassette's lines with a backslash, 43% of
+#: its bytes: 0.7-0.9 us an entry against 3.8-5.0 for the two substring tests)
+_ESCAPE_U_OR_B = re.compile(rb"\\[ub]")
 
 
 def _may_be_binary(raw: bytes) -> bool:
     """Whether a line's bytes may hold a string that looks like binary data decoded as
     text (``binary_text_reason``): a ``\\u`` escape (NUL, controls, U+FFFD), ``\\b``, a
     DEL, a C1 control or U+FFFD written as UTF-8; never a false negative, sometimes a false
-    positive. Substring tests first: they run at memory speed, a regex does not."""
+    positive. One-byte substring tests first (memchr, at memory speed)."""
     # one-byte tests (memchr) guard the longer ones: most lines hold no backslash
     return (
-        (b"\\" in raw and (b"\\u" in raw or b"\\b" in raw))
+        (b"\\" in raw and _ESCAPE_U_OR_B.search(raw) is not None)
         or b"\x7f" in raw
         or (b"\xef" in raw and b"\xef\xbf\xbd" in raw)
         or (b"\xc2" in raw and _C1_BYTES.search(raw) is not None)

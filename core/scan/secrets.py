@@ -235,11 +235,7 @@ def entries_secret_findings(
     free = [False] * len(entries)
     if not (config or _DEFAULT)._paths:
         known = [(k, raw) for k, raw in enumerate(raws) if raw is not None]
-        stored = [entries[k].args_digest for k, _ in known]
-        answers = lines_secret_free(
-            [raw for _, raw in known],
-            [digest if isinstance(digest, str) else None for digest in stored],
-        )
+        answers = lines_secret_free([raw for _, raw in known])
         for (k, _), answer in zip(known, answers, strict=True):
             free[k] = answer
     findings: list[Finding] = []

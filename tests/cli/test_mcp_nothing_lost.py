@@ -208,3 +208,41 @@ def test_a_long_line_is_forwarded_as_it_comes_and_an_id_reused_in_it_is_kept_asi
     assert all("reused in flight" in a["reason"] and a["unpaired"] for a in aside)
     problems = "\n".join(json.loads(report.read_text())["mcp"]["problems"])
     assert "cannot be told" in problems
+
+
+def test_big_calls_started_ahead_end_in_order_and_an_unanswered_one_is_not_kept(
+    tmp_path: Path,
+) -> None:
+    """A big call alone in flight has its entry line started while the server works
+    (``CassetteWriter.open_entry``, issue 31): a call answered before it takes the start
+    back and is written first; one never answered leaves nothing when the session ends.
+    Every line is the one ``dump_line`` writes, and the cassette loads strictly."""
+    from cassette_tui.core.format.cassette import dump_line, load
+    from cassette_tui.core.mcp.record import PREPARE_FROM
+
+    run = tmp_path / "ahead.jsonl"
+    big = {"blob": "b" * (PREPARE_FROM + 1000)}
+    session = RawSession(record_cmd(run, RAW_SERVER))
+    try:
+        session.lines.get(timeout=60)
+        session.request(INIT)
+        session.send(tool_call(1, "hold", big))  # alone: its line is started ahead
+        session.request(tool_call(2, "echo", {"n": 2}))  # answered first
+        released = session.request(tool_call(3, "release", {}))
+        held = json.loads(session.received[-2])
+        assert held["id"] == 1 and released["id"] == 3
+        answer = session.request(tool_call(4, "echo", big))  # started ahead, then ended
+        assert json.loads(answer["result"]["content"][0]["text"]) == big
+        session.send(tool_call(5, "hold", big))  # never answered
+        assert session.close() == 0
+    finally:
+        session.kill()
+    entries = load(run)
+    assert [(e.seq, e.tool) for e in entries] == [
+        (1, "echo"),
+        (2, "hold"),
+        (3, "release"),
+        (4, "echo"),
+    ]
+    assert entries[1].args == big and entries[3].args == big
+    assert run.read_bytes() == b"".join(dump_line(e) for e in entries)

@@ -49,7 +49,7 @@ def test_bisect_names_the_search_answer_and_opens_the_hybrid_as_a(pair: tuple[Pa
     done = cli("bisect", str(fail), str(passing), "--agent", agent_cmd(script=AGENT),
                "--runs", "1", "--out", str(out))  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 of 1 differing responses suffices: A seq 1 search_docs" in done.stdout
+    assert "1 of 1 differing response suffices: A seq 1 search_docs" in done.stdout
     assert "1 differing response; 2 candidates, 2 replays" in done.stdout, done.stdout
     # the app's A is the failing run: the minimal hybrid fails, so it is A, the passing run B
     line = next(x for x in done.stdout.splitlines() if x.startswith("open the minimal hybrid"))

@@ -51,7 +51,7 @@ def test_bisect_then_swap_by_keyboard(tmux: Tmux, tmp_path: Path, terminal: str)
     tmux.wait_for(lambda s: "b Bisect" in s, "the loop panel's bisect key")
     tmux.keys("b")
     screen = tmux.wait_for(
-        lambda s: "1 of 1 differing responses suffices: A seq 5 search_docs" in words(s),
+        lambda s: "1 of 1 differing response suffices: A seq 5 search_docs" in words(s),
         "the bisect's answer",
     )
     text = words(screen)

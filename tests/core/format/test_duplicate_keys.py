@@ -18,6 +18,7 @@ from cassette_tui.core.format.jsontext import (
     DuplicateKey,
     check_top_level_keys,
     may_have_duplicates,
+    parse_json_checked,
 )
 from cassette_tui.core.keys.normalize import NormalizationRules
 from hypothesis import HealthCheck, given, settings
@@ -258,3 +259,61 @@ def test_a_recorded_line_loads_with_its_fields_and_key_order(tmp_path: Path) -> 
     entry = load(path)[0]
     assert list(entry.response) == ["b", "a"]  # the tool's order, not sorted
     assert entry.extra == {"recorded_at": "2026-12-03T19:02:59.271509Z", "duration_ms": 0.25}
+
+
+# -- the parse of a whole line: a line that is orjson's own writing of its value ------------
+class _Object(list):  # type: ignore[type-arg]
+    """An object as its ``(key, value)`` pairs, written in that order."""
+
+
+#: objects as their pairs, so that a key can be written twice; keys from a short list
+_pair_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(st.tuples(st.sampled_from(["a", "b", "é", 'q"', "a:"]), inner), max_size=3).map(
+            _Object
+        )
+    ),
+    max_leaves=10,
+)
+
+
+def _compact(node: Any) -> str:
+    """``node`` as compact JSON, each pair of an ``_Object`` written as it is (a repeat too)."""
+    if isinstance(node, _Object):
+        return "{" + ",".join(_dumps(k) + ":" + _compact(v) for k, v in node) + "}"
+    if isinstance(node, list):
+        return "[" + ",".join(_compact(v) for v in node) + "]"
+    return _dumps(node)
+
+
+def _dumps(node: Any) -> str:
+    return json.dumps(node, ensure_ascii=False, separators=(",", ":"))
+
+
+def _repeats(node: Any) -> bool:
+    if isinstance(node, _Object):
+        keys = [k for k, _ in node]
+        return len(set(keys)) != len(keys) or any(_repeats(v) for _, v in node)
+    if isinstance(node, list):
+        return any(_repeats(v) for v in node)
+    return False
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node=_pair_values, end=st.sampled_from(["", "\n", "\r\n"]))
+def test_the_parse_refuses_a_repeat_at_any_depth_in_the_writers_layout(node: Any, end: str) -> None:
+    """``parse_json_checked`` takes a line that is orjson's writing of its value (the
+    writer's compact layout) without counting colons: a key repeated anywhere still
+    stops it, and any other line reads as the standard library reads it."""
+    raw = (_compact(node) + end).encode("utf-8", "surrogatepass")
+    if _repeats(node):
+        with pytest.raises(DuplicateKey):
+            parse_json_checked(raw)
+    else:
+        assert parse_json_checked(raw)[0] == json.loads(raw)

@@ -1,4 +1,5 @@
-"""``load(keys=True)``: the keys computed in the load's one read equal the key pass's.
+"""``load(keys=True)``: the keys computed in the load's one read equal the key pass's (and
+those of a replayer's start, ``Cassette.checked_answers``).
 
 The app loads a file once and gets what alignment needs (every args digest and response
 hash) from the bytes the index holds; a diff of a cassette loaded plainly computes them in
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 from cassette_tui.core.format import _readahead as readahead
+from cassette_tui.core.format._answers import NOT_PLAIN
 from cassette_tui.core.format.cassette import dump_record, load, load_job
 from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.format.jobs import Progress
@@ -106,6 +108,20 @@ def test_keys_at_load_equal_the_key_pass(
     assert keyed.digests() == plain.digests()
     assert keyed.response_hashes() == plain.response_hashes()
     assert [keyed.seq(i) for i in range(len(keyed))] == sorted(seqs)
+    # a replayer's start computes them in its own read (every line checked), and the
+    # answers it reads fast are the entry parse's, type for type
+    started = load(path, rules=rules)
+    answers = started.checked_answers()
+    assert answers is not None
+    assert started.digests() == plain.digests()
+    assert started.response_hashes() == plain.response_hashes()
+    for i in range(len(started)):
+        entry = started.owned_entry(i)
+        fast = answers.read(i)
+        if fast is not NOT_PLAIN:
+            assert entry.error is None
+            assert json.dumps(fast) == json.dumps(entry.response)
+            assert repr(fast) == repr(entry.response)
 
 
 def test_repeated_args_key_is_refused_at_load_as_by_the_key_pass(tmp_path: Path) -> None:
