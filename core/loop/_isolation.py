@@ -4,8 +4,11 @@ Two ways, the stronger first:
 
 ``netns``  the agent starts in a new, empty network namespace (``unshare -n``; as a user
            other than root ``unshare -rn``, an unprivileged user namespace). It has no
-           interface but a loopback that is down: every connection fails, whatever the
-           language, and nothing reaches the host's listeners, 127.0.0.1 included.
+           interface but its own loopback: every connection out fails, whatever the
+           language, and nothing reaches the host's listeners, 127.0.0.1 included. The
+           namespace's loopback is brought up (``LOOPBACK_UP``) so the agent reaches what
+           it serves itself inside it: ``cassette-tui mcp replay --http``, which an MCP
+           host over Streamable HTTP starts to stand in for its server.
 ``guard``  where namespaces are not allowed: ``guard/sitecustomize.py`` is put first on
            ``PYTHONPATH``, so every Python process of the agent that loads it refuses
            every connection but to unix sockets, and every DNS lookup, and logs what it
@@ -27,6 +30,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +101,22 @@ class Isolation:
         return env
 
 
+#: run first inside the new namespace: its loopback up (SIOCGIFFLAGS, then SIOCSIFFLAGS
+#: with IFF_UP; no ``ip`` command needed), then the agent in its place (exec). A failure to
+#: bring it up leaves it down, as before: the agent still runs, offline.
+LOOPBACK_UP = (
+    "import fcntl,os,socket,struct,sys\n"
+    "try:\n"
+    " s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\n"
+    " f=struct.unpack('16sH14x',fcntl.ioctl(s,0x8913,struct.pack('16sH14x',b'lo',0)))[1]\n"
+    " fcntl.ioctl(s,0x8914,struct.pack('16sH14x',b'lo',f|1))\n"
+    " s.close()\n"
+    "except OSError:\n"
+    " pass\n"
+    "os.execvp(sys.argv[1],sys.argv[1:])\n"
+)
+
+
 def _unshare_prefix() -> tuple[str, ...] | None:
     exe = shutil.which("unshare")
     if exe is None:
@@ -104,6 +124,15 @@ def _unshare_prefix() -> tuple[str, ...] | None:
     # root may create a network namespace directly; anyone else needs a user namespace
     # (-r maps the caller to root inside it, which is what lets it own the new netns)
     return (exe, "-n", "--") if os.geteuid() == 0 else (exe, "-r", "-n", "--")
+
+
+def _netns_prefix() -> tuple[str, ...] | None:
+    """``unshare`` then ``LOOPBACK_UP`` (isolated: no site, no user paths) before the
+    agent's own arguments."""
+    prefix = _unshare_prefix()
+    if prefix is None:
+        return None
+    return (*prefix, sys.executable, "-I", "-S", "-c", LOOPBACK_UP)
 
 
 @functools.lru_cache(maxsize=1)
@@ -136,7 +165,7 @@ def netns() -> Isolation:
         raise IsolationError(
             f"no network namespace here ({how}); use --isolation guard, or get one: {HOW_TO_NETNS}"
         )
-    prefix = _unshare_prefix()
+    prefix = _netns_prefix()
     assert prefix is not None
     return Isolation("netns", prefix, f"new network namespace ({how})", NETNS_NOT_COVERED)
 

@@ -36,6 +36,9 @@ PROGRESS = "notifications/progress"
 #: the optional entry field with a call's progress notifications (``[{"progress",
 #: "total"?, "message"?}]``, in order); replay sends them again with the caller's token
 PROGRESS_FIELD = "mcp_progress"
+#: in each ``mcp_progress`` row: how many server messages the recording had kept when the
+#: notification came, so replay sends it between the same messages (not a progress param)
+PROGRESS_AT = "after_messages"
 #: the ``error.type`` of an entry recorded from a JSON-RPC error
 ERROR_TYPE = "MCPError"
 

@@ -269,11 +269,16 @@ class LiveServer(_Session):
 
     # -- the wire -------------------------------------------------------------------------
     def _send(self, doc: dict[str, Any]) -> None:
+        self._loop.run_until_complete(self._write(doc))
+
+    async def _write(self, doc: dict[str, Any]) -> None:
+        """One line to the server; awaited inside ``_answer`` too (the refusal of a
+        server request sent while a call is pending), where the loop is running."""
         proc = self._proc
         assert proc is not None and proc.stdin is not None, "not started"
         try:
             proc.stdin.write(dump_doc(doc))
-            self._loop.run_until_complete(proc.stdin.drain())
+            await proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise self._ended(f"closed its stdin before {doc.get('method')}") from None
 
@@ -302,7 +307,7 @@ class LiveServer(_Session):
                 if frame.kind == "request":  # the server asks its host: there is none
                     refusal = f"cassette-tui verify has no host to answer {frame.method}"
                     error = {"code": _METHOD_NOT_FOUND, "message": refusal}
-                    self._send({"jsonrpc": "2.0", "id": frame.id, "error": error})
+                    await self._write({"jsonrpc": "2.0", "id": frame.id, "error": error})
                 elif frame.kind in ("response", "error") and frame.id == request_id:
                     return _answer_of(frame.doc)
 

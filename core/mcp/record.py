@@ -49,11 +49,14 @@ from typing import Any, BinaryIO, TextIO
 
 import orjson
 from cassette_tui.core.format.cassette import dump_line, dump_record
+from cassette_tui.core.format.constants import ENV_CLAIM
 from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
 from cassette_tui.core.format.digest import DIGEST_PREFIX, digest
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.keys.normalize import NormalizationRules
+from cassette_tui.core.replay.recorder import _open_claimed
 from cassette_tui.core.scan.redact import Redactor
+from cassette_tui.core.scan.sidecar import sidecar_hits
 
 from ._facts import (
     Exchange,
@@ -70,6 +73,7 @@ from ._stdio import widen_pipe as _widen_pipe
 from ._wire import (
     ERROR_TYPE,
     PROGRESS,
+    PROGRESS_AT,
     PROGRESS_FIELD,
     TOOLS_CALL,
     Frame,
@@ -337,14 +341,25 @@ class CassetteWriter:
     """
 
     def __init__(
-        self, path: Path, rules: NormalizationRules, redactor: Redactor | None = None
+        self,
+        path: Path,
+        rules: NormalizationRules,
+        redactor: Redactor | None = None,
+        claim: str | None = None,
+        known: frozenset[str] = frozenset(),
     ) -> None:
         self.path = path
         self.rules = rules
         #: ``record = true``: each entry is redacted before it is written (as ``Recorder``)
         self.redactor = redactor
+        #: secrets found outside the entries (the server's ``--api-key VALUE``): replaced
+        #: wherever the server echoes them (a log line, a result's text), as ``redact`` does
+        self.known = known
         self.seq = 0
         self._reserved = False
+        #: the file was made for this recording by ``cassette-tui record`` (``claim``,
+        #: ``CASSETTE_CLAIM``): written into, and left to that job when nothing was kept
+        self.claimed = False
         #: every write of the file, from the event loop or a thread (``open_entry``)
         self._lock = threading.RLock()
         #: the start of a line written ahead of its answer: ``(offset, head, prepared)``
@@ -353,9 +368,13 @@ class CassetteWriter:
         try:
             self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - exclusive create
         except FileExistsError:
-            raise FileExistsError(
-                f"{path}: a cassette exists already; record to a new file"
-            ) from None
+            # the empty file `cassette-tui record` made for its agent (Recorder's rule)
+            self._fh = _open_claimed(path, claim) if claim else None
+            self.claimed = self._fh is not None
+            if self._fh is None:
+                raise FileExistsError(
+                    f"{path}: a cassette exists already; record to a new file"
+                ) from None
 
     def write(
         self,
@@ -417,7 +436,7 @@ class CassetteWriter:
             response = response_spans.real(response)
         entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
         if self.redactor is not None:
-            entry = self.redactor.redact_entry(entry)[0]
+            entry = self.redactor.redact_entry(entry, self.known)[0]
         if not spliced:
             if self._open is not None:
                 self._take_back()
@@ -625,6 +644,8 @@ class RecordingProxy:
         ):
             return False
         for path in (summary.cassette, summary.sidecar):
+            if path == summary.cassette and self.writer.claimed:
+                continue  # the record job's file: that job removes it
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
         summary.removed = True
@@ -816,6 +837,8 @@ class RecordingProxy:
                     else:
                         pending.params = spans.real(frame.params)
                 self._prepare(pending)
+                if not self._pending and self._unplaced and self._last_answer is not None:
+                    self._settle_idle()  # (before any answer, replay sends them first anyway)
                 self._pending[key] = pending
             elif frame.kind in ("response", "error"):
                 if spans is not None:
@@ -1058,6 +1081,15 @@ class RecordingProxy:
         self._unplaced = []
         self._last_answer = anchor
 
+    def _settle_idle(self) -> None:
+        """Server messages that came while no request was in flight, before this host
+        request: the host may send it because of them (a ``tools/list`` after
+        ``tools/list_changed`` on Streamable HTTP's GET stream), so they are not placed
+        before its answer (replay would wait for a request that never comes) but left
+        after the answer before them (``before: null``), where replay sends them."""
+        self.journal.add({"placed": None})
+        self._unplaced = []
+
     def _server_message(self, message: ServerMessage) -> None:
         message.after = self._last_answer
         self.facts.server_messages.append(message)
@@ -1095,7 +1127,10 @@ class RecordingProxy:
         token = params.get("progressToken")
         for req in self._pending.values():
             if req.method == TOOLS_CALL and token is not None and req.progress_token == token:
-                req.progress.append({k: v for k, v in params.items() if k != "progressToken"})
+                row = {k: v for k, v in params.items() if k != "progressToken"}
+                # its place among the server messages (a log line, list_changed) around it
+                row[PROGRESS_AT] = len(self.facts.server_messages)
+                req.progress.append(row)
                 return True
         return False
 
@@ -1165,7 +1200,13 @@ def _claim(
     """Create the cassette (exclusively) and its sidecar for a new recording. With ``{n}``
     in ``template`` (``runs/git-{n}.jsonl``), the first n from 1 whose two files are both
     free; without, the one path, or ``FileExistsError``. A half-claimed pair (the sidecar
-    appeared meanwhile) is undone."""
+    appeared meanwhile) is undone. The empty cassette ``cassette-tui record`` made for its
+    agent is written into (``CASSETTE_CLAIM``, as the library's ``Recorder`` does)."""
+    claim = os.environ.get(ENV_CLAIM) or None
+    known: frozenset[str] = frozenset()
+    if redactor is not None:  # the command line's secrets, by their flags (--api-key VALUE)
+        hits = sidecar_hits({"server": {"command": command}}, redactor.config)
+        known = frozenset(h.secret for h in hits if h.secret)
     numbered = NUMBER in template
     for n in range(1, 1_000_000 if numbered else 2):
         cassette = Path(template.replace(NUMBER, str(n)))
@@ -1175,13 +1216,14 @@ def _claim(
                 raise FileExistsError(
                     f"{sidecar}: a server-facts file exists already; record to a new file"
                 )
-            writer = CassetteWriter(cassette, rules, redactor)
+            writer = CassetteWriter(cassette, rules, redactor, claim=claim, known=known)
             facts = ServerFacts(command=command, cassette=cassette.name)
             try:
                 journal = FactsJournal(facts, sidecar, redactor)
             except BaseException:
                 writer.close()
-                cassette.unlink()
+                if not writer.claimed:
+                    cassette.unlink()
                 raise
         except FileExistsError:
             if numbered:

@@ -39,14 +39,17 @@ import contextlib
 import json
 import sys
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.errors import CassetteMiss, ReplayExhausted
 from cassette_tui.core.format.jsonvalue import dumps_strict, encode_nonfinite, json_copy
 from cassette_tui.core.keys.normalize import NormalizationRules
+from cassette_tui.core.replay.fixtures import PinnedFixtures
 from cassette_tui.core.replay.replayer import Replayer
 
 from ._facts import (
@@ -60,6 +63,7 @@ from ._facts import (
 from ._stdio import read_lines, write_all
 from ._wire import (
     PROGRESS,
+    PROGRESS_AT,
     PROGRESS_FIELD,
     TOOLS_CALL,
     ErrorData,
@@ -83,6 +87,14 @@ from ._wire import (
 MISS_CODE = -32010
 #: JSON-RPC "method not found": a request the recording never saw answered
 NOT_RECORDED_CODE = -32601
+#: the 2026-07-28 change-event stream: a request answered only when the stream ends, opened
+#: by an acknowledgement naming it in ``_meta`` (SEP-2575)
+LISTEN = "subscriptions/listen"
+LISTEN_ACK = "notifications/subscriptions/acknowledged"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+#: progress notifications to send before an answer, each with its place among the recorded
+#: server messages (``None``: after them all)
+Notes = list[tuple[dict[str, Any], int | None]]
 
 
 class ReplayServer:
@@ -97,6 +109,10 @@ class ReplayServer:
             answers the same), listed in the report as ``mcp.repeat_last_tools``.
         facts: the sidecar path (default ``_facts.sidecar_path(cassette)``; absent: the
             fallback answers of the module docstring).
+        fixtures: pinned fixture cassettes (``cassette-tui pin``) whose keys they answer
+            first (``core/replay/fixtures.py``), logged ``pinned`` in the report; the
+            server messages recorded around a call are anchored to this cassette's
+            entries, so a pinned call sends none.
 
     Raises:
         CassetteFormatError: the cassette or the sidecar cannot be read.
@@ -109,9 +125,12 @@ class ReplayServer:
         rules: NormalizationRules | None = None,
         repeat: str = "error",
         facts: str | Path | None = None,
+        fixtures: Sequence[str | Path] = (),
     ) -> None:
         if not isinstance(cassette, Cassette):
             cassette = load(cassette, rules=rules)
+        #: pinned fixtures answer their keys first, as in a library replay
+        self.pinned = PinnedFixtures(fixtures, rules=rules) if fixtures else None
         facts_path = (
             Path(facts)
             if facts
@@ -184,6 +203,11 @@ class ReplayServer:
 
     def _tools_call(self, message: JSONRPCRequest) -> JSONRPCMessage:
         tool, args = call_of(message.params)
+        found = self.pinned.answer(tool, args) if self.pinned is not None else None
+        if found is not None:  # a pinned answer: none of this cassette's, so no anchor
+            key, pinned = found
+            self.replayer.note_pinned(tool, key[1])
+            return self._answer_of(message, pinned)
         try:
             # the entry, not its outcome: a recorded error is answered as it was recorded,
             # and its class (the SDK's MCPError) is never rebuilt as a Python exception
@@ -210,6 +234,11 @@ class ReplayServer:
                 ),
             )
         self.last_anchor = {"seq": entry.seq}
+        return self._answer_of(message, entry)
+
+    def _answer_of(self, message: JSONRPCRequest, entry: Entry) -> JSONRPCMessage:
+        """The recorded ``entry`` as the answer to ``message``: its error as that error,
+        its response as a ``CallToolResult``."""
         if entry.error is not None:
             return _error(message.id, error_data_of(entry.error))
         response = json_copy(entry.response)
@@ -217,9 +246,13 @@ class ReplayServer:
             response = {"content": [{"type": "text", "text": _text(response)}], "isError": False}
         return _response(message.id, response)
 
-    def progress_before(self, message: JSONRPCMessage) -> list[JSONRPCNotification]:
+    def progress_before(
+        self, message: JSONRPCMessage
+    ) -> list[tuple[JSONRPCNotification, int | None]]:
         """The recorded progress notifications of the ``tools/call`` just served for
-        ``message``, addressed to its ``progressToken`` (none without one)."""
+        ``message``, addressed to its ``progressToken`` (none without one), each with
+        how many server messages the recording had kept before it (``None`` in a
+        recording older than that count)."""
         if not isinstance(message, JSONRPCRequest) or message.method != TOOLS_CALL:
             return []
         meta = (message.params or {}).get("_meta")
@@ -232,13 +265,17 @@ class ReplayServer:
         rows = entry.extra.get(PROGRESS_FIELD) if entry is not None else None
         if not isinstance(rows, list):
             return []
-        return [
-            JSONRPCNotification(
-                jsonrpc="2.0", method=PROGRESS, params={"progressToken": token, **row}
+        notes: list[tuple[JSONRPCNotification, int | None]] = []
+        for row in rows:
+            if not isinstance(row, dict):
+                continue
+            at = row.get(PROGRESS_AT)
+            params = {k: v for k, v in row.items() if k != PROGRESS_AT}
+            note = JSONRPCNotification(
+                jsonrpc="2.0", method=PROGRESS, params={"progressToken": token, **params}
             )
-            for row in rows
-            if isinstance(row, dict)
-        ]
+            notes.append((note, at if isinstance(at, int) and not isinstance(at, bool) else None))
+        return notes
 
     def _fallback(self, message: JSONRPCRequest) -> dict[str, Any] | None:
         if message.method in HANDSHAKES and message.method == "initialize":
@@ -375,6 +412,17 @@ class ReplaySession:
             elif message.after is not None:
                 after.setdefault(_anchor_key(message.after), []).append(i)
         self._before, self._after = before, after
+        #: a ``subscriptions/listen`` stream's acknowledgement, by the listen's id: sent as
+        #: the listen arrives (the host waits for it before its next request), the listen
+        #: itself left unanswered (its answer ends the stream; the host cancels it)
+        self._acks: dict[str, list[int]] = {}
+        for i, message in enumerate(server.server_messages):
+            doc = message.message
+            if isinstance(doc, dict) and doc.get("method") == LISTEN_ACK:
+                meta = (doc.get("params") or {}).get("_meta") or {}
+                listen = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+                if listen is not None:
+                    self._acks.setdefault(id_key(listen), []).append(i)
 
     async def run(self, lines: asyncio.Queue[bytes | None]) -> None:
         """Answer until ``lines`` yields ``None`` (the host closed its end)."""
@@ -434,12 +482,18 @@ class ReplaySession:
                 continue
             if frame.kind != "request":
                 continue
+            if frame.method == LISTEN and self._acks.get(frame.key):
+                await self._send_messages(self._acks[frame.key])
+                continue
             answer, notes, anchor = self._request(frame)
+            group = self._before.get(_anchor_key(anchor), []) if anchor is not None else []
             if anchor is not None:
                 anchors.append(anchor)
-                await self._send_messages(self._before.get(_anchor_key(anchor), []))
-            for note in notes:
+            for note, at in notes:
+                # the server messages recorded before this progress go first, as live
+                await self._send_messages([i for i in group if at is None or i < at])
                 await self.send(dump_doc(note))
+            await self._send_messages(group)
             if answer is not None:
                 answers.append(answer)
         if answers:
@@ -447,11 +501,11 @@ class ReplaySession:
         for anchor in anchors:
             await self._send_messages(self._after.get(_anchor_key(anchor), []))
 
-    def _request(
-        self, frame: Frame
-    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, int] | None]:
+    def _request(self, frame: Frame) -> tuple[dict[str, Any] | None, Notes, dict[str, int] | None]:
         """The answer to one request (as JSON, under the host's own id), the progress
-        notifications to send before it, and the recorded answer it served. A request
+        notifications to send before it (each with its place among the server messages:
+        ``None`` when the recording did not keep it, then after them all), and the
+        recorded answer it served. A request
         that cannot be answered (nested past what the SDK's types read) gets ``-32603``
         naming why, on stderr too, and fails the session: the host never waits for ever."""
         aside = self.server.kept_aside_answer(frame)
@@ -468,7 +522,7 @@ class ReplaySession:
 
     def _answer_request(
         self, frame: Frame
-    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], dict[str, int] | None]:
+    ) -> tuple[dict[str, Any] | None, Notes, dict[str, int] | None]:
         from pydantic import ValidationError
 
         plain_id = isinstance(frame.id, str | int) and not isinstance(frame.id, bool)
@@ -486,7 +540,7 @@ class ReplaySession:
             return _doc(_error(0, error), frame.id), [], None
         answer = self.server.handle(message)
         anchor = self.server.last_anchor
-        notes = [_doc(n, None) for n in self.server.progress_before(message)]
+        notes = [(_doc(n, None), at) for n, at in self.server.progress_before(message)]
         return (_doc(answer, frame.id) if answer is not None else None), notes, anchor
 
     async def _unreadable(self, raw: bytes, frame: Frame | None, *, quiet: bool = False) -> Any:

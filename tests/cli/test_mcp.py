@@ -153,9 +153,10 @@ def test_toy_session_entries_and_server_facts(tmp_path: Path) -> None:
         "data": {"reason": "no"},
     }
     assert "_meta" not in json.dumps(progress["args"])  # the progress token is not an arg
+    # after_messages: how many server messages came before it (its place among them)
     assert progress["mcp_progress"] == [
-        {"progress": 1, "total": 2, "message": "step 1"},
-        {"progress": 2, "total": 2, "message": "step 2"},
+        {"progress": 1, "total": 2, "message": "step 1", "after_messages": 0},
+        {"progress": 2, "total": 2, "message": "step 2", "after_messages": 0},
     ]
     assert c1["args_digest"] == c2["args_digest"]
     assert c1["response"]["structuredContent"] != c2["response"]["structuredContent"]

@@ -8,7 +8,8 @@ carry. Run as ``python mcp_http_resume_server.py PORT``; it serves ``/mcp`` on
   ``Last-Event-ID`` and the store replays what it missed, the answer last;
 - ``announce()``: sends ``notifications/tools/list_changed`` and
   ``notifications/resources/updated``, which go on the standalone GET stream (they name
-  no request), then answers.
+  no request), then answers;
+- ``announce_across_drop()``: the same across a drop of the GET stream (see its doc).
 """
 
 from __future__ import annotations
@@ -61,6 +62,17 @@ async def announce(ctx: Context) -> str:
     await ctx.session.send_tool_list_changed()
     await ctx.session.send_resource_updated("mem://news")
     return "announced"
+
+
+@server.tool()
+async def announce_across_drop(ctx: Context) -> str:
+    """A notification on the GET stream, the stream closed (the client reconnects with
+    ``Last-Event-ID``), then another, sent while no GET stream is open: the store keeps
+    it and replays it on the resumed stream."""
+    await ctx.session.send_tool_list_changed()
+    await ctx.close_standalone_sse_stream()
+    await ctx.session.send_resource_updated("mem://after-drop")
+    return "announced across a drop"
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ then answers each request line (a batch array is answered with an array):
   ``notify`` sends ``notifications/tools/list_changed`` and a log message before its answer;
   ``ask`` sends the host a ``roots/list`` request and answers with the host's answer;
   ``chatty`` sends ``{"notes": N}`` log notifications before its answer;
+  ``announce_after`` answers, then sends ``notifications/tools/list_changed`` (no request
+  in flight);
   ``die`` exits at once with status 3; a call whose params are not an object is never
   answered;
 - anything else: the JSON-RPC error -32601.
@@ -100,6 +102,10 @@ def answer(req: dict[str, Any]) -> dict[str, Any] | None:
     if name == "ask":
         asked["call"] = req
         send({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list", "params": {}})
+        return None
+    if name == "announce_after":  # the answer first, then a notification between calls
+        send(result(req, text("announced")))
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return None
     if name == "bad_utf8":
         line = json.dumps(result(req, text("caf@"))).encode().replace(b"@", b"\xff")

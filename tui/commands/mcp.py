@@ -22,6 +22,7 @@ from pathlib import Path
 import click
 from cassette_tui.core.format.atomic import check_new_file, write_atomic
 from cassette_tui.core.format.constants import (
+    ENV_FIXTURES,
     ENV_PATH,
     ENV_REPORT,
     EXIT_BAD_INPUT,
@@ -122,6 +123,12 @@ def record(
     from cassette_tui.core.keys.config import ProjectConfig
     from cassette_tui.core.mcp.record import RecordingProxy
 
+    if os.environ.get(ENV_FIXTURES):  # `record --fixture` around an MCP host: say so
+        click.echo(
+            f"cassette-tui mcp record: {ENV_FIXTURES} is not applied: every call goes to "
+            "the server and is recorded as it answers",
+            err=True,
+        )
     if bool(url) == bool(command):
         click.echo("cassette-tui mcp record: give a server COMMAND or --url, not both", err=True)
         sys.exit(EXIT_BAD_INPUT)
@@ -180,6 +187,14 @@ def record(
     help="Recorded calls left unused fail the replay (exit 1; they are named either way).",
 )
 @click.option(
+    "--fixture",
+    "fixtures",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A pinned fixture (cassette-tui pin) that answers its key first (repeatable; "
+    "default: $CASSETTE_FIXTURES, paths joined by the path separator).",
+)
+@click.option(
     "--http",
     "http",
     is_flag=True,
@@ -200,6 +215,7 @@ def replay(
     repeat: str,
     facts: Path | None,
     strict: bool,
+    fixtures: tuple[Path, ...],
     http: bool,
     port: int,
     config: str | None,
@@ -217,7 +233,12 @@ def replay(
 
     try:
         _check_report(report)
-        server = ReplayServer(cassette, rules=load_rules(config), repeat=repeat, facts=facts)
+        pinned: list[str | Path] = list(fixtures) or [
+            p for p in os.environ.get(ENV_FIXTURES, "").split(os.pathsep) if p
+        ]
+        server = ReplayServer(
+            cassette, rules=load_rules(config), repeat=repeat, facts=facts, fixtures=pinned
+        )
     except (CassetteFormatError, ValueError, OSError) as exc:
         click.echo(f"cassette-tui mcp replay: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)

@@ -155,10 +155,20 @@ def repeat_lines(run: RunResult) -> list[str]:
     if not repeats:
         return []
     lines = ["repeated keys (served in recorded order):"]
+    calls = report.calls or () if report is not None else ()
     for r in repeats:
-        lines.append(
-            f"  {tool_text(r.tool)} {safe(r.digest)}  called {r.calls}x, recorded {r.recorded}x"
+        line = f"  {tool_text(r.tool)} {safe(r.digest)}  called {r.calls}x, recorded {r.recorded}x"
+        # past the last recording: a miss (exhausted), or the last answer again under a
+        # repeat-last policy (an MCP tool annotated readOnlyHint/idempotentHint): say which
+        past = sum(
+            1
+            for c in calls
+            if c.outcome == "exhausted" and (c.tool, c.digest) == (r.tool, r.digest)
         )
+        again = r.calls - r.recorded - past
+        if again > 0 and calls:  # a report without its calls cannot tell
+            line += f"; the last answer served again {again}x past the recording"
+        lines.append(line)
     return lines
 
 

@@ -173,7 +173,10 @@ def test_a_namespace_cuts_off_every_route(tmp_path: Path, listeners: Listeners) 
     run = result.run
     assert run.passed and run.isolation == "netns", run.stderr_tail
     found = routes_of(result)
-    for route in ["c-socket", "connect-ex", "udp", "unix-abstract", *UNCOVERED]:
+    # the namespace's own loopback is up (an MCP host reaches the replay it serves there):
+    # a datagram to 127.0.0.1 leaves without an error but lands in the namespace, never
+    # on the host's listener (counted below)
+    for route in ["c-socket", "connect-ex", "unix-abstract", *UNCOVERED]:
         assert found[route]["reached"] is False, (route, found[route])
     assert found["unix-path"]["reached"] is True  # the file system is shared: said
     assert listeners.reached["tcp"] == listeners.reached["udp"] == 0
@@ -217,3 +220,33 @@ def test_a_user_other_than_root_gets_a_namespace() -> None:
         pytest.skip(f"unprivileged user namespaces are off here: {done.stderr.strip()}")
     # no interface but a loopback that is down: even 127.0.0.1 is unreachable
     assert done.returncode != 0 and "Network is unreachable" in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(not probe_netns()[0], reason=f"no network namespace: {probe_netns()[1]}")
+def test_a_namespace_keeps_its_own_loopback_up(listeners: Listeners) -> None:
+    """An agent reaches a server it starts itself on 127.0.0.1 inside its namespace (an MCP
+    host over Streamable HTTP and the ``mcp replay --http`` standing in for its server),
+    while the host's listener on the same address stays out of reach."""
+    import subprocess
+    import sys
+
+    from cassette_tui.core.loop._isolation import netns
+
+    script = (
+        "import socket,sys\n"
+        "own = socket.create_server(('127.0.0.1', 0))\n"
+        "socket.create_connection(own.getsockname(), timeout=5).close()\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {listeners.port}), timeout=5)\n"
+        "except OSError as exc:\n"
+        "    print('host refused:', exc)\n"
+        "else:\n"
+        "    sys.exit('reached the host')\n"
+    )
+    done = subprocess.run(
+        netns().argv([sys.executable, "-c", script]),
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "host refused" in done.stdout
+    assert listeners.reached["tcp"] == 0
