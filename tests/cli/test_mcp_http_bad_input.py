@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +66,16 @@ def test_bad_input_over_http_is_forwarded_and_nothing_answered_is_lost(tmp_path:
                 assert json.loads(answer["result"]["content"][0]["text"]) == {"big": big}
                 # id 7 reused while in flight: each POST gets its own answer, under id 7
                 answers: list[Any] = []
+                first = {"who": "first", "started": str(tmp_path / "first-in-flight")}
                 slow = threading.Thread(
-                    target=lambda: answers.append(post(call(7, "slow", {"who": "first"})).json())
+                    target=lambda: answers.append(post(call(7, "slow", first)).json())
                 )
                 slow.start()
+                # the second id 7 goes out only once the first is at the server
+                deadline = time.monotonic() + TIMEOUT
+                while not Path(first["started"]).exists():
+                    assert time.monotonic() < deadline, "the first id 7 never reached the server"
+                    time.sleep(0.01)
                 answers.append(post(call(7, "echo", {"who": "second"})).json())
                 slow.join(TIMEOUT)
                 assert sorted(
@@ -98,7 +105,7 @@ def test_bad_input_over_http_is_forwarded_and_nothing_answered_is_lost(tmp_path:
 
     entries = [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
     args = [e["args"] for e in entries]
-    for wanted in ({"n": 1}, {"n": 2}, {"who": "first"}, {"who": "second"}, {"after": "drop"}):
+    for wanted in ({"n": 1}, {"n": 2}, first, {"who": "second"}, {"after": "drop"}):
         assert args.count(wanted) == 1, (wanted, args)
     assert any(
         e["tool"] == "bad_utf8" and "\ufffd" in json.dumps(e["response"], ensure_ascii=False)
