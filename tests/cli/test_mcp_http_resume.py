@@ -11,35 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
-from support.mcp_session import CLI, TIMEOUT, TOY_SERVER
+from support.mcp_session import CLI, TIMEOUT
 
-from tests.cli.test_mcp_http import free_port, started, stop, wait_listening
+from tests.cli.test_mcp_http import started, stop
 
-SERVER = str(Path(TOY_SERVER).with_name("mcp_http_resume_server.py"))
 STEPS = 6
 PROTOCOL = "2025-11-25"  # resumability (priming events) needs at least this version
-
-
-@pytest.fixture
-def remote() -> Any:
-    """The SDK server's URL, for the test's length."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, SERVER, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        wait_listening(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=TIMEOUT)
 
 
 def sdk_host(url: str) -> list[dict[str, Any]]:

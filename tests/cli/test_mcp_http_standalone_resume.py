@@ -16,34 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
-from support.mcp_session import CLI, TIMEOUT, TOY_SERVER
+from support.mcp_session import CLI, TIMEOUT
 
-from tests.cli.test_mcp_http import free_port, started, stop, wait_listening
+from tests.cli.test_mcp_http import started, stop
+from tests.cli.test_mcp_http_resume import PROTOCOL
 
-SERVER = str(Path(TOY_SERVER).with_name("mcp_http_resume_server.py"))
-PROTOCOL = "2025-11-25"
 AFTER_DROP = "mem://after-drop"
-
-
-@pytest.fixture
-def remote() -> Any:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, SERVER, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        wait_listening(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=TIMEOUT)
 
 
 def sdk_host(url: str) -> list[dict[str, Any]]:

@@ -17,13 +17,14 @@ import shlex
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cassette_tui.core.loop._isolation import probe_netns
 from support.mcp_session import CLI, TIMEOUT
+
+from tests.cli.test_mcp_http import wait_listening
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 HOST = [sys.executable, str(SUPPORT / "mcp_shop_host.py")]
@@ -213,7 +214,7 @@ def test_http_record_replay_and_gate_through_server_url(tmp_path: Path) -> None:
                               stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        _wait_listening(int(port))
+        wait_listening(int(port))
         done, live = host(tmp_path, "http-live", "--url", url, **env)
         assert done.returncode == 0, done.stderr
     finally:
@@ -230,16 +231,6 @@ def test_http_record_replay_and_gate_through_server_url(tmp_path: Path) -> None:
                    agent("--url", "http://127.0.0.1:9/mcp"), "--runs", "2", "--json")  # fmt: skip
         doc = json.loads(gate.stdout)
         assert doc["verdict"] == "deterministic" and doc["isolation"] == "netns", gate.stdout
-
-
-def _wait_listening(port: int) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"the shop server never listened on {port}")
 
 
 def test_a_servers_key_echoed_in_free_text_is_redacted_too(tmp_path: Path) -> None:
@@ -310,7 +301,7 @@ def test_a_listen_stream_replays_over_stdio_and_http(tmp_path: Path) -> None:
     server = subprocess.Popen([*SERVER, "--http", str(port)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        _wait_listening(port)
+        wait_listening(port)
         url = f"http://127.0.0.1:{port}/mcp"
         assert run("--url", url, **{**rec, "CASSETTE_PATH": "listen-http.jsonl"}) == wanted
     finally:
