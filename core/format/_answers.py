@@ -59,7 +59,7 @@ class Answers:
     Not thread-safe on its own: the replayer reads under its lock.
     """
 
-    __slots__ = ("_base", "_cassette", "_next", "_view", "lengths", "offsets", "seqs")
+    __slots__ = ("_base", "_cassette", "_end", "_next", "_view", "lengths", "offsets", "seqs")
 
     def __init__(self, cassette: Cassette, offsets: array[int], lengths: array[int]) -> None:
         self._cassette = cassette
@@ -67,11 +67,12 @@ class Answers:
         self.lengths = lengths
         #: each entry's seq (the cassette's index, not a copy): ``seqs[i]``
         self.seqs: Sequence[int] = cassette._seqs
-        #: the bytes last read (``_WINDOW`` of the file at ``_base``), and where the
-        #: last answer read ended: calls that go forward through the file (in recorded
-        #: order, the common case) are served from one read of many answers
+        #: the bytes last read (``_WINDOW`` of the file from ``_base`` to ``_end``), and
+        #: where the last answer read ended: calls that go forward through the file (in
+        #: recorded order, the common case) are served from one read of many answers
         self._view = memoryview(b"")
         self._base = 0
+        self._end = 0
         self._next = 0
 
     def read(self, i: int) -> Any:
@@ -80,25 +81,28 @@ class Answers:
         file cut or written over in place since: the entry parse then names what is
         wrong)."""
         off = self.offsets[i]
+        end = off + self.lengths[i]
+        base = self._base
+        if base <= off and end <= self._end:  # in the bytes held (``off`` is never -1 here:
+            self._next = end  # a window starts at an answer, at 0 or later)
+            try:
+                return _loads(self._view[off - base : end - base])
+            except orjson.JSONDecodeError:
+                return NOT_PLAIN
         if off < 0:
             return NOT_PLAIN
-        n = self.lengths[i]
-        at = off - self._base
-        view = self._view
-        if at < 0 or at + n > len(view):
-            # past the bytes held: read on from here, a window when the calls go forward
-            # (a call far from the last one reads its own bytes only)
-            forward = self._next <= off < self._next + _WINDOW
-            raw = self._pread(off, _WINDOW if forward and n < _WINDOW else n)
-            if len(raw) < n:  # cut since: the entry parse names it
-                return NOT_PLAIN
-            view = memoryview(raw)
-            if len(raw) > n:
-                self._view, self._base = view, off
-            at = 0
-        self._next = off + n
+        n = end - off
+        # past the bytes held: read on from here, a window when the calls go forward
+        # (a call far from the last one reads its own bytes only)
+        forward = self._next <= off < self._next + _WINDOW
+        raw = self._pread(off, _WINDOW if forward and n < _WINDOW else n)
+        if len(raw) < n:  # cut since: the entry parse names it
+            return NOT_PLAIN
+        self._next = end
+        if len(raw) > n:
+            self._view, self._base, self._end = memoryview(raw), off, off + len(raw)
         try:
-            return _loads(view[at : at + n])
+            return _loads(raw if len(raw) == n else self._view[:n])
         except orjson.JSONDecodeError:
             return NOT_PLAIN
 

@@ -111,8 +111,9 @@ class Replayer:
         self._index = KeyIndex.of(cassette)
         #: the rules' ``apply``, ``None`` when they are the identity (a call skips it)
         self._apply = None if self.rules.is_empty else self.rules.apply
+        #: how many calls each key has had: its first that many recordings were served
+        #: (``_served``), all of them once past the last
         self._calls_per_key: dict[tuple[str, str], int] = {}
-        self._served: set[int] = set()
         self._log: list[LoggedCall] = []
         self._misses: list[Miss] = []
         self._new: list[Miss] = []
@@ -141,7 +142,32 @@ class Replayer:
         """
         # pytest lists each frame's arguments in a failure: this one's are the raw live args
         __tracebackhide__ = True
-        value, entry = self._answer(tool, args)
+        answers = self._answers
+        if answers is not None and self.codec is None:
+            # a hit on a plain answer, ``_answer`` inline (the common case: one frame and
+            # one tuple less); anything else goes on to ``_answer`` with the key found
+            apply = self._apply
+            dig = live_digest(args if apply is None else apply(tool, args))
+            key = (tool, dig)
+            positions = self._index.get(key)
+            if positions is not None:
+                with self._lock:
+                    calls = self._calls_per_key
+                    done = calls.get(key, 0)
+                    if done < len(positions):
+                        at = positions[done]
+                        value = answers.read(at)
+                        if value is not NOT_PLAIN:
+                            calls[key] = done + 1
+                            log = self._log
+                            call = (len(log) + 1, tool, dig, answers.seqs[at], "hit")
+                            log.append(call)
+                            for listener in self.listeners:
+                                listener(call, None, len(positions))
+                            return value
+            value, entry = self._answer(tool, args, key)
+        else:
+            value, entry = self._answer(tool, args)
         return value if entry is None else self._value(entry)
 
     async def acall(self, tool: str, args: Any) -> Any:
@@ -167,11 +193,14 @@ class Replayer:
             await asyncio.sleep(2 * took + 1.0)  # the agent's cancellation comes first
         return self._value(entry)
 
-    def _answer(self, tool: str, args: Any) -> tuple[Any, Entry | None]:
+    def _answer(
+        self, tool: str, args: Any, key: tuple[str, str] | None = None
+    ) -> tuple[Any, Entry | None]:
         """Serve one call: ``(response, None)`` when its entry is a plain answer the start
         checked (``format._answers``: its bytes decoded afresh, a new object), else
         ``(None, entry)``: the entry parsed for this call by the engine's rules
-        (``_serve``), for ``_value`` to answer from (an error, a codec's types).
+        (``_serve``), for ``_value`` to answer from (an error, a codec's types). ``key``:
+        the live key, when the caller has made it already.
 
         Raises:
             CassetteMiss, ReplayExhausted, NewCall: as ``serve``.
@@ -181,8 +210,9 @@ class Replayer:
         if self.codec is not None or answers is None:
             return None, self._serve(tool, self._json_args(args))
         # the key as ``lookup_key`` makes it, inline: a call that hits is the common case
-        apply = self._apply
-        key = (tool, live_digest(args if apply is None else apply(tool, args)))
+        if key is None:
+            apply = self._apply
+            key = (tool, live_digest(args if apply is None else apply(tool, args)))
         index = self._index  # made once: read outside the lock
         positions = index.get(key)
         if positions is None:
@@ -195,7 +225,6 @@ class Replayer:
             if positions is not None and done < len(positions):
                 calls[key] = done + 1
                 at = positions[done]
-                self._served.add(at)
                 recorded = len(positions)
             else:
                 at, recorded = self._pick(key, tool, args)
@@ -292,8 +321,19 @@ class Replayer:
             at = recorded[-1]
         else:
             at = recorded[call_number - 1]
-        self._served.add(at)
         return at, len(recorded)
+
+    def _served(self) -> set[int]:
+        """The positions of the entries served at least once: each called key's first
+        recordings, as many as its calls (a set made when asked: the report, the summary,
+        not at each call). Under ``_lock``."""
+        served: set[int] = set()
+        index = self._index
+        for key, calls in self._calls_per_key.items():
+            positions = index.get(key)
+            if positions is not None:
+                served.update(positions[:calls])
+        return served
 
     def _entry_logged(self, tool: str, dig: str, at: int, recorded: int) -> Entry:
         """Entry ``at`` parsed for this call (a new object: no copy), its call logged.
@@ -329,8 +369,9 @@ class Replayer:
         (``report_sink``)."""
         with self._lock:
             c = self.cassette
-            unused = [c.seq(i) for i in range(len(c)) if i not in self._served]
-            return {"calls": len(self._log), "used": len(self._served), "unused_seqs": unused}
+            served = self._served()
+            unused = [c.seq(i) for i in range(len(c)) if i not in served]
+            return {"calls": len(self._log), "used": len(served), "unused_seqs": unused}
 
     def replay_report(self) -> ReplayReport:
         """The replay report so far (``report.py``; docs/format.md, "Replay
@@ -347,6 +388,7 @@ class Replayer:
     def _replay_report(self, calls: tuple[CallRecord, ...]) -> ReplayReport:
         """``replay_report`` with ``calls`` as its call log. Under ``_lock``."""
         c = self.cassette
+        served = self._served()
         repeats = tuple(
             KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
             for (tool, dig), idxs in self._index.items()
@@ -356,8 +398,8 @@ class Replayer:
             mode="replay",
             cassette=str(c.path) if c.path is not None else None,
             entries=len(c),
-            used=len(self._served),
-            unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
+            used=len(served),
+            unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in served),
             repeats=repeats,
             misses=tuple(self._misses),
             calls=calls,
