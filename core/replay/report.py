@@ -239,7 +239,7 @@ class ReplayReport:
             OSError, ValueError, ReplayReportError: as ``read``, when the file is needed
                 (the journal holds no call it lacks) and cannot be read.
         """
-        events = _journal_events(journal_path(path))
+        events = journal_events(journal_path(path))
         calls = [e for e in events if isinstance(e.get("call"), Mapping)]
         try:
             report: ReplayReport | None = cls.read(path)
@@ -309,21 +309,31 @@ def journal_path(path: str | Path) -> Path:
     return p.with_name(p.name + JOURNAL_SUFFIX)
 
 
-def _journal_events(path: Path) -> list[Mapping[str, Any]]:
-    """The journal's lines as objects (``[]`` when there is no journal); a line that is
-    not a JSON object is skipped."""
+def journal_events(path: Path) -> list[Mapping[str, Any]]:
+    """The journal's lines as objects in the order they were served (``[]`` when there is
+    no journal): zero bytes between lines skipped (what a process's region of the file did
+    not fill, ``report_sink._Region``), a line that is not a JSON object skipped, and the
+    lines ordered by their ``t`` when every line has one (each process stores its lines in
+    its own regions: file order is served order within a process only)."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
     events = []
-    for line in data.splitlines():
+    timed = True
+    for line in data.replace(b"\0", b"\n").splitlines():
+        if not line:
+            continue
         try:
             event = json.loads(line)
         except ValueError:
             continue
         if isinstance(event, Mapping):
             events.append(event)
+            t = event.get("t")
+            timed = timed and isinstance(t, int) and not isinstance(t, bool)
+    if timed:
+        events.sort(key=lambda event: event["t"])  # stable: file order for equal times
     return events
 
 

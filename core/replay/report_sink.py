@@ -9,16 +9,19 @@ several dispatchers (each hook overwrote the last). A ``ReportSink`` instead:
   missing folder is such an error too (never created: ``CASSETTE_REPORT=/tmp/x1/x2/r.json``
   made both folders, a typo made ``/nonexistent``; and a runs folder removed by the loop
   is not made again by a straggler's exit hook);
-- appends every call a replay serves, as it is served (synchronously, one ``write`` of
-  one JSON line under the replayer's lock, so in call order), to the report's journal
-  ``PATH.journal``: every process of the run appends to it (``O_APPEND``: lines from
-  several processes never mix), so a forked child's calls, an agent that ends with
-  ``os._exit`` right after its calls, and one killed with ``SIGKILL`` all leave their
-  calls there. ``ReplayReport.read_run`` reads the report and its journal back as the
-  report of the whole run, at any moment. Lines: ``{"pid", "engine", "header":
-  {"cassette", "entries", "seqs"}}`` once per replayer, then ``{"pid", "engine", "call":
-  {"n", "tool", "digest", "seq", "outcome"}, "recorded": int, "miss": {...}}`` per call
-  (``miss`` for a miss only), then, at exit or SIGTERM, ``{"pid", "engine", "end":
+- stores every call a replay serves, as it is served (synchronously, one JSON line under
+  the replayer's lock, so in call order), in the report's journal ``PATH.journal``: every
+  process of the run stores its lines there, each replayer in regions of the file it
+  claims and maps (``_Region``: no system call a line; the pages are the kernel's, so a
+  forked child's calls, an agent that ends with ``os._exit`` right after its calls, and
+  one killed with ``SIGKILL`` all leave their calls there). Zero bytes a region did not
+  fill lie between lines (a clean exit cuts the last region to its lines); each line's
+  ``t`` (``CLOCK_MONOTONIC`` ns) gives the order of the lines of several regions.
+  ``ReplayReport.read_run`` reads the report and its journal back as the report of the
+  whole run, at any moment. Lines: ``{"pid", "engine", "t", "header": {"cassette",
+  "entries", "seqs"}}`` once per replayer, then ``{"pid", "engine", "t", "call": {"n",
+  "tool", "digest", "seq", "outcome"}, "recorded": int, "miss": {...}}`` per call
+  (``miss`` for a miss only), then, at exit or SIGTERM, ``{"pid", "engine", "t", "end":
   {"calls", "used", "unused_seqs"}}`` (the replayer ended in order: a killed one has none);
 - so the report file of a replay is not rewritten after each call (rewriting the whole
   call log at each call made a long run's cost grow with its length): it is written at
@@ -46,10 +49,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
+import mmap
 import os
 import signal
+import stat
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -100,8 +107,12 @@ class ReportSink:
         #: this process writes ``path`` (else a process that started it does)
         self.owns_report = True
         self._journal: int | None = None
+        #: the journal is a regular file: lines go to mapped regions (``_Region``)
+        self._regular = False
         #: ``id(engine)`` -> its name in the journal, for the engines journaled (replayers)
         self._journaled: dict[int, str] = {}
+        #: ``id(engine)`` -> where its lines go in the journal
+        self._regions: dict[int, _Region] = {}
 
     def open_journal(self) -> None:
         """Open the journal for appending (started afresh unless a process that started
@@ -116,9 +127,17 @@ class ReportSink:
         self.owns_report = not inherited or owner == "0"
         journal = journal_path(self.path)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-        flags |= os.O_NONBLOCK | (0 if inherited else os.O_TRUNC)  # a FIFO: no wait
+        flags |= os.O_NONBLOCK  # a FIFO: no wait
         try:
+            if not inherited:
+                # started afresh as a new file, not truncated in place: a process of an
+                # earlier run still storing into its map of the old one must not find its
+                # pages past the end of the file (SIGBUS); it goes on in the old file
+                with contextlib.suppress(FileNotFoundError):
+                    if stat.S_ISREG(os.lstat(journal).st_mode):
+                        os.unlink(journal)
             self._journal = os.open(journal, flags, 0o666)
+            self._regular = stat.S_ISREG(os.fstat(self._journal).st_mode)
         except FileNotFoundError:
             raise _no_folder(self.path) from None
         except OSError as exc:
@@ -152,15 +171,19 @@ class ReportSink:
                 "entries": len(cassette),
                 "seqs": list(cassette.seqs),
             }
-            self._append({"pid": self.pid, "engine": ident, "header": header})
+            region = _Region(self, getattr(engine, "_lock", None))
+            self._regions[id(engine)] = region
+            region.put(_strict_line(_event(ident, header=header)))
             self._journaled[id(engine)] = ident
-            write, dumps, newline = os.write, orjson.dumps, orjson.OPT_APPEND_NEWLINE
+            dumps, newline, now = orjson.dumps, orjson.OPT_APPEND_NEWLINE, time.monotonic_ns
 
             def journal(call: LoggedCall, miss: Miss | None, recorded: int) -> None:
+                # called under the replayer's lock: one call at a time for this region
                 n, tool, dig, seq, outcome = call
                 event: dict[str, Any] = {
                     "pid": _PID[0],
                     "engine": ident,
+                    "t": now(),
                     "call": {
                         "n": n,
                         "tool": tool,
@@ -172,21 +195,21 @@ class ReportSink:
                 }
                 if miss is not None:
                     event["miss"] = miss.to_json()
-                    self._append(event)
+                    region.put(_strict_line(event))
                     return
-                # ``_append_line`` inline (a served call is the common case)
                 try:  # no float in a call: orjson's text is exact
                     data = dumps(event, option=newline)
                 except TypeError:  # a lone surrogate in the tool name
                     data = _strict_line(event)
-                fd = self._journal
-                if fd is None:
-                    return
-                try:  # not ``contextlib.suppress``: a quarter of a microsecond a call
-                    while data:
-                        data = data[write(fd, data) :]
-                except OSError:
-                    pass
+                # ``region.put`` inline: stored into the map (a served call is the common
+                # case: no system call); a new region or a ``write`` when it is full
+                pos = region.pos
+                end = pos + len(data)
+                if end <= region.limit:
+                    region.map[pos:end] = data  # type: ignore[index]
+                    region.pos = end
+                else:
+                    region.put(data)
 
             listeners.append(journal)
 
@@ -197,18 +220,27 @@ class ReportSink:
 
     def _append_line(self, data: bytes) -> None:
         """Append ``data`` (whole lines) to the journal in one ``write`` (a full disk
-        loses it, never raises: a tool call must not fail for its report)."""
-        if self._journal is None:
+        loses it, never raises: a tool call must not fail for its report): where no mapped
+        region can be had (``_Region``)."""
+        fd = self._journal
+        if fd is None:
             return
-        try:  # not ``contextlib.suppress``: a quarter of a microsecond on every call
-            while data:
-                data = data[os.write(self._journal, data) :]
+        # under ``flock``: never in the middle of a region another process claims
+        locked = False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            locked = True
         except OSError:
             pass
-
-    def _append(self, event: dict[str, Any]) -> None:
-        """One journal line of ``event`` (strict JSON), in one ``write``."""
-        self._append_line(_strict_line(event))
+        try:
+            while data:
+                data = data[os.write(fd, data) :]
+        except OSError:
+            pass
+        finally:
+            if locked:
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_UN)
 
     def end(self) -> None:
         """Append each journaled engine's summary to the journal (``{"pid", "engine",
@@ -220,11 +252,24 @@ class ReportSink:
         with self._lock:
             for engine in self.engines:
                 ident = self._journaled.pop(id(engine), None)
-                if ident is None:
+                region = self._regions.get(id(engine))
+                if ident is None or region is None:
                     continue
                 summary = getattr(engine, "summary", None)
-                if callable(summary):
-                    self._append({"pid": self.pid, "engine": ident, "end": summary()})
+                if not callable(summary):
+                    continue
+                end = _strict_line(_event(ident, end=summary()))
+                # no call stored meanwhile, nor after the cut; a lock held too long (a
+                # SIGTERM handler run in the middle of a call) leaves the region as it is
+                # and writes the line at the file's end
+                if not region.lock.acquire(timeout=1.0):
+                    self._append_line(end)
+                    continue
+                try:
+                    region.put(end)
+                    region.close()
+                finally:
+                    region.lock.release()
 
     def document(self) -> dict[str, Any]:
         """The report: the one engine's, or the combined form for several."""
@@ -364,12 +409,19 @@ def flush_all() -> None:
 
 
 def end_all() -> None:
-    """At exit and on SIGTERM: each journal's summary lines (``ReportSink.end``), then every
-    report written (``flush_all``)."""
+    """At exit and on SIGTERM: each journal's summary lines (``ReportSink.end``), every
+    region of this process cut to its lines (``_Region.close``), then every report written
+    (``flush_all``)."""
     with _SINKS_LOCK:
         sinks = list(_SINKS.values())
     for sink in sinks:
         sink.end()
+    for region in list(_REGIONS):
+        if region.lock.acquire(timeout=1.0):  # else left uncut: its zeros are skipped
+            try:
+                region.close()
+            finally:
+                region.lock.release()
     flush_all()
 
 
@@ -430,6 +482,137 @@ _PID = [os.getpid()]
 
 def _forked() -> None:
     _PID[0] = os.getpid()
+    for region in list(_REGIONS):
+        region.forked()
+
+
+def _event(ident: str, **what: Any) -> dict[str, Any]:
+    """A journal line's object other than a served call's: ``{"pid", "engine", "t", ...}``."""
+    return {"pid": _PID[0], "engine": ident, "t": time.monotonic_ns(), **what}
+
+
+#: the first region an engine claims in the journal (a short run, a forked child: little
+#: padding left); each next one twice the last, up to ``_REGION_MAX``
+_REGION_MIN = 1 << 14
+_REGION_MAX = 1 << 20
+_PAGE = mmap.ALLOCATIONGRANULARITY
+#: the regions of this process (at a fork the child drops its parent's; at exit each is cut)
+_REGIONS: weakref.WeakSet[_Region] = weakref.WeakSet()
+
+
+class _Region:
+    """Where one engine's journal lines go in this process: a region of the journal file
+    claimed for it (at the file's end, under ``flock``, its blocks allocated by
+    ``posix_fallocate``, so a full disk fails the claim, never a store) and mapped
+    shared; each line is stored into the map, no system call. The pages are the
+    kernel's: a process killed (``SIGKILL``) right after a call leaves its line in the
+    file. What a region does not fill stays zero bytes, which the reader skips
+    (``report.journal_events``); at a clean exit the region that ends the file is cut to
+    its lines. Each line holds ``t`` (``CLOCK_MONOTONIC``, ns, shared by the processes of
+    the machine): the reader puts the lines of several processes' regions back in the
+    order they were served. Where no region can be had (the journal is not a regular
+    file, the disk is full, no ``mmap``), a line is ``write``n as before.
+
+    Not thread-safe: stored into under the engine's lock (``lock``)."""
+
+    __slots__ = ("__weakref__", "base", "end", "fd", "limit", "lock", "map", "next_size",
+                 "pos", "sink", "writes")  # fmt: skip
+
+    def __init__(self, sink: ReportSink, lock: Any) -> None:
+        self.sink = sink
+        self.lock = lock if lock is not None else threading.Lock()
+        self.map: mmap.mmap | None = None
+        #: the map's place in the file (a page's start), the region's end in the file, the
+        #: next line's place in the map and the map's end
+        self.base = self.end = self.pos = self.limit = 0
+        self.fd = -1  # this process's own description of the file (its own ``flock``)
+        self.next_size = _REGION_MIN
+        self.writes = not sink._regular  # no region: each line written
+        _REGIONS.add(self)
+
+    def put(self, data: bytes) -> None:
+        """Store ``data`` (whole lines) after the last line; a new region when it does not
+        fit; written with ``write`` when none can be had (never raises)."""
+        end = self.pos + len(data)
+        if end > self.limit:
+            if self.writes or not self._claim(len(data)):
+                self.writes = True
+                self.sink._append_line(data)
+                return
+            end = self.pos + len(data)
+        self.map[end - len(data) : end] = data  # type: ignore[index]
+        self.pos = end
+
+    def _claim(self, need: int) -> bool:
+        """A new region of at least ``need`` bytes, mapped; ``False`` when none can be had."""
+        self.close()
+        size = max(self.next_size, -(-need // _PAGE) * _PAGE)
+        self.next_size = min(self.next_size * 2, _REGION_MAX)
+        try:
+            if self.fd < 0:
+                self.fd = _reopen(self.sink)
+            fd = self.fd
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                # right at the file's end (no gap after a region cut to its lines); the
+                # map starts on that page, whose first bytes are lines no one stores to
+                start = os.fstat(fd).st_size
+                os.posix_fallocate(fd, start, size)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            base = start - start % _PAGE
+            self.map = mmap.mmap(fd, start - base + size, mmap.MAP_SHARED, offset=base)
+        except (OSError, ValueError, AttributeError):  # no flock/fallocate/mmap here
+            return False
+        self.base, self.end = base, start + size
+        self.pos, self.limit = start - base, start - base + size
+        return True
+
+    def close(self) -> None:
+        """Unmap the region; when it ends the file, cut the file to its lines (under
+        ``flock``: a region claimed meanwhile by another process is never cut)."""
+        m = self.map
+        if m is None:
+            return
+        self.map, self.limit = None, 0
+        with contextlib.suppress(OSError):
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            try:
+                if os.fstat(self.fd).st_size == self.end:
+                    os.ftruncate(self.fd, self.base + self.pos)
+            finally:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+        with contextlib.suppress(BufferError, ValueError):
+            m.close()
+
+    def forked(self) -> None:
+        """In a forked child: the parent's region and descriptor are the parent's; the
+        child's next line claims its own region."""
+        m, fd = self.map, self.fd
+        self.map, self.limit, self.pos, self.fd = None, 0, 0, -1
+        self.next_size = _REGION_MIN
+        if m is not None:
+            with contextlib.suppress(BufferError, ValueError):
+                m.close()
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _reopen(sink: ReportSink) -> int:
+    """A new description of the sink's journal (read-write, for ``mmap``; its own
+    ``flock``, which a forked child's inherited descriptor would share with the parent):
+    the very file the sink opened, by ``/proc/self/fd``, else by its path.
+
+    Raises:
+        OSError: it cannot be opened.
+    """
+    fd = sink._journal
+    flags = os.O_RDWR | os.O_CLOEXEC
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            return os.open(f"/proc/self/fd/{fd}", flags)
+    return os.open(journal_path(sink.path), flags | os.O_NOFOLLOW)
 
 
 os.register_at_fork(after_in_child=_forked)

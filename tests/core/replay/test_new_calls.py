@@ -4,7 +4,6 @@ live and are named in the report (``record`` also writes them to a new cassette)
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from cassette_tui.core import CassetteMiss, wrap_dispatcher
 from cassette_tui.core.format.cassette import load
 from cassette_tui.core.replay.new_calls import NewCall, check_policy, new_cassette_path
 from cassette_tui.core.replay.replayer import Replayer
-from cassette_tui.core.replay.report import ReplayReport
+from cassette_tui.core.replay.report import ReplayReport, journal_events
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -174,9 +173,7 @@ def test_replayer_raises_new_call_and_the_journal_keeps_it(base: Path, tmp_path:
     )
     dispatch("check_budget", {"team": "x"})
     dispatch("search_docs", {"q": "retry"})
-    journal = [
-        json.loads(x) for x in report_path.with_suffix(".json.journal").read_text().splitlines()
-    ]
+    journal = journal_events(report_path.with_suffix(".json.journal"))
     assert [e["call"]["outcome"] for e in journal if "call" in e] == ["new", "hit"]
     # the journal alone (an agent killed before its report file) still says it was new
     report_path.unlink()

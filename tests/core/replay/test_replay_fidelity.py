@@ -28,7 +28,7 @@ from cassette_tui.core import (
 from cassette_tui.core.format.atomic import NotReplaceable, write_atomic
 from cassette_tui.core.format.errors import ToolErrorClassWarning
 from cassette_tui.core.replay.recorder import NotSerializable, RecordingStopped
-from cassette_tui.core.replay.report import ReplayReport, journal_path
+from cassette_tui.core.replay.report import ReplayReport, journal_events, journal_path
 from cassette_tui.core.replay.report_sink import ReportPathError
 from support.factory import entry, make_cassette, write_cassette
 from support.odd_values import Colour, Name, Size
@@ -387,7 +387,9 @@ def test_one_report_per_process_even_when_killed(tmp_path: Path, how: str) -> No
 
 
 def _journal(report: Path) -> list[dict]:
-    return [json.loads(line) for line in journal_path(report).read_text().splitlines()]
+    """The journal's lines as the reader takes them (zero bytes of unfilled regions
+    skipped, in served order)."""
+    return [dict(event) for event in journal_events(journal_path(report))]
 
 
 def test_report_is_appended_as_the_run_goes(tmp_path: Path) -> None:
