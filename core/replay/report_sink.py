@@ -177,30 +177,27 @@ class ReportSink:
             self._journaled[id(engine)] = ident
             dumps, newline, now = orjson.dumps, orjson.OPT_APPEND_NEWLINE, time.monotonic_ns
 
+            # a served call's line from one object filled in place (under the replayer's
+            # lock: one call at a time), not two dicts made a call
+            row: dict[str, Any] = dict.fromkeys(_CALL_KEYS)
+            line: dict[str, Any] = {"pid": 0, "engine": ident, "t": 0, "call": row}
+            line["recorded"] = 0
+
             def journal(call: LoggedCall, miss: Miss | None, recorded: int) -> None:
-                # called under the replayer's lock: one call at a time for this region
-                n, tool, dig, seq, outcome = call
-                event: dict[str, Any] = {
-                    "pid": _PID[0],
-                    "engine": ident,
-                    "t": now(),
-                    "call": {
-                        "n": n,
-                        "tool": tool,
-                        "digest": dig,
-                        "seq": seq,
-                        "outcome": outcome,
-                    },  # fmt: skip
-                    "recorded": recorded,
-                }
                 if miss is not None:
+                    event = _event(ident, call=dict(zip(_CALL_KEYS, call, strict=True)))
+                    event["recorded"] = recorded
                     event["miss"] = miss.to_json()
                     region.put(_strict_line(event))
                     return
+                row["n"], row["tool"], row["digest"], row["seq"], row["outcome"] = call
+                line["pid"] = _PID[0]
+                line["t"] = now()
+                line["recorded"] = recorded
                 try:  # no float in a call: orjson's text is exact
-                    data = dumps(event, option=newline)
+                    data = dumps(line, option=newline)
                 except TypeError:  # a lone surrogate in the tool name
-                    data = _strict_line(event)
+                    data = _strict_line(line)
                 # ``region.put`` inline: stored into the map (a served call is the common
                 # case: no system call); a new region or a ``write`` when it is full
                 pos = region.pos
@@ -484,6 +481,10 @@ def _forked() -> None:
     _PID[0] = os.getpid()
     for region in list(_REGIONS):
         region.forked()
+
+
+#: a call's fields in its journal line (``replayer.LoggedCall``'s order)
+_CALL_KEYS = ("n", "tool", "digest", "seq", "outcome")
 
 
 def _event(ident: str, **what: Any) -> dict[str, Any]:
