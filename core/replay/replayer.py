@@ -111,9 +111,8 @@ class Replayer:
         self._index = KeyIndex.of(cassette)
         #: the rules' ``apply``, ``None`` when they are the identity (a call skips it)
         self._apply = None if self.rules.is_empty else self.rules.apply
-        #: how many calls each key has had: its first that many recordings were served
-        #: (``_served``), all of them once past the last
         self._calls_per_key: dict[tuple[str, str], int] = {}
+        self._served: set[int] = set()
         self._log: list[LoggedCall] = []
         self._misses: list[Miss] = []
         self._new: list[Miss] = []
@@ -145,7 +144,7 @@ class Replayer:
         answers = self._answers
         if answers is not None and self.codec is None:
             # a hit on a plain answer, ``_answer`` inline (the common case: one frame and
-            # one tuple less); anything else goes on to ``_answer`` with the key found
+            # one tuple less); anything else goes on to ``_answer`` with the key made
             apply = self._apply
             dig = live_digest(args if apply is None else apply(tool, args))
             key = (tool, dig)
@@ -159,6 +158,7 @@ class Replayer:
                         value = answers.read(at)
                         if value is not NOT_PLAIN:
                             calls[key] = done + 1
+                            self._served.add(at)
                             log = self._log
                             call = (len(log) + 1, tool, dig, answers.seqs[at], "hit")
                             log.append(call)
@@ -225,6 +225,7 @@ class Replayer:
             if positions is not None and done < len(positions):
                 calls[key] = done + 1
                 at = positions[done]
+                self._served.add(at)
                 recorded = len(positions)
             else:
                 at, recorded = self._pick(key, tool, args)
@@ -321,19 +322,8 @@ class Replayer:
             at = recorded[-1]
         else:
             at = recorded[call_number - 1]
+        self._served.add(at)
         return at, len(recorded)
-
-    def _served(self) -> set[int]:
-        """The positions of the entries served at least once: each called key's first
-        recordings, as many as its calls (a set made when asked: the report, the summary,
-        not at each call). Under ``_lock``."""
-        served: set[int] = set()
-        index = self._index
-        for key, calls in self._calls_per_key.items():
-            positions = index.get(key)
-            if positions is not None:
-                served.update(positions[:calls])
-        return served
 
     def _entry_logged(self, tool: str, dig: str, at: int, recorded: int) -> Entry:
         """Entry ``at`` parsed for this call (a new object: no copy), its call logged.
@@ -369,9 +359,8 @@ class Replayer:
         (``report_sink``)."""
         with self._lock:
             c = self.cassette
-            served = self._served()
-            unused = [c.seq(i) for i in range(len(c)) if i not in served]
-            return {"calls": len(self._log), "used": len(served), "unused_seqs": unused}
+            unused = [c.seq(i) for i in range(len(c)) if i not in self._served]
+            return {"calls": len(self._log), "used": len(self._served), "unused_seqs": unused}
 
     def replay_report(self) -> ReplayReport:
         """The replay report so far (``report.py``; docs/format.md, "Replay
@@ -388,7 +377,6 @@ class Replayer:
     def _replay_report(self, calls: tuple[CallRecord, ...]) -> ReplayReport:
         """``replay_report`` with ``calls`` as its call log. Under ``_lock``."""
         c = self.cassette
-        served = self._served()
         repeats = tuple(
             KeyRepeat(tool, dig, self._calls_per_key.get((tool, dig), 0), len(idxs))
             for (tool, dig), idxs in self._index.items()
@@ -398,8 +386,8 @@ class Replayer:
             mode="replay",
             cassette=str(c.path) if c.path is not None else None,
             entries=len(c),
-            used=len(served),
-            unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in served),
+            used=len(self._served),
+            unused_seqs=tuple(c.seq(i) for i in range(len(c)) if i not in self._served),
             repeats=repeats,
             misses=tuple(self._misses),
             calls=calls,
