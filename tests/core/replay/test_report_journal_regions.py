@@ -130,3 +130,26 @@ def test_a_clean_exit_leaves_json_lines(tmp_path: Path) -> None:
     assert [e["call"]["seq"] for e in events if "call" in e] == list(range(1, 501))
     assert "header" in events[0] and events[-1]["end"]["calls"] == 500
     assert ReplayReport.read_run(report) == ReplayReport.read(report)
+
+
+def test_a_journal_that_is_a_fifo_gets_each_line_written(tmp_path: Path) -> None:
+    """A journal that is not a regular file (a FIFO someone reads) cannot be mapped: each
+    line is written to it as it is served, whole, with no zero byte."""
+    from cassette_tui.core import wrap_dispatcher
+
+    cassette = _cassette(tmp_path / "c.jsonl", 3)
+    report = tmp_path / "r.json"
+    fifo = journal_path(report)
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        dispatch = wrap_dispatcher(lambda t, a: None, mode="replay", path=cassette, report=report)
+        for i in (1, 2, 3):
+            assert dispatch("t", {"i": i}) == {"r": i}
+        data = os.read(reader, 1 << 16)
+    finally:
+        os.close(reader)
+    assert b"\0" not in data
+    events = [json.loads(line) for line in data.splitlines()]
+    assert "header" in events[0]
+    assert [e["call"]["seq"] for e in events[1:]] == [1, 2, 3]
