@@ -198,14 +198,11 @@ class ReportSink:
                     data = dumps(line, option=newline)
                 except TypeError:  # a lone surrogate in the tool name
                     data = _strict_line(line)
-                # ``region.put`` inline: stored into the map (a served call is the common
-                # case: no system call); a new region or a ``write`` when it is full
-                pos = region.pos
-                end = pos + len(data)
-                if end <= region.limit:
-                    region.map[pos:end] = data  # type: ignore[index]
-                    region.pos = end
-                else:
+                # stored into the map at its position (a served call is the common case:
+                # no system call); ``put`` when there is no map or no room left in it
+                try:
+                    region.map.write(data)  # type: ignore[union-attr]
+                except (AttributeError, ValueError):
                     region.put(data)
 
             listeners.append(journal)
@@ -516,16 +513,16 @@ class _Region:
 
     Not thread-safe: stored into under the engine's lock (``lock``)."""
 
-    __slots__ = ("__weakref__", "base", "end", "fd", "limit", "lock", "map", "next_size",
-                 "pos", "sink", "writes")  # fmt: skip
+    __slots__ = ("__weakref__", "base", "end", "fd", "lock", "map", "next_size", "sink",
+                 "writes")  # fmt: skip
 
     def __init__(self, sink: ReportSink, lock: Any) -> None:
         self.sink = sink
         self.lock = lock if lock is not None else threading.Lock()
+        #: the region's map; its position (``tell``) is where the next line goes
         self.map: mmap.mmap | None = None
-        #: the map's place in the file (a page's start), the region's end in the file, the
-        #: next line's place in the map and the map's end
-        self.base = self.end = self.pos = self.limit = 0
+        #: the map's place in the file (a page's start) and the region's end in the file
+        self.base = self.end = 0
         self.fd = -1  # this process's own description of the file (its own ``flock``)
         self.next_size = _REGION_MIN
         self.writes = not sink._regular  # no region: each line written
@@ -534,15 +531,15 @@ class _Region:
     def put(self, data: bytes) -> None:
         """Store ``data`` (whole lines) after the last line; a new region when it does not
         fit; written with ``write`` when none can be had (never raises)."""
-        end = self.pos + len(data)
-        if end > self.limit:
-            if self.writes or not self._claim(len(data)):
-                self.writes = True
-                self.sink._append_line(data)
-                return
-            end = self.pos + len(data)
-        self.map[end - len(data) : end] = data  # type: ignore[index]
-        self.pos = end
+        m = self.map
+        if m is not None and len(m) - m.tell() >= len(data):  # ``size()`` is the file's
+            m.write(data)
+            return
+        if self.writes or not self._claim(len(data)):
+            self.writes = True
+            self.sink._append_line(data)
+            return
+        self.map.write(data)  # type: ignore[union-attr]
 
     def _claim(self, need: int) -> bool:
         """A new region of at least ``need`` bytes, mapped; ``False`` when none can be had."""
@@ -562,11 +559,11 @@ class _Region:
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             base = start - start % _PAGE
-            self.map = mmap.mmap(fd, start - base + size, mmap.MAP_SHARED, offset=base)
+            m = mmap.mmap(fd, start - base + size, mmap.MAP_SHARED, offset=base)
+            m.seek(start - base)
         except (OSError, ValueError, AttributeError):  # no flock/fallocate/mmap here
             return False
-        self.base, self.end = base, start + size
-        self.pos, self.limit = start - base, start - base + size
+        self.map, self.base, self.end = m, base, start + size
         return True
 
     def close(self) -> None:
@@ -575,12 +572,13 @@ class _Region:
         m = self.map
         if m is None:
             return
-        self.map, self.limit = None, 0
-        with contextlib.suppress(OSError):
+        self.map = None
+        with contextlib.suppress(OSError, ValueError):
+            cut = self.base + m.tell()
             fcntl.flock(self.fd, fcntl.LOCK_EX)
             try:
                 if os.fstat(self.fd).st_size == self.end:
-                    os.ftruncate(self.fd, self.base + self.pos)
+                    os.ftruncate(self.fd, cut)
             finally:
                 fcntl.flock(self.fd, fcntl.LOCK_UN)
         with contextlib.suppress(BufferError, ValueError):
@@ -590,7 +588,7 @@ class _Region:
         """In a forked child: the parent's region and descriptor are the parent's; the
         child's next line claims its own region."""
         m, fd = self.map, self.fd
-        self.map, self.limit, self.pos, self.fd = None, 0, 0, -1
+        self.map, self.fd = None, -1
         self.next_size = _REGION_MIN
         if m is not None:
             with contextlib.suppress(BufferError, ValueError):
