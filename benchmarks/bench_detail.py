@@ -20,9 +20,11 @@ passed to the screen, the screen laid out and drawn), so the time holds the draw
 The shapes, all the same size: ``flat`` (one string, no newline: the baseline), ``lines``
 (one string of 40k lines, as an MCP text answer), ``list`` (a list of 40k strings),
 ``objects`` (a list of 40k small objects), ``json text`` (40k objects as JSON inside a
-string). Each time is the fastest of ``--rounds`` and is printed with its ratio to the flat
-string's time for the same view, measured in the same run. Target: every shape within 2x
-of the flat string and under 0.3 s.
+string), ``json secret`` (the same with an API key in the first, middle and last objects:
+the secret scan cannot call the whole text free). Each time is the fastest of
+``--rounds`` and is printed with its ratio to the flat string's time for the same view,
+measured in the same run. Target: every shape within 2x of the flat string and under
+0.3 s.
 """
 
 from __future__ import annotations
@@ -55,7 +57,11 @@ def answer(shape: str, n: int) -> Any:
     elif shape == "objects":
         return {"content": [{"type": "text", "text": line} for line in lines], "isError": False}
     else:  # json text
-        text = json.dumps([{"n": i, "text": line} for i, line in enumerate(lines)])
+        nodes: list[dict[str, Any]] = [{"n": i, "text": line} for i, line in enumerate(lines)]
+        if shape == "json secret":  # three keys named so, far apart; the first one shown
+            for at in (0, n // 2, n - 1):
+                nodes[at]["api_key"] = f"sk-proj-{'aB3_dE-9' * 5}{at}"
+        text = json.dumps(nodes)
     return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
@@ -154,7 +160,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=40_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--shapes", default="flat,lines,list,objects,json text")
+    parser.add_argument("--shapes", default="flat,lines,list,objects,json text,json secret")
     args = parser.parse_args()
     shapes = args.shapes.split(",")
     if shapes[0] != "flat":
@@ -173,10 +179,10 @@ def main() -> None:
                 for view, t in times.items():
                     kept = best.setdefault(shape, {})
                     kept[view] = min(kept.get(view, t), t)
-    print(f"{'shape':<10}" + "".join(f"{view:>16}" for view in VIEWS))
+    print(f"{'shape':<12}" + "".join(f"{view:>16}" for view in VIEWS))
     for shape in shapes:
         cells = [f"{best[shape][v]:7.3f} x{best[shape][v] / best['flat'][v]:5.2f}" for v in VIEWS]
-        print(f"{shape:<10}" + "".join(f"{c:>16}" for c in cells))
+        print(f"{shape:<12}" + "".join(f"{c:>16}" for c in cells))
 
 
 if __name__ == "__main__":
