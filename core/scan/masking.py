@@ -83,7 +83,7 @@ def mask_json_text(text: str, inner: dict[str, Any] | list[Any], key: str | None
     if key is not None and is_secret_key(key):
         return None
     secrets = [s for s in json_text_secrets(inner) if not _MASKED.fullmatch(s)]
-    return _mask_text(text, secrets) if secrets else text
+    return _mask_long_text(text, secrets) if secrets else text
 
 
 def _rename_key_at(value: Any, parts: tuple[Part, ...], key: str, new: str) -> Any:
@@ -131,14 +131,55 @@ def mask_at(value: Any, path: str | None) -> Any:
     return mask_value(value, key)
 
 
-def _mask_text(text: str, secrets: list[str]) -> str:
-    for secret in sorted(set(secrets), key=len, reverse=True):
+def _replacements(secrets: list[str]) -> list[tuple[str, str]]:
+    """What ``_mask_text`` replaces, in turn: each secret (longest first, then in text
+    order: an order that does not hang on the hash seed), then its JSON-escaped text when
+    it differs, both by the secret's mask in guillemets."""
+    steps: list[tuple[str, str]] = []
+    for secret in sorted(set(secrets), key=lambda s: (-len(s), s)):
         shown = f"«{mask(secret)}»"
-        text = text.replace(secret, shown)
+        steps.append((secret, shown))
         escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
         if escaped != secret:
-            text = text.replace(escaped, shown)
+            steps.append((escaped, shown))
+    return steps
+
+
+def _mask_text(text: str, secrets: list[str]) -> str:
+    for pattern, shown in _replacements(secrets):
+        text = text.replace(pattern, shown)
     return text
+
+
+#: characters a long text may be cut at to be masked a piece at a time, and the length
+#: of a piece
+_CUTS = ("\n", "{", ",", "}", " ")
+_PIECE = 65_536
+
+
+def _mask_long_text(text: str, secrets: list[str]) -> str:
+    """``_mask_text(text, secrets)``, the same string, a piece at a time: the text cut at
+    a character of it (``_CUTS``) that no secret and no escaped secret holds, so no text
+    replaced, before or after the replacements before it, ever spans a cut. Each
+    replacement then copies a piece, not the text: a 3 MB JSON text with 1,000 secrets
+    was masked in 1.8 s, a copy of the text for each."""
+    steps = _replacements(secrets)
+    cut = next(
+        (c for c in _CUTS if c in text and not any(c in pattern for pattern, _ in steps)), None
+    )
+    if cut is None or len(steps) < 2 or len(text) < 2 * _PIECE:
+        return _mask_text(text, secrets)
+    out: list[str] = []
+    start = 0
+    while start <= len(text):
+        end = text.find(cut, start + _PIECE)
+        end = len(text) if end < 0 else end
+        piece = text[start:end]
+        for pattern, shown in steps:
+            piece = piece.replace(pattern, shown)
+        out.append(piece)
+        start = end + 1
+    return cut.join(out)
 
 
 def _replace_at(value: Any, parts: tuple[Part, ...], fn: Any) -> Any:

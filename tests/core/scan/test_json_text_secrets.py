@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 import pytest
 from cassette_tui.core.scan import json_text_secrets as module
+from cassette_tui.core.scan import masking
 from cassette_tui.core.scan._secret_detectors import scan_string
 from cassette_tui.core.scan.json_text_secrets import json_text_secrets
 from cassette_tui.core.scan.masking import mask_json_text, mask_value
@@ -109,3 +110,27 @@ def test_a_secret_deep_in_a_long_text_is_found_by_scanning_its_part_only(
     found = json_text_secrets(inner)
     assert found == _scanned(json.dumps(inner), None) == {"not-random-but-named", GITHUB}
     assert 0 < sum(len(orjson.dumps(node)) for node, *_ in scanned) <= 4 * module.SCAN_BYTES
+
+
+#: pieces of a text and of its secrets: the cut characters, the masks' own characters, a
+#: character JSON escapes, overlapping and repeated runs
+_BITS = ["a", "ab", "aba", "b", "\n", "{", ",", "}", " ", "«", "»", "…", "(", "4 chars)", '"', "é"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    text=st.lists(st.sampled_from(_BITS), max_size=80).map("".join),
+    secrets=st.lists(
+        st.lists(st.sampled_from(_BITS), min_size=1, max_size=4).map("".join), max_size=6
+    ),  # fmt: skip
+    piece=st.integers(1, 8),
+)
+def test_a_long_text_is_masked_by_pieces_as_whole(
+    text: str, secrets: list[str], piece: int
+) -> None:
+    """Cut at a character no secret holds, each piece masked in turn gives the text masked
+    whole, whatever the secrets (one inside another, across one another's masks)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(masking, "_PIECE", piece)
+        got = masking._mask_long_text(text, secrets)
+    assert got == masking._mask_text(text, secrets)
