@@ -79,9 +79,9 @@ NOT_JSON = _NotJson()
 #: own): the detail of one step is built again for the step screen and for ``e``, from
 #: the same entries, and its drift shows the same texts (a 3 MB text parses in 7 ms, and
 #: the prefilter passes over it in 10)
-_MASKED: OrderedDict[tuple[int, str | None], tuple[str, str | _NotJson | None]] = OrderedDict()
-_MASKED_KEPT = 4  # A and B of the step shown, under two keys at most
-_MASKED_LOCK = Lock()  # the pane's and the step screen's workers may build at once
+_TEXTS: OrderedDict[tuple[int, str | None], tuple[str, str | _NotJson | None]] = OrderedDict()
+_TEXTS_KEPT = 4  # A and B of the step shown, under two keys at most
+_TEXTS_LOCK = Lock()  # the pane's and the step screen's workers may build at once
 
 
 def masked_json_text(text: str, key: str | None) -> str | _NotJson | None:
@@ -91,20 +91,20 @@ def masked_json_text(text: str, key: str | None) -> str | _NotJson | None:
     masks it whole, left to ``mask_value``; else ``NOT_JSON``. The last few kept."""
     if text.lstrip()[:1] not in ("{", "[") or len(text) > JSON_TEXT_MAX:
         return NOT_JSON  # the secret scan does not parse it either
-    with _MASKED_LOCK:
-        kept = _MASKED.get((id(text), key))
+    with _TEXTS_LOCK:
+        kept = _TEXTS.get((id(text), key))
         if kept is not None and kept[0] is text:
-            _MASKED.move_to_end((id(text), key))
+            _TEXTS.move_to_end((id(text), key))
             return kept[1]
     try:
         inner: Any = orjson.loads(text)
     except orjson.JSONDecodeError:
         inner = None
     masked = mask_json_text(text, inner, key) if isinstance(inner, dict | list) else NOT_JSON
-    with _MASKED_LOCK:
-        _MASKED[(id(text), key)] = (text, masked)
-        while len(_MASKED) > _MASKED_KEPT:
-            _MASKED.popitem(last=False)
+    with _TEXTS_LOCK:
+        _TEXTS[(id(text), key)] = (text, masked)
+        while len(_TEXTS) > _TEXTS_KEPT:
+            _TEXTS.popitem(last=False)
     return masked
 
 
