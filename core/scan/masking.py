@@ -12,12 +12,13 @@ from typing import Any
 
 from ..format.jsonpath import Part, parse_path
 from ._secret_detectors import is_secret_key, key_secrets, scan_string, string_leaf_secrets
+from .json_text_secrets import json_text_secrets
 
 __all__ = [
     "hash8",
     "mask",
     "mask_at",
-    "mask_json_text_head",
+    "mask_json_text",
     "mask_text",
     "mask_value",
     "value_hash",
@@ -71,22 +72,18 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     return value
 
 
-def mask_json_text_head(text: str, head: Any, upto: int, key: str | None) -> tuple[str, int] | None:
-    """``(masked, n)``: the first ``n >= upto`` characters of ``text``, a JSON text (an object or a
-    list) whose parsed value begins with ``head`` (its first nodes in document order: all
-    that start in those characters), with each secret the scan finds in ``head`` masked as
-    ``mask_value(text, key)`` masks it: a screen that shows the start of a 2 MB JSON text
-    scans the part it shows (``tui/text/shown.py``). ``None`` when the text is masked by
-    its ``key`` (a secret-named key: the whole text is the secret), left to ``mask_value``.
-    """
+def mask_json_text(text: str, inner: dict[str, Any] | list[Any], key: str | None) -> str | None:
+    """``mask_value(text, key)`` of a JSON text (an object or a list) whose parsed value is
+    ``inner`` (``orjson.loads(text)``, as the scan parses it): each secret the scan finds
+    anywhere in it masked everywhere its text occurs, found by ``json_text_secrets`` (the
+    prefilter's proof over the text's parts; the same set as the scan of every node): a
+    screen that shows the start of a 2 MB JSON text (``tui/text/shown.py``) gets it in
+    the time of one pass over its bytes when it holds no secret. ``None`` when ``key``
+    names a secret (the whole text may be the secret), left to ``mask_value``."""
     if key is not None and is_secret_key(key):
         return None
-    secrets = [s for s, _, _ in scan_string(json.dumps(head, ensure_ascii=False), None)]
-    if not secrets:
-        return text[:upto], min(upto, len(text))
-    # a secret that starts in the characters kept is kept whole, to be replaced
-    kept = text[: upto + max(len(json.dumps(s, ensure_ascii=False)) for s in secrets)]
-    return _mask_text(kept, secrets), len(kept)
+    secrets = [s for s in json_text_secrets(inner) if not _MASKED.fullmatch(s)]
+    return _mask_long_text(text, secrets) if secrets else text
 
 
 def _rename_key_at(value: Any, parts: tuple[Part, ...], key: str, new: str) -> Any:
@@ -134,14 +131,55 @@ def mask_at(value: Any, path: str | None) -> Any:
     return mask_value(value, key)
 
 
-def _mask_text(text: str, secrets: list[str]) -> str:
-    for secret in sorted(set(secrets), key=len, reverse=True):
+def _replacements(secrets: list[str]) -> list[tuple[str, str]]:
+    """What ``_mask_text`` replaces, in turn: each secret (longest first, then in text
+    order: an order that does not hang on the hash seed), then its JSON-escaped text when
+    it differs, both by the secret's mask in guillemets."""
+    steps: list[tuple[str, str]] = []
+    for secret in sorted(set(secrets), key=lambda s: (-len(s), s)):
         shown = f"«{mask(secret)}»"
-        text = text.replace(secret, shown)
+        steps.append((secret, shown))
         escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
         if escaped != secret:
-            text = text.replace(escaped, shown)
+            steps.append((escaped, shown))
+    return steps
+
+
+def _mask_text(text: str, secrets: list[str]) -> str:
+    for pattern, shown in _replacements(secrets):
+        text = text.replace(pattern, shown)
     return text
+
+
+#: characters a long text may be cut at to be masked a piece at a time, and the length
+#: of a piece
+_CUTS = ("\n", "{", ",", "}", " ")
+_PIECE = 65_536
+
+
+def _mask_long_text(text: str, secrets: list[str]) -> str:
+    """``_mask_text(text, secrets)``, the same string, a piece at a time: the text cut at
+    a character of it (``_CUTS``) that no secret and no escaped secret holds, so no text
+    replaced, before or after the replacements before it, ever spans a cut. Each
+    replacement then copies a piece, not the text: a 3 MB JSON text with 1,000 secrets
+    was masked in 1.8 s, a copy of the text for each."""
+    steps = _replacements(secrets)
+    cut = next(
+        (c for c in _CUTS if c in text and not any(c in pattern for pattern, _ in steps)), None
+    )
+    if cut is None or len(steps) < 2 or len(text) < 2 * _PIECE:
+        return _mask_text(text, secrets)
+    out: list[str] = []
+    start = 0
+    while start <= len(text):
+        end = text.find(cut, start + _PIECE)
+        end = len(text) if end < 0 else end
+        piece = text[start:end]
+        for pattern, shown in steps:
+            piece = piece.replace(pattern, shown)
+        out.append(piece)
+        start = end + 1
+    return cut.join(out)
 
 
 def _replace_at(value: Any, parts: tuple[Part, ...], fn: Any) -> Any:

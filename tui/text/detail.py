@@ -27,7 +27,7 @@ from rich.text import Text
 from .marks import CHANGE_MARKS, ERROR, PARALLEL, REPEATED, STATUS_MARKS
 from .plural import plural
 from .safe import compact, printable, safe, tool_text
-from .shown import SCAN_MARGIN, shown_lines
+from .shown import SCAN_MARGIN, masked_json_text, shown_lines
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 if TYPE_CHECKING:
@@ -113,10 +113,15 @@ _PART_ORDER = {"args": 0, "response": 1, "error": 2}
 def _masked_item(item: DriftItem, width: int) -> DriftItem:
     """``item`` with its two values masked for display. Two long strings (one shown as the
     spot around their first difference) are masked over a window around that spot only:
-    a 2 MB string is not scanned whole to show 80 characters of it."""
+    a 2 MB string is not scanned whole to show 80 characters of it. Two JSON texts are
+    masked whole (``shown.masked_json_text``, without walking each node): a secret found
+    anywhere in one is masked wherever its text shows, the spot included."""
     key = _leaf_key(item.path)
     a, b = item.a, item.b
     if is_long_pair(a, b, width) and max(len(a), len(b)) > 2 * SCAN_MARGIN:
+        whole_a, whole_b = masked_json_text(a, key), masked_json_text(b, key)
+        if isinstance(whole_a, str) and isinstance(whole_b, str):
+            return replace(item, a=whole_a, b=whole_b)
         start = max(0, first_difference(a, b) - SCAN_MARGIN)
         # the characters before the window stand in unscanned, never shown: the spot is
         # within ``width`` of the difference

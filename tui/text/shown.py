@@ -18,17 +18,17 @@ from typing import Any
 
 import orjson
 from cassette_tui.core.format.jsonpath import Part
-from cassette_tui.core.scan.masking import mask_json_text_head, mask_value
+from cassette_tui.core.scan.masking import mask_json_text, mask_value
 
 from .safe import pretty_lines, printable_block
 
-__all__ = ["shown_lines"]
+__all__ = ["NOT_JSON", "masked_json_text", "shown_lines"]
 
 #: A string longer than the characters shown plus this margin is scanned for secrets
 #: over its first ``max_chars + margin`` characters only: a secret that starts in the part
 #: shown ends within it (a 4096-bit PEM key is 3.3 KB). A JSON text (``{`` or ``[``
-#: first) is parsed, as the secret scan parses it, and the nodes that start in the part
-#: shown are scanned (``masking.mask_json_text_head``).
+#: first) is parsed, as the secret scan parses it, and masked whole: a secret found
+#: anywhere in it is masked everywhere its text occurs (``masking.mask_json_text``).
 SCAN_MARGIN = 64 * 1024
 #: a JSON text longer than this is scanned as text, not parsed (the secret scan's
 #: ``_JSON_TEXT_MAX``)
@@ -55,7 +55,7 @@ def shown_lines(
     if total is None:  # a value orjson cannot print (a huge int, deep nesting): the plain way
         return pretty_lines(value if reveal else mask_value(value), max_lines=max_lines,
                             max_chars=max_chars)  # fmt: skip
-    pruner = _Pruner(max_lines, max_chars + SCAN_MARGIN, max_chars, reveal)
+    pruner = _Pruner(max_lines, max_chars + SCAN_MARGIN, reveal)
     part, _ = pruner.prune(value, 0, ())
     if not reveal:
         part = mask_value(part)
@@ -70,34 +70,42 @@ def shown_lines(
 
 
 class _NotJson:
-    """What ``_parsed`` holds for a text that is not JSON."""
+    """What ``masked_json_text`` gives for a text that is not a JSON object or list."""
 
 
-#: the JSON texts parsed last, by id, with the text (which keeps the id its own): the
-#: detail of one step is built again for the step screen and for ``e``, from the same
-#: entries (a 2 MB text parses in 15 ms, its detail builds in 40 ms)
-_PARSED: OrderedDict[int, tuple[str, Any]] = OrderedDict()
-_PARSED_KEPT = 2  # A and B of the step shown
-_PARSED_LOCK = Lock()  # the pane's and the step screen's workers may build at once
+NOT_JSON = _NotJson()
+
+#: the long JSON texts masked last, by id and key, with the text (which keeps the id its
+#: own): the detail of one step is built again for the step screen and for ``e``, from
+#: the same entries, and its drift shows the same texts (a 3 MB text parses in 7 ms, and
+#: the prefilter passes over it in 10)
+_TEXTS: OrderedDict[tuple[int, str | None], tuple[str, str | _NotJson | None]] = OrderedDict()
+_TEXTS_KEPT = 4  # A and B of the step shown, under two keys at most
+_TEXTS_LOCK = Lock()  # the pane's and the step screen's workers may build at once
 
 
-def _parsed(text: str) -> Any:
-    """``orjson.loads(text)``, or a ``_NotJson``; the last few kept (never changed: the
-    pruner builds new values)."""
-    with _PARSED_LOCK:
-        kept = _PARSED.get(id(text))
+def masked_json_text(text: str, key: str | None) -> str | _NotJson | None:
+    """``mask_value(text, key)`` when ``text`` (a string found under ``key``) is a JSON
+    object or list the secret scan parses (``masking.mask_json_text``: the whole text,
+    each secret found anywhere in it masked everywhere it occurs); ``None`` when its key
+    masks it whole, left to ``mask_value``; else ``NOT_JSON``. The last few kept."""
+    if text.lstrip()[:1] not in ("{", "[") or len(text) > JSON_TEXT_MAX:
+        return NOT_JSON  # the secret scan does not parse it either
+    with _TEXTS_LOCK:
+        kept = _TEXTS.get((id(text), key))
         if kept is not None and kept[0] is text:
-            _PARSED.move_to_end(id(text))
+            _TEXTS.move_to_end((id(text), key))
             return kept[1]
     try:
-        value: Any = orjson.loads(text)
+        inner: Any = orjson.loads(text)
     except orjson.JSONDecodeError:
-        value = _NotJson()
-    with _PARSED_LOCK:
-        _PARSED[id(text)] = (text, value)
-        while len(_PARSED) > _PARSED_KEPT:
-            _PARSED.popitem(last=False)
-    return value
+        inner = None
+    masked = mask_json_text(text, inner, key) if isinstance(inner, dict | list) else NOT_JSON
+    with _TEXTS_LOCK:
+        _TEXTS[(id(text), key)] = (text, masked)
+        while len(_TEXTS) > _TEXTS_KEPT:
+            _TEXTS.popitem(last=False)
+    return masked
 
 
 def _line_count(value: Any) -> int | None:
@@ -110,46 +118,37 @@ def _line_count(value: Any) -> int | None:
 
 
 class _Shown:
-    """The start of a long JSON text, its secrets already masked (``mask_value`` passes
-    over it: it is no string), and how many characters of the text are left off."""
+    """A long JSON text with its secrets already masked as ``mask_value`` masks them (it
+    passes over this: it is no string), cut by ``_cut`` as a string."""
 
-    def __init__(self, text: str, dropped: int) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
-        self.dropped = dropped
 
 
 class _Pruner:
     """Cuts a value to the nodes that start in its first ``max_lines`` pretty-printed
     lines, and long strings to their first ``window`` characters (``dropped``: the
     characters left off, by path). A long JSON text in a string (an MCP answer) becomes
-    a ``_Shown`` of its first ``max_chars`` characters, masked unless ``reveal``."""
+    a ``_Shown`` of the whole text masked, unless ``reveal``."""
 
-    def __init__(
-        self, max_lines: int, window: int, max_chars: int = 0, reveal: bool = True
-    ) -> None:
+    def __init__(self, max_lines: int, window: int, reveal: bool = True) -> None:
         self.end = max_lines
         self.window = window
-        self.max_chars = max_chars
         self.reveal = reveal
         self.dropped: dict[tuple[Part, ...], int] = {}
 
     def _long_text(self, value: str, path: tuple[Part, ...]) -> Any:
-        """A string longer than the window: its start, masked when it is a JSON text."""
-        if not self.reveal and value.lstrip()[:1] in ("{", "["):
-            if len(value) > JSON_TEXT_MAX:  # the secret scan does not parse it either
-                return self._window(value, path)
-            inner = _parsed(value)
-            if not isinstance(inner, dict | list):  # not JSON, or a scalar
-                return self._window(value, path)
-            # the nodes that start in the characters shown: one character each at least,
-            # two lines each at most
-            head, _ = _Pruner(2 * self.max_chars + 4, 1 << 62).prune(inner, 0, ())
-            key = next((p for p in reversed(path) if isinstance(p, str)), None)
-            masked = mask_json_text_head(value, head, self.max_chars, key)
-            if masked is None:  # masked whole by its key: as mask_value does
-                return value
-            return _Shown(masked[0], len(value) - masked[1])
-        return self._window(value, path)
+        """A string longer than the window: its start, or when it is a JSON text, the
+        text masked whole (its secrets found without walking each node of it)."""
+        if self.reveal:
+            return self._window(value, path)
+        key = next((p for p in reversed(path) if isinstance(p, str)), None)
+        masked = masked_json_text(value, key)
+        if masked is None:  # masked whole by its key: as mask_value does
+            return value
+        if isinstance(masked, _NotJson):  # scanned as text: a secret in it ends in the window
+            return self._window(value, path)
+        return _Shown(masked)
 
     def _window(self, value: str, path: tuple[Part, ...]) -> str:
         self.dropped[path] = len(value) - self.window
@@ -190,10 +189,7 @@ def _cut(value: Any, max_chars: int, dropped: dict[tuple[Part, ...], int], path:
     """``value`` with every string longer than ``max_chars`` cut, saying how many
     characters were cut (those the pruner left off included), as ``pretty_lines`` does."""
     if isinstance(value, _Shown):
-        text, extra = value.text, value.dropped
-        if not extra and len(text) <= max_chars:  # masked whole, and shorter for it
-            return text
-        return f"{text[:max_chars]}…(+{len(text) - max_chars + extra} chars)"
+        value = value.text  # masked already, and whole
     if isinstance(value, str):
         extra = dropped.get(path, 0) if dropped else 0
         if len(value) > max_chars or extra:

@@ -1,0 +1,102 @@
+"""A long answer whose text is JSON (an MCP answer of 3,000 objects) in the detail pane and
+the step screen, cut and expanded (issue 31): a password's value is masked where its key
+is, far past the part shown, and so wherever the same text shows, as the scan of the whole
+answer masks it; a token across the cut is masked too. Every row drawn, at every scroll
+position, is a row of that detail and holds neither secret."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cassette_tui.core.importers.sources import open_cassette
+from cassette_tui.tui.app import CassetteApp
+from cassette_tui.tui.screens.step import StepScreen
+from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_HINT, Limits
+from cassette_tui.tui.widgets.detail import DetailPane
+from support.pilot import press, settle, sync
+
+#: flagged by nothing but the key it is found under (no token shape, low entropy)
+NAMED = "hunter2-rocks-42"
+GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+
+
+def _answer(tail: str) -> dict:
+    """3,000 objects as JSON text; the first shows ``NAMED`` as a note and has a token
+    across the cut of a string (160 characters); ``NAMED`` is a password at object 1,000 (120 KB before the end);
+    the token again across the expanded cut (20,000); ``NAMED`` again just before the
+    ``tail`` that tells A and B apart, where the drift shows the spot."""
+    inner: list[dict] = [{"n": i, "text": f"line {i}: the quick brown fox"} for i in range(3_000)]
+    inner[0] = {"note": f"the note says {NAMED}, " + "x" * 110 + GITHUB}
+    head = len(json.dumps(inner[:1])) - 1
+    inner[1]["text"] = "y" * (Limits.expanded().chars - head - 20) + GITHUB  # type: ignore[operator]
+    inner[1_000]["password"] = NAMED
+    inner[-1]["text"] = f"the end: {NAMED}{tail}"
+    return {"content": [{"type": "text", "text": json.dumps(inner)}], "isError": False}
+
+
+def _pair(folder: Path) -> tuple[Path, Path]:
+    paths = folder / "a.jsonl", folder / "b.jsonl"
+    for path, tail in zip(paths, ("", " (changed)"), strict=True):
+        records = [
+            {"seq": 1, "tool": "list_tools", "args": {}, "response": {"ok": True}},
+            {"seq": 2, "tool": "read_doc", "args": {"uri": "doc://big"}, "response": _answer(tail)},
+        ]  # fmt: skip
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return paths
+
+
+def _every_row_drawn(pane: DetailPane) -> list[str]:
+    """The rows the pane draws at each scroll position, a page at a time, checked against
+    the rows of its whole detail at its width."""
+    height = pane.scrollable_content_region.height
+    whole = pane.body_text(pane.virtual_size.width).splitlines()
+    rows: list[str] = []
+    for top in range(0, int(pane.max_scroll_y) + 1, max(1, height - 1)):
+        pane.scroll_to(y=top, animate=False, immediate=True)
+        drawn = [pane.render_line(y).text.rstrip() for y in range(height)]
+        assert drawn == [line.rstrip() for line in whole[top : top + height]][: len(drawn)]
+        rows += drawn
+    return rows
+
+
+def _no_secret(pane: DetailPane, hint: str) -> None:
+    # laid out wide enough that no line folds: a secret split over two rows shows too
+    unfolded = pane.body_text(100_000)
+    assert hint in unfolded
+    assert NAMED not in unfolded and GITHUB not in unfolded
+    assert "«ghp_" in unfolded  # cut at 160 characters: its mask is cut too
+    drift = next(line for line in unfolded.splitlines() if "at character" in line)
+    assert "«hunt…(16 chars)» (changed)" in drift, drift
+    if hint == EXPANDED_HINT:
+        assert "«ghp_…(40 chars)»" in unfolded
+    assert not any(NAMED in row or GITHUB in row for row in _every_row_drawn(pane))
+
+
+@sync
+async def test_the_pane_and_the_step_screen_mask_a_long_json_text_as_whole(
+    tmp_path: Path,
+) -> None:
+    a, b = _pair(tmp_path)
+    app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g", "j")  # step 2 in the pane below the rows
+        await settle(pilot)
+        pane = app.screen.query_one("#detail", DetailPane)
+        _no_secret(pane, CUT_HINT)
+        await press(pilot, "e")
+        await settle(pilot)
+        _no_secret(pane, EXPANDED_HINT)
+
+        await press(pilot, "enter")  # the step screen, expanded as the pane was
+        await settle(pilot)
+        assert isinstance(app.screen, StepScreen)
+        _no_secret(app.screen.detail, EXPANDED_HINT)
+        await press(pilot, "e")
+        await settle(pilot)
+        _no_secret(app.screen.detail, CUT_HINT)
+
+        await press(pilot, "v")  # revealed on request: the same text, whole
+        await settle(pilot)
+        assert NAMED in app.screen.detail.body_text(100_000)
