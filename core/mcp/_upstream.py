@@ -15,6 +15,7 @@ to the connection's end says; ``gzip`` and ``deflate`` bodies decoded (as ``http
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import urllib.request
 import zlib
 from collections import deque
@@ -37,9 +38,14 @@ class UpstreamError(OSError):
 
 def usable(url: str) -> bool:
     """Whether ``url`` is one this client serves: ``http://`` with no proxy set for it in
-    the environment (``HTTP_PROXY``, ``NO_PROXY``: ``httpx2`` honours them)."""
+    the environment (``HTTP_PROXY``, ``NO_PROXY``: ``httpx2`` honours them), and
+    ``httptools`` installed (the ``mcp`` extra)."""
     parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
+    if (
+        parts.scheme != "http"
+        or not parts.hostname
+        or importlib.util.find_spec("httptools") is None
+    ):
         return False
     proxies = urllib.request.getproxies()
     return not (proxies.get("http") or proxies.get("all")) or bool(
@@ -78,6 +84,7 @@ class _Connection(asyncio.Protocol):
         self.chunks: deque[bytes] = deque()
         self._held = 0
         self.complete = False
+        self.keep_alive = False
         self.error: Exception | None = None
         self._wake: asyncio.Future[None] | None = None
         self._writable: asyncio.Future[None] | None = None
@@ -119,6 +126,8 @@ class _Connection(asyncio.Protocol):
         self._raw.append((name, value))
 
     def on_headers_complete(self) -> None:
+        # asked now: llhttp forgets it once the message is complete
+        self.keep_alive = bool(self.parser.should_keep_alive())
         if not self.head.done():
             self.head.set_result(None)
 
@@ -217,7 +226,7 @@ class _Connection(asyncio.Protocol):
         self.parser = httptools.HttpResponseParser(self)
         self._raw = []
         self.head = asyncio.get_running_loop().create_future()
-        self.complete = False
+        self.complete = self.keep_alive = False
 
 
 class UpstreamResponse:
@@ -262,7 +271,7 @@ class UpstreamResponse:
         conn, self._conn = self._conn, None
         if conn is None:
             return
-        if conn.complete and not conn.chunks and conn.parser.should_keep_alive():
+        if conn.complete and not conn.chunks and conn.keep_alive and conn.error is None:
             self._upstream.give_back(conn)
         elif conn.transport is not None:
             conn.transport.close()
