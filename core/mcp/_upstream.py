@@ -249,10 +249,12 @@ class UpstreamResponse:
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         coding = self.headers.get("content-encoding", "identity").strip().lower()
-        if coding not in ("gzip", "deflate", "x-gzip"):
+        if coding in ("", "identity"):
             async for chunk in self.aiter_raw():
                 yield chunk
             return
+        if coding not in ("gzip", "deflate", "x-gzip"):  # never asked for (no accept-encoding)
+            raise UpstreamError(f"the remote server's answer is in {coding}, not read here")
         # gzip: its header; deflate: zlib's (RFC 9110 section 8.4.1.2)
         decoder = zlib.decompressobj(zlib.MAX_WBITS | 32)
         async for chunk in self.aiter_raw():

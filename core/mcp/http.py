@@ -197,7 +197,12 @@ class HttpRecordingProxy(RecordingProxy):
                 status_code=remote.status_code,
                 headers=back,
             )
-        data = await remote.aread()
+        try:
+            data = await remote.aread()
+        except (httpx2.HTTPError, UpstreamError) as exc:  # cut short, or undecodable
+            await remote.aclose()
+            self._problem(f"the remote server at {self.url} broke its answer: {exc}")
+            return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         await remote.aclose()
         if recorded and data.strip():
             data = bytes((await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n"))

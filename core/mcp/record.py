@@ -187,6 +187,9 @@ PIECES_FROM = 4 << 20
 #: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
 #: request took 55x as long through the proxy)
 PREPARE_FROM = 1 << 20
+#: a call line at least this long has its start written by a second thread while the
+#: first hashes it (below, a thread's start costs more than the overlap gains)
+SPLIT_FROM = 8 << 20
 
 
 #: a text written as pieces, in order (parts of a line's buffer among them: ``_spans``)
@@ -235,7 +238,8 @@ def _prepare_and_open(
 ) -> _PreparedArgs:
     """``_prepare_args``, then (with ``seq``) the entry's line started by
     ``CassetteWriter.open_entry``; run in a thread."""
-    texts = _spans_texts(writer.rules, tool, args, spans) if seq is not None else None
+    big = spans is not None and len(spans.data) >= SPLIT_FROM
+    texts = _spans_texts(writer.rules, tool, args, spans) if seq is not None and big else None
     if texts is not None and spans is not None:
         # the line's start up to its args needs no digest (``args_digest`` comes after
         # them): written by a second thread while this one hashes (both let go of the GIL)

@@ -245,3 +245,14 @@ def test_only_plain_http_without_a_proxy_is_served(monkeypatch: pytest.MonkeyPat
     assert not usable("http://example.com/mcp")
     monkeypatch.setenv("NO_PROXY", "example.com")
     assert usable("http://example.com/mcp")
+
+
+def test_an_answer_in_an_encoding_never_asked_for_is_an_error() -> None:
+    raw = b"HTTP/1.1 200 OK\r\ncontent-encoding: br\r\ncontent-length: 2\r\n\r\n{}"
+
+    async def read() -> bytes:
+        async with Server(lambda _: [raw]) as url:
+            return (await through_upstream(url, b"{}"))[2]
+
+    with pytest.raises(UpstreamError, match="in br"):
+        asyncio.run(read())
