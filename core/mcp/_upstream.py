@@ -28,7 +28,8 @@ __all__ = ["Upstream", "UpstreamError", "usable"]
 #: a response body's pieces held unread past this stop the socket's reads (back-pressure)
 _HIGH = 4 << 20
 #: request headers this client writes itself
-_OWN = {"host", "content-length", "transfer-encoding", "connection", "accept-encoding"}
+#: (``expect``: the body is sent at once, no ``100 Continue`` awaited)
+_OWN = {"host", "content-length", "transfer-encoding", "connection", "accept-encoding", "expect"}
 
 
 class UpstreamError(OSError):
@@ -85,6 +86,7 @@ class _Connection(asyncio.Protocol):
         self._held = 0
         self.complete = False
         self.keep_alive = False
+        self._interim = False
         self.error: Exception | None = None
         self._wake: asyncio.Future[None] | None = None
         self._writable: asyncio.Future[None] | None = None
@@ -126,6 +128,11 @@ class _Connection(asyncio.Protocol):
         self._raw.append((name, value))
 
     def on_headers_complete(self) -> None:
+        status = self.parser.get_status_code()
+        if 100 <= status < 200 and status != 101:  # an interim answer (103): the next one
+            self._raw = []
+            self._interim = True
+            return
         # asked now: llhttp forgets it once the message is complete
         self.keep_alive = bool(self.parser.should_keep_alive())
         if not self.head.done():
@@ -140,6 +147,9 @@ class _Connection(asyncio.Protocol):
         self._wakeup()
 
     def on_message_complete(self) -> None:
+        if self._interim:
+            self._interim = False
+            return
         self.complete = True
         self._wakeup()
 
