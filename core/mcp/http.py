@@ -301,8 +301,11 @@ class _Gathered:
     ``content-length`` announced (no join of 50 MB once it is whole: the copy is made
     piece by piece while the rest comes)."""
 
+    #: past this an announced size is not taken at its word: the pieces are joined at the end
+    MOST = 1 << 30
+
     def __init__(self, size: int) -> None:
-        self.buffer = bytearray(size)
+        self.buffer = bytearray(size if size <= self.MOST else 0)
         self.size = 0
         self.extra: list[bytes] = []  # past the announced size (a parser would refuse it)
 
