@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import urllib.request
 import zlib
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable
@@ -48,6 +47,8 @@ def usable(url: str) -> bool:
         or importlib.util.find_spec("httptools") is None
     ):
         return False
+    import urllib.request  # (ssl, http.client, email: only when a proxy is started)
+
     proxies = urllib.request.getproxies()
     return not (proxies.get("http") or proxies.get("all")) or bool(
         urllib.request.proxy_bypass(parts.hostname)
