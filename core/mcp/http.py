@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import signal
 import socket
 import sys
@@ -41,6 +42,8 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 from ._facts import STANDALONE
+from ._upstream import Upstream, UpstreamError
+from ._upstream import usable as upstream_usable
 from ._wire import read_line
 from .record import STREAM_FROM, RecordingProxy
 from .replay import ReplayServer, ReplaySession
@@ -128,12 +131,19 @@ class HttpRecordingProxy(RecordingProxy):
         from starlette.applications import Starlette
         from starlette.routing import Route
 
+        # a plain http:// remote through the proxy's own client (``_upstream``: httptools,
+        # the body's pieces passed as they come); else (https, a proxy) through httpx2
+        self._upstream = Upstream(self.url) if upstream_usable(self.url) else None
         async with httpx2.AsyncClient(timeout=httpx2.Timeout(None)) as client:
             self._client = client
             app = Starlette(
                 routes=[Route(ENDPOINT, self._handle, methods=["GET", "POST", "DELETE"])]
             )
-            await _serve(app, self.sock, self.out)
+            try:
+                await _serve(app, self.sock, self.out)
+            finally:
+                if self._upstream is not None:
+                    self._upstream.close()
         self.summary.server_exit = 0
         self.summary.unanswered.extend(p.method for p in self._pending.values())
 
@@ -144,22 +154,23 @@ class HttpRecordingProxy(RecordingProxy):
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
         size = request.headers.get("content-length", "")
         content: Any
+        noted: Any = None
         if request.method == "POST" and size.isdigit() and int(size) >= STREAM_FROM:
             # a big body goes on as it comes (the remote reads it meanwhile), read for the
-            # recording once whole, before any answer to it can be read
+            # recording once whole and gone (its last bytes are not held up by the
+            # reading), before any answer to it can be read
             headers["content-length"] = size
-            content = self._body_as_it_comes(request)
+            body = _Gathered(int(size))
+            content = self._body_as_it_comes(request, body, note=self._upstream is None)
+            noted = functools.partial(self._note_body, body)
         else:
-            body = await request.body()
-            if request.method == "POST" and body.strip():
-                body = self._from_host(body.rstrip(b"\n"))
-            content = body
-        outgoing = self._client.build_request(
-            request.method, self.url, headers=headers, content=content
-        )
+            whole = await request.body()
+            if request.method == "POST" and whole.strip():
+                whole = self._from_host(whole.rstrip(b"\n"))
+            content = whole
         try:
-            remote = await self._client.send(outgoing, stream=True)
-        except httpx2.HTTPError as exc:
+            remote = await self._send(request.method, headers, content, noted)
+        except (httpx2.HTTPError, UpstreamError) as exc:
             self._problem(f"the remote server at {self.url} did not answer: {exc}")
             return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         back = {k: v for k, v in remote.headers.items() if k.lower() not in _HOP}
@@ -182,45 +193,73 @@ class HttpRecordingProxy(RecordingProxy):
             and not any(p.alias is not None for p in self._pending.values())
         ):
             return StreamingResponse(
-                self._answer_as_it_comes(remote), status_code=remote.status_code, headers=back
+                self._answer_as_it_comes(remote, int(size)),
+                status_code=remote.status_code,
+                headers=back,
             )
-        data = await remote.aread()
+        try:
+            data = await remote.aread()
+        except (httpx2.HTTPError, UpstreamError) as exc:  # cut short, or undecodable
+            await remote.aclose()
+            self._problem(f"the remote server at {self.url} broke its answer: {exc}")
+            return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         await remote.aclose()
         if recorded and data.strip():
             data = bytes((await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n"))
         return Response(data, status_code=remote.status_code, headers=back)
 
-    async def _body_as_it_comes(self, request: Any) -> AsyncIterator[bytes]:
-        """A big POST body passed on chunk by chunk; noted once whole (an id it reuses
-        while in flight cannot be aliased then: both calls are kept aside, as for a long
-        stdio line)."""
-        chunks: list[bytes] = []
+    async def _send(
+        self, method: str, headers: dict[str, str], content: Any, noted: Any = None
+    ) -> Any:
+        """One request to the remote, its answer's head read (its body still to come).
+        ``noted``: called once a streamed body has gone whole (by our own client; through
+        ``httpx2`` the body's iterator notes it)."""
+        if self._upstream is not None:
+            return await self._upstream.send(method, headers, content, after_body=noted)
+        outgoing = self._client.build_request(method, self.url, headers=headers, content=content)
+        return await self._client.send(outgoing, stream=True)
+
+    async def _body_as_it_comes(
+        self, request: Any, body: _Gathered, *, note: bool
+    ) -> AsyncIterator[bytes]:
+        """A big POST body passed on chunk by chunk, gathered into ``body``; noted at its
+        end when ``note`` (else by ``_note_body``, called once it has gone)."""
         async for chunk in request.stream():
             if chunk:
-                chunks.append(chunk)
+                body.add(chunk)
                 yield chunk
-        body = b"".join(chunks)
-        if body.strip():
-            self._from_host(body.rstrip(b"\n"), forwarded=True)
+        if note:
+            self._note_body(body)
 
-    async def _answer_as_it_comes(self, remote: Any) -> AsyncIterator[bytes]:
-        """A big JSON answer passed on as it comes, its last chunk held back until it is
-        recorded (the host cannot read a JSON body before its end)."""
-        chunks: list[bytes] = []
+    def _note_body(self, body: _Gathered) -> None:
+        """The host's big POST body noted as a line is (an id it reuses while in flight
+        cannot be aliased then: both calls are kept aside, as for a long stdio line)."""
+        line = body.whole()
+        if not _blank(line):
+            self._from_host(_without_newline(line), forwarded=True)
+
+    async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
+        """A big JSON answer (``size`` bytes announced) passed on as it comes, its last
+        chunk held back until it is recorded (the host cannot read a JSON body before its
+        end)."""
+        self.writer.reserve(2 * size)  # the disk for its entry, while it comes
+        body = _Gathered(size)
+        last = b""
         try:
             async for chunk in remote.aiter_bytes():
                 if not chunk:
                     continue
-                if chunks:
-                    yield chunks[-1]
-                chunks.append(chunk)
+                if last:
+                    yield last
+                body.add(chunk)
+                last = chunk
         finally:
             await remote.aclose()
-        data = b"".join(chunks)  # read as a line is (no newline needed: no copy made)
-        if data.strip():
+        data = body.whole()  # read as a line is (no newline needed: no copy made)
+        if not _blank(data):
             await self._from_server(data, forwarded=True)
-        if chunks:
-            yield chunks[-1]
+        if last:
+            yield last
 
     async def _relay_events(self, remote: Any, stream: str | None) -> AsyncIterator[bytes]:
         """The remote's events, each recorded (its data as a line from the server) and
@@ -255,6 +294,44 @@ class HttpRecordingProxy(RecordingProxy):
             return event
         kept = [ln for ln in event.split(b"\n") if not ln.startswith(b"data:")]
         return b"\n".join([*kept, b"data: " + out.rstrip(b"\n")])
+
+
+class _Gathered:
+    """A big body's pieces gathered as they pass on, into one buffer of the size its
+    ``content-length`` announced (no join of 50 MB once it is whole: the copy is made
+    piece by piece while the rest comes)."""
+
+    #: past this an announced size is not taken at its word: the pieces are joined at the end
+    MOST = 1 << 30
+
+    def __init__(self, size: int) -> None:
+        self.buffer = bytearray(size if size <= self.MOST else 0)
+        self.size = 0
+        self.extra: list[bytes] = []  # past the announced size (a parser would refuse it)
+
+    def add(self, chunk: bytes) -> None:
+        end = self.size + len(chunk)
+        if end <= len(self.buffer) and not self.extra:
+            self.buffer[self.size : end] = chunk
+            self.size = end
+        else:
+            self.extra.append(chunk)
+
+    def whole(self) -> bytes | bytearray:
+        """The body; the buffer itself when it came as announced."""
+        if self.size == len(self.buffer) and not self.extra:
+            return self.buffer
+        return bytes(self.buffer[: self.size]) + b"".join(self.extra)
+
+
+def _blank(data: bytes | bytearray) -> bool:
+    """Whether ``data`` is empty or only white space (without ``strip``'s copy)."""
+    return not data or data.isspace()
+
+
+def _without_newline(data: bytes | bytearray) -> bytes | bytearray:
+    """``data`` without its final newlines (a copy only when it has one)."""
+    return data if not data.endswith(b"\n") else bytes(data).rstrip(b"\n")
 
 
 def _is_answer(data: bytes) -> bool:

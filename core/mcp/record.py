@@ -187,6 +187,9 @@ PIECES_FROM = 4 << 20
 #: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
 #: request took 55x as long through the proxy)
 PREPARE_FROM = 1 << 20
+#: a call line at least this long has its start written by a second thread while the
+#: first hashes it (below, a thread's start costs more than the overlap gains)
+SPLIT_FROM = 8 << 20
 
 
 #: a text written as pieces, in order (parts of a line's buffer among them: ``_spans``)
@@ -235,16 +238,46 @@ def _prepare_and_open(
 ) -> _PreparedArgs:
     """``_prepare_args``, then (with ``seq``) the entry's line started by
     ``CassetteWriter.open_entry``; run in a thread."""
+    big = spans is not None and len(spans.data) >= SPLIT_FROM
+    texts = _spans_texts(writer.rules, tool, args, spans) if seq is not None and big else None
+    if texts is not None and spans is not None:
+        # the line's start up to its args needs no digest (``args_digest`` comes after
+        # them): written by a second thread while this one hashes (both let go of the GIL)
+        text, canonical = texts
+        prepared = _PreparedArgs("", spans.splice(text))
+        opening = threading.Thread(target=_open, args=(writer, seq, tool, prepared))
+        opening.start()
+        prepared.digest = _spans_digest(spans, canonical)
+        opening.join()
+        return prepared
     prepared = _prepare_args(writer.rules, tool, args, spans)
     if seq is not None:
-        with contextlib.suppress(OSError):  # then the whole line is written at the answer
-            writer.open_entry(seq, tool, prepared)
+        _open(writer, seq, tool, prepared)
     return prepared
+
+
+def _open(writer: CassetteWriter, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+    with contextlib.suppress(OSError):  # then the whole line is written at the answer
+        writer.open_entry(seq, tool, prepared)
 
 
 def _prepare_spans(
     rules: NormalizationRules, tool: str, args: Any, spans: Spans
 ) -> _PreparedArgs | None:
+    texts = _spans_texts(rules, tool, args, spans)
+    if texts is None:
+        return None
+    text, canonical = texts
+    return _PreparedArgs(_spans_digest(spans, canonical), spans.splice(text))
+
+
+def _spans_texts(
+    rules: NormalizationRules, tool: str, args: Any, spans: Spans | None
+) -> tuple[bytes, bytes] | None:
+    """A skeleton's ``(compact, canonical)`` texts (orjson's, placeholders in them), or
+    ``None`` when the args are not read from ``spans`` so (see ``_prepare_args``)."""
+    if spans is None or not spans.holds(args):
+        return None
     if rules.apply(tool, args) is not args:  # a rule may read the long strings
         return None
     has_float, in_order = _scan(args)
@@ -259,10 +292,15 @@ def _prepare_spans(
     )
     if canonical is None:
         return None
+    return text, canonical
+
+
+def _spans_digest(spans: Spans, canonical: bytes) -> str:
+    """The args digest of a skeleton's canonical text, the long strings hashed in place."""
     sha = hashlib.sha256()
     for piece in spans.splice(canonical):
         sha.update(piece)
-    return _PreparedArgs(DIGEST_PREFIX + sha.hexdigest()[:16], spans.splice(text))
+    return DIGEST_PREFIX + sha.hexdigest()[:16]
 
 
 def _scan(value: Any) -> tuple[bool, bool]:

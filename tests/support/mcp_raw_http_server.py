@@ -5,7 +5,8 @@ mcp_raw_http_server.py PORT``; serves ``/mcp`` on ``127.0.0.1:PORT``:
 - a body that is not JSON: ``400`` with the JSON-RPC parse error;
 - a batch array: an array of answers; notifications alone: ``202``;
 - ``initialize``: a fixed result; ``tools/call`` by tool name: ``echo`` answers its
-  arguments as text; ``slow`` the same after 1 s (first creating
+  arguments as text; ``fill`` answers ``"y" * size`` as text (no escape: a big answer
+  read as spans); ``slow`` the same after 1 s (first creating
   the file its ``started`` argument names, if any); ``bad_utf8`` text holding the byte
   0xFF; ``die`` ends the process at once (status 3), answering nothing.
 """
@@ -47,6 +48,8 @@ async def answer(req: Any) -> dict[str, Any] | None:
     args = req["params"].get("arguments", {})
     if name == "die":
         os._exit(3)
+    if name == "fill":
+        return {"jsonrpc": "2.0", "id": req["id"], "result": text("y" * int(args["size"]))}
     if name == "slow":
         if "started" in args:  # a file the test waits for: the call is in flight
             with open(args["started"], "w", encoding="utf-8"):

@@ -1,0 +1,157 @@
+"""Benchmark: one big MCP message through ``mcp record --url`` against a direct connection,
+before and after in the same run (issue 31: the proxy within 1.5x of a direct connection).
+
+    .venv/bin/python benchmarks/bench_mcp_http.py --big 1,10,50 --rounds 5
+    .venv/bin/python benchmarks/bench_mcp_http.py --baseline /tmp/main-export
+
+A raw HTTP server (``bench_mcp.RAW_HTTP_SERVER``: starlette on uvicorn, ``json.loads`` of
+each POST) and one ``httpx2`` client that POSTs one ``tools/call``: ``request``, its
+argument that big, answered small; ``answer``, a small call answered that big. Each round
+sends it straight to the server, then through ``mcp record --url`` of this tree, then (with
+``--baseline DIR``, a ``git archive`` of an older tree: its ``core/``, ``tui/``,
+``pytest_plugin/`` first on ``PYTHONPATH``) through the older tree's recorder, so that
+before and after alternate within the same seconds. Reported per size and direction: the
+best and the median wall time of each, their ratio to ``direct``'s (best against best,
+median against median), and each recorder's CPU time for the case (user + system, from
+``/proc``: on a shared machine the steadier figure). ``--baseline-h11`` runs the older
+recorder without ``httptools`` (it was not a dependency then: uvicorn fell back to h11).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_mcp import CLI, RAW_HTTP_SERVER  # noqa: E402
+
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU time so far (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--big", default="1,10,50", help="message sizes in MB")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, help="an older tree of the project to run too")
+    parser.add_argument(
+        "--baseline-h11", action="store_true", help="the older recorder without httptools"
+    )
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.big.split(",") if x.strip()]
+    import httpx2
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        server_py = tmp / "raw_http_server.py"
+        server_py.write_text(RAW_HTTP_SERVER)
+        port = free_port()
+        server = subprocess.Popen([sys.executable, str(server_py), str(port)])
+        remote = f"http://127.0.0.1:{port}/mcp"
+        trees: dict[str, dict[str, str]] = {"after": dict(os.environ)}
+        if args.baseline is not None:
+            site = tmp / "baseline"
+            (site / "cassette_tui").mkdir(parents=True)
+            for part in ("core", "tui", "pytest_plugin"):
+                (site / "cassette_tui" / part).symlink_to(args.baseline.resolve() / part)
+            if args.baseline_h11:  # httptools hidden: uvicorn's "auto" takes h11
+                (site / "httptools").mkdir()
+                (site / "httptools" / "__init__.py").write_text("raise ImportError('hidden')\n")
+            trees["before"] = {**os.environ, "PYTHONPATH": str(site)}
+        recorders: dict[str, subprocess.Popen[bytes]] = {}
+        urls = {"direct": remote}
+        try:
+            for name, env in trees.items():
+                proc = subprocess.Popen(
+                    [*CLI, "mcp", "record", "--url", remote, "-o", str(tmp / f"{name}.jsonl")],
+                    stdout=subprocess.PIPE,
+                    env=env,
+                )
+                recorders[name] = proc
+                assert proc.stdout is not None
+                urls[name] = proc.stdout.readline().decode().strip()
+            print(
+                f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
+                f"load average {os.getloadavg()[0]:.2f}, {args.rounds} rounds"
+            )
+            print(
+                f"{'size':>6}  {'direction':<9} {'case':<7} {'best s':>7} {'median s':>8} "
+                f"{'x best':>7} {'x median':>8} {'proxy cpu s':>11}"
+            )
+            with httpx2.Client(timeout=300) as client:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    try:
+                        client.post(remote, content=b'{"jsonrpc":"2.0","method":"x"}')
+                        break
+                    except httpx2.TransportError:
+                        time.sleep(0.05)
+                n = 0
+                for mb in sizes:
+                    for direction, (req, ans) in (("request", (mb, 0)), ("answer", (0, mb))):
+                        times: dict[str, list[float]] = {name: [] for name in urls}
+                        cpu: dict[str, float] = dict.fromkeys(urls, 0.0)
+                        for _ in range(args.rounds):
+                            for name, url in urls.items():
+                                n += 1
+                                call_args = {"text": "x" * (req << 20), "answer": ans << 20}
+                                call = {
+                                    "jsonrpc": "2.0",
+                                    "id": n,
+                                    "method": "tools/call",
+                                    "params": {"name": "big", "arguments": call_args},
+                                }
+                                body = json.dumps(call).encode()
+                                proc = recorders.get(name)
+                                used = cpu_seconds(proc.pid) if proc else 0.0
+                                t = time.perf_counter()
+                                answer = client.post(url, content=body, headers=HEADERS)
+                                times[name].append(time.perf_counter() - t)
+                                if proc:
+                                    cpu[name] += cpu_seconds(proc.pid) - used
+                                assert answer.status_code == 200, answer.status_code
+                                assert answer.content.endswith(b"}")
+                        best = min(times["direct"])
+                        median = statistics.median(times["direct"])
+                        for name, taken in times.items():
+                            b, m = min(taken), statistics.median(taken)
+                            spent = f"{cpu[name] / args.rounds:>11.3f}" if name != "direct" else ""
+                            print(
+                                f"{mb:>3} MB  {direction:<9} {name:<7} {b:>7.3f} {m:>8.3f} "
+                                f"{b / best:>7.2f} {m / median:>8.2f} {spent}",
+                                flush=True,
+                            )
+        finally:
+            for proc in recorders.values():
+                proc.send_signal(signal.SIGINT)
+            for proc in recorders.values():
+                proc.wait(timeout=120)
+            server.terminate()
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
