@@ -512,8 +512,7 @@ def _string_kind(text: str) -> str | None:
     if kind is _UNSEEN:
         kind = (
             volatile_kind(text)
-            if _VOLATILE_START.match(text) is not None
-            and _MAY_BE_VOLATILE.search(text) is not None
+            if _VOLATILE_START.match(text) is not None and _MAY_BE_VOLATILE.search(text) is not None
             else None
         )
         # short strings only, and not too many: the cache lives as long as the process

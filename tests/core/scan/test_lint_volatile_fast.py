@@ -125,9 +125,11 @@ _leaves = (
 )
 _values = st.recursive(
     _leaves,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    | st.lists(inner, max_size=3).map(tuple),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+    ),
     max_leaves=12,
 )
 
