@@ -1,0 +1,90 @@
+"""The secret prefilter over a batch of lines (``lines_secret_free``, as ``check`` runs it)
+gives each line the answer it gets alone, and the scan of a batch with it finds exactly
+what the full scan of every entry finds.
+
+Issue 31 changed how a batch is matched: RE2's set for plain lines runs over all of them,
+then the set for rebuilt lines (escapes decoded) over those, instead of the two in turn
+line by line; so the batches here mix both kinds, in any order.
+"""
+
+from __future__ import annotations
+
+import json
+
+from cassette_tui.core.format.cassette import entry_from_record
+from cassette_tui.core.format.jsontext import parse_json
+from cassette_tui.core.scan._secret_prefilter import line_secret_free, lines_secret_free
+from cassette_tui.core.scan.secrets import (
+    entries_secret_findings,
+    hit_finding,
+    scan_entry,
+)
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+ENTROPY = "Q2hhbmdlIHRoaXMgcGFzc3dvcmQgc29vbiE9kZ3xY7pW"
+#: texts that make a line plain or rebuilt (a newline, a quote, a backslash, a unicode
+#: escape when written ASCII only), with and without a secret, and the usual cassette
+#: shapes (paths, hex ids, words with a key-name stem)
+_TEXTS = [
+    GITHUB,
+    ENTROPY,
+    "AKIAIOSFODNN7EXAMPLE",
+    "Bearer abc.DEF-123_xyz",
+    "password = 'hunter2xyz'",
+    "https://bob:hunter2@db.example.com/x",
+    "ZXhwb3J0IEdJVEhVQl9UT0tFTj1naHBfYUJjRGVGZ0hpSmtMbU5vUHFSc1R1VndYeVowMTIzNDU2Nzg5",
+    "token bucket secret vault passage key",
+    "method/incident/vector-secret.toml",
+    "f645bb258e97cab5",
+    "3f2a9c2e1b4d5f60aa3f2a9c2e1b4d5f60aa1234",
+    "line one\nline two",
+    'a "quoted" word',
+    "C:\\Users\\bob\\" + ENTROPY,
+    "résumé",
+    "\u0131",
+    "plain words only",
+]
+_KEYS = ["q", "path", "x-req-id", "token", "api_key", "content", "Authorization", "note"]
+_texts = st.sampled_from(_TEXTS) | st.text(max_size=10)
+_values = st.recursive(
+    _texts | st.integers() | st.none(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner),
+    max_leaves=6,
+)
+_records = st.builds(
+    lambda seq, args, response, ascii_only: json.dumps(
+        {
+            "seq": seq,
+            "tool": "t",
+            "args": args,
+            "args_digest": "sha256:1ff6289664b0033a",
+            "response": response,
+        },
+        ensure_ascii=ascii_only,
+        separators=(",", ":"),
+    ).encode("utf-8"),
+    st.integers(min_value=1, max_value=10_000),
+    st.dictionaries(st.sampled_from(_KEYS), _values, max_size=3),
+    _values,
+    st.booleans(),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(_records, min_size=1, max_size=12))
+@example(
+    lines=[
+        b'{"seq":1,"tool":"t","args":{"q":"a\\nb"},"response":"' + GITHUB.encode() + b'"}',
+        b'{"seq":2,"tool":"t","args":{"q":"x"},"response":"plain words"}',
+        b'{"seq":3,"tool":"t","args":{"q":"x"},"response":"say \\"' + GITHUB.encode() + b'\\""}',
+    ]
+)
+def test_a_batch_of_lines_gets_each_line_s_own_answer_and_the_full_scan_s_findings(
+    lines: list[bytes],
+) -> None:
+    assert lines_secret_free(lines) == [line_secret_free(line) for line in lines]
+    entries = [entry_from_record(parse_json(line)) for line in lines]
+    full = [hit_finding(e.seq, hit) for e in entries for hit in scan_entry(e)]
+    assert entries_secret_findings(entries, None, lines) == full
