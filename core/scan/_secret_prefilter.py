@@ -139,7 +139,24 @@ def _patterns(delimiter: bytes) -> list[tuple[str, str]]:
         patterns.append((_MAYBE, flags + _loosened(regex.pattern)))
     for _, regex in PROVIDERS:  # ASCII, no flags; RE2 has no lookbehind (looser is safe)
         patterns.append((_MAYBE, regex.pattern.replace(NOT_IN_WORD, "")))
-    return patterns
+    return [(meaning, _without_leading_run(pattern)) for meaning, pattern in patterns]
+
+
+#: a pattern that starts with a long counted run of one class (``[0-9a-z]{32}-us...``,
+#: the library's Mailchimp key), then something else
+_LEADING_RUN = re.compile(r"(\(\?i\))?\[[^\]\\]+\]\{(\d+)(?:,\d*)?\}(.+)", re.DOTALL)
+
+
+def _without_leading_run(pattern: str) -> str:
+    """``pattern`` without a leading counted run of 16 or more of one class: every match of
+    the pattern ends with a match of what follows the run, so the set still matches
+    wherever it did (looser is safe). The run counted over every word of a line's text
+    (``[0-9a-z]`` is most of prose) kept RE2's automaton in many states: the set took 2.4
+    us a line with it, 1.9 without (measured on the 100k text cassette's plain lines)."""
+    m = _LEADING_RUN.fullmatch(pattern)
+    if m is None or int(m.group(2)) < 16 or m.group(3)[0] in "*+?{|)":
+        return pattern
+    return (m.group(1) or "") + m.group(3)
 
 
 def _compiled(patterns: list[tuple[str, str]], delimiter: bytes) -> Any:

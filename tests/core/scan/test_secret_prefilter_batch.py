@@ -4,16 +4,24 @@ what the full scan of every entry finds.
 
 Issue 31 changed how a batch is matched: RE2's set for plain lines runs over all of them,
 then the set for rebuilt lines (escapes decoded) over those, instead of the two in turn
-line by line; so the batches here mix both kinds, in any order.
+line by line; so the batches here mix both kinds, in any order. It also cut from the set's
+patterns a leading counted run of one class (``_without_leading_run``): the cut pattern
+must still match wherever the pattern did.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from cassette_tui.core.format.cassette import entry_from_record
 from cassette_tui.core.format.jsontext import parse_json
-from cassette_tui.core.scan._secret_prefilter import line_secret_free, lines_secret_free
+from cassette_tui.core.scan._secret_prefilter import (
+    _without_leading_run,
+    line_secret_free,
+    lines_secret_free,
+)
 from cassette_tui.core.scan.secrets import (
     entries_secret_findings,
     hit_finding,
@@ -88,3 +96,31 @@ def test_a_batch_of_lines_gets_each_line_s_own_answer_and_the_full_scan_s_findin
     entries = [entry_from_record(parse_json(line)) for line in lines]
     full = [hit_finding(e.seq, hit) for e in entries for hit in scan_entry(e)]
     assert entries_secret_findings(entries, None, lines) == full
+
+
+# -- a set's pattern cut of its leading run (``_without_leading_run``) ---------------------
+_CLASSES = ["[0-9a-z]", "[A-Za-z0-9_-]", "[0-9a-f]"]
+_RESTS = ["-us[0-9]{1,2}", "x", ":[0-9]{2}", "(?:ab|cd)", "k+"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_pattern_cut_of_its_leading_run_still_matches_wherever_it_did(data: Any) -> None:
+    """The cut pattern is looser: every text the pattern matches, the cut one matches
+    too (so the set still says "maybe" for every line it said it for)."""
+    run = f"{data.draw(st.sampled_from(_CLASSES))}{{{data.draw(st.integers(1, 40))}}}"
+    pattern = run + data.draw(st.sampled_from(_RESTS))
+    cut = _without_leading_run(pattern)
+    assert cut == pattern or pattern.endswith(cut)
+    around = st.text(alphabet="ab -:\n1", max_size=8)
+    text = data.draw(around) + data.draw(st.from_regex(pattern, fullmatch=True)) + data.draw(around)
+    assert re.search(cut, text) is not None
+
+
+def test_a_mailchimp_key_in_a_line_is_still_a_maybe() -> None:
+    # the library's pattern whose leading run is cut from the set: ``-us`` and a digit
+    key = "0123456789abcdef0123456789abcdef-us21"
+    line = json.dumps({"seq": 1, "tool": "t", "args": {}, "response": {"k": key}}).encode()
+    assert not line_secret_free(line)
+    entry = entry_from_record(parse_json(line))
+    assert scan_entry(entry), "the full scan finds it"
