@@ -6,7 +6,9 @@ Issue 31 changed how a batch is matched: RE2's set for plain lines runs over all
 then the set for rebuilt lines (escapes decoded) over those, instead of the two in turn
 line by line; so the batches here mix both kinds, in any order. It also cut from the set's
 patterns a leading counted run of one class (``_without_leading_run``): the cut pattern
-must still match wherever the pattern did.
+must still match wherever the pattern did. And the runs' test finds its runs inline
+(``_runs_free``), the args digest passed over before its hex digits are searched for: it
+answers as the test over ``_candidate_runs`` did.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from cassette_tui.core.format.cassette import entry_from_record
 from cassette_tui.core.format.jsontext import parse_json
+from cassette_tui.core.scan import _secret_prefilter as P
 from cassette_tui.core.scan._secret_prefilter import (
     _without_leading_run,
     line_secret_free,
@@ -124,3 +127,70 @@ def test_a_mailchimp_key_in_a_line_is_still_a_maybe() -> None:
     assert not line_secret_free(line)
     entry = entry_from_record(parse_json(line))
     assert scan_entry(entry), "the full scan finds it"
+
+
+# -- the runs' test inline (``_runs_free``) against it over ``_candidate_runs`` ------------
+def _reference_runs_free(raw: bytes, delimiter: bytes) -> bool:
+    """``_runs_free`` as it was before issue 31's second round: each candidate run in
+    turn from ``_candidate_runs``, the digest's run passed over after it was found."""
+    digest_head = P._DIGEST_HEADS[delimiter]
+    head_length = len(digest_head)
+    for start, end in P._candidate_runs(raw):
+        if (
+            end - start == 16
+            and start >= head_length
+            and raw.startswith(digest_head, start - head_length)
+        ):
+            continue
+        run = raw[start:end]
+        if end - start >= P.B64_DECODE_MIN and P._run_hides_secret(run):
+            return False
+        if end - start < 23:
+            if P._HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
+                continue
+        else:
+            distinct = len(set(run))
+            if distinct < 9 or (distinct < 23 and P._HEX_BYTES.fullmatch(run) is None):
+                continue
+        if not P._entropy_skipped(raw, start, delimiter) and P._run_may_be_entropic(run):
+            return False
+    return True
+
+
+_RUN_PIECES = [
+    GITHUB,
+    ENTROPY,
+    "ZXhwb3J0IEdJVEhVQl9UT0tFTj1naHBfYUJjRGVGZ0hpSmtMbU5vUHFSc1R1VndYeVowMTIzNDU2Nzg5",
+    "f645bb258e97cab5",
+    "3f2a9c2e1b4d5f60aa3f2a9c2e1b4d5f60aa1234",
+    "0123456789abcdef0",
+    "this/registry/at/hit-cancel",
+    "application/json",
+    "abcdefghijklmnopqrstuvwxyz",
+    "AbCdEfGhIjKlMnOpQrStUvWxYz01",
+    '"args_digest":"sha256:',
+    "\x00args_digest\x00:\x00sha256:",
+    '"x-req-id":"',
+    '"etag":"',
+    '":"',
+    '"',
+    "\x00",
+    " ",
+    "==",
+    "-",
+    "/",
+    "é",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_RUN_PIECES) | st.text(max_size=6), max_size=8),
+    rebuilt=st.booleans(),
+)
+@example(pieces=['"args_digest":"sha256:', "1ff6289664b0033a", '"'], rebuilt=False)
+@example(pieces=['"etag":"', "3f2a9c2e1b4d5f60aa3f2a9c2e1b4d5f60aa1234", '"'], rebuilt=False)
+def test_the_runs_test_inline_answers_as_it_did(pieces: list[str], rebuilt: bool) -> None:
+    raw = "".join(pieces).encode("utf-8", "surrogatepass")
+    delimiter = b"\x00" if rebuilt else b'"'
+    assert P._runs_free(raw, delimiter) == _reference_runs_free(raw, delimiter)
