@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..format.findings import Finding
 from ..format.gcpause import no_cyclic_gc
 from ..keys.repeats import NO_HEADERS_FORM
+from ._secret_prefilter import build_prefilter
 from .lint import LintTail, TailResult, entry_passes, lint
 from .redact_config import SecretConfig
 from .secrets import SecretBatch, secret_findings
@@ -99,6 +100,8 @@ def _lint_and_scan(
         findings = lint(cassette, each=scan)
         return findings, batch.flush()
     start = max(1, min(n - 1, int(n * MAIN_SHARE)))
+    if config is not None:
+        build_prefilter()  # once, here: the worker forked below shares it
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     worker = ctx.Process(

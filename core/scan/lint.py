@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..format.batching import batch_full
 from ..format.context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from ..format.findings import Finding
-from ..format.jsonpath import format_path, iter_leaves, leaf_values
+from ..format.jsonpath import format_path, iter_leaves
 from ..format.outcome import same_stored_outcomes
 from ..keys.repeats import (
     NO_HEADERS_FORM,
@@ -495,10 +495,26 @@ _KIND_SEEN_COUNT = 16384
 _UNSEEN = object()
 
 
+#: how every string ``volatile_kind`` names starts (it matches whole strings only): a UUID
+#: (8 hex digits and ``-``), a date (``\d{4}-``), an epoch (ten digits), ``urn:uuid:``, a
+#: request id's word (``REQUEST_ID_RE``), a temporary or absolute path (``/``, ``%TEMP%``,
+#: a drive letter and ``:``, ``\\``); case-insensitive where those patterns are, with the
+#: same folding, and ``\d`` any digit as theirs. Most strings fail at their first
+#: character (a word, a relative path), so the patterns are not tried
+_VOLATILE_START = re.compile(
+    r"[0-9a-fA-F]{8}-|\d{4}-|\d{10}|/|\\\\"
+    r"|(?i:urn:uuid:|x-|req|rid|trace|span|corr|%temp%|[A-Za-z]:)"
+)
+
+
 def _string_kind(text: str) -> str | None:
     kind = _KIND_SEEN.get(text, _UNSEEN)
     if kind is _UNSEEN:
-        kind = volatile_kind(text) if _MAY_BE_VOLATILE.search(text) is not None else None
+        kind = (
+            volatile_kind(text)
+            if _VOLATILE_START.match(text) is not None and _MAY_BE_VOLATILE.search(text) is not None
+            else None
+        )
         # short strings only, and not too many: the cache lives as long as the process
         # (a tester's cassette of long distinct prompts kept 300 MB alive)
         if len(text) <= _KIND_SEEN_LENGTH and len(_KIND_SEEN) < _KIND_SEEN_COUNT:
@@ -508,17 +524,35 @@ def _string_kind(text: str) -> str | None:
 
 def _has_volatile(value: Any) -> bool:
     """Whether any leaf below ``value`` is a volatile value (``_volatile_leaves`` yields
-    something), asked of the values alone (``leaf_values``: no path built) for the common
-    case of none."""
-    for leaf in leaf_values(value):
-        kind_of = type(leaf)
+    something), asked of the values alone (``leaf_values``'s walk, inline: no path built,
+    no generator step a leaf, a string seen before one dict look-up) for the common case
+    of none."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    seen = _KIND_SEEN.get
+    while stack:
+        node = pop()
+        kind_of = type(node)
         if kind_of is str:
-            if _string_kind(leaf) is not None:
+            kind = seen(node, _UNSEEN)
+            if kind is _UNSEEN:
+                kind = _string_kind(node)
+            if kind is not None:
                 return True
+        elif kind_of is dict:
+            push(node.values())
+        elif kind_of is list:
+            push(node)
         elif kind_of is int or kind_of is float:
-            if leaf >= EPOCH_MIN_S and volatile_kind(leaf) is not None:
+            if node >= EPOCH_MIN_S and volatile_kind(node) is not None:
                 return True
-        elif kind_of is not bool and leaf is not None:
+        elif kind_of is bool or node is None:
+            continue
+        elif isinstance(node, dict):
+            push(node.values())
+        elif isinstance(node, list | tuple):
+            push(node)
+        else:
             return True  # another type (a subclass): the full walk decides
     return False
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..format.batching import batch_full
 from ..format.findings import Finding
@@ -233,7 +233,11 @@ def entries_secret_findings(
     """``entry_secret_findings`` of each entry (``raws``: its line, or ``None``), in
     order, with the lines' prefilter run over them as one batch (``lines_secret_free``)."""
     free = [False] * len(entries)
-    if not (config or _DEFAULT)._paths:
+    if (config or _DEFAULT)._paths:
+        pass  # a value at a redact path is a hit whatever the line holds
+    elif None not in raws:  # a file's lines, all known (``check``)
+        free = lines_secret_free(cast("list[bytes]", list(raws)))
+    else:
         known = [(k, raw) for k, raw in enumerate(raws) if raw is not None]
         answers = lines_secret_free([raw for _, raw in known])
         for (k, _), answer in zip(known, answers, strict=True):
