@@ -34,6 +34,7 @@ so, reports it on stderr, and keeps every entry recorded before.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import hashlib
@@ -632,8 +633,11 @@ class RecordingProxy:
         #: stdio: the server's stdin, written by the host's thread (``_pump_host``)
         self._server_in = PipeWriter(-1)
         self._up: asyncio.Future[None] | None = None
-        #: host lines handed to the loop by the host's thread, and noted by the loop
+        #: host lines queued by the host's thread, and noted by the loop (``_from_host``)
         self._host_sent = self._host_noted = 0
+        self._notes: collections.deque[
+            tuple[bytes | bytearray, bool, concurrent.futures.Future[bytes | bytearray] | None]
+        ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
         self._down_queued = self._down_done = 0
 
@@ -711,6 +715,7 @@ class RecordingProxy:
         stopped = asyncio.create_task(stop.wait())
         waiting: set[asyncio.Future[Any]] = {up, down, stopped}
         await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        self._drain_notes()
 
         if down.done() and not self._host_gone:
             # the server closed its stdout first: it exited (or crashed) mid-session
@@ -789,22 +794,25 @@ class RecordingProxy:
     def _pump_host(self, loop: asyncio.AbstractEventLoop) -> None:
         """The host's stdin, read and passed on to the server in this thread (see
         ``_session``). Each line is noted by the event loop (``_from_host``) before the
-        server can answer it: a line that cannot need its id rewritten (no request in
-        flight, none waiting to be noted, not a batch) goes on as soon as its note is
-        queued, and is read by the loop while the server reads it; any other waits for the
-        loop's reading, which gives the line to pass on. A line past ``PIECES_FROM`` goes
-        on in pieces as it comes, noted once whole. At the host's end the server's stdin
-        is closed (MCP stdio shutdown, step 1)."""
+        server's answer to it is read there: a line that cannot need its id rewritten (no
+        request in flight, none waiting to be noted, not a batch) is queued to be noted
+        (``_notes``, which the loop reads before each server line), goes on, and only then
+        wakes the loop, which reads it while the server does (woken first, the loop took
+        the GIL from this thread before its write); any other waits for the loop's
+        reading, which gives the line to pass on. A line past ``PIECES_FROM`` goes on in
+        pieces as it comes, noted once whole. At the host's end the server's stdin is
+        closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
         try:
             for item in iter_lines(self.host_in, PIECES_FROM):
                 if isinstance(item, Piece):  # forwarded as it comes: the server reads on
                     passed = server.write(item.data)
                 elif isinstance(item, LineEnd):  # noted (as whole) first, then its end goes
-                    self._note_host(loop, item.whole, forwarded=True)
+                    self._note_host(item.whole, forwarded=True)
                     passed = server.write(item.data)
                 else:
                     passed = all(server.write(self._host_line(loop, line)) for line in item)
+                loop.call_soon_threadsafe(self._drain_notes)
                 if not passed:
                     break  # the server is gone: _server_to_host sees its stdout close
         except (RuntimeError, concurrent.futures.CancelledError):
@@ -819,51 +827,50 @@ class RecordingProxy:
     def _host_line(
         self, loop: asyncio.AbstractEventLoop, line: bytes | bytearray
     ) -> bytes | bytearray:
-        """The host line ``line`` as it must go to the server, noted first (in the
-        host's thread)."""
+        """The host line ``line`` as it must go to the server, queued to be noted first
+        (in the host's thread)."""
         head = line[:64].lstrip()
         if self._host_noted == self._host_sent and not self._pending and head[:1] == b"{":
-            # no id to rewrite: noted by the loop while it goes on
-            self._note_host(loop, line)
+            self._note_host(line)  # no id to rewrite: noted by the loop while it goes on
             return line
         answer: concurrent.futures.Future[bytes | bytearray] = concurrent.futures.Future()
-        self._note_host(loop, line, answer=answer)
+        self._note_host(line, answer=answer)
+        loop.call_soon_threadsafe(self._drain_notes)
         return answer.result()
 
     def _note_host(
         self,
-        loop: asyncio.AbstractEventLoop,
         line: bytes | bytearray,
         *,
         forwarded: bool = False,
         answer: concurrent.futures.Future[bytes | bytearray] | None = None,
     ) -> None:
-        """Have the event loop note a host line (``_from_host``); ``answer`` gets the
-        line to pass on. From the host's thread."""
+        """Queue a host line to be noted by the event loop (``_from_host``); ``answer``
+        gets the line to pass on. From the host's thread."""
         self._host_sent += 1
-        loop.call_soon_threadsafe(self._noted, line, forwarded, answer)
+        self._notes.append((line, forwarded, answer))
 
-    def _noted(
-        self,
-        line: bytes | bytearray,
-        forwarded: bool,
-        answer: concurrent.futures.Future[bytes | bytearray] | None,
-    ) -> None:
-        try:
-            out = self._from_host(line, forwarded=forwarded)
-        except BaseException as exc:
+    def _drain_notes(self) -> None:
+        """Note every host line queued (in the loop): before a server line is read, so
+        that an answer is always read after its request."""
+        while self._notes:
+            line, forwarded, answer = self._notes.popleft()
+            try:
+                out = self._from_host(line, forwarded=forwarded)
+            except BaseException as exc:
+                self._host_noted += 1
+                if answer is not None:
+                    answer.set_exception(exc)
+                self._host_done(exc)
+                return
             self._host_noted += 1
             if answer is not None:
-                answer.set_exception(exc)
-            self._host_done(exc)
-            return
-        self._host_noted += 1
-        if answer is not None:
-            answer.set_result(out)
+                answer.set_result(out)
 
     def _host_done(self, exc: BaseException | None) -> None:
         """The host's stdin ended (``None``) or its reading failed: the server's stdin is
         closed, and the session told."""
+        self._drain_notes()
         self._server_in.close()
         up = self._up
         if up is not None and not up.done():
@@ -1047,6 +1054,7 @@ class RecordingProxy:
         sent = 0  # bytes of the current line gone to the host already
         pieces = 0
         while (item := await lines.get()) is not None:
+            self._drain_notes()  # the requests it may answer are noted first
             self._down_done += 1
             if isinstance(item, _Streamed):  # its start went from the server's thread
                 await self._from_server(item.end.whole, forwarded=True)
