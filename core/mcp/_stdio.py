@@ -60,8 +60,9 @@ READ_SIZE = 1 << 20
 #: the buffer is grown (doubled) when less than this is left for a read
 MIN_ROOM = 1 << 16
 #: a line at least this long that fills the read buffer exactly is handed on as that
-#: buffer, not copied (a smaller one is copied: a new buffer costs its pages)
-GIVE_FROM = 1 << 16
+#: buffer, not copied; a smaller one is copied (the new buffer's 2 MB of fresh pages cost
+#: more than that copy, which reuses memory the process has)
+GIVE_FROM = BUFFER_SIZE // 4
 
 
 def iter_lines(

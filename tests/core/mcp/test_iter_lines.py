@@ -84,7 +84,7 @@ def test_read_lines_hands_the_loop_bytes_that_the_next_read_cannot_change() -> N
     bytes lines, pieces copied, whatever the buffer handed on."""
     import asyncio
 
-    big = b"x" * (GIVE_FROM * 2) + b"\n"
+    big = b"x" * (GIVE_FROM + 10) + b"\n"  # handed on as the buffer, when read alone
     long = b"y" * (3 << 20) + b"\n"
 
     async def main() -> list:
