@@ -23,7 +23,9 @@ call whose answer is that big (``answer``), straight to the server and through
 ``mcp record``, in the same run; the best and the median of ``--repeats`` rounds each, as
 ratios to the direct call's. ``--baseline DIR`` adds ``mcp record`` of an older tree of the
 project (``git archive main | tar -x -C DIR``), in turn with ours: before and after in the
-same minutes. Target (issue 31): within 1.5x of direct at every size.
+same minutes. Target (issue 31): within 1.5x of direct at every size. ``--small-raw N``
+(with ``--no-sdk``) runs N small calls a session through ``mcp record`` with the raw
+client: the median time and the proxy's CPU a call, against ``--baseline`` when given.
 """
 
 from __future__ import annotations
@@ -278,6 +280,70 @@ def big_messages(tmp: Path, sizes: list[int], repeats: int, baseline: Path | Non
             print(f"{mb:>4} MB  {direction:<9} " + " ".join(cells), flush=True)
 
 
+def raw_session(
+    command: list[str], calls: int, answer: int, env: dict[str, str] | None
+) -> tuple[float, float]:
+    """One session of ``calls`` small tools/calls in turn (raw line client, ``answer``
+    bytes each): ``(median seconds a call, CPU seconds of the process tree)``."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    proc.stdin.write(json.dumps(init).encode() + b"\n")
+    proc.stdin.flush()
+    proc.stdout.readline()
+    times = []
+    for i in range(calls):
+        args = {"text": f"call {i}", "answer": answer}
+        call = {
+            "jsonrpc": "2.0",
+            "id": i + 1,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": args},
+        }
+        t = time.perf_counter()
+        proc.stdin.write(json.dumps(call).encode() + b"\n")
+        proc.stdin.flush()
+        proc.stdout.readline()
+        times.append(time.perf_counter() - t)
+    proc.stdin.close()
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return statistics.median(times), usage.ru_utime + usage.ru_stime
+
+
+def small_raw(tmp: Path, calls: int, repeats: int, baseline: Path | None) -> None:
+    """Small calls through ``mcp record`` without the SDK (whose own work hides the
+    proxy's): ``calls`` tools/calls in turn in one session, answers of 60 B and 100 KB;
+    the median wall time a call and the proxy's CPU a call (the session's CPU less that of
+    a one-call session), ``repeats`` rounds, with ``baseline`` in turn with ours."""
+    server_py = tmp / "raw_server.py"
+    server_py.write_text(RAW_SERVER)
+    server = [sys.executable, str(server_py)]
+    cases: dict[str, dict[str, str] | None] = {"record": None}
+    if baseline is not None:
+        cases["baseline"] = baseline_env(baseline, tmp)
+    print(f"\nsmall calls, raw client, {calls} a session (load average {os.getloadavg()[0]:.1f})")
+    print(f"{'answer':>8}  {'case':<9} {'median ms a call':>40}  CPU us a call")
+    n = 0
+    for answer in (0, 100_000):
+        rows: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        for round_ in range(repeats):
+            for name in list(cases) if round_ % 2 == 0 else list(reversed(cases)):
+                measured = []
+                for count in (calls, 1):
+                    n += 1
+                    run = tmp / f"small-{n}.jsonl"
+                    command = [*CLI, "mcp", "record", "-o", str(run), "--", *server]
+                    measured.append(raw_session(command, count, answer, cases[name]))
+                (median, cpu), (_, cpu_one) = measured
+                rows[name].append((median * 1000, (cpu - cpu_one) / (calls - 1) * 1e6))
+        for name, got in rows.items():
+            label = "60 B" if answer == 0 else "100 KB"
+            medians = " ".join(f"{m:.3f}" for m, _ in got)
+            cpus = " ".join(f"{c:.0f}" for _, c in got)
+            print(f"{label:>8}  {name:<9} {medians:>40}  {cpus}", flush=True)
+
+
 def chatty(tmp: Path, counts: list[int], repeats: int) -> None:
     """One tools/call answered after ``n`` ``notifications/message`` (a chatty server's
     log): each is forwarded and kept in the sidecar's ``server_messages``; the time to the
@@ -373,6 +439,12 @@ def main() -> None:
     parser.add_argument("--no-sdk", action="store_true", help="only the big messages")
     parser.add_argument("--no-http", action="store_true", help="leave out Streamable HTTP")
     parser.add_argument(
+        "--small-raw",
+        type=int,
+        default=0,
+        help="this many small calls a session without the SDK, median and CPU a call",
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         help="an older tree (git archive) whose mcp record the big stdio messages also run",
@@ -385,7 +457,10 @@ def main() -> None:
     counts = [int(x) for x in args.chatty.split(",") if x.strip()]
     if args.no_sdk:
         with tempfile.TemporaryDirectory() as tmp:
-            big_messages(Path(tmp), sizes, args.repeats, args.baseline)
+            if args.small_raw:
+                small_raw(Path(tmp), args.small_raw, args.repeats, args.baseline)
+            if sizes:
+                big_messages(Path(tmp), sizes, args.repeats, args.baseline)
             if sizes and not args.no_http:
                 big_http(Path(tmp), sizes, args.repeats)
             if counts:
