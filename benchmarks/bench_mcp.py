@@ -20,8 +20,12 @@ Then big messages (``--big 1,10,50``, in MB; ``--big ""`` skips them): a raw lin
 (no SDK: its own parsing would hide the proxy's) sends one ``tools/call`` whose argument
 is that big to a raw server that parses it and answers small (``request``), then a small
 call whose answer is that big (``answer``), straight to the server and through
-``mcp record``, in the same run; the best of ``--repeats`` rounds each, and the ratio.
-Target (issue 27): a small factor at every size.
+``mcp record``, in the same run; the best and the median of ``--repeats`` rounds each, as
+ratios to the direct call's. ``--baseline DIR`` adds ``mcp record`` of an older tree of the
+project (``git archive main | tar -x -C DIR``), in turn with ours: before and after in the
+same minutes. Target (issue 31): within 1.5x of direct at every size. ``--small-raw N``
+(with ``--no-sdk``) runs N small calls a session through ``mcp record`` with the raw
+client: the median time and the proxy's CPU a call, against ``--baseline`` when given.
 """
 
 from __future__ import annotations
@@ -177,11 +181,17 @@ def http_cases(tmp: Path, server_py: Path, calls: int) -> None:
         server.wait(timeout=30)
 
 
-def big_call(command: list[str], request_mb: int, answer_mb: int, notes: int = 0) -> float:
+def big_call(
+    command: list[str],
+    request_mb: int,
+    answer_mb: int,
+    notes: int = 0,
+    env: dict[str, str] | None = None,
+) -> float:
     """Seconds from writing one tools/call (``request_mb`` of argument, asking for
     ``answer_mb`` of answer, after ``notes`` log notifications) to reading its whole
-    answer line, in a fresh session."""
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    answer line, in a fresh session (``env``: the command's environment)."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
     proc.stdin.write(json.dumps(init).encode() + b"\n")
@@ -212,27 +222,126 @@ def big_call(command: list[str], request_mb: int, answer_mb: int, notes: int = 0
     return took
 
 
-def big_messages(tmp: Path, sizes: list[int], repeats: int) -> None:
+def baseline_env(tree: Path, tmp: Path) -> dict[str, str]:
+    """The environment that runs ``cassette_tui`` from ``tree`` (an older tree of the
+    project: ``git archive COMMIT | tar -x -C DIR``; its ``core/``, ``tui/``,
+    ``pytest_plugin/`` linked as ``cassette_tui/`` first on ``PYTHONPATH``)."""
+    site = tmp / "baseline-site"
+    (site / "cassette_tui").mkdir(parents=True, exist_ok=True)
+    for part in ("core", "tui", "pytest_plugin"):
+        link = site / "cassette_tui" / part
+        if not link.exists():
+            link.symlink_to(tree.resolve() / part)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+    return env
+
+
+def big_messages(tmp: Path, sizes: list[int], repeats: int, baseline: Path | None = None) -> None:
+    """Each size, both directions: the best and the median of ``repeats`` fresh sessions,
+    straight to the server and through ``mcp record``, alternating; with ``baseline``, a
+    third: ``mcp record`` of that older tree, in turn with ours (the order swapped each
+    round)."""
     server_py = tmp / "raw_server.py"
     server_py.write_text(RAW_SERVER)
     server = [sys.executable, str(server_py)]
-    print(f"\n{'size':>6}  {'direction':<9} {'direct s':>8} {'record s':>8} {'x direct':>8}")
+    cases: dict[str, dict[str, str] | None] = {"direct": None, "record": None}
+    if baseline is not None:
+        cases["baseline"] = baseline_env(baseline, tmp)
+    load = os.getloadavg()[0]
+    print(f"\nbest and median of {repeats} (load average {load:.1f}): direct in seconds, the")
+    print("others as x direct's (best, median), then their median in seconds")
+    others = " ".join(f"{k:>23}" for k in cases if k != "direct")
+    print(f"{'size':>6}  {'direction':<9} {'direct':>21} {others}")
     n = 0
     for mb in sizes:
         for direction, (req, ans) in (("request", (mb, 0)), ("answer", (0, mb))):
-            direct = record = float("inf")
-            for _ in range(repeats):
-                n += 1
-                run = tmp / f"big-{n}.jsonl"
-                direct = min(direct, big_call(server, req, ans))
-                record = min(
-                    record,
-                    big_call([*CLI, "mcp", "record", "-o", str(run), "--", *server], req, ans),
-                )
-            print(
-                f"{mb:>4} MB  {direction:<9} {direct:>8.3f} {record:>8.3f} {record / direct:>8.2f}",
-                flush=True,
-            )
+            took: dict[str, list[float]] = {name: [] for name in cases}
+            for round_ in range(repeats):
+                names = list(cases)
+                if round_ % 2:
+                    names = [names[0], *reversed(names[1:])]
+                for name in names:
+                    n += 1
+                    run = tmp / f"big-{n}.jsonl"
+                    command = (
+                        server
+                        if name == "direct"
+                        else [*CLI, "mcp", "record", "-o", str(run), "--", *server]
+                    )
+                    took[name].append(big_call(command, req, ans, env=cases[name]))
+            best = {name: min(times) for name, times in took.items()}
+            mid = {name: statistics.median(times) for name, times in took.items()}
+            cells = [f"{best['direct']:>8.3f} {mid['direct']:>8.3f}    "] + [
+                f"{best[k] / best['direct']:>6.2f}x {mid[k] / mid['direct']:>6.2f}x {mid[k]:>6.3f}"
+                for k in cases
+                if k != "direct"
+            ]
+            print(f"{mb:>4} MB  {direction:<9} " + " ".join(cells), flush=True)
+
+
+def raw_session(
+    command: list[str], calls: int, answer: int, env: dict[str, str] | None
+) -> tuple[float, float]:
+    """One session of ``calls`` small tools/calls in turn (raw line client, ``answer``
+    bytes each): ``(median seconds a call, CPU seconds of the process tree)``."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    proc.stdin.write(json.dumps(init).encode() + b"\n")
+    proc.stdin.flush()
+    proc.stdout.readline()
+    times = []
+    for i in range(calls):
+        args = {"text": f"call {i}", "answer": answer}
+        call = {
+            "jsonrpc": "2.0",
+            "id": i + 1,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": args},
+        }
+        t = time.perf_counter()
+        proc.stdin.write(json.dumps(call).encode() + b"\n")
+        proc.stdin.flush()
+        proc.stdout.readline()
+        times.append(time.perf_counter() - t)
+    proc.stdin.close()
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return statistics.median(times), usage.ru_utime + usage.ru_stime
+
+
+def small_raw(tmp: Path, calls: int, repeats: int, baseline: Path | None) -> None:
+    """Small calls through ``mcp record`` without the SDK (whose own work hides the
+    proxy's): ``calls`` tools/calls in turn in one session, answers of 60 B and 100 KB;
+    the median wall time a call and the proxy's CPU a call (the session's CPU less that of
+    a one-call session), ``repeats`` rounds, with ``baseline`` in turn with ours."""
+    server_py = tmp / "raw_server.py"
+    server_py.write_text(RAW_SERVER)
+    server = [sys.executable, str(server_py)]
+    cases: dict[str, dict[str, str] | None] = {"record": None}
+    if baseline is not None:
+        cases["baseline"] = baseline_env(baseline, tmp)
+    print(f"\nsmall calls, raw client, {calls} a session (load average {os.getloadavg()[0]:.1f})")
+    print(f"{'answer':>8}  {'case':<9} {'median ms a call':>40}  CPU us a call")
+    n = 0
+    for answer in (0, 100_000):
+        rows: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        for round_ in range(repeats):
+            for name in list(cases) if round_ % 2 == 0 else list(reversed(cases)):
+                measured = []
+                for count in (calls, 1):
+                    n += 1
+                    run = tmp / f"small-{n}.jsonl"
+                    command = [*CLI, "mcp", "record", "-o", str(run), "--", *server]
+                    measured.append(raw_session(command, count, answer, cases[name]))
+                (median, cpu), (_, cpu_one) = measured
+                rows[name].append((median * 1000, (cpu - cpu_one) / (calls - 1) * 1e6))
+        for name, got in rows.items():
+            label = "60 B" if answer == 0 else "100 KB"
+            medians = " ".join(f"{m:.3f}" for m, _ in got)
+            cpus = " ".join(f"{c:.0f}" for _, c in got)
+            print(f"{label:>8}  {name:<9} {medians:>40}  {cpus}", flush=True)
 
 
 def chatty(tmp: Path, counts: list[int], repeats: int) -> None:
@@ -330,6 +439,17 @@ def main() -> None:
     parser.add_argument("--no-sdk", action="store_true", help="only the big messages")
     parser.add_argument("--no-http", action="store_true", help="leave out Streamable HTTP")
     parser.add_argument(
+        "--small-raw",
+        type=int,
+        default=0,
+        help="this many small calls a session without the SDK, median and CPU a call",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="an older tree (git archive) whose mcp record the big stdio messages also run",
+    )
+    parser.add_argument(
         "--chatty", default="1000,10000", help="notifications before one answer ('' skips)"
     )
     args = parser.parse_args()
@@ -337,7 +457,10 @@ def main() -> None:
     counts = [int(x) for x in args.chatty.split(",") if x.strip()]
     if args.no_sdk:
         with tempfile.TemporaryDirectory() as tmp:
-            big_messages(Path(tmp), sizes, args.repeats)
+            if args.small_raw:
+                small_raw(Path(tmp), args.small_raw, args.repeats, args.baseline)
+            if sizes:
+                big_messages(Path(tmp), sizes, args.repeats, args.baseline)
             if sizes and not args.no_http:
                 big_http(Path(tmp), sizes, args.repeats)
             if counts:
@@ -374,7 +497,7 @@ def main() -> None:
         if not args.no_http:
             http_cases(Path(tmp), server_py, args.calls)
         if sizes:
-            big_messages(Path(tmp), sizes, args.repeats)
+            big_messages(Path(tmp), sizes, args.repeats, args.baseline)
             if not args.no_http:
                 big_http(Path(tmp), sizes, args.repeats)
         if counts:

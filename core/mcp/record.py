@@ -34,6 +34,8 @@ so, reports it on stderr, and keeps every entry recorded before.
 from __future__ import annotations
 
 import asyncio
+import collections
+import concurrent.futures
 import contextlib
 import hashlib
 import os
@@ -67,7 +69,7 @@ from ._facts import (
     without_meta,
 )
 from ._spans import Spans, read_spans
-from ._stdio import LineEnd, Piece, read_lines, spawn_server
+from ._stdio import LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
 from ._wire import (
@@ -190,6 +192,18 @@ PREPARE_FROM = 1 << 20
 #: a call line at least this long has its start written by a second thread while the
 #: first hashes it (below, a thread's start costs more than the overlap gains)
 SPLIT_FROM = 8 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class _Streamed:
+    """The end of a server line whose start went to the host from the server's thread."""
+
+    end: LineEnd
+
+
+def _put_all(out: asyncio.Queue[Any], items: list[Any]) -> None:
+    for item in items:
+        out.put_nowait(item)
 
 
 #: a text written as pieces, in order (parts of a line's buffer among them: ``_spans``)
@@ -654,6 +668,16 @@ class RecordingProxy:
         self._queued: dict[str, list[_Pending]] = {}
         self._host_lock = threading.Lock()
         self._host_gone = False
+        #: stdio: the server's stdin, written by the host's thread (``_pump_host``)
+        self._server_in = PipeWriter(-1)
+        self._up: asyncio.Future[None] | None = None
+        #: host lines queued by the host's thread, and noted by the loop (``_from_host``)
+        self._host_sent = self._host_noted = 0
+        self._notes: collections.deque[
+            tuple[bytes | bytearray, bool, concurrent.futures.Future[bytes | bytearray] | None]
+        ] = collections.deque()
+        #: server items handed to the loop by the server's thread, and done by the loop
+        self._down_queued = self._down_done = 0
 
     # -- the session ---------------------------------------------------------------------
     def run(self) -> RecordSummary:
@@ -694,40 +718,42 @@ class RecordingProxy:
         return True
 
     async def _session(self) -> None:
-        server_out, server_stdout = os.pipe()  # read in a thread, as the host's lines
+        # both of the server's pipes are this process's own, each read or written by a
+        # blocking call in a thread: a line goes on from the thread that read it, not
+        # after a wake-up of the event loop, which only records (issue 31)
+        server_out, server_stdout = os.pipe()
+        server_stdin, server_in = os.pipe()
         try:
-            proc = await self._start_server(server_stdout)
+            proc = await self._start_server(server_stdout, server_stdin)
         finally:
             os.close(server_stdout)
+            os.close(server_stdin)
         if proc is None:
             os.close(server_out)
+            os.close(server_in)
             return
-        _widen_pipe(server_out)
+        for fd in (server_out, server_in, self.host_in, self.host_out):
+            _widen_pipe(fd)  # the host's pipes too, when they are pipes
+        self._server_in = PipeWriter(server_in)
         loop = asyncio.get_running_loop()
-        host_lines: asyncio.Queue[bytes | Piece | LineEnd | None] = asyncio.Queue()
-        server_lines: asyncio.Queue[bytes | Piece | LineEnd | None] = asyncio.Queue()
+        server_lines: asyncio.Queue[Any] = asyncio.Queue()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
-        for fd in (self.host_in, self.host_out):  # pipes from and to the host, when they are
-            _widen_pipe(fd)
-        threading.Thread(
-            target=read_lines,
-            args=(self.host_in, loop, host_lines, PIECES_FROM),
-            daemon=True,
-        ).start()
+        up: asyncio.Future[None] = loop.create_future()
+        self._up = up
+        threading.Thread(target=self._pump_host, args=(loop,), daemon=True).start()
         server_reader = threading.Thread(
-            target=read_lines,
-            args=(server_out, loop, server_lines, STREAM_FROM),
-            daemon=True,
+            target=self._pump_server, args=(server_out, loop, server_lines), daemon=True
         )
         server_reader.start()
 
-        up = asyncio.create_task(self._host_to_server(host_lines, proc))
         down = asyncio.create_task(self._server_to_host(server_lines))
         stopped = asyncio.create_task(stop.wait())
-        await asyncio.wait({up, down, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        waiting: set[asyncio.Future[Any]] = {up, down, stopped}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        self._drain_notes()
 
         if down.done() and not self._host_gone:
             # the server closed its stdout first: it exited (or crashed) mid-session
@@ -742,16 +768,17 @@ class RecordingProxy:
         for task in (up, down, stopped):
             task.cancel()
         await asyncio.gather(up, down, stopped, return_exceptions=True)
+        self._server_in.close()
         if not server_reader.is_alive():  # else left open: the number must not be reused
             os.close(server_out)  # under a read still waiting (something holds its end)
         self._ended(proc)
 
-    async def _start_server(self, stdout: int) -> asyncio.subprocess.Process | None:
-        """The MCP server's process (its own process group), ``stdout`` its standard
-        output; ``None`` when it cannot start (said, and summed up as a crash with status
-        127)."""
+    async def _start_server(self, stdout: int, stdin: int) -> asyncio.subprocess.Process | None:
+        """The MCP server's process (its own process group), ``stdout`` and ``stdin`` its
+        standard output and input; ``None`` when it cannot start (said, and summed up as
+        a crash with status 127)."""
         try:
-            return await spawn_server(self.command, stdout=stdout)
+            return await spawn_server(self.command, stdout=stdout, stdin=stdin)
         except OSError as exc:
             self._say(f"cannot start the MCP server {self.command[0]!r}: {exc.strerror or exc}")
             self.summary.server_crashed = True
@@ -767,8 +794,7 @@ class RecordingProxy:
         """The host is gone (or we were signalled): close the server's stdin, let it
         answer what is in flight, then wait for it to exit, terminating its process group
         when it does not (killing it when that does not do)."""
-        if proc.stdin is not None and not proc.stdin.is_closing():
-            proc.stdin.close()
+        self._server_in.close()
         if not self._host_gone and not stopped.done():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(down), self.grace)
@@ -803,25 +829,93 @@ class RecordingProxy:
             return False
         return True
 
-    async def _host_to_server(
-        self, lines: asyncio.Queue[bytes | Piece | LineEnd | None], proc: asyncio.subprocess.Process
-    ) -> None:
-        assert proc.stdin is not None
-        while (item := await lines.get()) is not None:
-            try:
+    def _pump_host(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The host's stdin, read and passed on to the server in this thread (see
+        ``_session``). Each line is noted by the event loop (``_from_host``) before the
+        server's answer to it is read there: a line that cannot need its id rewritten (no
+        request in flight, none waiting to be noted, not a batch) is queued to be noted
+        (``_notes``, which the loop reads before each server line), goes on, and only then
+        wakes the loop, which reads it while the server does (woken first, the loop took
+        the GIL from this thread before its write); any other waits for the loop's
+        reading, which gives the line to pass on. A line past ``PIECES_FROM`` goes on in
+        pieces as it comes, noted once whole. At the host's end the server's stdin is
+        closed (MCP stdio shutdown, step 1)."""
+        server = self._server_in
+        try:
+            for item in iter_lines(self.host_in, PIECES_FROM):
                 if isinstance(item, Piece):  # forwarded as it comes: the server reads on
-                    proc.stdin.write(item.data)
-                elif isinstance(item, LineEnd):  # its end goes on first, then it is read
-                    proc.stdin.write(item.data)
-                    # noted before any await: its answer cannot be read before
-                    self._from_host(item.whole, forwarded=True)
+                    passed = server.write(item.data)
+                elif isinstance(item, LineEnd):  # noted (as whole) first, then its end goes
+                    self._note_host(item.whole, forwarded=True)
+                    passed = server.write(item.data)
                 else:
-                    proc.stdin.write(self._from_host(item))
-                await proc.stdin.drain()
-            except (BrokenPipeError, ConnectionResetError):
-                return  # the server is gone; _server_to_host sees its stdout close
-        # the host closed its end: close the server's stdin (MCP stdio shutdown, step 1)
-        proc.stdin.close()
+                    passed = all(server.write(self._host_line(loop, line)) for line in item)
+                loop.call_soon_threadsafe(self._drain_notes)
+                if not passed:
+                    break  # the server is gone: _server_to_host sees its stdout close
+        except (RuntimeError, concurrent.futures.CancelledError):
+            return  # the session is over (its loop closed)
+        except BaseException as exc:  # noqa: BLE001 - handed to the session, which ends
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._host_done, exc)
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._host_done, None)
+
+    def _host_line(
+        self, loop: asyncio.AbstractEventLoop, line: bytes | bytearray
+    ) -> bytes | bytearray:
+        """The host line ``line`` as it must go to the server, queued to be noted first
+        (in the host's thread)."""
+        head = line[:64].lstrip()
+        if self._host_noted == self._host_sent and not self._pending and head[:1] == b"{":
+            self._note_host(line)  # no id to rewrite: noted by the loop while it goes on
+            return line
+        answer: concurrent.futures.Future[bytes | bytearray] = concurrent.futures.Future()
+        self._note_host(line, answer=answer)
+        loop.call_soon_threadsafe(self._drain_notes)
+        return answer.result()
+
+    def _note_host(
+        self,
+        line: bytes | bytearray,
+        *,
+        forwarded: bool = False,
+        answer: concurrent.futures.Future[bytes | bytearray] | None = None,
+    ) -> None:
+        """Queue a host line to be noted by the event loop (``_from_host``); ``answer``
+        gets the line to pass on. From the host's thread."""
+        self._host_sent += 1
+        self._notes.append((line, forwarded, answer))
+
+    def _drain_notes(self) -> None:
+        """Note every host line queued (in the loop): before a server line is read, so
+        that an answer is always read after its request."""
+        while self._notes:
+            line, forwarded, answer = self._notes.popleft()
+            try:
+                out = self._from_host(line, forwarded=forwarded)
+            except BaseException as exc:
+                self._host_noted += 1
+                if answer is not None:
+                    answer.set_exception(exc)
+                self._host_done(exc)
+                return
+            self._host_noted += 1
+            if answer is not None:
+                answer.set_result(out)
+
+    def _host_done(self, exc: BaseException | None) -> None:
+        """The host's stdin ended (``None``) or its reading failed: the server's stdin is
+        closed, and the session told."""
+        self._drain_notes()
+        self._server_in.close()
+        up = self._up
+        if up is not None and not up.done():
+            if exc is None:
+                up.set_result(None)
+            else:
+                up.set_exception(exc)
 
     def _from_host(self, line: bytes | bytearray, *, forwarded: bool = False) -> bytes | bytearray:
         """Note the host's requests (every one that has an id, whatever its shape) and its
@@ -936,18 +1030,75 @@ class RecordingProxy:
         self.facts.server_messages[index].host_answer = answer
         self.journal.add({"host_answer": {"index": index, **answer}})
 
-    async def _server_to_host(self, lines: asyncio.Queue[bytes | Piece | LineEnd | None]) -> None:
-        """Forward the server's stdout line by line, each recorded before it goes on. A
-        line that grows past ``STREAM_FROM`` before its newline (a big answer) goes on in
-        pieces as it comes, the host reading meanwhile; its last piece (with the newline,
-        which makes it a message for the host) only once it is recorded. Held back whole
-        instead while a request went to the server under an alias (its answer's id is
-        given back, which rewrites the line)."""
+    def _pump_server(
+        self, fd: int, loop: asyncio.AbstractEventLoop, out: asyncio.Queue[Any]
+    ) -> None:
+        """The server's stdout, read in this thread and handed to ``_server_to_host``
+        (each line is recorded before it goes on), but for a line that grows past
+        ``STREAM_FROM`` before its newline (a big answer): when every line before it has
+        gone to the host and no request went to the server under an alias (whose answer's
+        id is given back, rewriting the line), its pieces go to the host from here as they
+        come, the host reading meanwhile, and only its end (with the newline, which makes
+        it a message) is left to the loop, to go once the line is recorded."""
+        direct: bool | None = None  # the current long line goes from here (None: no piece yet)
+        sent = pieces = 0
+
+        def put(item: Any, count: int = 1) -> None:
+            self._down_queued += count
+            loop.call_soon_threadsafe(out.put_nowait, item)
+
+        try:
+            for item in iter_lines(fd, STREAM_FROM):
+                if isinstance(item, list):  # one wake-up of the loop for a read's lines
+                    self._down_queued += len(item)
+                    loop.call_soon_threadsafe(_put_all, out, item)
+                    continue
+                if isinstance(item, LineEnd):
+                    put(_Streamed(item) if direct else item)
+                    direct, sent, pieces = None, 0, 0
+                    continue
+                if direct is None:
+                    direct = self._down_done == self._down_queued and not self._aliased()
+                if not direct:  # the loop holds it back, or passes it on in order
+                    put(Piece(bytes(item.data)))  # (its data changes with the next read)
+                    continue
+                sent += len(item.data)
+                pieces += 1
+                if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
+                    self.writer.reserve(2 * sent)
+                self._to_host(item.data)  # the host gone: the loop stops at the line's end
+            loop.call_soon_threadsafe(out.put_nowait, None)
+        except RuntimeError:  # the session is over (its loop closed)
+            return
+
+    def _aliased(self) -> bool:
+        """Whether a request went to the server under an alias and waits for its answer;
+        from the server's thread (a copy of the pending requests, taken at once under the
+        GIL; when the loop changed them meanwhile, a guess on the safe side)."""
+        for _ in range(3):
+            with contextlib.suppress(RuntimeError):  # changed while copied
+                return any(p.alias is not None for p in list(self._pending.values()))
+        return True
+
+    async def _server_to_host(self, lines: asyncio.Queue[Any]) -> None:
+        """Forward the server's stdout line by line, each recorded before it goes on
+        (``_pump_server`` hands them over). A line that grows past ``STREAM_FROM`` before
+        its newline (a big answer) goes on in pieces as it comes, the host reading
+        meanwhile (from the server's thread, or from here when lines before it were still
+        here); its last piece (with the newline, which makes it a message for the host)
+        only once it is recorded. Held back whole instead while a request went to the
+        server under an alias (its answer's id is given back, which rewrites the line)."""
         held = False  # the current line's pieces are held back (an alias was in flight)
         sent = 0  # bytes of the current line gone to the host already
         pieces = 0
         while (item := await lines.get()) is not None:
-            if isinstance(item, Piece):
+            self._drain_notes()  # the requests it may answer are noted first
+            self._down_done += 1
+            if isinstance(item, _Streamed):  # its start went from the server's thread
+                await self._from_server(item.end.whole, forwarded=True)
+                if not self._to_host(item.end.data):
+                    return
+            elif isinstance(item, Piece):
                 if held or (not sent and any(p.alias is not None for p in self._pending.values())):
                     held = True  # the whole line is read at its end (``LineEnd``)
                     continue
