@@ -7,11 +7,17 @@ bits) is checked when the entry is parsed. A replay would pay that check at ever
 the article's reference parses every line at its load instead. So the replayer checks
 every line as an entry parse does, in one sequential read when it opens its cassette (a
 bad line refused then, naming the file, the line and the field), computing the replay
-keys in the same read, and keeps per entry only where its response's bytes are
-(``Answers``: 16 bytes an entry, no parsed value held). A call then reads those bytes
-(one ``pread``) and decodes them afresh with orjson (twice msgspec's speed on long
-strings; the start made sure orjson reads them exactly: no integer past 64 bits): a new
-object for each call, never shared.
+keys in the same read, and keeps per entry where its response's bytes are (``Answers``:
+16 bytes an entry). A call reads those bytes (one ``pread``) and decodes them afresh with
+orjson (twice msgspec's speed on long strings; the start made sure orjson reads them
+exactly: no integer past 64 bits): a new object for each call, never shared.
+
+The start parses every line anyway (the check), so when the plain answers are small in
+all (``HELD_ANSWER_BYTES``) it also keeps each plain answer's parsed value, as the
+article's load does: the first serve of an entry hands that object out and drops it (so
+it is handed out once, never again: bugcase 23), and any later serve of the entry
+decodes afresh from the bytes. A forked child inherits the objects its parent had not
+served yet: each process hands out its own copy once (memory is not shared).
 """
 
 from __future__ import annotations
@@ -34,6 +40,17 @@ if TYPE_CHECKING:
 #: what ``Answers.read`` gives for an entry that is not plain (or not read back as
 #: checked): the caller parses the entry by the engine's rules instead
 NOT_PLAIN: Final = object()
+
+#: the plain answers' total bytes up to which the start keeps each one's parsed value for
+#: its first serve (the decode then moves from the call to the start, which parses every
+#: line anyway). Parsed JSON takes up to about 4x its text in memory (the benchmark's
+#: search answers: 24.5 MB of them took the start from 39 to 136 MB) and each object kept
+#: costs the cyclic collector's passes, so a cassette with more answer bytes keeps none
+#: (its start stays at 16 bytes an entry, where the article's load holds every answer)
+#: and each call decodes its own
+HELD_ANSWER_BYTES: Final = 32 << 20
+#: a held answer's slot once served (or never held): the next serve decodes its bytes
+_GONE: Final = object()
 
 
 class _Response(msgspec.Struct, gc=False):
@@ -59,10 +76,21 @@ class Answers:
     Not thread-safe on its own: the replayer reads under its lock.
     """
 
-    __slots__ = ("_base", "_cassette", "_end", "_next", "_view", "lengths", "offsets", "seqs")
+    __slots__ = (
+        "_base", "_cassette", "_end", "_held", "_next", "_view", "lengths", "offsets", "seqs"
+    )  # fmt: skip
 
-    def __init__(self, cassette: Cassette, offsets: array[int], lengths: array[int]) -> None:
+    def __init__(
+        self,
+        cassette: Cassette,
+        offsets: array[int],
+        lengths: array[int],
+        held: list[Any] | None = None,
+    ) -> None:
         self._cassette = cassette
+        #: each plain answer's parsed value until its first serve hands it out (``_GONE``:
+        #: served, or never held), or ``None``: every serve decodes (``HELD_ANSWER_BYTES``)
+        self._held = held
         self.offsets = offsets
         self.lengths = lengths
         #: each entry's seq (the cassette's index, not a copy): ``seqs[i]``
@@ -76,10 +104,17 @@ class Answers:
         self._next = 0
 
     def read(self, i: int) -> Any:
-        """Entry ``i``'s response, decoded afresh from its bytes (a new object), or
+        """Entry ``i``'s response, a new object: the value the start parsed, at its first
+        serve (handed out once, then dropped), else decoded afresh from its bytes; or
         ``NOT_PLAIN``: not a plain entry, or its bytes no longer decode as checked (the
         file cut or written over in place since: the entry parse then names what is
         wrong)."""
+        held = self._held
+        if held is not None:
+            value = held[i]
+            if value is not _GONE:
+                held[i] = _GONE  # never handed out again: a later serve decodes afresh
+                return value
         off = self.offsets[i]
         end = off + self.lengths[i]
         base = self._base
@@ -146,7 +181,9 @@ def check_every_line(cassette: Cassette) -> Answers:
     (``Cassette._parse_entry``: repeated keys at any depth, the depth limit, the format's
     rules), in one sequential read; compute its replay keys in the same read when they are
     not known yet (not the response hashes, which a replay does not use: computed when
-    asked for); return where each plain response is.
+    asked for); return where each plain response is, and, when the plain answers come to
+    at most ``HELD_ANSWER_BYTES`` in all, each one's parsed value (the entry parse's,
+    which the start makes anyway) for its first serve.
 
     Raises:
         CassetteFormatError: the first line that does not parse or breaks a rule (file,
@@ -166,6 +203,8 @@ def check_every_line(cassette: Cassette) -> Answers:
     apply = cassette.rules.apply
     decode_response = _RESPONSE.decode
     checked = cassette._checked_record
+    held: list[Any] | None = [_GONE] * n if HELD_ANSWER_BYTES > 0 else None
+    held_bytes = 0
     for i, raw in cassette.lines_bytes():
         record = checked(i, raw)  # raises CassetteFormatError (file, line, field)
         plain = "error" not in record
@@ -182,6 +221,14 @@ def check_every_line(cassette: Cassette) -> Answers:
         if at >= 0:
             offsets[i] = line_offsets[i] + at
             lengths[i] = len(response)
+            if held is not None:
+                held_bytes += len(response)
+                if held_bytes <= HELD_ANSWER_BYTES:
+                    # the entry parse's own value (equal to orjson's decode of the bytes,
+                    # or, where orjson refuses them, to what the call's parse would give)
+                    held[i] = record["response"]
+                else:  # past the cap: none kept, every call decodes (the memory stays low)
+                    held = None
         else:
             offsets[i] = -1
         if keys:
@@ -189,4 +236,4 @@ def check_every_line(cassette: Cassette) -> Answers:
             digests[i] = fast_digest(value) or digest(value)
     if keys:
         cassette._set_digests(digests)
-    return Answers(cassette, offsets, lengths)
+    return Answers(cassette, offsets, lengths, held)

@@ -70,7 +70,9 @@ class Replayer:
     A file-backed cassette has every line checked by the entry parse's rules when the
     replayer is made (``Cassette.checked_answers``: a key repeated in a nested object,
     nesting too deep, a rule of the format), in one read that also computes the keys; a
-    call then decodes its answer's bytes afresh (a new object for each call).
+    call then decodes its answer's bytes afresh (a new object for each call), or, at an
+    entry's first serve on a small cassette, hands out the value the start parsed and
+    drops it (``format._answers.HELD_ANSWER_BYTES``: no object is handed out twice).
 
     Raises:
         ValueError: an unknown ``repeat`` or ``new_calls`` policy.

@@ -5,7 +5,8 @@ replayer's start (``Replayer``, ``wrap_dispatcher`` in replay mode) refuses such
 naming the file, the line and the field, before any call (core/format/_answers.py
 ``check_every_line``, jsontext ``parse_json_checked``: orjson's re-encoding proves the
 depth up to 254 levels, the exact checks run past it). A call then decodes its answer's
-bytes afresh; bytes that no longer read as checked (the file written over since) send the
+bytes afresh (or, the first time, the value the start parsed: test_answers_held_once.py);
+bytes that no longer read as checked (the file written over since) send the
 call to the entry's full parse, which refuses them."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from cassette_tui.core import Cassette, CassetteFormatError, Replayer, load, wrap_dispatcher
+from cassette_tui.core.format import _answers
 from cassette_tui.core.format.depth import MAX_DEPTH
 from cassette_tui.core.keys.normalize import NormalizationRules
 
@@ -92,27 +94,37 @@ def test_the_first_bad_line_in_the_file_is_named(tmp_path: Path) -> None:
     assert (info.value.line, info.value.field) == (2, "args")
 
 
-def test_a_line_written_over_after_the_start_is_refused_at_its_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kept", [True, False], ids=["answers kept", "past the cap"])
+def test_a_line_written_over_after_the_start_is_refused_at_its_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: bool
+) -> None:
     """What the start could not check (bytes written in place of a checked line since)
-    is refused at the call, by the entry's full parse; the other calls are served."""
+    is refused at the call that reads them, by the entry's full parse; the other calls
+    are served. A small cassette's first serve of an entry is the value the start
+    parsed (``_answers.HELD_ANSWER_BYTES``, as the article's load): its bytes are read
+    at the next serve."""
+    if not kept:
+        monkeypatch.setattr(_answers, "HELD_ANSWER_BYTES", 0)
     path = tmp_path / "c.jsonl"
     _write(path, '{"ok": 2}')
-    replay = Replayer(load(path))
+    replay = Replayer(load(path), repeat="last")
     text = path.read_bytes()
     at = text.index(b'{"ok": 2}')
     with open(path, "r+b") as fh:
         fh.seek(at)
         fh.write(b'{"ok": [}')  # the same length: the offsets still fall on lines
     assert replay("t", {"q": 1}) == {"ok": 1}
+    if kept:
+        assert replay("t", {"q": 2}) == {"ok": 2}  # checked at the start
     with pytest.raises(CassetteFormatError, match="changed on disk"):
         replay("t", {"q": 2})
     assert replay("t", {"q": 3}) == {"ok": 3}
 
 
 def test_each_call_gets_its_own_objects(tmp_path: Path) -> None:
-    """The start keeps where the answers are, not the answers: each call decodes its own
-    (bugcase 23: an agent that edits a replayed answer changes nothing another call
-    gets)."""
+    """Each call gets an object of its own (bugcase 23: an agent that edits a replayed
+    answer changes nothing another call gets; test_answers_held_once.py holds the kept
+    answers of a small cassette)."""
     path = tmp_path / "c.jsonl"
     _write(path, '{"items": [{"sku": "PEN"}]}')
     replay = Replayer(load(path), repeat="last")
