@@ -170,16 +170,17 @@ def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
 _Pairs = tuple["array[int]", "array[int]"]
 
 
-def _unique_anchors(
+#: a region's tokens counted by hash: the table size, each side's saturating byte counter
+#: per slot (0, 1, 2 = two or more), and the position of a slot's one token of B
+_Slots = tuple[int, bytearray, bytearray, "array[int]"]
+
+
+def _slot_counts(
     ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int
-) -> _Pairs:
-    """The candidates ``_anchors`` takes when some token occurs exactly once on each side:
-    ``(i, j)`` for each such token, in A order. Without a dict an entry (a region of a
-    diff of 1M entries): each side's tokens are counted into saturating byte counters by
-    their hash (4 slots a token); a slot that holds one token of A and one of B holds a
-    token unique on both sides exactly when the two are equal (every occurrence of a
-    token falls in its slot), and only the tokens of the other shared slots are counted
-    exactly, in dicts."""
+) -> _Slots:
+    """Each side's tokens of the region counted into saturating byte counters by their
+    hash (4 slots a token): every occurrence of a token falls in its slot, so a token
+    absent from a slot's other side is on one side only."""
     size = 4 * (a1 - a0 + b1 - b0)
     in_a, in_b = bytearray(size), bytearray(size)
     for i in range(a0, a1):
@@ -192,6 +193,25 @@ def _unique_anchors(
         if in_b[slot] < 2:
             in_b[slot] += 1
             lone_b[slot] = j
+    return size, in_a, in_b, lone_b
+
+
+def _unique_anchors(
+    ta: Sequence[Hashable],
+    tb: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    slots: _Slots | None = None,
+) -> _Pairs:
+    """The candidates ``_anchors`` takes when some token occurs exactly once on each side:
+    ``(i, j)`` for each such token, in A order. Without a dict an entry (a region of a
+    diff of 1M entries): each side's tokens are counted by hash (``_slot_counts``, made
+    here unless given); a slot that holds one token of A and one of B holds a token
+    unique on both sides exactly when the two are equal, and only the tokens of the other
+    shared slots are counted exactly, in dicts."""
+    size, in_a, in_b, lone_b = slots or _slot_counts(ta, tb, a0, a1, b0, b1)
     # the tokens of slots shared by several tokens, counted exactly
     count_a: Counter[Hashable] = Counter(
         t for t in itertools.islice(ta, a0, a1) if _crowded(in_a, in_b, hash(t) % size)
@@ -229,12 +249,18 @@ def _anchors(
 ) -> _Pairs:
     """Anchor pairs for a large region: tokens unique on both sides (patience), else every
     common token with its n-th occurrences paired; the longest increasing chain of them."""
-    cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1)
+    slots = _slot_counts(ta, tb, a0, a1, b0, b1)
+    cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1, slots)
     if cand_a:
         return _longest_increasing(cand_a, cand_b)
-    count_a = Counter(ta[a0:a1])
-    count_b = Counter(tb[b0:b1])
-    common = count_a.keys() & count_b.keys()
+    # the common tokens, looked for only in slots that hold tokens of both sides (a token
+    # of one side only, the most of them when every response differs, is never counted:
+    # issue 31, two counters of every token were the peak of a diff of two 1M-entry runs)
+    size, in_a, in_b = slots[0], slots[1], slots[2]
+    del slots
+    shared_a = {t for t in itertools.islice(ta, a0, a1) if in_b[hash(t) % size]}
+    common = {t for t in itertools.islice(tb, b0, b1) if in_a[hash(t) % size] and t in shared_a}
+    del shared_a, in_a, in_b
     if not common:
         return array("q"), array("q")
     # no token is unique on both sides (``_unique_anchors`` found none): every common one
