@@ -252,6 +252,7 @@ def _anchors(
     slots = _slot_counts(ta, tb, a0, a1, b0, b1)
     cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1, slots)
     if cand_a:
+        del slots  # 24 bytes a token, let go before the chain's columns are made
         return _longest_increasing(cand_a, cand_b)
     # the common tokens, looked for only in slots that hold tokens of both sides (a token
     # of one side only, the most of them when every response differs, is never counted:
@@ -403,7 +404,8 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         return known
 
     def side(c: Cassette) -> _Side:
-        tools = array("q", map(tool_id, map(c.tool, range(len(c)))))
+        # 4 bytes an entry: a tool id is below the number of tool names
+        tools = array("i", map(tool_id, map(c.tool, range(len(c)))))
         codes = c.digest_codes()
         keys = array("Q", map(lambda code, t: code ^ salts[t], codes, tools))
         return _Side(c, keys, tools, outcome_index(c), repeated_flags(tools, codes))
