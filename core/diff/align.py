@@ -46,6 +46,7 @@ from ..format.outcome import (
     outcome_index,
     same_outcome,
 )
+from ..format.spill import maybe_on_disk, maybe_spilled
 from ..keys.replay_key import repeated_flags
 from .model import Row, Status
 from .packed import PackedRows
@@ -407,8 +408,9 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         # 4 bytes an entry: a tool id is below the number of tool names
         tools = array("i", map(tool_id, map(c.tool, range(len(c)))))
         codes = c.digest_codes()
-        keys = array("Q", map(lambda code, t: code ^ salts[t], codes, tools))
-        return _Side(c, keys, tools, outcome_index(c), repeated_flags(tools, codes))
+        repeated = repeated_flags(tools, codes)
+        keys = maybe_spilled(array("Q", map(lambda code, t: code ^ salts[t], codes, tools)))
+        return _Side(c, keys, maybe_spilled(tools), outcome_index(c), repeated)
 
     return side(a), side(b)
 
@@ -668,9 +670,10 @@ def _pass_tokens(sa: _Side, sb: _Side, depth: int) -> tuple[array[int], array[in
     the error flag, the key, the tool."""
     if depth == 0:
         fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
-        return _mix(sa.keys, fa), _mix(sb.keys, fb)
+        return maybe_spilled(_mix(sa.keys, fa)), maybe_spilled(_mix(sb.keys, fb))
     if depth == 1:
-        return _mix(sa.keys, sa.outcomes.errors), _mix(sb.keys, sb.outcomes.errors)
+        ea, eb = sa.outcomes.errors, sb.outcomes.errors
+        return maybe_spilled(_mix(sa.keys, ea)), maybe_spilled(_mix(sb.keys, eb))
     if depth == 2:
         return sa.keys, sb.keys
     return sa.tools, sb.tools
@@ -679,7 +682,7 @@ def _pass_tokens(sa: _Side, sb: _Side, depth: int) -> tuple[array[int], array[in
 def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> array[int]:
     """The aligned pairs of the four key-alignment passes (see the module docstring), as
     a column: per entry of A, the entry of B it pairs with, or -1."""
-    partner = array("q", [-1]) * len(sa.keys)
+    partner = maybe_on_disk("q", len(sa.keys), -1)
     regions = [(0, len(sa.keys), 0, len(sb.keys))]
     for depth in range(4):
         ta, tb = _pass_tokens(sa, sb, depth)
@@ -718,6 +721,7 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
         i, j = pi + 1, pj + 1
     rows.extend(_row(sa, sb, x, None) for x in range(i, len(a)))
     rows.extend(_row(sa, sb, None, y) for y in range(j, len(b)))
+    rows.spill()
     return rows
 
 
