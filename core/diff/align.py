@@ -46,7 +46,7 @@ from ..format.outcome import (
     outcome_index,
     same_outcome,
 )
-from ..format.spill import maybe_on_disk, maybe_spilled
+from ..format.spill import give_back, maybe_on_disk, maybe_spilled
 from ..keys.replay_key import repeated_flags
 from .model import Row, Status
 from .packed import PackedRows
@@ -696,6 +696,7 @@ def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> array[int]:
                 next_regions.extend(_gaps(found, a0, a1, b0, b1))
         regions = next_regions
         del ta, tb
+        give_back()  # the pass's tables, when spilling (``spill.py``)
     return partner
 
 

@@ -278,7 +278,7 @@ class Cassette(Sequence[Entry]):
         files when a ``spill.spilling()`` block is open (``spill.py``: the headless
         ``diff``, issue 31); the values read the same. Nothing happens outside such a
         block. Not thread-safe: call it before other threads read the cassette."""
-        from .spill import is_spilling, maybe_spilled
+        from .spill import give_back, is_spilling, maybe_spilled
 
         if not is_spilling():
             return
@@ -293,6 +293,7 @@ class Cassette(Sequence[Entry]):
                 column.codes = maybe_spilled(column.codes)  # type: ignore[assignment]
         if self._response_hashes is not None:
             self._response_hashes = _spilled(self._response_hashes, maybe_spilled)  # type: ignore[assignment]
+        give_back()
 
     @property
     def is_file_backed(self) -> bool:

@@ -324,6 +324,9 @@ def outcome_index_job(
     with _outcome_lock:
         table.fingerprints = result.fingerprints  # every one known: the column itself
         table.complete = result
+    from .spill import give_back
+
+    give_back()  # what the columns held, when spilled (nothing otherwise)
     return result
 
 

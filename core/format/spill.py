@@ -29,6 +29,7 @@ import weakref
 from array import array, typecodes
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 #: seconds between two drops of the mapped pages
 _DROP_EVERY = 0.2
@@ -39,6 +40,8 @@ _lock = threading.Lock()
 _maps: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
 _pager: threading.Thread | None = None
 _depth = 0
+#: glibc's ``malloc_trim`` once looked up (``False``: not there)
+_trim: Any = None
 
 
 @contextmanager
@@ -102,6 +105,29 @@ def maybe_on_disk(typecode: str, n: int, fill: int = 0) -> array[int] | memoryvi
     if _depth > 0 and n >= SPILL_MIN_ITEMS:
         return on_disk(typecode, n, fill)
     return array(typecode, [fill]) * n
+
+
+def give_back() -> None:
+    """Hand the allocator's free memory back to the system (glibc's ``malloc_trim``),
+    inside a ``spilling()`` block only: a column just spilled leaves its pages free but
+    still in the process (a large block's space is reused, not returned), so the next
+    stage's high-water mark would count them. Elsewhere, or without glibc, nothing."""
+    global _trim
+    if _depth <= 0:
+        return
+    if _trim is None:
+        _trim = _load_trim()
+    if _trim:
+        _trim(0)
+
+
+def _load_trim() -> Any:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim  # glibc; absent on musl and macOS
+    except (OSError, AttributeError):
+        return False
 
 
 def _mapped(nbytes: int, fmt: str) -> memoryview:
