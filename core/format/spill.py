@@ -28,7 +28,7 @@ import time
 import weakref
 from array import array, typecodes
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 #: seconds between two drops of the mapped pages
@@ -161,8 +161,6 @@ def _drop_pages() -> None:
                 _pager = None
                 return
         for mapped in maps:
-            try:
+            with suppress(ValueError, OSError):  # closed meanwhile
                 mapped.madvise(mmap.MADV_DONTNEED)
-            except (ValueError, OSError):  # closed meanwhile
-                pass
-        del maps, mapped
+        del maps

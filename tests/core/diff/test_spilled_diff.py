@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cassette_tui.core.diff import align as al
 from cassette_tui.core.diff.result import DiffResult, diff_job
 from cassette_tui.core.format import spill
-from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.cassette import load
 from cassette_tui.core.format.jobs import run_job
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,12 +94,13 @@ def test_spilled_diff_equals_the_in_memory_diff(
     with tempfile.TemporaryDirectory() as tmp:
         a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
         b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
-        old = spill.SPILL_MIN_ITEMS
-        spill.SPILL_MIN_ITEMS = 1  # every column spilled, however short
+        old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS
+        # every column spilled, however short; a region of more than 8 tokens in partitions
+        spill.SPILL_MIN_ITEMS, al._PART_TOKENS = 1, 8
         try:
             on_disk = _diff(a, b, align, spilled=True)
         finally:
-            spill.SPILL_MIN_ITEMS = old
+            spill.SPILL_MIN_ITEMS, al._PART_TOKENS = old
         assert on_disk == _diff(a, b, align, spilled=False)
 
 
@@ -118,6 +120,42 @@ def test_the_columns_are_spilled_inside_the_block_only(tmp_path: Path, monkeypat
     assert isinstance(result.outcomes()[0].errors, memoryview)
     assert all(type(flag) is bool for flag in result.outcomes()[0].errors)
     assert isinstance(result.rows._ia, memoryview)  # type: ignore[attr-defined]
+
+
+class Clash:
+    """A token whose hash is shared by many others: every slot crowded."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return self.value % 3
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Clash) and other.value == self.value
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 60), max_size=80),
+    st.lists(st.integers(0, 60), max_size=80),
+    st.booleans(),
+    st.sampled_from([2, 5, 16]),
+)
+def test_anchors_by_hash_partition_are_the_whole_regions(
+    a: list[int], b: list[int], clash: bool, part_tokens: int
+) -> None:
+    ta = [Clash(x) for x in a] if clash else a
+    tb = [Clash(x) for x in b] if clash else b
+    whole = al._anchors(ta, tb, 0, len(ta), 0, len(tb))
+    old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS
+    spill.SPILL_MIN_ITEMS, al._PART_TOKENS = 1, part_tokens
+    try:
+        with spill.spilling():
+            parted = al._anchors(ta, tb, 0, len(ta), 0, len(tb))
+    finally:
+        spill.SPILL_MIN_ITEMS, al._PART_TOKENS = old
+    assert [list(x) for x in parted] == [list(x) for x in whole]
 
 
 @pytest.mark.parametrize("typecode", ["b", "B", "h", "H", "i", "I", "l", "L", "q", "Q"])
