@@ -29,7 +29,7 @@ import weakref
 from array import array, typecodes
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, cast
 
 #: seconds between two drops of the mapped pages
 _DROP_EVERY = 0.2
@@ -91,19 +91,20 @@ def on_disk(typecode: str, n: int, fill: int = 0) -> memoryview:
     return out
 
 
-def maybe_spilled(column: array[int]) -> array[int] | memoryview:
+def maybe_spilled(column: array[int]) -> array[int]:
     """``spilled(column)`` inside a ``spilling()`` block for a long column, else ``column``
-    (also a column spilled already)."""
+    (also a column spilled already). Typed as the ``array`` it stands for: it reads the
+    same (index, slice, ``len``, iteration, item assignment), but has no ``append``."""
     if _depth > 0 and len(column) >= SPILL_MIN_ITEMS and not isinstance(column, memoryview):
-        return spilled(column)
+        return cast("array[int]", spilled(column))
     return column
 
 
-def maybe_on_disk(typecode: str, n: int, fill: int = 0) -> array[int] | memoryview:
+def maybe_on_disk(typecode: str, n: int, fill: int = 0) -> array[int]:
     """``on_disk(typecode, n, fill)`` inside a ``spilling()`` block for a long column, else
-    an ``array`` of ``n`` items ``fill``."""
+    an ``array`` of ``n`` items ``fill`` (typed as the ``array``: see ``maybe_spilled``)."""
     if _depth > 0 and n >= SPILL_MIN_ITEMS:
-        return on_disk(typecode, n, fill)
+        return cast("array[int]", on_disk(typecode, n, fill))
     return array(typecode, [fill]) * n
 
 
@@ -138,8 +139,8 @@ def _mapped(nbytes: int, fmt: str) -> memoryview:
     with _lock:
         _maps.add(mapped)
         _start_pager()
-    view = memoryview(mapped)
-    return view[:nbytes].cast(fmt) if nbytes else view[:0].cast(fmt)
+    view: Any = memoryview(mapped)[:nbytes]
+    return cast(memoryview, view.cast(fmt))
 
 
 def _start_pager() -> None:
