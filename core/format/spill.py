@@ -22,7 +22,6 @@ app keeps its columns in memory, where many reads at random cost nothing.
 from __future__ import annotations
 
 import mmap
-import tempfile
 import threading
 import time
 import weakref
@@ -108,6 +107,42 @@ def maybe_on_disk(typecode: str, n: int, fill: int = 0) -> array[int]:
     return array(typecode, [fill]) * n
 
 
+class Spool:
+    """A column written to a temporary file as it grows, a batch at a time (``add``), and
+    read back as one ``memoryview`` (``view``): the load's index of a file while
+    spilling, so that its columns are never whole in memory."""
+
+    def __init__(self, typecode: str) -> None:
+        self.typecode = typecode
+        self.count = 0
+        import tempfile  # here: a load that does not spill does not import it
+
+        # closed by ``view``, or with the spool (an unnamed file: nothing is left behind)
+        self._file: Any = tempfile.TemporaryFile(prefix="cassette-tui-")  # noqa: SIM115
+
+    def add(self, items: array[int]) -> None:
+        """Append ``items`` (an ``array`` of this spool's type) to the file."""
+        self._file.write(memoryview(items).cast("B"))
+        self.count += len(items)
+
+    def view(self, tail: array[int]) -> array[int]:
+        """Every item added, then ``tail``, as one column in the file (typed as the
+        ``array``: see ``maybe_spilled``). The spool takes no more items."""
+        self.add(tail)
+        f, self._file = self._file, None
+        with f:
+            f.flush()
+            nbytes = self.count * array(self.typecode).itemsize
+            mapped = mmap.mmap(f.fileno(), max(nbytes, 1)) if nbytes else None
+        if mapped is None:
+            return array(self.typecode)
+        with _lock:
+            _maps.add(mapped)
+            _start_pager()
+        view: Any = memoryview(mapped)[:nbytes]
+        return cast("array[int]", view.cast(self.typecode))
+
+
 def give_back() -> None:
     """Hand the allocator's free memory back to the system (glibc's ``malloc_trim``),
     inside a ``spilling()`` block only: a column just spilled leaves its pages free but
@@ -132,6 +167,7 @@ def _load_trim() -> Any:
 
 
 def _mapped(nbytes: int, fmt: str) -> memoryview:
+    import tempfile
     with tempfile.TemporaryFile(prefix="cassette-tui-") as f:
         size = max(nbytes, 1)
         f.truncate(size)

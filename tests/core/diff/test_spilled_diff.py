@@ -213,3 +213,52 @@ def test_the_command_prints_the_same_document_with_every_column_spilled(tmp_path
         out[label] = proc.stdout
     assert out["spilled"] == out["memory"]
     assert json.loads(out["spilled"])["align"] in ("key", "seq")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    calls,
+    st.lists(st.integers(0, 45), max_size=4),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([64, 300, 4096]),
+)
+def test_a_load_that_spools_its_index_equals_the_plain_load(
+    run: list[tuple[str, int, int]],
+    blanks: list[int],
+    shuffled: bool,
+    no_last_newline: bool,
+    chunk: int,
+) -> None:
+    # small chunks and batches: the index goes to its temporary files many times a file
+    from cassette_tui.core.format import _loader, _readahead
+
+    lines = [json.dumps(r) for r in _records(run)]
+    if shuffled and len(lines) > 2:
+        lines[0], lines[-1] = lines[-1], lines[0]  # seqs out of file order
+    for k in sorted(blanks, reverse=True):
+        lines.insert(min(k, len(lines)), "")
+    text = "\n".join(lines) + ("" if no_last_newline else "\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "a.jsonl"
+        path.write_text(text)
+        plain = load(path)
+        old = _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS
+        _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = 2, chunk, 1
+        try:
+            with spill.spilling():
+                spooled = load(path)
+                spooled.spill_columns()
+        finally:
+            _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = old
+        assert len(spooled) == len(plain)
+        assert spooled.seqs == plain.seqs
+        assert [spooled.line(i) for i in range(len(plain))] == [
+            plain.line(i) for i in range(len(plain))
+        ]
+        spans, plain_spans = spooled.line_spans(), plain.line_spans()
+        if plain_spans is not None:
+            assert spans is not None
+            assert [list(x) for x in spans] == [list(x) for x in plain_spans]
+        assert list(spooled.digests()) == list(plain.digests())
+        assert [spooled[i] for i in range(len(plain))] == [plain[i] for i in range(len(plain))]
