@@ -168,6 +168,7 @@ def _load_trim() -> Any:
 
 def _mapped(nbytes: int, fmt: str) -> memoryview:
     import tempfile
+
     with tempfile.TemporaryFile(prefix="cassette-tui-") as f:
         size = max(nbytes, 1)
         f.truncate(size)
