@@ -261,8 +261,8 @@ def _index_chunks(
             # the line across two chunks is read: go on in the chunk after it
             buf, pos, base, after = after, after_pos, after_base, None
             continue
+        index.spool_lines()
         if unit == "lines":
-            index.spool_lines()
             read, lines = base + pos, index.count()
             estimate = max(lines, round(lines * size / read)) if read else None
             yield Progress("load", lines, estimate, "lines", p.name)
