@@ -71,6 +71,7 @@ def spilled(column: array[int] | bytearray | memoryview) -> memoryview:
     data = view.cast("B")
     out = _mapped(data.nbytes, fmt)
     out.cast("B")[:] = data
+    _drop(out)  # the pages just written, not at the pager's next turn
     return out
 
 
@@ -87,6 +88,7 @@ def on_disk(typecode: str, n: int, fill: int = 0) -> memoryview:
             raw[start * width : (start + count) * width] = memoryview(block).cast("B")[
                 : count * width
             ]
+        _drop(out)
     return out
 
 
@@ -178,6 +180,13 @@ def _mapped(nbytes: int, fmt: str) -> memoryview:
         _start_pager()
     view: Any = memoryview(mapped)[:nbytes]
     return cast(memoryview, view.cast(fmt))
+
+
+def _drop(view: memoryview) -> None:
+    """Unmap ``view``'s pages from this process now (they stay in the file)."""
+    if isinstance(view.obj, mmap.mmap):
+        with suppress(ValueError, OSError):
+            view.obj.madvise(mmap.MADV_DONTNEED)
 
 
 def _start_pager() -> None:
