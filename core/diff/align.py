@@ -155,16 +155,17 @@ def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
             tails[pos] = bj
             tail_idx[pos] = ci
         prev[ci] = tail_idx[pos - 1] if pos else -1
-    chain_a, chain_b = array("q"), array("q")
+    length = len(tails)
     ci = tail_idx[-1] if tail_idx else -1
-    while ci >= 0:
-        chain_a.append(cand_a[ci])
-        chain_b.append(cand_b[ci])
+    del tails, tail_idx  # the chain's columns are made in their place
+    chain_a, chain_b = maybe_on_disk("q", length), maybe_on_disk("q", length)
+    k = length
+    while ci >= 0:  # the chain from its end
+        k -= 1
+        chain_a[k] = cand_a[ci]
+        chain_b[k] = cand_b[ci]
         ci = prev[ci]
-    chain_a.reverse()
-    chain_b.reverse()
-    del prev, tails, tail_idx
-    return maybe_spilled(chain_a), maybe_spilled(chain_b)
+    return chain_a, chain_b
 
 
 #: pairs as two columns: ``(a[k], b[k])``
