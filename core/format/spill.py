@@ -31,7 +31,7 @@ from contextlib import contextmanager, suppress
 from typing import Any, cast
 
 #: seconds between two drops of the mapped pages
-_DROP_EVERY = 0.2
+_DROP_EVERY = 0.05
 #: columns shorter than this stay in memory (a map and a file each are not worth it)
 SPILL_MIN_ITEMS = 1 << 14
 
