@@ -28,7 +28,6 @@ deepdiff runs here.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import threading
 from array import array
 from collections import Counter, defaultdict
@@ -46,6 +45,7 @@ from ..format.outcome import (
     outcome_index,
     same_outcome,
 )
+from ..format.spill import give_back, is_spilling, maybe_on_disk, maybe_spilled
 from ..keys.replay_key import repeated_flags
 from .model import Row, Status
 from .packed import PackedRows
@@ -145,7 +145,7 @@ def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
 
     tails = array("q")  # smallest B index ending a chain of each length
     tail_idx = array("q")
-    prev = array("q", [-1]) * len(cand_a)
+    prev = maybe_on_disk("q", len(cand_a), -1)  # a temporary file while spilling
     for ci, bj in enumerate(cand_b):
         pos = bisect_left(tails, bj)
         if pos == len(tails):
@@ -155,14 +155,16 @@ def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
             tails[pos] = bj
             tail_idx[pos] = ci
         prev[ci] = tail_idx[pos - 1] if pos else -1
-    chain_a, chain_b = array("q"), array("q")
+    length = len(tails)
     ci = tail_idx[-1] if tail_idx else -1
-    while ci >= 0:
-        chain_a.append(cand_a[ci])
-        chain_b.append(cand_b[ci])
+    del tails, tail_idx  # the chain's columns are made in their place
+    chain_a, chain_b = maybe_on_disk("q", length), maybe_on_disk("q", length)
+    k = length
+    while ci >= 0:  # the chain from its end
+        k -= 1
+        chain_a[k] = cand_a[ci]
+        chain_b[k] = cand_b[ci]
         ci = prev[ci]
-    chain_a.reverse()
-    chain_b.reverse()
     return chain_a, chain_b
 
 
@@ -170,39 +172,77 @@ def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
 _Pairs = tuple["array[int]", "array[int]"]
 
 
-def _unique_anchors(
-    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int
-) -> _Pairs:
-    """The candidates ``_anchors`` takes when some token occurs exactly once on each side:
-    ``(i, j)`` for each such token, in A order. Without a dict an entry (a region of a
-    diff of 1M entries): each side's tokens are counted into saturating byte counters by
-    their hash (4 slots a token); a slot that holds one token of A and one of B holds a
-    token unique on both sides exactly when the two are equal (every occurrence of a
-    token falls in its slot), and only the tokens of the other shared slots are counted
-    exactly, in dicts."""
-    size = 4 * (a1 - a0 + b1 - b0)
+#: a region's tokens counted by hash: the table size, each side's saturating byte counter
+#: per slot (0, 1, 2 = two or more), and the position of a slot's one token of B
+_Slots = tuple[int, bytearray, bytearray, "array[int]"]
+#: the positions of a region's tokens to count: ``range(a0, a1)``, ``range(b0, b1)``, or
+#: one hash partition's (``_partition``)
+_Positions = tuple[Sequence[int], Sequence[int]]
+#: while spilling (``spill.py``), a region of more tokens than this is matched a hash
+#: partition at a time, so the tables hold about this many tokens (24 bytes each)
+_PART_TOKENS = 1 << 18
+
+
+def _slot_counts(
+    ta: Sequence[Hashable],
+    tb: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    positions: _Positions | None = None,
+) -> _Slots:
+    """Each side's tokens of the region (or of ``positions`` in it) counted into
+    saturating byte counters by their hash (4 slots a token): every occurrence of a token
+    falls in its slot, so a token absent from a slot's other side is on one side only."""
+    pos_a, pos_b = positions or (range(a0, a1), range(b0, b1))
+    # odd: a partition's hashes share their remainder by the partition count (a power of
+    # two), and would fill only the slots of one remainder of an even size
+    size = 4 * (len(pos_a) + len(pos_b)) | 1
     in_a, in_b = bytearray(size), bytearray(size)
-    for i in range(a0, a1):
+    for i in pos_a:
         slot = hash(ta[i]) % size
         if in_a[slot] < 2:
             in_a[slot] += 1
     lone_b = array("i", [-1]) * size  # the position of a slot's one token of B
-    for j in range(b0, b1):
+    for j in pos_b:
         slot = hash(tb[j]) % size
         if in_b[slot] < 2:
             in_b[slot] += 1
             lone_b[slot] = j
+    return size, in_a, in_b, lone_b
+
+
+def _unique_anchors(
+    ta: Sequence[Hashable],
+    tb: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    slots: _Slots | None = None,
+    positions: _Positions | None = None,
+) -> _Pairs:
+    """The candidates ``_anchors`` takes when some token occurs exactly once on each side:
+    ``(i, j)`` for each such token, in A order (of ``positions`` only when given: a hash
+    partition's). Without a dict an entry (a region of a diff of 1M entries): each side's
+    tokens are counted by hash (``_slot_counts``, made here unless given); a slot that
+    holds one token of A and one of B holds a token unique on both sides exactly when the
+    two are equal, and only the tokens of the other shared slots are counted exactly, in
+    dicts."""
+    pos_a, pos_b = positions or (range(a0, a1), range(b0, b1))
+    size, in_a, in_b, lone_b = slots or _slot_counts(ta, tb, a0, a1, b0, b1, positions)
     # the tokens of slots shared by several tokens, counted exactly
     count_a: Counter[Hashable] = Counter(
-        t for t in itertools.islice(ta, a0, a1) if _crowded(in_a, in_b, hash(t) % size)
+        t for t in map(ta.__getitem__, pos_a) if _crowded(in_a, in_b, hash(t) % size)
     )
     only_b: dict[Hashable, int] = {}  # a crowded slot's B tokens: position, or -1 if twice
-    for j in range(b0, b1):
+    for j in pos_b:
         t = tb[j]
         if _crowded(in_a, in_b, hash(t) % size):
             only_b[t] = -1 if t in only_b else j
     cand_a, cand_b = array("q"), array("q")
-    for i in range(a0, a1):
+    for i in pos_a:
         t = ta[i]
         slot = hash(t) % size
         if in_a[slot] == 1 and in_b[slot] == 1:
@@ -224,21 +264,93 @@ def _crowded(in_a: bytearray, in_b: bytearray, slot: int) -> bool:
     return bool(na and nb) and (na == 2 or nb == 2)
 
 
+def _common_tokens(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], positions: _Positions, slots: _Slots
+) -> set[Hashable]:
+    """The tokens on both sides, looked for only in slots that hold tokens of both sides
+    (a token of one side only, the most of them when every response differs, is never
+    counted: issue 31, two counters of every token were the peak of a 1M-entry diff)."""
+    size, in_a, in_b = slots[0], slots[1], slots[2]
+    shared_a = {t for t in map(ta.__getitem__, positions[0]) if in_b[hash(t) % size]}
+    return {t for t in map(tb.__getitem__, positions[1]) if in_a[hash(t) % size] and t in shared_a}
+
+
 def _anchors(
     ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int
 ) -> _Pairs:
     """Anchor pairs for a large region: tokens unique on both sides (patience), else every
-    common token with its n-th occurrences paired; the longest increasing chain of them."""
-    cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1)
+    common token with its n-th occurrences paired; the longest increasing chain of them.
+    While spilling, a large region is counted a hash partition at a time (``_parted``)."""
+    parts = -(-(a1 - a0 + b1 - b0) // _PART_TOKENS)
+    if parts > 1 and is_spilling():
+        return _parted_anchors(ta, tb, a0, a1, b0, b1, 1 << (parts - 1).bit_length())
+    positions = (range(a0, a1), range(b0, b1))
+    slots = _slot_counts(ta, tb, a0, a1, b0, b1)
+    cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1, slots)
     if cand_a:
+        del slots  # 24 bytes a token, let go before the chain's columns are made
         return _longest_increasing(cand_a, cand_b)
-    count_a = Counter(ta[a0:a1])
-    count_b = Counter(tb[b0:b1])
-    common = count_a.keys() & count_b.keys()
-    if not common:
+    common = _common_tokens(ta, tb, positions, slots)
+    del slots
+    return _nth_anchors(ta, tb, a0, a1, b0, b1, common)
+
+
+def _partition(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], region: tuple[int, int, int, int], part: int,
+    parts: int,
+) -> _Positions:  # fmt: skip
+    """The positions of the region's tokens whose hash is ``part`` modulo ``parts``: every
+    occurrence of a token is in one partition."""
+    a0, a1, b0, b1 = region
+    return (
+        array("q", [i for i in range(a0, a1) if hash(ta[i]) % parts == part]),
+        array("q", [j for j in range(b0, b1) if hash(tb[j]) % parts == part]),
+    )
+
+
+def _parted_anchors(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int,
+    parts: int,
+) -> _Pairs:  # fmt: skip
+    """``_anchors`` with the tokens counted one hash partition at a time (the tables of
+    one partition in memory, the candidates in a temporary file): the same anchors, as a
+    token's uniqueness and commonness are decided within its partition."""
+    region = (a0, a1, b0, b1)
+    found = maybe_on_disk("q", a1 - a0, -1)  # per entry of A, its candidate in B
+    any_found = False
+    for part in range(parts):
+        positions = _partition(ta, tb, region, part, parts)
+        cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1, None, positions)
+        for i, j in zip(cand_a, cand_b, strict=True):
+            found[i - a0] = j
+        any_found = any_found or bool(cand_a)
+        del positions, cand_a, cand_b
+        give_back()
+    if any_found:
+        cand_a = maybe_spilled(array("q", [a0 + k for k, j in enumerate(found) if j >= 0]))
+        cand_b = maybe_spilled(array("q", [j for j in found if j >= 0]))
+        del found
+        give_back()
+        return _longest_increasing(cand_a, cand_b)
+    del found
+    common: set[Hashable] = set()
+    for part in range(parts):
+        positions = _partition(ta, tb, region, part, parts)
+        slots = _slot_counts(ta, tb, a0, a1, b0, b1, positions)
+        common |= _common_tokens(ta, tb, positions, slots)
+        del positions, slots
+    return _nth_anchors(ta, tb, a0, a1, b0, b1, common)
+
+
+def _nth_anchors(
+    ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int, b0: int, b1: int,
+    chosen: set[Hashable],
+) -> _Pairs:  # fmt: skip
+    """No token is unique on both sides (``_unique_anchors`` found none): every common one
+    (``chosen``) with its n-th occurrences paired, and the longest increasing chain."""
+    if not chosen:
         return array("q"), array("q")
-    # no token is unique on both sides (``_unique_anchors`` found none): every common one
-    chosen = common
+    cand_a, cand_b = array("q"), array("q")
     pos_b: dict[Hashable, list[int]] = defaultdict(list)
     for j in range(b0, b1):
         if tb[j] in chosen:
@@ -377,10 +489,12 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         return known
 
     def side(c: Cassette) -> _Side:
-        tools = array("q", map(tool_id, map(c.tool, range(len(c)))))
+        # 4 bytes an entry: a tool id is below the number of tool names
+        tools = array("i", map(tool_id, map(c.tool, range(len(c)))))
         codes = c.digest_codes()
-        keys = array("Q", map(lambda code, t: code ^ salts[t], codes, tools))
-        return _Side(c, keys, tools, outcome_index(c), repeated_flags(tools, codes))
+        repeated = repeated_flags(tools, codes)
+        keys = maybe_spilled(array("Q", map(lambda code, t: code ^ salts[t], codes, tools)))
+        return _Side(c, keys, maybe_spilled(tools), outcome_index(c), repeated)
 
     return side(a), side(b)
 
@@ -640,9 +754,10 @@ def _pass_tokens(sa: _Side, sb: _Side, depth: int) -> tuple[array[int], array[in
     the error flag, the key, the tool."""
     if depth == 0:
         fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
-        return _mix(sa.keys, fa), _mix(sb.keys, fb)
+        return maybe_spilled(_mix(sa.keys, fa)), maybe_spilled(_mix(sb.keys, fb))
     if depth == 1:
-        return _mix(sa.keys, sa.outcomes.errors), _mix(sb.keys, sb.outcomes.errors)
+        ea, eb = sa.outcomes.errors, sb.outcomes.errors
+        return maybe_spilled(_mix(sa.keys, ea)), maybe_spilled(_mix(sb.keys, eb))
     if depth == 2:
         return sa.keys, sb.keys
     return sa.tools, sb.tools
@@ -651,7 +766,7 @@ def _pass_tokens(sa: _Side, sb: _Side, depth: int) -> tuple[array[int], array[in
 def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> array[int]:
     """The aligned pairs of the four key-alignment passes (see the module docstring), as
     a column: per entry of A, the entry of B it pairs with, or -1."""
-    partner = array("q", [-1]) * len(sa.keys)
+    partner = maybe_on_disk("q", len(sa.keys), -1)
     regions = [(0, len(sa.keys), 0, len(sb.keys))]
     for depth in range(4):
         ta, tb = _pass_tokens(sa, sb, depth)
@@ -665,6 +780,7 @@ def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> array[int]:
                 next_regions.extend(_gaps(found, a0, a1, b0, b1))
         regions = next_regions
         del ta, tb
+        give_back()  # the pass's tables, when spilling (``spill.py``)
     return partner
 
 
@@ -690,6 +806,7 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
         i, j = pi + 1, pj + 1
     rows.extend(_row(sa, sb, x, None) for x in range(i, len(a)))
     rows.extend(_row(sa, sb, None, y) for y in range(j, len(b)))
+    rows.spill()
     return rows
 
 

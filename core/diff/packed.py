@@ -61,6 +61,18 @@ class PackedRows(Sequence[Row]):
         for row in rows:
             self.append(row)
 
+    def spill(self) -> None:
+        """Move the columns to temporary files inside a ``spill.spilling()`` block (the
+        headless ``diff``, issue 31); the rows read the same. Call it once every row is
+        in: a spilled column takes no more rows."""
+        from ..format.spill import give_back, maybe_spilled
+
+        self._ia = maybe_spilled(self._ia)  # type: ignore[assignment]
+        self._ib = maybe_spilled(self._ib)  # type: ignore[assignment]
+        self._status = maybe_spilled(self._status)  # type: ignore[assignment,arg-type]
+        self._flags = maybe_spilled(self._flags)  # type: ignore[assignment,arg-type]
+        give_back()
+
     @property
     def statuses(self) -> list[Status]:
         """Every row's status, in order, without building the rows (a new list on each

@@ -390,7 +390,9 @@ def diff_job(
         if check is None:
             check = cancel.raise_if_cancelled
     yield from a.keys_job(cancel)
+    a.spill_columns()  # to temporary files inside ``spill.spilling()`` only (issue 31)
     yield from b.keys_job(cancel)
+    b.spill_columns()
     align, reason = resolve_alignment(a, b, align)
     if outcomes or align == "key" or (exact and _unsure_pairs(a, b) > _EXACT_BY_ENTRY_MAX):
         yield from outcome_index_job(a, cancel)
@@ -436,6 +438,8 @@ def _diff_aligned(
     statuses = _statuses(rows)
     # metadata-only drift, moved calls, numbers within the tolerance
     refined = refine_rows(a, b, rows, statuses, tolerance, check)
+    if isinstance(refined, PackedRows):
+        refined.spill()  # to temporary files inside ``spill.spilling()`` only (issue 31)
     return DiffResult(a, b, align, rows if refined is None else refined, reason)
 
 

@@ -51,6 +51,7 @@ from .lines import (
     validate_record,
 )
 from .readable import open_regular
+from .spill import Spool, is_spilling
 
 #: a field absent from a line (``msgspec.Raw`` of no bytes)
 _NO_RAW = msgspec.Raw()
@@ -169,7 +170,7 @@ def load_job(
         yield from _index_chunks(index, chunks, st.st_size, cancel, unit)
         index.finish()
     if unit == "lines":
-        yield Progress("load", len(index.seqs), len(index.seqs), "lines", p.name)
+        yield Progress("load", index.count(), index.count(), "lines", p.name)
     else:
         yield Progress("load", st.st_size, st.st_size, "bytes", p.name)
     return index.cassette(rules or NO_RULES, FileIdentity.of(st))
@@ -260,8 +261,9 @@ def _index_chunks(
             # the line across two chunks is read: go on in the chunk after it
             buf, pos, base, after = after, after_pos, after_base, None
             continue
+        index.spool_lines()
         if unit == "lines":
-            read, lines = base + pos, len(index.seqs)
+            read, lines = base + pos, index.count()
             estimate = max(lines, round(lines * size / read)) if read else None
             yield Progress("load", lines, estimate, "lines", p.name)
         else:
@@ -295,6 +297,11 @@ def _next_chunk(chunks: Iterator[bytes], path: Path) -> bytes:
         raise CassetteFormatError.from_os_error(path, exc) from None
 
 
+#: entries the load's index holds in memory while spilling before it moves them to its
+#: temporary files (``_Index.spool_lines``)
+_SPOOL_BATCH = 1 << 16
+
+
 class _Index:
     """What the load has read so far: per entry its seq, tool, stored digest, byte offset
     and length, the blank lines met, and the first bad line (``pending_error``, with the
@@ -325,6 +332,29 @@ class _Index:
         self.seq_digits = (1, 10, 1)
         #: the file offset of the end of the bytes read (set by ``_index_chunks``)
         self.end = 0
+        #: while spilling (``spill.py``, the headless diff): seqs, offsets and lengths
+        #: go to temporary files a batch at a time (``spool_lines``); the arrays above
+        #: hold the entries after ``spooled``
+        self.spools: tuple[Spool, Spool, Spool] | None = (
+            (Spool("q"), Spool("q"), Spool("q")) if is_spilling() else None
+        )
+        self.spooled = 0
+
+    def count(self) -> int:
+        """The entries indexed so far."""
+        return self.spooled + len(self.seqs)
+
+    def spool_lines(self) -> None:
+        """While spilling, move the seqs, offsets and lengths indexed so far but the last
+        to their temporary files once there are many (called between chunks; ``finish``
+        reads the last entry's)."""
+        k = len(self.seqs) - 1
+        if self.spools is None or k < _SPOOL_BATCH:
+            return
+        for spool, column in zip(self.spools, (self.seqs, self.offsets, self.lengths), strict=True):
+            spool.add(column[:k])
+            del column[:k]
+        self.spooled += k
 
     def index_lines(self, buf: bytes, pos: int, base: int, eof: bool) -> int:
         """Index the whole lines of ``buf`` (at file offset ``base``) from ``pos`` on, and
@@ -478,7 +508,7 @@ class _Index:
                 self.report = _count_dropped(self.report)
             return None
         if raw.isspace():
-            self.after_blank.append(len(self.seqs))
+            self.after_blank.append(self.count())
             return None
         try:
             # the response cut out when that is safe: a bad response is reported when
@@ -544,8 +574,13 @@ class _Index:
         """The file-backed ``Cassette`` over this index (its digests computed on first use),
         its entries in ``seq`` order (``_in_seq_order``)."""
         seqs, tools, stored = self.seqs, self.tools, self.stored
-        lines = _line_numbers(len(seqs), self.after_blank)
         offsets, lengths = self.offsets, self.lengths
+        if self.spools is not None:
+            seqs, offsets, lengths = (
+                spool.view(column)
+                for spool, column in zip(self.spools, (seqs, offsets, lengths), strict=True)
+            )
+        lines = _line_numbers(len(seqs), self.after_blank)
         keyed = self.keys is not None
         digests, hashes = self.digests, self.hashes
         if not _ascending(seqs) and len(set(seqs)) == len(seqs):
@@ -561,18 +596,36 @@ class _Index:
             lengths = array("q", [lengths[k] for k in order])
         return Cassette(
             self.path,
-            seqs=seqs,
+            seqs=_compact_seqs(seqs),
             tools=tools,
             digests=digests if keyed else None,
             response_hashes=hashes if keyed else None,
             stored=stored,
             lines=lines,
             offsets=offsets,
-            lengths=lengths,
+            lengths=_compact_lengths(lengths),
             rules=rules,
             report=self.report,
             identity=identity,
         )
+
+
+def _compact_seqs(seqs: array[int]) -> Sequence[int]:
+    """``seqs`` as a ``range`` when they count up by one (a recording's: 8 bytes an entry
+    less, issue 31), else as they are; checked in one C-level pass."""
+    if seqs and all(map(operator.eq, seqs, range(seqs[0], seqs[0] + len(seqs)))):
+        return range(seqs[0], seqs[0] + len(seqs))
+    return seqs
+
+
+def _compact_lengths(lengths: array[int]) -> array[int]:
+    """Line lengths in 4 bytes each when every line is under 4 GiB (always, but for a
+    file made to break it), else as they are (and when in a temporary file already)."""
+    if not isinstance(lengths, array):
+        return lengths
+    if lengths and max(lengths) < 1 << 32 and array("I").itemsize == 4:
+        return array("I", lengths)
+    return lengths
 
 
 def _ascending(seqs: Sequence[int]) -> bool:

@@ -272,6 +272,29 @@ class Cassette(Sequence[Entry]):
         assert self._response_hashes is not None
         return self._response_hashes
 
+    def spill_columns(self) -> None:
+        """Move this cassette's per-entry columns that are complete (seqs, line numbers,
+        offsets and lengths, stored and computed digests, response hashes) to temporary
+        files when a ``spill.spilling()`` block is open (``spill.py``: the headless
+        ``diff``, issue 31); the values read the same. Nothing happens outside such a
+        block. Not thread-safe: call it before other threads read the cassette."""
+        from .spill import give_back, is_spilling, maybe_spilled
+
+        if not is_spilling():
+            return
+        self._seqs = _spilled(self._seqs, maybe_spilled)
+        self._lines = _spilled(self._lines, maybe_spilled)
+        if self._offsets is not None:
+            self._offsets = _spilled(self._offsets, maybe_spilled)
+        if self._lengths is not None:
+            self._lengths = _spilled(self._lengths, maybe_spilled)
+        for column in (self._stored, self._digests):
+            if column is not None and isinstance(column.codes, array):
+                column.codes = maybe_spilled(column.codes)  # type: ignore[assignment]
+        if self._response_hashes is not None:
+            self._response_hashes = _spilled(self._response_hashes, maybe_spilled)  # type: ignore[assignment]
+        give_back()
+
     @property
     def is_file_backed(self) -> bool:
         """True when entries are read from the file on access (``load``), not held."""
@@ -642,3 +665,8 @@ def _read_spans(
                 if end > base + len(buf):  # the file was cut while it was read
                     raise changed_error(path, "cut while it was read")
             yield i, buf[off - base : end - base]
+
+
+def _spilled(column: Any, spill: Any) -> Any:
+    """``spill(column)`` for an ``array`` column; a ``range`` or a list is kept."""
+    return spill(column) if isinstance(column, array) else column

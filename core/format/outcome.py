@@ -320,10 +320,26 @@ def outcome_index_job(
         result = yield from _scan_file(cassette, cancel)
     if result is None:
         result = yield from _scan_entries(cassette, cancel)
+    result = _maybe_spilled(result)
     with _outcome_lock:
         table.fingerprints = result.fingerprints  # every one known: the column itself
         table.complete = result
+    from .spill import give_back
+
+    give_back()  # what the columns held, when spilled (nothing otherwise)
     return result
+
+
+def _maybe_spilled(result: Outcomes) -> Outcomes:
+    """The columns in temporary files inside a ``spill.spilling()`` block (the headless
+    ``diff``, issue 31): the fingerprints as 8-byte items, the error flags as 1-byte
+    bools (read back as ``bool``, as the list gives them)."""
+    from .spill import SPILL_MIN_ITEMS, is_spilling, spilled
+
+    if not is_spilling() or len(result.errors) < SPILL_MIN_ITEMS:
+        return result
+    errors = spilled(bytearray(result.errors)).cast("?")
+    return Outcomes(spilled(result.fingerprints), errors)  # type: ignore[arg-type]
 
 
 def _scan_entries(

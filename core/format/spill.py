@@ -1,0 +1,213 @@
+"""Per-entry columns kept in temporary files instead of the process's memory (issue 31:
+the headless ``diff`` of two 1M-entry runs in memory that does not grow with the rows).
+
+A column spilled (``spilled``) or made on disk (``on_disk``) is a ``memoryview`` of the
+same item type over a shared map of an unnamed temporary file (``tempfile.TemporaryFile``
+in the system's temp dir: unlinked when made, so the kernel deletes it when the process
+ends, on an error, Ctrl-C or a kill). Indexing, slicing, ``len`` and iteration are the
+view's, at C speed, as an ``array``'s; writes go to the file.
+
+A mapped page that was read counts in the process's resident set (``VmRSS``, ``VmHWM``)
+until it is unmapped: a pager thread drops every spilled column's pages from the process
+every ``_DROP_EVERY`` seconds (``madvise(MADV_DONTNEED)``: the data stays in the page
+cache or on disk, the next read maps it again). What stays resident is what was read
+since the last drop: a column read in order holds a few pages, one read at random holds
+the pages it hit in that time. Reading a dropped page again costs a minor page fault
+(about a microsecond per 4 KiB page).
+
+Spilling is off unless a caller turns it on (``spilling()``, the ``diff`` command): the
+app keeps its columns in memory, where many reads at random cost nothing.
+"""
+
+from __future__ import annotations
+
+import mmap
+import threading
+import time
+import weakref
+from array import array, typecodes
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any, cast
+
+#: seconds between two drops of the mapped pages
+_DROP_EVERY = 0.05
+#: columns shorter than this stay in memory (a map and a file each are not worth it)
+SPILL_MIN_ITEMS = 1 << 14
+
+_lock = threading.Lock()
+_maps: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
+_pager: threading.Thread | None = None
+_depth = 0
+#: glibc's ``malloc_trim`` once looked up (``False``: not there)
+_trim: Any = None
+
+
+@contextmanager
+def spilling() -> Iterator[None]:
+    """Within this block, ``maybe_spilled`` and ``maybe_on_disk`` put columns in
+    temporary files (process-wide; blocks nest)."""
+    global _depth
+    with _lock:
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+
+
+def is_spilling() -> bool:
+    """Whether a ``spilling()`` block is open."""
+    return _depth > 0
+
+
+def spilled(column: array[int] | bytearray | memoryview) -> memoryview:
+    """``column``'s items (an ``array`` of any integer type, a ``bytearray``, a view) in a
+    temporary file, as a writable ``memoryview`` of the same type; ``column`` is not
+    changed (drop it to free its memory)."""
+    view = memoryview(column)
+    fmt = view.format if view.format in typecodes else "B"
+    data = view.cast("B")
+    out = _mapped(data.nbytes, fmt)
+    out.cast("B")[:] = data
+    _drop(out)  # the pages just written, not at the pager's next turn
+    return out
+
+
+def on_disk(typecode: str, n: int, fill: int = 0) -> memoryview:
+    """``n`` items of ``typecode`` (an ``array`` type) in a temporary file, each ``fill``,
+    as a writable ``memoryview``."""
+    out = _mapped(n * array(typecode).itemsize, typecode)
+    if fill and n:
+        step = 1 << 16
+        block = array(typecode, [fill]) * min(n, step)
+        raw, width = out.cast("B"), block.itemsize
+        for start in range(0, n, step):
+            count = min(step, n - start)
+            raw[start * width : (start + count) * width] = memoryview(block).cast("B")[
+                : count * width
+            ]
+        _drop(out)
+    return out
+
+
+def maybe_spilled(column: array[int]) -> array[int]:
+    """``spilled(column)`` inside a ``spilling()`` block for a long column, else ``column``
+    (also a column spilled already). Typed as the ``array`` it stands for: it reads the
+    same (index, slice, ``len``, iteration, item assignment), but has no ``append``."""
+    if _depth > 0 and len(column) >= SPILL_MIN_ITEMS and not isinstance(column, memoryview):
+        return cast("array[int]", spilled(column))
+    return column
+
+
+def maybe_on_disk(typecode: str, n: int, fill: int = 0) -> array[int]:
+    """``on_disk(typecode, n, fill)`` inside a ``spilling()`` block for a long column, else
+    an ``array`` of ``n`` items ``fill`` (typed as the ``array``: see ``maybe_spilled``)."""
+    if _depth > 0 and n >= SPILL_MIN_ITEMS:
+        return cast("array[int]", on_disk(typecode, n, fill))
+    return array(typecode, [fill]) * n
+
+
+class Spool:
+    """A column written to a temporary file as it grows, a batch at a time (``add``), and
+    read back as one ``memoryview`` (``view``): the load's index of a file while
+    spilling, so that its columns are never whole in memory."""
+
+    def __init__(self, typecode: str) -> None:
+        self.typecode = typecode
+        self.count = 0
+        import tempfile  # here: a load that does not spill does not import it
+
+        # closed by ``view``, or with the spool (an unnamed file: nothing is left behind)
+        self._file: Any = tempfile.TemporaryFile(prefix="cassette-tui-")  # noqa: SIM115
+
+    def add(self, items: array[int]) -> None:
+        """Append ``items`` (an ``array`` of this spool's type) to the file."""
+        self._file.write(memoryview(items).cast("B"))
+        self.count += len(items)
+
+    def view(self, tail: array[int]) -> array[int]:
+        """Every item added, then ``tail``, as one column in the file (typed as the
+        ``array``: see ``maybe_spilled``). The spool takes no more items."""
+        self.add(tail)
+        f, self._file = self._file, None
+        with f:
+            f.flush()
+            nbytes = self.count * array(self.typecode).itemsize
+            mapped = mmap.mmap(f.fileno(), max(nbytes, 1)) if nbytes else None
+        if mapped is None:
+            return array(self.typecode)
+        with _lock:
+            _maps.add(mapped)
+            _start_pager()
+        view: Any = memoryview(mapped)[:nbytes]
+        return cast("array[int]", view.cast(self.typecode))
+
+
+def give_back() -> None:
+    """Hand the allocator's free memory back to the system (glibc's ``malloc_trim``),
+    inside a ``spilling()`` block only: a column just spilled leaves its pages free but
+    still in the process (a large block's space is reused, not returned), so the next
+    stage's high-water mark would count them. Elsewhere, or without glibc, nothing."""
+    global _trim
+    if _depth <= 0:
+        return
+    if _trim is None:
+        _trim = _load_trim()
+    if _trim:
+        _trim(0)
+
+
+def _load_trim() -> Any:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim  # glibc; absent on musl and macOS
+    except (OSError, AttributeError):
+        return False
+
+
+def _mapped(nbytes: int, fmt: str) -> memoryview:
+    import tempfile
+
+    with tempfile.TemporaryFile(prefix="cassette-tui-") as f:
+        size = max(nbytes, 1)
+        f.truncate(size)
+        mapped = mmap.mmap(f.fileno(), size)  # the map keeps the file; the name is gone
+    with _lock:
+        _maps.add(mapped)
+        _start_pager()
+    view: Any = memoryview(mapped)[:nbytes]
+    return cast(memoryview, view.cast(fmt))
+
+
+def _drop(view: memoryview) -> None:
+    """Unmap ``view``'s pages from this process now (they stay in the file)."""
+    if isinstance(view.obj, mmap.mmap):
+        with suppress(ValueError, OSError):
+            view.obj.madvise(mmap.MADV_DONTNEED)
+
+
+def _start_pager() -> None:
+    global _pager
+    if _pager is None or not _pager.is_alive():
+        _pager = threading.Thread(target=_drop_pages, name="cassette-spill-pager", daemon=True)
+        _pager.start()
+
+
+def _drop_pages() -> None:
+    """Now and then, unmap every spilled column's pages from this process (they stay in
+    the file); ends when no column is left."""
+    global _pager
+    while True:
+        time.sleep(_DROP_EVERY)
+        with _lock:
+            maps = list(_maps)
+            if not maps:
+                _pager = None
+                return
+        for mapped in maps:
+            with suppress(ValueError, OSError):  # closed meanwhile
+                mapped.madvise(mmap.MADV_DONTNEED)
+        del maps
