@@ -858,10 +858,11 @@ class RecordingProxy:
         request in flight, none waiting to be noted, not a batch) is queued to be noted
         (``_notes``, which the loop reads before each server line), goes on, and only then
         wakes the loop, which reads it while the server does (woken first, the loop took
-        the GIL from this thread before its write); any other waits for the loop's
-        reading, which gives the line to pass on. A line past ``PIECES_FROM`` goes on in
-        pieces as it comes, noted once whole. At the host's end the server's stdin is
-        closed (MCP stdio shutdown, step 1)."""
+        the GIL from this thread before its write; a big one is read, and its call's
+        recording prepared, by this thread after its write, ``_read_ahead``); any other
+        waits for the loop's reading, which gives the line to pass on. A line past
+        ``PIECES_FROM`` goes on in pieces as it comes, noted once whole. At the host's end
+        the server's stdin is closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
         try:
             for item in iter_lines(self.host_in, PIECES_FROM):
