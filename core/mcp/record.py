@@ -194,6 +194,20 @@ PREPARE_FROM = 1 << 20
 SPLIT_FROM = 8 << 20
 
 
+@dataclass(slots=True)
+class _ReadAhead:
+    """A host line read by the host's thread once it went to the server (issue 31: not by
+    the loop once woken, a wake-up that took 1-2 ms on a busy machine), for the loop to
+    note: whichever of the two takes ``claim`` first reads it (the loop never waits for a
+    write to the server). ``done``: ``(parsed, spans, prepared)``, ``prepared`` a big
+    call's recording, prepared by the host's thread after the line was noted."""
+
+    claim: threading.Lock = field(default_factory=threading.Lock)
+    done: concurrent.futures.Future[
+        tuple[Line, Spans | None, concurrent.futures.Future[_PreparedArgs] | None]
+    ] = field(default_factory=concurrent.futures.Future)
+
+
 @dataclass(frozen=True, slots=True)
 class _Streamed:
     """The end of a server line whose start went to the host from the server's thread."""
@@ -674,7 +688,12 @@ class RecordingProxy:
         #: host lines queued by the host's thread, and noted by the loop (``_from_host``)
         self._host_sent = self._host_noted = 0
         self._notes: collections.deque[
-            tuple[bytes | bytearray, bool, concurrent.futures.Future[bytes | bytearray] | None]
+            tuple[
+                bytes | bytearray,
+                bool,
+                concurrent.futures.Future[bytes | bytearray] | None,
+                _ReadAhead | None,
+            ]
         ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
         self._down_queued = self._down_done = 0
@@ -741,6 +760,9 @@ class RecordingProxy:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
+        # the thread that prepares a big call's recording (``_prepare``) started now, with
+        # the server: started at the call, it took 1-2 ms of the call's time (issue 31)
+        loop.run_in_executor(None, int)
         up: asyncio.Future[None] = loop.create_future()
         self._up = up
         threading.Thread(target=self._pump_host, args=(loop,), daemon=True).start()
@@ -836,10 +858,11 @@ class RecordingProxy:
         request in flight, none waiting to be noted, not a batch) is queued to be noted
         (``_notes``, which the loop reads before each server line), goes on, and only then
         wakes the loop, which reads it while the server does (woken first, the loop took
-        the GIL from this thread before its write); any other waits for the loop's
-        reading, which gives the line to pass on. A line past ``PIECES_FROM`` goes on in
-        pieces as it comes, noted once whole. At the host's end the server's stdin is
-        closed (MCP stdio shutdown, step 1)."""
+        the GIL from this thread before its write; a big one is read, and its call's
+        recording prepared, by this thread after its write, ``_read_ahead``); any other
+        waits for the loop's reading, which gives the line to pass on. A line past
+        ``PIECES_FROM`` goes on in pieces as it comes, noted once whole. At the host's end
+        the server's stdin is closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
         try:
             for item in iter_lines(self.host_in, PIECES_FROM):
@@ -849,7 +872,14 @@ class RecordingProxy:
                     self._note_host(item.whole, forwarded=True)
                     passed = server.write(item.data)
                 else:
-                    passed = all(server.write(self._host_line(loop, line)) for line in item)
+                    passed = True
+                    for line in item:
+                        out, ahead = self._host_line(loop, line)
+                        passed = server.write(out)
+                        if not passed:
+                            break
+                        if ahead is not None:
+                            self._read_ahead(loop, line, ahead)
                 loop.call_soon_threadsafe(self._drain_notes)
                 if not passed:
                     break  # the server is gone: _server_to_host sees its stdout close
@@ -864,17 +894,45 @@ class RecordingProxy:
 
     def _host_line(
         self, loop: asyncio.AbstractEventLoop, line: bytes | bytearray
-    ) -> bytes | bytearray:
+    ) -> tuple[bytes | bytearray, _ReadAhead | None]:
         """The host line ``line`` as it must go to the server, queued to be noted first
-        (in the host's thread)."""
+        (in the host's thread); with a big line, its ``_ReadAhead`` (``_read_ahead``)."""
         head = line[:64].lstrip()
         if self._host_noted == self._host_sent and not self._pending and head[:1] == b"{":
-            self._note_host(line)  # no id to rewrite: noted by the loop while it goes on
-            return line
+            # no id to rewrite: noted by the loop while it goes on
+            ahead = _ReadAhead() if len(line) >= PREPARE_FROM else None
+            self._note_host(line, ahead=ahead)
+            return line, ahead
         answer: concurrent.futures.Future[bytes | bytearray] = concurrent.futures.Future()
         self._note_host(line, answer=answer)
         loop.call_soon_threadsafe(self._drain_notes)
-        return answer.result()
+        return answer.result(), None
+
+    def _read_ahead(
+        self, loop: asyncio.AbstractEventLoop, line: bytes | bytearray, ahead: _ReadAhead
+    ) -> None:
+        """Once ``line`` went to the server (in the host's thread): read it here while the
+        server does, unless the loop has already; then, for a big tools/call (the only
+        request in flight: nothing was when it was queued), its args digest and entry
+        line's start (``_prepare_and_open``), here too: no thread to wake for them."""
+        if not ahead.claim.acquire(blocking=False):
+            return  # the loop read it
+        try:
+            parsed, spans = self._read(line)
+        except BaseException as exc:  # noqa: BLE001 - raised where the loop notes it
+            ahead.done.set_exception(exc)
+            return
+        call = self._preparable(parsed, len(line))
+        prepared = concurrent.futures.Future[_PreparedArgs]() if call is not None else None
+        ahead.done.set_result((parsed, spans, prepared))
+        loop.call_soon_threadsafe(self._drain_notes)
+        if call is None or prepared is None:
+            return
+        self.writer.reserve(len(line))
+        try:
+            prepared.set_result(_prepare_and_open(self.writer, *call, spans, self.writer.seq + 1))
+        except BaseException as exc:  # noqa: BLE001 - raised where the answer awaits it
+            prepared.set_exception(exc)
 
     def _note_host(
         self,
@@ -882,19 +940,24 @@ class RecordingProxy:
         *,
         forwarded: bool = False,
         answer: concurrent.futures.Future[bytes | bytearray] | None = None,
+        ahead: _ReadAhead | None = None,
     ) -> None:
         """Queue a host line to be noted by the event loop (``_from_host``); ``answer``
-        gets the line to pass on. From the host's thread."""
+        gets the line to pass on; ``ahead``: the line is read by the host's thread
+        (``_read_ahead``). From the host's thread."""
         self._host_sent += 1
-        self._notes.append((line, forwarded, answer))
+        self._notes.append((line, forwarded, answer, ahead))
 
     def _drain_notes(self) -> None:
         """Note every host line queued (in the loop): before a server line is read, so
         that an answer is always read after its request."""
         while self._notes:
-            line, forwarded, answer = self._notes.popleft()
+            line, forwarded, answer, ahead = self._notes.popleft()
             try:
-                out = self._from_host(line, forwarded=forwarded)
+                read = None
+                if ahead is not None and not ahead.claim.acquire(blocking=False):
+                    read = ahead.done.result()  # the host's thread is reading it
+                out = self._from_host(line, forwarded=forwarded, read=read)
             except BaseException as exc:
                 self._host_noted += 1
                 if answer is not None:
@@ -917,14 +980,26 @@ class RecordingProxy:
             else:
                 up.set_exception(exc)
 
-    def _from_host(self, line: bytes | bytearray, *, forwarded: bool = False) -> bytes | bytearray:
+    def _from_host(
+        self,
+        line: bytes | bytearray,
+        *,
+        forwarded: bool = False,
+        read: tuple[Line, Spans | None, concurrent.futures.Future[_PreparedArgs] | None]
+        | None = None,
+    ) -> bytes | bytearray:
         """Note the host's requests (every one that has an id, whatever its shape) and its
         answers to the server's requests; the line to forward: ``line`` itself, or, when
         the host reused an id still in flight, the line with that request's id replaced
         by an alias (the server's answer is given back under the host's id). A line
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
-        in order, first answer to first request, and said."""
-        parsed, spans = self._read(line)
+        in order, first answer to first request, and said. ``read``: the line read by the
+        host's thread (``_read_ahead``), with its call's recording prepared there."""
+        ahead = None
+        if read is None:
+            parsed, spans = self._read(line)
+        else:
+            parsed, spans, ahead = read
         rewritten = False
         now, t0 = time.time(), time.perf_counter()
         for frame in parsed.frames:
@@ -968,7 +1043,10 @@ class RecordingProxy:
                         pending.spans = spans
                     else:
                         pending.params = spans.real(frame.params)
-                self._prepare(pending)
+                if ahead is not None:  # prepared by the host's thread
+                    pending.prepared = asyncio.wrap_future(ahead)
+                else:
+                    self._prepare(pending)
                 if not self._pending and self._unplaced and self._last_answer is not None:
                     self._settle_idle()  # (before any answer, replay sends them first anyway)
                 self._pending[key] = pending
@@ -991,21 +1069,34 @@ class RecordingProxy:
         skeleton, spans = found
         return read_line(skeleton), spans
 
-    def _prepare(self, req: _Pending) -> None:
-        """Start computing a big tools/call's args digest and text in a thread, while the
-        server works on the call (never with redaction: the args change first)."""
-        params = req.params
+    def _preparable(self, parsed: Line, size: int) -> tuple[str, Any] | None:
+        """``(tool, args)`` of a line that is one big tools/call whose recording is
+        prepared ahead (``_prepare``'s rule), else ``None``."""
+        frames = parsed.frames
+        if parsed.batch or len(frames) != 1 or frames[0].kind != "request":
+            return None
+        return self._call_to_prepare(frames[0].method, frames[0].params, size)
+
+    def _call_to_prepare(self, method: str, params: Any, size: int) -> tuple[str, Any] | None:
         if (
-            req.method != TOOLS_CALL
-            or len(req.line) < PREPARE_FROM
+            method != TOOLS_CALL
+            or size < PREPARE_FROM
             or self.redactor is not None
             or not isinstance(params, dict)
             or not isinstance(params.get("name"), str)
         ):
-            return
+            return None
         args = params.get("arguments")
         args = {} if args is None else args
         if depth_of(args) > MAX_DEPTH:
+            return None
+        return params["name"], args
+
+    def _prepare(self, req: _Pending) -> None:
+        """Start computing a big tools/call's args digest and text in a thread, while the
+        server works on the call (never with redaction: the args change first)."""
+        call = self._call_to_prepare(req.method, req.params, len(req.line))
+        if call is None:
             return
         loop = asyncio.get_running_loop()
         self.writer.reserve(len(req.line))
@@ -1015,8 +1106,7 @@ class RecordingProxy:
             None,
             _prepare_and_open,
             self.writer,
-            params["name"],
-            args,
+            *call,
             req.spans,
             self.writer.seq + 1 if alone else None,
         )
