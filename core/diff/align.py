@@ -489,8 +489,11 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         return known
 
     def side(c: Cassette) -> _Side:
-        # 4 bytes an entry: a tool id is below the number of tool names
-        tools = array("i", map(tool_id, map(c.tool, range(len(c)))))
+        # 4 bytes an entry: a tool id is below the number of tool names; the cassette's
+        # own ids (``ToolColumn``) mapped to this one id space, no name read per entry
+        column = c._tools
+        local = [tool_id(name) for name in column.names]
+        tools = array("i", map(local.__getitem__, column.ids))
         codes = c.digest_codes()
         repeated = repeated_flags(tools, codes)
         keys = maybe_spilled(array("Q", map(lambda code, t: code ^ salts[t], codes, tools)))

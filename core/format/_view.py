@@ -31,6 +31,7 @@ from ._writer import dump_record
 from .columns import (
     NO_RESPONSE_HASH,
     DigestColumn,
+    ToolColumn,
     as_digest_column,
     as_hash_column,
 )
@@ -82,7 +83,7 @@ class Cassette(Sequence[Entry]):
         path: Path | None,
         *,
         seqs: Sequence[int],
-        tools: list[str],
+        tools: Sequence[str],
         digests: Sequence[str | None] | None,
         stored: Sequence[str | None],
         lines: Sequence[int],
@@ -101,7 +102,9 @@ class Cassette(Sequence[Entry]):
         #: Free-form facts about where the cassette came from (importers fill it).
         self.metadata: dict[str, Any] = metadata or {}
         # the digests and response hashes as columns (``columns.py``): 8 bytes an entry
-        self._seqs, self._tools = seqs, tools
+        self._seqs = seqs
+        # 1-2 bytes an entry, not a list reference (issue 31)
+        self._tools = tools if isinstance(tools, ToolColumn) else ToolColumn.of(tools)
         self._digests = as_digest_column(digests) if digests is not None else None
         self._stored, self._lines = as_digest_column(stored), lines
         self._offsets, self._lengths, self._entries = offsets, lengths, entries
@@ -293,6 +296,7 @@ class Cassette(Sequence[Entry]):
                 column.codes = maybe_spilled(column.codes)  # type: ignore[assignment]
         if self._response_hashes is not None:
             self._response_hashes = _spilled(self._response_hashes, maybe_spilled)  # type: ignore[assignment]
+        self._tools.ids = maybe_spilled(self._tools.ids)
         give_back()
 
     @property
