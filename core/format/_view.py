@@ -24,6 +24,7 @@ from typing import Any, cast, overload
 import msgspec
 
 from . import _readahead as readahead
+from . import spill as _spill
 from ._answers import Answers, check_every_line
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._line_keys import LineKeys
@@ -46,6 +47,8 @@ from .outcome import entry_fingerprint
 
 #: entries a file-backed cassette keeps parsed (least recently used dropped first)
 _CACHE_SIZE = 512
+#: entries the key pass holds before it moves them to its temporary files (spilling)
+_KEY_SPOOL_BATCH = 1 << 16
 #: a field absent from a line (``msgspec.Raw`` of no bytes)
 _NO_RAW = msgspec.Raw()
 
@@ -354,10 +357,23 @@ class Cassette(Sequence[Entry]):
         decode = _KEYED.decode
         of_line = LineKeys(self.path, self.rules).of_line
         stage = self.path.name if self.path is not None else ""
+        # while spilling (``spill.py``): both columns go to temporary files a batch at a
+        # time, never whole in memory (the digests while every one is of the standard form)
+        spools = (
+            (_spill.Spool("Q"), _spill.Spool("q"))
+            if _spill.is_spilling() and n >= _spill.SPILL_MIN_ITEMS
+            else None
+        )
         for i, raw in self.lines_bytes():
             if not i & 4095:
                 digests.extend(batch)
                 batch.clear()
+                if spools is not None and len(hashes) >= _KEY_SPOOL_BATCH:
+                    spools[1].add(hashes)
+                    hashes = array("q")
+                    if digests.all_standard:
+                        spools[0].add(digests.codes)
+                        digests.codes = array("Q")
                 yield Progress("keys", i, n, "entries", stage)
                 if cancel is not None:
                     cancel.raise_if_cancelled()
@@ -374,6 +390,12 @@ class Cassette(Sequence[Entry]):
             batch.append(made)
             hashes.append(hashed)
         digests.extend(batch)
+        if spools is not None:
+            hashes = spools[1].view(hashes)
+            if digests.all_standard:
+                digests.codes = spools[0].view(digests.codes)
+            else:  # a digest of another form: the column back in memory, whole
+                digests = digests.after(spools[0].view(array("Q")))
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
 

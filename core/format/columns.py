@@ -109,6 +109,17 @@ class DigestColumn(Sequence[str | None]):
         if self._kinds is not None:
             self._kinds.extend(bytes(len(batch)))
 
+    def after(self, codes: Sequence[int]) -> DigestColumn:
+        """A new column of standard digests given by their ``codes`` (an ``array("Q")``
+        or a view of one) followed by this column's entries, in memory."""
+        out = DigestColumn()
+        out.codes = array("Q", codes)
+        out.codes.extend(self.codes)
+        if self._kinds is not None:
+            out._kinds = bytearray(len(codes)) + self._kinds
+            out._other = {len(codes) + k: text for k, text in self._other.items()}
+        return out
+
     def taken(self, order: Iterable[int]) -> DigestColumn:
         """A new column of the entries at the positions ``order``, in that order."""
         out = DigestColumn()
