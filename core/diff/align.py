@@ -472,13 +472,9 @@ class _Side:
     #: give equal tokens; two different keys share one with chance 2**-64, as two args
     #: share a digest (the digest is 64 bits of SHA-256 too)
     keys: array[int]
-    tools: array[int]  # tool id per entry (one id space across both sides), 1-2 bytes
+    tools: array[int]  # tool id per entry (one id space across both sides)
     outcomes: Outcomes
     repeated: bytearray  # ``replay_key.repeated_flags``
-
-
-#: entries whose keys ``_sides`` makes at a time
-_KEYS_BATCH = 1 << 16
 
 
 def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
@@ -493,23 +489,14 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         return known
 
     def side(c: Cassette) -> _Side:
-        # the cassette's own ids (``ToolColumn``) mapped to this one id space, no name read
-        # per entry; 1 byte an entry while there are at most 256 names (issue 31)
+        # 4 bytes an entry: a tool id is below the number of tool names; the cassette's
+        # own ids (``ToolColumn``) mapped to this one id space, no name read per entry
         column = c._tools
         local = [tool_id(name) for name in column.names]
-        count = len(tool_ids)
-        typecode = "B" if count <= 1 << 8 else "H" if count <= 1 << 16 else "i"
-        tools = array(typecode, map(local.__getitem__, column.ids))
+        tools = array("i", map(local.__getitem__, column.ids))
         codes = c.digest_codes()
         repeated = repeated_flags(tools, codes)
-        # the keys made a batch at a time, straight into their column (a temporary file
-        # while spilling): never a second whole column in memory
-        keys = maybe_on_disk("Q", len(codes))
-        for start in range(0, len(codes), _KEYS_BATCH):
-            stop = start + _KEYS_BATCH
-            keys[start:stop] = array(
-                "Q", map(lambda code, t: code ^ salts[t], codes[start:stop], tools[start:stop])
-            )
+        keys = maybe_spilled(array("Q", map(lambda code, t: code ^ salts[t], codes, tools)))
         return _Side(c, keys, maybe_spilled(tools), outcome_index(c), repeated)
 
     return side(a), side(b)

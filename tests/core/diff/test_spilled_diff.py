@@ -302,17 +302,3 @@ def test_a_digest_column_after_spooled_codes_reads_as_one_column() -> None:
     assert [joined.is_standard(i) for i in range(len(joined))] == [
         text is not None and text.startswith("sha256:") for text in head + tail
     ]
-
-
-def test_more_than_256_tools_align_by_key(tmp_path: Path) -> None:
-    # the key alignment's tool ids in 2 bytes past 256 names
-    records = [entry(seq, f"tool{seq % 300}", {"q": seq}) for seq in range(1, 700)]
-    a = load(write_cassette(tmp_path / "a.jsonl", *records))
-    b = load(write_cassette(tmp_path / "b.jsonl", *records[:350], *records[351:]))
-    sa, _ = al._sides(a, b)
-    assert sa.tools.itemsize == 2
-    rows = al.align_by_key(a, b)
-    assert [(r.a, r.b, r.status.value) for r in rows if r.status.value != "same"] == [
-        (350, None, "only_a")
-    ]
-    assert sum(1 for r in rows if r.status.value == "same") == 698
