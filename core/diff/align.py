@@ -48,7 +48,7 @@ from ..format.outcome import (
 from ..format.spill import give_back, is_spilling, maybe_on_disk, maybe_spilled
 from ..keys.replay_key import repeated_flags
 from .model import Row, Status
-from .packed import PackedRows
+from .packed import PackedRows, StatusColumn
 
 __all__ = ["ALIGNMENTS", "Outcomes", "SeqRows", "align", "is_error_outcome", "outcome_index"]
 
@@ -489,8 +489,11 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         return known
 
     def side(c: Cassette) -> _Side:
-        # 4 bytes an entry: a tool id is below the number of tool names
-        tools = array("i", map(tool_id, map(c.tool, range(len(c)))))
+        # 4 bytes an entry: a tool id is below the number of tool names; the cassette's
+        # own ids (``ToolColumn``) mapped to this one id space, no name read per entry
+        column = c._tools
+        local = [tool_id(name) for name in column.names]
+        tools = array("i", map(local.__getitem__, column.ids))
         codes = c.digest_codes()
         repeated = repeated_flags(tools, codes)
         keys = maybe_spilled(array("Q", map(lambda code, t: code ^ salts[t], codes, tools)))
@@ -581,8 +584,9 @@ def seq_statuses(
     *,
     provisional: list[int] | None = None,
     bytes_only: bool = False,
-) -> list[Status]:
-    """The status of each row of ``align_by_seq(a, b)``, without building the rows.
+) -> StatusColumn:
+    """The status of each row of ``align_by_seq(a, b)``, without building the rows, one
+    byte a row (``packed.StatusColumn``: reads as the list of statuses; issue 31).
 
     A pair with the same key whose responses are byte-identical in the files (see
     ``Cassette.response_hashes``) is ``same`` without parsing either; only the other
@@ -599,9 +603,11 @@ def seq_statuses(
     ta, tb, da, db = a._tools, b._tools, a.digest_codes(), b.digest_codes()
     ha, hb = a.response_hashes(), b.response_hashes()
     no_hash = NO_RESPONSE_HASH
-    statuses: list[Status] = []
-    append = statuses.append
-    same, other, args_drift = Status.SAME, Status.OTHER_CALL, Status.ARGS_DRIFT
+    codes = bytearray()
+    statuses = StatusColumn(codes)
+    append = codes.append
+    code = StatusColumn.code_of
+    same, other, args_drift = code(Status.SAME), code(Status.OTHER_CALL), code(Status.ARGS_DRIFT)
     unsure: list[int] = []
     for i in range(k):
         if ta[i] != tb[i]:
@@ -627,8 +633,8 @@ def seq_statuses(
             for i in unsure:
                 if not same_outcome(a, i, b, i):
                     statuses[i] = Status.RESPONSE_DRIFT
-    statuses.extend([Status.ONLY_A] * (n - k))
-    statuses.extend([Status.ONLY_B] * (m - k))
+    codes.extend(bytes([code(Status.ONLY_A)]) * (n - k))
+    codes.extend(bytes([code(Status.ONLY_B)]) * (m - k))
     return statuses
 
 

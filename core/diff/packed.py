@@ -9,6 +9,7 @@ in arrays and builds the ``Row`` when it is asked for, so the rows of a diff of 
 
 from __future__ import annotations
 
+import operator
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -74,10 +75,11 @@ class PackedRows(Sequence[Row]):
         give_back()
 
     @property
-    def statuses(self) -> list[Status]:
-        """Every row's status, in order, without building the rows (a new list on each
-        read; an attribute as ``SeqRows.statuses`` is, which the app reads)."""
-        return [_STATUSES[code] for code in self._status]
+    def statuses(self) -> StatusColumn:
+        """Every row's status, in order, without building the rows: a read-only view of
+        the status column (1 byte a row, not a list's 8; issue 31), as ``SeqRows.statuses``
+        is, which the app reads."""
+        return StatusColumn(self._status)
 
     def __len__(self) -> int:
         return len(self._status)
@@ -118,3 +120,49 @@ class PackedRows(Sequence[Row]):
 
     def __repr__(self) -> str:
         return f"PackedRows({list(self)!r})"
+
+
+class StatusColumn(Sequence[Status]):
+    """Row statuses as one byte each (``codes``: a ``bytearray``, or a view of one in a
+    temporary file, ``spill.py``), read as the ``Status`` list they stand for: index,
+    slice (a list), ``len``, iteration, ``==`` with any sequence of the same statuses.
+    ``StatusColumn.of`` packs a list; item assignment writes a status's code."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self, codes: bytearray | memoryview) -> None:
+        self.codes = codes
+
+    @classmethod
+    def of(cls, statuses: Iterable[Status]) -> StatusColumn:
+        """The column of ``statuses``."""
+        return cls(bytearray(map(_CODE.__getitem__, statuses)))
+
+    @staticmethod
+    def code_of(status: Status) -> int:
+        """The byte that stands for ``status`` in ``codes``."""
+        return _CODE[status]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [_STATUSES[code] for code in self.codes[index]]
+        return _STATUSES[self.codes[index]]
+
+    def __setitem__(self, index: int, status: Status) -> None:
+        self.codes[index] = _CODE[status]
+
+    def __iter__(self) -> Iterator[Status]:
+        return map(_STATUSES.__getitem__, self.codes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(map(operator.eq, self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"StatusColumn({list(self)!r})"

@@ -233,13 +233,16 @@ def refine_rows(
     (the caller keeps its rows, lazy ones included). ``check`` is called every
     ``_CHECK_ROWS`` examined rows; what it raises (a cancel) stops the work."""
     changed = _quieted_rows(a, b, rows, statuses, tolerance, check)
-    quiet = [(changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)]
+    # one byte a row (issue 31): 1 when the row is quiet
+    quiet = bytearray(
+        (changed[i].status if i in changed else s) in QUIET for i, s in enumerate(statuses)
+    )
     windows = _moved_windows(a, b, rows, quiet)
     if not changed and not windows:
         moved = _one_sided_moves(a, b, rows, statuses)
         if moved is None:
             return _in_batches(a, b, rows, statuses, tolerance)
-        return _in_batches(a, b, moved, [r.status for r in moved], tolerance) or moved
+        return _in_batches(a, b, moved, moved.statuses, tolerance) or moved
     out = PackedRows(a, b)  # 18 bytes a row, not a Row object (packed.py)
     start = 0
     for i, j, moved_rows in windows:
@@ -247,8 +250,8 @@ def refine_rows(
         out.extend(moved_rows)
         start = j
     out.extend(changed.get(k, rows[k]) for k in range(start, len(statuses)))
-    out = _one_sided_moves(a, b, out, [r.status for r in out]) or out
-    return _in_batches(a, b, out, [r.status for r in out], tolerance) or out
+    out = _one_sided_moves(a, b, out, out.statuses) or out
+    return _in_batches(a, b, out, out.statuses, tolerance) or out
 
 
 def _quieted_rows(
@@ -345,7 +348,7 @@ def _in_later_args(c: Cassette, i: int, values: set[Any]) -> bool:
 
 
 def _moved_windows(
-    a: Cassette, b: Cassette, rows: Sequence[Row], quiet: list[bool]
+    a: Cassette, b: Cassette, rows: Sequence[Row], quiet: bytearray
 ) -> list[tuple[int, int, list[Row]]]:
     """``(start, end, moved rows)`` of each stretch of 2 to ``MAX_MOVED_WINDOW`` rows that
     are not quiet between quiet ones and hold the same calls with the same answers on

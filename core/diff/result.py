@@ -443,7 +443,7 @@ def _diff_aligned(
     return DiffResult(a, b, align, rows if refined is None else refined, reason)
 
 
-def _statuses(rows: Sequence[Row]) -> list[Status]:
+def _statuses(rows: Sequence[Row]) -> Sequence[Status]:
     """Every row's status, without building the rows where they are columns."""
     if isinstance(rows, SeqRows):
         return rows.statuses

@@ -34,7 +34,7 @@ from . import _readahead as readahead
 from ._guard import FileIdentity
 from ._line_keys import LineKeys
 from ._view import Cassette, LoadReport
-from .columns import DigestColumn
+from .columns import DigestColumn, ToolColumn
 from .digest import NO_RULES, KeyRules
 from .errors import CassetteFormatError
 from .foreign_text import conflict_reason, encoding_problem, foreign_line, is_conflict_marker
@@ -594,10 +594,13 @@ class _Index:
             lines = array("q", [lines[k] for k in order])
             offsets = array("q", [offsets[k] for k in order])
             lengths = array("q", [lengths[k] for k in order])
+        # the names as 1-2 byte ids from here on (the list's references are let go)
+        column, self.tools = ToolColumn.of(tools), []
+        del tools
         return Cassette(
             self.path,
             seqs=_compact_seqs(seqs),
-            tools=tools,
+            tools=column,
             digests=digests if keyed else None,
             response_hashes=hashes if keyed else None,
             stored=stored,

@@ -24,6 +24,7 @@ from typing import Any, cast, overload
 import msgspec
 
 from . import _readahead as readahead
+from . import spill as _spill
 from ._answers import Answers, check_every_line
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._line_keys import LineKeys
@@ -31,6 +32,7 @@ from ._writer import dump_record
 from .columns import (
     NO_RESPONSE_HASH,
     DigestColumn,
+    ToolColumn,
     as_digest_column,
     as_hash_column,
 )
@@ -45,6 +47,8 @@ from .outcome import entry_fingerprint
 
 #: entries a file-backed cassette keeps parsed (least recently used dropped first)
 _CACHE_SIZE = 512
+#: entries the key pass holds before it moves them to its temporary files (spilling)
+_KEY_SPOOL_BATCH = 1 << 16
 #: a field absent from a line (``msgspec.Raw`` of no bytes)
 _NO_RAW = msgspec.Raw()
 
@@ -82,7 +86,7 @@ class Cassette(Sequence[Entry]):
         path: Path | None,
         *,
         seqs: Sequence[int],
-        tools: list[str],
+        tools: Sequence[str],
         digests: Sequence[str | None] | None,
         stored: Sequence[str | None],
         lines: Sequence[int],
@@ -101,7 +105,9 @@ class Cassette(Sequence[Entry]):
         #: Free-form facts about where the cassette came from (importers fill it).
         self.metadata: dict[str, Any] = metadata or {}
         # the digests and response hashes as columns (``columns.py``): 8 bytes an entry
-        self._seqs, self._tools = seqs, tools
+        self._seqs = seqs
+        # 1-2 bytes an entry, not a list reference (issue 31)
+        self._tools = tools if isinstance(tools, ToolColumn) else ToolColumn.of(tools)
         self._digests = as_digest_column(digests) if digests is not None else None
         self._stored, self._lines = as_digest_column(stored), lines
         self._offsets, self._lengths, self._entries = offsets, lengths, entries
@@ -293,6 +299,7 @@ class Cassette(Sequence[Entry]):
                 column.codes = maybe_spilled(column.codes)  # type: ignore[assignment]
         if self._response_hashes is not None:
             self._response_hashes = _spilled(self._response_hashes, maybe_spilled)  # type: ignore[assignment]
+        self._tools.ids = maybe_spilled(self._tools.ids)
         give_back()
 
     @property
@@ -350,10 +357,23 @@ class Cassette(Sequence[Entry]):
         decode = _KEYED.decode
         of_line = LineKeys(self.path, self.rules).of_line
         stage = self.path.name if self.path is not None else ""
+        # while spilling (``spill.py``): both columns go to temporary files a batch at a
+        # time, never whole in memory (the digests while every one is of the standard form)
+        spools = (
+            (_spill.Spool("Q"), _spill.Spool("q"))
+            if _spill.is_spilling() and n >= _spill.SPILL_MIN_ITEMS
+            else None
+        )
         for i, raw in self.lines_bytes():
             if not i & 4095:
                 digests.extend(batch)
                 batch.clear()
+                if spools is not None and len(hashes) >= _KEY_SPOOL_BATCH:
+                    spools[1].add(hashes)
+                    hashes = array("q")
+                    if digests.all_standard:
+                        spools[0].add(digests.codes)
+                        digests.codes = array("Q")
                 yield Progress("keys", i, n, "entries", stage)
                 if cancel is not None:
                     cancel.raise_if_cancelled()
@@ -370,6 +390,12 @@ class Cassette(Sequence[Entry]):
             batch.append(made)
             hashes.append(hashed)
         digests.extend(batch)
+        if spools is not None:
+            hashes = spools[1].view(hashes)
+            if digests.all_standard:
+                digests.codes = spools[0].view(digests.codes)
+            else:  # a digest of another form: the column back in memory, whole
+                digests = digests.after(spools[0].view(array("Q")))
         yield Progress("keys", n, n, "entries", stage)
         return digests, hashes
 

@@ -8,10 +8,13 @@ object and a pointer (issue 31: a diff of two 1M-entry runs holds one of each pe
 - ``NO_RESPONSE_HASH``: the response-hash column (``Cassette.response_hashes``) is an
   ``array("q")`` of ``hash(bytes)`` values, with this mark for "no hash": ``hash`` never
   returns -1 (CPython maps it to -2), so the mark is never a real hash.
+- ``ToolColumn``: tool names as a small id per entry (1 or 2 bytes; 4 past 65,536 names)
+  into a list of the distinct names, against an 8-byte list reference an entry.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 import sys
 from array import array
@@ -106,6 +109,17 @@ class DigestColumn(Sequence[str | None]):
         if self._kinds is not None:
             self._kinds.extend(bytes(len(batch)))
 
+    def after(self, codes: Sequence[int]) -> DigestColumn:
+        """A new column of standard digests given by their ``codes`` (an ``array("Q")``
+        or a view of one) followed by this column's entries, in memory."""
+        out = DigestColumn()
+        out.codes = array("Q", codes)
+        out.codes.extend(self.codes)
+        if self._kinds is not None:
+            out._kinds = bytearray(len(codes)) + self._kinds
+            out._other = {len(codes) + k: text for k, text in self._other.items()}
+        return out
+
     def taken(self, order: Iterable[int]) -> DigestColumn:
         """A new column of the entries at the positions ``order``, in that order."""
         out = DigestColumn()
@@ -178,3 +192,59 @@ def as_hash_column(values: Sequence[int | None] | Any) -> array[int]:
     if isinstance(values, array):
         return values
     return array("q", [NO_RESPONSE_HASH if h is None else h for h in values])
+
+
+class ToolColumn(Sequence[str]):
+    """Per entry, its tool name, as an id into ``names`` (``ids``: an ``array`` of the
+    narrowest type that holds every id). Reads as the list of names it stands for: index,
+    slice (a ``ToolColumn``), ``len``, iteration, ``==`` with any sequence of the same
+    names. ``ids`` may be swapped for a view of it in a temporary file (``spill.py``)."""
+
+    __slots__ = ("ids", "names")
+
+    def __init__(self, names: list[str], ids: array[int]) -> None:
+        self.names = names
+        self.ids = ids
+
+    @classmethod
+    def of(cls, tools: Iterable[str]) -> ToolColumn:
+        """The column of ``tools`` (any iterable of names), ids in order of first use."""
+        index: dict[str, int] = {}
+        names: list[str] = []
+
+        def id_of(tool: str) -> int:
+            known = index.get(tool)
+            if known is None:
+                known = index[tool] = len(names)
+                names.append(tool)
+            return known
+
+        wide = array("i", map(id_of, tools))
+        typecode = "B" if len(names) <= 1 << 8 else "H" if len(names) <= 1 << 16 else "i"
+        return cls(names, wide if typecode == "i" else array(typecode, wide))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> ToolColumn: ...
+    def __getitem__(self, index: int | slice) -> str | ToolColumn:
+        if isinstance(index, slice):
+            ids = self.ids[index]
+            return ToolColumn(self.names, ids if isinstance(ids, array) else array(ids.format, ids))
+        return self.names[self.ids[index]]
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.names.__getitem__, self.ids)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(map(operator.eq, self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ToolColumn({list(self)!r})"

@@ -262,3 +262,43 @@ def test_a_load_that_spools_its_index_equals_the_plain_load(
             assert [list(x) for x in spans] == [list(x) for x in plain_spans]
         assert list(spooled.digests()) == list(plain.digests())
         assert [spooled[i] for i in range(len(plain))] == [plain[i] for i in range(len(plain))]
+
+
+@pytest.mark.parametrize("entries", [4096 * 2 + 7, 4096 * 3])
+def test_a_key_pass_that_spools_its_columns_equals_the_plain_one(
+    tmp_path: Path, monkeypatch, entries: int
+) -> None:
+    # batch 1: the digests and hashes go to their temporary files at every progress step
+    from cassette_tui.core.format import _view
+
+    records = [
+        entry(
+            seq, ("search", "read")[seq % 2], {"q": seq % 97}, error={"type": "E", "message": "m"}
+        )
+        if seq % 13 == 0
+        else entry(seq, ("search", "read")[seq % 2], {"q": seq % 97}, response={"v": seq % 5})
+        for seq in range(1, entries + 1)
+    ]
+    path = write_cassette(tmp_path / "a.jsonl", *records)
+    plain = load(path)
+    monkeypatch.setattr(_view, "_KEY_SPOOL_BATCH", 1)
+    monkeypatch.setattr(spill, "SPILL_MIN_ITEMS", 1)
+    with spill.spilling():
+        spooled = load(path)
+        codes, hashes = spooled.digest_codes(), spooled.response_hashes()
+    assert isinstance(codes, memoryview) and isinstance(hashes, memoryview)
+    assert list(codes) == list(plain.digest_codes())
+    assert list(hashes) == list(plain.response_hashes())
+    assert spooled.digests() == plain.digests()
+
+
+def test_a_digest_column_after_spooled_codes_reads_as_one_column() -> None:
+    from cassette_tui.core.format.columns import DigestColumn
+
+    head = [f"sha256:{k:016x}" for k in range(5)]
+    tail = ["sha256:00000000000000ff", "not a digest", None, "sha256:0000000000000001"]
+    joined = DigestColumn(tail).after(DigestColumn(head).codes)
+    assert list(joined) == head + tail
+    assert [joined.is_standard(i) for i in range(len(joined))] == [
+        text is not None and text.startswith("sha256:") for text in head + tail
+    ]
