@@ -45,12 +45,13 @@ import binascii
 import functools
 import re
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import orjson
 
 from ..format.jsonpath import Part, iter_leaves
+from ._bytes_lru import BytesLRU
 
 #: the placeholder ``redact`` writes: ``<redacted:KIND:HASH8>``
 PLACEHOLDER_RE = re.compile(r"<redacted:[a-z0-9_]+:[0-9a-f]{8}>")
@@ -340,11 +341,20 @@ def scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
 
 
 _CACHED_MAX = 4096
+# 8M characters of remembered texts (~8-16 MB with the str headers): a diff of 300k rows
+# hit the old 32,768-entry cache 86% of the time and the entry count let it hold up to
+# ~128 MB of texts, the largest part of the diff's peak memory (issue 31,
+# docs/performance.md).
+_CACHED_CHARS = 8 * 1024 * 1024
 
 
-@functools.lru_cache(maxsize=32768)
-def _scan_text_cached(text: str, entropy: bool) -> tuple[tuple[str, str], ...]:
-    return _scan_text(text, entropy)
+def _scan_text_uncached(text: str, entropy: Hashable) -> tuple[tuple[str, str], ...]:
+    return _scan_text(text, bool(entropy))
+
+
+_scan_text_cached: BytesLRU[tuple[tuple[str, str], ...]] = BytesLRU(
+    _scan_text_uncached, _CACHED_CHARS
+)
 
 
 def _scan_text(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...]:
