@@ -21,7 +21,11 @@ The shapes, all the same size: ``flat`` (one string, no newline: the baseline), 
 (one string of 40k lines, as an MCP text answer), ``list`` (a list of 40k strings),
 ``objects`` (a list of 40k small objects), ``json text`` (40k objects as JSON inside a
 string), ``json secret`` (the same with an API key in the first, middle and last objects:
-the secret scan cannot call the whole text free). Each time is the fastest of
+the secret scan cannot call the whole text free), ``lines secret`` (``lines`` with a
+password named by an assignment near the end, its value in the first line: the whole text
+is scanned, since a secret found anywhere in a string is masked wherever it occurs),
+``urls`` (40k lines each with a URL, what the secret library's URL patterns are slowest
+on: the prefilter calls them free). Each time is the fastest of
 ``--rounds`` and is printed with its ratio to the flat string's time for the same view,
 measured in the same run. Target: every shape within 2x of the flat string and under
 0.3 s.
@@ -42,6 +46,9 @@ from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 
 LINE = "line {i}: the quick brown fox jumps over the lazy dog, ok"
+URL = "see https://example.com/docs/page/{i}?q=fox&n={i} ok"
+#: found only by the assignment that names it, far past the part shown
+PLAIN = "hunter2xyz"
 VIEWS = ("pane", "step", "pane e", "step e")
 #: what a view's time is read on: the wall clock, or (``--clock cpu``) the CPU time of
 #: the process, all its threads (the app's workers) included: steadier on a shared machine
@@ -55,6 +62,12 @@ def answer(shape: str, n: int) -> Any:
         text: Any = " ".join(lines)
     elif shape == "lines":
         text = "\n".join(lines)
+    elif shape == "lines secret":  # a password named near the end, its value shown first
+        lines[0] = f"logged in with {PLAIN} at 09:00"
+        lines[-2] = f"config: password = '{PLAIN}'"
+        text = "\n".join(lines)
+    elif shape == "urls":  # what detect-secrets' URL patterns are slowest on
+        text = "\n".join(URL.format(i=i) for i in range(n))
     elif shape == "list":
         return {"content": lines, "isError": False}
     elif shape == "objects":
@@ -164,7 +177,9 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=40_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
-    parser.add_argument("--shapes", default="flat,lines,list,objects,json text,json secret")
+    parser.add_argument(
+        "--shapes", default="flat,lines,lines secret,urls,list,objects,json text,json secret"
+    )
     args = parser.parse_args()
     shapes = args.shapes.split(",")
     if shapes[0] != "flat":

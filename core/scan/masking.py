@@ -10,15 +10,19 @@ import json
 import re
 from typing import Any
 
+import orjson
+
 from ..format.jsonpath import Part, parse_path
-from ._secret_detectors import is_secret_key, key_secrets, scan_string, string_leaf_secrets
+from ._secret_detectors import _JSON_TEXT_MAX, is_secret_key, key_secrets, string_leaf_secrets
 from .json_text_secrets import json_text_secrets
+from .string_secrets import PROVE_FREE_MIN, string_secrets
 
 __all__ = [
     "hash8",
     "mask",
     "mask_at",
     "mask_json_text",
+    "mask_long_text",
     "mask_text",
     "mask_value",
     "value_hash",
@@ -53,8 +57,12 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     a bare string was found under) replaced by ``mask(secret)`` in guillemets, so a screen
     never shows one whole. Returns ``value`` itself when nothing is a secret."""
     if isinstance(value, str):
-        secrets = [s for s, _, _ in scan_string(value, key) if not _MASKED.fullmatch(s)]
-        return _mask_text(value, secrets) if secrets else value
+        # a long string first asked of the prefilter (``string_secrets``): the same secrets
+        secrets = [s for s, _ in string_secrets(value, key) if not _MASKED.fullmatch(s)]
+        if not secrets:
+            return value
+        long = len(value) >= PROVE_FREE_MIN
+        return _mask_long_text(value, secrets) if long else _mask_text(value, secrets)
     by_leaf: dict[tuple[Part, ...], list[str]] = {}
     for parts, secret, _, _ in string_leaf_secrets(value, ()):
         if not _MASKED.fullmatch(secret):
@@ -84,6 +92,27 @@ def mask_json_text(text: str, inner: dict[str, Any] | list[Any], key: str | None
         return None
     secrets = [s for s in json_text_secrets(inner) if not _MASKED.fullmatch(s)]
     return _mask_long_text(text, secrets) if secrets else text
+
+
+def mask_long_text(text: str, key: str | None) -> str | None:
+    """``mask_value(text, key)`` of a long string found under ``key``, the same string:
+    ``text`` itself when it holds no secret, else the whole text with each secret found
+    anywhere in it masked everywhere it occurs; ``None`` when ``key`` names a secret (the
+    whole text is the secret), left to ``mask_value``. A JSON object or list the scan
+    parses goes to ``mask_json_text`` (its secrets found without walking each node), any
+    other text to ``mask_value`` (the prefilter's pass first: ``string_secrets``)."""
+    if key is not None and is_secret_key(key):
+        return None
+    inner: Any = None
+    if text.lstrip()[:1] in ("{", "[") and len(text) <= _JSON_TEXT_MAX:  # as the scan parses
+        try:
+            inner = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            inner = None
+    if isinstance(inner, dict | list):
+        return mask_json_text(text, inner, key)
+    masked: str = mask_value(text, key)
+    return masked
 
 
 def _rename_key_at(value: Any, parts: tuple[Part, ...], key: str, new: str) -> Any:

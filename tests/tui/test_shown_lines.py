@@ -14,7 +14,7 @@ from cassette_tui.core.scan.masking import mask_value
 from cassette_tui.tui.text import shown
 from cassette_tui.tui.text.detail import Limits, drift_lines
 from cassette_tui.tui.text.safe import pretty_lines
-from cassette_tui.tui.text.shown import SCAN_MARGIN, shown_lines
+from cassette_tui.tui.text.shown import LONG_TEXT, shown_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,15 +57,63 @@ def test_a_long_list_is_masked_in_the_lines_shown_and_counts_the_rest() -> None:
     assert cut == len(json.dumps(value, indent=2).split("\n")) - 12
 
 
-def test_a_long_string_is_scanned_around_the_part_shown(monkeypatch: Any) -> None:
-    """A secret across the cut is masked; the count of characters cut is the string's."""
-    monkeypatch.setattr(shown, "SCAN_MARGIN", 100)
+def test_a_long_string_is_masked_as_whole_across_the_cut(monkeypatch: Any) -> None:
+    """A secret across the cut is masked; the count of characters cut is the masked
+    string's."""
+    monkeypatch.setattr(shown, "LONG_TEXT", 100)
     text = "x " * 60 + GITHUB + " y" * 5_000
     lines, cut = shown_lines(text, max_lines=12, max_chars=130, reveal=False)
     assert GITHUB[:10] not in lines[0] and "«ghp_" in lines[0]
     masked = mask_value(text)
     assert lines[0].endswith(f'…(+{len(masked) - 130} chars)"') and cut == 0
-    assert SCAN_MARGIN >= 4096  # a PEM key that starts in the part shown ends in the scan
+
+
+#: what the scan finds only by the assignment naming it (no token, low entropy)
+PLAIN = "hunter2xyz"
+
+
+@pytest.mark.parametrize("at", [0, 100_000, 10_000_000])
+@pytest.mark.parametrize("in_list", [False, True])
+def test_a_password_named_far_past_the_part_shown_is_masked_in_it(at: int, in_list: bool) -> None:
+    """A long plain text (an MCP answer, a log) whose password is named by an assignment
+    far past the part shown (``at`` characters of prose between): its value where it
+    shows first, in the first line, is masked, as the whole text masked shows it. The part
+    shown alone holds nothing the scan flags."""
+    filler = "line: the quick brown fox jumps over the lazy dog\n" * (at // 50)
+    text = f"logged in with {PLAIN} today\n" + filler + f"password = '{PLAIN}'\n"
+    value: Any = {"content": [{"type": "text", "text": text}]} if in_list else text
+    for max_lines, max_chars in ((12, 160), (2_000, 20_000)):
+        got = shown_lines(value, max_lines=max_lines, max_chars=max_chars, reveal=False)
+        assert got == whole(value, max_lines, max_chars, False)
+        assert PLAIN not in "\n".join(got[0]) and "«hu…(10 chars)»" in "\n".join(got[0])
+    revealed = shown_lines(value, max_lines=12, max_chars=160, reveal=True)
+    assert PLAIN in "\n".join(revealed[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 3_000),
+    st.integers(0, 40),
+    st.sampled_from([160, 2_000]),
+    st.sampled_from([PLAIN, GITHUB, NAMED_LATER := "s3cr3t-Pa55"]),
+    st.sampled_from(["password = '{}'", "api_key={}", "Authorization: Bearer {}"]),
+    st.booleans(),
+)
+def test_a_secret_anywhere_in_a_long_plain_text_is_masked_wherever_it_shows(
+    filler: int, at: int, max_chars: int, secret: str, naming: str, in_list: bool
+) -> None:
+    """Any long plain text with a secret named anywhere in it, its value also written
+    ``at`` characters before the cut: the lines and the count cut are those of the whole
+    value masked."""
+    text = "x" * max(0, max_chars - at) + f"{secret} is it\n"
+    text += "".join(f"line {i}: the quick brown fox\n" for i in range(filler))
+    text += naming.format(secret) + "\n"
+    value: Any = [{"text": text}] if in_list else {"text": text}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shown, "LONG_TEXT", 64)
+        got = shown_lines(value, max_lines=12, max_chars=max_chars, reveal=False)
+    assert got == whole(value, 12, max_chars, False)
+    assert NAMED_LATER  # one of the secrets: found only by how it is named
 
 
 def test_a_binary_envelope_cut_short_is_still_not_scanned() -> None:
@@ -89,7 +137,7 @@ def test_a_json_text_is_masked_in_the_part_shown_as_whole(
         return
     value = {"content": [{"type": "text", "text": text}]}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(shown, "SCAN_MARGIN", 0)
+        mp.setattr(shown, "LONG_TEXT", 0)
         got = shown_lines(value, max_lines=max_lines, max_chars=max_chars, reveal=reveal)
     assert got == whole(value, max_lines, max_chars, reveal)
 
@@ -157,7 +205,7 @@ def test_the_drift_of_two_long_json_texts_is_that_of_the_texts_masked_whole(
     a = json.dumps(inner)
     inner[-1]["text"] += " (changed)"
     b = json.dumps(inner)
-    assert len(a) > 2 * SCAN_MARGIN
+    assert len(a) > LONG_TEXT
     item = DriftItem("$.content[0].text", a, b, Change.VALUE_CHANGED)
     whole_item = replace(item, a=mask_value(a, "text"), b=mask_value(b, "text"))
     got = drift_lines([item], limits, {}).plain

@@ -17,7 +17,7 @@ from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
-from cassette_tui.core.format.textspot import first_difference, is_long_pair, spot
+from cassette_tui.core.format.textspot import is_long_pair, spot
 from cassette_tui.core.scan.masking import mask_text, mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -27,7 +27,7 @@ from rich.text import Text
 from .marks import CHANGE_MARKS, ERROR, PARALLEL, REPEATED, STATUS_MARKS
 from .plural import plural
 from .safe import compact, printable, safe, tool_text
-from .shown import SCAN_MARGIN, masked_json_text, shown_lines
+from .shown import LONG_TEXT, masked_long_text, shown_lines
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 if TYPE_CHECKING:
@@ -110,26 +110,22 @@ def _outcome(entry: Entry) -> tuple[str, Any]:
 _PART_ORDER = {"args": 0, "response": 1, "error": 2}
 
 
-def _masked_item(item: DriftItem, width: int) -> DriftItem:
-    """``item`` with its two values masked for display. Two long strings (one shown as the
-    spot around their first difference) are masked over a window around that spot only:
-    a 2 MB string is not scanned whole to show 80 characters of it. Two JSON texts are
-    masked whole (``shown.masked_json_text``, without walking each node): a secret found
-    anywhere in one is masked wherever its text shows, the spot included."""
+def _masked_item(item: DriftItem) -> DriftItem:
+    """``item`` with its two values masked for display as ``mask_value`` masks them. A long
+    string is masked whole (``shown.masked_long_text``: one pass of the prefilter over it
+    when it holds no secret, a JSON text's secrets found without walking each node): a
+    secret found anywhere in it is masked wherever its text shows, the spot around the
+    first difference included."""
     key = _leaf_key(item.path)
-    a, b = item.a, item.b
-    if is_long_pair(a, b, width) and max(len(a), len(b)) > 2 * SCAN_MARGIN:
-        whole_a, whole_b = masked_json_text(a, key), masked_json_text(b, key)
-        if isinstance(whole_a, str) and isinstance(whole_b, str):
-            return replace(item, a=whole_a, b=whole_b)
-        start = max(0, first_difference(a, b) - SCAN_MARGIN)
-        # the characters before the window stand in unscanned, never shown: the spot is
-        # within ``width`` of the difference
-        head = a[:start]
-        a = head + mask_value(a[start : start + 2 * SCAN_MARGIN], key)
-        b = head + mask_value(b[start : start + 2 * SCAN_MARGIN], key)
-        return replace(item, a=a, b=b)
-    return replace(item, a=mask_value(a, key), b=mask_value(b, key))
+    return replace(item, a=_masked(item.a, key), b=_masked(item.b, key))
+
+
+def _masked(value: Any, key: str | None) -> Any:
+    if isinstance(value, str) and len(value) > LONG_TEXT:
+        masked = masked_long_text(value, key)
+        if masked is not None:
+            return masked
+    return mask_value(value, key)
 
 
 def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> Text:
@@ -139,7 +135,7 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
     ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
     for n, item in enumerate(ordered):
         if not limits.reveal_secrets:
-            item = _masked_item(item, limits.drift_value or 80)
+            item = _masked_item(item)
         if n:
             text.append("\n")
         text.append(f"{item.part} ", style="dim")

@@ -7,6 +7,11 @@ list or object; here the value is first cut to the part that lands in the lines 
 (``_Pruner``), then that part is masked and printed, so the work follows what is seen. The
 count of lines cut comes from the whole value's pretty print by orjson, in C. The lines are
 the same as ``pretty_lines(mask_value(value), ...)`` (``tests/tui/test_shown_lines.py``).
+
+A long string is the exception: ``mask_value`` masks each secret the scan finds anywhere
+in it everywhere its text occurs, so a string longer than the part shown is masked whole
+(``masked_long_text``), not cut first. Finding that it holds no secret costs one pass of
+the prefilter over its bytes (``core.scan.string_secrets``, ``json_text_secrets``).
 """
 
 from __future__ import annotations
@@ -18,21 +23,15 @@ from typing import Any
 
 import orjson
 from cassette_tui.core.format.jsonpath import Part
-from cassette_tui.core.scan.masking import mask_json_text, mask_value
+from cassette_tui.core.scan.masking import mask_long_text, mask_value
 
 from .safe import pretty_lines, printable_block
 
-__all__ = ["NOT_JSON", "masked_json_text", "shown_lines"]
+__all__ = ["LONG_TEXT", "masked_long_text", "shown_lines"]
 
-#: A string longer than the characters shown plus this margin is scanned for secrets
-#: over its first ``max_chars + margin`` characters only: a secret that starts in the part
-#: shown ends within it (a 4096-bit PEM key is 3.3 KB). A JSON text (``{`` or ``[``
-#: first) is parsed, as the secret scan parses it, and masked whole: a secret found
-#: anywhere in it is masked everywhere its text occurs (``masking.mask_json_text``).
-SCAN_MARGIN = 64 * 1024
-#: a JSON text longer than this is scanned as text, not parsed (the secret scan's
-#: ``_JSON_TEXT_MAX``)
-JSON_TEXT_MAX = 8_000_000
+#: a string longer than this is masked by ``masked_long_text`` (and kept: the pane and the
+#: step screen show the same one)
+LONG_TEXT = 16_384
 
 
 def shown_lines(
@@ -55,7 +54,7 @@ def shown_lines(
     if total is None:  # a value orjson cannot print (a huge int, deep nesting): the plain way
         return pretty_lines(value if reveal else mask_value(value), max_lines=max_lines,
                             max_chars=max_chars)  # fmt: skip
-    pruner = _Pruner(max_lines, max_chars + SCAN_MARGIN, reveal)
+    pruner = _Pruner(max_lines, max(max_chars, LONG_TEXT), reveal)
     part, _ = pruner.prune(value, 0, ())
     if not reveal:
         part = mask_value(part)
@@ -69,38 +68,26 @@ def shown_lines(
     return lines, max(0, total - max_lines)
 
 
-class _NotJson:
-    """What ``masked_json_text`` gives for a text that is not a JSON object or list."""
-
-
-NOT_JSON = _NotJson()
-
-#: the long JSON texts masked last, by id and key, with the text (which keeps the id its
-#: own): the detail of one step is built again for the step screen and for ``e``, from
-#: the same entries, and its drift shows the same texts (a 3 MB text parses in 7 ms, and
-#: the prefilter passes over it in 10)
-_TEXTS: OrderedDict[tuple[int, str | None], tuple[str, str | _NotJson | None]] = OrderedDict()
+#: the long texts masked last, by id and key, with the text (which keeps the id its own):
+#: the detail of one step is built again for the step screen and for ``e``, from the same
+#: entries, and its drift shows the same texts (a 3 MB JSON text parses in 7 ms, and the
+#: prefilter passes over it in 10)
+_TEXTS: OrderedDict[tuple[int, str | None], tuple[str, str | None]] = OrderedDict()
 _TEXTS_KEPT = 4  # A and B of the step shown, under two keys at most
 _TEXTS_LOCK = Lock()  # the pane's and the step screen's workers may build at once
 
 
-def masked_json_text(text: str, key: str | None) -> str | _NotJson | None:
-    """``mask_value(text, key)`` when ``text`` (a string found under ``key``) is a JSON
-    object or list the secret scan parses (``masking.mask_json_text``: the whole text,
-    each secret found anywhere in it masked everywhere it occurs); ``None`` when its key
-    masks it whole, left to ``mask_value``; else ``NOT_JSON``. The last few kept."""
-    if text.lstrip()[:1] not in ("{", "[") or len(text) > JSON_TEXT_MAX:
-        return NOT_JSON  # the secret scan does not parse it either
+def masked_long_text(text: str, key: str | None) -> str | None:
+    """``mask_value(text, key)`` of a string found under ``key``: ``text`` itself when it
+    holds no secret, else the whole text with each secret the scan finds anywhere in it
+    masked everywhere it occurs; ``None`` when ``key`` names a secret (the whole text is
+    the secret), left to ``mask_value``: ``masking.mask_long_text``, the last few kept."""
     with _TEXTS_LOCK:
         kept = _TEXTS.get((id(text), key))
         if kept is not None and kept[0] is text:
             _TEXTS.move_to_end((id(text), key))
             return kept[1]
-    try:
-        inner: Any = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        inner = None
-    masked = mask_json_text(text, inner, key) if isinstance(inner, dict | list) else NOT_JSON
+    masked = mask_long_text(text, key)
     with _TEXTS_LOCK:
         _TEXTS[(id(text), key)] = (text, masked)
         while len(_TEXTS) > _TEXTS_KEPT:
@@ -118,7 +105,7 @@ def _line_count(value: Any) -> int | None:
 
 
 class _Shown:
-    """A long JSON text with its secrets already masked as ``mask_value`` masks them (it
+    """A long string with its secrets already masked as ``mask_value`` masks them (it
     passes over this: it is no string), cut by ``_cut`` as a string."""
 
     def __init__(self, text: str) -> None:
@@ -128,8 +115,8 @@ class _Shown:
 class _Pruner:
     """Cuts a value to the nodes that start in its first ``max_lines`` pretty-printed
     lines, and long strings to their first ``window`` characters (``dropped``: the
-    characters left off, by path). A long JSON text in a string (an MCP answer) becomes
-    a ``_Shown`` of the whole text masked, unless ``reveal``."""
+    characters left off, by path). Unless ``reveal``, a long string becomes a ``_Shown``:
+    of its start when it holds no secret, else of the whole text masked."""
 
     def __init__(self, max_lines: int, window: int, reveal: bool = True) -> None:
         self.end = max_lines
@@ -138,16 +125,16 @@ class _Pruner:
         self.dropped: dict[tuple[Part, ...], int] = {}
 
     def _long_text(self, value: str, path: tuple[Part, ...]) -> Any:
-        """A string longer than the window: its start, or when it is a JSON text, the
-        text masked whole (its secrets found without walking each node of it)."""
+        """A string longer than the window: its start, masked as the whole string is
+        (``masked_long_text``), or the whole string masked when a secret is in it."""
         if self.reveal:
             return self._window(value, path)
         key = next((p for p in reversed(path) if isinstance(p, str)), None)
-        masked = masked_json_text(value, key)
+        masked = masked_long_text(value, key)
         if masked is None:  # masked whole by its key: as mask_value does
             return value
-        if isinstance(masked, _NotJson):  # scanned as text: a secret in it ends in the window
-            return self._window(value, path)
+        if masked is value:  # no secret in it: its start, not scanned again
+            return _Shown(self._window(value, path))
         return _Shown(masked)
 
     def _window(self, value: str, path: tuple[Part, ...]) -> str:
