@@ -190,6 +190,9 @@ PIECES_FROM = 4 << 20
 #: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
 #: request took 55x as long through the proxy)
 PREPARE_FROM = 1 << 20
+#: how long the server's thread waits for the loop to note the host's lines before it
+#: guesses the entry a big answer makes (``_guess_answer``)
+NOTED_WITHIN = 0.1
 #: a call line at least this long has its start written by a second thread while the
 #: first hashes it (below, a thread's start costs more than the overlap gains)
 SPLIT_FROM = 8 << 20
@@ -1324,14 +1327,16 @@ class RecordingProxy:
                 self._to_host(item.data)  # the host gone: the loop stops at the line's end
                 if watch is not None:  # recorded as it passes, once the host has it
                     if ahead is None and pieces == 1:
-                        ahead = self._answer_ahead(item.data, watch)
+                        ahead = self._answer_ahead(loop, item.data, watch)
                     else:
                         self._watched(watch, ahead, item.data)
             loop.call_soon_threadsafe(out.put_nowait, None)
         except RuntimeError:  # the session is over (its loop closed)
             return
 
-    def _answer_ahead(self, data: bytes | bytearray, watch: LongStringWatch) -> AnswerAhead | None:
+    def _answer_ahead(
+        self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, watch: LongStringWatch
+    ) -> AnswerAhead | None:
         """A big answer's first piece, from the server's thread: its long string found
         and checked (``watch``) and, when the entry it will make can be guessed, that
         entry's start written to the cassette, then the string's bytes so far
@@ -1340,7 +1345,7 @@ class RecordingProxy:
         got = watch.feed(data)
         if got is None:
             return None
-        ahead = self._guess_answer(data, watch.start)
+        ahead = self._guess_answer(loop, data, watch.start)
         if ahead is None or not self.writer.open_answer(ahead):
             return None
         self._watched(watch, ahead, data, got)
@@ -1362,9 +1367,27 @@ class RecordingProxy:
         with memoryview(data) as view, view[got[0] : got[1]] as part:
             self.writer.append(ahead, part)
 
-    def _guess_answer(self, data: bytes | bytearray, start: int) -> AnswerAhead | None:
+    def _guess_answer(
+        self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, start: int
+    ) -> AnswerAhead | None:
         """``guess_answer`` for the requests in flight (from the server's thread: a copy
-        of them, taken at once under the GIL)."""
+        of them, taken at once under the GIL), once the loop has noted every host line
+        sent (a server that answers at once is read before the loop woke for its call;
+        waited for up to ``NOTED_WITHIN`` seconds, the answer's start gone to the host)."""
+        if self._host_noted != self._host_sent:
+            noted: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+            def drain() -> None:
+                try:
+                    self._drain_notes()
+                finally:
+                    noted.set_result(None)
+
+            loop.call_soon_threadsafe(drain)
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                noted.result(timeout=NOTED_WITHIN)
+            if not noted.done() or self._host_noted != self._host_sent:
+                return None
         for _ in range(3):
             with contextlib.suppress(RuntimeError):  # changed by the loop while copied
                 if any(list(self._queued.values())):  # more in flight under one id

@@ -90,6 +90,7 @@ def record(line: bytes, cuts: list[int], args: dict[str, Any], *, streamed: bool
         truncated: list[int] = []  # a guess taken back
         cut = proxy.writer._truncate
         proxy.writer._truncate = lambda offset: (truncated.append(offset), cut(offset))[1]  # type: ignore[method-assign]
+        loop = asyncio.new_event_loop()  # not run: every host line is noted here
         watch, ahead = LongStringWatch(), None
         pos = 0
         if streamed:
@@ -98,7 +99,7 @@ def record(line: bytes, cuts: list[int], args: dict[str, Any], *, streamed: bool
                 if not piece:
                     break
                 if pos == 0:
-                    ahead = proxy._answer_ahead(piece, watch)
+                    ahead = proxy._answer_ahead(loop, piece, watch)
                 else:
                     proxy._watched(watch, ahead, piece)
                 pos += len(piece)
