@@ -852,6 +852,7 @@ class RecordingProxy:
                 bool,
                 concurrent.futures.Future[bytes | bytearray] | None,
                 _ReadAhead | None,
+                tuple[int, int] | None,
             ]
         ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
@@ -1024,11 +1025,19 @@ class RecordingProxy:
         the server's stdin is closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
         try:
+            watch: LongStringWatch | None = None  # a long line's long string, checked
             for item in iter_lines(self.host_in, PIECES_FROM):
                 if isinstance(item, Piece):  # forwarded as it comes: the server reads on
                     passed = server.write(item.data)
+                    if watch is None:
+                        watch = LongStringWatch()
+                    watch.feed(item.data)  # (not after its end: the loop's 30 ms at 50 MB)
                 elif isinstance(item, LineEnd):  # noted (as whole) first, then its end goes
-                    self._note_host(item.whole, forwarded=True)
+                    checked = None
+                    if watch is not None:
+                        watch.feed(item.data)
+                        checked, watch = watch.checked, None
+                    self._note_host(item.whole, forwarded=True, checked=checked)
                     passed = server.write(item.data)
                 else:
                     passed = True
@@ -1100,23 +1109,25 @@ class RecordingProxy:
         forwarded: bool = False,
         answer: concurrent.futures.Future[bytes | bytearray] | None = None,
         ahead: _ReadAhead | None = None,
+        checked: tuple[int, int] | None = None,
     ) -> None:
         """Queue a host line to be noted by the event loop (``_from_host``); ``answer``
         gets the line to pass on; ``ahead``: the line is read by the host's thread
-        (``_read_ahead``). From the host's thread."""
+        (``_read_ahead``); ``checked``: its long string checked as it passed
+        (``LongStringWatch``). From the host's thread."""
         self._host_sent += 1
-        self._notes.append((line, forwarded, answer, ahead))
+        self._notes.append((line, forwarded, answer, ahead, checked))
 
     def _drain_notes(self) -> None:
         """Note every host line queued (in the loop): before a server line is read, so
         that an answer is always read after its request."""
         while self._notes:
-            line, forwarded, answer, ahead = self._notes.popleft()
+            line, forwarded, answer, ahead, checked = self._notes.popleft()
             try:
                 read = None
                 if ahead is not None and not ahead.claim.acquire(blocking=False):
                     read = ahead.done.result()  # the host's thread is reading it
-                out = self._from_host(line, forwarded=forwarded, read=read)
+                out = self._from_host(line, forwarded=forwarded, read=read, checked=checked)
             except BaseException as exc:
                 self._host_noted += 1
                 if answer is not None:
@@ -1146,6 +1157,7 @@ class RecordingProxy:
         forwarded: bool = False,
         read: tuple[Line, Spans | None, concurrent.futures.Future[_PreparedArgs] | None]
         | None = None,
+        checked: tuple[int, int] | None = None,
     ) -> bytes | bytearray:
         """Note the host's requests (every one that has an id, whatever its shape) and its
         answers to the server's requests; the line to forward: ``line`` itself, or, when
@@ -1153,10 +1165,11 @@ class RecordingProxy:
         by an alias (the server's answer is given back under the host's id). A line
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
         in order, first answer to first request, and said. ``read``: the line read by the
-        host's thread (``_read_ahead``), with its call's recording prepared there."""
+        host's thread (``_read_ahead``), with its call's recording prepared there;
+        ``checked``: a long string of it checked as it passed (``read_spans``)."""
         ahead = None
         if read is None:
-            parsed, spans = self._read(line)
+            parsed, spans = self._read(line, checked)
         else:
             parsed, spans, ahead = read
         rewritten = False

@@ -128,3 +128,31 @@ def test_killed_mid_answer_leaves_a_loadable_cassette(tmp_path: Path) -> None:
     assert caught.value.truncated and caught.value.line == 2
     [kept] = load(cassette, lenient=True)
     assert kept.tool == "read" and kept.seq == 1
+
+
+@pytest.mark.parametrize("text", ["plain", "escape", "control"])
+def test_big_request_recorded_as_read_whole(tmp_path: Path, text: str) -> None:
+    """A 5 MB call line goes to the server in pieces, its long string checked as they
+    pass (``LongStringWatch`` in the host's thread); the entry is the writer's line of the
+    call read whole (a string with an escape or a control character is read whole)."""
+    long = (TEXT * 2)[: 5 << 20]
+    long = {"plain": long, "escape": long + "\n\\", "control": long + "\x01"}[text]
+    answer = b'{"jsonrpc":"2.0","id":{id},"result":{"content":[],"isError":false}}\n'
+    (tmp_path / "answer").write_bytes(answer)
+    cassette = tmp_path / "run.jsonl"
+    env = {**os.environ, "ANSWER": str(tmp_path / "answer")}
+    session = RawSession(record_cmd(cassette, server(tmp_path)), env=env)
+    args = {"z": 1, "text": long, "a": [1.5, None]}
+    try:
+        session.request(HANDSHAKE[0])
+        session.request(tool_call(3, "write", args))
+    finally:
+        assert session.close() == 0, session.stderr.decode()
+    assert session.received[-1] == answer.replace(b"{id}", b"3")
+    [entry] = load(cassette)
+    expected = tmp_path / "expected.jsonl"
+    writer = CassetteWriter(expected, NormalizationRules())
+    extra = {k: entry.extra[k] for k in ("recorded_at", "duration_ms")}
+    writer.write("write", args, {"content": [], "isError": False}, None, extra, None, len(answer))
+    writer.close()
+    assert cassette.read_bytes() == expected.read_bytes()
