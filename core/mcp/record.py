@@ -304,20 +304,26 @@ def _prepare_and_open(
         # them): written by a second thread while this one hashes (both let go of the GIL)
         text, canonical = texts
         prepared = _PreparedArgs("", spans.splice(text))
-        opening = threading.Thread(target=_open, args=(writer, seq, tool, prepared))
+        opening = threading.Thread(target=_open, args=(writer, seq, tool, prepared, spans))
         opening.start()
         prepared.digest = _spans_digest(spans, canonical)
         opening.join()
         return prepared
     prepared = _prepare_args(writer.rules, tool, args, spans)
     if seq is not None:
-        _open(writer, seq, tool, prepared)
+        _open(writer, seq, tool, prepared, spans)
     return prepared
 
 
-def _open(writer: CassetteWriter, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+def _open(
+    writer: CassetteWriter,
+    seq: int,
+    tool: str,
+    prepared: _PreparedArgs,
+    spans: Spans | None = None,
+) -> None:
     with contextlib.suppress(OSError):  # then the whole line is written at the answer
-        writer.open_entry(seq, tool, prepared)
+        writer.open_entry(seq, tool, prepared, spans)
 
 
 def _prepare_spans(
@@ -464,6 +470,69 @@ class AnswerAhead:
         if b"".join(before) != self.head:
             return 0
         return at + 1
+
+
+class ArgsAhead(AnswerAhead):
+    """The entry a big call line streaming in will make, its start guessed from its first
+    piece (``guess_call``): ``head`` the line up to its args' long string's first byte,
+    that string's bytes written after it as they pass; ended by ``open_entry`` when the
+    call's args, read whole, start with exactly these bytes (``holds``)."""
+
+    def holds(self, pieces: Pieces, spans: Spans | None) -> bool:
+        """Whether an entry line's start (``open_entry``'s head, then the args' text in
+        pieces from ``spans``) is the head then the whole first span written ahead."""
+        if spans is None or not spans.spliced or len(pieces) < 3:
+            return False
+        start, end = spans.bounds[spans.spliced[0]]
+        if start != self.start or end - start != self.written:
+            return False
+        if isinstance(pieces[0], memoryview) or isinstance(pieces[1], memoryview):
+            return False
+        return isinstance(pieces[2], memoryview) and pieces[0] + pieces[1] == self.head
+
+
+def _entry_head(seq: int, tool: str) -> bytes:
+    """Entry ``seq``'s line up to its args: ``{"seq":N,"tool":"T","args":``."""
+    marker = f"cassette-tui-value-{uuid.uuid4().hex}"
+    line = dump_record(Entry(seq, tool, marker).to_record(""))
+    return line.partition(f'"{marker}"'.encode())[0]
+
+
+def guess_call(writer: CassetteWriter, data: bytes | bytearray, start: int) -> ArgsAhead | None:
+    """The start of the entry a big tools/call line will make, guessed from its first
+    piece ``data`` (its long string opens at ``start``, ``LongStringWatch``): the line's
+    start, read with its string as a placeholder and its open brackets closed, is one
+    tools/call whose args hold that string and whose texts come from spans
+    (``_spans_texts``). ``None`` when it cannot be guessed so; checked by ``open_entry``
+    against the call read whole."""
+    if writer.redactor is not None:
+        return None
+    prefix = data[: start - 1]
+    closers = _closers(prefix)
+    if closers is None:
+        return None
+    parsed = read_line(bytes(prefix) + b'"\\u00000"' + closers)
+    frames = parsed.frames
+    if parsed.batch or parsed.lossy or len(frames) != 1 or frames[0].kind != "request":
+        return None
+    params = frames[0].params
+    if frames[0].method != TOOLS_CALL or not isinstance(params, dict):
+        return None
+    tool, args = params.get("name"), params.get("arguments")
+    if not isinstance(tool, str) or args is None:
+        return None
+    placeholder = Spans(b"", [(start, start)])
+    try:
+        texts = _spans_texts(writer.rules, tool, args, placeholder)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if texts is None:
+        return None
+    pieces = placeholder.splice(texts[0])
+    if placeholder.spliced[:1] != [0] or isinstance(pieces[0], memoryview):
+        return None
+    seq = writer.seq + 1
+    return ArgsAhead(seq, _entry_head(seq, tool) + pieces[0], start)
 
 
 #: a response at least this big is written by ``fast_compact`` when it can (the standard
@@ -629,7 +698,9 @@ class CassetteWriter:
         pieces.append(line)
         return pieces, response_at
 
-    def open_entry(self, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+    def open_entry(
+        self, seq: int, tool: str, prepared: _PreparedArgs, spans: Spans | None = None
+    ) -> None:
         """Write the start of entry ``seq``'s line (up to and with its args: ``prepared``'s
         text) before its answer comes, so that only the rest is left to write once it has
         (a 50 MB write takes 0.1-0.4 s on a busy machine: the server's own time). Called
@@ -637,13 +708,26 @@ class CassetteWriter:
         written since ``seq`` was chosen, or another line is open. The line is ended by
         ``write`` for the same ``prepared``, or taken back (``take_back``, ``write`` of
         another entry, ``close``): a crash meanwhile leaves it cut, as a crash during any
-        write does (``load`` reports a cut last line and keeps every line before)."""
+        write does (``load`` reports a cut last line and keeps every line before).
+
+        A line started by ``open_answer`` for an ``ArgsAhead`` (the call's start and long
+        string written as its pieces passed) is ended here when it is this line's start
+        (``spans``: the call line's, whose first span must be that string), else taken
+        back first."""
         if prepared.text is None:
             return
-        marker = f"cassette-tui-value-{uuid.uuid4().hex}"
-        line = dump_record(Entry(seq, tool, marker).to_record(prepared.digest))
-        head = line.partition(f'"{marker}"'.encode())[0]
+        head = _entry_head(seq, tool)
         with self._lock:
+            opened = self._open[2] if self._open is not None else None
+            if self._open is not None and isinstance(opened, ArgsAhead):
+                offset, ahead = self._open[0], opened
+                self._open = None
+                pieces: Pieces = [head, *prepared.text]
+                if ahead.seq == seq and ahead.holds(pieces, spans) and self._fh is not None:
+                    self._open = (offset, head, prepared)
+                    self._put(pieces[3:])
+                    return
+                self._truncate(offset)
             if self._fh is None or self.seq + 1 != seq or self._open is not None:
                 return
             self._open = (self._fh.tell(), head, prepared)
@@ -1026,17 +1110,21 @@ class RecordingProxy:
         server = self._server_in
         try:
             watch: LongStringWatch | None = None  # a long line's long string, checked
+            call: AnswerAhead | None = None  # and its entry's start, written meanwhile
             for item in iter_lines(self.host_in, PIECES_FROM):
                 if isinstance(item, Piece):  # forwarded as it comes: the server reads on
                     passed = server.write(item.data)
+                    # recorded as it passes (not after its end: the loop's 30 ms at 50 MB)
                     if watch is None:
                         watch = LongStringWatch()
-                    watch.feed(item.data)  # (not after its end: the loop's 30 ms at 50 MB)
+                        call = self._call_ahead(item.data, watch)
+                    else:
+                        self._watched(watch, call, item.data)
                 elif isinstance(item, LineEnd):  # noted (as whole) first, then its end goes
                     checked = None
                     if watch is not None:
-                        watch.feed(item.data)
-                        checked, watch = watch.checked, None
+                        self._watched(watch, call, item.data)
+                        checked, watch, call = watch.checked, None, None
                     self._note_host(item.whole, forwarded=True, checked=checked)
                     passed = server.write(item.data)
                 else:
@@ -1359,6 +1447,20 @@ class RecordingProxy:
         if got is None:
             return None
         ahead = self._guess_answer(loop, data, watch.start)
+        if ahead is None or not self.writer.open_answer(ahead):
+            return None
+        self._watched(watch, ahead, data, got)
+        return ahead
+
+    def _call_ahead(self, data: bytes | bytearray, watch: LongStringWatch) -> AnswerAhead | None:
+        """A big host line's first piece, from the host's thread: its long string found
+        and checked (``watch``) and, when nothing is in flight (its call will be alone,
+        ``_prepare``) and the entry it will make can be guessed (``guess_call``), that
+        entry's start and the string's bytes so far written to the cassette."""
+        got = watch.feed(data)
+        if got is None or self._pending or self._host_noted != self._host_sent:
+            return None
+        ahead = guess_call(self.writer, data, watch.start)
         if ahead is None or not self.writer.open_answer(ahead):
             return None
         self._watched(watch, ahead, data, got)
