@@ -11,7 +11,10 @@ pairs requests with their answers:
 - each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
   written and flushed before the answer is forwarded (a big call alone in flight has its
   line started while the server works, ``CassetteWriter.open_entry``; a big line's long
-  strings are copied into the entry from the line's bytes, ``_spans``), with
+  strings are copied into the entry from the line's bytes, ``_spans``; a big call or
+  answer that comes in pieces has its long string checked and its entry's start written
+  as they pass, ``LongStringWatch``, ``guess_call``, ``guess_answer``: only the line's
+  rest is left after its last byte, the guess checked then), with
   ``recorded_at`` (ISO-8601 UTC, when the host sent the call), ``duration_ms`` (until the
   server answered) and, when the server reported progress for it, ``mcp_progress``
   (each ``notifications/progress``'s params without the token, in order);
