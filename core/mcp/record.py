@@ -11,7 +11,10 @@ pairs requests with their answers:
 - each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
   written and flushed before the answer is forwarded (a big call alone in flight has its
   line started while the server works, ``CassetteWriter.open_entry``; a big line's long
-  strings are copied into the entry from the line's bytes, ``_spans``), with
+  strings are copied into the entry from the line's bytes, ``_spans``; a big call or
+  answer that comes in pieces has its long string checked and its entry's start written
+  as they pass, ``LongStringWatch``, ``guess_call``, ``guess_answer``: only the line's
+  rest is left after its last byte, the guess checked then), with
   ``recorded_at`` (ISO-8601 UTC, when the host sent the call), ``duration_ms`` (until the
   server answered) and, when the server reported progress for it, ``mcp_progress``
   (each ``notifications/progress``'s params without the token, in order);
@@ -39,6 +42,7 @@ import concurrent.futures
 import contextlib
 import hashlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -68,7 +72,7 @@ from ._facts import (
     sidecar_path,
     without_meta,
 )
-from ._spans import Spans, read_spans
+from ._spans import LongStringWatch, Spans, read_spans
 from ._stdio import LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
@@ -189,6 +193,9 @@ PIECES_FROM = 4 << 20
 #: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
 #: request took 55x as long through the proxy)
 PREPARE_FROM = 1 << 20
+#: how long the server's thread waits for the loop to note the host's lines before it
+#: guesses the entry a big answer makes (``_guess_answer``)
+NOTED_WITHIN = 0.1
 #: a call line at least this long has its start written by a second thread while the
 #: first hashes it (below, a thread's start costs more than the overlap gains)
 SPLIT_FROM = 8 << 20
@@ -210,9 +217,36 @@ class _ReadAhead:
 
 @dataclass(frozen=True, slots=True)
 class _Streamed:
-    """The end of a server line whose start went to the host from the server's thread."""
+    """The end of a server line whose start went to the host from the server's thread;
+    ``checked``: its long string's bounds, checked as they passed (``LongStringWatch``);
+    ``ahead``: its entry's start written to the cassette meanwhile (``AnswerAhead``)."""
 
     end: LineEnd
+    checked: tuple[int, int] | None = None
+    ahead: AnswerAhead | None = None
+
+
+#: JSON's brackets, found outside the strings of a line's start (``_closers``)
+_BRACKETS = re.compile(rb"[][{}]")
+_CLOSE = {ord("{"): b"}", ord("["): b"]"}
+
+
+def _closers(prefix: bytes | bytearray) -> bytes | None:
+    """What closes the arrays and objects still open at the end of ``prefix`` (a line's
+    start that ends between two values, no backslash in it), innermost first; ``None``
+    when its brackets do not nest."""
+    parts = prefix.split(b'"')
+    if len(parts) % 2 == 0:  # it ends inside a string
+        return None
+    stack: list[int] = []
+    for part in parts[::2]:  # outside the strings
+        for found in _BRACKETS.finditer(part):
+            char = found.group()[0]
+            if char in _CLOSE:
+                stack.append(char)
+            elif not stack or _CLOSE[stack.pop()] != found.group():
+                return None
+    return b"".join(_CLOSE[char] for char in reversed(stack))
 
 
 def _put_all(out: asyncio.Queue[Any], items: list[Any]) -> None:
@@ -273,20 +307,26 @@ def _prepare_and_open(
         # them): written by a second thread while this one hashes (both let go of the GIL)
         text, canonical = texts
         prepared = _PreparedArgs("", spans.splice(text))
-        opening = threading.Thread(target=_open, args=(writer, seq, tool, prepared))
+        opening = threading.Thread(target=_open, args=(writer, seq, tool, prepared, spans))
         opening.start()
         prepared.digest = _spans_digest(spans, canonical)
         opening.join()
         return prepared
     prepared = _prepare_args(writer.rules, tool, args, spans)
     if seq is not None:
-        _open(writer, seq, tool, prepared)
+        _open(writer, seq, tool, prepared, spans)
     return prepared
 
 
-def _open(writer: CassetteWriter, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+def _open(
+    writer: CassetteWriter,
+    seq: int,
+    tool: str,
+    prepared: _PreparedArgs,
+    spans: Spans | None = None,
+) -> None:
     with contextlib.suppress(OSError):  # then the whole line is written at the answer
-        writer.open_entry(seq, tool, prepared)
+        writer.open_entry(seq, tool, prepared, spans)
 
 
 def _prepare_spans(
@@ -393,6 +433,111 @@ def fast_texts(value: Any) -> tuple[str, str] | None:
     return canonical.decode(), text.decode()
 
 
+def _written_in(pieces: Pieces, head: bytes, prepared: _PreparedArgs | AnswerAhead) -> int:
+    """How many of a line's first ``pieces`` ``open_entry`` wrote for ``prepared``
+    (``head`` then its args' text), or 0 when they are not its start."""
+    text = prepared.text if isinstance(prepared, _PreparedArgs) else None
+    if text is None or len(pieces) <= len(text) or pieces[0] != head:
+        return 0
+    if not all(a is b for a, b in zip(pieces[1:], text, strict=False)):
+        return 0
+    return 1 + len(text)
+
+
+@dataclass(eq=False)
+class AnswerAhead:
+    """The entry an answer streaming in will make, guessed from its first piece
+    (``RecordingProxy._guess_answer``): ``seq``, ``head`` (the line's bytes up to its long
+    string's first byte), ``start`` (that byte's offset in the answer's line), and the
+    string's bytes written after the head so far (``written``). Checked when the answer
+    has ended (``written_in``): kept only when the line the entry really makes starts with
+    exactly these bytes, else taken back and the line written whole."""
+
+    seq: int
+    head: bytes
+    start: int
+    written: int = 0
+
+    def written_in(self, pieces: Pieces, response_at: int, spans: Spans | None) -> int:
+        """How many of a line's first ``pieces`` were written ahead (the head, then the
+        long string's bytes, which must be the whole of its first span), else 0."""
+        if response_at < 0 or spans is None or not spans.spliced:
+            return 0
+        start, end = spans.bounds[spans.spliced[0]]
+        at = response_at + 1  # the first span's bytes follow the text before it
+        if start != self.start or end - start != self.written or at >= len(pieces):
+            return 0
+        before = pieces[:at]
+        if any(isinstance(piece, memoryview) for piece in before):
+            return 0
+        if b"".join(before) != self.head:
+            return 0
+        return at + 1
+
+
+class ArgsAhead(AnswerAhead):
+    """The entry a big call line streaming in will make, its start guessed from its first
+    piece (``guess_call``): ``head`` the line up to its args' long string's first byte,
+    that string's bytes written after it as they pass; ended by ``open_entry`` when the
+    call's args, read whole, start with exactly these bytes (``holds``)."""
+
+    def holds(self, pieces: Pieces, spans: Spans | None) -> bool:
+        """Whether an entry line's start (``open_entry``'s head, then the args' text in
+        pieces from ``spans``) is the head then the whole first span written ahead."""
+        if spans is None or not spans.spliced or len(pieces) < 3:
+            return False
+        start, end = spans.bounds[spans.spliced[0]]
+        if start != self.start or end - start != self.written:
+            return False
+        if isinstance(pieces[0], memoryview) or isinstance(pieces[1], memoryview):
+            return False
+        return isinstance(pieces[2], memoryview) and pieces[0] + pieces[1] == self.head
+
+
+def _entry_head(seq: int, tool: str) -> bytes:
+    """Entry ``seq``'s line up to its args: ``{"seq":N,"tool":"T","args":``."""
+    marker = f"cassette-tui-value-{uuid.uuid4().hex}"
+    line = dump_record(Entry(seq, tool, marker).to_record(""))
+    return line.partition(f'"{marker}"'.encode())[0]
+
+
+def guess_call(writer: CassetteWriter, data: bytes | bytearray, start: int) -> ArgsAhead | None:
+    """The start of the entry a big tools/call line will make, guessed from its first
+    piece ``data`` (its long string opens at ``start``, ``LongStringWatch``): the line's
+    start, read with its string as a placeholder and its open brackets closed, is one
+    tools/call whose args hold that string and whose texts come from spans
+    (``_spans_texts``). ``None`` when it cannot be guessed so; checked by ``open_entry``
+    against the call read whole."""
+    if writer.redactor is not None:
+        return None
+    prefix = data[: start - 1]
+    closers = _closers(prefix)
+    if closers is None:
+        return None
+    parsed = read_line(bytes(prefix) + b'"\\u00000"' + closers)
+    frames = parsed.frames
+    if parsed.batch or parsed.lossy or len(frames) != 1 or frames[0].kind != "request":
+        return None
+    params = frames[0].params
+    if frames[0].method != TOOLS_CALL or not isinstance(params, dict):
+        return None
+    tool, args = params.get("name"), params.get("arguments")
+    if not isinstance(tool, str) or args is None:
+        return None
+    placeholder = Spans(b"", [(start, start)])
+    try:
+        texts = _spans_texts(writer.rules, tool, args, placeholder)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if texts is None:
+        return None
+    pieces = placeholder.splice(texts[0])
+    if placeholder.spliced[:1] != [0] or isinstance(pieces[0], memoryview):
+        return None
+    seq = writer.seq + 1
+    return ArgsAhead(seq, _entry_head(seq, tool) + pieces[0], start)
+
+
 #: a response at least this big is written by ``fast_compact`` when it can (the standard
 #: library's encoder took 0.12 s for a 50 MB answer, orjson 0.02 s)
 FAST_RESPONSE_FROM = 1 << 16
@@ -428,8 +573,9 @@ class CassetteWriter:
         self.claimed = False
         #: every write of the file, from the event loop or a thread (``open_entry``)
         self._lock = threading.RLock()
-        #: the start of a line written ahead of its answer: ``(offset, head, prepared)``
-        self._open: tuple[int, bytes, _PreparedArgs] | None = None
+        #: the start of a line written ahead of its answer: ``(offset, head, prepared)``,
+        #: or ahead of its answer's end: ``(offset, head, ahead)``
+        self._open: tuple[int, bytes, _PreparedArgs | AnswerAhead] | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - exclusive create
@@ -454,6 +600,7 @@ class CassetteWriter:
         *,
         args_spans: Spans | None = None,
         response_spans: Spans | None = None,
+        ahead: AnswerAhead | None = None,
     ) -> int:
         """Append one entry and flush it; its seq. ``prepared``: the args' digest and JSON
         text computed while the server worked (a big call), spliced into the line;
@@ -461,19 +608,35 @@ class CassetteWriter:
         is orjson's when that is the standard library's). ``args_spans``,
         ``response_spans``: ``args`` or ``response`` is the skeleton of a line with these
         long strings (``_spans``): the texts are spliced from it, or the real value used.
-        A line started by ``open_entry`` for ``prepared`` is ended; any other is taken
+        A line started by ``open_entry`` for ``prepared`` (or by ``open_answer`` for
+        ``ahead``) is ended when what it wrote is this line's start; any other is taken
         back first."""
+        token = ahead if ahead is not None else prepared
         with self._lock:
             assert self._fh is not None, "writer closed"
-            if self._open is not None and (prepared is None or self._open[2] is not prepared):
+            if self._open is not None and (token is None or self._open[2] is not token):
                 self._take_back()
-            return self._write(
-                tool, args, response, error, extra, prepared, response_size, args_spans,
-                response_spans,
+            self.seq += 1
+            pieces, response_at = self._pieces(
+                self.seq, tool, args, response, error, extra, prepared, response_size,
+                args_spans, response_spans,
             )  # fmt: skip
+            if self._open is not None:
+                opened, self._open = self._open, None
+                if isinstance(opened[2], AnswerAhead):
+                    done = opened[2].written_in(pieces, response_at, response_spans)
+                else:
+                    done = _written_in(pieces, opened[1], opened[2])
+                if done:  # its start is in the file already
+                    del pieces[:done]
+                else:  # not this line's start (a guess that was wrong)
+                    self._truncate(opened[0])
+            self._put(pieces)
+            return self.seq
 
-    def _write(
+    def _pieces(
         self,
+        seq: int,
         tool: str,
         args: Any,
         response: Any,
@@ -483,8 +646,9 @@ class CassetteWriter:
         response_size: int,
         args_spans: Spans | None,
         response_spans: Spans | None,
-    ) -> int:
-        self.seq += 1
+    ) -> tuple[Pieces, int]:
+        """Entry ``seq``'s line as pieces, and the index of the response's first piece
+        among them (``-1``: its text is not spliced in)."""
         if self.redactor is not None:  # no secret reaches the disk
             prepared = None
         # big values (a call's args, its answer) go to the file as their own texts,
@@ -500,18 +664,15 @@ class CassetteWriter:
                 spliced["response"] = response_spans.splice(text) if response_spans else [text]
         if response_spans is not None and "response" not in spliced:
             response = response_spans.real(response)
-        entry = Entry(self.seq, tool, args, response=response, error=error, extra=extra)
+        entry = Entry(seq, tool, args, response=response, error=error, extra=extra)
         if self.redactor is not None:
             entry = self.redactor.redact_entry(entry, self.known)[0]
         if not spliced:
-            if self._open is not None:
-                self._take_back()
-            self._put([dump_line(entry, self.rules)])
-            return self.seq
+            return [dump_line(entry, self.rules)], -1
         marker = f"cassette-tui-value-{uuid.uuid4().hex}"
         markers = {name: f"{marker}-{name}" for name in spliced}
         record = Entry(
-            self.seq,
+            seq,
             tool,
             markers.get("args", entry.args),
             response=markers.get("response", entry.response),
@@ -520,33 +681,29 @@ class CassetteWriter:
         ).to_record(prepared.digest if "args" in spliced and prepared else self._digest(entry))
         line = dump_record(record)
         pieces: Pieces = []
+        response_at = -1
         for name, value_text in spliced.items():
             head, sep, line = line.partition(f'"{markers[name]}"'.encode())
             if not sep:  # cannot happen: each marker is in the line once
                 real = Entry(
-                    self.seq,
+                    seq,
                     tool,
                     args_spans.real(args) if args_spans else args,
                     response=response_spans.real(response) if response_spans else response,
                     error=error,
                     extra=extra,
                 )
-                if self._open is not None:
-                    self._take_back()
-                self._put([dump_line(real, self.rules)])
-                return self.seq
-            pieces += [head, *value_text]
+                return [dump_line(real, self.rules)], -1
+            pieces.append(head)
+            if name == "response":
+                response_at = len(pieces)
+            pieces += value_text
         pieces.append(line)
-        if self._open is not None:  # its head and args are in the file already
-            opened, self._open = self._open, None
-            if "args" in spliced and pieces[0] == opened[1]:
-                del pieces[: 1 + len(spliced["args"])]
-            else:  # cannot happen: the same head (seq, tool) as was written ahead
-                self._truncate(opened[0])
-        self._put(pieces)
-        return self.seq
+        return pieces, response_at
 
-    def open_entry(self, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+    def open_entry(
+        self, seq: int, tool: str, prepared: _PreparedArgs, spans: Spans | None = None
+    ) -> None:
         """Write the start of entry ``seq``'s line (up to and with its args: ``prepared``'s
         text) before its answer comes, so that only the rest is left to write once it has
         (a 50 MB write takes 0.1-0.4 s on a busy machine: the server's own time). Called
@@ -554,21 +711,60 @@ class CassetteWriter:
         written since ``seq`` was chosen, or another line is open. The line is ended by
         ``write`` for the same ``prepared``, or taken back (``take_back``, ``write`` of
         another entry, ``close``): a crash meanwhile leaves it cut, as a crash during any
-        write does (``load`` reports a cut last line and keeps every line before)."""
+        write does (``load`` reports a cut last line and keeps every line before).
+
+        A line started by ``open_answer`` for an ``ArgsAhead`` (the call's start and long
+        string written as its pieces passed) is ended here when it is this line's start
+        (``spans``: the call line's, whose first span must be that string), else taken
+        back first."""
         if prepared.text is None:
             return
-        marker = f"cassette-tui-value-{uuid.uuid4().hex}"
-        line = dump_record(Entry(seq, tool, marker).to_record(prepared.digest))
-        head = line.partition(f'"{marker}"'.encode())[0]
+        head = _entry_head(seq, tool)
         with self._lock:
+            opened = self._open[2] if self._open is not None else None
+            if self._open is not None and isinstance(opened, ArgsAhead):
+                offset, ahead = self._open[0], opened
+                self._open = None
+                pieces: Pieces = [head, *prepared.text]
+                if ahead.seq == seq and ahead.holds(pieces, spans) and self._fh is not None:
+                    self._open = (offset, head, prepared)
+                    self._put(pieces[3:])
+                    return
+                self._truncate(offset)
             if self._fh is None or self.seq + 1 != seq or self._open is not None:
                 return
             self._open = (self._fh.tell(), head, prepared)
             self._put([head, *prepared.text])
 
-    def take_back(self, prepared: _PreparedArgs | None) -> None:
-        """The line ``open_entry`` started for ``prepared`` is removed (its call was kept
-        aside, or not answered)."""
+    def open_answer(self, ahead: AnswerAhead) -> bool:
+        """Write the start of the entry an answer streaming in will make (``ahead.head``:
+        the line up to its long string's first byte, as guessed), so that its string's
+        bytes can follow as they pass (``append``) and only the line's rest is left once
+        the answer has ended (a 50 MB write took 20-250 ms after its last byte). False
+        (nothing written) when another entry was written since ``ahead.seq`` was chosen or
+        another line is open. Ended or taken back as ``open_entry``'s line; a crash
+        meanwhile leaves a cut last line without its newline, which ``load`` reports (it
+        keeps every line before)."""
+        with self._lock:
+            if self._fh is None or self.seq + 1 != ahead.seq or self._open is not None:
+                return False
+            self._open = (self._fh.tell(), ahead.head, ahead)
+            self._put([ahead.head])
+            return True
+
+    def append(self, ahead: AnswerAhead, data: bytes | memoryview) -> bool:
+        """Write the next bytes of ``ahead``'s long string after what it wrote; False (and
+        nothing written) once its line was taken back or ended."""
+        with self._lock:
+            if self._fh is None or self._open is None or self._open[2] is not ahead:
+                return False
+            self._put([data])
+            ahead.written += len(data)
+            return True
+
+    def take_back(self, prepared: _PreparedArgs | AnswerAhead | None) -> None:
+        """The line ``open_entry`` started for ``prepared`` (``open_answer`` for an
+        ``AnswerAhead``) is removed (its call was kept aside, or not answered)."""
         with self._lock:
             if self._open is not None and self._open[2] is prepared:
                 self._take_back()
@@ -625,6 +821,56 @@ class CassetteWriter:
                     os.ftruncate(fh.fileno(), fh.tell())
             os.fsync(fh.fileno())
             fh.close()
+
+
+def guess_answer(
+    writer: CassetteWriter, pending: list[_Pending], data: bytes | bytearray, start: int
+) -> AnswerAhead | None:
+    """The entry a big answer will make, guessed from its first piece ``data`` (its long
+    string opens at ``start``, ``LongStringWatch``): the only request in flight
+    (``pending``) is a tools/call, and the answer's start, read with its string as a
+    placeholder and its open brackets closed, is a response. ``None`` when it cannot be
+    guessed so. The guess is checked against the real line at its end
+    (``AnswerAhead.written_in``): a wrong one costs a rewrite, never a wrong entry."""
+    if len(pending) != 1 or writer.redactor is not None:
+        return None
+    req = pending[0]
+    params = req.params
+    if (
+        req.method != TOOLS_CALL
+        or req.alias is not None
+        or req.ambiguous
+        or req.prepared is not None
+        or req.spans is not None
+        or not isinstance(params, dict)
+        or not isinstance(params.get("name"), str)
+    ):
+        return None
+    args = params.get("arguments")
+    args = {} if args is None else args
+    prefix = data[: start - 1]
+    closers = _closers(prefix)
+    if closers is None:
+        return None
+    parsed = read_line(bytes(prefix) + b'"\\u00000"' + closers)
+    frames = parsed.frames
+    if parsed.batch or parsed.lossy or len(frames) != 1 or frames[0].kind != "response":
+        return None
+    seq = writer.seq + 1
+    placeholder = Spans(b"", [(start, start)])
+    try:
+        pieces, at = writer._pieces(
+            seq, params["name"], args, frames[0].doc.get("result"), None, {}, None,
+            STREAM_FROM, None, placeholder,
+        )  # fmt: skip
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if at < 0 or placeholder.spliced[:1] != [0]:
+        return None
+    before = pieces[: at + 1]
+    if any(isinstance(piece, memoryview) for piece in before):
+        return None
+    return AnswerAhead(seq, b"".join(before), start)
 
 
 class RecordingProxy:
@@ -693,6 +939,7 @@ class RecordingProxy:
                 bool,
                 concurrent.futures.Future[bytes | bytearray] | None,
                 _ReadAhead | None,
+                tuple[int, int] | None,
             ]
         ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
@@ -865,11 +1112,23 @@ class RecordingProxy:
         the server's stdin is closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
         try:
+            watch: LongStringWatch | None = None  # a long line's long string, checked
+            call: AnswerAhead | None = None  # and its entry's start, written meanwhile
             for item in iter_lines(self.host_in, PIECES_FROM):
                 if isinstance(item, Piece):  # forwarded as it comes: the server reads on
                     passed = server.write(item.data)
+                    # recorded as it passes (not after its end: the loop's 30 ms at 50 MB)
+                    if watch is None:
+                        watch = LongStringWatch()
+                        call = self._call_ahead(item.data, watch)
+                    else:
+                        self._watched(watch, call, item.data)
                 elif isinstance(item, LineEnd):  # noted (as whole) first, then its end goes
-                    self._note_host(item.whole, forwarded=True)
+                    checked = None
+                    if watch is not None:
+                        self._watched(watch, call, item.data)
+                        checked, watch, call = watch.checked, None, None
+                    self._note_host(item.whole, forwarded=True, checked=checked)
                     passed = server.write(item.data)
                 else:
                     passed = True
@@ -941,23 +1200,25 @@ class RecordingProxy:
         forwarded: bool = False,
         answer: concurrent.futures.Future[bytes | bytearray] | None = None,
         ahead: _ReadAhead | None = None,
+        checked: tuple[int, int] | None = None,
     ) -> None:
         """Queue a host line to be noted by the event loop (``_from_host``); ``answer``
         gets the line to pass on; ``ahead``: the line is read by the host's thread
-        (``_read_ahead``). From the host's thread."""
+        (``_read_ahead``); ``checked``: its long string checked as it passed
+        (``LongStringWatch``). From the host's thread."""
         self._host_sent += 1
-        self._notes.append((line, forwarded, answer, ahead))
+        self._notes.append((line, forwarded, answer, ahead, checked))
 
     def _drain_notes(self) -> None:
         """Note every host line queued (in the loop): before a server line is read, so
         that an answer is always read after its request."""
         while self._notes:
-            line, forwarded, answer, ahead = self._notes.popleft()
+            line, forwarded, answer, ahead, checked = self._notes.popleft()
             try:
                 read = None
                 if ahead is not None and not ahead.claim.acquire(blocking=False):
                     read = ahead.done.result()  # the host's thread is reading it
-                out = self._from_host(line, forwarded=forwarded, read=read)
+                out = self._from_host(line, forwarded=forwarded, read=read, checked=checked)
             except BaseException as exc:
                 self._host_noted += 1
                 if answer is not None:
@@ -987,6 +1248,7 @@ class RecordingProxy:
         forwarded: bool = False,
         read: tuple[Line, Spans | None, concurrent.futures.Future[_PreparedArgs] | None]
         | None = None,
+        checked: tuple[int, int] | None = None,
     ) -> bytes | bytearray:
         """Note the host's requests (every one that has an id, whatever its shape) and its
         answers to the server's requests; the line to forward: ``line`` itself, or, when
@@ -994,10 +1256,11 @@ class RecordingProxy:
         by an alias (the server's answer is given back under the host's id). A line
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
         in order, first answer to first request, and said. ``read``: the line read by the
-        host's thread (``_read_ahead``), with its call's recording prepared there."""
+        host's thread (``_read_ahead``), with its call's recording prepared there;
+        ``checked``: a long string of it checked as it passed (``read_spans``)."""
         ahead = None
         if read is None:
-            parsed, spans = self._read(line)
+            parsed, spans = self._read(line, checked)
         else:
             parsed, spans, ahead = read
         rewritten = False
@@ -1059,11 +1322,14 @@ class RecordingProxy:
         docs = [f.doc if spans is None else spans.real(f.doc) for f in parsed.frames]
         return dump_doc(docs if parsed.batch else docs[0])
 
-    def _read(self, line: bytes | bytearray) -> tuple[Line, Spans | None]:
+    def _read(
+        self, line: bytes | bytearray, checked: tuple[int, int] | None = None
+    ) -> tuple[Line, Spans | None]:
         """One line read: a long one with its long strings as spans (``_spans``: what
         is kept of it is then copied from the spans, not decoded and encoded again), else
-        whole. Never with redaction, which reads every value."""
-        found = read_spans(line) if self.redactor is None else None
+        whole. Never with redaction, which reads every value. ``checked``: a long
+        string's bounds checked as they passed (``read_spans``)."""
+        found = read_spans(line, checked) if self.redactor is None else None
         if found is None:
             return read_line(line), None
         skeleton, spans = found
@@ -1132,6 +1398,8 @@ class RecordingProxy:
         it a message) is left to the loop, to go once the line is recorded."""
         direct: bool | None = None  # the current long line goes from here (None: no piece yet)
         sent = pieces = 0
+        watch: LongStringWatch | None = None  # its long string, checked as it passes
+        ahead: AnswerAhead | None = None  # its entry, written to the cassette as it passes
 
         def put(item: Any, count: int = 1) -> None:
             self._down_queued += count
@@ -1144,11 +1412,15 @@ class RecordingProxy:
                     loop.call_soon_threadsafe(_put_all, out, item)
                     continue
                 if isinstance(item, LineEnd):
-                    put(_Streamed(item) if direct else item)
-                    direct, sent, pieces = None, 0, 0
+                    if watch is not None:
+                        self._watched(watch, ahead, item.data)
+                    checked = watch.checked if watch is not None else None
+                    put(_Streamed(item, checked, ahead) if direct else item)
+                    direct, sent, pieces, watch, ahead = None, 0, 0, None, None
                     continue
                 if direct is None:
                     direct = self._down_done == self._down_queued and not self._aliased()
+                    watch = LongStringWatch() if direct and self.redactor is None else None
                 if not direct:  # the loop holds it back, or passes it on in order
                     put(Piece(bytes(item.data)))  # (its data changes with the next read)
                     continue
@@ -1157,9 +1429,89 @@ class RecordingProxy:
                 if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
                     self.writer.reserve(2 * sent)
                 self._to_host(item.data)  # the host gone: the loop stops at the line's end
+                if watch is not None:  # recorded as it passes, once the host has it
+                    if ahead is None and pieces == 1:
+                        ahead = self._answer_ahead(loop, item.data, watch)
+                    else:
+                        self._watched(watch, ahead, item.data)
             loop.call_soon_threadsafe(out.put_nowait, None)
         except RuntimeError:  # the session is over (its loop closed)
             return
+
+    def _answer_ahead(
+        self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, watch: LongStringWatch
+    ) -> AnswerAhead | None:
+        """A big answer's first piece, from the server's thread: its long string found
+        and checked (``watch``) and, when the entry it will make can be guessed, that
+        entry's start written to the cassette, then the string's bytes so far
+        (``CassetteWriter.open_answer``): only the line's rest is left to write once
+        the answer has ended, and the guess is checked then."""
+        got = watch.feed(data)
+        if got is None:
+            return None
+        ahead = self._guess_answer(loop, data, watch.start)
+        if ahead is None or not self.writer.open_answer(ahead):
+            return None
+        self._watched(watch, ahead, data, got)
+        return ahead
+
+    def _call_ahead(self, data: bytes | bytearray, watch: LongStringWatch) -> AnswerAhead | None:
+        """A big host line's first piece, from the host's thread: its long string found
+        and checked (``watch``) and, when nothing is in flight (its call will be alone,
+        ``_prepare``) and the entry it will make can be guessed (``guess_call``), that
+        entry's start and the string's bytes so far written to the cassette."""
+        got = watch.feed(data)
+        if got is None or self._pending or self._host_noted != self._host_sent:
+            return None
+        ahead = guess_call(self.writer, data, watch.start)
+        if ahead is None or not self.writer.open_answer(ahead):
+            return None
+        self._watched(watch, ahead, data, got)
+        return ahead
+
+    def _watched(
+        self,
+        watch: LongStringWatch,
+        ahead: AnswerAhead | None,
+        data: bytes | bytearray,
+        got: tuple[int, int] | None = None,
+    ) -> None:
+        """The next piece of a big answer watched; its long string's bytes in it written
+        after its entry's start (``got``: already watched)."""
+        if got is None:
+            got = watch.feed(data)
+        if ahead is None or got is None or got[0] == got[1]:
+            return
+        with memoryview(data) as view, view[got[0] : got[1]] as part:
+            self.writer.append(ahead, part)
+
+    def _guess_answer(
+        self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, start: int
+    ) -> AnswerAhead | None:
+        """``guess_answer`` for the requests in flight (from the server's thread: a copy
+        of them, taken at once under the GIL), once the loop has noted every host line
+        sent (a server that answers at once is read before the loop woke for its call;
+        waited for up to ``NOTED_WITHIN`` seconds, the answer's start gone to the host)."""
+        if self._host_noted != self._host_sent:
+            noted: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+            def drain() -> None:
+                try:
+                    self._drain_notes()
+                finally:
+                    noted.set_result(None)
+
+            loop.call_soon_threadsafe(drain)
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                noted.result(timeout=NOTED_WITHIN)
+            if not noted.done() or self._host_noted != self._host_sent:
+                return None
+        for _ in range(3):
+            with contextlib.suppress(RuntimeError):  # changed by the loop while copied
+                if any(list(self._queued.values())):  # more in flight under one id
+                    return None
+                return guess_answer(self.writer, list(self._pending.values()), data, start)
+        return None
 
     def _aliased(self) -> bool:
         """Whether a request went to the server under an alias and waits for its answer;
@@ -1185,7 +1537,11 @@ class RecordingProxy:
             self._drain_notes()  # the requests it may answer are noted first
             self._down_done += 1
             if isinstance(item, _Streamed):  # its start went from the server's thread
-                await self._from_server(item.end.whole, forwarded=True)
+                await self._from_server(
+                    item.end.whole, forwarded=True, checked=item.checked, ahead=item.ahead
+                )
+                if item.ahead is not None:  # not its entry after all: not kept
+                    self.writer.take_back(item.ahead)
                 if not self._to_host(item.end.data):
                     return
             elif isinstance(item, Piece):
@@ -1212,14 +1568,22 @@ class RecordingProxy:
                 return
 
     async def _from_server(
-        self, line: bytes | bytearray, *, forwarded: bool = False, stream: str | None = None
+        self,
+        line: bytes | bytearray,
+        *,
+        forwarded: bool = False,
+        stream: str | None = None,
+        checked: tuple[int, int] | None = None,
+        ahead: AnswerAhead | None = None,
     ) -> bytes | bytearray:
         """Record what one line of the server's stdout holds; the line to forward (the
         line itself, or with an aliased id given back). ``forwarded``: the line's start
         went to the host already (``_server_to_host`` streams a big line only while no
         alias is in flight, so nothing in it needs rewriting). ``stream``: the Streamable
-        HTTP stream it came on, kept with a server message (``"standalone"``)."""
-        parsed, spans = self._read(line)
+        HTTP stream it came on, kept with a server message (``"standalone"``).
+        ``checked``: a long string of it checked as it passed (``LongStringWatch``);
+        ``ahead``: its entry's start written meanwhile (``AnswerAhead``)."""
+        parsed, spans = self._read(line, checked)
         if not parsed.frames:  # a banner, a log line: forwarded, and kept
             text = line.decode("utf-8", "replace").rstrip("\r\n")
             self._server_message(ServerMessage(line=text))
@@ -1252,7 +1616,13 @@ class RecordingProxy:
                     with contextlib.suppress(TypeError, ValueError, RecursionError):
                         prepared = await req.prepared
                 self._record(
-                    req, frame, lossy=parsed.lossy, line=line, prepared=prepared, spans=spans
+                    req,
+                    frame,
+                    lossy=parsed.lossy,
+                    line=line,
+                    prepared=prepared,
+                    spans=spans,
+                    ahead=ahead,
                 )
                 self.writer.take_back(prepared)  # kept aside: its line is not an entry
             elif frame.kind == "notification" and frame.method == PROGRESS:
@@ -1280,6 +1650,7 @@ class RecordingProxy:
         line: bytes | bytearray,
         prepared: _PreparedArgs | None = None,
         spans: Spans | None = None,
+        ahead: AnswerAhead | None = None,
     ) -> None:
         """Keep one answered request: a ``tools/call`` as an entry, any other as an
         exchange; one that can be neither is kept aside (the two lines' text). ``spans``:
@@ -1330,6 +1701,7 @@ class RecordingProxy:
                     response_size=len(line),
                     args_spans=req.spans,
                     response_spans=spans,
+                    ahead=ahead,
                 )
             except (TypeError, ValueError, RecursionError) as exc:
                 self._aside(req, line, f"not a cassette entry: {exc}")
