@@ -148,3 +148,103 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES | st.binary(max_size=4), max_size=12).map(b"".join))
 def test_binary_test_answers_as_the_four_tests(raw: bytes) -> None:
     assert lint._may_be_binary(raw) == _may_be_binary_reference(raw)
+
+
+def _repeated_reference(
+    cassette: Any, digests: list[str], failed: bytearray, header_forms: dict[int, str]
+) -> dict[int, list[Finding]]:
+    """The repeated-key test as it was before (main at 6b6ba7c)."""
+    from collections import Counter
+
+    from cassette_tui.core.format.outcome import same_stored_outcomes
+    from cassette_tui.core.keys.repeats import (
+        NO_HEADERS_FORM,
+        REPEATED_SENTENCE,
+        classify,
+        plainly_repeated,
+    )
+    from cassette_tui.core.keys.replay_key import KeyIndex
+
+    counts = Counter(digests)
+    if len(counts) == len(digests):
+        return {}
+    twice = {dig for dig, count in counts.items() if count > 1}
+    at = [i for i, d in enumerate(digests) if d in twice]
+    positions = KeyIndex.from_keys(((cassette.tool(i), digests[i]) for i in at), at).repeated()
+    found: dict[int, list[Finding]] = {}
+    for (tool, dig), idxs in positions.items():
+        seqs = [cassette.seq(i) for i in idxs]
+        forms = {header_forms.get(i, NO_HEADERS_FORM) for i in idxs}
+        fails = sum(failed[i] for i in idxs)
+        if plainly_repeated(fails, len(idxs), forms) or same_stored_outcomes(cassette, idxs):
+            kind, why = "repeated_key", REPEATED_SENTENCE
+        else:
+            kind, why = classify([cassette._entry(i) for i in idxs])
+        found[idxs[0]] = [
+            Finding(
+                kind=kind,
+                seq=seqs[0],
+                message=f"{tool} {dig} recorded {len(seqs)} times (seq "
+                f"{', '.join(map(str, seqs))}): {why}",
+                seqs=tuple(seqs),
+            )
+        ]
+    return found
+
+
+_OUTCOMES = [
+    {"response": {"hits": 1}},
+    {"response": "Error: timeout"},
+    {"error": {"type": "TimeoutError", "message": "timed out"}},
+    {"error": {"type": "ValueError", "message": "bad"}},
+]
+_lines = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b"]),  # tool
+        st.sampled_from(["x", "y", "é"]),  # the q arg
+        st.sampled_from(range(len(_OUTCOMES))),
+        st.sampled_from([None, {"Accept": "text/csv"}, {"Accept": "application/json"}]),
+        st.sampled_from(["right", "stale", "none", "other"]),  # the stored digest
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(_lines)
+def test_tail_findings_as_before_on_real_cassettes(made: list[Any]) -> None:
+    """A cassette file of calls with repeated keys (a tool's args written again), header
+    variants, errors, and stored digests right, stale, absent or of another form: the
+    stale-digest and repeated-key findings of lint's pass are main's, one by one."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from cassette_tui.core.format.cassette import load
+    from cassette_tui.core.format.digest import digest
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "c.jsonl"
+        lines = []
+        for seq, (tool, q, outcome, headers, stored) in enumerate(made, 1):
+            record: dict[str, Any] = {"seq": seq, "tool": tool, "args": {"q": q}}
+            if stored != "none":
+                record["args_digest"] = {
+                    "right": digest({"q": q}),
+                    "stale": digest({"q": q + "!"}),
+                    "other": "md5:abc",
+                }[stored]
+            record.update(_OUTCOMES[outcome])
+            if headers is not None:
+                record["request_headers"] = headers
+            lines.append(json.dumps(record, separators=(",", ":"), ensure_ascii=False))
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        cassette = load(path)
+        passes = lint._entry_passes_all(cassette, None, None)
+        assert lint._stale_digest_findings(cassette, passes.digests) == _stale_reference(
+            cassette, passes.digests
+        )
+        assert lint._repeated_key_findings(
+            cassette, passes.digests, passes.failed, passes.header_forms
+        ) == _repeated_reference(cassette, passes.digests, passes.failed, passes.header_forms)
