@@ -356,10 +356,7 @@ def _stale_candidates(stored: Sequence[str | None], digests: list[str]) -> Itera
 
 
 def _repeated_key_findings(
-    cassette: Cassette,
-    digests: list[str],
-    failed: bytearray,
-    header_forms: dict[int, str],
+    cassette: Cassette, digests: list[str], failed: bytearray, header_forms: dict[int, str]
 ) -> dict[int, list[Finding]]:
     """The finding of each key recorded more than once, at its first position: a retry or
     a loop, or header variants / distinct errors (``repeats.py``)."""
@@ -370,19 +367,14 @@ def _repeated_key_findings(
         return {}  # every digest once
     twice = {dig for dig, count in counts.items() if count > 1}
     at = list(itertools.compress(itertools.count(), map(twice.__contains__, digests)))
-    # the keys of those positions and each key's loop below by ``map`` (C calls, no
-    # generator step a position: 210k positions and 64k keys at 1M entries)
-    keys = zip(map(cassette.tool, at), map(digests.__getitem__, at), strict=True)
-    positions = KeyIndex.from_keys(keys, at).repeated()
+    positions = KeyIndex.from_keys(((cassette.tool(i), digests[i]) for i in at), at).repeated()
     found: dict[int, list[Finding]] = {}
-    seq_of, form_of, failed_at = cassette.seq, header_forms.get, failed.__getitem__
-    no_forms = {NO_HEADERS_FORM}
     for (tool, dig), idxs in positions.items():
-        seqs = list(map(seq_of, idxs))
+        seqs = [cassette.seq(i) for i in idxs]
         # told without reading the recordings again when what the pass kept of them
         # leaves no other kind, or when they store the same outcome bytes
-        forms = {form_of(i, NO_HEADERS_FORM) for i in idxs} if header_forms else no_forms
-        fails = sum(map(failed_at, idxs))
+        forms = {header_forms.get(i, NO_HEADERS_FORM) for i in idxs}
+        fails = sum(failed[i] for i in idxs)
         if plainly_repeated(fails, len(idxs), forms) or same_stored_outcomes(cassette, idxs):
             kind, why = "repeated_key", REPEATED_SENTENCE
         else:
