@@ -230,6 +230,12 @@ class Cassette(Sequence[Entry]):
     def stored_digest(self, i: int) -> str | None:
         return self._stored[i]
 
+    def stored_digests(self) -> Sequence[str | None]:
+        """Every entry's stored ``args_digest`` (``None`` where the line has none), in
+        entry order: the ``columns.DigestColumn`` the load kept (not a copy: do not change
+        it)."""
+        return self._stored
+
     def line(self, i: int) -> int:
         return self._lines[i]
 

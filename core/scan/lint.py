@@ -55,11 +55,13 @@ import itertools
 import operator
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..format.batching import batch_full
+from ..format.columns import DigestColumn
 from ..format.context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
+from ..format.digest import DIGEST_PREFIX
 from ..format.findings import Finding
 from ..format.jsonpath import format_path, iter_leaves
 from ..format.outcome import same_stored_outcomes
@@ -126,13 +128,21 @@ def _may_be_binary(raw: bytes) -> bool:
     """Whether a line's bytes may hold a string that looks like binary data decoded as
     text (``binary_text_reason``): a ``\\u`` escape (NUL, controls, U+FFFD), ``\\b``, a
     DEL, a C1 control or U+FFFD written as UTF-8; never a false negative, sometimes a false
-    positive. One-byte substring tests first (memchr, at memory speed)."""
+    positive. One-byte substring tests first (memchr, at memory speed); U+FFFD and the C1
+    controls are not ASCII, so an ASCII line (most) skips their two tests: ``isascii``
+    reads a word at a time, half the time of one ``in`` test (0.18 us against 0.31 for a
+    line of the 100k text cassette)."""
     # one-byte tests (memchr) guard the longer ones: most lines hold no backslash
     return (
         (b"\\" in raw and _ESCAPE_U_OR_B.search(raw) is not None)
         or b"\x7f" in raw
-        or (b"\xef" in raw and b"\xef\xbf\xbd" in raw)
-        or (b"\xc2" in raw and _C1_BYTES.search(raw) is not None)
+        or (
+            not raw.isascii()
+            and (
+                (b"\xef" in raw and b"\xef\xbf\xbd" in raw)
+                or (b"\xc2" in raw and _C1_BYTES.search(raw) is not None)
+            )
+        )
     )
 
 
@@ -286,21 +296,63 @@ def _seq_findings(cassette: Cassette) -> dict[int, list[Finding]]:
 
 def _stale_digest_findings(cassette: Cassette, digests: list[str]) -> dict[int, list[Finding]]:
     """``stale_digest`` findings by position: a stored digest that differs from the one
-    recomputed (``digests``)."""
-    stored = map(cassette.stored_digest, range(len(digests)))
-    return {
-        i: [
-            Finding(
-                kind="stale_digest",
-                seq=cassette.seq(i),
-                path="$.args_digest",
-                message=f"stored args digest {old} but its args now digest to {new}: "
-                "args edited after recording, or different normalization rules",
-            )
-        ]
-        for i, (old, new) in enumerate(zip(stored, digests, strict=True))
-        if old is not None and old != new
-    }
+    recomputed (``digests``). Only the positions ``_stale_candidates`` cannot prove equal
+    are compared one by one (a text made per entry from the stored column cost 0.3 s at
+    1M entries)."""
+    found: dict[int, list[Finding]] = {}
+    for i in _stale_candidates(cassette.stored_digests(), digests):
+        old, new = cassette.stored_digest(i), digests[i]
+        if old is not None and old != new:
+            found[i] = [
+                Finding(
+                    kind="stale_digest",
+                    seq=cassette.seq(i),
+                    path="$.args_digest",
+                    message=f"stored args digest {old} but its args now digest to {new}: "
+                    "args edited after recording, or different normalization rules",
+                )
+            ]
+    return found
+
+
+#: entries a block of the stale-digest compare (``_stale_candidates``)
+_STALE_BLOCK = 1024
+_DIGEST_LEN = len(DIGEST_PREFIX) + 16
+
+
+def _stale_candidates(stored: Sequence[str | None], digests: list[str]) -> Iterable[int]:
+    """The positions, in order, where the stored digest may differ from ``digests[i]``;
+    at every other one the two texts are equal.
+
+    When every stored digest is of the standard form (``DigestColumn.all_standard``:
+    ``sha256:`` and the 16 hex digits of its 8 bytes, ``codes``) and every recomputed one
+    is as long, the stored texts are written all at once (C speed) and compared with the
+    recomputed ones joined, block by block: two joins of texts of one length are equal
+    exactly when the texts are, one by one. Only the blocks that differ are named."""
+    n = len(digests)
+    if (
+        not isinstance(stored, DigestColumn)
+        or not stored.all_standard
+        or len(stored) != n
+        or set(map(len, digests)) - {_DIGEST_LEN}
+    ):
+        return range(n)
+    hex_digits = stored.codes.tobytes().hex().encode("ascii")  # the codes' bytes in order
+    head, width = len(DIGEST_PREFIX), _DIGEST_LEN
+    texts = bytearray((DIGEST_PREFIX + "0" * 16).encode("ascii") * n)
+    for k in range(16):  # each digit of every text in one slice assignment
+        texts[head + k :: width] = hex_digits[k::16]
+    ours = "".join(digests)
+    stored_texts = texts.decode("ascii")
+    if ours == stored_texts:
+        return ()
+    step = _STALE_BLOCK * width
+    return [
+        i
+        for b in range(0, n, _STALE_BLOCK)
+        if ours[b * width : b * width + step] != stored_texts[b * width : b * width + step]
+        for i in range(b, min(b + _STALE_BLOCK, n))
+    ]
 
 
 def _repeated_key_findings(

@@ -53,7 +53,7 @@ from rich.text import Text
 
 from ..text.plural import plural
 from ._options import config_option, from_option
-from ._output import Layout, echo_json, fail, safe, stdout_console
+from ._output import Layout, echo_json, echo_plain_json, fail, safe, stdout_console
 from ._progress import progress_on_stderr
 
 _KIND_STYLE = {
@@ -342,13 +342,13 @@ def _print_json(results: list[Checked], missing: list[Unmatched], single: bool) 
             click.echo(f"cassette-tui check: {safe(only.error)}", err=True)
             echo_json(only.to_json())
             sys.exit(EXIT_BAD_INPUT)
-        echo_json(only.to_json())
+        echo_plain_json(only.to_json())  # the same bytes as ``echo_json``, faster
         return
     for r in results:
         if r.error is not None:
             click.echo(f"cassette-tui check: {safe(r.error)}", err=True)
     # an argument that named no file is in the list too, as {"file", "error"}
-    echo_json([r.to_json() for r in in_order(results, missing)])
+    echo_plain_json([r.to_json() for r in in_order(results, missing)])
 
 
 def _print_text(results: list[Checked], missing: list[Unmatched], single: bool) -> None:
