@@ -11,7 +11,10 @@ pairs requests with their answers:
 - each answered ``tools/call`` becomes one cassette entry (``_wire`` has the mapping),
   written and flushed before the answer is forwarded (a big call alone in flight has its
   line started while the server works, ``CassetteWriter.open_entry``; a big line's long
-  strings are copied into the entry from the line's bytes, ``_spans``), with
+  strings are copied into the entry from the line's bytes, ``_spans``; a big call or
+  answer that comes in pieces has its long string checked and its entry's start written
+  as they pass, ``LongStringWatch``, ``guess_call``, ``guess_answer``: only the line's
+  rest is left after its last byte, the guess checked then), with
   ``recorded_at`` (ISO-8601 UTC, when the host sent the call), ``duration_ms`` (until the
   server answered) and, when the server reported progress for it, ``mcp_progress``
   (each ``notifications/progress``'s params without the token, in order);
@@ -190,6 +193,9 @@ PIECES_FROM = 4 << 20
 #: thread while the server works on it, instead of after its answer (issue 27: a 50 MB
 #: request took 55x as long through the proxy)
 PREPARE_FROM = 1 << 20
+#: how long the server's thread waits for the loop to note the host's lines before it
+#: guesses the entry a big answer makes (``_guess_answer``)
+NOTED_WITHIN = 0.1
 #: a call line at least this long has its start written by a second thread while the
 #: first hashes it (below, a thread's start costs more than the overlap gains)
 SPLIT_FROM = 8 << 20
@@ -301,20 +307,26 @@ def _prepare_and_open(
         # them): written by a second thread while this one hashes (both let go of the GIL)
         text, canonical = texts
         prepared = _PreparedArgs("", spans.splice(text))
-        opening = threading.Thread(target=_open, args=(writer, seq, tool, prepared))
+        opening = threading.Thread(target=_open, args=(writer, seq, tool, prepared, spans))
         opening.start()
         prepared.digest = _spans_digest(spans, canonical)
         opening.join()
         return prepared
     prepared = _prepare_args(writer.rules, tool, args, spans)
     if seq is not None:
-        _open(writer, seq, tool, prepared)
+        _open(writer, seq, tool, prepared, spans)
     return prepared
 
 
-def _open(writer: CassetteWriter, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+def _open(
+    writer: CassetteWriter,
+    seq: int,
+    tool: str,
+    prepared: _PreparedArgs,
+    spans: Spans | None = None,
+) -> None:
     with contextlib.suppress(OSError):  # then the whole line is written at the answer
-        writer.open_entry(seq, tool, prepared)
+        writer.open_entry(seq, tool, prepared, spans)
 
 
 def _prepare_spans(
@@ -461,6 +473,69 @@ class AnswerAhead:
         if b"".join(before) != self.head:
             return 0
         return at + 1
+
+
+class ArgsAhead(AnswerAhead):
+    """The entry a big call line streaming in will make, its start guessed from its first
+    piece (``guess_call``): ``head`` the line up to its args' long string's first byte,
+    that string's bytes written after it as they pass; ended by ``open_entry`` when the
+    call's args, read whole, start with exactly these bytes (``holds``)."""
+
+    def holds(self, pieces: Pieces, spans: Spans | None) -> bool:
+        """Whether an entry line's start (``open_entry``'s head, then the args' text in
+        pieces from ``spans``) is the head then the whole first span written ahead."""
+        if spans is None or not spans.spliced or len(pieces) < 3:
+            return False
+        start, end = spans.bounds[spans.spliced[0]]
+        if start != self.start or end - start != self.written:
+            return False
+        if isinstance(pieces[0], memoryview) or isinstance(pieces[1], memoryview):
+            return False
+        return isinstance(pieces[2], memoryview) and pieces[0] + pieces[1] == self.head
+
+
+def _entry_head(seq: int, tool: str) -> bytes:
+    """Entry ``seq``'s line up to its args: ``{"seq":N,"tool":"T","args":``."""
+    marker = f"cassette-tui-value-{uuid.uuid4().hex}"
+    line = dump_record(Entry(seq, tool, marker).to_record(""))
+    return line.partition(f'"{marker}"'.encode())[0]
+
+
+def guess_call(writer: CassetteWriter, data: bytes | bytearray, start: int) -> ArgsAhead | None:
+    """The start of the entry a big tools/call line will make, guessed from its first
+    piece ``data`` (its long string opens at ``start``, ``LongStringWatch``): the line's
+    start, read with its string as a placeholder and its open brackets closed, is one
+    tools/call whose args hold that string and whose texts come from spans
+    (``_spans_texts``). ``None`` when it cannot be guessed so; checked by ``open_entry``
+    against the call read whole."""
+    if writer.redactor is not None:
+        return None
+    prefix = data[: start - 1]
+    closers = _closers(prefix)
+    if closers is None:
+        return None
+    parsed = read_line(bytes(prefix) + b'"\\u00000"' + closers)
+    frames = parsed.frames
+    if parsed.batch or parsed.lossy or len(frames) != 1 or frames[0].kind != "request":
+        return None
+    params = frames[0].params
+    if frames[0].method != TOOLS_CALL or not isinstance(params, dict):
+        return None
+    tool, args = params.get("name"), params.get("arguments")
+    if not isinstance(tool, str) or args is None:
+        return None
+    placeholder = Spans(b"", [(start, start)])
+    try:
+        texts = _spans_texts(writer.rules, tool, args, placeholder)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if texts is None:
+        return None
+    pieces = placeholder.splice(texts[0])
+    if placeholder.spliced[:1] != [0] or isinstance(pieces[0], memoryview):
+        return None
+    seq = writer.seq + 1
+    return ArgsAhead(seq, _entry_head(seq, tool) + pieces[0], start)
 
 
 #: a response at least this big is written by ``fast_compact`` when it can (the standard
@@ -626,7 +701,9 @@ class CassetteWriter:
         pieces.append(line)
         return pieces, response_at
 
-    def open_entry(self, seq: int, tool: str, prepared: _PreparedArgs) -> None:
+    def open_entry(
+        self, seq: int, tool: str, prepared: _PreparedArgs, spans: Spans | None = None
+    ) -> None:
         """Write the start of entry ``seq``'s line (up to and with its args: ``prepared``'s
         text) before its answer comes, so that only the rest is left to write once it has
         (a 50 MB write takes 0.1-0.4 s on a busy machine: the server's own time). Called
@@ -634,13 +711,26 @@ class CassetteWriter:
         written since ``seq`` was chosen, or another line is open. The line is ended by
         ``write`` for the same ``prepared``, or taken back (``take_back``, ``write`` of
         another entry, ``close``): a crash meanwhile leaves it cut, as a crash during any
-        write does (``load`` reports a cut last line and keeps every line before)."""
+        write does (``load`` reports a cut last line and keeps every line before).
+
+        A line started by ``open_answer`` for an ``ArgsAhead`` (the call's start and long
+        string written as its pieces passed) is ended here when it is this line's start
+        (``spans``: the call line's, whose first span must be that string), else taken
+        back first."""
         if prepared.text is None:
             return
-        marker = f"cassette-tui-value-{uuid.uuid4().hex}"
-        line = dump_record(Entry(seq, tool, marker).to_record(prepared.digest))
-        head = line.partition(f'"{marker}"'.encode())[0]
+        head = _entry_head(seq, tool)
         with self._lock:
+            opened = self._open[2] if self._open is not None else None
+            if self._open is not None and isinstance(opened, ArgsAhead):
+                offset, ahead = self._open[0], opened
+                self._open = None
+                pieces: Pieces = [head, *prepared.text]
+                if ahead.seq == seq and ahead.holds(pieces, spans) and self._fh is not None:
+                    self._open = (offset, head, prepared)
+                    self._put(pieces[3:])
+                    return
+                self._truncate(offset)
             if self._fh is None or self.seq + 1 != seq or self._open is not None:
                 return
             self._open = (self._fh.tell(), head, prepared)
@@ -849,6 +939,7 @@ class RecordingProxy:
                 bool,
                 concurrent.futures.Future[bytes | bytearray] | None,
                 _ReadAhead | None,
+                tuple[int, int] | None,
             ]
         ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
@@ -1021,11 +1112,23 @@ class RecordingProxy:
         the server's stdin is closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
         try:
+            watch: LongStringWatch | None = None  # a long line's long string, checked
+            call: AnswerAhead | None = None  # and its entry's start, written meanwhile
             for item in iter_lines(self.host_in, PIECES_FROM):
                 if isinstance(item, Piece):  # forwarded as it comes: the server reads on
                     passed = server.write(item.data)
+                    # recorded as it passes (not after its end: the loop's 30 ms at 50 MB)
+                    if watch is None:
+                        watch = LongStringWatch()
+                        call = self._call_ahead(item.data, watch)
+                    else:
+                        self._watched(watch, call, item.data)
                 elif isinstance(item, LineEnd):  # noted (as whole) first, then its end goes
-                    self._note_host(item.whole, forwarded=True)
+                    checked = None
+                    if watch is not None:
+                        self._watched(watch, call, item.data)
+                        checked, watch, call = watch.checked, None, None
+                    self._note_host(item.whole, forwarded=True, checked=checked)
                     passed = server.write(item.data)
                 else:
                     passed = True
@@ -1097,23 +1200,25 @@ class RecordingProxy:
         forwarded: bool = False,
         answer: concurrent.futures.Future[bytes | bytearray] | None = None,
         ahead: _ReadAhead | None = None,
+        checked: tuple[int, int] | None = None,
     ) -> None:
         """Queue a host line to be noted by the event loop (``_from_host``); ``answer``
         gets the line to pass on; ``ahead``: the line is read by the host's thread
-        (``_read_ahead``). From the host's thread."""
+        (``_read_ahead``); ``checked``: its long string checked as it passed
+        (``LongStringWatch``). From the host's thread."""
         self._host_sent += 1
-        self._notes.append((line, forwarded, answer, ahead))
+        self._notes.append((line, forwarded, answer, ahead, checked))
 
     def _drain_notes(self) -> None:
         """Note every host line queued (in the loop): before a server line is read, so
         that an answer is always read after its request."""
         while self._notes:
-            line, forwarded, answer, ahead = self._notes.popleft()
+            line, forwarded, answer, ahead, checked = self._notes.popleft()
             try:
                 read = None
                 if ahead is not None and not ahead.claim.acquire(blocking=False):
                     read = ahead.done.result()  # the host's thread is reading it
-                out = self._from_host(line, forwarded=forwarded, read=read)
+                out = self._from_host(line, forwarded=forwarded, read=read, checked=checked)
             except BaseException as exc:
                 self._host_noted += 1
                 if answer is not None:
@@ -1143,6 +1248,7 @@ class RecordingProxy:
         forwarded: bool = False,
         read: tuple[Line, Spans | None, concurrent.futures.Future[_PreparedArgs] | None]
         | None = None,
+        checked: tuple[int, int] | None = None,
     ) -> bytes | bytearray:
         """Note the host's requests (every one that has an id, whatever its shape) and its
         answers to the server's requests; the line to forward: ``line`` itself, or, when
@@ -1150,10 +1256,11 @@ class RecordingProxy:
         by an alias (the server's answer is given back under the host's id). A line
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
         in order, first answer to first request, and said. ``read``: the line read by the
-        host's thread (``_read_ahead``), with its call's recording prepared there."""
+        host's thread (``_read_ahead``), with its call's recording prepared there;
+        ``checked``: a long string of it checked as it passed (``read_spans``)."""
         ahead = None
         if read is None:
-            parsed, spans = self._read(line)
+            parsed, spans = self._read(line, checked)
         else:
             parsed, spans, ahead = read
         rewritten = False
@@ -1324,14 +1431,16 @@ class RecordingProxy:
                 self._to_host(item.data)  # the host gone: the loop stops at the line's end
                 if watch is not None:  # recorded as it passes, once the host has it
                     if ahead is None and pieces == 1:
-                        ahead = self._answer_ahead(item.data, watch)
+                        ahead = self._answer_ahead(loop, item.data, watch)
                     else:
                         self._watched(watch, ahead, item.data)
             loop.call_soon_threadsafe(out.put_nowait, None)
         except RuntimeError:  # the session is over (its loop closed)
             return
 
-    def _answer_ahead(self, data: bytes | bytearray, watch: LongStringWatch) -> AnswerAhead | None:
+    def _answer_ahead(
+        self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, watch: LongStringWatch
+    ) -> AnswerAhead | None:
         """A big answer's first piece, from the server's thread: its long string found
         and checked (``watch``) and, when the entry it will make can be guessed, that
         entry's start written to the cassette, then the string's bytes so far
@@ -1340,7 +1449,21 @@ class RecordingProxy:
         got = watch.feed(data)
         if got is None:
             return None
-        ahead = self._guess_answer(data, watch.start)
+        ahead = self._guess_answer(loop, data, watch.start)
+        if ahead is None or not self.writer.open_answer(ahead):
+            return None
+        self._watched(watch, ahead, data, got)
+        return ahead
+
+    def _call_ahead(self, data: bytes | bytearray, watch: LongStringWatch) -> AnswerAhead | None:
+        """A big host line's first piece, from the host's thread: its long string found
+        and checked (``watch``) and, when nothing is in flight (its call will be alone,
+        ``_prepare``) and the entry it will make can be guessed (``guess_call``), that
+        entry's start and the string's bytes so far written to the cassette."""
+        got = watch.feed(data)
+        if got is None or self._pending or self._host_noted != self._host_sent:
+            return None
+        ahead = guess_call(self.writer, data, watch.start)
         if ahead is None or not self.writer.open_answer(ahead):
             return None
         self._watched(watch, ahead, data, got)
@@ -1362,9 +1485,27 @@ class RecordingProxy:
         with memoryview(data) as view, view[got[0] : got[1]] as part:
             self.writer.append(ahead, part)
 
-    def _guess_answer(self, data: bytes | bytearray, start: int) -> AnswerAhead | None:
+    def _guess_answer(
+        self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, start: int
+    ) -> AnswerAhead | None:
         """``guess_answer`` for the requests in flight (from the server's thread: a copy
-        of them, taken at once under the GIL)."""
+        of them, taken at once under the GIL), once the loop has noted every host line
+        sent (a server that answers at once is read before the loop woke for its call;
+        waited for up to ``NOTED_WITHIN`` seconds, the answer's start gone to the host)."""
+        if self._host_noted != self._host_sent:
+            noted: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+            def drain() -> None:
+                try:
+                    self._drain_notes()
+                finally:
+                    noted.set_result(None)
+
+            loop.call_soon_threadsafe(drain)
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                noted.result(timeout=NOTED_WITHIN)
+            if not noted.done() or self._host_noted != self._host_sent:
+                return None
         for _ in range(3):
             with contextlib.suppress(RuntimeError):  # changed by the loop while copied
                 if any(list(self._queued.values())):  # more in flight under one id

@@ -9,6 +9,7 @@ a control character or an escape in the long string."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cassette_tui.core.format.cassette import load
+from cassette_tui.core.mcp import record as record_module
 from cassette_tui.core.mcp._spans import SPANS_FROM, LongStringWatch
 from cassette_tui.core.mcp._wire import read_line
 from cassette_tui.core.mcp.record import RecordingProxy, _closers, _Pending
@@ -90,6 +92,7 @@ def record(line: bytes, cuts: list[int], args: dict[str, Any], *, streamed: bool
         truncated: list[int] = []  # a guess taken back
         cut = proxy.writer._truncate
         proxy.writer._truncate = lambda offset: (truncated.append(offset), cut(offset))[1]  # type: ignore[method-assign]
+        loop = asyncio.new_event_loop()  # not run: every host line is noted here
         watch, ahead = LongStringWatch(), None
         pos = 0
         if streamed:
@@ -98,7 +101,7 @@ def record(line: bytes, cuts: list[int], args: dict[str, Any], *, streamed: bool
                 if not piece:
                     break
                 if pos == 0:
-                    ahead = proxy._answer_ahead(piece, watch)
+                    ahead = proxy._answer_ahead(loop, piece, watch)
                 else:
                     proxy._watched(watch, ahead, piece)
                 pos += len(piece)
@@ -115,8 +118,9 @@ def record(line: bytes, cuts: list[int], args: dict[str, Any], *, streamed: bool
 
 
 def same_time(text: bytes) -> bytes:
-    """The cassette with its ``duration_ms`` (a clock reading) set to 0."""
-    return re.sub(rb'"duration_ms":[0-9.e-]+', b'"duration_ms":0', text)
+    """The cassette with its clock readings (``recorded_at``, ``duration_ms``) blanked."""
+    text = re.sub(rb'"duration_ms":[0-9.e-]+', b'"duration_ms":0', text)
+    return re.sub(rb'"recorded_at":"[^"]*"', b'"recorded_at":""', text)
 
 
 @settings(max_examples=400, deadline=None)
@@ -144,3 +148,101 @@ def test_closers_close_what_is_open() -> None:
     assert _closers(b'{"a":"]}[{",') == b"}"
     assert _closers(b'{"a":"open') is None
     assert _closers(b"{]") is None
+
+
+CALL_HEADS = [
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"text":"',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {"z": 1, "text": "',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":[1.5],"text":"',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"text":"',  # name after
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":["',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"t","arguments":{"text":"',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"t\\u00e9":"',
+]
+
+
+@st.composite
+def calls(draw: st.DrawFn) -> bytes:
+    head = draw(st.sampled_from(CALL_HEADS))
+    size = draw(st.integers(SPANS_FROM, 2 * SPANS_FROM))
+    body = bytearray((b"abcXYZ 0123-_/:.,{}[]" * (size // 21 + 1))[:size])
+    if draw(st.integers(0, 3)) == 0:
+        at = draw(st.integers(0, len(body)))
+        body[at:at] = draw(st.sampled_from(SPOILERS))
+    closers = _closers(head[: head.rindex(b'"')]) or b""
+    inner = draw(st.sampled_from(INNER)) if draw(st.booleans()) else b""
+    if closers[:1] == b"]":
+        inner = inner.partition(b":")[2] and b"," + inner.partition(b":")[2]
+    outer = (
+        draw(st.sampled_from([b"", b',"name":"u"', b',"arguments":{}']))
+        if draw(st.booleans())
+        else b""
+    )
+    # closers: args, params, message
+    tail = b'"' + inner + closers[:1] + outer + closers[1:] + b"\n"
+    if draw(st.integers(0, 5)) == 0:
+        tail = tail[: draw(st.integers(0, len(tail)))]
+    return head + bytes(body) + tail
+
+
+def record_call(line: bytes, cuts: list[int], *, streamed: bool, split: bool) -> bytes:
+    """The cassette a proxy writes for a big call line (answered small), its pieces
+    recorded as they pass (``streamed``) or the line read whole at its end, as
+    ``_pump_host`` and ``_from_host`` hand it on; its recording prepared as a line of
+    1 MB or more is (``split``: as one of 8 MB or more, its start written by a second
+    thread)."""
+    sizes = record_module.PREPARE_FROM, record_module.SPLIT_FROM
+    record_module.PREPARE_FROM, record_module.SPLIT_FROM = 0, 0 if split else 1 << 40
+    try:
+        return _record_call(line, cuts, streamed=streamed)
+    finally:
+        record_module.PREPARE_FROM, record_module.SPLIT_FROM = sizes
+
+
+def _record_call(line: bytes, cuts: list[int], *, streamed: bool) -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "c.jsonl"
+        proxy = RecordingProxy(["true"], path, log=io.StringIO())
+        truncated: list[int] = []
+        cut = proxy.writer._truncate
+        proxy.writer._truncate = lambda offset: (truncated.append(offset), cut(offset))[1]  # type: ignore[method-assign]
+        watch, ahead = LongStringWatch(), None
+        pos = 0
+        if streamed:
+            for size in [*cuts, len(line)]:
+                piece = line[pos : pos + size]
+                if not piece:
+                    break
+                if pos == 0:
+                    ahead = proxy._call_ahead(piece, watch)
+                else:
+                    proxy._watched(watch, ahead, piece)
+                pos += len(piece)
+
+        async def session() -> None:
+            proxy._from_host(line, forwarded=True, checked=watch.checked)
+            await asyncio.sleep(0)
+            for req in list(proxy._pending.values()):
+                if req.prepared is not None:  # the executor's work, waited for
+                    with contextlib.suppress(Exception):
+                        await req.prepared
+            answer = b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n'
+            await proxy._from_server(answer)
+
+        asyncio.run(session())
+        proxy.writer.close()
+        proxy.journal.close()
+        text = path.read_bytes()
+        if streamed:
+            kept = ahead is not None and not truncated and bool(text)
+            event(f"guessed: {ahead is not None}, kept: {kept}")
+        return text
+
+
+@settings(max_examples=200, deadline=None)
+@given(calls(), st.lists(st.integers(1, SPANS_FROM), max_size=6), st.booleans())
+def test_streamed_call_recorded_as_read_whole(line: bytes, cuts: list[int], split: bool) -> None:
+    streamed = record_call(line, cuts, streamed=True, split=split)
+    whole = record_call(line, cuts, streamed=False, split=split)
+    event(f"entry: {bool(whole)}")
+    assert same_time(streamed) == same_time(whole)
