@@ -226,14 +226,27 @@ class HttpRecordingProxy(RecordingProxy):
         self, request: Any, body: _Gathered, watch: LongStringWatch | None, *, note: bool
     ) -> AsyncIterator[bytes]:
         """A big POST body passed on chunk by chunk, gathered into ``body`` and watched by
-        ``watch`` once each chunk has gone; noted at its end when ``note`` (else by
-        ``_note_body``, called once it has gone)."""
-        async for chunk in request.stream():
-            if chunk:
-                yield chunk
-                body.add(chunk)
-                if watch is not None:
-                    watch.feed(chunk)
+        ``watch`` once each chunk has gone, its call's entry started in the cassette and
+        its long string written there as it passes when nothing else is in flight
+        (``_call_ahead``: ended when the call is noted, or taken back); noted at its end
+        when ``note`` (else by ``_note_body``, called once it has gone)."""
+        call: AnswerAhead | None = None
+        try:
+            async for chunk in request.stream():
+                if chunk:
+                    yield chunk
+                    first = not body.buffer
+                    body.add(chunk)
+                    if watch is None:
+                        continue
+                    if first:
+                        call = self._call_ahead(chunk, watch)
+                    else:
+                        self._watched(watch, call, chunk)
+        except BaseException:
+            if call is not None:  # cut short: not an entry
+                self.writer.take_back(call)
+            raise
         if note:
             self._note_body(body, watch)
 
@@ -245,7 +258,7 @@ class HttpRecordingProxy(RecordingProxy):
         if not _blank(line):
             text = _without_newline(line)
             checked = watch.checked if watch is not None else None
-            self._from_host(text, forwarded=True, read=(*self._read(text, checked), None))
+            self._from_host(text, forwarded=True, checked=checked)
 
     async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
         """A big JSON answer (``size`` bytes announced) passed on as it comes, its last
@@ -266,7 +279,7 @@ class HttpRecordingProxy(RecordingProxy):
                 body.add(chunk)
                 if watch is not None:
                     if not last:  # the first piece
-                        ahead = self._answer_ahead(chunk, watch)
+                        ahead = self._answer_ahead(asyncio.get_running_loop(), chunk, watch)
                     else:
                         self._watched(watch, ahead, chunk)
                 last = chunk

@@ -2,7 +2,8 @@
 answer's pieces go to the host as they came (the last one held until the entry is
 written) and the request's to the remote, both byte for byte, and the cassette is byte
 for byte what reading the body whole at its end writes (main's path before), for any
-answer or call shape and any split of the body into pieces (``HttpRecordingProxy``'s
+answer or call shape and any split of the body into pieces, whether the entry's start
+written while it streamed was kept or taken back (``HttpRecordingProxy``'s
 ``_answer_as_it_comes`` and ``_body_as_it_comes``, fed by stand-ins for the remote's
 answer and the host's request)."""
 
@@ -21,7 +22,7 @@ from typing import Any
 from cassette_tui.core.mcp._spans import SPANS_FROM
 from cassette_tui.core.mcp._wire import read_line
 from cassette_tui.core.mcp.http import HttpRecordingProxy, _Gathered
-from cassette_tui.core.mcp.record import _Pending
+from cassette_tui.core.mcp.record import PREPARE_FROM, _Pending
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -114,8 +115,11 @@ ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"o
 
 @st.composite
 def calls(draw: st.DrawFn) -> bytes:
-    """A big tools/call line: its long string among other args, or spoilt."""
-    size = draw(st.integers(SPANS_FROM, 3 * SPANS_FROM))
+    """A big tools/call line: its long string among other args, or spoilt; from
+    ``PREPARE_FROM`` its entry's start is written ahead and kept when the guess holds."""
+    size = draw(
+        st.integers(SPANS_FROM, 3 * SPANS_FROM) | st.integers(PREPARE_FROM, PREPARE_FROM + 4096)
+    )
     text = bytearray((b"abcXYZ 0123-_/:.,{}[]" * (size // 21 + 1))[:size])
     if draw(st.integers(0, 3)) == 0:
         at = draw(st.integers(0, len(text)))
@@ -163,8 +167,8 @@ def proxy_watch(proxy: HttpRecordingProxy) -> Any:
     return LongStringWatch() if proxy.redactor is None else None
 
 
-@settings(max_examples=300, deadline=None)
-@given(calls(), st.lists(st.integers(1, SPANS_FROM), max_size=6))
+@settings(max_examples=200, deadline=None)
+@given(calls(), st.lists(st.integers(1, 4 * SPANS_FROM), max_size=6))
 def test_a_streamed_request_reaches_the_remote_whole_and_is_recorded_as_read_whole(
     line: bytes, cuts: list[int]
 ) -> None:
