@@ -42,10 +42,11 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 from ._facts import STANDALONE
+from ._spans import LongStringWatch
 from ._upstream import Upstream, UpstreamError
 from ._upstream import usable as upstream_usable
 from ._wire import read_line
-from .record import STREAM_FROM, RecordingProxy
+from .record import STREAM_FROM, AnswerAhead, RecordingProxy
 from .replay import ReplayServer, ReplaySession
 
 #: the path both serve the MCP endpoint on
@@ -160,9 +161,11 @@ class HttpRecordingProxy(RecordingProxy):
             # recording once whole and gone (its last bytes are not held up by the
             # reading), before any answer to it can be read
             headers["content-length"] = size
-            body = _Gathered(int(size))
-            content = self._body_as_it_comes(request, body, note=self._upstream is None)
-            noted = functools.partial(self._note_body, body)
+            body = _Gathered()
+            # its long string checked as it passes (``LongStringWatch``), not after its end
+            watch = LongStringWatch() if self.redactor is None else None
+            content = self._body_as_it_comes(request, body, watch, note=self._upstream is None)
+            noted = functools.partial(self._note_body, body, watch)
         else:
             whole = await request.body()
             if request.method == "POST" and whole.strip():
@@ -220,30 +223,52 @@ class HttpRecordingProxy(RecordingProxy):
         return await self._client.send(outgoing, stream=True)
 
     async def _body_as_it_comes(
-        self, request: Any, body: _Gathered, *, note: bool
+        self, request: Any, body: _Gathered, watch: LongStringWatch | None, *, note: bool
     ) -> AsyncIterator[bytes]:
-        """A big POST body passed on chunk by chunk, gathered into ``body``; noted at its
-        end when ``note`` (else by ``_note_body``, called once it has gone)."""
-        async for chunk in request.stream():
-            if chunk:
-                body.add(chunk)
-                yield chunk
+        """A big POST body passed on chunk by chunk, gathered into ``body`` and watched by
+        ``watch`` once each chunk has gone, its call's entry started in the cassette and
+        its long string written there as it passes when nothing else is in flight
+        (``_call_ahead``: ended when the call is noted, or taken back); noted at its end
+        when ``note`` (else by ``_note_body``, called once it has gone)."""
+        call: AnswerAhead | None = None
+        try:
+            async for chunk in request.stream():
+                if chunk:
+                    yield chunk
+                    first = not body.buffer
+                    body.add(chunk)
+                    if watch is None:
+                        continue
+                    if first:
+                        call = self._call_ahead(chunk, watch)
+                    else:
+                        self._watched(watch, call, chunk)
+        except BaseException:
+            if call is not None:  # cut short: not an entry
+                self.writer.take_back(call)
+            raise
         if note:
-            self._note_body(body)
+            self._note_body(body, watch)
 
-    def _note_body(self, body: _Gathered) -> None:
+    def _note_body(self, body: _Gathered, watch: LongStringWatch | None) -> None:
         """The host's big POST body noted as a line is (an id it reuses while in flight
-        cannot be aliased then: both calls are kept aside, as for a long stdio line)."""
+        cannot be aliased then: both calls are kept aside, as for a long stdio line); its
+        long string not checked again when ``watch`` checked it as it passed."""
         line = body.whole()
         if not _blank(line):
-            self._from_host(_without_newline(line), forwarded=True)
+            text = _without_newline(line)
+            checked = watch.checked if watch is not None else None
+            self._from_host(text, forwarded=True, checked=checked)
 
     async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
         """A big JSON answer (``size`` bytes announced) passed on as it comes, its last
         chunk held back until it is recorded (the host cannot read a JSON body before its
         end)."""
         self.writer.reserve(2 * size)  # the disk for its entry, while it comes
-        body = _Gathered(size)
+        body = _Gathered()
+        # its long string checked, and its entry written, as it passes (as over stdio)
+        watch = LongStringWatch() if self.redactor is None else None
+        ahead: AnswerAhead | None = None
         last = b""
         try:
             async for chunk in remote.aiter_bytes():
@@ -252,12 +277,24 @@ class HttpRecordingProxy(RecordingProxy):
                 if last:
                     yield last
                 body.add(chunk)
+                if watch is not None:
+                    if not last:  # the first piece
+                        ahead = self._answer_ahead(asyncio.get_running_loop(), chunk, watch)
+                    else:
+                        self._watched(watch, ahead, chunk)
                 last = chunk
+        except BaseException:
+            if ahead is not None:  # cut short: its entry is not kept
+                self.writer.take_back(ahead)
+            raise
         finally:
             await remote.aclose()
         data = body.whole()  # read as a line is (no newline needed: no copy made)
         if not _blank(data):
-            await self._from_server(data, forwarded=True)
+            checked = watch.checked if watch is not None else None
+            await self._from_server(data, forwarded=True, checked=checked, ahead=ahead)
+        if ahead is not None:  # not its entry after all: not kept
+            self.writer.take_back(ahead)
         if last:
             yield last
 
@@ -297,31 +334,22 @@ class HttpRecordingProxy(RecordingProxy):
 
 
 class _Gathered:
-    """A big body's pieces gathered as they pass on, into one buffer of the size its
-    ``content-length`` announced (no join of 50 MB once it is whole: the copy is made
-    piece by piece while the rest comes)."""
+    """A big body's pieces gathered as they pass on, into one buffer that grows with them
+    (no join of 50 MB once it is whole: each piece is copied while the rest comes).
+    Not sized ahead from ``content-length``: ``bytearray(n)`` zeroes its n bytes before
+    the first piece could go on (20 ms for 50 MB here, the kernel handing out fresh
+    pages), where growing it spreads that over the pieces (glibc's ``realloc`` of a big
+    block moves its pages, not its bytes)."""
 
-    #: past this an announced size is not taken at its word: the pieces are joined at the end
-    MOST = 1 << 30
-
-    def __init__(self, size: int) -> None:
-        self.buffer = bytearray(size if size <= self.MOST else 0)
-        self.size = 0
-        self.extra: list[bytes] = []  # past the announced size (a parser would refuse it)
+    def __init__(self) -> None:
+        self.buffer = bytearray()
 
     def add(self, chunk: bytes) -> None:
-        end = self.size + len(chunk)
-        if end <= len(self.buffer) and not self.extra:
-            self.buffer[self.size : end] = chunk
-            self.size = end
-        else:
-            self.extra.append(chunk)
+        self.buffer += chunk
 
-    def whole(self) -> bytes | bytearray:
-        """The body; the buffer itself when it came as announced."""
-        if self.size == len(self.buffer) and not self.extra:
-            return self.buffer
-        return bytes(self.buffer[: self.size]) + b"".join(self.extra)
+    def whole(self) -> bytearray:
+        """The body (the buffer itself: no copy)."""
+        return self.buffer
 
 
 def _blank(data: bytes | bytearray) -> bool:
