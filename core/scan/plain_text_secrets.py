@@ -26,7 +26,7 @@ import functools
 import re
 from typing import Any
 
-from ._secret_detectors import _CONTEXT, _STEMS, pattern_groups, scan_text
+from ._secret_detectors import _CONTEXT, _STEMS, _longest_first, pattern_groups, scan_text
 from ._secret_prefilter import _REBUILT, _SLASHES, _URL_NEED, _free_of, _prefilter, _runs_free
 
 __all__ = ["PIECE", "plain_text_secrets"]
@@ -48,11 +48,12 @@ _SPACE = re.compile(r"\s")
 _BLOCKING = re.compile(f"{_STEMS.pattern}|{_CONTEXT.pattern}|bearer|basic")
 
 
-def plain_text_secrets(text: str, entropy: bool = True) -> set[str] | None:
-    """The secrets ``scan_text(text, entropy)`` finds, as a set of their texts (the longest
-    of those that hold one another, as the scan keeps them), found piece by piece; ``None``
-    when the text has a rule that reads it whole (see the module) or is not UTF-8 (a lone
-    surrogate), for the caller to scan it whole."""
+def plain_text_secrets(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...] | None:
+    """``scan_text(text, entropy)``, the same ``(secret, detector)`` pairs in the same
+    order, found piece by piece (the scan keeps the longest of secrets that hold one
+    another, with the first detector by name: the same over the pieces as over the
+    whole); ``None`` when the text has a rule that reads it whole (see the module) or is
+    not UTF-8 (a lone surrogate), for the caller to scan it whole."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -79,15 +80,6 @@ def _whole_text_rules() -> Any:
 
     words = "|".join(re.escape(rule) for rule in _WHOLE_TEXT_RULES)
     return re2.compile(f"{words}|(?i:softlayer)|%[0-9A-Fa-f]{{2}}".encode())
-
-
-def _longest_first(found: list[tuple[str, str]]) -> set[str]:
-    """The secrets the scan keeps of ``found``: none that another one holds."""
-    kept: list[str] = []
-    for secret in sorted({s for s, _ in found}, key=lambda s: (-len(s), s)):
-        if not any(secret in longer for longer in kept):
-            kept.append(secret)
-    return set(kept)
 
 
 def _cuts(text: str) -> list[int]:
