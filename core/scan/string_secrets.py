@@ -29,7 +29,7 @@ from ._secret_detectors import _JSON_TEXT_MAX, is_id_key, is_secret_key, scan_st
 from ._secret_prefilter import lines_secret_free
 from .plain_text_secrets import plain_text_secrets
 
-__all__ = ["PROVE_FREE_MIN", "string_secrets"]
+__all__ = ["PROVE_FREE_MIN", "string_secrets", "text_secrets"]
 
 #: a string at least this many characters long is first asked of the prefilter; a shorter
 #: one is scanned straight (the scan remembers strings up to 4 KB, and a few KB scan in
@@ -42,7 +42,7 @@ def string_secrets(text: str, key: str | None) -> list[tuple[str, str]]:
     found under ``key`` (``None``: under no object key), in the scan's order: its result
     itself when the prefilter cannot prove the string free. Raises nothing."""
     if len(text) >= PROVE_FREE_MIN:
-        pairs = _as_text(text, key)
+        pairs = None if _json_text(text) else text_secrets(text, key)
         if pairs is not None:
             return list(pairs)
         if _prefilter_free(text, key):
@@ -50,15 +50,25 @@ def string_secrets(text: str, key: str | None) -> list[tuple[str, str]]:
     return [(secret, detector) for secret, detector, _ in scan_string(text, key)]
 
 
-def _as_text(text: str, key: str | None) -> tuple[tuple[str, str], ...] | None:
-    """``scan_string(text, key)`` of a string it reads as text (not under a secret-named
-    key, not blank, not a JSON object or list it parses), piece by piece
-    (``plain_text_secrets``); ``None`` for any other string, or one it cannot cut."""
+def text_secrets(text: str, key: str | None) -> tuple[tuple[str, str], ...] | None:
+    """``scan_string(text, key)`` of a string the scan reads as text (the caller knows it
+    is no JSON object or list the scan parses: a JSON text cut short, or with more after
+    it, is text), piece by piece (``plain_text_secrets``): the same pairs in the same
+    order. ``None`` under a secret-named key (the whole text is the secret), for a blank
+    text, or for one that cannot be cut (see ``plain_text_secrets``)."""
     if (key is not None and is_secret_key(key)) or text.isspace():
         return None
-    if text.lstrip()[:1] in ("{", "[") and len(text) <= _JSON_TEXT_MAX:
-        return None  # JSON, maybe: parsed by the scan
     return plain_text_secrets(text, key is None or not is_id_key(key))
+
+
+def _json_text(text: str) -> bool:
+    """Whether the scan reads ``text`` as a JSON object or list (``scan_string``)."""
+    if text.lstrip()[:1] not in ("{", "[") or len(text) > _JSON_TEXT_MAX:
+        return False
+    try:
+        return isinstance(orjson.loads(text), dict | list)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _prefilter_free(text: str, key: str | None) -> bool:
