@@ -10,14 +10,16 @@ line prefilter as a text of its own (one RE2 pass; ``_secret_prefilter``), and o
 pieces it cannot call free are scanned.
 
 Exact because a cut is made only where no detector of ``_scan_text`` reaches across it
-(``_quiet_cut``): after a whitespace character, with no candidate token (a window of the
-context patterns, the id-key look-back) within 128 characters, no keyword stem (the
-keyword plugin's windows: 40 before, 200 after) within 256, no ``bearer`` or ``basic``
-word before the whitespace it lies in; every other detector matches no whitespace (the
-URL patterns, query parameters, tokens). The scan's few whole-text rules are not cut at
-all: a text holding a placeholder, a PEM block, a percent escape or npm's
-``_authToken``, or whose lower case changes its length, is scanned whole (``None``).
-``tests/core/scan/test_plain_text_secrets.py`` holds the set equal to the whole scan's.
+(``_quiet_cut``): after one blank character between two others that are no quote, ``=``,
+``:`` or ``>`` (the id-key look-back, the context patterns' separators), with no keyword
+stem, context word, ``bearer``, ``basic`` or ``softlayer`` within 256 characters (the
+keyword plugin's windows: 40 before, 200 after; a context pattern's match holds its
+word); every other detector matches no blank space (tokens, the URL patterns, query
+parameters). The scan's few whole-text rules are not cut at all: a text holding a
+placeholder, a PEM block, a percent escape or npm's ``_authToken``, or whose lower case
+changes its length, is scanned whole (``None``). A URL list with user names is cleared
+by the URL patterns themselves, run by RE2 (``_no_url``).
+``tests/core/scan/test_plain_text_secrets.py`` holds the pairs equal to the whole scan's.
 """
 
 from __future__ import annotations
@@ -39,13 +41,15 @@ _PIECE_MIN = 1024
 _AROUND = 256
 #: what the scan reads over the whole text, not near each hit: placeholders split it,
 #: a PEM block runs to its end, a percent escape decodes it whole (and not at all if any
-#: escape fails), npm's URL pattern runs over lines and blank space
-_WHOLE_TEXT_RULES = ("<redacted:", "PRIVATE KEY", "PuTTY-User-Key", "_authToken", "softlayer")
+#: escape fails), npm's URL pattern runs over lines and blank space. None spans a quiet
+#: cut (``PRIVATE KEY`` holds a keyword stem), and the prefilter calls no piece holding
+#: one free (``_piece_free``): only the pieces it does not are searched for them.
+_WHOLE_TEXT_RULES = ("<redacted:", "PRIVATE KEY", "PuTTY-User-Key", "_authToken")
 #: what may not stand next to the blank a cut follows
 _NEXT_TO_CUT = frozenset("\"'`=:>")
 _SPACE = re.compile(r"\s")
 #: the words no cut may have near it (``_quiet_cut``), in a lower-cased text
-_BLOCKING = re.compile(f"{_STEMS.pattern}|{_CONTEXT.pattern}|bearer|basic")
+_BLOCKING = re.compile(f"{_STEMS.pattern}|{_CONTEXT.pattern}|bearer|basic|softlayer")
 
 
 def plain_text_secrets(text: str, entropy: bool = True) -> tuple[tuple[str, str], ...] | None:
@@ -58,8 +62,6 @@ def plain_text_secrets(text: str, entropy: bool = True) -> tuple[tuple[str, str]
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None
-    if _whole_text_rules().search(data) is not None:
-        return None
     ascii_only = len(data) == len(text)
     if not ascii_only and len(text.lower()) != len(text):
         return None  # the keyword search then runs case-blind on the text, not lowered
@@ -67,8 +69,12 @@ def plain_text_secrets(text: str, entropy: bool = True) -> tuple[tuple[str, str]
     found: list[tuple[str, str]] = []
     for start, end in zip(cuts, cuts[1:], strict=False):
         piece = text[start:end]
-        if not _piece_free(piece, data[start:end] if ascii_only else piece.encode("utf-8")):
-            found.extend(scan_text(piece, entropy))
+        piece_data = data[start:end] if ascii_only else piece.encode("utf-8")
+        if _piece_free(piece, piece_data):
+            continue
+        if _whole_text_rules().search(piece_data) is not None:
+            return None
+        found.extend(scan_text(piece, entropy))
     return _longest_first(found)
 
 
@@ -79,7 +85,7 @@ def _whole_text_rules() -> Any:
     import re2
 
     words = "|".join(re.escape(rule) for rule in _WHOLE_TEXT_RULES)
-    return re2.compile(f"{words}|(?i:softlayer)|%[0-9A-Fa-f]{{2}}".encode())
+    return re2.compile(f"{words}|%[0-9A-Fa-f]{{2}}".encode())
 
 
 def _cuts(text: str) -> list[int]:
@@ -123,7 +129,8 @@ def _quiet_cut(text: str, cut: int) -> bool | int:
       blank space to a value, so no match crosses the one blank; their windows (100
       characters before a candidate token, 10 after) may span the cut, but a match in the
       whole window lies in the windows of one side;
-    - no ``bearer`` (``\\s+`` before its token) or ``basic`` word;
+    - no ``bearer`` (``\\s+`` before its token) or ``basic`` word, no ``softlayer`` (its
+      URL pattern's ``api.softlayer`` takes any character for the dot);
     - the id-key look-back (``key: <token>``) needs ``:``, ``=`` or a quote next to the
       blank.
 
@@ -155,8 +162,11 @@ def _piece_free(piece: str, data: bytes) -> bool:
     hits = sets.rebuilt._set.Match(line)
     if hits:
         meanings = sets.rebuilt_meanings
-        if _URL_NEED in {meanings[i] for i in hits} and _no_url(piece, line):
-            hits = [i for i in hits if meanings[i] not in (_SLASHES, _URL_NEED)]
+        if _URL_NEED in {meanings[i] for i in hits}:
+            if b"_authToken" in data:
+                return False  # npm's pattern, over lines: the text is scanned whole
+            if _no_url(piece, line):
+                hits = [i for i in hits if meanings[i] not in (_SLASHES, _URL_NEED)]
         if hits and not _free_of(line, hits, meanings, _REBUILT):
             return False
     return _runs_free(line, _REBUILT)

@@ -46,6 +46,8 @@ FRAGMENTS = [
     "'",
     '"',
     "aws",
+    "https://api softlayer.com/soap/v3/" + "0123456789abcdef" * 4,
+    "https://api.softlayer.com/soap/v3.1/" + "abcdef0123456789" * 4,
 ]
 SEPARATORS = [" ", "\n", "  ", "\t", " \n ", "\n\n", "", ", ", " " * 300, "\n" * 200]
 
@@ -87,7 +89,6 @@ def test_a_password_far_from_its_text_is_found() -> None:
         "-----BEGIN PRIVATE KEY-----",
         "a%20b",
         "_authToken",
-        "api.softlayer.com",
         "İ",
     ],
 )
