@@ -267,7 +267,7 @@ def test_long_plain_strings_anywhere_are_masked_as_the_whole_scan_masks_them(
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.integers(0, 5_999),
+    st.integers(0, 5_998),  # the last line is the end
     st.sampled_from(["plain", "json against text"]),
     st.sampled_from([Limits(), Limits.expanded()]),
 )
