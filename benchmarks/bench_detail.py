@@ -160,12 +160,18 @@ async def _shown(app: CassetteApp, before: object, start: float) -> float:
 
 
 def _forget_masks() -> None:
-    """Drop the long texts the app keeps masked (``shown._TEXTS``, where the code has it)."""
-    from cassette_tui.tui.text import shown
+    """Drop the long texts the app keeps masked (``shown._TEXTS``) and the pieces of them
+    kept (``plain_text_secrets._SEEN``), where the code has them."""
+    import importlib
 
-    kept = getattr(shown, "_TEXTS", None)
-    if kept is not None:
-        kept.clear()
+    for module, name in (("cassette_tui.tui.text.shown", "_TEXTS"),
+                         ("cassette_tui.core.scan.plain_text_secrets", "_SEEN")):  # fmt: skip
+        try:
+            kept = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if kept is not None:
+            kept.clear()
 
 
 async def measure(a_path: Path, b_path: Path) -> dict[str, float]:

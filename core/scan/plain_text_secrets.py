@@ -25,7 +25,10 @@ by the URL patterns themselves, run by RE2 (``_no_url``).
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+from collections import OrderedDict
+from threading import Lock
 from typing import Any
 
 from ._secret_detectors import _CONTEXT, _STEMS, _longest_first, pattern_groups, scan_text
@@ -70,12 +73,37 @@ def plain_text_secrets(text: str, entropy: bool = True) -> tuple[tuple[str, str]
     for start, end in zip(cuts, cuts[1:], strict=False):
         piece = text[start:end]
         piece_data = data[start:end] if ascii_only else piece.encode("utf-8")
-        if _piece_free(piece, piece_data):
-            continue
-        if _whole_text_rules().search(piece_data) is not None:
+        hits = _piece_secrets(piece, piece_data, entropy)
+        if hits is None:
             return None
-        found.extend(scan_text(piece, entropy))
+        found.extend(hits)
     return _longest_first(found)
+
+
+#: the pieces met last, by the SHA-256 of their bytes and ``entropy``: what each holds
+#: (``_piece_secrets``). The two sides of a drift are mostly the same text, cut at the
+#: same places up to their difference: B's pieces are A's.
+_SEEN: OrderedDict[tuple[bytes, bool], tuple[tuple[str, str], ...] | None] = OrderedDict()
+_SEEN_KEPT = 4096
+_SEEN_LOCK = Lock()
+
+
+def _piece_secrets(piece: str, data: bytes, entropy: bool) -> tuple[tuple[str, str], ...] | None:
+    """``scan_text(piece, entropy)``, ``()`` when the prefilter calls the piece free;
+    ``None`` when it holds a whole-text rule. The last few thousand pieces kept."""
+    key = (hashlib.sha256(data).digest(), entropy)
+    with _SEEN_LOCK:
+        if key in _SEEN:
+            _SEEN.move_to_end(key)
+            return _SEEN[key]
+    hits: tuple[tuple[str, str], ...] | None = ()
+    if not _piece_free(piece, data):
+        hits = None if _whole_text_rules().search(data) is not None else scan_text(piece, entropy)
+    with _SEEN_LOCK:
+        _SEEN[key] = hits
+        while len(_SEEN) > _SEEN_KEPT:
+            _SEEN.popitem(last=False)
+    return hits
 
 
 @functools.cache
