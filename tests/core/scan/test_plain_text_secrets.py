@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 from cassette_tui.core.scan import plain_text_secrets as module
-from cassette_tui.core.scan._secret_detectors import scan_text
+from cassette_tui.core.scan._secret_detectors import (
+    _pattern_hits,
+    _url_hits,
+    pattern_groups,
+    scan_text,
+)
 from cassette_tui.core.scan.plain_text_secrets import plain_text_secrets
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -109,3 +114,26 @@ def test_many_urls_are_cleared_by_the_prefilter_without_a_scan(
     monkeypatch.setattr(module, "scan_text", scan)
     assert plain_text_secrets(urls) == ()
     assert len(scanned) < len(module._cuts(urls)) - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(long_texts())
+def test_the_url_patterns_without_npm_s_on_a_text_without_its_word_find_the_same(
+    text: str,
+) -> None:
+    """``_url_hits`` leaves npm's pattern out when the text lacks ``_authToken``: what the
+    whole list of patterns finds, with the word put in or not."""
+    for variant in (text, text.replace("//host", "//host/:_authToken=npm_abc123def456")):
+        found: list[tuple[str, str]] = []
+        _url_hits(variant, found)
+        every: list[tuple[str, str]] = []
+        _pattern_hits(variant, pattern_groups()[2], every)
+        assert found == every
+
+
+def test_a_line_of_urls_with_a_percent_escape_is_scanned_whole_in_linear_time() -> None:
+    """A percent escape sends the text to the whole scan: 20k URLs with user names on one
+    line (npm's pattern, run on it, backtracked from each ``//``: minutes)."""
+    urls = " ".join(f"https://reader{i}@example.com/a%20b/{i}" for i in range(20_000))
+    assert plain_text_secrets(urls) is None
+    assert scan_text(urls) == ()
