@@ -15,7 +15,7 @@ import orjson
 from ..format.jsonpath import Part, parse_path
 from ._secret_detectors import _JSON_TEXT_MAX, is_secret_key, key_secrets, string_leaf_secrets
 from .json_text_secrets import json_text_secrets
-from .string_secrets import PROVE_FREE_MIN, string_secrets
+from .string_secrets import PROVE_FREE_MIN, string_secrets, text_secrets
 
 __all__ = [
     "hash8",
@@ -100,7 +100,8 @@ def mask_long_text(text: str, key: str | None) -> str | None:
     anywhere in it masked everywhere it occurs; ``None`` when ``key`` names a secret (the
     whole text is the secret), left to ``mask_value``. A JSON object or list the scan
     parses goes to ``mask_json_text`` (its secrets found without walking each node), any
-    other text to ``mask_value`` (the prefilter's pass first: ``string_secrets``)."""
+    other text a piece at a time (``string_secrets.text_secrets``: the prefilter asked
+    about each piece, the pieces it cannot call free scanned)."""
     if key is not None and is_secret_key(key):
         return None
     inner: Any = None
@@ -111,8 +112,13 @@ def mask_long_text(text: str, key: str | None) -> str | None:
             inner = None
     if isinstance(inner, dict | list):
         return mask_json_text(text, inner, key)
-    masked: str = mask_value(text, key)
-    return masked
+    # read as text by the scan: a piece at a time (``text_secrets``), not parsed again
+    pairs = text_secrets(text, key) if len(text) >= PROVE_FREE_MIN else None
+    if pairs is None:
+        masked: str = mask_value(text, key)
+        return masked
+    secrets = [s for s, _ in pairs if not _MASKED.fullmatch(s)]
+    return _mask_long_text(text, secrets) if secrets else text
 
 
 def _rename_key_at(value: Any, parts: tuple[Part, ...], key: str, new: str) -> Any:

@@ -10,6 +10,11 @@ list when it has none), asked of the prefilter, and scanned only when the prefil
 call it free: the same secrets as ``scan_string`` alone, in every case
 (``tests/core/scan/test_string_secrets.py``).
 
+A string the scan reads as text (not a JSON object or list) is asked a piece at a time
+(``plain_text_secrets``), so that a secret in it costs the scan of the pieces the
+prefilter cannot call free, not of the whole string: 2.4 MB of lines with one password
+assignment were scanned whole in 0.12 s, 24 MB in 1.4 s.
+
 Scanning only the part of a string a screen shows, as the detail pane once did for speed,
 is not the same: a password named by an assignment far past the part shown
 (``password = 'hunter2xyz'``) is a secret wherever its text occurs, the part shown
@@ -20,10 +25,11 @@ from __future__ import annotations
 
 import orjson
 
-from ._secret_detectors import scan_string
+from ._secret_detectors import _JSON_TEXT_MAX, is_id_key, is_secret_key, scan_string
 from ._secret_prefilter import lines_secret_free
+from .plain_text_secrets import plain_text_secrets
 
-__all__ = ["PROVE_FREE_MIN", "string_secrets"]
+__all__ = ["PROVE_FREE_MIN", "string_secrets", "text_secrets"]
 
 #: a string at least this many characters long is first asked of the prefilter; a shorter
 #: one is scanned straight (the scan remembers strings up to 4 KB, and a few KB scan in
@@ -35,9 +41,34 @@ def string_secrets(text: str, key: str | None) -> list[tuple[str, str]]:
     """``(secret, detector)`` of each secret ``scan_string(text, key)`` finds in a string
     found under ``key`` (``None``: under no object key), in the scan's order: its result
     itself when the prefilter cannot prove the string free. Raises nothing."""
-    if len(text) >= PROVE_FREE_MIN and _prefilter_free(text, key):
-        return []
+    if len(text) >= PROVE_FREE_MIN:
+        pairs = None if _json_text(text) else text_secrets(text, key)
+        if pairs is not None:
+            return list(pairs)
+        if _prefilter_free(text, key):
+            return []
     return [(secret, detector) for secret, detector, _ in scan_string(text, key)]
+
+
+def text_secrets(text: str, key: str | None) -> tuple[tuple[str, str], ...] | None:
+    """``scan_string(text, key)`` of a string the scan reads as text (the caller knows it
+    is no JSON object or list the scan parses: a JSON text cut short, or with more after
+    it, is text), piece by piece (``plain_text_secrets``): the same pairs in the same
+    order. ``None`` under a secret-named key (the whole text is the secret), for a blank
+    text, or for one that cannot be cut (see ``plain_text_secrets``)."""
+    if (key is not None and is_secret_key(key)) or text.isspace():
+        return None
+    return plain_text_secrets(text, key is None or not is_id_key(key))
+
+
+def _json_text(text: str) -> bool:
+    """Whether the scan reads ``text`` as a JSON object or list (``scan_string``)."""
+    if text.lstrip()[:1] not in ("{", "[") or len(text) > _JSON_TEXT_MAX:
+        return False
+    try:
+        return isinstance(orjson.loads(text), dict | list)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _prefilter_free(text: str, key: str | None) -> bool:

@@ -81,3 +81,17 @@ def loop_text(app: App) -> str:
     console = Console(file=io.StringIO(), width=10_000, record=True, color_system=None)
     console.print(content)
     return " ".join(console.export_text().replace("│", " ").split())
+
+
+def rows_drawn(pane: Any) -> list[str]:
+    """The rows a ``DetailPane`` draws at each scroll position, a page at a time, each page
+    checked against the rows of its whole detail at its width."""
+    height = pane.scrollable_content_region.height
+    whole = pane.body_text(pane.virtual_size.width).splitlines()
+    rows: list[str] = []
+    for top in range(0, int(pane.max_scroll_y) + 1, max(1, height - 1)):
+        pane.scroll_to(y=top, animate=False, immediate=True)
+        drawn = [pane.render_line(y).text.rstrip() for y in range(height)]
+        assert drawn == [line.rstrip() for line in whole[top : top + height]][: len(drawn)]
+        rows += drawn
+    return rows

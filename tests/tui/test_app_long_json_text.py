@@ -14,7 +14,7 @@ from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.screens.step import StepScreen
 from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_HINT, Limits
 from cassette_tui.tui.widgets.detail import DetailPane
-from support.pilot import press, settle, sync
+from support.pilot import press, rows_drawn, settle, sync
 
 #: flagged by nothing but the key it is found under (no token shape, low entropy)
 NAMED = "hunter2-rocks-42"
@@ -46,20 +46,6 @@ def _pair(folder: Path) -> tuple[Path, Path]:
     return paths
 
 
-def _every_row_drawn(pane: DetailPane) -> list[str]:
-    """The rows the pane draws at each scroll position, a page at a time, checked against
-    the rows of its whole detail at its width."""
-    height = pane.scrollable_content_region.height
-    whole = pane.body_text(pane.virtual_size.width).splitlines()
-    rows: list[str] = []
-    for top in range(0, int(pane.max_scroll_y) + 1, max(1, height - 1)):
-        pane.scroll_to(y=top, animate=False, immediate=True)
-        drawn = [pane.render_line(y).text.rstrip() for y in range(height)]
-        assert drawn == [line.rstrip() for line in whole[top : top + height]][: len(drawn)]
-        rows += drawn
-    return rows
-
-
 def _no_secret(pane: DetailPane, hint: str) -> None:
     # laid out wide enough that no line folds: a secret split over two rows shows too
     unfolded = pane.body_text(100_000)
@@ -70,7 +56,7 @@ def _no_secret(pane: DetailPane, hint: str) -> None:
     assert "«hunt…(16 chars)» (changed)" in drift, drift
     if hint == EXPANDED_HINT:
         assert "«ghp_…(40 chars)»" in unfolded
-    assert not any(NAMED in row or GITHUB in row for row in _every_row_drawn(pane))
+    assert not any(NAMED in row or GITHUB in row for row in rows_drawn(pane))
 
 
 @sync

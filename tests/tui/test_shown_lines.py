@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from cassette_tui.core.diff.model import Change, DriftItem
+from cassette_tui.core.scan import plain_text_secrets, string_secrets
 from cassette_tui.core.scan.masking import mask_value
 from cassette_tui.tui.text import shown
 from cassette_tui.tui.text.detail import Limits, drift_lines
@@ -211,3 +212,87 @@ def test_the_drift_of_two_long_json_texts_is_that_of_the_texts_masked_whole(
     got = drift_lines([item], limits, {}).plain
     assert got == drift_lines([whole_item], replace(limits, reveal_secrets=True), {}).plain
     assert secret not in got and "…(" in got
+
+
+def scanned_whole(value: Any, max_lines: int, max_chars: int, reveal: bool) -> list[str]:
+    """``whole``'s lines with every string scanned whole (``scan_string``), the prefilter
+    and the pieces of ``plain_text_secrets`` left out: the reference itself."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(string_secrets, "PROVE_FREE_MIN", 10**12)
+        return whole(value, max_lines, max_chars, reveal)
+
+
+#: a plain (not JSON) text's parts: found by the keyword plugin (``password = '...'``)
+#: far from where the same text shows, by a URL, a bearer word, a key name in text
+PLAIN_PARTS = [
+    "the quick brown fox jumps over the lazy dog",
+    "hunter2xyz",
+    "password = 'hunter2xyz'",
+    GITHUB,
+    "https://user:pw1234xyz@host.example.com/path",
+    "https://user@example.com/docs/7",
+    "Bearer abcdefgh12345678",
+    "api_key=zz9yy8xx7ww6",
+    "line 12: ok",
+    "\n",
+    "\n\n",
+    " " * 40,
+]
+plain_texts = st.lists(st.sampled_from(PLAIN_PARTS), min_size=1, max_size=200).map(" ".join)
+long_values = st.recursive(
+    st.one_of(plain_texts, texts, st.integers()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(long_values, st.integers(1, 30), st.integers(1, 200), st.booleans())
+def test_long_plain_strings_anywhere_are_masked_as_the_whole_scan_masks_them(
+    value: Any, max_lines: int, max_chars: int, reveal: bool
+) -> None:
+    """Values holding long plain strings (every string counts as long, is asked of the
+    prefilter and cut in pieces of 600 characters): the lines are those of the whole value
+    masked by the scan of every string whole, a secret found far from where its text shows
+    included (``hunter2xyz``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shown, "LONG_TEXT", 0)
+        mp.setattr(string_secrets, "PROVE_FREE_MIN", 0)
+        mp.setattr(plain_text_secrets, "PIECE", 600)
+        mp.setattr(plain_text_secrets, "_PIECE_MIN", 401)
+        shown._TEXTS.clear()
+        got = shown_lines(value, max_lines=max_lines, max_chars=max_chars, reveal=reveal)
+    assert got == scanned_whole(value, max_lines, max_chars, reveal)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(0, 5_998),  # the last line is the end
+    st.sampled_from(["plain", "json against text"]),
+    st.sampled_from([Limits(), Limits.expanded()]),
+)
+def test_the_drift_of_a_json_text_against_a_text_is_that_of_the_texts_masked_whole(
+    password_at: int, kinds: str, limits: Limits
+) -> None:
+    """Two long texts that differ at their end, two plain ones or a JSON text against the
+    same text cut so that it is no longer JSON (scanned as text): the spot around the
+    difference is masked as the whole texts are, so ``hunter2xyz`` shows masked at the
+    spot while ``password = 'hunter2xyz'`` is far before it (main scanned 64 KB either
+    side of the difference as text)."""
+    lines = [f"line {i}: the quick brown fox" for i in range(6_000)]
+    lines[password_at] += " password = 'hunter2xyz'"
+    lines[-1] = "the end: hunter2xyz"
+    if kinds == "plain":
+        a = "\n".join(lines)
+        b = a + " (changed)"
+    else:
+        a = json.dumps([{"text": line} for line in lines])
+        b = a[:-3] + " (changed)"  # no longer JSON: scanned as text
+    assert max(len(a), len(b)) > 2 * 64 * 1024
+    item = DriftItem("$.content[0].text", a, b, Change.VALUE_CHANGED)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(string_secrets, "PROVE_FREE_MIN", 10**12)
+        whole_item = replace(item, a=mask_value(a, "text"), b=mask_value(b, "text"))
+    got = drift_lines([item], limits, {}).plain
+    assert got == drift_lines([whole_item], replace(limits, reveal_secrets=True), {}).plain
+    assert "hunter2xyz" not in got and "«hu…(10 chars)»" in got

@@ -1,0 +1,139 @@
+"""A long plain string's secrets found piece by piece (``core/scan/plain_text_secrets.py``)
+are those of the scan of the whole string (``scan_text``), wherever the secrets and what
+finds them (a keyword, a URL, a bearer word, blank space) fall against the cuts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cassette_tui.core.scan import plain_text_secrets as module
+from cassette_tui.core.scan._secret_detectors import (
+    _pattern_hits,
+    _url_hits,
+    pattern_groups,
+    scan_text,
+)
+from cassette_tui.core.scan.plain_text_secrets import plain_text_secrets
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+FRAGMENTS = [
+    "the quick brown fox jumps over the lazy dog",
+    "hunter2xyz",
+    "password = 'hunter2xyz'",
+    'api_key: "aB3dE9fG1hJ2kL4mN6pQ8rS0tU"',
+    "my secret is",
+    "= 'zz9yy8xx7'",
+    GITHUB,
+    "https://user:pw1234xyz@host.example.com/path",
+    "https://example.com/docs/page?id=42&q=fox",
+    "//host",
+    "@",
+    "Bearer",
+    "abcdefgh12345678",
+    "Basic",
+    "dXNlcjpwYXNzd29yZA==",
+    "request_id:",
+    "8f3a9c2e7b1d4f6a8c0e2b4d6f8a1c3e",
+    "AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'",
+    "token=abc123def456ghi",
+    "zQ8vN3kL1xR7mB5wT2yH9pF4jD6sG0cA",
+    "line 123: ok",
+    "é",
+    "cloudant_key" + " " * 300 + "=> " + "0123456789abcdef" * 4,
+    "pass_key =",
+    "request_id: 8f3a9c2e7b1d4f6a8c0e2b4d6f8a1c3e7b1d",
+    "x = ",
+    "token",
+    "'",
+    '"',
+    "aws",
+    "https://api softlayer.com/soap/v3/" + "0123456789abcdef" * 4,
+    "https://api.softlayer.com/soap/v3.1/" + "abcdef0123456789" * 4,
+]
+SEPARATORS = [" ", "\n", "  ", "\t", " \n ", "\n\n", "", ", ", " " * 300, "\n" * 200]
+
+
+@st.composite
+def long_texts(draw: Any) -> str:
+    parts: list[str] = []
+    for _ in range(draw(st.integers(1, 120))):
+        parts.append(draw(st.sampled_from(FRAGMENTS)))
+        parts.append(draw(st.sampled_from(SEPARATORS)))
+        if draw(st.integers(0, 4)) == 0:  # filler that the cuts fall in
+            parts.append("plain words here " * draw(st.integers(1, 80)))
+    return "".join(parts)
+
+
+@pytest.fixture(autouse=True)
+def _small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(module, "PIECE", 600)
+    monkeypatch.setattr(module, "_PIECE_MIN", 401)
+
+
+@settings(max_examples=400, deadline=None)
+@given(long_texts(), st.booleans())
+def test_the_secrets_of_the_pieces_are_those_of_the_whole(text: str, entropy: bool) -> None:
+    found = plain_text_secrets(text, entropy)
+    assert found == scan_text(text, entropy)
+
+
+def test_a_password_far_from_its_text_is_found() -> None:
+    text = "hunter2xyz is it\n" + "the quick brown fox\n" * 6_000 + "password = 'hunter2xyz'\n"
+    assert len(module._cuts(text)) > 10
+    assert plain_text_secrets(text) == (("hunter2xyz", "password_assignment"),)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "<redacted:github_token:1a2b3c4d>",
+        "-----BEGIN PRIVATE KEY-----",
+        "a%20b",
+        "_authToken",
+        "İ",
+    ],
+)
+def test_a_rule_that_reads_the_whole_text_leaves_it_to_the_whole_scan(rule: str) -> None:
+    assert plain_text_secrets("words " * 2_000 + rule) is None
+
+
+def test_many_urls_are_cleared_by_the_prefilter_without_a_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    urls = " ".join(f"https://user@example{i % 97}.com/docs/{i}" for i in range(20_000))
+    scanned: list[str] = []
+
+    def scan(text: str, entropy: bool = True) -> tuple[()]:
+        scanned.append(text)
+        return ()
+
+    monkeypatch.setattr(module, "scan_text", scan)
+    assert plain_text_secrets(urls) == ()
+    assert len(scanned) < len(module._cuts(urls)) - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(long_texts())
+def test_the_url_patterns_without_npm_s_on_a_text_without_its_word_find_the_same(
+    text: str,
+) -> None:
+    """``_url_hits`` leaves npm's pattern out when the text lacks ``_authToken``: what the
+    whole list of patterns finds, with the word put in or not."""
+    for variant in (text, text.replace("//host", "//host/:_authToken=npm_abc123def456")):
+        found: list[tuple[str, str]] = []
+        _url_hits(variant, found)
+        every: list[tuple[str, str]] = []
+        _pattern_hits(variant, pattern_groups()[2], every)
+        assert found == every
+
+
+def test_a_line_of_urls_with_a_percent_escape_is_scanned_whole_in_linear_time() -> None:
+    """A percent escape sends the text to the whole scan: 20k URLs with user names on one
+    line (npm's pattern, run on it, backtracked from each ``//``: minutes)."""
+    urls = " ".join(f"https://reader{i}@example.com/a%20b/{i}" for i in range(20_000))
+    assert plain_text_secrets(urls) is None
+    assert scan_text(urls) == ()
