@@ -1535,37 +1535,43 @@ class RecordingProxy:
         pieces = 0
         while (item := await lines.get()) is not None:
             self._drain_notes()  # the requests it may answer are noted first
-            self._down_done += 1
-            if isinstance(item, _Streamed):  # its start went from the server's thread
-                await self._from_server(
-                    item.end.whole, forwarded=True, checked=item.checked, ahead=item.ahead
-                )
-                if item.ahead is not None:  # not its entry after all: not kept
-                    self.writer.take_back(item.ahead)
-                if not self._to_host(item.end.data):
+            try:
+                if isinstance(item, _Streamed):  # its start went from the server's thread
+                    await self._from_server(
+                        item.end.whole, forwarded=True, checked=item.checked, ahead=item.ahead
+                    )
+                    if item.ahead is not None:  # not its entry after all: not kept
+                        self.writer.take_back(item.ahead)
+                    if not self._to_host(item.end.data):
+                        return
+                elif isinstance(item, Piece):
+                    if held or (
+                        not sent and any(p.alias is not None for p in self._pending.values())
+                    ):
+                        held = True  # the whole line is read at its end (``LineEnd``)
+                        continue
+                    sent += len(item.data)
+                    pieces += 1
+                    if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
+                        self.writer.reserve(2 * sent)
+                    if not self._to_host(item.data):
+                        return
+                elif isinstance(item, LineEnd):
+                    out: bytes | bytearray
+                    if sent:
+                        await self._from_server(item.whole, forwarded=True)
+                        out = item.data
+                    else:
+                        out = await self._from_server(item.whole)
+                    held, sent, pieces = False, 0, 0
+                    if not self._to_host(out):
+                        return
+                elif not self._to_host(await self._from_server(item)):
                     return
-            elif isinstance(item, Piece):
-                if held or (not sent and any(p.alias is not None for p in self._pending.values())):
-                    held = True  # the whole line is read at its end (``LineEnd``)
-                    continue
-                sent += len(item.data)
-                pieces += 1
-                if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
-                    self.writer.reserve(2 * sent)
-                if not self._to_host(item.data):
-                    return
-            elif isinstance(item, LineEnd):
-                out: bytes | bytearray
-                if sent:
-                    await self._from_server(item.whole, forwarded=True)
-                    out = item.data
-                else:
-                    out = await self._from_server(item.whole)
-                held, sent, pieces = False, 0, 0
-                if not self._to_host(out):
-                    return
-            elif not self._to_host(await self._from_server(item)):
-                return
+            finally:
+                # counted once its bytes went to the host: the server's thread sends
+                # a long line's pieces itself only when every line before has gone
+                self._down_done += 1
 
     async def _from_server(
         self,

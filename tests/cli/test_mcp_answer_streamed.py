@@ -156,3 +156,25 @@ def test_big_request_recorded_as_read_whole(tmp_path: Path, text: str) -> None:
     writer.write("write", args, {"content": [], "isError": False}, None, extra, None, len(answer))
     writer.close()
     assert cassette.read_bytes() == expected.read_bytes()
+
+
+def test_long_line_after_a_long_non_json_line_keeps_its_place(tmp_path: Path) -> None:
+    """A server's 8 MB line that is not JSON-RPC, then a big answer: both go on in pieces
+    from the server's thread, and the second may start only once the first's end (its
+    newline, sent by the loop after reading the line) has gone: the host gets the server's
+    bytes in order (it got the answer's start glued to the first line, the newline later)."""
+    noise = b"x" * (8 << 20) + b"\n"
+    answer = SHAPES["plain"].replace(b"%s", TEXT.encode())
+    (tmp_path / "answer").write_bytes(noise + answer)
+    cassette = tmp_path / "run.jsonl"
+    env = {**os.environ, "ANSWER": str(tmp_path / "answer")}
+    session = RawSession(record_cmd(cassette, server(tmp_path)), env=env)
+    try:
+        session.request(HANDSHAKE[0])
+        session.send(tool_call(7, "read", {"path": "a.txt"}))
+        got = [session.lines.get(timeout=60) for _ in range(2)]
+    finally:
+        assert session.close() == 0, session.stderr.decode()
+    assert got == [noise, answer.replace(b"{id}", b"7")]
+    [entry] = load(cassette)
+    assert entry.response == json.loads(answer.replace(b"{id}", b"7"))["result"]
