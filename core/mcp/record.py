@@ -749,8 +749,7 @@ class CassetteWriter:
             if self._fh is None or self.seq + 1 != ahead.seq or self._open is not None:
                 return False
             self._open = (self._fh.tell(), ahead.head, ahead)
-            self._put([ahead.head])
-            return True
+            return self._put_ahead(ahead, ahead.head)
 
     def append(self, ahead: AnswerAhead, data: bytes | memoryview) -> bool:
         """Write the next bytes of ``ahead``'s long string after what it wrote; False (and
@@ -758,9 +757,35 @@ class CassetteWriter:
         with self._lock:
             if self._fh is None or self._open is None or self._open[2] is not ahead:
                 return False
-            self._put([data])
+            if ahead.written < 0 or not self._put_ahead(ahead, data):
+                return False
             ahead.written += len(data)
             return True
+
+    def _put_ahead(self, ahead: AnswerAhead, data: bytes | memoryview) -> bool:
+        """Write bytes ahead of ``ahead``'s end; False when the file refused them (a full
+        disk, a file size limit): nothing more is written ahead, the line stays open so
+        that its end takes it back (``written`` is -1: never the line's start) and the
+        entry is written whole there, where a failing write ends the recording as it did
+        before anything was written ahead. Raising here would end the thread passing the
+        message on (the server's or the host's), the message left unsent."""
+        try:
+            self._put([data])
+        except OSError:
+            ahead.written = -1
+            self._drop_unwritten()
+            return False
+        return True
+
+    def _drop_unwritten(self) -> None:
+        """The file object's buffer emptied of bytes the file refused (its flush would
+        raise again at every truncate and at close): the same open file, a new object."""
+        assert self._fh is not None
+        old = self._fh
+        fd = os.dup(old.fileno())
+        with contextlib.suppress(OSError):
+            old.close()  # closes its descriptor even when its last flush fails
+        self._fh = os.fdopen(fd, "ab" if "a" in old.mode else "wb")
 
     def take_back(self, prepared: _PreparedArgs | AnswerAhead | None) -> None:
         """The line ``open_entry`` started for ``prepared`` (``open_answer`` for an

@@ -178,3 +178,35 @@ def test_long_line_after_a_long_non_json_line_keeps_its_place(tmp_path: Path) ->
     assert got == [noise, answer.replace(b"{id}", b"7")]
     [entry] = load(cassette)
     assert entry.response == json.loads(answer.replace(b"{id}", b"7"))["result"]
+
+
+#: runs a command under a file size limit (``argv[1]`` bytes): writes past it fail with
+#: EFBIG, as on a full disk (Python ignores SIGXFSZ, and exec keeps it ignored)
+LIMITED = (
+    "import os, resource, sys; n = int(sys.argv[1]);"
+    " resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)); os.execvp(sys.argv[2], sys.argv[2:])"
+)
+
+
+def test_cassette_refusing_the_answer_written_ahead_ends_as_before(tmp_path: Path) -> None:
+    """The cassette cannot grow past 2 MB (a full disk) while a 3 MB answer is written
+    ahead of its end: the server's thread goes on passing the answer to the host (it
+    ended with a traceback, the host left with the 2 MB written so far), and the failed
+    write at the line's end ends the session as before any was written ahead."""
+    answer = SHAPES["plain"].replace(b"%s", TEXT.encode())
+    (tmp_path / "answer").write_bytes(answer)
+    cassette = tmp_path / "run.jsonl"
+    env = {**os.environ, "ANSWER": str(tmp_path / "answer")}
+    limit = 2 << 20
+    command = [sys.executable, "-c", LIMITED, str(limit), *record_cmd(cassette, server(tmp_path))]
+    session = RawSession(command, env=env)
+    try:
+        session.request(HANDSHAKE[0])
+        session.send(tool_call(7, "read", {"path": "a.txt"}))
+        got = session.lines.get(timeout=60)  # all the proxy wrote: it stops at the failure
+    finally:
+        status = session.close()
+    assert b"Traceback" not in session.stderr, session.stderr.decode()
+    assert status == 0
+    assert got is not None and len(got) > limit + (512 << 10)
+    assert answer.replace(b"{id}", b"7").startswith(got)
