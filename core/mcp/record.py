@@ -749,8 +749,7 @@ class CassetteWriter:
             if self._fh is None or self.seq + 1 != ahead.seq or self._open is not None:
                 return False
             self._open = (self._fh.tell(), ahead.head, ahead)
-            self._put([ahead.head])
-            return True
+            return self._put_ahead(ahead, ahead.head)
 
     def append(self, ahead: AnswerAhead, data: bytes | memoryview) -> bool:
         """Write the next bytes of ``ahead``'s long string after what it wrote; False (and
@@ -758,9 +757,35 @@ class CassetteWriter:
         with self._lock:
             if self._fh is None or self._open is None or self._open[2] is not ahead:
                 return False
-            self._put([data])
+            if ahead.written < 0 or not self._put_ahead(ahead, data):
+                return False
             ahead.written += len(data)
             return True
+
+    def _put_ahead(self, ahead: AnswerAhead, data: bytes | memoryview) -> bool:
+        """Write bytes ahead of ``ahead``'s end; False when the file refused them (a full
+        disk, a file size limit): nothing more is written ahead, the line stays open so
+        that its end takes it back (``written`` is -1: never the line's start) and the
+        entry is written whole there, where a failing write ends the recording as it did
+        before anything was written ahead. Raising here would end the thread passing the
+        message on (the server's or the host's), the message left unsent."""
+        try:
+            self._put([data])
+        except OSError:
+            ahead.written = -1
+            self._drop_unwritten()
+            return False
+        return True
+
+    def _drop_unwritten(self) -> None:
+        """The file object's buffer emptied of bytes the file refused (its flush would
+        raise again at every truncate and at close): the same open file, a new object."""
+        assert self._fh is not None
+        old = self._fh
+        fd = os.dup(old.fileno())
+        with contextlib.suppress(OSError):
+            old.close()  # closes its descriptor even when its last flush fails
+        self._fh = os.fdopen(fd, "ab" if "a" in old.mode else "wb")
 
     def take_back(self, prepared: _PreparedArgs | AnswerAhead | None) -> None:
         """The line ``open_entry`` started for ``prepared`` (``open_answer`` for an
@@ -1535,37 +1560,43 @@ class RecordingProxy:
         pieces = 0
         while (item := await lines.get()) is not None:
             self._drain_notes()  # the requests it may answer are noted first
-            self._down_done += 1
-            if isinstance(item, _Streamed):  # its start went from the server's thread
-                await self._from_server(
-                    item.end.whole, forwarded=True, checked=item.checked, ahead=item.ahead
-                )
-                if item.ahead is not None:  # not its entry after all: not kept
-                    self.writer.take_back(item.ahead)
-                if not self._to_host(item.end.data):
+            try:
+                if isinstance(item, _Streamed):  # its start went from the server's thread
+                    await self._from_server(
+                        item.end.whole, forwarded=True, checked=item.checked, ahead=item.ahead
+                    )
+                    if item.ahead is not None:  # not its entry after all: not kept
+                        self.writer.take_back(item.ahead)
+                    if not self._to_host(item.end.data):
+                        return
+                elif isinstance(item, Piece):
+                    if held or (
+                        not sent and any(p.alias is not None for p in self._pending.values())
+                    ):
+                        held = True  # the whole line is read at its end (``LineEnd``)
+                        continue
+                    sent += len(item.data)
+                    pieces += 1
+                    if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
+                        self.writer.reserve(2 * sent)
+                    if not self._to_host(item.data):
+                        return
+                elif isinstance(item, LineEnd):
+                    out: bytes | bytearray
+                    if sent:
+                        await self._from_server(item.whole, forwarded=True)
+                        out = item.data
+                    else:
+                        out = await self._from_server(item.whole)
+                    held, sent, pieces = False, 0, 0
+                    if not self._to_host(out):
+                        return
+                elif not self._to_host(await self._from_server(item)):
                     return
-            elif isinstance(item, Piece):
-                if held or (not sent and any(p.alias is not None for p in self._pending.values())):
-                    held = True  # the whole line is read at its end (``LineEnd``)
-                    continue
-                sent += len(item.data)
-                pieces += 1
-                if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
-                    self.writer.reserve(2 * sent)
-                if not self._to_host(item.data):
-                    return
-            elif isinstance(item, LineEnd):
-                out: bytes | bytearray
-                if sent:
-                    await self._from_server(item.whole, forwarded=True)
-                    out = item.data
-                else:
-                    out = await self._from_server(item.whole)
-                held, sent, pieces = False, 0, 0
-                if not self._to_host(out):
-                    return
-            elif not self._to_host(await self._from_server(item)):
-                return
+            finally:
+                # counted once its bytes went to the host: the server's thread sends
+                # a long line's pieces itself only when every line before has gone
+                self._down_done += 1
 
     async def _from_server(
         self,

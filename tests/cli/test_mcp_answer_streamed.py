@@ -156,3 +156,57 @@ def test_big_request_recorded_as_read_whole(tmp_path: Path, text: str) -> None:
     writer.write("write", args, {"content": [], "isError": False}, None, extra, None, len(answer))
     writer.close()
     assert cassette.read_bytes() == expected.read_bytes()
+
+
+def test_long_line_after_a_long_non_json_line_keeps_its_place(tmp_path: Path) -> None:
+    """A server's 8 MB line that is not JSON-RPC, then a big answer: both go on in pieces
+    from the server's thread, and the second may start only once the first's end (its
+    newline, sent by the loop after reading the line) has gone: the host gets the server's
+    bytes in order (it got the answer's start glued to the first line, the newline later)."""
+    noise = b"x" * (8 << 20) + b"\n"
+    answer = SHAPES["plain"].replace(b"%s", TEXT.encode())
+    (tmp_path / "answer").write_bytes(noise + answer)
+    cassette = tmp_path / "run.jsonl"
+    env = {**os.environ, "ANSWER": str(tmp_path / "answer")}
+    session = RawSession(record_cmd(cassette, server(tmp_path)), env=env)
+    try:
+        session.request(HANDSHAKE[0])
+        session.send(tool_call(7, "read", {"path": "a.txt"}))
+        got = [session.lines.get(timeout=60) for _ in range(2)]
+    finally:
+        assert session.close() == 0, session.stderr.decode()
+    assert got == [noise, answer.replace(b"{id}", b"7")]
+    [entry] = load(cassette)
+    assert entry.response == json.loads(answer.replace(b"{id}", b"7"))["result"]
+
+
+#: runs a command under a file size limit (``argv[1]`` bytes): writes past it fail with
+#: EFBIG, as on a full disk (Python ignores SIGXFSZ, and exec keeps it ignored)
+LIMITED = (
+    "import os, resource, sys; n = int(sys.argv[1]);"
+    " resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)); os.execvp(sys.argv[2], sys.argv[2:])"
+)
+
+
+def test_cassette_refusing_the_answer_written_ahead_ends_as_before(tmp_path: Path) -> None:
+    """The cassette cannot grow past 2 MB (a full disk) while a 3 MB answer is written
+    ahead of its end: the server's thread goes on passing the answer to the host (it
+    ended with a traceback, the host left with the 2 MB written so far), and the failed
+    write at the line's end ends the session as before any was written ahead."""
+    answer = SHAPES["plain"].replace(b"%s", TEXT.encode())
+    (tmp_path / "answer").write_bytes(answer)
+    cassette = tmp_path / "run.jsonl"
+    env = {**os.environ, "ANSWER": str(tmp_path / "answer")}
+    limit = 2 << 20
+    command = [sys.executable, "-c", LIMITED, str(limit), *record_cmd(cassette, server(tmp_path))]
+    session = RawSession(command, env=env)
+    try:
+        session.request(HANDSHAKE[0])
+        session.send(tool_call(7, "read", {"path": "a.txt"}))
+        got = session.lines.get(timeout=60)  # all the proxy wrote: it stops at the failure
+    finally:
+        status = session.close()
+    assert b"Traceback" not in session.stderr, session.stderr.decode()
+    assert status == 0
+    assert got is not None and len(got) > limit + (512 << 10)
+    assert answer.replace(b"{id}", b"7").startswith(got)
