@@ -446,6 +446,7 @@ def _free_of(raw: bytes, found: list[int], meanings: tuple[str, ...], delimiter:
 #: what comes before the hex digits of an args digest the engine writes
 #: (``"args_digest":"sha256:<16 hex>"``), by the texts' delimiter
 _DIGEST_HEADS = {d: d + b"args_digest" + d + b":" + d + b"sha256:" for d in (_PLAIN, _REBUILT)}
+_HEAD_LENGTH = len(_DIGEST_HEADS[_PLAIN])
 
 
 def _runs_free(raw: bytes, delimiter: bytes) -> bool:
@@ -454,20 +455,23 @@ def _runs_free(raw: bytes, delimiter: bytes) -> bool:
     Not a pattern of RE2's set: its counted repetition made the set's automaton twice as
     slow on every line (measured: 10 us a line, 5.7 without). The runs are
     ``_candidate_runs``', found inline (no generator step a run), the args digest passed
-    over before its hex digits are searched for."""
+    over by its position; each run is let go by its cheapest test first (a short one by
+    ``isalnum``, a long one by ``_b64_text``'s refusal of both alphabets' own bytes before
+    ``_run_hides_secret`` is called)."""
     masked = raw.translate(_B64_MASK)
     find = masked.find
     at = find(_MASKED_RUN)
     if at < 0:
         return True
-    digest_head = _DIGEST_HEADS[delimiter]
-    head_length = len(digest_head)
+    size = len(masked)
     while at >= 0:  # the first 16 in a row after a space start a whole run
         start = at
-        end = find(b" ", start)
+        end = find(b" ", start + 16)
         if end < 0:
-            end = len(masked)
-        at = find(_MASKED_RUN, end)
+            end = size
+            at = -1
+        else:
+            at = find(_MASKED_RUN, end)
         length = end - start
         if length < 23:
             # the engine's args digest (every line has one): its 16 hex digits are the
@@ -476,24 +480,35 @@ def _runs_free(raw: bytes, delimiter: bytes) -> bool:
             # too short to decode as base64
             if (
                 length == 16
-                and start >= head_length
-                and raw.startswith(digest_head, start - head_length)
+                and start >= _HEAD_LENGTH
+                and raw.startswith(_DIGEST_HEADS[delimiter], start - _HEAD_LENGTH)
             ):
                 continue
-            if _HEX16.search(raw, start, end) is None:
-                continue  # no candidate: under 23 bytes without 16 hex digits in a row
             run = raw[start:end]
             # the entropy test's own first exits (``entropy_hit``): a run shorter than 23
-            # that is not all hex has fewer than 23 distinct characters; fewer than 9
-            if _HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
+            # that is not all hex has fewer than 23 distinct characters (it is a candidate
+            # only when it holds 16 hex digits in a row, which an all-hex run of 16 or more
+            # does); fewer than 9. ``isalnum`` first: one C pass lets go a word with a
+            # ``-`` or ``/``, most short runs
+            if not run.isalnum() or _HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
                 continue
         else:
             run = raw[start:end]
             # base64 of a text holding a secret: decoded by the scan wherever the run is
-            if length >= B64_DECODE_MIN and _run_hides_secret(run):
+            # (``_run_hides_secret``'s own first exits inline: most long runs are paths
+            # that hold both alphabets' own bytes)
+            if (
+                length >= B64_DECODE_MIN
+                and not ((b"/" in run or b"+" in run) and (b"-" in run or b"_" in run))
+                and _run_hides_secret(run)
+            ):
                 return False
             distinct = len(set(run))
-            if distinct < 9 or (distinct < 23 and _HEX_BYTES.fullmatch(run) is None):
+            # under 23 distinct bytes only an all-hex run may be random; a path is not
+            # alphanumeric, which ``isalnum`` tells without the regex
+            if distinct < 9 or (
+                distinct < 23 and (not run.isalnum() or _HEX_BYTES.fullmatch(run) is None)
+            ):
                 continue
         if not _entropy_skipped(raw, start, delimiter) and _run_may_be_entropic(run):
             return False
