@@ -9,11 +9,11 @@ in arrays and builds the ``Row`` when it is asked for, so the rows of a diff of 
 
 from __future__ import annotations
 
-import operator
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..format.columns import CodedColumn
 from .model import Row, Status
 
 if TYPE_CHECKING:
@@ -122,16 +122,17 @@ class PackedRows(Sequence[Row]):
         return f"PackedRows({list(self)!r})"
 
 
-class StatusColumn(Sequence[Status]):
+class StatusColumn(CodedColumn[Status]):
     """Row statuses as one byte each (``codes``: a ``bytearray``, or a view of one in a
     temporary file, ``spill.py``), read as the ``Status`` list they stand for: index,
-    slice (a list), ``len``, iteration, ``==`` with any sequence of the same statuses.
-    ``StatusColumn.of`` packs a list; item assignment writes a status's code."""
+    slice (a list), ``len``, iteration, ``==`` with any sequence of the same statuses
+    (``columns.CodedColumn``). ``StatusColumn.of`` packs a list; item assignment writes a
+    status's code."""
 
-    __slots__ = ("codes",)
+    __slots__ = ()
 
     def __init__(self, codes: bytearray | memoryview) -> None:
-        self.codes = codes
+        super().__init__(_STATUSES, codes)
 
     @classmethod
     def of(cls, statuses: Iterable[Status]) -> StatusColumn:
@@ -143,26 +144,8 @@ class StatusColumn(Sequence[Status]):
         """The byte that stands for ``status`` in ``codes``."""
         return _CODE[status]
 
-    def __len__(self) -> int:
-        return len(self.codes)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [_STATUSES[code] for code in self.codes[index]]
-        return _STATUSES[self.codes[index]]
+    def _sliced(self, codes: Any) -> list[Status]:
+        return [_STATUSES[code] for code in codes]
 
     def __setitem__(self, index: int, status: Status) -> None:
         self.codes[index] = _CODE[status]
-
-    def __iter__(self) -> Iterator[Status]:
-        return map(_STATUSES.__getitem__, self.codes)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(map(operator.eq, self, other))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"StatusColumn({list(self)!r})"
