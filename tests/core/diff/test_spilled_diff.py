@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from cassette_tui.core.diff import align as al
 from cassette_tui.core.diff.result import DiffResult, diff_job
+from cassette_tui.core.format import outcome as oc
 from cassette_tui.core.format import spill
 from cassette_tui.core.format.cassette import load
 from cassette_tui.core.format.jobs import run_job
@@ -94,13 +95,14 @@ def test_spilled_diff_equals_the_in_memory_diff(
     with tempfile.TemporaryDirectory() as tmp:
         a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
         b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
-        old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS
-        # every column spilled, however short; a region of more than 8 tokens in partitions
-        spill.SPILL_MIN_ITEMS, al._PART_TOKENS = 1, 8
+        old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH
+        # every column spilled, however short; a region of more than 8 tokens in partitions;
+        # the outcome pass's columns to their files every 2 entries
+        spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH = 1, 8, 2
         try:
             on_disk = _diff(a, b, align, spilled=True)
         finally:
-            spill.SPILL_MIN_ITEMS, al._PART_TOKENS = old
+            spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH = old
         assert on_disk == _diff(a, b, align, spilled=False)
 
 
