@@ -797,7 +797,8 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
     or ``args_drift`` (same tool, another key); never ``other_call``. ``check`` is called
     as the alignment goes (see ``match_tokens``) and every ``_CHECK_ROWS`` rows."""
     sa, sb = _sides(a, b)
-    rows = PackedRows(a, b)  # 18 bytes a row (packed.py)
+    # 18 bytes a row (packed.py), to temporary files as they come while spilling
+    rows = PackedRows(a, b, spool=True)
     i = j = 0
     partner = _key_pairs(sa, sb, check)
     for pi in range(len(partner)):

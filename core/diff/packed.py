@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..format.columns import CodedColumn
+from ..format.spill import Spool, is_spilling
 from .model import Row, Status
 
 if TYPE_CHECKING:
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 _STATUSES = tuple(Status)
 _CODE = {status: code for code, status in enumerate(_STATUSES)}
 _REP_A, _REP_B, _ERR_A, _ERR_B = 1, 2, 4, 8
+#: rows a spooling ``PackedRows`` holds in memory before it writes them to its files
+_SPOOL_BATCH = 1 << 16
 
 
 class PackedRows(Sequence[Row]):
@@ -29,12 +32,22 @@ class PackedRows(Sequence[Row]):
     ``Sequence[Row]`` that compares equal to a list of the same rows. ``append`` and
     ``extend`` take ``Row``s whose seqs and tool are the cassettes' own."""
 
-    def __init__(self, a: Cassette, b: Cassette, rows: Iterable[Row] = ()) -> None:
+    def __init__(
+        self, a: Cassette, b: Cassette, rows: Iterable[Row] = (), *, spool: bool = False
+    ) -> None:
         self.a, self.b = a, b
         self._ia = array("q")
         self._ib = array("q")
         self._status = bytearray()
         self._flags = bytearray()
+        #: rows already in the spools (``spool``), before the columns above
+        self._spooled = 0
+        self._spools: tuple[Spool, Spool, Spool, Spool] | None = None
+        #: inside ``spill.spilling()``, ``spool=True`` writes the columns to temporary
+        #: files a batch of ``_SPOOL_BATCH`` rows at a time as they grow (issue 31: the
+        #: rows of a 1M-entry diff are never whole in memory); no row is read until
+        #: ``spill`` (a builder that reads what it built does not ask for it)
+        self._spooling = spool and is_spilling()
         self.extend(rows)
 
     def append(self, row: Row) -> None:
@@ -57,6 +70,20 @@ class PackedRows(Sequence[Row]):
             | (row.error_a and _ERR_A)
             | (row.error_b and _ERR_B)
         )
+        if self._spooling and len(self._status) >= _SPOOL_BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._spools is None:
+            self._spools = (Spool("q"), Spool("q"), Spool("B"), Spool("B"))
+        ia, ib, status, flags = self._spools
+        ia.add(self._ia)
+        ib.add(self._ib)
+        status.add(self._status)  # type: ignore[arg-type]
+        flags.add(self._flags)  # type: ignore[arg-type]
+        self._spooled += len(self._status)
+        self._ia, self._ib = array("q"), array("q")
+        self._status, self._flags = bytearray(), bytearray()
 
     def extend(self, rows: Iterable[Row]) -> None:
         for row in rows:
@@ -68,6 +95,15 @@ class PackedRows(Sequence[Row]):
         in: a spilled column takes no more rows."""
         from ..format.spill import give_back, maybe_spilled
 
+        self._spooling = False
+        if self._spools is not None:
+            ia, ib, status, flags = self._spools
+            self._spools, self._spooled = None, 0
+            self._ia, self._ib = ia.view(self._ia), ib.view(self._ib)
+            self._status = status.view(self._status)  # type: ignore[assignment,arg-type]
+            self._flags = flags.view(self._flags)  # type: ignore[assignment,arg-type]
+            give_back()
+            return
         self._ia = maybe_spilled(self._ia)  # type: ignore[assignment]
         self._ib = maybe_spilled(self._ib)  # type: ignore[assignment]
         self._status = maybe_spilled(self._status)  # type: ignore[assignment,arg-type]
@@ -79,12 +115,16 @@ class PackedRows(Sequence[Row]):
         """Every row's status, in order, without building the rows: a read-only view of
         the status column (1 byte a row, not a list's 8; issue 31), as ``SeqRows.statuses``
         is, which the app reads."""
+        if self._spools is not None:
+            raise RuntimeError("rows read while they are spooled: call spill() first")
         return StatusColumn(self._status)
 
     def __len__(self) -> int:
-        return len(self._status)
+        return self._spooled + len(self._status)
 
     def __getitem__(self, index: Any) -> Any:
+        if self._spools is not None:
+            raise RuntimeError("rows read while they are spooled: call spill() first")
         if isinstance(index, slice):
             return [self[k] for k in range(*index.indices(len(self)))]
         if index < 0:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from cassette_tui.core.diff import align as al
+from cassette_tui.core.diff import packed as pk
 from cassette_tui.core.diff.result import DiffResult, diff_job
 from cassette_tui.core.format import outcome as oc
 from cassette_tui.core.format import spill
@@ -95,14 +96,14 @@ def test_spilled_diff_equals_the_in_memory_diff(
     with tempfile.TemporaryDirectory() as tmp:
         a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
         b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
-        old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH
+        old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH, pk._SPOOL_BATCH
         # every column spilled, however short; a region of more than 8 tokens in partitions;
-        # the outcome pass's columns to their files every 2 entries
-        spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH = 1, 8, 2
+        # the outcome pass's columns and the key alignment's rows to their files every 2
+        spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH, pk._SPOOL_BATCH = 1, 8, 2, 2
         try:
             on_disk = _diff(a, b, align, spilled=True)
         finally:
-            spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH = old
+            spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH, pk._SPOOL_BATCH = old
         assert on_disk == _diff(a, b, align, spilled=False)
 
 
@@ -304,3 +305,25 @@ def test_a_digest_column_after_spooled_codes_reads_as_one_column() -> None:
     assert [joined.is_standard(i) for i in range(len(joined))] == [
         text is not None and text.startswith("sha256:") for text in head + tail
     ]
+
+
+def test_rows_spooled_as_they_come_equal_the_rows_in_memory(tmp_path: Path) -> None:
+    run = [("search", k % 4, k % 5) for k in range(40)]
+    a = write_cassette(tmp_path / "a.jsonl", *_records(run))
+    b = write_cassette(tmp_path / "b.jsonl", *_records(run[5:] + run[:5]))
+    ca, cb = load(a), load(b)
+    plain = al.align_by_key(ca, cb)
+    old = pk._SPOOL_BATCH
+    pk._SPOOL_BATCH = 3
+    try:
+        with spill.spilling():
+            rows = pk.PackedRows(ca, cb, spool=True)
+            rows.extend(plain)
+            assert len(rows) == len(plain)
+            with pytest.raises(RuntimeError, match="spill"):
+                rows[0]  # noqa: B018 - a read before spill() is refused, not wrong
+            rows.spill()
+    finally:
+        pk._SPOOL_BATCH = old
+    assert isinstance(rows._ia, memoryview)
+    assert rows == plain and list(rows.statuses) == list(plain.statuses)
