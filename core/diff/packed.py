@@ -110,6 +110,13 @@ class PackedRows(Sequence[Row]):
         self._flags = maybe_spilled(self._flags)  # type: ignore[assignment,arg-type]
         give_back()
 
+    def entries(self, side: str) -> Sequence[int]:
+        """Per row, its entry of side ``"a"`` or ``"b"``, -1 where the side has none: the
+        column itself, no row built."""
+        if self._spools is not None:
+            raise RuntimeError("rows read while they are spooled: call spill() first")
+        return self._ia if side == "a" else self._ib
+
     @property
     def statuses(self) -> StatusColumn:
         """Every row's status, in order, without building the rows: a read-only view of

@@ -139,10 +139,18 @@ class DiffResult:
     def rows_of_entries(self, side: str) -> array[int]:
         """Per entry of side ``"a"`` or ``"b"``, the index of the row that holds it: 8
         bytes an entry, built on each call (a finding that looks a few entries up, not a
-        dict of every row)."""
+        dict of every row); in a temporary file inside ``spill.spilling()`` (issue 31)."""
+        from ..format.spill import maybe_on_disk
+
         c = self.a if side == "a" else self.b
-        where = array("q", bytes(8 * len(c)))
-        for index, row in enumerate(self.rows):
+        where = maybe_on_disk("q", len(c))
+        rows = self.rows
+        if isinstance(rows, PackedRows):  # the column itself: no row built
+            for index, entry in enumerate(rows.entries(side)):
+                if entry >= 0:
+                    where[entry] = index
+            return where
+        for index, row in enumerate(rows):
             pos = row.a if side == "a" else row.b
             if pos is not None:
                 where[pos] = index

@@ -327,3 +327,28 @@ def test_rows_spooled_as_they_come_equal_the_rows_in_memory(tmp_path: Path) -> N
         pk._SPOOL_BATCH = old
     assert isinstance(rows._ia, memoryview)
     assert rows == plain and list(rows.statuses) == list(plain.statuses)
+
+
+@settings(max_examples=30, deadline=None)
+@given(calls, st.lists(st.tuples(st.integers(0, 2), st.integers(0, 60), st.integers(0, 60))))
+def test_rows_of_entries_read_from_the_columns_equal_the_rows(
+    run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
+        b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
+        ca, cb = load(a), load(b)
+        old = spill.SPILL_MIN_ITEMS
+        spill.SPILL_MIN_ITEMS = 1
+        try:
+            with spill.spilling():
+                result = run_job(diff_job(ca, cb, "key", outcomes=True))
+                where = {s: list(result.rows_of_entries(s)) for s in ("a", "b")}
+        finally:
+            spill.SPILL_MIN_ITEMS = old
+        expected = {"a": [0] * len(ca), "b": [0] * len(cb)}
+        for index, row in enumerate(result.rows):
+            for side, pos in (("a", row.a), ("b", row.b)):
+                if pos is not None:
+                    expected[side][pos] = index
+        assert where == expected
