@@ -267,8 +267,31 @@ class ToolColumn(CodedColumn[str]):
     @classmethod
     def of(cls, tools: Iterable[str]) -> ToolColumn:
         """The column of ``tools`` (any iterable of names), ids in order of first use."""
-        index: dict[str, int] = {}
-        names: list[str] = []
+        return ToolColumnBuilder().column(tools)
+
+    def _sliced(self, codes: Any) -> ToolColumn:
+        return ToolColumn(
+            self.names, codes if isinstance(codes, array) else array(codes.format, codes)
+        )
+
+
+class ToolColumnBuilder:
+    """A ``ToolColumn`` made a batch of names at a time (``add``), the batches' ids kept
+    in the narrowest type so far (widened when a name past 256 or 65,536 comes): the
+    load, while spilling, folds its tool names in between chunks instead of keeping a
+    list reference an entry to the end (issue 31). ``column`` gives the column
+    ``ToolColumn.of`` gives for all the names at once."""
+
+    __slots__ = ("_index", "ids", "names")
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self.names: list[str] = []
+        self.ids = array("B")
+
+    def add(self, tools: Iterable[str]) -> None:
+        """Append ``tools``' ids (new names get the next ids)."""
+        index, names = self._index, self.names
 
         def id_of(tool: str) -> int:
             known = index.get(tool)
@@ -279,9 +302,13 @@ class ToolColumn(CodedColumn[str]):
 
         wide = array("i", map(id_of, tools))
         typecode = "B" if len(names) <= 1 << 8 else "H" if len(names) <= 1 << 16 else "i"
-        return cls(names, wide if typecode == "i" else array(typecode, wide))
+        if typecode != self.ids.typecode:
+            self.ids = array(typecode, self.ids)
+        self.ids.extend(wide if typecode == "i" else array(typecode, wide))
 
-    def _sliced(self, codes: Any) -> ToolColumn:
-        return ToolColumn(
-            self.names, codes if isinstance(codes, array) else array(codes.format, codes)
-        )
+    def column(self, tail: Iterable[str] = ()) -> ToolColumn:
+        """Every name added, then ``tail``, as one column; the builder starts again."""
+        self.add(tail)
+        out = ToolColumn(self.names, self.ids)
+        self.__init__()  # type: ignore[misc]
+        return out

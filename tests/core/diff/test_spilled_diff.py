@@ -256,6 +256,10 @@ def test_a_load_that_spools_its_index_equals_the_plain_load(
             _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = old
         assert len(spooled) == len(plain)
         assert spooled.seqs == plain.seqs
+        assert [spooled.tool(i) for i in range(len(plain))] == [
+            plain.tool(i) for i in range(len(plain))
+        ]
+        assert spooled._tools.ids.itemsize == plain._tools.ids.itemsize
         assert [spooled.line(i) for i in range(len(plain))] == [
             plain.line(i) for i in range(len(plain))
         ]
