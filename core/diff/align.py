@@ -33,6 +33,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from ..format.cassette import Cassette
@@ -143,20 +144,22 @@ def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
     and out: a large region has an anchor an entry."""
     from bisect import bisect_left
 
-    tails = array("q")  # smallest B index ending a chain of each length
-    tail_idx = array("q")
-    prev = maybe_on_disk("q", len(cand_a), -1)  # a temporary file while spilling
+    n = len(cand_a)
+    # per chain length, the smallest B index ending such a chain and its candidate: the
+    # first ``length`` items; as long as the candidates while they come in order (a
+    # large region: 16 bytes an anchor), so in temporary files while spilling too
+    tails, tail_idx = maybe_on_disk("q", n), maybe_on_disk("q", n)
+    prev = maybe_on_disk("q", n, -1)  # a temporary file while spilling
+    length = 0
     for ci, bj in enumerate(cand_b):
-        pos = bisect_left(tails, bj)
-        if pos == len(tails):
-            tails.append(bj)
-            tail_idx.append(ci)
-        else:
-            tails[pos] = bj
-            tail_idx[pos] = ci
+        # past the last tail (the candidates in order: the common case) it is ``length``
+        pos = length if length and bj > tails[length - 1] else bisect_left(tails, bj, 0, length)
+        tails[pos] = bj
+        tail_idx[pos] = ci
+        if pos == length:
+            length += 1
         prev[ci] = tail_idx[pos - 1] if pos else -1
-    length = len(tails)
-    ci = tail_idx[-1] if tail_idx else -1
+    ci = tail_idx[length - 1] if length else -1
     del tails, tail_idx  # the chain's columns are made in their place
     chain_a, chain_b = maybe_on_disk("q", length), maybe_on_disk("q", length)
     k = length
@@ -327,8 +330,9 @@ def _parted_anchors(
         del positions, cand_a, cand_b
         give_back()
     if any_found:
-        cand_a = maybe_spilled(array("q", [a0 + k for k, j in enumerate(found) if j >= 0]))
-        cand_b = maybe_spilled(array("q", [j for j in found if j >= 0]))
+        # at C speed and with no list of ints (36 bytes a candidate)
+        cand_a = maybe_spilled(array("q", compress(range(a0, a1), map((0).__le__, found))))
+        cand_b = maybe_spilled(array("q", compress(found, map((0).__le__, found))))
         del found
         give_back()
         return _longest_increasing(cand_a, cand_b)
