@@ -481,6 +481,10 @@ class _Side:
     repeated: bytearray  # ``replay_key.repeated_flags``
 
 
+#: entries of a side's tool ids and keys made at a time (``_sides``)
+_SIDE_BATCH = 1 << 16
+
+
 def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
     tool_ids: dict[str, int] = {}
     salts: list[int] = []
@@ -497,11 +501,20 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         # own ids (``ToolColumn``) mapped to this one id space, no name read per entry
         column = c._tools
         local = [tool_id(name) for name in column.names]
-        tools = array("i", map(local.__getitem__, column.ids))
         codes = c.digest_codes()
+        n = len(codes)
+        # both columns made a batch at a time into their place (a temporary file while
+        # spilling: never whole in memory, issue 31)
+        tools, keys = maybe_on_disk("i", n), maybe_on_disk("Q", n)
+        for start in range(0, n, _SIDE_BATCH):
+            stop = min(n, start + _SIDE_BATCH)
+            batch = array("i", map(local.__getitem__, column.ids[start:stop]))
+            tools[start:stop] = batch
+            keys[start:stop] = array(
+                "Q", map(lambda code, t: code ^ salts[t], codes[start:stop], batch)
+            )
         repeated = repeated_flags(tools, codes)
-        keys = maybe_spilled(array("Q", map(lambda code, t: code ^ salts[t], codes, tools)))
-        return _Side(c, keys, maybe_spilled(tools), outcome_index(c), repeated)
+        return _Side(c, keys, tools, outcome_index(c), repeated)
 
     return side(a), side(b)
 

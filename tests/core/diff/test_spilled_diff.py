@@ -96,14 +96,20 @@ def test_spilled_diff_equals_the_in_memory_diff(
     with tempfile.TemporaryDirectory() as tmp:
         a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
         b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
-        old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH, pk._SPOOL_BATCH
+        old = (
+            spill.SPILL_MIN_ITEMS, al._PART_TOKENS, al._SIDE_BATCH, oc._SPOOL_BATCH,
+            pk._SPOOL_BATCH,
+        )  # fmt: skip
         # every column spilled, however short; a region of more than 8 tokens in partitions;
-        # the outcome pass's columns and the key alignment's rows to their files every 2
-        spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH, pk._SPOOL_BATCH = 1, 8, 2, 2
+        # the outcome pass's columns and the key alignment's rows to their files every 2,
+        # its tool ids and keys made 3 at a time
+        (spill.SPILL_MIN_ITEMS, al._PART_TOKENS, al._SIDE_BATCH, oc._SPOOL_BATCH,
+         pk._SPOOL_BATCH) = 1, 8, 3, 2, 2  # fmt: skip
         try:
             on_disk = _diff(a, b, align, spilled=True)
         finally:
-            spill.SPILL_MIN_ITEMS, al._PART_TOKENS, oc._SPOOL_BATCH, pk._SPOOL_BATCH = old
+            (spill.SPILL_MIN_ITEMS, al._PART_TOKENS, al._SIDE_BATCH, oc._SPOOL_BATCH,
+             pk._SPOOL_BATCH) = old  # fmt: skip
         assert on_disk == _diff(a, b, align, spilled=False)
 
 
