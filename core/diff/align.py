@@ -831,6 +831,7 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
     rows.extend(_row(sa, sb, x, None) for x in range(i, len(a)))
     rows.extend(_row(sa, sb, None, y) for y in range(j, len(b)))
     rows.spill()
+    rows.repeated = (sa.repeated, sb.repeated)
     return rows
 
 

@@ -48,6 +48,10 @@ class PackedRows(Sequence[Row]):
         #: rows of a 1M-entry diff are never whole in memory); no row is read until
         #: ``spill`` (a builder that reads what it built does not ask for it)
         self._spooling = spool and is_spilling()
+        #: per entry of A and of B, 1 when its key is held more than once in its run
+        #: (``replay_key.repeated_flags``), when the builder knows them (the key
+        #: alignment), else ``None``
+        self.repeated: tuple[bytearray, bytearray] | None = None
         self.extend(rows)
 
     def append(self, row: Row) -> None:

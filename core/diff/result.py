@@ -448,7 +448,12 @@ def _diff_aligned(
     refined = refine_rows(a, b, rows, statuses, tolerance, check)
     if isinstance(refined, PackedRows):
         refined.spill()  # to temporary files inside ``spill.spilling()`` only (issue 31)
-    return DiffResult(a, b, align, rows if refined is None else refined, reason)
+    result = DiffResult(a, b, align, rows if refined is None else refined, reason)
+    if isinstance(rows, PackedRows) and rows.repeated is not None:
+        # the key alignment's own flags, the same per entry (issue 31: not counted again
+        # with a table of 8 bytes an entry for the findings)
+        result._repeated = rows.repeated
+    return result
 
 
 def _statuses(rows: Sequence[Row]) -> Sequence[Status]:

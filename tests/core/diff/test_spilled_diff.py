@@ -362,3 +362,22 @@ def test_rows_of_entries_read_from_the_columns_equal_the_rows(
                 if pos is not None:
                     expected[side][pos] = index
         assert where == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(calls, st.lists(st.tuples(st.integers(0, 2), st.integers(0, 60), st.integers(0, 60))))
+def test_the_alignments_repeated_flags_are_the_results(
+    run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]]
+) -> None:
+    from cassette_tui.core.keys.replay_key import repeated_flags
+
+    with tempfile.TemporaryDirectory() as tmp:
+        a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
+        b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
+        ca, cb = load(a), load(b)
+        result = run_job(diff_job(ca, cb, "key", outcomes=True))
+        assert result._repeated is not None  # taken from the alignment, not counted again
+        assert result.repeated() == (
+            repeated_flags(list(ca._tools), list(ca.digests())),
+            repeated_flags(list(cb._tools), list(cb.digests())),
+        )
