@@ -48,6 +48,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..format.jobs import CancelToken, JobGenerator, Progress, run_job
+from ..format.spill import give_back
 from ._args_misses import args_drift_rows, args_misses
 from ._contract import contract_finding
 from ._downstream import downstream
@@ -89,6 +90,9 @@ def diagnose_job(
     def check(done: int, message: str) -> Progress:
         if cancel is not None:
             cancel.raise_if_cancelled()
+        # what the last check freed (a column of 8 bytes an entry) back to the system
+        # while spilling, or the next check's peak counts it (issue 31)
+        give_back()
         return Progress("diagnose", done, 6, "checks", message)
 
     findings: list[Finding] = []

@@ -4,6 +4,7 @@ the same run returned, where that earlier step differs between the runs (see
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..format.jsonpath import format_path as json_path
@@ -117,9 +118,16 @@ class _Tracer:
     def __init__(self, result: DiffResult) -> None:
         self.result = result
         self.index_a, self.index_b = _LeafIndex(result.a), _LeafIndex(result.b)
-        # entry -> its row, per side: 8 bytes an entry (every entry is in one row)
-        self.row_of_a = result.rows_of_entries("a")
-        self.row_of_b = result.rows_of_entries("b")
+        # entry -> its row, per side: 8 bytes an entry (every entry is in one row), made
+        # when a source is first found (most diagnoses find none)
+        self._row_of: dict[str, Sequence[int]] = {}
+
+    def row_of(self, side: str) -> Sequence[int]:
+        """Per entry of side ``"a"`` or ``"b"``, its row (``rows_of_entries``), once."""
+        found = self._row_of.get(side)
+        if found is None:
+            found = self._row_of[side] = self.result.rows_of_entries(side)
+        return found
 
     def sources(self, row: Row, item: DriftItem) -> list[_Source]:
         """The sources of ``item``'s values on each side whose step differs between the
@@ -131,12 +139,10 @@ class _Tracer:
             return []
         result = self.result
         sources = []
-        for side, src, c, row_of in (
-            ("A", src_a, result.a, self.row_of_a),
-            ("B", src_b, result.b, self.row_of_b),
-        ):
+        for side, src, c in (("A", src_a, result.a), ("B", src_b, result.b)):
             if src is None:
                 continue
+            row_of = self.row_of(side.lower())
             i, path = src
             up_row = result.rows[row_of[i]]
             # the earlier step is a likelier cause only where it differs between the

@@ -33,6 +33,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from ..format.cassette import Cassette
@@ -143,20 +144,22 @@ def _longest_increasing(cand_a: Sequence[int], cand_b: Sequence[int]) -> _Pairs:
     and out: a large region has an anchor an entry."""
     from bisect import bisect_left
 
-    tails = array("q")  # smallest B index ending a chain of each length
-    tail_idx = array("q")
-    prev = maybe_on_disk("q", len(cand_a), -1)  # a temporary file while spilling
+    n = len(cand_a)
+    # per chain length, the smallest B index ending such a chain and its candidate: the
+    # first ``length`` items; as long as the candidates while they come in order (a
+    # large region: 16 bytes an anchor), so in temporary files while spilling too
+    tails, tail_idx = maybe_on_disk("q", n), maybe_on_disk("q", n)
+    prev = maybe_on_disk("q", n, -1)  # a temporary file while spilling
+    length = 0
     for ci, bj in enumerate(cand_b):
-        pos = bisect_left(tails, bj)
-        if pos == len(tails):
-            tails.append(bj)
-            tail_idx.append(ci)
-        else:
-            tails[pos] = bj
-            tail_idx[pos] = ci
+        # past the last tail (the candidates in order: the common case) it is ``length``
+        pos = length if length and bj > tails[length - 1] else bisect_left(tails, bj, 0, length)
+        tails[pos] = bj
+        tail_idx[pos] = ci
+        if pos == length:
+            length += 1
         prev[ci] = tail_idx[pos - 1] if pos else -1
-    length = len(tails)
-    ci = tail_idx[-1] if tail_idx else -1
+    ci = tail_idx[length - 1] if length else -1
     del tails, tail_idx  # the chain's columns are made in their place
     chain_a, chain_b = maybe_on_disk("q", length), maybe_on_disk("q", length)
     k = length
@@ -302,9 +305,10 @@ def _partition(
     """The positions of the region's tokens whose hash is ``part`` modulo ``parts``: every
     occurrence of a token is in one partition."""
     a0, a1, b0, b1 = region
+    # no list of ints between (36 bytes a position of a partition of ~2^18 tokens)
     return (
-        array("q", [i for i in range(a0, a1) if hash(ta[i]) % parts == part]),
-        array("q", [j for j in range(b0, b1) if hash(tb[j]) % parts == part]),
+        array("q", compress(range(a0, a1), (hash(ta[i]) % parts == part for i in range(a0, a1)))),
+        array("q", compress(range(b0, b1), (hash(tb[j]) % parts == part for j in range(b0, b1)))),
     )
 
 
@@ -327,8 +331,9 @@ def _parted_anchors(
         del positions, cand_a, cand_b
         give_back()
     if any_found:
-        cand_a = maybe_spilled(array("q", [a0 + k for k, j in enumerate(found) if j >= 0]))
-        cand_b = maybe_spilled(array("q", [j for j in found if j >= 0]))
+        # at C speed and with no list of ints (36 bytes a candidate)
+        cand_a = maybe_spilled(array("q", compress(range(a0, a1), map((0).__le__, found))))
+        cand_b = maybe_spilled(array("q", compress(found, map((0).__le__, found))))
         del found
         give_back()
         return _longest_increasing(cand_a, cand_b)
@@ -477,6 +482,10 @@ class _Side:
     repeated: bytearray  # ``replay_key.repeated_flags``
 
 
+#: entries of a side's tool ids and keys made at a time (``_sides``)
+_SIDE_BATCH = 1 << 16
+
+
 def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
     tool_ids: dict[str, int] = {}
     salts: list[int] = []
@@ -493,11 +502,20 @@ def _sides(a: Cassette, b: Cassette) -> tuple[_Side, _Side]:
         # own ids (``ToolColumn``) mapped to this one id space, no name read per entry
         column = c._tools
         local = [tool_id(name) for name in column.names]
-        tools = array("i", map(local.__getitem__, column.ids))
         codes = c.digest_codes()
+        n = len(codes)
+        # both columns made a batch at a time into their place (a temporary file while
+        # spilling: never whole in memory, issue 31)
+        tools, keys = maybe_on_disk("i", n), maybe_on_disk("Q", n)
+        for start in range(0, n, _SIDE_BATCH):
+            stop = min(n, start + _SIDE_BATCH)
+            batch = array("i", map(local.__getitem__, column.ids[start:stop]))
+            tools[start:stop] = batch
+            keys[start:stop] = array(
+                "Q", map(lambda code, t: code ^ salts[t], codes[start:stop], batch)
+            )
         repeated = repeated_flags(tools, codes)
-        keys = maybe_spilled(array("Q", map(lambda code, t: code ^ salts[t], codes, tools)))
-        return _Side(c, keys, maybe_spilled(tools), outcome_index(c), repeated)
+        return _Side(c, keys, tools, outcome_index(c), repeated)
 
     return side(a), side(b)
 
@@ -797,7 +815,8 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
     or ``args_drift`` (same tool, another key); never ``other_call``. ``check`` is called
     as the alignment goes (see ``match_tokens``) and every ``_CHECK_ROWS`` rows."""
     sa, sb = _sides(a, b)
-    rows = PackedRows(a, b)  # 18 bytes a row (packed.py)
+    # 18 bytes a row (packed.py), to temporary files as they come while spilling
+    rows = PackedRows(a, b, spool=True)
     i = j = 0
     partner = _key_pairs(sa, sb, check)
     for pi in range(len(partner)):
@@ -813,6 +832,7 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
     rows.extend(_row(sa, sb, x, None) for x in range(i, len(a)))
     rows.extend(_row(sa, sb, None, y) for y in range(j, len(b)))
     rows.spill()
+    rows.repeated = (sa.repeated, sb.repeated)
     return rows
 
 

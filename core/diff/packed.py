@@ -9,11 +9,12 @@ in arrays and builds the ``Row`` when it is asked for, so the rows of a diff of 
 
 from __future__ import annotations
 
-import operator
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..format.columns import CodedColumn
+from ..format.spill import Spool, is_spilling
 from .model import Row, Status
 
 if TYPE_CHECKING:
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 _STATUSES = tuple(Status)
 _CODE = {status: code for code, status in enumerate(_STATUSES)}
 _REP_A, _REP_B, _ERR_A, _ERR_B = 1, 2, 4, 8
+#: rows a spooling ``PackedRows`` holds in memory before it writes them to its files
+_SPOOL_BATCH = 1 << 16
 
 
 class PackedRows(Sequence[Row]):
@@ -29,12 +32,26 @@ class PackedRows(Sequence[Row]):
     ``Sequence[Row]`` that compares equal to a list of the same rows. ``append`` and
     ``extend`` take ``Row``s whose seqs and tool are the cassettes' own."""
 
-    def __init__(self, a: Cassette, b: Cassette, rows: Iterable[Row] = ()) -> None:
+    def __init__(
+        self, a: Cassette, b: Cassette, rows: Iterable[Row] = (), *, spool: bool = False
+    ) -> None:
         self.a, self.b = a, b
         self._ia = array("q")
         self._ib = array("q")
         self._status = bytearray()
         self._flags = bytearray()
+        #: rows already in the spools (``spool``), before the columns above
+        self._spooled = 0
+        self._spools: tuple[Spool, Spool, Spool, Spool] | None = None
+        #: inside ``spill.spilling()``, ``spool=True`` writes the columns to temporary
+        #: files a batch of ``_SPOOL_BATCH`` rows at a time as they grow (issue 31: the
+        #: rows of a 1M-entry diff are never whole in memory); no row is read until
+        #: ``spill`` (a builder that reads what it built does not ask for it)
+        self._spooling = spool and is_spilling()
+        #: per entry of A and of B, 1 when its key is held more than once in its run
+        #: (``replay_key.repeated_flags``), when the builder knows them (the key
+        #: alignment), else ``None``
+        self.repeated: tuple[bytearray, bytearray] | None = None
         self.extend(rows)
 
     def append(self, row: Row) -> None:
@@ -57,6 +74,20 @@ class PackedRows(Sequence[Row]):
             | (row.error_a and _ERR_A)
             | (row.error_b and _ERR_B)
         )
+        if self._spooling and len(self._status) >= _SPOOL_BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._spools is None:
+            self._spools = (Spool("q"), Spool("q"), Spool("B"), Spool("B"))
+        ia, ib, status, flags = self._spools
+        ia.add(self._ia)
+        ib.add(self._ib)
+        status.add(self._status)  # type: ignore[arg-type]
+        flags.add(self._flags)  # type: ignore[arg-type]
+        self._spooled += len(self._status)
+        self._ia, self._ib = array("q"), array("q")
+        self._status, self._flags = bytearray(), bytearray()
 
     def extend(self, rows: Iterable[Row]) -> None:
         for row in rows:
@@ -68,23 +99,43 @@ class PackedRows(Sequence[Row]):
         in: a spilled column takes no more rows."""
         from ..format.spill import give_back, maybe_spilled
 
+        self._spooling = False
+        if self._spools is not None:
+            ia, ib, status, flags = self._spools
+            self._spools, self._spooled = None, 0
+            self._ia, self._ib = ia.view(self._ia), ib.view(self._ib)
+            self._status = status.view(self._status)  # type: ignore[assignment,arg-type]
+            self._flags = flags.view(self._flags)  # type: ignore[assignment,arg-type]
+            give_back()
+            return
         self._ia = maybe_spilled(self._ia)  # type: ignore[assignment]
         self._ib = maybe_spilled(self._ib)  # type: ignore[assignment]
         self._status = maybe_spilled(self._status)  # type: ignore[assignment,arg-type]
         self._flags = maybe_spilled(self._flags)  # type: ignore[assignment,arg-type]
         give_back()
 
+    def entries(self, side: str) -> Sequence[int]:
+        """Per row, its entry of side ``"a"`` or ``"b"``, -1 where the side has none: the
+        column itself, no row built."""
+        if self._spools is not None:
+            raise RuntimeError("rows read while they are spooled: call spill() first")
+        return self._ia if side == "a" else self._ib
+
     @property
     def statuses(self) -> StatusColumn:
         """Every row's status, in order, without building the rows: a read-only view of
         the status column (1 byte a row, not a list's 8; issue 31), as ``SeqRows.statuses``
         is, which the app reads."""
+        if self._spools is not None:
+            raise RuntimeError("rows read while they are spooled: call spill() first")
         return StatusColumn(self._status)
 
     def __len__(self) -> int:
-        return len(self._status)
+        return self._spooled + len(self._status)
 
     def __getitem__(self, index: Any) -> Any:
+        if self._spools is not None:
+            raise RuntimeError("rows read while they are spooled: call spill() first")
         if isinstance(index, slice):
             return [self[k] for k in range(*index.indices(len(self)))]
         if index < 0:
@@ -122,16 +173,17 @@ class PackedRows(Sequence[Row]):
         return f"PackedRows({list(self)!r})"
 
 
-class StatusColumn(Sequence[Status]):
+class StatusColumn(CodedColumn[Status]):
     """Row statuses as one byte each (``codes``: a ``bytearray``, or a view of one in a
     temporary file, ``spill.py``), read as the ``Status`` list they stand for: index,
-    slice (a list), ``len``, iteration, ``==`` with any sequence of the same statuses.
-    ``StatusColumn.of`` packs a list; item assignment writes a status's code."""
+    slice (a list), ``len``, iteration, ``==`` with any sequence of the same statuses
+    (``columns.CodedColumn``). ``StatusColumn.of`` packs a list; item assignment writes a
+    status's code."""
 
-    __slots__ = ("codes",)
+    __slots__ = ()
 
     def __init__(self, codes: bytearray | memoryview) -> None:
-        self.codes = codes
+        super().__init__(_STATUSES, codes)
 
     @classmethod
     def of(cls, statuses: Iterable[Status]) -> StatusColumn:
@@ -143,26 +195,8 @@ class StatusColumn(Sequence[Status]):
         """The byte that stands for ``status`` in ``codes``."""
         return _CODE[status]
 
-    def __len__(self) -> int:
-        return len(self.codes)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [_STATUSES[code] for code in self.codes[index]]
-        return _STATUSES[self.codes[index]]
+    def _sliced(self, codes: Any) -> list[Status]:
+        return [_STATUSES[code] for code in codes]
 
     def __setitem__(self, index: int, status: Status) -> None:
         self.codes[index] = _CODE[status]
-
-    def __iter__(self) -> Iterator[Status]:
-        return map(_STATUSES.__getitem__, self.codes)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(map(operator.eq, self, other))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"StatusColumn({list(self)!r})"

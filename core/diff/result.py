@@ -139,10 +139,18 @@ class DiffResult:
     def rows_of_entries(self, side: str) -> array[int]:
         """Per entry of side ``"a"`` or ``"b"``, the index of the row that holds it: 8
         bytes an entry, built on each call (a finding that looks a few entries up, not a
-        dict of every row)."""
+        dict of every row); in a temporary file inside ``spill.spilling()`` (issue 31)."""
+        from ..format.spill import maybe_on_disk
+
         c = self.a if side == "a" else self.b
-        where = array("q", bytes(8 * len(c)))
-        for index, row in enumerate(self.rows):
+        where = maybe_on_disk("q", len(c))
+        rows = self.rows
+        if isinstance(rows, PackedRows):  # the column itself: no row built
+            for index, entry in enumerate(rows.entries(side)):
+                if entry >= 0:
+                    where[entry] = index
+            return where
+        for index, row in enumerate(rows):
             pos = row.a if side == "a" else row.b
             if pos is not None:
                 where[pos] = index
@@ -440,7 +448,12 @@ def _diff_aligned(
     refined = refine_rows(a, b, rows, statuses, tolerance, check)
     if isinstance(refined, PackedRows):
         refined.spill()  # to temporary files inside ``spill.spilling()`` only (issue 31)
-    return DiffResult(a, b, align, rows if refined is None else refined, reason)
+    result = DiffResult(a, b, align, rows if refined is None else refined, reason)
+    if isinstance(rows, PackedRows) and rows.repeated is not None:
+        # the key alignment's own flags, the same per entry (issue 31: not counted again
+        # with a table of 8 bytes an entry for the findings)
+        result._repeated = rows.repeated
+    return result
 
 
 def _statuses(rows: Sequence[Row]) -> Sequence[Status]:

@@ -34,7 +34,7 @@ from . import _readahead as readahead
 from ._guard import FileIdentity
 from ._line_keys import LineKeys
 from ._view import Cassette, LoadReport
-from .columns import DigestColumn, ToolColumn
+from .columns import DigestColumn, ToolColumn, ToolColumnBuilder
 from .digest import NO_RULES, KeyRules
 from .errors import CassetteFormatError
 from .foreign_text import conflict_reason, encoding_problem, foreign_line, is_conflict_marker
@@ -339,6 +339,9 @@ class _Index:
             (Spool("q"), Spool("q"), Spool("q")) if is_spilling() else None
         )
         self.spooled = 0
+        #: while spilling, the tool names of the spooled entries as ids (``tools`` holds
+        #: the names after ``spooled``)
+        self.tool_ids = ToolColumnBuilder()
 
     def count(self) -> int:
         """The entries indexed so far."""
@@ -354,6 +357,8 @@ class _Index:
         for spool, column in zip(self.spools, (self.seqs, self.offsets, self.lengths), strict=True):
             spool.add(column[:k])
             del column[:k]
+        self.tool_ids.add(self.tools[:k])
+        del self.tools[:k]  # in place: ``index_lines`` holds its ``append``
         self.spooled += k
 
     def index_lines(self, buf: bytes, pos: int, base: int, eof: bool) -> int:
@@ -573,7 +578,9 @@ class _Index:
     def cassette(self, rules: KeyRules, identity: FileIdentity) -> Cassette:
         """The file-backed ``Cassette`` over this index (its digests computed on first use),
         its entries in ``seq`` order (``_in_seq_order``)."""
-        seqs, tools, stored = self.seqs, self.tools, self.stored
+        seqs, stored = self.seqs, self.stored
+        # the names as 1-2 byte ids from here on (the list's references are let go)
+        tools, self.tools = self.tool_ids.column(self.tools), []
         offsets, lengths = self.offsets, self.lengths
         if self.spools is not None:
             seqs, offsets, lengths = (
@@ -589,18 +596,15 @@ class _Index:
                 digests = digests.taken(order)
                 hashes = array("q", [hashes[k] for k in order])
             seqs = array("q", [seqs[k] for k in order])
-            tools = [tools[k] for k in order]
+            tools = ToolColumn.of([tools[k] for k in order])
             stored = stored.taken(order)
             lines = array("q", [lines[k] for k in order])
             offsets = array("q", [offsets[k] for k in order])
             lengths = array("q", [lengths[k] for k in order])
-        # the names as 1-2 byte ids from here on (the list's references are let go)
-        column, self.tools = ToolColumn.of(tools), []
-        del tools
         return Cassette(
             self.path,
             seqs=_compact_seqs(seqs),
-            tools=column,
+            tools=tools,
             digests=digests if keyed else None,
             response_hashes=hashes if keyed else None,
             stored=stored,

@@ -19,7 +19,7 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, cast, overload
+from typing import Any, TypeVar, cast, overload
 
 from .digest import DIGEST_PREFIX
 
@@ -35,6 +35,8 @@ _STANDARD_RUN = re.compile(f"(?:{re.escape(DIGEST_PREFIX)}[0-9a-f]{{16}})*")
 _ORDER = sys.byteorder
 #: per-entry kinds (``_kinds``): the standard form, none, another text (kept aside)
 _STANDARD, _NONE, _OTHER = 0, 1, 2
+
+T = TypeVar("T")
 
 
 def _code_of(hex16: str) -> int:
@@ -194,23 +196,102 @@ def as_hash_column(values: Sequence[int | None] | Any) -> array[int]:
     return array("q", [NO_RESPONSE_HASH if h is None else h for h in values])
 
 
-class ToolColumn(Sequence[str]):
+class CodedColumn(Sequence[T]):
+    """Per entry, a small integer code (``codes``: an ``array``, a ``bytearray``, or a view
+    of one in a temporary file, ``spill.py``) into ``values``, the distinct values the
+    column holds. Reads as the list of values it stands for: index, ``len``, iteration,
+    ``==`` with any sequence of the same values; a slice is the subclass's
+    (``_sliced``). The shared part of ``ToolColumn`` and ``diff.packed.StatusColumn``."""
+
+    __slots__ = ("codes", "values")
+
+    def __init__(self, values: Sequence[T], codes: Any) -> None:
+        self.values = values
+        self.codes = codes
+
+    def _sliced(self, codes: Any) -> Any:
+        """The column's answer to a slice, given the slice's codes."""
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Any: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return self._sliced(self.codes[index])
+        return self.values[self.codes[index]]
+
+    def __iter__(self) -> Iterator[T]:
+        return map(self.values.__getitem__, self.codes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(map(operator.eq, self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
+class ToolColumn(CodedColumn[str]):
     """Per entry, its tool name, as an id into ``names`` (``ids``: an ``array`` of the
     narrowest type that holds every id). Reads as the list of names it stands for: index,
     slice (a ``ToolColumn``), ``len``, iteration, ``==`` with any sequence of the same
     names. ``ids`` may be swapped for a view of it in a temporary file (``spill.py``)."""
 
-    __slots__ = ("ids", "names")
+    __slots__ = ()
 
     def __init__(self, names: list[str], ids: array[int]) -> None:
-        self.names = names
-        self.ids = ids
+        super().__init__(names, ids)
+
+    @property
+    def names(self) -> list[str]:
+        """The distinct names, in order of first use; ``ids`` index it."""
+        return cast(list[str], self.values)
+
+    @property
+    def ids(self) -> array[int]:
+        """Per entry, its name's position in ``names``."""
+        return cast("array[int]", self.codes)
+
+    @ids.setter
+    def ids(self, ids: array[int]) -> None:
+        self.codes = ids
 
     @classmethod
     def of(cls, tools: Iterable[str]) -> ToolColumn:
         """The column of ``tools`` (any iterable of names), ids in order of first use."""
-        index: dict[str, int] = {}
-        names: list[str] = []
+        return ToolColumnBuilder().column(tools)
+
+    def _sliced(self, codes: Any) -> ToolColumn:
+        return ToolColumn(
+            self.names, codes if isinstance(codes, array) else array(codes.format, codes)
+        )
+
+
+class ToolColumnBuilder:
+    """A ``ToolColumn`` made a batch of names at a time (``add``), the batches' ids kept
+    in the narrowest type so far (widened when a name past 256 or 65,536 comes): the
+    load, while spilling, folds its tool names in between chunks instead of keeping a
+    list reference an entry to the end (issue 31). ``column`` gives the column
+    ``ToolColumn.of`` gives for all the names at once."""
+
+    __slots__ = ("_index", "ids", "names")
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self.names: list[str] = []
+        self.ids = array("B")
+
+    def add(self, tools: Iterable[str]) -> None:
+        """Append ``tools``' ids (new names get the next ids)."""
+        index, names = self._index, self.names
 
         def id_of(tool: str) -> int:
             known = index.get(tool)
@@ -221,30 +302,13 @@ class ToolColumn(Sequence[str]):
 
         wide = array("i", map(id_of, tools))
         typecode = "B" if len(names) <= 1 << 8 else "H" if len(names) <= 1 << 16 else "i"
-        return cls(names, wide if typecode == "i" else array(typecode, wide))
+        if typecode != self.ids.typecode:
+            self.ids = array(typecode, self.ids)
+        self.ids.extend(wide if typecode == "i" else array(typecode, wide))
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> ToolColumn: ...
-    def __getitem__(self, index: int | slice) -> str | ToolColumn:
-        if isinstance(index, slice):
-            ids = self.ids[index]
-            return ToolColumn(self.names, ids if isinstance(ids, array) else array(ids.format, ids))
-        return self.names[self.ids[index]]
-
-    def __iter__(self) -> Iterator[str]:
-        return map(self.names.__getitem__, self.ids)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(map(operator.eq, self, other))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"ToolColumn({list(self)!r})"
+    def column(self, tail: Iterable[str] = ()) -> ToolColumn:
+        """Every name added, then ``tail``, as one column; the builder starts again."""
+        self.add(tail)
+        out = ToolColumn(self.names, self.ids)
+        self.__init__()  # type: ignore[misc]
+        return out

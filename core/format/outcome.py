@@ -28,7 +28,7 @@ import weakref
 from array import array
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
@@ -165,8 +165,7 @@ def _scan_file(
     n = len(cassette)
     if cassette.path is None or n == 0 or not cassette.path.is_file():
         return None
-    fps = Fingerprints()
-    errs: list[bool] = []
+    out = _Builder(n)
     stage = cassette.path.name
     try:
         for i, raw in cassette.lines_bytes():
@@ -184,11 +183,61 @@ def _scan_file(
             ):
                 return None
             outcome = Outcome.of_record(record)
-            fps.append(outcome.fingerprint(finite=not exotic))
-            errs.append(outcome.is_error)
+            out.add(outcome.fingerprint(finite=not exotic), outcome.is_error)
     except (OSError, ValueError, CassetteError):
+        out.close()
         return None
-    return Outcomes(fps, errs) if len(fps) == n else None
+    if out.count != n:
+        out.close()
+        return None
+    return out.outcomes()
+
+
+#: entries an outcome pass holds in memory before it writes them to its spools
+_SPOOL_BATCH = 1 << 16
+
+
+class _Builder:
+    """The columns of an outcome pass as they grow. Inside a ``spill.spilling()`` block,
+    for a long cassette, written to temporary files a batch of ``_SPOOL_BATCH`` entries at
+    a time (``spill.Spool``: issue 31, the columns are never whole in memory, the
+    fingerprints as 8-byte items, the error flags as 1-byte bools read back as ``bool``);
+    otherwise in memory (``Fingerprints``, a list of bools), as before."""
+
+    __slots__ = ("count", "errs", "fps", "spools")
+
+    def __init__(self, n: int) -> None:
+        from .spill import SPILL_MIN_ITEMS, Spool, is_spilling
+
+        self.count = 0
+        self.fps = Fingerprints()
+        self.errs: list[bool] = []
+        self.spools = (Spool("q"), Spool("B")) if is_spilling() and n >= SPILL_MIN_ITEMS else None
+
+    def add(self, fingerprint: int, is_error: bool) -> None:
+        self.fps.append(fingerprint)
+        self.errs.append(is_error)
+        self.count += 1
+        if self.spools is not None and len(self.errs) >= _SPOOL_BATCH:
+            self.spools[0].add(self.fps)
+            self.spools[1].add(array("B", self.errs))
+            self.fps, self.errs = Fingerprints(), []
+
+    def outcomes(self) -> Outcomes:
+        """The columns: in memory, or every batch's in one view of each spool."""
+        if self.spools is None:
+            return Outcomes(self.fps, self.errs)
+        fps = self.spools[0].view(self.fps)
+        errs = cast(memoryview, self.spools[1].view(array("B", self.errs))).cast("?")
+        self.spools = None
+        return Outcomes(fps, errs)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """Let go of the spools' files (a pass given up)."""
+        if self.spools is not None:
+            for spool in self.spools:
+                spool.close()
+            self.spools = None
 
 
 class _Table:
@@ -197,9 +246,11 @@ class _Table:
 
     __slots__ = ("complete", "fingerprints")
 
-    def __init__(self, n: int) -> None:
-        #: once ``complete``, its column (``Fingerprints``)
-        self.fingerprints: list[int | None] | Fingerprints = [None] * n
+    def __init__(self) -> None:
+        #: made on the first ``entry_fingerprint`` (8 bytes an entry: a whole pass that
+        #: comes first does not hold it beside its own columns); once ``complete``, its
+        #: column (``Fingerprints``)
+        self.fingerprints: list[int | None] | Fingerprints | None = None
         self.complete: Outcomes | None = None
 
 
@@ -212,7 +263,7 @@ def _table(cassette: Cassette) -> _Table:
     with _outcome_lock:
         table = _outcome_cache.get(cassette)
         if table is None:
-            table = _outcome_cache[cassette] = _Table(len(cassette))
+            table = _outcome_cache[cassette] = _Table()
     return table
 
 
@@ -223,7 +274,13 @@ def entry_fingerprint(cassette: Cassette, i: int) -> int:
     Raises:
         CassetteFormatError: the entry does not parse (file, line, field).
     """
-    fps = _table(cassette).fingerprints
+    table = _table(cassette)
+    fps = table.fingerprints
+    if fps is None:
+        with _outcome_lock:
+            if table.fingerprints is None:
+                table.fingerprints = [None] * len(cassette)
+            fps = table.fingerprints
     fp = fps[i]
     if fp is None:
         fp = fps[i] = _fingerprint_of(cassette, i)
@@ -320,7 +377,6 @@ def outcome_index_job(
         result = yield from _scan_file(cassette, cancel)
     if result is None:
         result = yield from _scan_entries(cassette, cancel)
-    result = _maybe_spilled(result)
     with _outcome_lock:
         table.fingerprints = result.fingerprints  # every one known: the column itself
         table.complete = result
@@ -330,32 +386,22 @@ def outcome_index_job(
     return result
 
 
-def _maybe_spilled(result: Outcomes) -> Outcomes:
-    """The columns in temporary files inside a ``spill.spilling()`` block (the headless
-    ``diff``, issue 31): the fingerprints as 8-byte items, the error flags as 1-byte
-    bools (read back as ``bool``, as the list gives them)."""
-    from .spill import SPILL_MIN_ITEMS, is_spilling, spilled
-
-    if not is_spilling() or len(result.errors) < SPILL_MIN_ITEMS:
-        return result
-    errors = spilled(bytearray(result.errors)).cast("?")
-    return Outcomes(spilled(result.fingerprints), errors)  # type: ignore[arg-type]
-
-
 def _scan_entries(
     cassette: Cassette, cancel: CancelToken | None
 ) -> Generator[Progress, None, Outcomes]:
     """Every entry's outcome facts, entry by entry (an in-memory cassette, or a file whose
     sequential read failed: a bad entry raises the error that names it)."""
-    fps = Fingerprints()
-    errs: list[bool] = []
     n = len(cassette)
-    for i, entry in enumerate(cassette):
-        if not i & 4095:
-            yield Progress("outcomes", i, n, "entries")
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-        outcome = Outcome.of_entry(entry)
-        fps.append(outcome.fingerprint())
-        errs.append(outcome.is_error)
-    return Outcomes(fps, errs)
+    out = _Builder(n)
+    try:
+        for i, entry in enumerate(cassette):
+            if not i & 4095:
+                yield Progress("outcomes", i, n, "entries")
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+            outcome = Outcome.of_entry(entry)
+            out.add(outcome.fingerprint(), outcome.is_error)
+    except BaseException:
+        out.close()
+        raise
+    return out.outcomes()

@@ -127,6 +127,12 @@ class Spool:
         self._file.write(memoryview(items).cast("B"))
         self.count += len(items)
 
+    def close(self) -> None:
+        """Let go of the file without reading it (a pass given up); idempotent."""
+        f, self._file = self._file, None
+        if f is not None:
+            f.close()
+
     def view(self, tail: array[int]) -> array[int]:
         """Every item added, then ``tail``, as one column in the file (typed as the
         ``array``: see ``maybe_spilled``). The spool takes no more items."""

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 from cassette_tui.core.diff import align as al
+from cassette_tui.core.diff import packed as pk
 from cassette_tui.core.diff.result import DiffResult, diff_job
+from cassette_tui.core.format import outcome as oc
 from cassette_tui.core.format import spill
 from cassette_tui.core.format.cassette import load
 from cassette_tui.core.format.jobs import run_job
@@ -94,13 +96,20 @@ def test_spilled_diff_equals_the_in_memory_diff(
     with tempfile.TemporaryDirectory() as tmp:
         a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
         b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
-        old = spill.SPILL_MIN_ITEMS, al._PART_TOKENS
-        # every column spilled, however short; a region of more than 8 tokens in partitions
-        spill.SPILL_MIN_ITEMS, al._PART_TOKENS = 1, 8
+        old = (
+            spill.SPILL_MIN_ITEMS, al._PART_TOKENS, al._SIDE_BATCH, oc._SPOOL_BATCH,
+            pk._SPOOL_BATCH,
+        )  # fmt: skip
+        # every column spilled, however short; a region of more than 8 tokens in partitions;
+        # the outcome pass's columns and the key alignment's rows to their files every 2,
+        # its tool ids and keys made 3 at a time
+        (spill.SPILL_MIN_ITEMS, al._PART_TOKENS, al._SIDE_BATCH, oc._SPOOL_BATCH,
+         pk._SPOOL_BATCH) = 1, 8, 3, 2, 2  # fmt: skip
         try:
             on_disk = _diff(a, b, align, spilled=True)
         finally:
-            spill.SPILL_MIN_ITEMS, al._PART_TOKENS = old
+            (spill.SPILL_MIN_ITEMS, al._PART_TOKENS, al._SIDE_BATCH, oc._SPOOL_BATCH,
+             pk._SPOOL_BATCH) = old  # fmt: skip
         assert on_disk == _diff(a, b, align, spilled=False)
 
 
@@ -253,6 +262,10 @@ def test_a_load_that_spools_its_index_equals_the_plain_load(
             _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = old
         assert len(spooled) == len(plain)
         assert spooled.seqs == plain.seqs
+        assert [spooled.tool(i) for i in range(len(plain))] == [
+            plain.tool(i) for i in range(len(plain))
+        ]
+        assert spooled._tools.ids.itemsize == plain._tools.ids.itemsize
         assert [spooled.line(i) for i in range(len(plain))] == [
             plain.line(i) for i in range(len(plain))
         ]
@@ -302,3 +315,69 @@ def test_a_digest_column_after_spooled_codes_reads_as_one_column() -> None:
     assert [joined.is_standard(i) for i in range(len(joined))] == [
         text is not None and text.startswith("sha256:") for text in head + tail
     ]
+
+
+def test_rows_spooled_as_they_come_equal_the_rows_in_memory(tmp_path: Path) -> None:
+    run = [("search", k % 4, k % 5) for k in range(40)]
+    a = write_cassette(tmp_path / "a.jsonl", *_records(run))
+    b = write_cassette(tmp_path / "b.jsonl", *_records(run[5:] + run[:5]))
+    ca, cb = load(a), load(b)
+    plain = al.align_by_key(ca, cb)
+    old = pk._SPOOL_BATCH
+    pk._SPOOL_BATCH = 3
+    try:
+        with spill.spilling():
+            rows = pk.PackedRows(ca, cb, spool=True)
+            rows.extend(plain)
+            assert len(rows) == len(plain)
+            with pytest.raises(RuntimeError, match="spill"):
+                rows[0]  # noqa: B018 - a read before spill() is refused, not wrong
+            rows.spill()
+    finally:
+        pk._SPOOL_BATCH = old
+    assert isinstance(rows._ia, memoryview)
+    assert rows == plain and list(rows.statuses) == list(plain.statuses)
+
+
+@settings(max_examples=30, deadline=None)
+@given(calls, st.lists(st.tuples(st.integers(0, 2), st.integers(0, 60), st.integers(0, 60))))
+def test_rows_of_entries_read_from_the_columns_equal_the_rows(
+    run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
+        b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
+        ca, cb = load(a), load(b)
+        old = spill.SPILL_MIN_ITEMS
+        spill.SPILL_MIN_ITEMS = 1
+        try:
+            with spill.spilling():
+                result = run_job(diff_job(ca, cb, "key", outcomes=True))
+                where = {s: list(result.rows_of_entries(s)) for s in ("a", "b")}
+        finally:
+            spill.SPILL_MIN_ITEMS = old
+        expected = {"a": [0] * len(ca), "b": [0] * len(cb)}
+        for index, row in enumerate(result.rows):
+            for side, pos in (("a", row.a), ("b", row.b)):
+                if pos is not None:
+                    expected[side][pos] = index
+        assert where == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(calls, st.lists(st.tuples(st.integers(0, 2), st.integers(0, 60), st.integers(0, 60))))
+def test_the_alignments_repeated_flags_are_the_results(
+    run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]]
+) -> None:
+    from cassette_tui.core.keys.replay_key import repeated_flags
+
+    with tempfile.TemporaryDirectory() as tmp:
+        a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
+        b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
+        ca, cb = load(a), load(b)
+        result = run_job(diff_job(ca, cb, "key", outcomes=True))
+        assert result._repeated is not None  # taken from the alignment, not counted again
+        assert result.repeated() == (
+            repeated_flags(list(ca._tools), list(ca.digests())),
+            repeated_flags(list(cb._tools), list(cb.digests())),
+        )

@@ -57,3 +57,15 @@ def test_rows_statuses_are_their_rows(run_a: list, run_b: list) -> None:
         assert seq_statuses(a, b) == expected
         assert SeqRows(a, b).statuses == expected
         assert PackedRows(a, b, rows).statuses == expected
+
+
+def test_shares_the_coded_column_with_tools() -> None:
+    from cassette_tui.core.format.columns import CodedColumn, ToolColumn
+
+    statuses = StatusColumn.of([Status.SAME, Status.ONLY_A])
+    tools = ToolColumn.of(["search", "read"])
+    assert isinstance(statuses, CodedColumn) and isinstance(tools, CodedColumn)
+    assert repr(statuses) == f"StatusColumn({[Status.SAME, Status.ONLY_A]!r})"
+    assert repr(tools) == "ToolColumn(['search', 'read'])"
+    assert statuses != "ab" and statuses != tools
+    assert tools.ids is tools.codes and tools.names is tools.values

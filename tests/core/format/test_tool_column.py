@@ -62,3 +62,25 @@ def test_loaded_tools_are_the_files(tmp_path: Path) -> None:
     assert [c.tool(i) for i in range(len(c))] == tools
     assert [e.tool for e in c] == tools
     assert [c.tool(i) for i in range(3)] == [c.first(3).tool(i) for i in range(3)]
+
+
+@given(
+    st.lists(st.integers(0, 400), max_size=80),
+    st.lists(st.integers(0, 80), max_size=6),
+)
+def test_a_column_made_a_batch_at_a_time_is_the_whole_ones(
+    numbers: list[int], cuts: list[int]
+) -> None:
+    from cassette_tui.core.format.columns import ToolColumnBuilder
+
+    tools = [f"tool{k}" for k in numbers]  # past 256 names: the ids widen on the way
+    builder = ToolColumnBuilder()
+    start = 0
+    for cut in sorted(cuts):
+        builder.add(tools[start:cut])
+        start = max(start, cut)
+    made = builder.column(tools[start:])
+    whole = ToolColumn.of(tools)
+    assert made.names == whole.names
+    assert made.ids.typecode == whole.ids.typecode and made.ids == whole.ids
+    _same_as_list(made, tools)
