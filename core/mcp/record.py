@@ -249,6 +249,21 @@ def _closers(prefix: bytes | bytearray) -> bytes | None:
     return b"".join(_CLOSE[char] for char in reversed(stack))
 
 
+def _frame_before(data: bytes | bytearray, start: int, kind: str) -> Frame | None:
+    """The one JSON-RPC message of ``kind`` that a line's first piece ``data`` makes with
+    its long string (opening at ``start``) read as a placeholder and its open brackets
+    closed; ``None`` when it makes no such single message (a batch, bytes not UTF-8)."""
+    prefix = data[: start - 1]
+    closers = _closers(prefix)
+    if closers is None:
+        return None
+    parsed = read_line(bytes(prefix) + b'"\\u00000"' + closers)
+    frames = parsed.frames
+    if parsed.batch or parsed.lossy or len(frames) != 1 or frames[0].kind != kind:
+        return None
+    return frames[0]
+
+
 def _put_all(out: asyncio.Queue[Any], items: list[Any]) -> None:
     for item in items:
         out.put_nowait(item)
@@ -510,16 +525,11 @@ def guess_call(writer: CassetteWriter, data: bytes | bytearray, start: int) -> A
     against the call read whole."""
     if writer.redactor is not None:
         return None
-    prefix = data[: start - 1]
-    closers = _closers(prefix)
-    if closers is None:
+    frame = _frame_before(data, start, "request")
+    if frame is None:
         return None
-    parsed = read_line(bytes(prefix) + b'"\\u00000"' + closers)
-    frames = parsed.frames
-    if parsed.batch or parsed.lossy or len(frames) != 1 or frames[0].kind != "request":
-        return None
-    params = frames[0].params
-    if frames[0].method != TOOLS_CALL or not isinstance(params, dict):
+    params = frame.params
+    if frame.method != TOOLS_CALL or not isinstance(params, dict):
         return None
     tool, args = params.get("name"), params.get("arguments")
     if not isinstance(tool, str) or args is None:
@@ -873,19 +883,14 @@ def guess_answer(
         return None
     args = params.get("arguments")
     args = {} if args is None else args
-    prefix = data[: start - 1]
-    closers = _closers(prefix)
-    if closers is None:
-        return None
-    parsed = read_line(bytes(prefix) + b'"\\u00000"' + closers)
-    frames = parsed.frames
-    if parsed.batch or parsed.lossy or len(frames) != 1 or frames[0].kind != "response":
+    frame = _frame_before(data, start, "response")
+    if frame is None:
         return None
     seq = writer.seq + 1
     placeholder = Spans(b"", [(start, start)])
     try:
         pieces, at = writer._pieces(
-            seq, params["name"], args, frames[0].doc.get("result"), None, {}, None,
+            seq, params["name"], args, frame.doc.get("result"), None, {}, None,
             STREAM_FROM, None, placeholder,
         )  # fmt: skip
     except (TypeError, ValueError, RecursionError):

@@ -95,3 +95,33 @@ def rows_drawn(pane: Any) -> list[str]:
         assert drawn == [line.rstrip() for line in whole[top : top + height]][: len(drawn)]
         rows += drawn
     return rows
+
+
+async def every_detail_view(
+    app: App, pilot: Pilot, check: Callable[[Any, str], None], revealed: str
+) -> None:
+    """Step 2's detail in every view, ``check(pane, hint)`` asked of each: the pane cut
+    (``g j``) and expanded (``e``), the step screen expanded (``enter``) and cut (``e``);
+    then ``v`` reveals it there, and ``revealed`` must show."""
+    from cassette_tui.tui.screens.step import StepScreen
+    from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_HINT
+    from cassette_tui.tui.widgets.detail import DetailPane
+
+    await settle(pilot)
+    await press(pilot, "g", "j")  # step 2 in the pane below the rows
+    await settle(pilot)
+    pane = app.screen.query_one("#detail", DetailPane)
+    check(pane, CUT_HINT)
+    await press(pilot, "e")
+    await settle(pilot)
+    check(pane, EXPANDED_HINT)
+    await press(pilot, "enter")  # the step screen, expanded as the pane was
+    await settle(pilot)
+    assert isinstance(app.screen, StepScreen)
+    check(app.screen.detail, EXPANDED_HINT)
+    await press(pilot, "e")
+    await settle(pilot)
+    check(app.screen.detail, CUT_HINT)
+    await press(pilot, "v")  # revealed on request: the same text, whole
+    await settle(pilot)
+    assert revealed in app.screen.detail.body_text(100_000)

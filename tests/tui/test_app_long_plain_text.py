@@ -12,10 +12,8 @@ from pathlib import Path
 
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
-from cassette_tui.tui.screens.step import StepScreen
-from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_HINT
 from cassette_tui.tui.widgets.detail import DetailPane
-from support.pilot import press, settle, sync
+from support.pilot import every_detail_view, sync
 
 #: flagged by nothing but the assignment that names it
 PLAIN = "hunter2xyz"
@@ -57,23 +55,4 @@ async def test_the_pane_and_the_step_screen_mask_a_long_plain_text_as_whole(
     a, b = _pair(tmp_path)
     app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await press(pilot, "g", "j")  # step 2 in the pane below the rows
-        await settle(pilot)
-        pane = app.screen.query_one("#detail", DetailPane)
-        _no_secret(pane, CUT_HINT)
-        await press(pilot, "e")
-        await settle(pilot)
-        _no_secret(pane, EXPANDED_HINT)
-
-        await press(pilot, "enter")  # the step screen, expanded as the pane was
-        await settle(pilot)
-        assert isinstance(app.screen, StepScreen)
-        _no_secret(app.screen.detail, EXPANDED_HINT)
-        await press(pilot, "e")
-        await settle(pilot)
-        _no_secret(app.screen.detail, CUT_HINT)
-
-        await press(pilot, "v")  # revealed on request: the same text, whole
-        await settle(pilot)
-        assert PLAIN in app.screen.detail.body_text(100_000)
+        await every_detail_view(app, pilot, _no_secret, PLAIN)

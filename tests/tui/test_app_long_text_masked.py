@@ -14,10 +14,8 @@ from typing import Any
 
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
-from cassette_tui.tui.screens.step import StepScreen
-from cassette_tui.tui.text.detail import CUT_HINT, EXPANDED_HINT
 from cassette_tui.tui.widgets.detail import DetailPane
-from support.pilot import press, rows_drawn, settle, sync
+from support.pilot import every_detail_view, rows_drawn, sync
 
 SECRET = "hunter2xyz"
 #: what the scan shows of it (``masking.mask``)
@@ -65,29 +63,6 @@ def _no_secret(pane: DetailPane, hint: str) -> None:
     assert not any(SECRET in row for row in rows_drawn(pane))
 
 
-async def _every_view(app: CassetteApp, pilot: Any) -> None:
-    """The pane cut and expanded, the step screen expanded and cut: no secret shown;
-    revealed on request (``v``): the secret whole."""
-    await settle(pilot)
-    await press(pilot, "g", "j")  # step 2 in the pane below the rows
-    await settle(pilot)
-    pane = app.screen.query_one("#detail", DetailPane)
-    _no_secret(pane, CUT_HINT)
-    await press(pilot, "e")
-    await settle(pilot)
-    _no_secret(pane, EXPANDED_HINT)
-    await press(pilot, "enter")  # the step screen, expanded as the pane was
-    await settle(pilot)
-    assert isinstance(app.screen, StepScreen)
-    _no_secret(app.screen.detail, EXPANDED_HINT)
-    await press(pilot, "e")
-    await settle(pilot)
-    _no_secret(app.screen.detail, CUT_HINT)
-    await press(pilot, "v")
-    await settle(pilot)
-    assert SECRET in app.screen.detail.body_text(100_000)
-
-
 @sync
 async def test_a_long_json_text_drifted_against_a_text_is_masked_at_the_spot(
     tmp_path: Path,
@@ -95,7 +70,7 @@ async def test_a_long_json_text_drifted_against_a_text_is_masked_at_the_spot(
     a, b = _pair(tmp_path, lambda tail: {"content": [{"type": "text", "text": _json_or_not(tail)}]})
     app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
     async with app.run_test(size=(100, 30)) as pilot:
-        await _every_view(app, pilot)
+        await every_detail_view(app, pilot, _no_secret, SECRET)
 
 
 @sync
@@ -103,4 +78,4 @@ async def test_a_long_text_in_a_list_is_masked_as_whole(tmp_path: Path) -> None:
     a, b = _pair(tmp_path, lambda tail: [_text(tail), *(f"item {i}" for i in range(3_000))])
     app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
     async with app.run_test(size=(100, 30)) as pilot:
-        await _every_view(app, pilot)
+        await every_detail_view(app, pilot, _no_secret, SECRET)
