@@ -96,12 +96,22 @@ def _big(path: Path) -> Path:
     return path
 
 
+#: run a program with SIGINT's default action, as from a shell: a runner started in the
+#: background by a non-interactive shell ignores SIGINT, and its children inherit that
+_SIGINT_DEFAULT = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+
+
 def _start_check(tmp_path: Path) -> subprocess.Popen[str]:
     """``check`` on a 40k-entry cassette, in its own session (stderr piped)."""
     path = _big(tmp_path / "big.jsonl")
     env = {k: v for k, v in os.environ.items() if k != "CASSETTE_CONFIG"}
     return subprocess.Popen(
-        [str(SCRIPT), "check", str(path)],
+        [*_SIGINT_DEFAULT, str(SCRIPT), "check", str(path)],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -17,6 +17,7 @@ import gc
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import textwrap
@@ -333,7 +334,17 @@ def test_many_loads_in_parallel_threads(ahead: None, tmp_path: Path, cassette: P
 
 def test_ctrl_c_in_the_middle_of_a_load_leaves_no_thread(ahead: None, cassette: Path) -> None:
     """Holds: KeyboardInterrupt (``_thread.interrupt_main``) raised while the index works
-    or waits for a chunk: the load stops at once, the reader is joined."""
+    or waits for a chunk: the load stops at once, the reader is joined. Python's own
+    SIGINT handler is put in place: ``interrupt_main`` does nothing when SIGINT is ignored,
+    as it is under a runner a non-interactive shell started in the background."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupted_loads(cassette)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted_loads(cassette: Path) -> None:
     fds = _fds()
     for at in (1, 2, 5, 20, 60):
         count = 0
