@@ -125,3 +125,19 @@ async def every_detail_view(
     await press(pilot, "v")  # revealed on request: the same text, whole
     await settle(pilot)
     assert revealed in app.screen.detail.body_text(100_000)
+
+
+def long_answer_pair(folder: Any, answer: Callable[[str], Any], tool: str = "read_doc") -> tuple:
+    """Two cassettes ``a.jsonl`` and ``b.jsonl`` in ``folder`` (a ``Path``): step 1 the same,
+    step 2 a call of ``tool`` answered by ``answer("")`` in A and ``answer(" (changed)")``
+    in B, so the runs part at step 2 and its drift shows a spot."""
+    import json
+
+    paths = folder / "a.jsonl", folder / "b.jsonl"
+    for path, tail in zip(paths, ("", " (changed)"), strict=True):
+        records = [
+            {"seq": 1, "tool": "list_tools", "args": {}, "response": {"ok": True}},
+            {"seq": 2, "tool": tool, "args": {"uri": "doc://big"}, "response": answer(tail)},
+        ]
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return paths

@@ -13,7 +13,7 @@ from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.text.detail import EXPANDED_HINT, Limits
 from cassette_tui.tui.widgets.detail import DetailPane
-from support.pilot import every_detail_view, rows_drawn, sync
+from support.pilot import every_detail_view, long_answer_pair, rows_drawn, sync
 
 #: flagged by nothing but the key it is found under (no token shape, low entropy)
 NAMED = "hunter2-rocks-42"
@@ -34,17 +34,6 @@ def _answer(tail: str) -> dict:
     return {"content": [{"type": "text", "text": json.dumps(inner)}], "isError": False}
 
 
-def _pair(folder: Path) -> tuple[Path, Path]:
-    paths = folder / "a.jsonl", folder / "b.jsonl"
-    for path, tail in zip(paths, ("", " (changed)"), strict=True):
-        records = [
-            {"seq": 1, "tool": "list_tools", "args": {}, "response": {"ok": True}},
-            {"seq": 2, "tool": "read_doc", "args": {"uri": "doc://big"}, "response": _answer(tail)},
-        ]  # fmt: skip
-        path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return paths
-
-
 def _no_secret(pane: DetailPane, hint: str) -> None:
     # laid out wide enough that no line folds: a secret split over two rows shows too
     unfolded = pane.body_text(100_000)
@@ -62,7 +51,7 @@ def _no_secret(pane: DetailPane, hint: str) -> None:
 async def test_the_pane_and_the_step_screen_mask_a_long_json_text_as_whole(
     tmp_path: Path,
 ) -> None:
-    a, b = _pair(tmp_path)
+    a, b = long_answer_pair(tmp_path, _answer)
     app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
     async with app.run_test(size=(100, 30)) as pilot:
         await every_detail_view(app, pilot, _no_secret, NAMED)

@@ -7,13 +7,12 @@ answers (they differ at their end) shows the spot masked too."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.widgets.detail import DetailPane
-from support.pilot import every_detail_view, sync
+from support.pilot import every_detail_view, long_answer_pair, sync
 
 #: flagged by nothing but the assignment that names it
 PLAIN = "hunter2xyz"
@@ -25,17 +24,6 @@ def _answer(tail: str) -> dict:
     log += f"config: password = '{PLAIN}'\n"
     log += f"the end, {PLAIN}{tail}"
     return {"content": [{"type": "text", "text": log}], "isError": False}
-
-
-def _pair(folder: Path) -> tuple[Path, Path]:
-    paths = folder / "a.jsonl", folder / "b.jsonl"
-    for path, tail in zip(paths, ("", " (changed)"), strict=True):
-        records = [
-            {"seq": 1, "tool": "list_tools", "args": {}, "response": {"ok": True}},
-            {"seq": 2, "tool": "read_log", "args": {"uri": "log://big"}, "response": _answer(tail)},
-        ]  # fmt: skip
-        path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return paths
 
 
 def _no_secret(pane: DetailPane, hint: str) -> None:
@@ -52,7 +40,7 @@ def _no_secret(pane: DetailPane, hint: str) -> None:
 async def test_the_pane_and_the_step_screen_mask_a_long_plain_text_as_whole(
     tmp_path: Path,
 ) -> None:
-    a, b = _pair(tmp_path)
+    a, b = long_answer_pair(tmp_path, _answer, "read_log")
     app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
     async with app.run_test(size=(100, 30)) as pilot:
         await every_detail_view(app, pilot, _no_secret, PLAIN)

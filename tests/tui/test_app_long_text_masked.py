@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from cassette_tui.core.importers.sources import open_cassette
 from cassette_tui.tui.app import CassetteApp
 from cassette_tui.tui.widgets.detail import DetailPane
-from support.pilot import every_detail_view, rows_drawn, sync
+from support.pilot import every_detail_view, long_answer_pair, rows_drawn, sync
 
 SECRET = "hunter2xyz"
 #: what the scan shows of it (``masking.mask``)
@@ -42,17 +41,6 @@ def _json_or_not(tail: str) -> str:
     return text if not tail else text[:-3] + tail
 
 
-def _pair(folder: Path, answer: Any) -> tuple[Path, Path]:
-    paths = folder / "a.jsonl", folder / "b.jsonl"
-    for path, tail in zip(paths, ("", " (changed)"), strict=True):
-        records = [
-            {"seq": 1, "tool": "list_tools", "args": {}, "response": {"ok": True}},
-            {"seq": 2, "tool": "read_doc", "args": {"uri": "doc://big"}, "response": answer(tail)},
-        ]  # fmt: skip
-        path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return paths
-
-
 def _no_secret(pane: DetailPane, hint: str) -> None:
     # laid out wide enough that no line folds: a secret split over two rows shows too
     unfolded = pane.body_text(100_000)
@@ -67,7 +55,9 @@ def _no_secret(pane: DetailPane, hint: str) -> None:
 async def test_a_long_json_text_drifted_against_a_text_is_masked_at_the_spot(
     tmp_path: Path,
 ) -> None:
-    a, b = _pair(tmp_path, lambda tail: {"content": [{"type": "text", "text": _json_or_not(tail)}]})
+    a, b = long_answer_pair(
+        tmp_path, lambda tail: {"content": [{"type": "text", "text": _json_or_not(tail)}]}
+    )
     app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
     async with app.run_test(size=(100, 30)) as pilot:
         await every_detail_view(app, pilot, _no_secret, SECRET)
@@ -75,7 +65,9 @@ async def test_a_long_json_text_drifted_against_a_text_is_masked_at_the_spot(
 
 @sync
 async def test_a_long_text_in_a_list_is_masked_as_whole(tmp_path: Path) -> None:
-    a, b = _pair(tmp_path, lambda tail: [_text(tail), *(f"item {i}" for i in range(3_000))])
+    a, b = long_answer_pair(
+        tmp_path, lambda tail: [_text(tail), *(f"item {i}" for i in range(3_000))]
+    )
     app = CassetteApp(open_cassette(a), open_cassette(b), theme="ansi-dark")
     async with app.run_test(size=(100, 30)) as pilot:
         await every_detail_view(app, pilot, _no_secret, SECRET)
