@@ -89,9 +89,7 @@ def record(line: bytes, cuts: list[int], args: dict[str, Any], *, streamed: bool
         proxy._pending[frame.key] = _Pending(
             "tools/call", frame.params, 1_700_000_000.0, time.perf_counter(), host_id=1
         )
-        truncated: list[int] = []  # a guess taken back
-        cut = proxy.writer._truncate
-        proxy.writer._truncate = lambda offset: (truncated.append(offset), cut(offset))[1]  # type: ignore[method-assign]
+        truncated = _truncations(proxy)  # a guess taken back
         loop = asyncio.new_event_loop()  # not run: every host line is noted here
         watch, ahead = LongStringWatch(), None
         pos = 0
@@ -121,6 +119,20 @@ def same_time(text: bytes) -> bytes:
     """The cassette with its clock readings (``recorded_at``, ``duration_ms``) blanked."""
     text = re.sub(rb'"duration_ms":[0-9.e-]+', b'"duration_ms":0', text)
     return re.sub(rb'"recorded_at":"[^"]*"', b'"recorded_at":""', text)
+
+
+def _truncations(proxy: RecordingProxy) -> list[int]:
+    """The offsets the proxy's writer cuts its file back to from now on (a guess written
+    ahead and taken back), recorded as the cuts are made."""
+    truncated: list[int] = []
+    cut = proxy.writer._truncate
+
+    def spy(offset: int) -> None:
+        truncated.append(offset)
+        cut(offset)
+
+    proxy.writer._truncate = spy  # type: ignore[method-assign]
+    return truncated
 
 
 @settings(max_examples=400, deadline=None)
@@ -203,9 +215,7 @@ def _record_call(line: bytes, cuts: list[int], *, streamed: bool) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "c.jsonl"
         proxy = RecordingProxy(["true"], path, log=io.StringIO())
-        truncated: list[int] = []
-        cut = proxy.writer._truncate
-        proxy.writer._truncate = lambda offset: (truncated.append(offset), cut(offset))[1]  # type: ignore[method-assign]
+        truncated = _truncations(proxy)
         watch, ahead = LongStringWatch(), None
         pos = 0
         if streamed:
