@@ -80,8 +80,10 @@ scalars = st.one_of(
 )
 values = st.recursive(
     scalars,
-    lambda kids: st.lists(kids, max_size=3)
-    | st.dictionaries(st.text(max_size=4) | st.sampled_from(["a:", "\\"]), kids, max_size=3),
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.dictionaries(st.text(max_size=4) | st.sampled_from(["a:", "\\"]), kids, max_size=3)
+    ),
     max_leaves=12,
 )
 
