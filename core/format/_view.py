@@ -586,7 +586,7 @@ class Cassette(Sequence[Entry]):
         ):
             validate_record(record, self.path, self._lines[i])
         # "$" first: one byte is found at memory speed, a longer pattern is not
-        if b"$" in raw and NONFINITE_MARK in raw:
+        if 0x24 in raw and raw.find(NONFINITE_MARK) >= 0:
             record = decode_nonfinite(record)
         return record
 

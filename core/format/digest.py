@@ -142,7 +142,7 @@ def fast_digest(value: Any, out: bytes | None = None) -> str | None:
             return None
     if _may_not_be_canonical(out):
         return None
-    if b"null" in out and has_nonfinite(value):
+    if out.find(b"null") >= 0 and has_nonfinite(value):
         return None  # orjson writes NaN/Infinity as null; the canonical JSON does not
     return DIGEST_PREFIX + _sha256(out).hexdigest()[:16]
 

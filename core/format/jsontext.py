@@ -80,7 +80,7 @@ def sorted_json_bytes(value: Any, *, exact_floats: bool = True) -> bytes:
         out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # integers past 64 bits, too deep
         return json.dumps(value, sort_keys=True).encode("utf-8", "backslashreplace")
-    if exact_floats and b"null" in out and has_non_finite(value):
+    if exact_floats and out.find(b"null") >= 0 and has_non_finite(value):
         return json.dumps(value, sort_keys=True).encode("utf-8", "backslashreplace")
     return out
 
@@ -158,7 +158,7 @@ def parse_json_checked(raw: bytes | str) -> tuple[Any, bool]:
             return value, False
         colons = raw.count(b":")
         if colons:
-            if encoded is not None and b"\\" not in raw:
+            if encoded is not None and 0x5C not in raw:
                 # may_have_duplicates' test inline (a call per line): no backslash, no
                 # escaped colon, so the counts alone tell
                 if encoded.count(b":") != colons:

@@ -134,13 +134,13 @@ def _may_be_binary(raw: bytes) -> bool:
     line of the 100k text cassette)."""
     # one-byte tests (memchr) guard the longer ones: most lines hold no backslash
     return (
-        (b"\\" in raw and _ESCAPE_U_OR_B.search(raw) is not None)
-        or b"\x7f" in raw
+        (0x5C in raw and _ESCAPE_U_OR_B.search(raw) is not None)
+        or 0x7F in raw
         or (
             not raw.isascii()
             and (
-                (b"\xef" in raw and b"\xef\xbf\xbd" in raw)
-                or (b"\xc2" in raw and _C1_BYTES.search(raw) is not None)
+                (0xEF in raw and raw.find(b"\xef\xbf\xbd") >= 0)
+                or (0xC2 in raw and _C1_BYTES.search(raw) is not None)
             )
         )
     )
