@@ -76,7 +76,6 @@ from ._spans import LongStringWatch, Spans, read_spans
 from ._stdio import LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
-from ._write_failure import WriteFailure
 from ._wire import (
     ERROR_TYPE,
     PROGRESS,
@@ -89,6 +88,7 @@ from ._wire import (
     id_key,
     read_line,
 )
+from ._write_failure import WriteFailure
 
 #: JSON-RPC "internal error": the code of the answer the proxy gives for a request the
 #: server will never answer (it exited)
@@ -624,8 +624,9 @@ class CassetteWriter:
         ahead: AnswerAhead | None = None,
     ) -> int | None:
         """Append one entry and flush it; its seq, or ``None`` when the file refused it (or
-        an earlier write: ``failure``), nothing of it left in the file. ``prepared``: the args' digest and JSON
-        text computed while the server worked (a big call), spliced into the line;
+        an earlier write: ``failure``), nothing of it left in the file. ``prepared``: the
+        args' digest and JSON text computed while the server worked (a big call), spliced
+        into the line;
         ``response_size``: the answer's size in bytes (from ``FAST_RESPONSE_FROM`` its text
         is orjson's when that is the standard library's). ``args_spans``,
         ``response_spans``: ``args`` or ``response`` is the skeleton of a line with these
@@ -657,10 +658,11 @@ class CassetteWriter:
                 if done:  # its start is in the file already
                     del pieces[:done]
                 else:  # not this line's start (a guess that was wrong)
+                    self.seq -= 1  # (the next entry's line is cut back)
                     self._truncate(opened[0])
                     if self._fh is None:  # refused: the recording stopped
-                        self.seq -= 1
                         return None
+                    self.seq += 1
             try:
                 self._put(pieces)
             except OSError as exc:
@@ -859,20 +861,19 @@ class CassetteWriter:
     def _take_back(self) -> None:
         assert self._open is not None
         offset = self._open[0]
-        seq = self._open[2].seq if isinstance(self._open[2], AnswerAhead) else self.seq + 1
         self._open = None
-        self._truncate(offset, seq)
+        self._truncate(offset)
 
-    def _truncate(self, offset: int, seq: int | None = None) -> None:
-        """The file cut back to ``offset`` (a line's start: entry ``seq``'s, by default the
-        next); refused, the recording stops (``_fail``)."""
+    def _truncate(self, offset: int) -> None:
+        """The file cut back to ``offset`` (the start of the next entry's line); refused,
+        the recording stops (``_fail``)."""
         assert self._fh is not None
         try:
             self._fh.flush()
             self._fh.truncate(offset)
             self._fh.seek(offset)
         except OSError as exc:
-            self._fail(exc, offset, self.seq + 1 if seq is None else seq)
+            self._fail(exc, offset, self.seq + 1)
 
     def reserve(self, size: int) -> None:
         """Allocate ``size`` bytes of disk past the cassette's end without changing its
