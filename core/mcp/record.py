@@ -73,7 +73,7 @@ from ._facts import (
     without_meta,
 )
 from ._spans import LongStringWatch, Spans, read_spans
-from ._stdio import LineEnd, Piece, PipeWriter, iter_lines, spawn_server
+from ._stdio import BUFFER_SIZE, GIVE_FROM, LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
 from ._wire import (
@@ -1042,6 +1042,9 @@ class RecordingProxy:
         ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
         self._down_queued = self._down_done = 0
+        #: the read buffer the server's thread takes after handing its own on with a big
+        #: line, made by the loop once that line has gone (``iter_lines``'s ``spare``)
+        self._spare: bytearray | None = None
 
     # -- the session ---------------------------------------------------------------------
     def run(self) -> RecordSummary:
@@ -1505,7 +1508,7 @@ class RecordingProxy:
             loop.call_soon_threadsafe(out.put_nowait, item)
 
         try:
-            for item in iter_lines(fd, STREAM_FROM):
+            for item in iter_lines(fd, STREAM_FROM, self._take_spare):
                 if isinstance(item, list):  # one wake-up of the loop for a read's lines
                     self._down_queued += len(item)
                     loop.call_soon_threadsafe(_put_all, out, item)
@@ -1621,6 +1624,18 @@ class RecordingProxy:
                 return any(p.alias is not None for p in list(self._pending.values()))
         return True
 
+    def _take_spare(self) -> bytearray | None:
+        """The spare read buffer for the server's thread (``iter_lines``), if made."""
+        spare, self._spare = self._spare, None
+        return spare
+
+    def _make_spare(self) -> None:
+        """A read buffer made for the server's thread, which handed its own on with the
+        big line that has just gone to the host: made here, after the line's end went,
+        not by that thread on the line's way (zeroing 2 MB holds the GIL)."""
+        if self._spare is None:
+            self._spare = bytearray(BUFFER_SIZE)
+
     async def _server_to_host(self, lines: asyncio.Queue[Any]) -> None:
         """Forward the server's stdout line by line, each recorded before it goes on
         (``_pump_server`` hands them over). A line that grows past ``STREAM_FROM`` before
@@ -1643,6 +1658,7 @@ class RecordingProxy:
                         self.writer.take_back(item.ahead)
                     if not self._to_host(item.end.data):
                         return
+                    self._make_spare()
                 elif isinstance(item, Piece):
                     if held or (
                         not sent and any(p.alias is not None for p in self._pending.values())
@@ -1665,8 +1681,11 @@ class RecordingProxy:
                     held, sent, pieces = False, 0, 0
                     if not self._to_host(out):
                         return
+                    self._make_spare()
                 elif not self._to_host(await self._from_server(item)):
                     return
+                elif isinstance(item, bytearray) and len(item) >= GIVE_FROM:
+                    self._make_spare()  # the read buffer itself, handed on
             finally:
                 # counted once its bytes went to the host: the server's thread sends
                 # a long line's pieces itself only when every line before has gone
