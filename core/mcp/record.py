@@ -1056,7 +1056,13 @@ class RecordingProxy:
             self._write_failed()
             self.journal.close()
             if not self._remove_if_empty():
-                self.journal.finish()  # the journal becomes the document, atomically
+                try:
+                    self.journal.finish()  # the journal becomes the document, atomically
+                except OSError as exc:
+                    self._problem(
+                        f"cannot write the sidecar {self.summary.sidecar}: "
+                        f"{exc.strerror or exc}; its journal is left as it was"
+                    )
         return self.summary
 
     def _remove_if_empty(self) -> bool:
@@ -1853,13 +1859,23 @@ class RecordingProxy:
         self._answered({"exchange": len(self.facts.exchanges) - 1})
 
     def _write_failed(self) -> bool:
-        """Whether the cassette refused a write (``CassetteWriter.failure``): said on
-        stderr, and kept in the summary, once."""
+        """Whether the cassette refused a write (``CassetteWriter.failure``), or the
+        sidecar's journal did (``FactsJournal.failure``): said on stderr, and kept in the
+        summary, once; the recording stops there."""
         failure = self.writer.failure
-        if failure is None:
+        refused = self.journal.failure
+        if failure is None and refused is None:
             return False
         if self.summary.write_error is None:
-            self.summary.write_error = failure.message()
+            if failure is not None:
+                self.summary.write_error = failure.message()
+            else:
+                assert refused is not None
+                self.summary.write_error = (
+                    f"cannot write to sidecar {self.summary.sidecar}: {refused.strerror or refused}"
+                    f" (errno {refused.errno}); the recording stopped (the {self.summary.entries}"
+                    " entries before are kept); the session goes on unrecorded"
+                )
             self._problem(self.summary.write_error)
         return True
 

@@ -123,20 +123,27 @@ for line in sys.stdin.buffer:
 """
 
 
-def test_proxy_relays_every_byte_when_the_disk_is_full(tmp_path: Path) -> None:
+def run_proxy(
+    tmp_path: Path, sizes: list[int], full: str, room: int
+) -> tuple[RecordingProxy, bytes, str]:
+    """A session in process: ``initialize``, then a tools/call answered with a text of
+    each size; the cassette's (``full="cassette"``) or the sidecar's file takes ``room``
+    bytes more. ``(proxy, bytes the host got, what was said)``."""
     (tmp_path / "server.py").write_text(SERVER)
     host_in, to_proxy = os.pipe()
     from_proxy, host_out = os.pipe()
     log = io.StringIO()
-    cassette = tmp_path / "run.jsonl"
     proxy = RecordingProxy(
         [sys.executable, str(tmp_path / "server.py")],
-        cassette,
+        tmp_path / "run.jsonl",
         host_in=host_in,
         host_out=host_out,
         log=log,
     )
-    full_disk(proxy.writer, 100_000)
+    if full == "cassette":
+        full_disk(proxy.writer, room)
+    else:
+        proxy.journal._fh = FullDisk(proxy.journal._fh, room)  # type: ignore[assignment]
     got = bytearray()
 
     def read() -> None:
@@ -147,7 +154,6 @@ def test_proxy_relays_every_byte_when_the_disk_is_full(tmp_path: Path) -> None:
     reader.start()
     runner = threading.Thread(target=proxy.run, daemon=True)
     runner.start()
-    sizes = [10, 3 << 20, 20]  # the second is refused: the recording stops
     calls = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}] + [
         {
             "jsonrpc": "2.0",
@@ -167,15 +173,31 @@ def test_proxy_relays_every_byte_when_the_disk_is_full(tmp_path: Path) -> None:
     os.close(host_in)
     os.close(from_proxy)
     answers = [json.loads(line) for line in got.splitlines()]
-    assert [a["id"] for a in answers] == [1, 2, 3, 4]
+    assert [a["id"] for a in answers] == list(range(1, len(sizes) + 2))
     assert [len(a["result"]["content"][0]["text"]) for a in answers[1:]] == sizes
     assert got.endswith(b"\n")
+    return proxy, bytes(got), log.getvalue()
+
+
+def test_proxy_relays_every_byte_when_the_disk_is_full(tmp_path: Path) -> None:
+    sizes = [10, 3 << 20, 20]  # the second is refused: the recording stops
+    proxy, _, said = run_proxy(tmp_path, sizes, "cassette", 100_000)
+    cassette = tmp_path / "run.jsonl"
     [entry] = load(cassette)
     assert entry.args == {"size": 10}
     summary = proxy.summary
     assert summary.exit_status() == EXIT_BAD_INPUT
     assert summary.entries == 1 and not summary.server_crashed
-    said = log.getvalue()
     assert f"cannot write to cassette {cassette}: No space left on device (ENOSPC" in said
     assert "the recording stopped at seq 2 (the 1 entry before it is kept)" in said
     assert summary.report()["mcp"]["write_error"] in said
+
+
+def test_proxy_relays_every_byte_when_the_sidecar_is_refused(tmp_path: Path) -> None:
+    """The sidecar's journal refused (its header fits, the first exchange does not):
+    the session goes on unrecorded, as when the cassette is refused."""
+    proxy, _, said = run_proxy(tmp_path, [10, 20], "sidecar", 0)
+    summary = proxy.summary
+    assert summary.exit_status() == EXIT_BAD_INPUT and summary.entries == 0
+    assert f"cannot write to sidecar {summary.sidecar}: No space left on device" in said
+    assert "Traceback" not in said
