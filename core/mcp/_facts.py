@@ -45,6 +45,7 @@ client sent, since every host names itself differently.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -347,10 +348,14 @@ class FactsJournal:
         self.path = path
         self.redactor = redactor
         self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - for the whole session
+        #: the write the file refused (a full disk): nothing more is appended
+        self.failure: OSError | None = None
         self.add(facts.header())
 
     def add(self, event: dict[str, Any]) -> None:
-        """Append one line (a header or an event) and flush it."""
+        """Append one line (a header or an event) and flush it. A write the file refuses
+        (``OSError``) is kept in ``failure``, never raised: the journal stops there (the
+        recording proxy relays on, ``record._write_failure``)."""
         if self._fh is None:
             return
         if self.redactor is not None:
@@ -358,8 +363,14 @@ class FactsJournal:
             if "server" in event:  # the header: its command line by its flags
                 event = redact_sidecar(event, self.redactor)[0]
         line = dumps_strict(event, ensure_ascii=False, separators=(",", ":")) + "\n"
-        self._fh.write(line.encode("utf-8", "backslashreplace"))  # a lone surrogate
-        self._fh.flush()
+        try:
+            self._fh.write(line.encode("utf-8", "backslashreplace"))  # a lone surrogate
+            self._fh.flush()
+        except OSError as exc:
+            self.failure = exc
+            fh, self._fh = self._fh, None
+            with contextlib.suppress(OSError):
+                fh.close()
 
     def close(self) -> None:
         if self._fh is not None:

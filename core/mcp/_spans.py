@@ -182,6 +182,20 @@ def read_spans(
 _PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
 
 
+def _plain(data: bytes | bytearray, first: int, last: int) -> bool:
+    """Whether ``data[first:last]`` is all ``_PLAIN`` bytes, without copying it: the bytes
+    of the whole that are not plain (a translate that deletes the plain ones, which writes
+    nothing for them) are exactly those of the parts around it (issue 31: the copy of a
+    1 MB piece's string cost 0.3-0.6 ms in fresh pages, on the answer's way)."""
+    if first == 0 and last == len(data):
+        return not data.translate(None, _PLAIN)
+    inner = len(data.translate(None, _PLAIN))
+    if not inner:
+        return True
+    outer = data[:first].translate(None, _PLAIN), data[last:].translate(None, _PLAIN)
+    return inner == len(outer[0]) + len(outer[1])
+
+
 class LongStringWatch:
     """A line's pieces watched as they pass (issue 31: the recording of a big message
     done while it streams, not after its last byte): the string still open at the end of
@@ -239,7 +253,7 @@ class LongStringWatch:
             first = 0
         close = data.find(b'"', first)
         last = len(data) if close < 0 else close
-        if data[first:last].translate(None, _PLAIN):  # a byte not plain ASCII
+        if not _plain(data, first, last):
             self._watching = False
             return None
         if close >= 0:

@@ -55,7 +55,7 @@ from typing import Any, BinaryIO, TextIO
 
 import orjson
 from cassette_tui.core.format.cassette import dump_line, dump_record
-from cassette_tui.core.format.constants import ENV_CLAIM
+from cassette_tui.core.format.constants import ENV_CLAIM, EXIT_BAD_INPUT, EXIT_CLEAN
 from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
 from cassette_tui.core.format.digest import DIGEST_PREFIX, digest
 from cassette_tui.core.format.entry import Entry
@@ -73,7 +73,7 @@ from ._facts import (
     without_meta,
 )
 from ._spans import LongStringWatch, Spans, read_spans
-from ._stdio import LineEnd, Piece, PipeWriter, iter_lines, spawn_server
+from ._stdio import BUFFER_SIZE, GIVE_FROM, LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
 from ._wire import (
@@ -88,6 +88,7 @@ from ._wire import (
     id_key,
     read_line,
 )
+from ._write_failure import WriteFailure
 
 #: JSON-RPC "internal error": the code of the answer the proxy gives for a request the
 #: server will never answer (it exited)
@@ -141,6 +142,8 @@ class RecordSummary:
         terminated: the proxy had to signal the server to stop it.
         removed: nothing was recorded (no tool call, no other answer), so the two files
             this session created were removed: a retry starts clean.
+        write_error: the cassette refused a write (``_write_failure``): what was said on
+            stderr; the recording stopped there, the session went on unrecorded.
     """
 
     cassette: Path
@@ -156,13 +159,14 @@ class RecordSummary:
     server_messages: int = 0
     kept_aside: int = 0
     problems: list[str] = field(default_factory=list)
+    write_error: str | None = None
 
     def exit_status(self) -> int:
         """The proxy's own exit status: the server's when it crashed (128+N for a signal),
-        else 0."""
+        else ``EXIT_BAD_INPUT`` (2) when the cassette refused a write, else 0."""
         code = self.server_exit
         if not self.server_crashed or code is None or code == 0:
-            return 0
+            return EXIT_BAD_INPUT if self.write_error is not None else EXIT_CLEAN
         return 128 - code if code < 0 else code
 
     def report(self) -> dict[str, Any]:
@@ -182,6 +186,7 @@ class RecordSummary:
                 "server_messages": self.server_messages,
                 "kept_aside": self.kept_aside,
                 "problems": list(self.problems),
+                "write_error": self.write_error,
             },
         }
 
@@ -556,6 +561,10 @@ FAST_RESPONSE_FROM = 1 << 16
 class CassetteWriter:
     """Appends entries to a new cassette: created exclusively (never clobbers a file),
     one ``write`` per line, flushed at once, so a crash loses nothing already answered.
+    A write the file refuses (``OSError``: a full disk, a file size limit) stops it: the
+    line being written is cut back (the file ends at its last whole line), ``failure``
+    says what happened, and every later write does nothing (``write`` says ``None``);
+    no method raises it (the proxy's relay goes on, ``_write_failure``).
 
     Raises:
         FileExistsError: the cassette exists already.
@@ -586,6 +595,8 @@ class CassetteWriter:
         #: the start of a line written ahead of its answer: ``(offset, head, prepared)``,
         #: or ahead of its answer's end: ``(offset, head, ahead)``
         self._open: tuple[int, bytes, _PreparedArgs | AnswerAhead] | None = None
+        #: the write the file refused: the recording stopped there (``_fail``)
+        self.failure: WriteFailure | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - exclusive create
@@ -611,9 +622,11 @@ class CassetteWriter:
         args_spans: Spans | None = None,
         response_spans: Spans | None = None,
         ahead: AnswerAhead | None = None,
-    ) -> int:
-        """Append one entry and flush it; its seq. ``prepared``: the args' digest and JSON
-        text computed while the server worked (a big call), spliced into the line;
+    ) -> int | None:
+        """Append one entry and flush it; its seq, or ``None`` when the file refused it (or
+        an earlier write: ``failure``), nothing of it left in the file. ``prepared``: the
+        args' digest and JSON text computed while the server worked (a big call), spliced
+        into the line;
         ``response_size``: the answer's size in bytes (from ``FAST_RESPONSE_FROM`` its text
         is orjson's when that is the standard library's). ``args_spans``,
         ``response_spans``: ``args`` or ``response`` is the skeleton of a line with these
@@ -623,9 +636,14 @@ class CassetteWriter:
         back first."""
         token = ahead if ahead is not None else prepared
         with self._lock:
+            if self.failure is not None:
+                return None
             assert self._fh is not None, "writer closed"
             if self._open is not None and (token is None or self._open[2] is not token):
                 self._take_back()
+                if self._fh is None:
+                    return None
+            start = self._open[0] if self._open is not None else self._fh.tell()
             self.seq += 1
             pieces, response_at = self._pieces(
                 self.seq, tool, args, response, error, extra, prepared, response_size,
@@ -640,8 +658,17 @@ class CassetteWriter:
                 if done:  # its start is in the file already
                     del pieces[:done]
                 else:  # not this line's start (a guess that was wrong)
+                    self.seq -= 1  # (the next entry's line is cut back)
                     self._truncate(opened[0])
-            self._put(pieces)
+                    if self._fh is None:  # refused: the recording stopped
+                        return None
+                    self.seq += 1
+            try:
+                self._put(pieces)
+            except OSError as exc:
+                self._fail(exc, start, self.seq)
+                self.seq -= 1
+                return None
             return self.seq
 
     def _pieces(
@@ -738,13 +765,14 @@ class CassetteWriter:
                 pieces: Pieces = [head, *prepared.text]
                 if ahead.seq == seq and ahead.holds(pieces, spans) and self._fh is not None:
                     self._open = (offset, head, prepared)
-                    self._put(pieces[3:])
+                    self._put_or_fail(pieces[3:], offset, seq)
                     return
                 self._truncate(offset)
             if self._fh is None or self.seq + 1 != seq or self._open is not None:
                 return
-            self._open = (self._fh.tell(), head, prepared)
-            self._put([head, *prepared.text])
+            offset = self._fh.tell()
+            self._open = (offset, head, prepared)
+            self._put_or_fail([head, *prepared.text], offset, seq)
 
     def open_answer(self, ahead: AnswerAhead) -> bool:
         """Write the start of the entry an answer streaming in will make (``ahead.head``:
@@ -774,28 +802,54 @@ class CassetteWriter:
 
     def _put_ahead(self, ahead: AnswerAhead, data: bytes | memoryview) -> bool:
         """Write bytes ahead of ``ahead``'s end; False when the file refused them (a full
-        disk, a file size limit): nothing more is written ahead, the line stays open so
-        that its end takes it back (``written`` is -1: never the line's start) and the
-        entry is written whole there, where a failing write ends the recording as it did
-        before anything was written ahead. Raising here would end the thread passing the
-        message on (the server's or the host's), the message left unsent."""
-        try:
-            self._put([data])
-        except OSError:
+        disk, a file size limit): the recording stops there (``_fail``, the line cut
+        back). Raising here would end the thread passing the message on (the server's or
+        the host's), the message left unsent."""
+        assert self._open is not None
+        if not self._put_or_fail([data], self._open[0], ahead.seq):
             ahead.written = -1
-            self._drop_unwritten()
             return False
         return True
 
-    def _drop_unwritten(self) -> None:
-        """The file object's buffer emptied of bytes the file refused (its flush would
-        raise again at every truncate and at close): the same open file, a new object."""
-        assert self._fh is not None
-        old = self._fh
-        fd = os.dup(old.fileno())
-        with contextlib.suppress(OSError):
-            old.close()  # closes its descriptor even when its last flush fails
-        self._fh = os.fdopen(fd, "ab" if "a" in old.mode else "wb")
+    def _put_or_fail(self, pieces: Pieces, start: int, seq: int) -> bool:
+        """``_put``; False when the file refused it (the recording stopped, ``_fail``:
+        ``start`` the offset of entry ``seq``'s line)."""
+        try:
+            self._put(pieces)
+        except OSError as exc:
+            self._fail(exc, start, seq)
+            return False
+        return True
+
+    def _fail(self, exc: OSError, start: int, seq: int | None) -> None:
+        """The file refused a write of entry ``seq``'s line (which starts at ``start``):
+        the line's written part is removed (the file ends at its last whole line; when
+        that too is refused, the cut line stays, ``WriteFailure.cut_left``), the file is
+        closed and ``failure`` set: nothing more is written. The file object's buffer may
+        hold bytes the file refused: it is closed (written or not) before the cut, on a
+        descriptor of its own."""
+        fh = self._fh
+        self._fh = None
+        self._open = None
+        cut_left = True
+        if fh is not None:
+            try:
+                fd = os.dup(fh.fileno())
+            except OSError:
+                fd = -1
+            with contextlib.suppress(OSError):
+                fh.close()  # closes its descriptor even when its last flush fails
+            if fd >= 0:
+                try:
+                    os.ftruncate(fd, start)
+                    cut_left = False
+                except OSError:
+                    pass
+                with contextlib.suppress(OSError):
+                    os.fsync(fd)
+                os.close(fd)
+        if self.failure is None:
+            self.failure = WriteFailure(self.path, exc, seq, cut_left=cut_left)
 
     def take_back(self, prepared: _PreparedArgs | AnswerAhead | None) -> None:
         """The line ``open_entry`` started for ``prepared`` (``open_answer`` for an
@@ -811,10 +865,15 @@ class CassetteWriter:
         self._truncate(offset)
 
     def _truncate(self, offset: int) -> None:
+        """The file cut back to ``offset`` (the start of the next entry's line); refused,
+        the recording stops (``_fail``)."""
         assert self._fh is not None
-        self._fh.flush()
-        self._fh.truncate(offset)
-        self._fh.seek(offset)
+        try:
+            self._fh.flush()
+            self._fh.truncate(offset)
+            self._fh.seek(offset)
+        except OSError as exc:
+            self._fail(exc, offset, self.seq + 1)
 
     def reserve(self, size: int) -> None:
         """Allocate ``size`` bytes of disk past the cassette's end without changing its
@@ -842,20 +901,29 @@ class CassetteWriter:
             self._fh.flush()
 
     def close(self) -> None:
+        """Close the file (a line still open is taken back); a flush or sync the file
+        refuses is kept in ``failure`` (``seq`` ``None``), never raised."""
         with self._lock:
             if self._open is not None and self._fh is not None:
                 self._take_back()  # a call never answered: its line is not kept
-            self._close()
+            try:
+                self._close()
+            except OSError as exc:
+                if self.failure is None:
+                    self.failure = WriteFailure(self.path, exc, None)
 
     def _close(self) -> None:
         if self._fh is not None:
             fh, self._fh = self._fh, None
-            fh.flush()
-            if self._reserved:  # the disk reserved past the end goes back
+            try:
+                fh.flush()
+                if self._reserved:  # the disk reserved past the end goes back
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fh.fileno(), fh.tell())
+                os.fsync(fh.fileno())
+            finally:
                 with contextlib.suppress(OSError):
-                    os.ftruncate(fh.fileno(), fh.tell())
-            os.fsync(fh.fileno())
-            fh.close()
+                    fh.close()
 
 
 def guess_answer(
@@ -974,6 +1042,9 @@ class RecordingProxy:
         ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
         self._down_queued = self._down_done = 0
+        #: the read buffer the server's thread takes after handing its own on with a big
+        #: line, made by the loop once that line has gone (``iter_lines``'s ``spare``)
+        self._spare: bytearray | None = None
 
     # -- the session ---------------------------------------------------------------------
     def run(self) -> RecordSummary:
@@ -982,9 +1053,16 @@ class RecordingProxy:
             asyncio.run(self._session())
         finally:
             self.writer.close()
+            self._write_failed()
             self.journal.close()
             if not self._remove_if_empty():
-                self.journal.finish()  # the journal becomes the document, atomically
+                try:
+                    self.journal.finish()  # the journal becomes the document, atomically
+                except OSError as exc:
+                    self._problem(
+                        f"cannot write the sidecar {self.summary.sidecar}: "
+                        f"{exc.strerror or exc}; its journal is left as it was"
+                    )
         return self.summary
 
     def _remove_if_empty(self) -> bool:
@@ -1436,7 +1514,7 @@ class RecordingProxy:
             loop.call_soon_threadsafe(out.put_nowait, item)
 
         try:
-            for item in iter_lines(fd, STREAM_FROM):
+            for item in iter_lines(fd, STREAM_FROM, self._take_spare):
                 if isinstance(item, list):  # one wake-up of the loop for a read's lines
                     self._down_queued += len(item)
                     loop.call_soon_threadsafe(_put_all, out, item)
@@ -1552,6 +1630,18 @@ class RecordingProxy:
                 return any(p.alias is not None for p in list(self._pending.values()))
         return True
 
+    def _take_spare(self) -> bytearray | None:
+        """The spare read buffer for the server's thread (``iter_lines``), if made."""
+        spare, self._spare = self._spare, None
+        return spare
+
+    def _make_spare(self) -> None:
+        """A read buffer made for the server's thread, which handed its own on with the
+        big line that has just gone to the host: made here, after the line's end went,
+        not by that thread on the line's way (zeroing 2 MB holds the GIL)."""
+        if self._spare is None:
+            self._spare = bytearray(BUFFER_SIZE)
+
     async def _server_to_host(self, lines: asyncio.Queue[Any]) -> None:
         """Forward the server's stdout line by line, each recorded before it goes on
         (``_pump_server`` hands them over). A line that grows past ``STREAM_FROM`` before
@@ -1574,6 +1664,7 @@ class RecordingProxy:
                         self.writer.take_back(item.ahead)
                     if not self._to_host(item.end.data):
                         return
+                    self._make_spare()
                 elif isinstance(item, Piece):
                     if held or (
                         not sent and any(p.alias is not None for p in self._pending.values())
@@ -1596,8 +1687,11 @@ class RecordingProxy:
                     held, sent, pieces = False, 0, 0
                     if not self._to_host(out):
                         return
+                    self._make_spare()
                 elif not self._to_host(await self._from_server(item)):
                     return
+                elif isinstance(item, bytearray) and len(item) >= GIVE_FROM:
+                    self._make_spare()  # the read buffer itself, handed on
             finally:
                 # counted once its bytes went to the host: the server's thread sends
                 # a long line's pieces itself only when every line before has gone
@@ -1691,6 +1785,8 @@ class RecordingProxy:
         """Keep one answered request: a ``tools/call`` as an entry, any other as an
         exchange; one that can be neither is kept aside (the two lines' text). ``spans``:
         the answer is the skeleton of a line with these long strings (``_spans``)."""
+        if self._write_failed():  # the recording stopped: the session goes on unrecorded
+            return
         doc = answer.doc
         result = doc.get("result") if answer.kind == "response" else None
         error = doc.get("error") if answer.kind == "error" else None
@@ -1742,6 +1838,9 @@ class RecordingProxy:
             except (TypeError, ValueError, RecursionError) as exc:
                 self._aside(req, line, f"not a cassette entry: {exc}")
                 return
+            if seq is None:  # the cassette refused it: the recording stopped
+                self._write_failed()
+                return
             self.summary.entries += 1
             if error is not None or (isinstance(result, dict) and result.get("isError") is True):
                 self.summary.errors += 1
@@ -1758,6 +1857,27 @@ class RecordingProxy:
         self.journal.add({"exchange": exchange.to_dict()})
         self.summary.exchanges += 1
         self._answered({"exchange": len(self.facts.exchanges) - 1})
+
+    def _write_failed(self) -> bool:
+        """Whether the cassette refused a write (``CassetteWriter.failure``), or the
+        sidecar's journal did (``FactsJournal.failure``): said on stderr, and kept in the
+        summary, once; the recording stops there."""
+        failure = self.writer.failure
+        refused = self.journal.failure
+        if failure is None and refused is None:
+            return False
+        if self.summary.write_error is None:
+            if failure is not None:
+                self.summary.write_error = failure.message()
+            else:
+                assert refused is not None
+                self.summary.write_error = (
+                    f"cannot write to sidecar {self.summary.sidecar}: {refused.strerror or refused}"
+                    f" (errno {refused.errno}); the recording stopped (the {self.summary.entries}"
+                    " entries before are kept); the session goes on unrecorded"
+                )
+            self._problem(self.summary.write_error)
+        return True
 
     def _answered(self, anchor: dict[str, int]) -> None:
         """An answer went to the host: it places the server messages sent since the last."""
@@ -1778,6 +1898,8 @@ class RecordingProxy:
         self._unplaced = []
 
     def _server_message(self, message: ServerMessage) -> None:
+        if self._write_failed():  # the recording stopped
+            return
         message.after = self._last_answer
         self.facts.server_messages.append(message)
         self.journal.add({"server_message": message.to_dict()})
@@ -1787,6 +1909,8 @@ class RecordingProxy:
     def _aside(self, req: _Pending, answer_line: bytes | bytearray, reason: str) -> None:
         """An answered call that cannot be kept as an entry or an exchange: its two lines
         go to the sidecar's ``kept_aside``, said on stderr and in the report."""
+        if self._write_failed():  # the recording stopped
+            return
         aside = {
             "method": req.method,
             "id": req.host_id,

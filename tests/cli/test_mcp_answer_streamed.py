@@ -188,11 +188,10 @@ LIMITED = (
 )
 
 
-def test_cassette_refusing_the_answer_written_ahead_ends_as_before(tmp_path: Path) -> None:
+def test_cassette_refusing_the_answer_written_ahead_stops_the_recording(tmp_path: Path) -> None:
     """The cassette cannot grow past 2 MB (a full disk) while a 3 MB answer is written
-    ahead of its end: the server's thread goes on passing the answer to the host (it
-    ended with a traceback, the host left with the 2 MB written so far), and the failed
-    write at the line's end ends the session as before any was written ahead."""
+    ahead of its end: the host still gets the whole answer (its newline too), the cut
+    line is removed, and the proxy exits with 2 (more in ``test_mcp_cassette_refused``)."""
     answer = SHAPES["plain"].replace(b"%s", TEXT.encode())
     (tmp_path / "answer").write_bytes(answer)
     cassette = tmp_path / "run.jsonl"
@@ -203,10 +202,11 @@ def test_cassette_refusing_the_answer_written_ahead_ends_as_before(tmp_path: Pat
     try:
         session.request(HANDSHAKE[0])
         session.send(tool_call(7, "read", {"path": "a.txt"}))
-        got = session.lines.get(timeout=60)  # all the proxy wrote: it stops at the failure
+        got = session.lines.get(timeout=60)
     finally:
         status = session.close()
     assert b"Traceback" not in session.stderr, session.stderr.decode()
-    assert status == 0
-    assert got is not None and len(got) > limit + (512 << 10)
-    assert answer.replace(b"{id}", b"7").startswith(got)
+    assert status == 2, session.stderr.decode()
+    assert got == answer.replace(b"{id}", b"7")
+    assert cassette.read_bytes() == b""
+    assert b"File too large" in session.stderr

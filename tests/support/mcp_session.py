@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +166,12 @@ class RawSession:
     """A process spoken to line by line over stdio, every line it writes kept as bytes."""
 
     def __init__(
-        self, command: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+        self,
+        command: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        preexec_fn: Callable[[], Any] | None = None,
     ) -> None:
         self.proc = subprocess.Popen(
             list(command),
@@ -175,6 +180,7 @@ class RawSession:
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=env,
+            preexec_fn=preexec_fn,  # noqa: PLW1509 - a test's limits (setrlimit) only
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.received: list[bytes] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 
 from cassette_tui.core.mcp._stdio import (
     BUFFER_SIZE,
@@ -28,9 +29,28 @@ SIZES = st.sampled_from(
 PIECES_FROM = st.sampled_from([None, 1 << 20, 4 << 20])
 
 
-def through_pipe(data: bytes, writes: list[int], pieces_from: int | None) -> tuple[list, bytes]:
+def spares(kind: str) -> Callable[[], bytearray | None] | None:
+    """A ``spare`` for ``iter_lines``: none, or buffers full of other bytes (what is in
+    them must not matter), given every time or every other time."""
+    if kind == "none":
+        return None
+    asked = [0]
+
+    def spare() -> bytearray | None:
+        asked[0] += 1
+        if kind == "sometimes" and asked[0] % 2:
+            return None
+        return bytearray(b"\n#" * (BUFFER_SIZE // 2))
+
+    return spare
+
+
+def through_pipe(
+    data: bytes, writes: list[int], pieces_from: int | None, spare: str = "none"
+) -> tuple[list, bytes]:
     """``(lines, bytes passed on)`` as a proxy's thread sees them: ``data`` written in
-    ``writes``-sized parts (then the rest) into a pipe read by ``iter_lines``."""
+    ``writes``-sized parts (then the rest) into a pipe read by ``iter_lines`` (``spare``:
+    the buffers it takes after handing its own on, ``spares``)."""
     r, w = os.pipe()
     widen_pipe(w)
 
@@ -47,7 +67,7 @@ def through_pipe(data: bytes, writes: list[int], pieces_from: int | None) -> tup
     lines: list[bytes] = []
     passed = bytearray()
     try:
-        for item in iter_lines(r, pieces_from):
+        for item in iter_lines(r, pieces_from, spares(spare)):
             if isinstance(item, list):
                 lines += [bytes(line) for line in item]
                 passed += b"".join(item)
@@ -69,12 +89,13 @@ def through_pipe(data: bytes, writes: list[int], pieces_from: int | None) -> tup
     tail=st.sampled_from([0, 5, GIVE_FROM + 7]),
     writes=st.lists(st.sampled_from([1, 100, 1 << 16, 1 << 20, 3 << 20]), max_size=4),
     pieces_from=PIECES_FROM,
+    spare=st.sampled_from(["none", "always", "sometimes"]),
 )
 def test_the_lines_are_the_bytes_lines_however_they_were_written(
-    sizes: list[int], tail: int, writes: list[int], pieces_from: int | None
+    sizes: list[int], tail: int, writes: list[int], pieces_from: int | None, spare: str
 ) -> None:
     data = b"".join(bytes([97 + i % 26]) * n + b"\n" for i, n in enumerate(sizes)) + b"z" * tail
-    lines, passed = through_pipe(data, writes, pieces_from)
+    lines, passed = through_pipe(data, writes, pieces_from, spare)
     assert lines == data.splitlines(keepends=True)
     assert passed == data
 

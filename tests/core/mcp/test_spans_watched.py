@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import json
 
-from cassette_tui.core.mcp._spans import BIG_STRING, SPANS_FROM, LongStringWatch, read_spans
+from cassette_tui.core.mcp._spans import (
+    _PLAIN,
+    BIG_STRING,
+    SPANS_FROM,
+    LongStringWatch,
+    _plain,
+    read_spans,
+)
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -111,3 +118,22 @@ def test_read_spans_checked_is_read_spans(line: bytes, cuts: list[int]) -> None:
         assert line[start - 1 : start] == b'"' and line[end : end + 1] == b'"'
     assert read_spans(line, checked) == read_spans(line)
     assert read_spans(bytearray(line), checked) == read_spans(line)
+
+
+def _plain_before(data: bytes | bytearray, first: int, last: int) -> bool:
+    """The check ``LongStringWatch.feed`` made before ``_plain`` (a copy of the string's
+    bytes, translated): the reference."""
+    return not data[first:last].translate(None, _PLAIN)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.binary(max_size=300) | st.text('ab "\\\x01\x7f\u00e9', max_size=300).map(str.encode),
+    st.data(),
+    st.booleans(),
+)
+def test_plain_is_the_copied_check(raw: bytes, data: st.DataObject, mutable: bool) -> None:
+    first = data.draw(st.integers(0, len(raw)))
+    last = data.draw(st.integers(first, len(raw)))
+    piece = bytearray(raw) if mutable else raw
+    assert _plain(piece, first, last) == _plain_before(piece, first, last)
