@@ -127,9 +127,11 @@ def _walked_lines(value: Any) -> int | None:
     while stack:
         node, depth = stack.pop()
         seen += 1
-        if seen > _WALK_NODES or depth > _WALK_DEPTH:
+        if depth > _WALK_DEPTH:
             return None
         kind = type(node)
+        if (kind is dict or kind is list) and seen + len(stack) + len(node) > _WALK_NODES:
+            return None  # past the nodes walked, known before the children are stacked
         if kind is dict:
             if any(type(k) is not str or not _utf8(k) for k in node):
                 return None
