@@ -557,3 +557,125 @@ def _entropy_skipped(line: bytes, at: int, delimiter: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return is_id_key(key)
+
+
+# -- the public names of the long-text scans (``plain_text_secrets``, ``masking``) ----------
+#: the delimiter of a rebuilt line's texts (``_texts_line``): a long text asked of the
+#: prefilter is framed as the one text of such a line, ``\x00`` either side of its bytes
+REBUILT = _REBUILT
+#: what a match of RE2's pattern means (``_Sets``'s meanings): ``//``, and what a URL
+#: pattern needs besides (``@``, ``_authToken``, a host): both, and a URL pattern may match
+SLASHES, URL_NEED = _SLASHES, _URL_NEED
+
+
+def prefilter_sets() -> _Sets | None:
+    """RE2's two sets (plain lines, rebuilt lines) and what a match of each pattern means,
+    built once; ``None`` without google-re2 (nothing is then proven free)."""
+    return _prefilter()
+
+
+def free_of(line: bytes, found: list[int], meanings: tuple[str, ...], delimiter: bytes) -> bool:
+    """Whether the patterns RE2's set matched on ``line`` (``found``: their indexes, not
+    empty; ``meanings``: the set's; ``delimiter``: the line's texts') leave it free of a
+    secret, its base64/hex runs aside (``runs_free``)."""
+    return _free_of(line, found, meanings, delimiter)
+
+
+#: a line at least this long has its runs found by two masks (``_sparse_runs_free``)
+_SPARSE_MIN = 4096
+#: a line's bytes with each hex digit as ``h`` and every other byte as a space
+_HEX_MASK = bytes(0x68 if chr(b) in "0123456789abcdefABCDEF" else 0x20 for b in range(256))
+_MASKED_LONG_RUN, _MASKED_HEX16 = b"a" * 23, b"h" * 16
+
+
+def runs_free(raw: bytes, delimiter: bytes) -> bool:
+    """Whether no base64 or hex run of a line (``delimiter``: its texts') may be over the
+    entropy limits where the scan tests it, nor be the base64 of a text holding a secret:
+    ``_runs_free``'s answer. A long line (a long text's piece: ``plain_text_secrets``) is
+    searched by ``_sparse_runs_free``, which goes to the runs that can matter only."""
+    if len(raw) >= _SPARSE_MIN:
+        return _sparse_runs_free(raw, delimiter)
+    return _runs_free(raw, delimiter)
+
+
+def _sparse_runs_free(raw: bytes, delimiter: bytes) -> bool:
+    """``_runs_free(raw, delimiter)``, the same answer: its loop over the runs of 16 or
+    more until ``_SHORT_RUNS`` runs of 16 to 22 were met, then two byte searches for the
+    rest of the line (``_sparse_rest``). A text of URLs has such a run in most of them
+    (``com/docs/page/123``): each was a step of the loop."""
+    masked = raw.translate(_B64_MASK)
+    size = len(masked)
+    at = masked.find(_MASKED_RUN)
+    short = 0
+    while at >= 0:  # the first 16 in a row after a space start a whole run
+        end = masked.find(b" ", at + 16)
+        end = size if end < 0 else end
+        if end - at >= 23:
+            if not _long_run_free(raw, at, end, delimiter):
+                return False
+        else:
+            if not _short_run_free(raw, at, end, delimiter):
+                return False
+            short += 1
+            if short == _SHORT_RUNS and end < size:
+                return _sparse_rest(raw, masked, end, delimiter)
+        at = -1 if end == size else masked.find(_MASKED_RUN, end)
+    return True
+
+
+#: the runs of 16 to 22 bytes met one by one before the rest of a line is searched for the
+#: runs that can matter only
+_SHORT_RUNS = 16
+
+
+def _sparse_rest(raw: bytes, masked: bytes, at: int, delimiter: bytes) -> bool:
+    """``_runs_free``'s answer over the runs that start after ``at`` (not in a run:
+    ``masked[at]`` is a space): the runs of 23 or more, then the runs of 16 to 22 that hold
+    16 hex digits in a row (a shorter run is let go unless it is all hex)."""
+    size = len(masked)
+    run = masked.find(_MASKED_LONG_RUN, at)
+    while run >= 0:  # from a space: the first 23 in a row start a whole run
+        end = masked.find(b" ", run + 23)
+        end = size if end < 0 else end
+        if not _long_run_free(raw, run, end, delimiter):
+            return False
+        run = -1 if end == size else masked.find(_MASKED_LONG_RUN, end)
+    hexes = raw.translate(_HEX_MASK)
+    digits = hexes.find(_MASKED_HEX16, at)
+    while digits >= 0:
+        start = masked.rfind(b" ", 0, digits) + 1
+        end = masked.find(b" ", digits)
+        end = size if end < 0 else end
+        if end - start < 23 and not _short_run_free(raw, start, end, delimiter):
+            return False
+        digits = hexes.find(_MASKED_HEX16, end)
+    return True
+
+
+def _long_run_free(raw: bytes, start: int, end: int, delimiter: bytes) -> bool:
+    """``_runs_free``'s test of a run of 23 bytes or more."""
+    run = raw[start:end]
+    if (
+        end - start >= B64_DECODE_MIN
+        and not ((b"/" in run or b"+" in run) and (b"-" in run or b"_" in run))
+        and _run_hides_secret(run)
+    ):
+        return False
+    distinct = len(set(run))
+    if distinct < 9 or (distinct < 23 and (not run.isalnum() or _HEX_BYTES.fullmatch(run) is None)):
+        return True
+    return _entropy_skipped(raw, start, delimiter) or not _run_may_be_entropic(run)
+
+
+def _short_run_free(raw: bytes, start: int, end: int, delimiter: bytes) -> bool:
+    """``_runs_free``'s test of a run of 16 to 22 bytes."""
+    if (
+        end - start == 16
+        and start >= _HEAD_LENGTH
+        and raw.startswith(_DIGEST_HEADS[delimiter], start - _HEAD_LENGTH)
+    ):
+        return True
+    run = raw[start:end]
+    if not run.isalnum() or _HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
+        return True
+    return _entropy_skipped(raw, start, delimiter) or not _run_may_be_entropic(run)

@@ -34,7 +34,9 @@ SCAN_BYTES = 2048
 SPLIT = 16
 
 
-def json_text_secrets(inner: dict[str, Any] | list[Any], depth: int = 0) -> set[str]:
+def json_text_secrets(
+    inner: dict[str, Any] | list[Any], depth: int = 0, *, first_parts: int = 1
+) -> set[str]:
     """The secrets ``scan_string(text, key, depth)`` finds in a JSON text whose parsed
     value is ``inner`` (an object or a list), as a set of the secrets' texts: the same
     set, for any ``key`` that is not a secret-named one (such a key makes the whole text
@@ -42,9 +44,17 @@ def json_text_secrets(inner: dict[str, Any] | list[Any], depth: int = 0) -> set[
 
     Each part is framed as the scan sees its strings: a part reached through a list keeps
     the object key above it (``{key: part}``), since a string's key is the nearest object
-    key above it. A binary envelope is never scanned, nor split."""
+    key above it. A binary envelope is never scanned, nor split.
+
+    ``first_parts``: the prefilter is first asked about that many parts of the value, not
+    the whole (the caller knows the whole is no use asking: ``masking.mask_long_text``
+    asked about the text first); parts of about 32 KB each are the fewest bytes it reads
+    again over a few secrets far apart."""
     found: set[str] = set()
-    _scan_parts([(inner, None)], depth, found)
+    if first_parts > 1 and len(inner) > 1 and not is_envelope(inner):
+        _scan_parts(_split(inner, None, depth, found, first_parts), depth, found)
+    else:
+        _scan_parts([(inner, None)], depth, found)
     return found
 
 
@@ -78,8 +88,11 @@ def _scan_parts(parts: list[tuple[Any, str | None]], depth: int, found: set[str]
         _scan_parts(smaller, depth, found)
 
 
-def _split(node: Any, key: str | None, depth: int, found: set[str]) -> list[tuple[Any, str | None]]:
-    """``node`` (a non-empty object or list under ``key``) as smaller parts, each under
+def _split(
+    node: Any, key: str | None, depth: int, found: set[str], parts: int | None = None
+) -> list[tuple[Any, str | None]]:
+    """``node`` (a non-empty object or list under ``key``) as ``parts`` smaller parts (at
+    most; ``SPLIT`` by default), each under
     the key its strings are found under. A node of one child is stepped into: its key is
     scanned here (as ``key_secrets`` scans a key) and the child goes on alone."""
     items = list(node.items()) if isinstance(node, dict) else list(node)
@@ -96,7 +109,7 @@ def _split(node: Any, key: str | None, depth: int, found: set[str]) -> list[tupl
         if isinstance(child, str):
             found.update(s for s, _, _ in scan_string(child, key, depth + 1))
         return []
-    size = -(-len(items) // SPLIT)
+    size = -(-len(items) // (SPLIT if parts is None else parts))
     if isinstance(node, dict):
         return [(dict(items[i : i + size]), key) for i in range(0, len(items), size)]
     return [(items[i : i + size], key) for i in range(0, len(items), size)]

@@ -13,9 +13,15 @@ from typing import Any
 import orjson
 
 from ..format.jsonpath import Part, parse_path
-from ._secret_detectors import _JSON_TEXT_MAX, is_secret_key, key_secrets, string_leaf_secrets
-from .json_text_secrets import json_text_secrets
-from .string_secrets import PROVE_FREE_MIN, string_secrets, text_secrets
+from ._secret_detectors import is_secret_key, key_secrets, string_leaf_secrets
+from .json_text_secrets import SCAN_BYTES, SPLIT, json_text_secrets
+from .string_secrets import (
+    PROVE_FREE_MIN,
+    json_container,
+    prefilter_free,
+    string_secrets,
+    text_secrets,
+)
 
 __all__ = [
     "hash8",
@@ -80,17 +86,23 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     return value
 
 
-def mask_json_text(text: str, inner: dict[str, Any] | list[Any], key: str | None) -> str | None:
+def mask_json_text(
+    text: str, inner: dict[str, Any] | list[Any], key: str | None, *, asked: bool = False
+) -> str | None:
     """``mask_value(text, key)`` of a JSON text (an object or a list) whose parsed value is
     ``inner`` (``orjson.loads(text)``, as the scan parses it): each secret the scan finds
     anywhere in it masked everywhere its text occurs, found by ``json_text_secrets`` (the
     prefilter's proof over the text's parts; the same set as the scan of every node): a
     screen that shows the start of a 2 MB JSON text (``tui/text/shown.py``) gets it in
     the time of one pass over its bytes when it holds no secret. ``None`` when ``key``
-    names a secret (the whole text may be the secret), left to ``mask_value``."""
+    names a secret (the whole text may be the secret), left to ``mask_value``.
+    ``asked``: the prefilter could not prove the whole text free (``prefilter_free``): it
+    is asked about parts of about 32 KB of it first."""
     if key is not None and is_secret_key(key):
         return None
-    secrets = [s for s in json_text_secrets(inner) if not _MASKED.fullmatch(s)]
+    parts = max(SPLIT, len(text) // (16 * SCAN_BYTES)) if asked else 1
+    found = json_text_secrets(inner, first_parts=parts)
+    secrets = [s for s in found if not _MASKED.fullmatch(s)]
     return _mask_long_text(text, secrets) if secrets else text
 
 
@@ -101,17 +113,23 @@ def mask_long_text(text: str, key: str | None) -> str | None:
     whole text is the secret), left to ``mask_value``. A JSON object or list the scan
     parses goes to ``mask_json_text`` (its secrets found without walking each node), any
     other text a piece at a time (``string_secrets.text_secrets``: the prefilter asked
-    about each piece, the pieces it cannot call free scanned)."""
+    about each piece, the pieces it cannot call free scanned). A text that may be a JSON
+    object or list (``json_container``) is first asked of the prefilter whole, before it
+    is parsed: its answer holds however the scan reads the text, and a JSON text free of
+    secrets then costs one pass over its bytes, not its parse as well (27 ms for 3 MB of
+    small objects, 11 ms without the parse)."""
     if key is not None and is_secret_key(key):
         return None
     inner: Any = None
-    if text.lstrip()[:1] in ("{", "[") and len(text) <= _JSON_TEXT_MAX:  # as the scan parses
+    if json_container(text):  # maybe what the scan parses: not a text that cannot be JSON
+        if prefilter_free(text, key):
+            return text  # free, however the scan reads it
         try:
             inner = orjson.loads(text)
         except orjson.JSONDecodeError:
             inner = None
     if isinstance(inner, dict | list):
-        return mask_json_text(text, inner, key)
+        return mask_json_text(text, inner, key, asked=True)
     # read as text by the scan: a piece at a time (``text_secrets``), not parsed again
     pairs = text_secrets(text, key) if len(text) >= PROVE_FREE_MIN else None
     if pairs is None:

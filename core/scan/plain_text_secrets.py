@@ -32,7 +32,7 @@ from threading import Lock
 from typing import Any
 
 from ._secret_detectors import _CONTEXT, _STEMS, _longest_first, pattern_groups, scan_text
-from ._secret_prefilter import _REBUILT, _SLASHES, _URL_NEED, _free_of, _prefilter, _runs_free
+from ._secret_prefilter import REBUILT, SLASHES, URL_NEED, free_of, prefilter_sets, runs_free
 
 __all__ = ["PIECE", "plain_text_secrets"]
 
@@ -183,36 +183,38 @@ def _piece_free(piece: str, data: bytes) -> bool:
     a list of URLs with user names (``https://user@host/``) would be scanned whole, and
     the scan's URL patterns took 73 s over 3.3 MB of them on one line. Here the URL
     patterns themselves are asked first (``_no_url``: linear, but for npm's)."""
-    sets = _prefilter()
+    sets = prefilter_sets()
     if sets is None or b"\x00" in data:
         return False
-    line = _REBUILT + data + _REBUILT
+    line = REBUILT + data + REBUILT
     hits = sets.rebuilt._set.Match(line)
     if hits:
         meanings = sets.rebuilt_meanings
-        if _URL_NEED in {meanings[i] for i in hits}:
+        if URL_NEED in {meanings[i] for i in hits}:
             if b"_authToken" in data:
                 return False  # npm's pattern, over lines: the text is scanned whole
             if _no_url(piece, line):
-                hits = [i for i in hits if meanings[i] not in (_SLASHES, _URL_NEED)]
-        if hits and not _free_of(line, hits, meanings, _REBUILT):
+                hits = [i for i in hits if meanings[i] not in (SLASHES, URL_NEED)]
+        if hits and not free_of(line, hits, meanings, REBUILT):
             return False
-    return _runs_free(line, _REBUILT)
+    return runs_free(line, REBUILT)
 
 
 @functools.cache
 def _url_matchers() -> tuple[Any, ...]:
     """A search for each URL pattern of the library but npm's (which needs
-    ``_authToken``: a text holding it is scanned whole): RE2's, on the piece's UTF-8
-    bytes, of the pattern made at least as loose (``_loosened``), else Python's own.
-    Python's backtracked over each line from each ``//``; RE2 is linear."""
+    ``_authToken``: a text holding it is scanned whole), called with the piece, its UTF-8
+    bytes and whether it holds a dotted or dotless I: RE2's, on the bytes, of the pattern
+    made at least as loose (``_loosened``), else Python's own. Python's backtracked over
+    each line from each ``//``; RE2 is linear. A verbose pattern with no blank and no
+    ``#`` (Slack's) means what it says without the flag, and goes to RE2 too."""
     import re2
 
     out: list[Any] = []
     for _, regex in pattern_groups()[2]:
         if "_authToken" in regex.pattern:
             continue
-        loose = None if regex.flags & re.VERBOSE else _loosened(regex.pattern)
+        loose = None if _verbose_matters(regex) else _loosened(regex.pattern)
         compiled = None
         if loose is not None:
             try:
@@ -222,16 +224,21 @@ def _url_matchers() -> tuple[Any, ...]:
         if compiled is not None and regex.flags & re.IGNORECASE:
             # Python's case-blind [a-z] also matches these two; RE2's does not
             out.append(
-                lambda piece, data, c=compiled, r=regex: (
-                    c.search(data) is not None
-                    or (_DOTTED_I.search(piece) is not None and r.search(piece) is not None)
+                lambda piece, data, dotted, c=compiled, r=regex: (
+                    c.search(data) is not None or (dotted and r.search(piece) is not None)
                 )
             )
         elif compiled is not None:
-            out.append(lambda piece, data, c=compiled: c.search(data) is not None)
+            out.append(lambda piece, data, dotted, c=compiled: c.search(data) is not None)
         else:
-            out.append(lambda piece, data, r=regex: r.search(piece) is not None)
+            out.append(lambda piece, data, dotted, r=regex: r.search(piece) is not None)
     return tuple(out)
+
+
+def _verbose_matters(regex: re.Pattern[str]) -> bool:
+    """Whether ``regex`` is verbose and its pattern holds what the flag reads otherwise:
+    blank space or a ``#``."""
+    return bool(regex.flags & re.VERBOSE) and re.search(r"[\s#]", regex.pattern) is not None
 
 
 _DOTTED_I = re.compile("[\u0130\u0131]")
@@ -282,4 +289,5 @@ def _loosened(pattern: str) -> str | None:
 def _no_url(piece: str, data: bytes) -> bool:
     """Whether no URL pattern of the scan matches ``piece`` (``data``: its UTF-8 bytes):
     ``_url_hits`` finds nothing in it."""
-    return not any(matches(piece, data) for matches in _url_matchers())
+    dotted = not data.isascii() and _DOTTED_I.search(piece) is not None
+    return not any(matches(piece, data, dotted) for matches in _url_matchers())

@@ -296,3 +296,41 @@ def test_the_drift_of_a_json_text_against_a_text_is_that_of_the_texts_masked_who
     got = drift_lines([item], limits, {}).plain
     assert got == drift_lines([whole_item], replace(limits, reveal_secrets=True), {}).plain
     assert "hunter2xyz" not in got and "«hu…(10 chars)»" in got
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(-(2**70), 2**70)
+        | st.floats()
+        | st.text()
+        | st.sampled_from(["\ud800", "x" * 5000, "é\udfff"]),
+        lambda inner: (
+            st.lists(inner, max_size=6)
+            | st.dictionaries(st.text(max_size=3) | st.just("\udc80"), inner, max_size=6)
+        ),
+        max_leaves=40,
+    )
+)
+def test_the_lines_counted_by_a_walk_are_orjson_s(value: Any) -> None:
+    """``_line_count`` walks a value of few nodes: the count orjson's print gives, and
+    ``None`` where orjson refuses the value."""
+    import orjson
+
+    try:
+        expected: int | None = orjson.dumps(value, option=orjson.OPT_INDENT_2).count(b"\n") + 1
+    except (orjson.JSONEncodeError, TypeError):
+        expected = None
+    assert shown._line_count(value) == expected
+    walked = shown._walked_lines(value)
+    assert walked is None or walked == expected
+
+
+def test_deep_values_are_left_to_orjson() -> None:
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    assert shown._walked_lines(deep) is None
+    assert shown._line_count(deep) is None

@@ -207,7 +207,7 @@ def _run_end(
     """How the run ended, when ``entry`` is the cassette's last call."""
     if entry is None or index is None or cassette is None or index != len(cassette) - 1:
         return None
-    outcome, warnings = run_outcome(cassette)
+    outcome, warnings = run_outcome(cassette, entry)  # the last entry, parsed already
     if outcome is None:
         return None
     return outcome_text(outcome, limits, warnings)

@@ -333,3 +333,22 @@ def test_check_reports_bad_words_as_bad_context(tmp_path: Path) -> None:
         messages[0]
         == "context.reasoning at line 1: expected text, got a list; ignored (only context)"
     )
+
+
+@pytest.mark.parametrize("outcome", [None, {"reward": 1.0, "steps": 3}, {"reward": "high"}])
+def test_the_last_entry_parsed_already_gives_the_outcome_of_its_line(
+    tmp_path: Path, outcome: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The detail of the last step passes its entry: the same outcome and warnings as from
+    the line, and the line's bytes are not read again (a 24 MB answer's)."""
+    last: dict[str, Any] = {"seq": 2, "tool": "t", "args": {}, "response": "x" * 100}
+    if outcome is not None:
+        last[OUTCOME_FIELD] = outcome
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"seq": 1, "tool": "t", "args": {}, "response": 1}) + "\n"
+                    + json.dumps(last) + "\n")  # fmt: skip
+    cassette = load(path)
+    expected = run_outcome(cassette)
+    entry = cassette.entry_view(1)
+    monkeypatch.setattr(type(cassette), "raw_line", lambda self, i: pytest.fail("read again"))
+    assert run_outcome(cassette, entry) == expected

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from cassette_tui.core.scan import json_text_secrets as module
 from cassette_tui.core.scan import masking
-from cassette_tui.core.scan._secret_detectors import scan_string
+from cassette_tui.core.scan._secret_detectors import is_secret_key, scan_string
 from cassette_tui.core.scan.json_text_secrets import json_text_secrets
 from cassette_tui.core.scan.masking import mask_json_text, mask_value
 from hypothesis import HealthCheck, example, given, settings
@@ -134,3 +134,47 @@ def test_a_long_text_is_masked_by_pieces_as_whole(
         mp.setattr(masking, "_PIECE", piece)
         got = masking._mask_long_text(text, secrets)
     assert got == masking._mask_text(text, secrets)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    inner=st.lists(values, max_size=40) | st.dictionaries(keys, values, max_size=40),
+    first_parts=st.sampled_from([2, 3, 16, 100]),
+    indent=st.sampled_from([None, 2]),
+    ascii_only=st.booleans(),
+    key=st.sampled_from([None, "text", "request_id", "content", "pass word", 'a"b', "x\\y"]),
+    tail=st.sampled_from(["", " ", "\n", " (changed)", "]", "}", "x"]),
+)
+@example(  # a key named so among many free objects: the proof of the whole fails
+    inner=[{"n": i, "text": "the quick brown fox"} for i in range(30)]
+    + [{"api_key": "sk-proj-aB3_dE-9aB3_dE-9aB3_dE-9"}],
+    first_parts=16,
+    indent=None,
+    ascii_only=False,
+    key="text",
+    tail="",
+)
+def test_a_long_json_text_is_masked_as_mask_value_masks_it(
+    inner: Any,
+    first_parts: int,
+    indent: int | None,
+    ascii_only: bool,
+    key: str | None,
+    tail: str,
+) -> None:
+    """``mask_long_text`` of a JSON text, or of one with more after it (read as text, not
+    parsed), is ``mask_value`` of it: the prefilter asked about the whole text first
+    (``string_secrets.prefilter_free``), then, when it cannot call it free, about
+    ``first_parts`` parts of its value; the secrets found so are the scan's."""
+    try:
+        text = json.dumps(inner, ensure_ascii=ascii_only, indent=indent, allow_nan=False)
+        parsed = orjson.loads(text)
+    except (ValueError, orjson.JSONDecodeError):
+        return  # not a text the scan parses (a lone surrogate, a huge number)
+    assert json_text_secrets(parsed, first_parts=first_parts) == _scanned(text, key)
+    text += tail
+    masked = masking.mask_long_text(text, key)
+    if masked is None:  # a secret-named key: the whole text is the secret
+        assert key is not None and is_secret_key(key)
+    else:
+        assert masked == mask_value(text, key)

@@ -158,3 +158,31 @@ def test_lines_secret_free_answers_as_with_main_s_runs_test(lines: list[list[str
     ours = P.lines_secret_free(raws)
     with _main_s_runs_test():
         assert P.lines_secret_free(raws) == ours
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        _runs() | st.sampled_from(_GLUE) | st.text(max_size=4), min_size=1, max_size=12
+    ),
+    urls=st.integers(0, 80),
+    repeat=st.integers(1, 40),
+    rebuilt=st.booleans(),
+)
+@example(pieces=["f645bb258e97cab5"], urls=40, repeat=1, rebuilt=True)
+@example(pieces=["wxyzq-f645bb258e97cab5"], urls=40, repeat=1, rebuilt=False)
+@example(pieces=[" ", _SECRET_B64[1]], urls=60, repeat=2, rebuilt=True)
+def test_the_runs_test_of_a_long_line_answers_as_the_loop_s(
+    pieces: list[str], urls: int, repeat: int, rebuilt: bool
+) -> None:
+    """``runs_free`` of a long line (past ``_SPARSE_MIN``, with many runs of 16 to 22: URLs,
+    after which the rest of the line is searched by two masks) answers as ``_runs_free``
+    and main's copy above, whatever runs follow the URLs."""
+    head = " ".join(f"https://reader{i}@example.com/docs/page/{i}" for i in range(urls))
+    raw = (head + " " + "".join(pieces) * repeat).encode("utf-8", "surrogatepass")
+    raw += b" " * max(0, P._SPARSE_MIN - len(raw))
+    delimiter = b"\x00" if rebuilt else b'"'
+    if rebuilt:
+        raw = raw.replace(b'"', b"\x00")
+    assert P.runs_free(raw, delimiter) == P._runs_free(raw, delimiter)
+    assert P.runs_free(raw, delimiter) == _reference_runs_free(raw, delimiter)

@@ -91,3 +91,52 @@ def test_a_secret_key_leaves_the_text_to_mask_value(key: str) -> None:
     assert mask_long_text(text, key) is None
     shown: Any = mask_value(text, key)
     assert text not in shown
+
+
+def _prefilter_free_by_the_line(text: str, key: str | None) -> bool:
+    """``prefilter_free`` as it was: the JSON line written, its escapes read back."""
+    import orjson
+    from cassette_tui.core.scan._secret_prefilter import lines_secret_free
+
+    try:
+        doc = orjson.dumps([text] if key is None else {key: text})
+    except (orjson.JSONEncodeError, TypeError):
+        return False
+    return lines_secret_free([doc])[0]
+
+
+JSON_PIECES = ['{"n": 1, "text": "', '"}', ", ", "[", "]", '"', "'", "`", "{", "}", ":", "\\", "\n"]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    parts=st.lists(texts | st.sampled_from(JSON_PIECES), max_size=12),
+    key=st.sampled_from([*KEYS, 'a"b', "x\\y", "tab\there", "é", "\x00"]),
+)
+@example(parts=['[{"api_key": "', "sk-proj-aB3_dE-9aB3_dE-9aB3_dE-9", '"}]'], key="text")
+@example(parts=['[{"n": 1, "text": "', "line 1: ok", '"}]'], key="text")
+def test_the_prefilter_s_proof_of_a_text_is_the_line_s(parts: list[str], key: str | None) -> None:
+    """``prefilter_free`` (the rebuilt line made from the text's bytes when it holds no
+    backslash and no NUL) answers as the JSON line of the text written and read back; a
+    text it calls free holds no secret for the scan, read as JSON or as text."""
+    text = "".join(parts)
+    free = module.prefilter_free(text, key)
+    assert free == _prefilter_free_by_the_line(text, key)
+    if free:
+        assert scan_string(text, key) == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(texts | st.sampled_from(JSON_PIECES + [" ", "\t", "\x0b", "1"]), max_size=10))
+def test_a_text_that_is_no_json_container_does_not_parse_as_one(parts: list[str]) -> None:
+    """``json_container`` is ``False`` only for a text the scan does not parse as a JSON
+    object or list (it does not parse, or parses as something else)."""
+    import orjson
+
+    text = "".join(parts)
+    if not module.json_container(text):
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return
+        assert not isinstance(value, dict | list) or text.lstrip()[:1] not in "{["
