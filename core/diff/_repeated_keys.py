@@ -3,13 +3,14 @@ storms) and cycles of keys repeating back to back (loops); see ``diagnose.py``."
 
 from __future__ import annotations
 
+import heapq
 import itertools
+from array import array
 from typing import TYPE_CHECKING, Any
 
-from ..format.columns import digest_code
 from ..format.plural import plural
-from ..keys.replay_key import KeyIndex
 from ._finding import MAX_SEQS, finding, key_text, seq_list
+from ._run_keys import CompactKey, RunKeys
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -27,11 +28,14 @@ def repeated_keys(result: DiffResult) -> list[Finding]:
     up to two loops per run."""
     a, b = result.a, result.b
     repeated = result.repeated()
-    pos_a, pos_b = _repeated_positions(a, b, repeated)
+    keys = RunKeys(a, b)
+    top = _most_repeated(keys, _repeated_counts(keys, repeated))
+    pos_a, pos_b = (_positions(keys, side, top) for side in ("a", "b"))
     errs_a, errs_b = (o.errors for o in result.outcomes())
     findings = []
-    for key in _most_repeated(a, b, pos_a, pos_b)[:MAX_REPEATED]:
-        pa, pb = pos_a.get(key, []), pos_b.get(key, [])
+    for k in top:
+        pa, pb = pos_a.get(k, []), pos_b.get(k, [])
+        key = a.key(pa[0]) if pa else b.key(pb[0])
         patterns: dict[str, Any] = {}
         notes = []
         for side, pos, c, errs in (("A", pa, a, errs_a), ("B", pb, b, errs_b)):
@@ -46,45 +50,82 @@ def repeated_keys(result: DiffResult) -> list[Finding]:
     return findings
 
 
-def _repeated_positions(
-    a: Cassette, b: Cassette, repeated: tuple[bytearray, bytearray]
-) -> tuple[KeyIndex[Key], KeyIndex[Key]]:
-    """``KeyIndex.of`` of A and of B kept to the keys either run holds more than once
-    (``repeated``: per entry flags), with all their positions: what the findings read,
-    without a key and a list for every entry of a run."""
-    wanted = {c.key(i) for c, flags in zip((a, b), repeated, strict=True)
-              for i in range(len(c)) if flags[i]}  # fmt: skip
-    codes = {digest_code(d) for _, d in wanted}  # compared first, no text made an entry
+class _Counts:
+    """Per key either run holds more than once (``wanted``: its compact key, ``RunKeys``,
+    to its place in the columns), how many entries of A and of B hold it and the first
+    of each (-1 when none): four integers of 8 bytes a key, not a list of positions."""
 
-    def index(c: Cassette) -> KeyIndex[Key]:
-        all_codes = c.digest_codes()
-        hits = [i for i in range(len(c)) if all_codes[i] in codes and c.key(i) in wanted]
-        return KeyIndex.from_keys((c.key(i) for i in hits), hits)
+    __slots__ = ("count", "first", "wanted")
 
-    return index(a), index(b)
+    def __init__(self) -> None:
+        self.wanted: dict[CompactKey, int] = {}
+        self.count = {"a": array("q"), "b": array("q")}
+        self.first = {"a": array("q"), "b": array("q")}
 
 
-def _most_repeated(
-    a: Cassette, b: Cassette, pos_a: dict[Key, list[int]], pos_b: dict[Key, list[int]]
-) -> list[Key]:
-    """The keys either run calls more than once: the counts that differ most first, then
-    the most calls, then the key seen first."""
-    repeated = [
-        k
-        for k in pos_a.keys() | pos_b.keys()
-        if len(pos_a.get(k, ())) > 1 or len(pos_b.get(k, ())) > 1
-    ]
-    repeated.sort(
-        key=lambda k: (
-            -abs(len(pos_a.get(k, ())) - len(pos_b.get(k, ()))),
-            -max(len(pos_a.get(k, ())), len(pos_b.get(k, ()))),
-            # ties: the key seen first, then the key itself (the set above iterates in
-            # hash order, which changes with PYTHONHASHSEED)
-            min(pos_a.get(k, [len(a)])[0], pos_b.get(k, [len(b)])[0]),
-            k,
-        ),
-    )
-    return repeated
+def _repeated_counts(keys: RunKeys, repeated: tuple[bytearray, bytearray]) -> _Counts:
+    """The ``_Counts`` of the keys held more than once by A or by B (``repeated``: per
+    entry flags): the flagged entries give the keys, then one scan of each run's digest
+    codes (at C speed) finds every entry of those keys."""
+    out = _Counts()
+    codes: set[int] = set()
+    for side, flags in zip(("a", "b"), repeated, strict=True):
+        key_of = keys.of(side)
+        for i in itertools.compress(range(len(flags)), flags):
+            k = key_of(i)
+            if k not in out.wanted:
+                out.wanted[k] = len(out.wanted)
+                codes.add(keys.code(side, i))
+    n = len(out.wanted)
+    for side in ("a", "b"):
+        count = out.count[side] = array("q", bytes(8 * n))
+        first = out.first[side] = array("q", [-1]) * n
+        key_of, wanted = keys.of(side), out.wanted
+        for i in keys.positions(side, codes):
+            k = wanted.get(key_of(i))
+            if k is not None:
+                if not count[k]:
+                    first[k] = i
+                count[k] += 1
+    return out
+
+
+def _most_repeated(keys: RunKeys, counts: _Counts) -> dict[CompactKey, int]:
+    """The ``MAX_REPEATED`` keys either run calls more than once, each with its digest
+    code, in order: the counts that differ most first, then the most calls, then the key
+    seen first, then the key itself."""
+    a, b = keys.cassettes["a"], keys.cassettes["b"]
+    ca, cb = counts.count["a"], counts.count["b"]
+    fa, fb = counts.first["a"], counts.first["b"]
+    len_a, len_b = len(a), len(b)
+
+    def order(item: tuple[CompactKey, int]) -> tuple[int, int, int, tuple[str, str]]:
+        k = item[1]
+        return (
+            -abs(ca[k] - cb[k]),
+            -max(ca[k], cb[k]),
+            # ties: the key seen first (an entry of one run against one of the other, as
+            # positions), then the key's text (hash order changes with PYTHONHASHSEED)
+            min(fa[k] if ca[k] else len_a, fb[k] if cb[k] else len_b),
+            a.key(fa[k]) if ca[k] else b.key(fb[k]),
+        )
+
+    top = heapq.nsmallest(MAX_REPEATED, counts.wanted.items(), key=order)
+    return {key: keys.code("a", fa[k]) if ca[k] else keys.code("b", fb[k]) for key, k in top}
+
+
+def _positions(
+    keys: RunKeys, side: str, wanted: dict[CompactKey, int]
+) -> dict[CompactKey, list[int]]:
+    """Every position of run ``side`` holding one of the keys ``wanted`` (a few, each
+    with its digest code), by key, in order."""
+    key_of = keys.of(side)
+    found: dict[CompactKey, list[int]] = {}
+    for i in keys.positions(side, set(wanted.values())):
+        k = key_of(i)
+        if k in wanted:
+            found.setdefault(k, []).append(i)
+    return found
 
 
 def _longest_run(positions: list[int]) -> tuple[int, int]:

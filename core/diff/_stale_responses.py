@@ -3,11 +3,12 @@ recordings, one finding per tool (see ``diagnose.py``)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from ..format.plural import plural
 from ._finding import MAX_SEQS, finding, side_seqs
+from ._run_keys import CompactKey, RunKeys
 from .model import Change, Row, Status
 from .refine import MAX_NOISE_ROWS, float_noise_row
 
@@ -108,17 +109,34 @@ def _tool_finding(
 
 def _varying_within_a_run(result: DiffResult, tool: str) -> tuple[str, list[int]] | None:
     """``(side, seqs)`` of a key of ``tool`` that one run made several times with
-    different successful answers (the first such key found, A first), or ``None``."""
+    different successful answers (the first such key found, A first: the key whose first
+    successful call comes first), or ``None``."""
+    keys = RunKeys(result.a, result.b)
     for side, c, outcomes, repeated in (
         ("a", result.a, result.outcomes()[0], result.repeated()[0]),
         ("b", result.b, result.outcomes()[1], result.repeated()[1]),
     ):
-        # only a key held more than once can vary: no list for every entry of the tool
-        seen: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for i in range(len(c)):
-            if repeated[i] and c.tool(i) == tool and not outcomes.errors[i]:
-                seen[c.key(i)].append(i)
-        for indices in seen.values():
-            if len({c.fingerprint(i) for i in indices}) > 1:
-                return side, [c.seq(i) for i in indices][:MAX_SEQS]
+        key_of, errors = keys.of(side), outcomes.errors
+        # only a key held more than once can vary; per key its first successful call's
+        # fingerprint, not a list for every entry (issue 31)
+        first: dict[CompactKey, int] = {}
+        varying: CompactKey | None = None
+        varying_at = len(c)
+        for i in itertools.compress(range(len(c)), repeated):
+            if c.tool(i) != tool or errors[i]:
+                continue
+            k = key_of(i)
+            at = first.get(k)
+            if at is None:
+                first[k] = i
+            elif at < varying_at and c.fingerprint(i) != c.fingerprint(at):
+                varying, varying_at = k, at
+        if varying is not None:
+            del first
+            seqs = [
+                c.seq(i)
+                for i in itertools.compress(range(len(c)), repeated)
+                if c.tool(i) == tool and not errors[i] and key_of(i) == varying
+            ]
+            return side, seqs[:MAX_SEQS]
     return None

@@ -51,7 +51,7 @@ from .lines import (
     validate_record,
 )
 from .readable import open_regular
-from .spill import Spool, is_spilling
+from .spill import Spool, drop_pages, is_spilling
 
 #: a field absent from a line (``msgspec.Raw`` of no bytes)
 _NO_RAW = msgspec.Raw()
@@ -338,6 +338,9 @@ class _Index:
         self.spools: tuple[Spool, Spool, Spool] | None = (
             (Spool("q"), Spool("q"), Spool("q")) if is_spilling() else None
         )
+        #: while spilling, the stored digests' codes too, as long as every one is of the
+        #: standard form (``DigestColumn.all_standard``; then the rest stays in memory)
+        self.stored_spool: Spool | None = Spool("Q") if is_spilling() else None
         self.spooled = 0
         #: while spilling, the tool names of the spooled entries as ids (``tools`` holds
         #: the names after ``spooled``)
@@ -359,6 +362,11 @@ class _Index:
             del column[:k]
         self.tool_ids.add(self.tools[:k])
         del self.tools[:k]  # in place: ``index_lines`` holds its ``append``
+        stored = self.stored
+        if self.stored_spool is not None and stored.all_standard:
+            # every line indexed so far (``stored`` holds the entries after the spool's)
+            self.stored_spool.add(stored.codes)
+            del stored.codes[:]
         self.spooled += k
 
     def index_lines(self, buf: bytes, pos: int, base: int, eof: bool) -> int:
@@ -587,6 +595,13 @@ class _Index:
                 spool.view(column)
                 for spool, column in zip(self.spools, (seqs, offsets, lengths), strict=True)
             )
+        if self.stored_spool is not None:
+            if stored.all_standard:
+                stored.codes = self.stored_spool.view(stored.codes)
+            elif self.stored_spool.count:  # a digest of another form came later
+                stored = stored.after(self.stored_spool.view(array("Q")))
+            self.stored_spool.close()
+            self.stored_spool = None
         lines = _line_numbers(len(seqs), self.after_blank)
         keyed = self.keys is not None
         digests, hashes = self.digests, self.hashes
@@ -619,10 +634,17 @@ class _Index:
 
 def _compact_seqs(seqs: array[int]) -> Sequence[int]:
     """``seqs`` as a ``range`` when they count up by one (a recording's: 8 bytes an entry
-    less, issue 31), else as they are; checked in one C-level pass."""
-    if seqs and all(map(operator.eq, seqs, range(seqs[0], seqs[0] + len(seqs)))):
-        return range(seqs[0], seqs[0] + len(seqs))
-    return seqs
+    less, issue 31), else as they are; checked at C speed, ``_CHECK_STEP`` items at a
+    time (the pages of a column in a temporary file let go after each)."""
+    if not seqs:
+        return seqs
+    first, n = seqs[0], len(seqs)
+    for start in range(0, n, _CHECK_STEP):
+        part = seqs[start : start + _CHECK_STEP]
+        if not all(map(operator.eq, part, range(first + start, first + start + len(part)))):
+            return seqs
+        drop_pages(seqs)
+    return range(first, first + n)
 
 
 def _compact_lengths(lengths: array[int]) -> array[int]:
@@ -635,10 +657,19 @@ def _compact_lengths(lengths: array[int]) -> array[int]:
     return lengths
 
 
+#: items a check of a whole column reads between two drops of its pages (``spill.py``)
+_CHECK_STEP = 1 << 16
+
+
 def _ascending(seqs: Sequence[int]) -> bool:
     """Whether every seq is below the next (the lines are in seq order: the common case,
-    checked in one C-level pass, ~35 ms per million entries)."""
-    return all(map(operator.lt, seqs, itertools.islice(seqs, 1, None)))
+    checked at C speed, ~35 ms per million entries, ``_CHECK_STEP`` items at a time)."""
+    for start in range(0, len(seqs), _CHECK_STEP):
+        part = seqs[start : start + _CHECK_STEP + 1]  # and the next part's first
+        if not all(map(operator.lt, part, itertools.islice(part, 1, None))):
+            return False
+        drop_pages(seqs)
+    return True
 
 
 def _in_seq_order(seqs: Sequence[int]) -> list[int]:

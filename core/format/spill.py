@@ -188,6 +188,15 @@ def _mapped(nbytes: int, fmt: str) -> memoryview:
     return cast(memoryview, view.cast(fmt))
 
 
+def drop_pages(column: object) -> None:
+    """Unmap ``column``'s pages from this process now when it is a view of a temporary
+    file (``spilled``, ``on_disk``, ``Spool.view``): a pass that reads a whole column at C
+    speed calls it every few thousand items, or the pages it read count in ``VmRSS``
+    until the pager's next turn. Nothing for any other column."""
+    if isinstance(column, memoryview):
+        _drop(column)
+
+
 def _drop(view: memoryview) -> None:
     """Unmap ``view``'s pages from this process now (they stay in the file)."""
     if isinstance(view.obj, mmap.mmap):

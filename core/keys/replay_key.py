@@ -11,6 +11,7 @@ recorded order); and a key is repeated when it is recorded or called more than o
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Container, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -125,6 +126,11 @@ def is_repeated(recorded: int, calls: int) -> bool:
     return calls > 1 or (calls >= 1 and recorded > 1)
 
 
+#: bytes of the byte table of one hash partition of ``repeated_flags`` (8 slots an entry
+#: of the partition): past this, the entries are counted a partition at a time
+_FLAG_TABLE_BYTES = 1 << 21
+
+
 def repeated_flags(tools: Sequence[Hashable], digests: Sequence[Hashable]) -> bytearray:
     """Per entry, 1 when its key ``(tools[i], digests[i])`` is held by another entry too,
     else 0: ``KeyIndex.count(key) > 1`` of every entry, in one byte each. ``digests``:
@@ -134,22 +140,53 @@ def repeated_flags(tools: Sequence[Hashable], digests: Sequence[Hashable]) -> by
     Memory does not grow with a key object per entry (a diff of 1M entries): the digests
     are first counted into a table of saturating byte counters indexed by their hash
     (8 slots an entry), and only the entries whose slot was hit twice (repeats, and the
-    few that share a slot by chance) are counted exactly by key. Same answer as the
-    plain count (``tests/core/keys/test_repeated_flags.py``)."""
+    few that share a slot by chance) are counted exactly by key (an ``int`` for a tool id
+    and a digest code, else a tuple). Past ``_FLAG_TABLE_BYTES`` of table the entries go
+    in hash partitions, one table and one exact count at a time (issue 31: 2 MB at most,
+    not 8 bytes an entry and the candidates of every partition at once). Same answer as
+    the plain count (``tests/core/diff/test_streamed_rows.py``)."""
     n = len(digests)
     flags = bytearray(n)
     if n < 2:
         return flags
-    size = 8 * n
-    seen = bytearray(size)
-    for d in digests:
-        slot = hash(d) % size
-        if seen[slot] < 2:
-            seen[slot] += 1
-    maybe = [i for i, d in enumerate(digests) if seen[hash(d) % size] > 1]
-    del seen
-    counts = Counter((tools[i], digests[i]) for i in maybe)
-    for i in maybe:
-        if counts[(tools[i], digests[i])] > 1:
-            flags[i] = 1
+    parts = -(-8 * n // _FLAG_TABLE_BYTES)
+    size = -(-8 * n // parts)
+    for part in range(parts):
+        seen = bytearray(size)
+        if parts == 1:
+            for d in digests:
+                slot = hash(d) % size
+                if seen[slot] < 2:
+                    seen[slot] += 1
+            maybe = array("q", (i for i, d in enumerate(digests) if seen[hash(d) % size] > 1))
+        else:
+            for d in digests:
+                h = hash(d)
+                if h % parts == part:
+                    slot = h // parts % size
+                    if seen[slot] < 2:
+                        seen[slot] += 1
+            maybe = array(
+                "q",
+                (
+                    i
+                    for i, d in enumerate(digests)
+                    if (h := hash(d)) % parts == part and seen[h // parts % size] > 1
+                ),
+            )
+        del seen
+        counts = Counter(_flag_key(tools[i], digests[i]) for i in maybe)
+        for i in maybe:
+            if counts[_flag_key(tools[i], digests[i])] > 1:
+                flags[i] = 1
+        del counts, maybe
     return flags
+
+
+def _flag_key(tool: Hashable, digest: Hashable) -> Hashable:
+    """The key ``(tool, digest)`` as one ``int`` when it is a tool id (0 to 2**32 - 1) and
+    a digest code (36 bytes, not a tuple and its items), else as the tuple: two keys are
+    equal exactly when their tools and digests are (an ``int`` is never a tuple)."""
+    if type(tool) is int and type(digest) is int and 0 <= tool < 1 << 32:
+        return digest << 32 | tool
+    return (tool, digest)

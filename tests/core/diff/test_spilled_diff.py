@@ -381,3 +381,71 @@ def test_the_alignments_repeated_flags_are_the_results(
             repeated_flags(list(ca._tools), list(ca.digests())),
             repeated_flags(list(cb._tools), list(cb.digests())),
         )
+
+
+#: a line's stored digest: the standard form (of an int), none, or another text
+stored_kinds = st.one_of(
+    st.integers(0, 2**64 - 1).map(lambda k: f"sha256:{k:016x}"),
+    st.none(),
+    st.just("md5:not-ours"),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(stored_kinds, st.booleans()), max_size=40),
+    st.booleans(),
+    st.sampled_from([64, 300, 4096]),
+)
+def test_a_load_that_spools_its_stored_digests_equals_the_plain_load(
+    lines: list[tuple[str | None, bool]], shuffled: bool, chunk: int
+) -> None:
+    # mostly standard digests (spooled a batch at a time), some lines with none or with
+    # another text (the rest then stays in memory, the spooled head put back before it)
+    from cassette_tui.core.format import _loader, _readahead
+
+    records = []
+    for seq, (stored, standard_only) in enumerate(lines, 1):
+        digest = stored if not standard_only or stored is None else f"sha256:{seq:016x}"
+        fields = {} if digest is None else {"args_digest": digest}
+        records.append(json.dumps(entry(seq, "search", {"q": seq}, **fields)))
+    if shuffled and len(records) > 2:
+        records[0], records[-1] = records[-1], records[0]  # seqs out of file order
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "a.jsonl"
+        path.write_text("".join(r + "\n" for r in records))
+        plain = load(path)
+        old = _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS
+        _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = 2, chunk, 1
+        try:
+            with spill.spilling():
+                spooled = load(path)
+                spooled.spill_columns()
+        finally:
+            _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = old
+        assert list(spooled.stored_digests()) == list(plain.stored_digests())
+        assert [spooled.stored_digest(i) for i in range(len(plain))] == [
+            plain.stored_digest(i) for i in range(len(plain))
+        ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=60), st.integers(1, 5), st.booleans())
+def test_seq_checks_a_part_at_a_time_equal_the_whole_checks(
+    values: list[int], step: int, counting: bool
+) -> None:
+    from cassette_tui.core.format import _loader
+
+    seqs = array("q", range(values[0], values[0] + len(values)) if counting and values else values)
+    ascending = all(x < y for x, y in zip(seqs, seqs[1:], strict=False))
+    counts_up = bool(seqs) and list(seqs) == list(range(seqs[0], seqs[0] + len(seqs)))
+    old = _loader._CHECK_STEP
+    _loader._CHECK_STEP = step
+    try:
+        for column in (seqs, spill.spilled(seqs) if seqs else seqs):
+            assert _loader._ascending(column) == ascending
+            compact = _loader._compact_seqs(column)  # type: ignore[arg-type]
+            assert isinstance(compact, range) == counts_up
+            assert list(compact) == list(seqs)
+    finally:
+        _loader._CHECK_STEP = old

@@ -6,6 +6,7 @@ per-entry columns (``SeqRows``), repeated keys are one byte an entry
 from __future__ import annotations
 
 import tempfile
+from array import array
 from collections import Counter
 from pathlib import Path
 
@@ -126,6 +127,34 @@ def test_repeated_flags_on_many_keys_sharing_hash_slots() -> None:
     keys = [("t" if i % 7 else "u", f"sha256:{i % 40_000:016x}") for i in range(50_000)]
     counts = Counter(keys)
     flags = repeated_flags([t for t, _ in keys], [d for _, d in keys])
+    assert list(flags) == [int(counts[k] > 1) for k in keys]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2**64 - 1) | st.integers(0, 12))),
+    st.sampled_from([1, 8, 64, 1 << 21]),
+    st.booleans(),
+)
+def test_repeated_flags_in_hash_partitions_are_the_key_counts(
+    keys: list[tuple[int, int]], table_bytes: int, as_text: bool
+) -> None:
+    # tool ids and digest codes (the alignment's columns, keys made ints) or texts (keys
+    # made tuples), the entries counted in one table or in up to 8 * n partitions
+    from cassette_tui.core.keys import replay_key
+
+    if as_text:
+        keys = [(f"t{t}", f"sha256:{d:016x}") for t, d in keys]  # type: ignore[misc]
+    counts = Counter(keys)
+    old = replay_key._FLAG_TABLE_BYTES
+    replay_key._FLAG_TABLE_BYTES = table_bytes
+    try:
+        tools, digests = [t for t, _ in keys], [d for _, d in keys]
+        if not as_text:  # as the alignment's columns
+            tools, digests = array("i", tools), array("Q", digests)  # type: ignore[assignment]
+        flags = repeated_flags(tools, digests)
+    finally:
+        replay_key._FLAG_TABLE_BYTES = old
     assert list(flags) == [int(counts[k] > 1) for k in keys]
 
 

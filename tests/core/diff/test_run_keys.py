@@ -1,0 +1,169 @@
+"""The findings that group entries by replay key read compact keys (``_run_keys.RunKeys``:
+the digest's code and a tool id, no ``(tool, digest text)`` tuple per entry; issue 31):
+the repeated keys chosen, their positions, and the key a run answered in more than one
+way equal the plain definitions (the code before, kept here) on random pairs, with the
+columns in memory and in temporary files, and with the keys as tuples (a digest of
+another form)."""
+
+from __future__ import annotations
+
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cassette_tui.core.diff import _repeated_keys as rk
+from cassette_tui.core.diff import _run_keys
+from cassette_tui.core.diff import _stale_responses as sr
+from cassette_tui.core.diff.result import DiffResult, diff_job
+from cassette_tui.core.format import spill
+from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.columns import digest_code
+from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.keys.replay_key import KeyIndex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.factory import entry, write_cassette
+
+#: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
+calls = st.lists(
+    st.tuples(st.sampled_from(["search", "read", "fetch"]), st.integers(0, 4), st.integers(0, 4)),
+    max_size=50,
+)
+
+
+def _records(run: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
+    records = []
+    for seq, (tool, arg, kind) in enumerate(run, 1):
+        if kind == 4:
+            records.append(entry(seq, tool, {"q": arg}, error={"type": "E", "message": "m"}))
+        elif kind == 3:
+            records.append(entry(seq, tool, {"q": arg}, response={"status": 429}))
+        else:
+            records.append(entry(seq, tool, {"q": arg}, response={"status": 200, "v": kind}))
+    return records
+
+
+# -- the code before (main at 9fa9b9b), the reference -------------------------------------
+def _old_repeated_positions(a: Cassette, b: Cassette, repeated: Any) -> tuple[dict, dict]:
+    wanted = {c.key(i) for c, flags in zip((a, b), repeated, strict=True)
+              for i in range(len(c)) if flags[i]}  # fmt: skip
+    codes = {digest_code(d) for _, d in wanted}
+
+    def index(c: Cassette) -> KeyIndex:
+        all_codes = c.digest_codes()
+        hits = [i for i in range(len(c)) if all_codes[i] in codes and c.key(i) in wanted]
+        return KeyIndex.from_keys((c.key(i) for i in hits), hits)
+
+    return index(a), index(b)
+
+
+def _old_most_repeated(a: Cassette, b: Cassette, pos_a: dict, pos_b: dict) -> list:
+    repeated = [
+        k
+        for k in pos_a.keys() | pos_b.keys()
+        if len(pos_a.get(k, ())) > 1 or len(pos_b.get(k, ())) > 1
+    ]
+    repeated.sort(
+        key=lambda k: (
+            -abs(len(pos_a.get(k, ())) - len(pos_b.get(k, ()))),
+            -max(len(pos_a.get(k, ())), len(pos_b.get(k, ()))),
+            min(pos_a.get(k, [len(a)])[0], pos_b.get(k, [len(b)])[0]),
+            k,
+        ),
+    )
+    return repeated
+
+
+def _old_varying(result: DiffResult, tool: str) -> tuple[str, list[int]] | None:
+    for side, c, outcomes, repeated in (
+        ("a", result.a, result.outcomes()[0], result.repeated()[0]),
+        ("b", result.b, result.outcomes()[1], result.repeated()[1]),
+    ):
+        seen: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for i in range(len(c)):
+            if repeated[i] and c.tool(i) == tool and not outcomes.errors[i]:
+                seen[c.key(i)].append(i)
+        for indices in seen.values():
+            if len({c.fingerprint(i) for i in indices}) > 1:
+                return side, [c.seq(i) for i in indices][: sr.MAX_SEQS]
+    return None
+
+
+# -- the checks ---------------------------------------------------------------------------
+def _compare(result: DiffResult) -> None:
+    a, b = result.a, result.b
+    pos_a, pos_b = _old_repeated_positions(a, b, result.repeated())
+    old = [
+        (k, pos_a.get(k, []), pos_b.get(k, []))
+        for k in _old_most_repeated(a, b, pos_a, pos_b)[: rk.MAX_REPEATED]
+    ]
+    keys = _run_keys.RunKeys(a, b)
+    top = rk._most_repeated(keys, rk._repeated_counts(keys, result.repeated()))
+    new_a, new_b = rk._positions(keys, "a", top), rk._positions(keys, "b", top)
+    new = []
+    for k in top:
+        pa, pb = new_a.get(k, []), new_b.get(k, [])
+        new.append((a.key(pa[0]) if pa else b.key(pb[0]), pa, pb))
+    assert new == old
+    for tool in ("search", "read", "fetch", "absent"):
+        assert sr._varying_within_a_run(result, tool) == _old_varying(result, tool)
+
+
+def _diffed(tmp: str, run: list, other: list, align: str, spilled: bool) -> DiffResult:
+    a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
+    b = write_cassette(Path(tmp) / "b.jsonl", *_records(other))
+    if not spilled:
+        return run_job(diff_job(load(a), load(b), align, outcomes=True))
+    with spill.spilling():
+        ca, cb = load(a), load(b)
+        ca.spill_columns()
+        cb.spill_columns()
+        return run_job(diff_job(ca, cb, align, outcomes=True))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls, calls, st.sampled_from(["key", "seq"]), st.booleans())
+def test_compact_keys_choose_and_place_the_repeated_keys_as_before(
+    run: list, other: list, align: str, spilled: bool
+) -> None:
+    old_min = spill.SPILL_MIN_ITEMS
+    spill.SPILL_MIN_ITEMS = 1  # every column in a temporary file, however short
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            # B often a copy of A with a few calls more, so both runs share repeated keys
+            _compare(_diffed(tmp, run, run[: len(run) // 2] + other, align, spilled))
+    finally:
+        spill.SPILL_MIN_ITEMS = old_min
+
+
+class _NotAColumn:
+    """Stands for ``DigestColumn`` in ``_run_keys``: no column is one, so the keys are
+    the ``(tool, digest)`` tuples (what a digest of another form makes them)."""
+
+
+@settings(max_examples=30, deadline=None)
+@given(calls, calls)
+def test_tuple_keys_give_the_same_findings(run: list, other: list) -> None:
+    with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
+        mp.setattr(_run_keys, "DigestColumn", _NotAColumn)
+        result = _diffed(tmp, run, run[: len(run) // 3] + other, "key", False)
+        keys = _run_keys.RunKeys(result.a, result.b)
+        assert len(result.a) == 0 or isinstance(keys.of("a")(0), tuple)
+        _compare(result)
+
+
+def test_int_keys_tell_the_tools_apart(tmp_path: Path) -> None:
+    # the same args under two tools: the same digest, two keys
+    a = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(1, "search", {"q": 1}, response={"v": 1}),
+        entry(2, "read", {"q": 1}, response={"v": 1}),
+    )
+    ca = load(a)
+    keys = _run_keys.RunKeys(ca, ca)
+    key_of = keys.of("a")
+    assert ca.digest_codes()[0] == ca.digest_codes()[1]
+    assert key_of(0) != key_of(1) and key_of(0) == keys.of("b")(0)
+    assert list(keys.positions("a", {keys.code("a", 0)})) == [0, 1]
