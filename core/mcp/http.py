@@ -74,7 +74,11 @@ async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None
     ``on_stop``: called at the signal (ends the streams that would hold the shutdown)."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    from ._listener import http_protocol
+
+    config = uvicorn.Config(
+        app, http=http_protocol(), log_level="warning", lifespan="off", access_log=False
+    )
     server = uvicorn.Server(config)
     loop = asyncio.get_running_loop()
 
