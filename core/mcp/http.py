@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import signal
 import socket
 import sys
@@ -94,6 +95,9 @@ async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None
     print(f"http://{host}:{port}{ENDPOINT}", file=out, flush=True)
     # the signals are ours (above): uvicorn would raise them again once it has stopped
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+    # the modules loaded so far (the SDK's, starlette's, uvicorn's: 100,000s of objects)
+    # left out of the collector's full passes, which a big body's per-piece work triggers
+    gc.freeze()
     await server.serve(sockets=[sock])
 
 
