@@ -373,18 +373,12 @@ class _Appends:
     next pieces on: the file's write lets go of the GIL, and 50 MB into fresh page-cache
     pages took 16-76 ms of the loop's time. Each write is checked under the writer's lock
     as before (a line ended or taken back meanwhile refuses it). ``wait`` (or ``settled``)
-    before the entry's line is ended. The pieces go to the thread ``BATCH`` bytes at a
-    time (a hand-over per 64 KB piece cost more than it saved at 10 MB)."""
-
-    BATCH = 1 << 20
+    before the entry's line is ended."""
 
     def __init__(self, writer: CassetteWriter, pool: concurrent.futures.Executor) -> None:
         self._writer = writer
         self._pool = pool
-        self._last: concurrent.futures.Future[None] | None = None
-        self._ahead: AnswerAhead | None = None
-        self._batch: list[tuple[bytes, int, int]] = []
-        self._batched = 0
+        self._last: concurrent.futures.Future[bool] | None = None
 
     def watched(
         self, watch: LongStringWatch, ahead: AnswerAhead | None, data: bytes | bytearray
@@ -394,42 +388,25 @@ class _Appends:
         got = watch.feed(data)
         if ahead is None or got is None or got[0] == got[1]:
             return
-        if ahead is not self._ahead:
-            self._send()
-            self._ahead = ahead
         piece = data if isinstance(data, bytes) else bytes(data)  # unchanged while queued
-        self._batch.append((piece, *got))
-        self._batched += got[1] - got[0]
-        if self._batched >= self.BATCH:
-            self._send()
-
-    def _send(self) -> None:
-        if self._batch and self._ahead is not None:
-            self._last = self._pool.submit(_append, self._writer, self._ahead, self._batch)
-        self._batch, self._batched = [], 0
+        self._last = self._pool.submit(_append, self._writer, ahead, piece, *got)
 
     def wait(self) -> None:
         """Every queued write done (blocks until then)."""
-        self._send()
         last, self._last = self._last, None
         if last is not None:
             last.result()
 
     async def settled(self) -> None:
         """Every queued write done (the loop runs meanwhile)."""
-        self._send()
         last, self._last = self._last, None
         if last is not None:
             await asyncio.wrap_future(last)
 
 
-def _append(
-    writer: CassetteWriter, ahead: AnswerAhead, batch: list[tuple[bytes, int, int]]
-) -> None:
-    for data, start, end in batch:
-        with memoryview(data) as view, view[start:end] as part:
-            if not writer.append(ahead, part):
-                return  # its line ended or taken back: nothing more of it
+def _append(writer: CassetteWriter, ahead: AnswerAhead, data: bytes, start: int, end: int) -> bool:
+    with memoryview(data) as view, view[start:end] as part:
+        return writer.append(ahead, part)
 
 
 class _Gathered:
