@@ -32,7 +32,6 @@ SIGINT or SIGTERM, writing the report then.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import functools
 import gc
@@ -48,7 +47,7 @@ from ._spans import LongStringWatch
 from ._upstream import Upstream, UpstreamError
 from ._upstream import usable as upstream_usable
 from ._wire import read_line
-from .record import STREAM_FROM, AnswerAhead, CassetteWriter, RecordingProxy
+from .record import STREAM_FROM, AnswerAhead, RecordingProxy
 from .replay import ReplayServer, ReplaySession
 
 #: the path both serve the MCP endpoint on
@@ -137,10 +136,6 @@ class HttpRecordingProxy(RecordingProxy):
         self.out = out or sys.stdout
         #: big bodies' buffers lent again (their pages mapped: no page faults)
         self._spares = _Spares()
-        #: the thread writing a big body's long string to the cassette (``_Appends``)
-        self._appender = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="cassette-appends"
-        )
 
     async def _session(self) -> None:
         import httpx2
@@ -160,7 +155,6 @@ class HttpRecordingProxy(RecordingProxy):
             finally:
                 if self._upstream is not None:
                     self._upstream.close()
-                self._appender.shutdown(wait=True)
         self.summary.server_exit = 0
         self.summary.unanswered.extend(p.method for p in self._pending.values())
 
@@ -180,11 +174,8 @@ class HttpRecordingProxy(RecordingProxy):
             body = self._spares.gathered()
             # its long string checked as it passes (``LongStringWatch``), not after its end
             watch = LongStringWatch() if self.redactor is None else None
-            appends = _Appends(self.writer, self._appender)
-            content = self._body_as_it_comes(
-                request, body, watch, note=self._upstream is None, appends=appends
-            )
-            noted = functools.partial(self._note_body, body, watch, appends)
+            content = self._body_as_it_comes(request, body, watch, note=self._upstream is None)
+            noted = functools.partial(self._note_body, body, watch)
         else:
             whole = await request.body()
             if request.method == "POST" and whole.strip():
@@ -242,21 +233,13 @@ class HttpRecordingProxy(RecordingProxy):
         return await self._client.send(outgoing, stream=True)
 
     async def _body_as_it_comes(
-        self,
-        request: Any,
-        body: _Gathered,
-        watch: LongStringWatch | None,
-        *,
-        note: bool,
-        appends: _Appends | None = None,
+        self, request: Any, body: _Gathered, watch: LongStringWatch | None, *, note: bool
     ) -> AsyncIterator[bytes]:
         """A big POST body passed on chunk by chunk, gathered into ``body`` and watched by
         ``watch`` once each chunk has gone, its call's entry started in the cassette and
         its long string written there as it passes when nothing else is in flight
-        (``_call_ahead``: ended when the call is noted, or taken back; the string's bytes
-        after the first piece's by ``appends``' thread); noted at its end when ``note``
-        (else by ``_note_body``, called once it has gone)."""
-        appends = appends if appends is not None else _Appends(self.writer, self._appender)
+        (``_call_ahead``: ended when the call is noted, or taken back); noted at its end
+        when ``note`` (else by ``_note_body``, called once it has gone)."""
         call: AnswerAhead | None = None
         try:
             async for chunk in request.stream():
@@ -269,23 +252,18 @@ class HttpRecordingProxy(RecordingProxy):
                     if first:
                         call = self._call_ahead(chunk, watch)
                     else:
-                        appends.watched(watch, call, chunk)
+                        self._watched(watch, call, chunk)
         except BaseException:
-            if call is not None:  # cut short: not an entry (what is queued is refused)
+            if call is not None:  # cut short: not an entry
                 self.writer.take_back(call)
             raise
         if note:
-            self._note_body(body, watch, appends)
+            self._note_body(body, watch)
 
-    def _note_body(
-        self, body: _Gathered, watch: LongStringWatch | None, appends: _Appends | None = None
-    ) -> None:
+    def _note_body(self, body: _Gathered, watch: LongStringWatch | None) -> None:
         """The host's big POST body noted as a line is (an id it reuses while in flight
         cannot be aliased then: both calls are kept aside, as for a long stdio line); its
-        long string not checked again when ``watch`` checked it as it passed. The string's
-        bytes queued for the cassette (``appends``) are written first."""
-        if appends is not None:
-            appends.wait()
+        long string not checked again when ``watch`` checked it as it passed."""
         line = body.whole()
         if not _blank(line):
             text = _without_newline(line)
@@ -300,7 +278,6 @@ class HttpRecordingProxy(RecordingProxy):
         body = self._spares.gathered()
         # its long string checked, and its entry written, as it passes (as over stdio)
         watch = LongStringWatch() if self.redactor is None else None
-        appends = _Appends(self.writer, self._appender)
         ahead: AnswerAhead | None = None
         last = b""
         try:
@@ -314,15 +291,14 @@ class HttpRecordingProxy(RecordingProxy):
                     if not last:  # the first piece
                         ahead = self._answer_ahead(asyncio.get_running_loop(), chunk, watch)
                     else:
-                        appends.watched(watch, ahead, chunk)
+                        self._watched(watch, ahead, chunk)
                 last = chunk
         except BaseException:
-            if ahead is not None:  # cut short: its entry is not kept (nor what is queued)
+            if ahead is not None:  # cut short: its entry is not kept
                 self.writer.take_back(ahead)
             raise
         finally:
             await remote.aclose()
-        await appends.settled()  # the string's bytes in the file before its entry ends
         data = body.whole()  # read as a line is (no newline needed: no copy made)
         if not _blank(data):
             checked = watch.checked if watch is not None else None
@@ -365,48 +341,6 @@ class HttpRecordingProxy(RecordingProxy):
             return event
         kept = [ln for ln in event.split(b"\n") if not ln.startswith(b"data:")]
         return b"\n".join([*kept, b"data: " + out.rstrip(b"\n")])
-
-
-class _Appends:
-    """A big body's long string written to the cassette after its entry's start
-    (``CassetteWriter.append``) by a thread of its own, in order, while the loop passes the
-    next pieces on: the file's write lets go of the GIL, and 50 MB into fresh page-cache
-    pages took 16-76 ms of the loop's time. Each write is checked under the writer's lock
-    as before (a line ended or taken back meanwhile refuses it). ``wait`` (or ``settled``)
-    before the entry's line is ended."""
-
-    def __init__(self, writer: CassetteWriter, pool: concurrent.futures.Executor) -> None:
-        self._writer = writer
-        self._pool = pool
-        self._last: concurrent.futures.Future[bool] | None = None
-
-    def watched(
-        self, watch: LongStringWatch, ahead: AnswerAhead | None, data: bytes | bytearray
-    ) -> None:
-        """The next piece watched (``RecordingProxy._watched``), its string's bytes
-        queued for the cassette after ``ahead``'s start."""
-        got = watch.feed(data)
-        if ahead is None or got is None or got[0] == got[1]:
-            return
-        piece = data if isinstance(data, bytes) else bytes(data)  # unchanged while queued
-        self._last = self._pool.submit(_append, self._writer, ahead, piece, *got)
-
-    def wait(self) -> None:
-        """Every queued write done (blocks until then)."""
-        last, self._last = self._last, None
-        if last is not None:
-            last.result()
-
-    async def settled(self) -> None:
-        """Every queued write done (the loop runs meanwhile)."""
-        last, self._last = self._last, None
-        if last is not None:
-            await asyncio.wrap_future(last)
-
-
-def _append(writer: CassetteWriter, ahead: AnswerAhead, data: bytes, start: int, end: int) -> bool:
-    with memoryview(data) as view, view[start:end] as part:
-        return writer.append(ahead, part)
 
 
 class _Gathered:
