@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import signal
 import socket
 import sys
@@ -74,7 +75,11 @@ async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None
     ``on_stop``: called at the signal (ends the streams that would hold the shutdown)."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    from ._listener import http_protocol
+
+    config = uvicorn.Config(
+        app, http=http_protocol(), log_level="warning", lifespan="off", access_log=False
+    )
     server = uvicorn.Server(config)
     loop = asyncio.get_running_loop()
 
@@ -90,6 +95,9 @@ async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None
     print(f"http://{host}:{port}{ENDPOINT}", file=out, flush=True)
     # the signals are ours (above): uvicorn would raise them again once it has stopped
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+    # the modules loaded so far (the SDK's, starlette's, uvicorn's: 100,000s of objects)
+    # left out of the collector's full passes, which a big body's per-piece work triggers
+    gc.freeze()
     await server.serve(sockets=[sock])
 
 
@@ -126,6 +134,8 @@ class HttpRecordingProxy(RecordingProxy):
         self._relayed: dict[bytes, str | None] = {}
         self.sock = listen(port)
         self.out = out or sys.stdout
+        #: big bodies' buffers lent again (their pages mapped: no page faults)
+        self._spares = _Spares()
 
     async def _session(self) -> None:
         import httpx2
@@ -161,7 +171,7 @@ class HttpRecordingProxy(RecordingProxy):
             # recording once whole and gone (its last bytes are not held up by the
             # reading), before any answer to it can be read
             headers["content-length"] = size
-            body = _Gathered()
+            body = self._spares.gathered()
             # its long string checked as it passes (``LongStringWatch``), not after its end
             watch = LongStringWatch() if self.redactor is None else None
             content = self._body_as_it_comes(request, body, watch, note=self._upstream is None)
@@ -235,7 +245,7 @@ class HttpRecordingProxy(RecordingProxy):
             async for chunk in request.stream():
                 if chunk:
                     yield chunk
-                    first = not body.buffer
+                    first = not body.size
                     body.add(chunk)
                     if watch is None:
                         continue
@@ -265,7 +275,7 @@ class HttpRecordingProxy(RecordingProxy):
         chunk held back until it is recorded (the host cannot read a JSON body before its
         end)."""
         self.writer.reserve(2 * size)  # the disk for its entry, while it comes
-        body = _Gathered()
+        body = self._spares.gathered()
         # its long string checked, and its entry written, as it passes (as over stdio)
         watch = LongStringWatch() if self.redactor is None else None
         ahead: AnswerAhead | None = None
@@ -334,22 +344,62 @@ class HttpRecordingProxy(RecordingProxy):
 
 
 class _Gathered:
-    """A big body's pieces gathered as they pass on, into one buffer that grows with them
-    (no join of 50 MB once it is whole: each piece is copied while the rest comes).
+    """A big body's pieces gathered as they pass on, into one buffer (no join of 50 MB once
+    it is whole: each piece is copied while the rest comes). The buffer is a fresh one
+    that grows with the pieces, or ``spare``: the buffer of a body gone by (``_Spares``),
+    written over from its start, its pages mapped already (a fresh 50 MB costs 12,800 page
+    faults, 30-45 ms here, the kernel handing out zeroed pages one at a time).
     Not sized ahead from ``content-length``: ``bytearray(n)`` zeroes its n bytes before
-    the first piece could go on (20 ms for 50 MB here, the kernel handing out fresh
-    pages), where growing it spreads that over the pieces (glibc's ``realloc`` of a big
-    block moves its pages, not its bytes)."""
+    the first piece could go on (20 ms for 50 MB here), where growing it spreads that over
+    the pieces (glibc's ``realloc`` of a big block moves its pages, not its bytes)."""
 
-    def __init__(self) -> None:
-        self.buffer = bytearray()
+    __slots__ = ("buffer", "size")
 
-    def add(self, chunk: bytes) -> None:
-        self.buffer += chunk
+    def __init__(self, spare: bytearray | None = None) -> None:
+        self.buffer = bytearray() if spare is None else spare
+        #: the body's bytes gathered so far (the buffer may hold an older body's past them)
+        self.size = 0
+
+    def add(self, chunk: bytes | bytearray | memoryview) -> None:
+        end = self.size + len(chunk)
+        # over an older body's bytes in place, or past the buffer's end (it grows)
+        self.buffer[self.size : end] = chunk
+        self.size = end
 
     def whole(self) -> bytearray:
-        """The body (the buffer itself: no copy)."""
+        """The body: the buffer itself, cut to the body's size (no copy; a buffer cut by
+        less than half keeps its memory)."""
+        del self.buffer[self.size :]
         return self.buffer
+
+
+class _Spares:
+    """The buffers of big bodies gone by (``_Gathered``), up to ``keep`` of them, each
+    lent again once nothing else holds it: not the line of a call still in flight, not a
+    span or a view of it in a thread or in the cassette's writer. Whether anything does
+    is told by its reference count (CPython's: a view of a ``bytearray`` holds a
+    reference to it, a slice is a copy), so a body is never written over while any of
+    it is in use. A buffer past ``most`` bytes is not kept (the memory goes back to the
+    system at once)."""
+
+    def __init__(self, keep: int = 3, most: int = 128 << 20) -> None:
+        self.keep = keep
+        self.most = most
+        self._kept: list[bytearray] = []
+
+    def gathered(self) -> _Gathered:
+        """A ``_Gathered`` for the next big body, on a kept buffer nothing holds if any."""
+        kept = self._kept
+        # sizes past ``most`` let go (a body cut the buffer and its pages freed meanwhile)
+        kept[:] = [buf for buf in kept if len(buf) <= self.most]
+        for index in range(len(kept)):
+            # the list's reference and getrefcount's argument: held by nothing else
+            if sys.getrefcount(kept[index]) == 2:
+                return _Gathered(kept[index])
+        gathered = _Gathered()
+        if len(kept) < self.keep:
+            kept.append(gathered.buffer)
+        return gathered
 
 
 def _blank(data: bytes | bytearray) -> bool:

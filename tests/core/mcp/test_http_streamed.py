@@ -183,3 +183,89 @@ def test_a_streamed_request_reaches_the_remote_whole_and_is_recorded_as_read_who
 def same_clock(text: bytes) -> bytes:
     """``same_time``, and the call's ``recorded_at`` (the clock when it was noted) the same."""
     return re.sub(rb'"recorded_at":"[^"]*"', b'"recorded_at":""', same_time(text))
+
+
+def record_answers(lines: list[bytes], cuts: list[int], args: dict[str, Any], *, streamed: bool):
+    """The cassette and the bytes the host got for calls answered by ``lines`` in turn,
+    through one proxy: each streamed body gathered on the buffer of one gone by
+    (``_Spares``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proxy = proxy_in(tmp)
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+        call["params"] = {"name": "t", "arguments": args}
+        frame = read_line(json.dumps(call).encode()).frames[0]
+
+        async def run() -> list[bytes]:
+            sent = []
+            for line in lines:
+                proxy._pending[frame.key] = _Pending(
+                    "tools/call", frame.params, 1_700_000_000.0, time.perf_counter(), host_id=1
+                )
+                if not streamed:
+                    if line.strip():
+                        await proxy._from_server(line, forwarded=True)
+                    sent.append(line)
+                    continue
+                remote = _Pieces(split(line, cuts))
+                pieces = proxy._answer_as_it_comes(remote, len(line))
+                sent.append(b"".join([p async for p in pieces]))
+                del pieces
+            return sent
+
+        sent = asyncio.run(run())
+        return cassette(proxy, tmp), sent
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(answers(), min_size=2, max_size=4),
+    st.lists(st.integers(1, SPANS_FROM), max_size=6),
+    ARGS,
+)
+def test_answers_streamed_in_turn_on_lent_buffers_are_recorded_as_read_whole(
+    lines: list[bytes], cuts: list[int], args: dict[str, Any]
+) -> None:
+    streamed, sent = record_answers(lines, cuts, args, streamed=True)
+    whole, _ = record_answers(lines, cuts, args, streamed=False)
+    assert sent == lines
+    assert same_time(streamed) == same_time(whole)
+
+
+def record_requests(lines: list[bytes], cuts: list[int], *, streamed: bool):
+    """The cassette and the bytes the remote got for big calls in turn, each answered
+    small, through one proxy (each body on a lent buffer)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proxy = proxy_in(tmp)
+
+        async def run() -> list[bytes]:
+            got = []
+            for line in lines:
+                if not streamed:
+                    gathered = _Gathered()
+                    gathered.add(line)
+                    proxy._note_body(gathered, None)
+                    got.append(line)
+                else:
+                    host = _Pieces(split(line, cuts))
+                    body = proxy._spares.gathered()
+                    pieces = proxy._body_as_it_comes(host, body, proxy_watch(proxy), note=True)
+                    got.append(b"".join([p async for p in pieces]))
+                    del body, pieces  # the line's buffer held by nothing past its call
+                await proxy._from_server(ANSWER)
+            return got
+
+        sent = asyncio.run(run())
+        return cassette(proxy, tmp), sent
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(calls(), min_size=2, max_size=3), st.lists(st.integers(1, 4 * SPANS_FROM), max_size=6)
+)
+def test_requests_streamed_in_turn_on_lent_buffers_are_recorded_as_read_whole(
+    lines: list[bytes], cuts: list[int]
+) -> None:
+    streamed, sent = record_requests(lines, cuts, streamed=True)
+    whole, _ = record_requests(lines, cuts, streamed=False)
+    assert sent == lines
+    assert same_clock(streamed) == same_clock(whole)
