@@ -53,7 +53,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-import orjson
 from cassette_tui.core.format.cassette import dump_line, dump_record
 from cassette_tui.core.format.constants import ENV_CLAIM, EXIT_BAD_INPUT, EXIT_CLEAN
 from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
@@ -72,6 +71,9 @@ from ._facts import (
     sidecar_path,
     without_meta,
 )
+from ._fast_json import _canonical_ascii, _scan, fast_canonical
+from ._fast_json import fast_compact as fast_compact
+from ._fast_json import fast_texts as fast_texts
 from ._spans import LongStringWatch, Spans, read_spans
 from ._stdio import BUFFER_SIZE, GIVE_FROM, LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
@@ -389,68 +391,6 @@ def _spans_digest(spans: Spans, canonical: bytes) -> str:
     for piece in spans.splice(canonical):
         sha.update(piece)
     return DIGEST_PREFIX + sha.hexdigest()[:16]
-
-
-def _scan(value: Any) -> tuple[bool, bool]:
-    """``(a float is anywhere in value, every object's keys are in sorted order)``: orjson
-    prints some floats in another shortest form than the standard library (``1e16`` for
-    ``1e+16``), and the canonical text sorts keys."""
-    in_order = True
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float):
-            return True, in_order
-        if isinstance(item, dict):
-            if in_order:
-                keys = list(item)
-                in_order = all(a < b for a, b in zip(keys, keys[1:], strict=False))
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False, in_order
-
-
-def _canonical_ascii(text: bytes) -> bool:
-    """Whether orjson's text escapes nothing the canonical text (``ensure_ascii``) would:
-    non-ASCII, DEL."""
-    return text.isascii() and b"\x7f" not in text
-
-
-def fast_compact(value: Any, *, has_float: bool | None = None) -> bytes | None:
-    """The compact JSON text ``dump_record`` writes for ``value`` (``json.dumps`` with
-    ``separators=(",", ":")``, ``ensure_ascii=False``, as UTF-8), by orjson, several times
-    faster on big values; ``None`` where orjson would write other text: a float, an
-    integer past 64 bits, a lone surrogate (checked by a property test)."""
-    if has_float if has_float is not None else _scan(value)[0]:
-        return None
-    try:
-        return orjson.dumps(value)
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-
-
-def fast_canonical(value: Any, *, has_float: bool | None = None) -> bytes | None:
-    """``canonical_json(value)`` as bytes, by orjson; ``None`` where its text would differ:
-    a float, non-ASCII or DEL (which the canonical text escapes), an integer past 64 bits,
-    a lone surrogate."""
-    if has_float if has_float is not None else _scan(value)[0]:
-        return None
-    try:
-        canonical = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-    return canonical if _canonical_ascii(canonical) else None
-
-
-def fast_texts(value: Any) -> tuple[str, str] | None:
-    """``(canonical_json(value), the compact text dump_record writes)`` by orjson, or
-    ``None`` where either would differ (see ``fast_canonical``, ``fast_compact``)."""
-    canonical = fast_canonical(value)
-    text = fast_compact(value) if canonical is not None else None
-    if canonical is None or text is None:
-        return None
-    return canonical.decode(), text.decode()
 
 
 def _written_in(pieces: Pieces, head: bytes, prepared: _PreparedArgs | AnswerAhead) -> int:
