@@ -169,9 +169,6 @@ def guess_call(writer: CassetteWriter, data: bytes | bytearray, start: int) -> A
     return ArgsAhead(seq, _entry_head(seq, tool) + pieces[0], start)
 
 
-#: a response at least this big is written by ``fast_compact`` when it can (the standard
-
-
 def guess_answer(
     writer: CassetteWriter, pending: list[_Pending], data: bytes | bytearray, start: int
 ) -> AnswerAhead | None:

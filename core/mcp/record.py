@@ -275,6 +275,7 @@ def _open(
         writer.open_entry(seq, tool, prepared, spans)
 
 
+#: a response at least this big is written by ``fast_compact`` when it can (the standard
 #: library's encoder took 0.12 s for a 50 MB answer, orjson 0.02 s)
 FAST_RESPONSE_FROM = 1 << 16
 
