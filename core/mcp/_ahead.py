@@ -23,7 +23,8 @@ from ._spans import Spans
 from ._wire import TOOLS_CALL, Frame, read_line
 
 if TYPE_CHECKING:
-    from .record import CassetteWriter, _Pending
+    from ._writer import CassetteWriter
+    from .record import _Pending
 
 
 #: a server line longer than this goes on to the host in pieces as it comes, its end
