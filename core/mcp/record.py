@@ -50,7 +50,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from cassette_tui.core.format.constants import ENV_CLAIM, EXIT_BAD_INPUT, EXIT_CLEAN
+from cassette_tui.core.format.constants import ENV_CLAIM
 from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
@@ -76,6 +76,7 @@ from ._spans import LongStringWatch, Spans, read_spans
 from ._stdio import BUFFER_SIZE, GIVE_FROM, LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
+from ._summary import RecordSummary as RecordSummary
 from ._wire import (
     ERROR_TYPE,
     PROGRESS,
@@ -123,70 +124,6 @@ class _Pending:
     def progress_token(self) -> Any:
         meta = (self.params or {}).get("_meta") if isinstance(self.params, dict) else None
         return meta.get("progressToken") if isinstance(meta, dict) else None
-
-
-@dataclass
-class RecordSummary:
-    """What a recording session did.
-
-    Attributes:
-        cassette, sidecar: the files written.
-        entries: tool calls recorded; errors: of them, JSON-RPC errors or ``isError``.
-        exchanges: other answered requests kept in the sidecar.
-        unanswered: methods of host requests the server never answered.
-        server_exit: the server's exit status (negative: killed by that signal), ``None``
-            if it could not be started.
-        server_crashed: the server exited before the host closed the session.
-        terminated: the proxy had to signal the server to stop it.
-        removed: nothing was recorded (no tool call, no other answer), so the two files
-            this session created were removed: a retry starts clean.
-        write_error: the cassette refused a write (``_write_failure``): what was said on
-            stderr; the recording stopped there, the session went on unrecorded.
-    """
-
-    cassette: Path
-    sidecar: Path
-    entries: int = 0
-    errors: int = 0
-    exchanges: int = 0
-    unanswered: list[str] = field(default_factory=list)
-    server_exit: int | None = None
-    server_crashed: bool = False
-    terminated: bool = False
-    removed: bool = False
-    server_messages: int = 0
-    kept_aside: int = 0
-    problems: list[str] = field(default_factory=list)
-    write_error: str | None = None
-
-    def exit_status(self) -> int:
-        """The proxy's own exit status: the server's when it crashed (128+N for a signal),
-        else ``EXIT_BAD_INPUT`` (2) when the cassette refused a write, else 0."""
-        code = self.server_exit
-        if not self.server_crashed or code is None or code == 0:
-            return EXIT_BAD_INPUT if self.write_error is not None else EXIT_CLEAN
-        return 128 - code if code < 0 else code
-
-    def report(self) -> dict[str, Any]:
-        """``{"mode": "record", "cassette", "entries", "errors", "mcp": {...}}``."""
-        return {
-            "mode": "record",
-            "cassette": str(self.cassette),
-            "entries": self.entries,
-            "errors": self.errors,
-            "mcp": {
-                "sidecar": str(self.sidecar),
-                "exchanges": self.exchanges,
-                "unanswered": list(self.unanswered),
-                "server_exit": self.server_exit,
-                "server_crashed": self.server_crashed,
-                "removed": self.removed,
-                "server_messages": self.server_messages,
-                "kept_aside": self.kept_aside,
-                "problems": list(self.problems),
-                "write_error": self.write_error,
-            },
-        }
 
 
 #: a host line longer than this is forwarded in pieces as it comes, not held back whole
