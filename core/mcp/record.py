@@ -32,6 +32,15 @@ proxy closes the server's stdin, lets it answer what is in flight for ``grace`` 
 then terminates its process group (SIGTERM, then SIGKILL). When the server exits first
 (a crash), the proxy answers each request still waiting with a JSON-RPC error that says
 so, reports it on stderr, and keeps every entry recorded before.
+
+This module holds the relay loop (``RecordingProxy``: the two pumps, the host's lines
+noted, the server's lines paired and recorded, the shutdown); its parts, each a module:
+``_recording`` (what each answer is kept as, a refused write), ``_writer`` (the cassette
+writer and its write-ahead), ``_ahead`` (the guesses of a big message's entry start),
+``_prepared`` (a big call's args digest and text), ``_fast_json`` (orjson's texts),
+``_summary`` (the session's summary and report), ``_claim`` (the two new files). The
+names others import from here (``CassetteWriter``, ``AnswerAhead``, ``STREAM_FROM``, ...)
+are re-exported.
 """
 
 from __future__ import annotations
@@ -46,7 +55,6 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -60,32 +68,18 @@ from ._ahead import _closers as _closers
 from ._ahead import guess_answer, guess_call
 from ._claim import NUMBER as NUMBER
 from ._claim import _claim
-from ._facts import (
-    Exchange,
-    ServerMessage,
-    without_meta,
-)
+from ._facts import ServerMessage
 from ._fast_json import fast_compact as fast_compact
 from ._fast_json import fast_texts as fast_texts
 from ._prepared import _prepare_args as _prepare_args
 from ._prepared import _PreparedArgs, _spans_digest, _spans_texts
+from ._recording import _Recording
 from ._spans import LongStringWatch, Spans, read_spans
 from ._stdio import BUFFER_SIZE, GIVE_FROM, LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
 from ._stdio import widen_pipe as _widen_pipe
 from ._summary import RecordSummary as RecordSummary
-from ._wire import (
-    ERROR_TYPE,
-    PROGRESS,
-    PROGRESS_AT,
-    PROGRESS_FIELD,
-    TOOLS_CALL,
-    Frame,
-    Line,
-    dump_doc,
-    id_key,
-    read_line,
-)
+from ._wire import PROGRESS, TOOLS_CALL, Frame, Line, dump_doc, id_key, read_line
 from ._writer import FAST_RESPONSE_FROM as FAST_RESPONSE_FROM
 from ._writer import CassetteWriter as CassetteWriter
 
@@ -205,7 +199,7 @@ def _open(
         writer.open_entry(seq, tool, prepared, spans)
 
 
-class RecordingProxy:
+class RecordingProxy(_Recording):
     """One recording session. ``run()`` returns the ``RecordSummary``.
 
     Args:
@@ -1004,181 +998,6 @@ class RecordingProxy:
         docs = [f.doc if spans is None else spans.real(f.doc) for f in parsed.frames]
         return dump_doc(docs if parsed.batch else docs[0])
 
-    # -- recording -----------------------------------------------------------------------
-    def _record(
-        self,
-        req: _Pending,
-        answer: Frame,
-        *,
-        lossy: bool,
-        line: bytes | bytearray,
-        prepared: _PreparedArgs | None = None,
-        spans: Spans | None = None,
-        ahead: AnswerAhead | None = None,
-    ) -> None:
-        """Keep one answered request: a ``tools/call`` as an entry, any other as an
-        exchange; one that can be neither is kept aside (the two lines' text). ``spans``:
-        the answer is the skeleton of a line with these long strings (``_spans``)."""
-        if self._write_failed():  # the recording stopped: the session goes on unrecorded
-            return
-        doc = answer.doc
-        result = doc.get("result") if answer.kind == "response" else None
-        error = doc.get("error") if answer.kind == "error" else None
-        if spans is not None and error is not None:
-            error = spans.real(error)
-        what = f"{req.method} (id {id_key(req.host_id)})"
-        if lossy:
-            self._problem(f"the answer to {what} held invalid UTF-8 bytes, kept as U+FFFD")
-        if error is not None and not (
-            isinstance(error, dict)
-            and isinstance(error.get("code"), int)
-            and isinstance(error.get("message"), str)
-        ):
-            self._aside(req, line, "the error is not {code: int, message: str}")
-            return
-        if req.method == TOOLS_CALL:
-            params = req.params if isinstance(req.params, dict) else None
-            if params is None or not isinstance(params.get("name"), str):
-                self._aside(req, line, "its params have no tool name")
-                return
-            args = params.get("arguments")
-            args = {} if args is None else args
-            if depth_of(args) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
-                self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
-                return
-            extra = {
-                "recorded_at": datetime.fromtimestamp(req.started, UTC)
-                .isoformat()
-                .replace("+00:00", "Z"),
-                "duration_ms": round((time.perf_counter() - req.t0) * 1000, 3),
-            }
-            if req.progress:
-                extra[PROGRESS_FIELD] = req.progress
-            try:
-                if prepared is None and req.spans is not None and req.spans.holds(args):
-                    prepared = _prepare_args(self.writer.rules, params["name"], args, req.spans)
-                seq = self.writer.write(
-                    params["name"],
-                    args,
-                    result,
-                    _error_record(error),
-                    extra,
-                    prepared,
-                    response_size=len(line),
-                    args_spans=req.spans,
-                    response_spans=spans,
-                    ahead=ahead,
-                )
-            except (TypeError, ValueError, RecursionError) as exc:
-                self._aside(req, line, f"not a cassette entry: {exc}")
-                return
-            if seq is None:  # the cassette refused it: the recording stopped
-                self._write_failed()
-                return
-            self.summary.entries += 1
-            if error is not None or (isinstance(result, dict) and result.get("isError") is True):
-                self.summary.errors += 1
-            self._answered({"seq": seq})
-            return
-        if error is None and not isinstance(result, dict):
-            self._aside(req, line, "the result is not an object")
-            return
-        if depth_of(req.params) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
-            self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
-            return
-        exchange = Exchange(req.method, without_meta(req.params), result=result, error=error)
-        self.facts.exchanges.append(exchange)
-        self.journal.add({"exchange": exchange.to_dict()})
-        self.summary.exchanges += 1
-        self._answered({"exchange": len(self.facts.exchanges) - 1})
-
-    def _write_failed(self) -> bool:
-        """Whether the cassette refused a write (``CassetteWriter.failure``), or the
-        sidecar's journal did (``FactsJournal.failure``): said on stderr, and kept in the
-        summary, once; the recording stops there."""
-        failure = self.writer.failure
-        refused = self.journal.failure
-        if failure is None and refused is None:
-            return False
-        if self.summary.write_error is None:
-            if failure is not None:
-                self.summary.write_error = failure.message()
-            else:
-                assert refused is not None
-                self.summary.write_error = (
-                    f"cannot write to sidecar {self.summary.sidecar}: {refused.strerror or refused}"
-                    f" (errno {refused.errno}); the recording stopped (the {self.summary.entries}"
-                    " entries before are kept); the session goes on unrecorded"
-                )
-            self._problem(self.summary.write_error)
-        return True
-
-    def _answered(self, anchor: dict[str, int]) -> None:
-        """An answer went to the host: it places the server messages sent since the last."""
-        for message in self._unplaced:
-            message.before = anchor
-        if self._unplaced:
-            self.journal.add({"placed": anchor})
-        self._unplaced = []
-        self._last_answer = anchor
-
-    def _settle_idle(self) -> None:
-        """Server messages that came while no request was in flight, before this host
-        request: the host may send it because of them (a ``tools/list`` after
-        ``tools/list_changed`` on Streamable HTTP's GET stream), so they are not placed
-        before its answer (replay would wait for a request that never comes) but left
-        after the answer before them (``before: null``), where replay sends them."""
-        self.journal.add({"placed": None})
-        self._unplaced = []
-
-    def _server_message(self, message: ServerMessage) -> None:
-        if self._write_failed():  # the recording stopped
-            return
-        message.after = self._last_answer
-        self.facts.server_messages.append(message)
-        self.journal.add({"server_message": message.to_dict()})
-        self._unplaced.append(message)
-        self.summary.server_messages += 1
-
-    def _aside(self, req: _Pending, answer_line: bytes | bytearray, reason: str) -> None:
-        """An answered call that cannot be kept as an entry or an exchange: its two lines
-        go to the sidecar's ``kept_aside``, said on stderr and in the report."""
-        if self._write_failed():  # the recording stopped
-            return
-        aside = {
-            "method": req.method,
-            "id": req.host_id,
-            "reason": reason,
-            "request": req.line.decode("utf-8", "replace").rstrip("\n"),
-            "answer": answer_line.decode("utf-8", "replace").rstrip("\n"),
-            # the answer may be the other call's: replay never serves it
-            **({"unpaired": True} if req.ambiguous else {}),
-        }
-        self.facts.kept_aside.append(aside)
-        self.journal.add({"kept_aside": aside})
-        self.summary.kept_aside += 1
-        self._problem(
-            f"the answered {req.method} (id {id_key(req.host_id)}) is kept aside in "
-            f"{self.summary.sidecar.name} (replay answers the same call from its text): {reason}"
-        )
-
-    def _problem(self, message: str) -> None:
-        self.summary.problems.append(message)
-        self._say(message)
-
-    def _note_progress(self, params: dict[str, Any]) -> bool:
-        """Attach a progress notification to the tools/call that asked for it; ``False``
-        when none did (it is then a server message)."""
-        token = params.get("progressToken")
-        for req in self._pending.values():
-            if req.method == TOOLS_CALL and token is not None and req.progress_token == token:
-                row = {k: v for k, v in params.items() if k != "progressToken"}
-                # its place among the server messages (a log line, list_changed) around it
-                row[PROGRESS_AT] = len(self.facts.server_messages)
-                req.progress.append(row)
-                return True
-        return False
-
     def _answer_pending(self, status: int | None) -> None:
         for req in list(self._pending.values()):
             answer = {
@@ -1209,17 +1028,3 @@ class RecordingProxy:
                 self._host_gone = True
                 return False
         return True
-
-    def _say(self, message: str) -> None:
-        print(f"cassette-tui mcp record: {message}", file=self.log, flush=True)
-
-
-def _error_record(error: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A JSON-RPC error as a cassette entry's ``error`` field (``_wire.error_record``'s
-    shape, from the raw object)."""
-    if error is None:
-        return None
-    out: dict[str, Any] = {"type": ERROR_TYPE, "message": error["message"], "code": error["code"]}
-    if error.get("data") is not None:
-        out["data"] = error["data"]
-    return out
