@@ -66,7 +66,6 @@ from ._ahead import STREAM_FROM as STREAM_FROM
 from ._ahead import AnswerAhead as AnswerAhead
 from ._ahead import _closers as _closers
 from ._ahead import guess_answer, guess_call
-from ._claim import NUMBER as NUMBER
 from ._claim import _claim
 from ._facts import ServerMessage
 from ._fast_json import fast_compact as fast_compact
