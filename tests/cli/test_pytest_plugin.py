@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from support.child_pytest import pytest_argv
 from support.loop import LOOP_CASSETTE
 from support.paths import SCRIPT
 
@@ -102,7 +102,7 @@ def project(tmp_path: Path) -> Path:
 def pytest_run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CASSETTE_", "PYTEST_"))}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", *args],
+        pytest_argv("-q", "-rA", *args),
         cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
 
@@ -269,8 +269,7 @@ def test_a_miss_with_a_live_secret_fails_without_printing_it(project: Path) -> N
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CASSETTE_", "PYTEST_"))}
     env["LEAK_TOKEN"] = token
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA",
-         "test_secret.py"],
+        pytest_argv("-q", "-rA", "test_secret.py"),
         cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     out = done.stdout + done.stderr

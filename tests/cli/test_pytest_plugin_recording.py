@@ -11,12 +11,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.child_pytest import pytest_argv
 from support.listener import tcp_listener
 from support.paths import SAMPLES
 
@@ -26,8 +26,7 @@ RECORDED = {"seq": 1, "tool": "lookup", "args": {"key": "a"}, "response": {"valu
 def pytest_run(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("CASSETTE_", "PYTEST_"))}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q",
-         "-rA", *args],
+        pytest_argv("-p", "no:randomly", "-q", "-rA", *args),
         cwd=project, env={**clean, **env}, capture_output=True, text=True, timeout=300,
         check=False,
     )  # fmt: skip
