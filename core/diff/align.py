@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any
 
+from ..format import spill
 from ..format.cassette import Cassette
 from ..format.columns import NO_RESPONSE_HASH
 from ..format.outcome import (
@@ -46,7 +47,7 @@ from ..format.outcome import (
     outcome_index,
     same_outcome,
 )
-from ..format.spill import give_back, is_spilling, maybe_on_disk, maybe_spilled
+from ..format.spill import Spool, drop_pages, give_back, is_spilling, maybe_on_disk
 from ..keys.replay_key import repeated_flags
 from .model import Row, Status
 from .packed import PackedRows, StatusColumn
@@ -331,9 +332,8 @@ def _parted_anchors(
         del positions, cand_a, cand_b
         give_back()
     if any_found:
-        # at C speed and with no list of ints (36 bytes a candidate)
-        cand_a = maybe_spilled(array("q", compress(range(a0, a1), map((0).__le__, found))))
-        cand_b = maybe_spilled(array("q", compress(found, map((0).__le__, found))))
+        cand_a = _spooled("q", a1 - a0, _found_pairs(found, a0, 0), (found,))
+        cand_b = _spooled("q", a1 - a0, _found_pairs(found, a0, 1), (found,))
         del found
         give_back()
         return _longest_increasing(cand_a, cand_b)
@@ -345,6 +345,19 @@ def _parted_anchors(
         common |= _common_tokens(ta, tb, positions, slots)
         del positions, slots
     return _nth_anchors(ta, tb, a0, a1, b0, b1, common)
+
+
+def _found_pairs(found: array[int], a0: int, side: int) -> Callable[[int, int], array[int]]:
+    """``(start, stop) ->`` the candidates among ``found[start:stop]`` (per entry of A
+    from ``a0``, its candidate in B or -1): their positions in A (``side`` 0) or in B
+    (``side`` 1), at C speed and with no list of ints (36 bytes a candidate)."""
+
+    def make(start: int, stop: int) -> array[int]:
+        part = found[start:stop]
+        chosen = range(a0 + start, a0 + stop) if side == 0 else part
+        return array("q", compress(chosen, map((0).__le__, part)))
+
+    return make
 
 
 def _nth_anchors(
@@ -465,6 +478,23 @@ def _mix(tokens: array[int], values: Sequence[int]) -> array[int]:
     give equal tokens; unequal ones, the same token with chance 2**-64."""
     mask, mul = _MASK, _MIX
     return array("Q", map(lambda t, v: (t * mul + v) & mask, tokens, values))
+
+
+def _spooled(
+    typecode: str, n: int, make: Callable[[int, int], array[int]], read: tuple[object, ...]
+) -> array[int]:
+    """The batches ``make(start, stop)`` over ``0..n`` (``_SIDE_BATCH`` items each) as one
+    column: in memory, or for a long one while spilling, written to a temporary file as
+    they are made (``spill.Spool``: never whole in memory, issue 31), the pages of the
+    columns they ``read`` let go after each (``spill.drop_pages``)."""
+    if not is_spilling() or n < spill.SPILL_MIN_ITEMS:
+        return make(0, n)
+    spool = Spool(typecode)
+    for start in range(0, n, _SIDE_BATCH):
+        spool.add(make(start, min(n, start + _SIDE_BATCH)))
+        for column in read:
+            drop_pages(column)
+    return spool.view(array(typecode))
 
 
 @dataclass(frozen=True)
@@ -776,12 +806,16 @@ def _pass_tokens(sa: _Side, sb: _Side, depth: int) -> tuple[array[int], array[in
     """Both sides' tokens of pass ``depth`` (see the module docstring), a 64-bit column
     each, made when the pass runs: the key with the outcome's fingerprint, the key with
     the error flag, the key, the tool."""
-    if depth == 0:
-        fa, fb = sa.outcomes.fingerprints, sb.outcomes.fingerprints
-        return maybe_spilled(_mix(sa.keys, fa)), maybe_spilled(_mix(sb.keys, fb))
-    if depth == 1:
-        ea, eb = sa.outcomes.errors, sb.outcomes.errors
-        return maybe_spilled(_mix(sa.keys, ea)), maybe_spilled(_mix(sb.keys, eb))
+    if depth in (0, 1):
+
+        def mixed(side: _Side) -> array[int]:
+            keys, o = side.keys, side.outcomes
+            values: Sequence[int] = o.fingerprints if depth == 0 else o.errors
+            return _spooled(
+                "Q", len(keys), lambda s, e: _mix(keys[s:e], values[s:e]), (keys, values)
+            )
+
+        return mixed(sa), mixed(sb)
     if depth == 2:
         return sa.keys, sb.keys
     return sa.tools, sb.tools

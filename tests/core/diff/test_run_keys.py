@@ -167,3 +167,28 @@ def test_int_keys_tell_the_tools_apart(tmp_path: Path) -> None:
     assert ca.digest_codes()[0] == ca.digest_codes()[1]
     assert key_of(0) != key_of(1) and key_of(0) == keys.of("b")(0)
     assert list(keys.positions("a", {keys.code("a", 0)})) == [0, 1]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls, st.integers(1, 7), st.booleans(), st.data())
+def test_positions_read_the_codes_a_step_at_a_time_as_one_scan(
+    run: list, step: int, spilled: bool, data: st.DataObject
+) -> None:
+    # the scan reads ``SCAN_STEP`` codes, then lets their pages go (issue 31: the whole
+    # column no longer counts in VmRSS at 1M): the same positions as one scan of all
+    old_min = spill.SPILL_MIN_ITEMS
+    spill.SPILL_MIN_ITEMS = 1
+    drops: list[object] = []
+    try:
+        with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
+            mp.setattr(_run_keys, "SCAN_STEP", step)
+            mp.setattr(_run_keys, "drop_pages", drops.append)
+            result = _diffed(tmp, run, run, "key", spilled)
+            keys = _run_keys.RunKeys(result.a, result.b)
+            all_codes = list(result.a.digest_codes())
+            wanted = set(data.draw(st.lists(st.sampled_from(all_codes))) if all_codes else [])
+            expected = [i for i, code in enumerate(all_codes) if code in wanted]
+            assert list(keys.positions("a", wanted)) == expected
+            assert len(drops) == -(-len(all_codes) // step)  # one drop a step
+    finally:
+        spill.SPILL_MIN_ITEMS = old_min
