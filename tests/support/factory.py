@@ -53,3 +53,17 @@ def make_cassette(calls: Iterable[tuple[str, Any, Any]]) -> Cassette:
         else:
             entries.append(Entry(seq, tool, args, response))
     return Cassette.from_entries(entries)
+
+
+def call_records(run: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
+    """Entries for ``run``, a list of ``(tool, args value, response kind)``: kinds 0-2 a
+    value ``{"status": 200, "v": kind}``, 3 a 429, 4 an error entry; seqs from 1."""
+    records = []
+    for seq, (tool, arg, kind) in enumerate(run, 1):
+        if kind == 4:
+            records.append(entry(seq, tool, {"q": arg}, error={"type": "E", "message": "m"}))
+        elif kind == 3:
+            records.append(entry(seq, tool, {"q": arg}, response={"status": 429}))
+        else:
+            records.append(entry(seq, tool, {"q": arg}, response={"status": 200, "v": kind}))
+    return records

@@ -24,25 +24,13 @@ from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.keys.replay_key import KeyIndex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.factory import entry, write_cassette
+from support.factory import call_records, entry, write_cassette
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
 calls = st.lists(
     st.tuples(st.sampled_from(["search", "read", "fetch"]), st.integers(0, 4), st.integers(0, 4)),
     max_size=50,
 )
-
-
-def _records(run: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
-    records = []
-    for seq, (tool, arg, kind) in enumerate(run, 1):
-        if kind == 4:
-            records.append(entry(seq, tool, {"q": arg}, error={"type": "E", "message": "m"}))
-        elif kind == 3:
-            records.append(entry(seq, tool, {"q": arg}, response={"status": 429}))
-        else:
-            records.append(entry(seq, tool, {"q": arg}, response={"status": 200, "v": kind}))
-    return records
 
 
 # -- the code before (main at 9fa9b9b), the reference -------------------------------------
@@ -112,8 +100,8 @@ def _compare(result: DiffResult) -> None:
 
 
 def _diffed(tmp: str, run: list, other: list, align: str, spilled: bool) -> DiffResult:
-    a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
-    b = write_cassette(Path(tmp) / "b.jsonl", *_records(other))
+    a = write_cassette(Path(tmp) / "a.jsonl", *call_records(run))
+    b = write_cassette(Path(tmp) / "b.jsonl", *call_records(other))
     if not spilled:
         return run_job(diff_job(load(a), load(b), align, outcomes=True))
     with spill.spilling():

@@ -25,25 +25,13 @@ from cassette_tui.core.format.cassette import load
 from cassette_tui.core.format.jobs import run_job
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.factory import entry, write_cassette
+from support.factory import call_records, entry, write_cassette
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
 calls = st.lists(
     st.tuples(st.sampled_from(["search", "read", "fetch"]), st.integers(0, 5), st.integers(0, 4)),
     max_size=40,
 )
-
-
-def _records(run: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
-    records = []
-    for seq, (tool, arg, kind) in enumerate(run, 1):
-        if kind == 4:
-            records.append(entry(seq, tool, {"q": arg}, error={"type": "E", "message": "m"}))
-        elif kind == 3:
-            records.append(entry(seq, tool, {"q": arg}, response={"status": 429}))
-        else:
-            records.append(entry(seq, tool, {"q": arg}, response={"status": 200, "v": kind}))
-    return records
 
 
 def _edited(run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]]) -> list:
@@ -94,8 +82,8 @@ def test_spilled_diff_equals_the_in_memory_diff(
     run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]], align: str
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
-        b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
+        a = write_cassette(Path(tmp) / "a.jsonl", *call_records(run))
+        b = write_cassette(Path(tmp) / "b.jsonl", *call_records(_edited(run, edits)))
         old = (
             spill.SPILL_MIN_ITEMS, al._PART_TOKENS, al._SIDE_BATCH, oc._SPOOL_BATCH,
             pk._SPOOL_BATCH,
@@ -116,8 +104,8 @@ def test_spilled_diff_equals_the_in_memory_diff(
 def test_the_columns_are_spilled_inside_the_block_only(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(spill, "SPILL_MIN_ITEMS", 1)
     run = [("search", k % 4, k % 5) for k in range(30)]
-    a = write_cassette(tmp_path / "a.jsonl", *_records(run))
-    b = write_cassette(tmp_path / "b.jsonl", *_records(run[3:] + run[:3]))
+    a = write_cassette(tmp_path / "a.jsonl", *call_records(run))
+    b = write_cassette(tmp_path / "b.jsonl", *call_records(run[3:] + run[:3]))
     ca, cb = load(a), load(b)
     ca.spill_columns()
     assert isinstance(ca.line_spans()[0], array)  # type: ignore[index]
@@ -203,8 +191,8 @@ def test_a_spilled_column_leaves_no_named_file(tmp_path: Path, monkeypatch) -> N
 def test_the_command_prints_the_same_document_with_every_column_spilled(tmp_path: Path) -> None:
     # the CLI in a subprocess (a fresh process: the pager thread and the maps are its own)
     run = [("search" if k % 3 else "read", k % 7, k % 5) for k in range(200)]
-    a = write_cassette(tmp_path / "a.jsonl", *_records(run))
-    b = write_cassette(tmp_path / "b.jsonl", *_records(_edited(run, [(0, 5, 1), (1, 40, 0)])))
+    a = write_cassette(tmp_path / "a.jsonl", *call_records(run))
+    b = write_cassette(tmp_path / "b.jsonl", *call_records(_edited(run, [(0, 5, 1), (1, 40, 0)])))
     code = (
         "import sys; from cassette_tui.core.format import spill; "
         "spill.SPILL_MIN_ITEMS = int(sys.argv[1]); "
@@ -242,7 +230,7 @@ def test_a_load_that_spools_its_index_equals_the_plain_load(
     # small chunks and batches: the index goes to its temporary files many times a file
     from cassette_tui.core.format import _loader, _readahead
 
-    lines = [json.dumps(r) for r in _records(run)]
+    lines = [json.dumps(r) for r in call_records(run)]
     if shuffled and len(lines) > 2:
         lines[0], lines[-1] = lines[-1], lines[0]  # seqs out of file order
     for k in sorted(blanks, reverse=True):
@@ -319,8 +307,8 @@ def test_a_digest_column_after_spooled_codes_reads_as_one_column() -> None:
 
 def test_rows_spooled_as_they_come_equal_the_rows_in_memory(tmp_path: Path) -> None:
     run = [("search", k % 4, k % 5) for k in range(40)]
-    a = write_cassette(tmp_path / "a.jsonl", *_records(run))
-    b = write_cassette(tmp_path / "b.jsonl", *_records(run[5:] + run[:5]))
+    a = write_cassette(tmp_path / "a.jsonl", *call_records(run))
+    b = write_cassette(tmp_path / "b.jsonl", *call_records(run[5:] + run[:5]))
     ca, cb = load(a), load(b)
     plain = al.align_by_key(ca, cb)
     old = pk._SPOOL_BATCH
@@ -345,8 +333,8 @@ def test_rows_of_entries_read_from_the_columns_equal_the_rows(
     run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]]
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
-        b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
+        a = write_cassette(Path(tmp) / "a.jsonl", *call_records(run))
+        b = write_cassette(Path(tmp) / "b.jsonl", *call_records(_edited(run, edits)))
         ca, cb = load(a), load(b)
         old = spill.SPILL_MIN_ITEMS
         spill.SPILL_MIN_ITEMS = 1
@@ -372,8 +360,8 @@ def test_the_alignments_repeated_flags_are_the_results(
     from cassette_tui.core.keys.replay_key import repeated_flags
 
     with tempfile.TemporaryDirectory() as tmp:
-        a = write_cassette(Path(tmp) / "a.jsonl", *_records(run))
-        b = write_cassette(Path(tmp) / "b.jsonl", *_records(_edited(run, edits)))
+        a = write_cassette(Path(tmp) / "a.jsonl", *call_records(run))
+        b = write_cassette(Path(tmp) / "b.jsonl", *call_records(_edited(run, edits)))
         ca, cb = load(a), load(b)
         result = run_job(diff_job(ca, cb, "key", outcomes=True))
         assert result._repeated is not None  # taken from the alignment, not counted again

@@ -20,7 +20,7 @@ from cassette_tui.core.format.outcome import Outcome
 from cassette_tui.core.keys.replay_key import KeyIndex, repeated_flags
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.factory import entry, write_cassette
+from support.factory import call_records, write_cassette
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
 calls = st.lists(
@@ -30,15 +30,7 @@ calls = st.lists(
 
 
 def _write(path: Path, run: list[tuple[str, int, int]]) -> Cassette:
-    records = []
-    for seq, (tool, arg, kind) in enumerate(run, 1):
-        if kind == 4:
-            records.append(entry(seq, tool, {"q": arg}, error={"type": "E", "message": "m"}))
-        elif kind == 3:
-            records.append(entry(seq, tool, {"q": arg}, response={"status": 429}))
-        else:
-            records.append(entry(seq, tool, {"q": arg}, response={"status": 200, "v": kind}))
-    write_cassette(path, *records)
+    write_cassette(path, *call_records(run))
     return load(path)
 
 
