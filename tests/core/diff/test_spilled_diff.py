@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from cassette_tui.core.diff import packed as pk
 from cassette_tui.core.diff.result import DiffResult, diff_job
 from cassette_tui.core.format import outcome as oc
 from cassette_tui.core.format import spill
-from cassette_tui.core.format.cassette import load
+from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.jobs import run_job
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,6 +34,27 @@ calls = st.lists(
     st.tuples(st.sampled_from(["search", "read", "fetch"]), st.integers(0, 5), st.integers(0, 4)),
     max_size=40,
 )
+
+
+@contextmanager
+def _plain_and_spooled(text: str, chunk: int) -> Iterator[tuple[Cassette, Cassette]]:
+    """``text`` as a cassette file loaded plainly, and loaded again spooled in batches of 2
+    (read ``chunk`` bytes at a time, every column spilled); the file lives until exit."""
+    from cassette_tui.core.format import _loader, _readahead
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "a.jsonl"
+        path.write_text(text)
+        plain = load(path)
+        old = _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS
+        _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = 2, chunk, 1
+        try:
+            with spill.spilling():
+                spooled = load(path)
+                spooled.spill_columns()
+        finally:
+            _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = old
+        yield plain, spooled
 
 
 def _edited(run: list[tuple[str, int, int]], edits: list[tuple[int, int, int]]) -> list:
@@ -228,7 +251,6 @@ def test_a_load_that_spools_its_index_equals_the_plain_load(
     chunk: int,
 ) -> None:
     # small chunks and batches: the index goes to its temporary files many times a file
-    from cassette_tui.core.format import _loader, _readahead
 
     lines = [json.dumps(r) for r in call_records(run)]
     if shuffled and len(lines) > 2:
@@ -236,18 +258,7 @@ def test_a_load_that_spools_its_index_equals_the_plain_load(
     for k in sorted(blanks, reverse=True):
         lines.insert(min(k, len(lines)), "")
     text = "\n".join(lines) + ("" if no_last_newline else "\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "a.jsonl"
-        path.write_text(text)
-        plain = load(path)
-        old = _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS
-        _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = 2, chunk, 1
-        try:
-            with spill.spilling():
-                spooled = load(path)
-                spooled.spill_columns()
-        finally:
-            _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = old
+    with _plain_and_spooled(text, chunk) as (plain, spooled):
         assert len(spooled) == len(plain)
         assert spooled.seqs == plain.seqs
         assert [spooled.tool(i) for i in range(len(plain))] == [
@@ -390,7 +401,6 @@ def test_a_load_that_spools_its_stored_digests_equals_the_plain_load(
 ) -> None:
     # mostly standard digests (spooled a batch at a time), some lines with none or with
     # another text (the rest then stays in memory, the spooled head put back before it)
-    from cassette_tui.core.format import _loader, _readahead
 
     records = []
     for seq, (stored, standard_only) in enumerate(lines, 1):
@@ -399,18 +409,7 @@ def test_a_load_that_spools_its_stored_digests_equals_the_plain_load(
         records.append(json.dumps(entry(seq, "search", {"q": seq}, **fields)))
     if shuffled and len(records) > 2:
         records[0], records[-1] = records[-1], records[0]  # seqs out of file order
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "a.jsonl"
-        path.write_text("".join(r + "\n" for r in records))
-        plain = load(path)
-        old = _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS
-        _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = 2, chunk, 1
-        try:
-            with spill.spilling():
-                spooled = load(path)
-                spooled.spill_columns()
-        finally:
-            _loader._SPOOL_BATCH, _readahead.CHUNK, spill.SPILL_MIN_ITEMS = old
+    with _plain_and_spooled("".join(r + "\n" for r in records), chunk) as (plain, spooled):
         assert list(spooled.stored_digests()) == list(plain.stored_digests())
         assert [spooled.stored_digest(i) for i in range(len(plain))] == [
             plain.stored_digest(i) for i in range(len(plain))
