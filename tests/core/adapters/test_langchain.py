@@ -179,7 +179,9 @@ def test_a_typed_artifact_is_recorded_and_replayed_with_its_types(tmp_path: Path
             return self
 
     def run(mode: str) -> str:
-        asked = AIMessage(content="", tool_calls=[{"name": "fetch", "args": {"url": "u"}, "id": "c1"}])
+        asked = AIMessage(
+            content="", tool_calls=[{"name": "fetch", "args": {"url": "u"}, "id": "c1"}]
+        )
         model = Model(messages=iter([asked, AIMessage(content="done")]))
         middleware = CassetteMiddleware(mode=mode, path=tmp_path / "a.jsonl")
         state = create_agent(model, [fetch], middleware=[middleware]).invoke(
@@ -191,5 +193,8 @@ def test_a_typed_artifact_is_recorded_and_replayed_with_its_types(tmp_path: Path
     live = run("record")
     assert "datetime.datetime(2026, 12, 4" in live and "(0, 9)" in live
     entry = json.loads((tmp_path / "a.jsonl").read_text())
-    assert entry["response_types"] == {"$.artifact.fetched_at": "datetime", "$.artifact.span": "tuple"}
+    assert entry["response_types"] == {
+        "$.artifact.fetched_at": "datetime",
+        "$.artifact.span": "tuple",
+    }
     assert run("replay") == live and calls == ["u"]

@@ -109,24 +109,38 @@ def _loose_run(tmp_path: Path, mode: str) -> str:
 
     class Scripted(Model):
         async def get_response(self, system_instructions: Any, input: Any, *a: Any, **k: Any):
-            outs = [i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"]
+            outs = [
+                i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"
+            ]
             if not outs:
                 out: list[Any] = [
                     ResponseFunctionToolCall(
-                        type="function_call", call_id="c1", name="get_quote",
-                        arguments='{"symbol": "ACME"}', id="f1", status="completed",
+                        type="function_call",
+                        call_id="c1",
+                        name="get_quote",
+                        arguments='{"symbol": "ACME"}',
+                        id="f1",
+                        status="completed",
                     )
                 ]
             else:
-                text = ResponseOutputText(type="output_text", text=str(outs[0]["output"]), annotations=[])
-                out = [ResponseOutputMessage(id="m", type="message", role="assistant", status="completed", content=[text])]
+                text = ResponseOutputText(
+                    type="output_text", text=str(outs[0]["output"]), annotations=[]
+                )
+                out = [
+                    ResponseOutputMessage(
+                        id="m", type="message", role="assistant", status="completed", content=[text]
+                    )
+                ]
             return ModelResponse(output=out, usage=Usage(), response_id=None)
 
         def stream_response(self, *a: Any, **k: Any) -> Any:
             raise NotImplementedError
 
     agent = cassette_agent(
-        Agent(name="desk", model=Scripted(), tools=[get_quote]), mode=mode, path=tmp_path / "q.jsonl"
+        Agent(name="desk", model=Scripted(), tools=[get_quote]),
+        mode=mode,
+        path=tmp_path / "q.jsonl",
     )
     result = asyncio.run(Runner.run(agent, "ACME?", run_config=RunConfig(tracing_disabled=True)))
     return str(result.final_output)
@@ -140,5 +154,9 @@ def test_a_loosely_annotated_output_reads_the_same_to_the_model_in_replay(tmp_pa
     assert "datetime.datetime(2026, 12, 4, 9, 30" in live and "(11, 13)" in live
     entry = json.loads((tmp_path / "q.jsonl").read_text().splitlines()[0])
     assert entry["response"]["as_of"] == "2026-12-04T09:30:00+00:00"
-    assert entry["response_types"] == {"$.price": "decimal", "$.as_of": "datetime", "$.range": "tuple"}
+    assert entry["response_types"] == {
+        "$.price": "decimal",
+        "$.as_of": "datetime",
+        "$.range": "tuple",
+    }
     assert _loose_run(tmp_path, "replay") == live
