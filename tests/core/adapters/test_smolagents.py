@@ -4,9 +4,10 @@ with no live tool, gated, diffed; the agent's memory (``memory.get_full_steps()`
 same between record and replay, byte for byte.
 
 smolagents stamps each step's ``timing`` (start, end, duration) from the clock: that key
-alone is normalised. It also lists a step's observations in the order its tool threads
-complete them, which differs between two live runs too; the byte comparison runs the
-agent with one tool thread (the model's order), the parallel test with four.
+alone is normalised. A step's observations are listed by call id (smolagents 1.26 sorts
+them as strings), not in the order the tool threads complete them, so replayed calls that
+finish at once read as the live ones did; the byte comparison runs the agent with one tool
+thread, the parallel test with four.
 """
 
 from __future__ import annotations
