@@ -11,9 +11,10 @@ never called.
 Values: the cassette holds JSON. ``encode`` turns what the live tool returned into the
 recorded response, ``decode`` turns a recorded response back into the framework's type;
 a live or recorded run hands back the live value itself (not a decoded copy). This is
-where ``wrap_dispatcher(codec=...)`` plugs in once it exists: the adapters' encoders
-(pydantic ``TypeAdapter``\\s, LangChain message dicts, smolagents agent types) then become
-codec entries.
+where the adapters' encoders (pydantic ``TypeAdapter``\\s, LangChain message dicts,
+smolagents agent types) apply; what ``encode`` leaves typed (a ``datetime`` in a ``dict``)
+is recorded by the ``codec`` given (``wrap_dispatcher(codec=...)``) with its types, and
+comes back typed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..format.errors import ToolError
+from ..replay.codec import Codec
 from ..replay.wrap import wrap_dispatcher
 
 Encode = Callable[[Any], Any]
@@ -60,8 +62,8 @@ class ToolCassette:
         asynchronous: the framework awaits its tools (``acall``); ``call`` then still
             serves a synchronous call (LangGraph's ``invoke`` and ``ainvoke`` on one
             middleware).
-        mode, path, report, config, repeat, overwrite: as ``wrap_dispatcher`` (default:
-            the ``CASSETTE_*`` environment).
+        mode, path, report, config, repeat, overwrite, codec: as ``wrap_dispatcher``
+            (default: the ``CASSETTE_*`` environment, no codec).
 
     Raises:
         as ``wrap_dispatcher``: ValueError, FileExistsError, CassetteFormatError,
@@ -78,6 +80,7 @@ class ToolCassette:
         config: str | Path | None = None,
         repeat: str = "error",
         overwrite: bool = False,
+        codec: Codec | None = None,
     ) -> None:
         self.asynchronous = asynchronous
         dispatch = self._adispatch if asynchronous else self._dispatch
@@ -89,6 +92,7 @@ class ToolCassette:
             config=config,
             repeat=repeat,
             overwrite=overwrite,
+            codec=codec,
         )
 
     @property

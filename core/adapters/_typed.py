@@ -47,6 +47,18 @@ def loaded(adapter: TypeAdapter[Any], response: Any) -> Any:
         return response
 
 
+def is_plain_json(value: Any) -> bool:
+    """Whether ``value`` is made only of what JSON reads back as it is (dict with str keys,
+    list, str, int, float, bool, None): not a value a codec has given its types back."""
+    if value is None or type(value) in (str, int, float, bool):
+        return True
+    if type(value) is list:
+        return all(is_plain_json(v) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and is_plain_json(v) for k, v in value.items())
+    return False
+
+
 def _stdlib_offsets(value: Any) -> Any:
     """``value`` with each datetime's pydantic ``TzInfo`` (what pydantic reads ``Z`` and
     ``+02:00`` as) made the standard library's ``timezone`` of the same offset: a live

@@ -26,7 +26,10 @@ Middleware order is the user's: placed after ``ToolRetryMiddleware`` (inside it)
 cassette records every attempt, so a retried call is a key recorded several times and
 replay serves the attempts in order (a 429, then the answer); placed before it, one entry
 holds the call's final outcome. Both ``invoke`` and ``ainvoke`` are served by one instance.
-A tool that returns a ``Command`` cannot be recorded (an error names the tool).
+A tool that returns a ``Command`` cannot be recorded (an error names the tool). Typed values
+in a message (a ``content_and_artifact`` tool's artifact holding a ``datetime`` or a
+tuple) are recorded with their types by the codec (``BUILTIN_CODEC`` unless ``codec=``
+says otherwise; ``response_types`` in the entry) and come back as they were.
 
 ``live_dispatcher(tools)`` answers as the middleware records, for ``cassette-tui verify
 --dispatcher``.
@@ -43,12 +46,14 @@ from langchain_core.messages import ToolMessage, message_to_dict, messages_from_
 from langchain_core.tools import BaseTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
+from ..replay.codec import BUILTIN_CODEC, Codec
 from ._bridge import ToolCassette
 
 
 class CassetteMiddleware(AgentMiddleware[Any, Any]):
     """Tool-call middleware that records every tool call to a cassette, or serves it
-    from one. Keywords as ``wrap_dispatcher`` (default: the ``CASSETTE_*`` environment).
+    from one. Keywords as ``wrap_dispatcher`` (default: the ``CASSETTE_*`` environment;
+    ``codec``: ``BUILTIN_CODEC``).
 
     Raises:
         as ``wrap_dispatcher``, when constructed (a bad mode, a missing cassette).
@@ -63,6 +68,7 @@ class CassetteMiddleware(AgentMiddleware[Any, Any]):
         config: str | Path | None = None,
         repeat: str = "error",
         overwrite: bool = False,
+        codec: Codec | None = BUILTIN_CODEC,
     ) -> None:
         super().__init__()
         self.cassette = ToolCassette(
@@ -73,6 +79,7 @@ class CassetteMiddleware(AgentMiddleware[Any, Any]):
             config=config,
             repeat=repeat,
             overwrite=overwrite,
+            codec=codec,
         )
 
     def wrap_tool_call(

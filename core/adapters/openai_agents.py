@@ -17,8 +17,13 @@ What is recorded is what ``on_invoke_tool`` gives the SDK: the tool's return val
 text of a failure the SDK's failure handler made of an exception (the default: "An error
 occurred while running the tool..."), which is what the model reads either way. A tool with
 a return annotation (``-> Quote``) is written as JSON under that type and read back as it
-(pydantic ``TypeAdapter``, as the SDK validates the arguments); an exception that reaches
-the SDK (``failure_error_function=None``) is recorded as an error and raised again.
+(pydantic ``TypeAdapter``, as the SDK validates the arguments). The model reads ``str()``
+of the output, so an annotation that does not say what is inside (``-> dict`` around a
+``datetime``, a ``Decimal``, a tuple) is not trusted: a value that does not come back
+from its JSON under the annotation as the same type with the same ``str()`` is recorded
+with its types by the codec (``BUILTIN_CODEC`` unless ``codec=`` says otherwise;
+``response_types`` in the entry) and replayed as it was. An exception that reaches the SDK
+(``failure_error_function=None``) is recorded as an error and raised again.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ from agents import Agent, FunctionTool, Tool
 from agents.tool_context import ToolContext
 from pydantic import TypeAdapter
 
+from ..replay.codec import BUILTIN_CODEC
 from ._bridge import ToolCassette
-from ._typed import dumped, loaded, return_adapter
+from ._typed import dumped, is_plain_json, loaded, return_adapter
 
 
 def cassette_agent(
@@ -48,12 +54,15 @@ def cassette_tools(
     tools: list[Tool], *, cassette: ToolCassette | None = None, **options: Any
 ) -> list[Tool]:
     """``tools`` with every ``FunctionTool`` recorded to or replayed from one cassette
-    (``cassette``, else a new one from ``options`` and the ``CASSETTE_*`` environment);
-    other tools as they are. Share ``cassette`` between the agents of one run.
+    (``cassette``, else a new one from ``options``, as ``wrap_dispatcher``, with
+    ``codec=BUILTIN_CODEC`` unless given, and the ``CASSETTE_*`` environment); other tools
+    as they are. Share ``cassette`` between the agents of one run.
 
     Raises:
         as ``wrap_dispatcher`` (a bad mode, a missing cassette, a recording that exists).
     """
+    if cassette is None:
+        options.setdefault("codec", BUILTIN_CODEC)
     shared = cassette if cassette is not None else ToolCassette(asynchronous=True, **options)
     return [_recorded(t, shared) if isinstance(t, FunctionTool) else t for t in tools]
 
@@ -65,10 +74,16 @@ def _recorded(tool: FunctionTool, shared: ToolCassette) -> FunctionTool:
     def encode(value: Any) -> Any:
         if returns is None or isinstance(value, str):  # a str is what the model reads
             return value
-        return dumped(returns, value)
+        data = dumped(returns, value)
+        back = loaded(returns, data)
+        if type(back) is type(value) and str(back) == str(value):
+            return data
+        return value  # the annotation loses what the model reads: the codec keeps the types
 
     def decode(response: Any) -> Any:
-        return response if returns is None else loaded(returns, response)
+        if returns is None or not is_plain_json(response):  # typed by the codec already
+            return response
+        return loaded(returns, response)
 
     async def on_invoke_tool(ctx: ToolContext[Any], input: str) -> Any:
         return await shared.acall(

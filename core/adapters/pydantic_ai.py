@@ -35,6 +35,7 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 from pydantic_ai.toolsets.function import FunctionToolsetTool
 from pydantic_core import to_jsonable_python
 
+from ..replay.codec import Codec
 from ._bridge import ToolCassette
 from ._typed import dumped, loaded, return_adapter
 
@@ -47,9 +48,11 @@ def cassette(
     config: str | Path | None = None,
     repeat: str = "error",
     overwrite: bool = False,
+    codec: Codec | None = None,
 ) -> ToolCassette:
     """The ``ToolCassette`` of a pydantic-ai agent (its tools are awaited). Arguments as
-    ``wrap_dispatcher`` (default: the ``CASSETTE_*`` environment)."""
+    ``wrap_dispatcher`` (default: the ``CASSETTE_*`` environment; every value is written as
+    pydantic's JSON first, so a ``codec`` is rarely needed)."""
     return ToolCassette(
         asynchronous=True,
         mode=mode,
@@ -58,6 +61,7 @@ def cassette(
         config=config,
         repeat=repeat,
         overwrite=overwrite,
+        codec=codec,
     )
 
 

@@ -18,7 +18,10 @@ Types: a tool's output goes through smolagents' own ``handle_agent_output_types`
 tool's ``output_type``, live and replayed alike: a ``"string"`` tool gives an ``AgentText``
 back, an ``"object"`` tool its JSON. A tool error reaches the agent as the
 ``AgentToolExecutionError`` it raised live (recorded as an error; the same class and
-``str()`` at replay), which smolagents writes into the step's memory. Images and audio
+``str()`` at replay), which smolagents writes into the step's memory. The model reads
+``str()`` of an ``"object"`` output, so typed values in it (a ``datetime``, a tuple) are
+recorded with their types by the codec (``BUILTIN_CODEC`` unless ``codec=`` says
+otherwise; ``response_types`` in the entry) and come back as they were. Images and audio
 (``AgentImage``, ``AgentAudio``) are not recorded. A ``CodeAgent`` calls its tools from the
 code it runs, not through this method: it is not covered.
 """
@@ -31,6 +34,7 @@ from typing import Any
 from smolagents.agent_types import AgentText, AgentType, handle_agent_output_types
 from smolagents.agents import MultiStepAgent
 
+from ..replay.codec import BUILTIN_CODEC
 from ._bridge import ToolCassette
 
 
@@ -42,8 +46,9 @@ def cassette_agent(
     **options: Any,
 ) -> MultiStepAgent:
     """``agent`` with every call of its ``execute_tool_call`` recorded to or replayed from
-    ``cassette`` (else a new one from ``options``, as ``wrap_dispatcher``, and the
-    ``CASSETTE_*`` environment), but the tools named in ``live_tools``. Returns the same
+    ``cassette`` (else a new one from ``options``, as ``wrap_dispatcher``, with
+    ``codec=BUILTIN_CODEC`` unless given, and the ``CASSETTE_*`` environment), but the
+    tools named in ``live_tools``. Returns the same
     agent; its ``cassette`` attribute is the ``ToolCassette``.
 
     Raises:
@@ -56,6 +61,8 @@ def cassette_agent(
             f"{type(agent).__name__} has no execute_tool_call: a CodeAgent calls its tools "
             "from the code it runs; use a ToolCallingAgent"
         )
+    if cassette is None:
+        options.setdefault("codec", BUILTIN_CODEC)
     shared = cassette if cassette is not None else ToolCassette(asynchronous=False, **options)
     passed = frozenset(live_tools)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import copy
 import importlib
 import json
 import os
@@ -252,7 +253,12 @@ def error_record(exc: BaseException) -> dict[str, Any]:
     and not just ``[message]``; ``attrs``, the exception's JSON attributes (its
     ``__dict__``, and the C-slot ones of builtins such as ``errno``, ``filename``);
     ``repr`` when ``repr(exc)`` is not ``Name(*args)``; ``exceptions`` (each one such an
-    object) for an exception group; ``cancelled: true`` for an ``asyncio`` cancellation."""
+    object) for an exception group; ``cancelled: true`` for an ``asyncio`` cancellation.
+    A ``ToolError`` (a replayed or pinned error, recorded again under ``record --fixture``
+    or by an outer wrapper) gives the error it was raised from, not its replay class
+    (``ToolError[json.decoder.JSONDecodeError]``) and the ``ToolError``'s own fields."""
+    if isinstance(exc, ToolError):
+        return copy.deepcopy(exc._error)
     cls = type(exc)
     try:
         message = str(exc)

@@ -437,13 +437,21 @@ def parse_arguments(raw: Any, args_field: str) -> tuple[Any, dict[str, Any]]:
         return raw, {"arguments_error": f"{args_field}: not valid JSON ({exc})"}
 
 
+#: fields of the cassette's ``error`` object an importer may give as they are (format.md,
+#: "The error field"): a class's ``module`` (a str) and its JSON ``attrs`` (an object)
+_ERROR_FIELDS = {"module": str, "attrs": dict}
+
+
 def _error_of(err: Any) -> dict[str, Any]:
     if isinstance(err, dict):
         out: dict[str, Any] = {
             "type": str(err.get("type", "Error")),
             "message": str(err.get("message", "")),
         }
-        rest = {k: v for k, v in err.items() if k not in ("type", "message")}
+        for name, kind in _ERROR_FIELDS.items():
+            if isinstance(err.get(name), kind):
+                out[name] = err[name]
+        rest = {k: v for k, v in err.items() if k not in ("type", "message", *out)}
         if rest:
             out["details"] = rest
         return out

@@ -14,7 +14,10 @@ history keeps the tool's return value as JSON (a ``str`` return stays a string, 
 ``float`` a number), the value the ``CassetteCapability`` adapter records, so a recorded
 run and its imported history agree; a ``retry-prompt`` part, or a ``tool-return`` whose
 ``outcome`` is not ``"success"`` (pydantic-ai 2 marks a rejected call ``"retried"``),
-is the call's ``error`` ``{"type": <its retry cause or "RetryPrompt">, "message": ...}``.
+is the call's ``error`` ``{"type": <its retry cause or "RetryPrompt">, "message": ...}``,
+but a tool's own ``ModelRetry`` (cause ``model_retry``) reads as the adapter records it:
+``{"type": "ModelRetry", "message", "module": "pydantic_ai.exceptions", "attrs":
+{"message"}}`` (the attempt is the entry's place among the key's entries).
 Each attempt of a retried call is its own entry. Paired by ``tool_call_id`` when unique.
 The run's outcome: the last response's text is the final answer, and ``steps`` counts the
 model's responses.
@@ -129,6 +132,14 @@ def _result(part: dict[str, Any], kind: str) -> dict[str, Any]:
         retry: dict[str, Any] = given if isinstance(given, dict) else {}
         cause = retry.get("cause") or ("RetryPrompt" if kind == "retry-prompt" else outcome)
         text = content if isinstance(content, str) else json.dumps(content, default=str)
+        if cause == "model_retry":  # the tool raised ModelRetry: as CassetteCapability records it
+            message["error"] = {
+                "type": "ModelRetry",
+                "message": text,
+                "module": "pydantic_ai.exceptions",
+                "attrs": {"message": text},
+            }
+            return message
         message["error"] = {"type": str(cause), "message": text}
         if retry:
             message["error"]["retry"] = retry

@@ -152,3 +152,49 @@ def test_the_debug_loop_on_a_langchain_agent(tmp_path: Path) -> None:
     for report in diff["replays"].values():
         assert report["run"]["replay"] == "clean", report["run"]["replay_why"]
         assert report["run"]["misses"] == 0
+
+
+def test_a_typed_artifact_is_recorded_and_replayed_with_its_types(tmp_path: Path) -> None:
+    # a content_and_artifact tool's artifact is the app's data, not the model's: a datetime
+    # in it was refused at record time, and CassetteMiddleware took no codec= to fix that
+    import json
+    from datetime import UTC, datetime
+
+    from cassette_tui.core.adapters.langchain import CassetteMiddleware
+    from langchain.agents import create_agent
+    from langchain.tools import tool
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    calls = []
+
+    @tool(response_format="content_and_artifact")
+    def fetch(url: str) -> tuple[str, dict[str, Any]]:
+        """Fetch a page."""
+        calls.append(url)
+        return "page text", {"fetched_at": datetime(2026, 12, 4, tzinfo=UTC), "span": (0, 9)}
+
+    class Model(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Model:
+            return self
+
+    def run(mode: str) -> str:
+        asked = AIMessage(
+            content="", tool_calls=[{"name": "fetch", "args": {"url": "u"}, "id": "c1"}]
+        )
+        model = Model(messages=iter([asked, AIMessage(content="done")]))
+        middleware = CassetteMiddleware(mode=mode, path=tmp_path / "a.jsonl")
+        state = create_agent(model, [fetch], middleware=[middleware]).invoke(
+            {"messages": [{"role": "user", "content": "go"}]}
+        )
+        middleware.cassette.close()
+        return repr([m.artifact for m in state["messages"] if m.type == "tool"])
+
+    live = run("record")
+    assert "datetime.datetime(2026, 12, 4" in live and "(0, 9)" in live
+    entry = json.loads((tmp_path / "a.jsonl").read_text())
+    assert entry["response_types"] == {
+        "$.artifact.fetched_at": "datetime",
+        "$.artifact.span": "tuple",
+    }
+    assert run("replay") == live and calls == ["u"]

@@ -82,3 +82,81 @@ def test_the_debug_loop_on_an_agents_sdk_agent(tmp_path: Path) -> None:
     for report in diff["replays"].values():
         assert report["run"]["replay"] == "clean", report["run"]["replay_why"]
         assert report["run"]["hits"] == 2 and report["run"]["misses"] == 0
+
+
+def _loose_run(tmp_path: Path, mode: str) -> str:
+    """One run of an agent whose tool is annotated ``-> dict`` but returns a datetime and a
+    tuple inside it (what a user's tool does): the model reads ``str()`` of the dict."""
+    import asyncio
+    from datetime import UTC, datetime
+    from decimal import Decimal
+
+    from agents import Agent, Model, ModelResponse, RunConfig, Runner, Usage, function_tool
+    from cassette_tui.core.adapters.openai_agents import cassette_agent
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    @function_tool
+    def get_quote(symbol: str) -> dict:  # type: ignore[type-arg]
+        """The latest quote."""
+        if mode == "replay":
+            raise AssertionError("a live tool was called in replay")
+        as_of = datetime(2026, 12, 4, 9, 30, tzinfo=UTC)
+        return {"symbol": symbol, "price": Decimal("12.50"), "as_of": as_of, "range": (11, 13)}
+
+    class Scripted(Model):
+        async def get_response(self, system_instructions: Any, input: Any, *a: Any, **k: Any):
+            outs = [
+                i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"
+            ]
+            if not outs:
+                out: list[Any] = [
+                    ResponseFunctionToolCall(
+                        type="function_call",
+                        call_id="c1",
+                        name="get_quote",
+                        arguments='{"symbol": "ACME"}',
+                        id="f1",
+                        status="completed",
+                    )
+                ]
+            else:
+                text = ResponseOutputText(
+                    type="output_text", text=str(outs[0]["output"]), annotations=[]
+                )
+                out = [
+                    ResponseOutputMessage(
+                        id="m", type="message", role="assistant", status="completed", content=[text]
+                    )
+                ]
+            return ModelResponse(output=out, usage=Usage(), response_id=None)
+
+        def stream_response(self, *a: Any, **k: Any) -> Any:
+            raise NotImplementedError
+
+    agent = cassette_agent(
+        Agent(name="desk", model=Scripted(), tools=[get_quote]),
+        mode=mode,
+        path=tmp_path / "q.jsonl",
+    )
+    result = asyncio.run(Runner.run(agent, "ACME?", run_config=RunConfig(tracing_disabled=True)))
+    return str(result.final_output)
+
+
+def test_a_loosely_annotated_output_reads_the_same_to_the_model_in_replay(tmp_path: Path) -> None:
+    # -> dict said nothing of the datetime, Decimal and tuple inside: under the annotation
+    # alone the replay read "'as_of': '2026-12-04T09:30:00Z'" where the live run read
+    # "datetime.datetime(...)"; the value is now recorded with its types (response_types)
+    live = _loose_run(tmp_path, "record")
+    assert "datetime.datetime(2026, 12, 4, 9, 30" in live and "(11, 13)" in live
+    entry = json.loads((tmp_path / "q.jsonl").read_text().splitlines()[0])
+    assert entry["response"]["as_of"] == "2026-12-04T09:30:00+00:00"
+    assert entry["response_types"] == {
+        "$.price": "decimal",
+        "$.as_of": "datetime",
+        "$.range": "tuple",
+    }
+    assert _loose_run(tmp_path, "replay") == live

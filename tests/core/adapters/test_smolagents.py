@@ -4,9 +4,10 @@ with no live tool, gated, diffed; the agent's memory (``memory.get_full_steps()`
 same between record and replay, byte for byte.
 
 smolagents stamps each step's ``timing`` (start, end, duration) from the clock: that key
-alone is normalised. It also lists a step's observations in the order its tool threads
-complete them, which differs between two live runs too; the byte comparison runs the
-agent with one tool thread (the model's order), the parallel test with four.
+alone is normalised. A step's observations are listed by call id (smolagents 1.26 sorts
+them as strings), not in the order the tool threads complete them, so replayed calls that
+finish at once read as the live ones did; the byte comparison runs the agent with one tool
+thread, the parallel test with four.
 """
 
 from __future__ import annotations
@@ -107,3 +108,42 @@ def test_the_debug_loop_on_a_smolagents_agent(tmp_path: Path) -> None:
     assert row["error_a"] is True  # the failing run's rate limit, recorded as an error
     for report in diff["replays"].values():
         assert report["run"]["replay"] == "clean", report["run"]["replay_why"]
+
+
+def test_an_object_output_with_typed_values_replays_as_the_model_read_it(tmp_path: Path) -> None:
+    # smolagents shows the model str() of an "object" output: a datetime and a tuple in it
+    # were refused at record time (not JSON); they are now recorded with their types
+    from datetime import UTC, datetime
+
+    from cassette_tui.core.adapters.smolagents import cassette_agent
+    from smolagents import ToolCallingAgent, tool
+
+    calls = []
+
+    @tool
+    def opening(exchange: str) -> dict:  # type: ignore[type-arg]
+        """When an exchange opens.
+
+        Args:
+            exchange: the exchange's MIC.
+        """
+        calls.append(exchange)
+        return {"at": datetime(2026, 12, 4, 9, 30, tzinfo=UTC), "band": (9, 17)}
+
+    def serve(mode: str) -> str:
+        model = importlib.import_module("support.agents.smolagents_agent").ScriptedModel()
+        agent = cassette_agent(
+            ToolCallingAgent(tools=[opening], model=model, verbosity_level=0),
+            mode=mode,
+            path=tmp_path / "o.jsonl",
+        )
+        try:
+            return str(agent.execute_tool_call("opening", {"exchange": "XNYS"}))
+        finally:
+            agent.cassette.close()  # type: ignore[attr-defined]
+
+    live = serve("record")
+    assert "datetime.datetime(2026, 12, 4, 9, 30" in live and "(9, 17)" in live
+    entry = json.loads((tmp_path / "o.jsonl").read_text())
+    assert entry["response_types"] == {"$.at": "datetime", "$.band": "tuple"}
+    assert serve("replay") == live and calls == ["XNYS"]

@@ -159,12 +159,43 @@ def test_pydantic_ai_tool_asking_for_a_retry_is_an_error_then_the_retry(tmp_path
     first, second = c.entry_view(0), c.entry_view(1)
     assert (first.args, first.error["type"], first.error["message"]) == (
         {"city": "Oporto"},
-        "model_retry",
+        "ModelRetry",
         "unknown city Oporto",
     )
     # the str the tool returned, as the history keeps it (and the adapter records it)
     assert (second.args, second.response) == ({"city": "Porto"}, "booked")
     assert second.extra["context"]["answered"] == {"role": "tool", "seqs": [1]}
+
+
+def test_pydantic_ai_history_imports_as_the_adapter_recorded_the_run(tmp_path: Path) -> None:
+    """``CassetteCapability``'s recording of a run and the run's imported history agree
+    call for call, a ``ModelRetry`` included (it was ``model_retry`` with the retry's
+    bookkeeping against the recorded ``ModelRetry``: a false stale response in ``diff``)."""
+    from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    turns = iter([{"city": "Oporto"}, {"city": "Porto"}, None])
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        args = next(turns)
+        return ModelResponse(parts=[ToolCallPart("book", args) if args else TextPart(ANSWER)])
+
+    def book(city: str) -> dict[str, Any]:
+        if city != "Porto":
+            raise ModelRetry(f"unknown city {city}")
+        return {"status": "booked", "city": city}
+
+    capability = CassetteCapability(mode="record", path=tmp_path / "recorded.jsonl")
+    agent = Agent(FunctionModel(model), tools=[book], capabilities=[capability])
+    history = tmp_path / "history.json"
+    history.write_bytes(agent.run_sync(TASK).all_messages_json())
+    capability.cassette.close()
+    recorded, imported = open_cassette(tmp_path / "recorded.jsonl"), open_cassette(history)
+    result = diff_cassettes(recorded, imported)
+    assert [r.status.value for r in result.rows] == ["same", "same"]
+    assert imported.entry_view(0).error == recorded.entry_view(0).error
 
 
 def test_langgraph_tool_that_raises_is_an_error_entry(tmp_path: Path) -> None:

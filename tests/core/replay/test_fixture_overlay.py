@@ -105,3 +105,27 @@ def test_a_bad_fixture_names_its_file(base: Path, tmp_path: Path) -> None:
         wrap_dispatcher(live, mode="replay", path=base, fixtures=[bad])
     with pytest.raises(ValueError, match="no fixture"):
         PinnedFixtures([])
+
+
+def test_record_mode_records_a_pinned_error_as_it_was_pinned(tmp_path: Path) -> None:
+    # `record --fixture` with a pinned error: the recording held the replayed class
+    # ("ToolError[json.decoder.JSONDecodeError]", module cassette_tui...) and the
+    # ToolError's own fields in attrs, so its replay no longer raised a JSONDecodeError
+    import json
+
+    error = {
+        "type": "JSONDecodeError",
+        "message": "Expecting value: line 1 column 1 (char 0)",
+        "module": "json.decoder",
+        "attrs": {"msg": "Expecting value", "doc": "x", "pos": 0, "lineno": 1, "colno": 1},
+    }
+    pin = write_cassette(tmp_path / "err.jsonl", entry(1, "parse", {"x": 1}, error=error))
+    out = tmp_path / "rec.jsonl"
+    dispatch = wrap_dispatcher(live, mode="record", path=out, fixtures=[pin])
+    with pytest.raises(json.JSONDecodeError):
+        dispatch("parse", {"x": 1})
+    dispatch.close()
+    assert [e.error for e in load(out)] == [error]
+    again = wrap_dispatcher(live, mode="replay", path=out)
+    with pytest.raises(json.JSONDecodeError):
+        again("parse", {"x": 1})

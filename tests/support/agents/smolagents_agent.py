@@ -103,8 +103,8 @@ class ScriptedModel(Model):
 def build(threads: int = 1, **options: Any) -> ToolCallingAgent:
     """The agent, its tool calls recorded or replayed (``options`` as ``wrap_dispatcher``;
     default: the ``CASSETTE_*`` environment). smolagents runs a step's calls on ``threads``
-    threads and lists their observations in the order they complete, which differs between
-    two live runs as well: with one thread that order is the order the model gave them."""
+    threads and lists their observations by call id (sorted as strings), whatever order
+    they complete in."""
     agent = ToolCallingAgent(
         tools=[get_quote, market_hours],
         model=ScriptedModel(),
