@@ -3,14 +3,14 @@
 
 ``httpx2`` cost the proxy about 0.1 s of its own time per 50 MB crossing it, either way: each
 64 KB read went through five layers and a pure-Python parser (h11). Here a connection is an
-``asyncio.Protocol`` whose bytes go to ``httptools`` (llhttp, in C) as the socket gives them
-(up to 1 MB a read, into the connection's own buffer: ``_read_into``); the body's pieces
-are handed on as they are. Only what the proxy
-needs: plain ``http://`` (``https://``, a proxy from the environment: ``usable`` says no and
-``httpx2`` is used), one request at a time on a connection, kept for the next request when
-both ends allow it (RFC 9112 section 9.3), a request body sent as it comes (with its
-``content-length``, else chunked), a response body read as ``content-length``, chunked or up
-to the connection's end says; ``gzip`` and ``deflate`` bodies decoded (as ``httpx2`` did).
+``asyncio`` protocol whose bytes go to ``httptools`` (llhttp, in C) as the socket gives them
+(up to 256 KB a read, into the connection's own buffer: ``_read_into``); the body's pieces
+are handed on as they are. Only what the proxy needs: plain ``http://`` (``https://``, a
+proxy from the environment: ``usable`` says no and ``httpx2`` is used), one request at a
+time on a connection, kept for the next request when both ends allow it (RFC 9112 section
+9.3), a request body sent as it comes (with its ``content-length``, else chunked), a
+response body read as ``content-length``, chunked or up to the connection's end says;
+``gzip`` and ``deflate`` bodies decoded (as ``httpx2`` did).
 """
 
 from __future__ import annotations
