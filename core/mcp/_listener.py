@@ -9,12 +9,17 @@ thread that also passes the body on. Here a piece that comes while nothing waits
 taken is kept as it is (``b"" + piece`` is ``piece`` in CPython, and ``bytes(piece)`` too),
 so the app gets httptools' own ``bytes``; pieces that pile up before the app takes them
 are joined as uvicorn does. Without httptools (or with a uvicorn whose body is not kept
-so), uvicorn's own choice."""
+so), uvicorn's own choice.
+
+Each connection also reads into a buffer of its own (``_read_into.ReadInto``), which
+httptools parses in place."""
 
 from __future__ import annotations
 
 import importlib.util
 from typing import Any
+
+from ._read_into import ReadInto
 
 __all__ = ["http_protocol"]
 
@@ -28,8 +33,9 @@ def http_protocol() -> Any:
     except ImportError:
         return "auto"
 
-    class PiecesProtocol(HttpToolsProtocol):  # type: ignore[misc]
-        """``HttpToolsProtocol`` handing a body's pieces on without uvicorn's copies."""
+    class PiecesProtocol(HttpToolsProtocol, ReadInto):  # type: ignore[misc]
+        """``HttpToolsProtocol`` handing a body's pieces on without uvicorn's copies, its
+        reads into its own buffer (``ReadInto``: httptools copies what it keeps)."""
 
         def on_body(self, body: bytes) -> None:
             cycle = getattr(self, "cycle", None)

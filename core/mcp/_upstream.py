@@ -3,13 +3,14 @@
 
 ``httpx2`` cost the proxy about 0.1 s of its own time per 50 MB crossing it, either way: each
 64 KB read went through five layers and a pure-Python parser (h11). Here a connection is an
-``asyncio.Protocol`` whose bytes go to ``httptools`` (llhttp, in C) as the socket gives them
-(up to 256 KB a read); the body's pieces are handed on as they are. Only what the proxy
-needs: plain ``http://`` (``https://``, a proxy from the environment: ``usable`` says no and
-``httpx2`` is used), one request at a time on a connection, kept for the next request when
-both ends allow it (RFC 9112 section 9.3), a request body sent as it comes (with its
-``content-length``, else chunked), a response body read as ``content-length``, chunked or up
-to the connection's end says; ``gzip`` and ``deflate`` bodies decoded (as ``httpx2`` did).
+``asyncio`` protocol whose bytes go to ``httptools`` (llhttp, in C) as the socket gives them
+(up to 256 KB a read, into the connection's own buffer: ``_read_into``); the body's pieces
+are handed on as they are. Only what the proxy needs: plain ``http://`` (``https://``, a
+proxy from the environment: ``usable`` says no and ``httpx2`` is used), one request at a
+time on a connection, kept for the next request when both ends allow it (RFC 9112 section
+9.3), a request body sent as it comes (with its ``content-length``, else chunked), a
+response body read as ``content-length``, chunked or up to the connection's end says;
+``gzip`` and ``deflate`` bodies decoded (as ``httpx2`` did).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit
+
+from ._read_into import ReadInto
 
 __all__ = ["Upstream", "UpstreamError", "usable"]
 
@@ -72,8 +75,9 @@ class _Headers:
         return list(self._map.items())
 
 
-class _Connection(asyncio.Protocol):
-    """One connection to the remote; ``httptools`` parses what it reads."""
+class _Connection(ReadInto):
+    """One connection to the remote; ``httptools`` parses what it reads, in the
+    connection's own buffer (``ReadInto``: each piece of a body is httptools' copy)."""
 
     def __init__(self) -> None:
         import httptools
@@ -98,7 +102,7 @@ class _Connection(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
 
-    def data_received(self, data: bytes) -> None:
+    def data_received(self, data: bytes | memoryview) -> None:
         import httptools
 
         try:
