@@ -118,3 +118,21 @@ def test_removed_cassette_is_said(tmp_path: Path) -> None:
     assert "(no file is there now): its 3 entries" in said, said
     assert status == EXIT_BAD_INPUT, said
     assert json.loads(report.read_text())["entries"] == 3
+
+
+def test_report_refused_is_said_not_a_traceback(tmp_path: Path) -> None:
+    """The report's path taken by a folder while the session ran: said, naming the file,
+    exit 2, and the cassette kept."""
+    (tmp_path / "echo.py").write_text(ECHO)
+    cassette, report = tmp_path / "run.jsonl", tmp_path / "report.json"
+    server = [sys.executable, str(tmp_path / "echo.py")]
+    session = RawSession(record_cmd(cassette, server, "--report", str(report)))
+    session.request(HANDSHAKE[0])
+    session.request(tool_call(2, "echo", {"n": 2}))
+    report.mkdir()
+    status = session.close()
+    said = session.stderr.decode()
+    assert f"cassette-tui mcp record: cannot write the report {report}: " in said
+    assert "Traceback" not in said, said
+    assert status == EXIT_BAD_INPUT
+    assert [e.seq for e in load(cassette)] == [1]
