@@ -500,7 +500,7 @@ class _Index:
         except (DuplicateKey, UnicodeDecodeError) as exc:  # invalid UTF-8 found by the check
             raw = bytes(line) if isinstance(exc, UnicodeDecodeError) else b""
             self._fail(
-                CassetteFormatError(self.path, lineno, error_field(exc), json_reason(exc, raw))
+                CassetteFormatError(self.path, lineno, error_field(exc, raw), json_reason(exc, raw))
             )
             return True
         return False
@@ -544,7 +544,9 @@ class _Index:
                     " --lenient, keeps the entries before it): " + why
                 )
             self._fail(
-                CassetteFormatError(self.path, lineno, error_field(exc), why, truncated=truncated),
+                CassetteFormatError(
+                    self.path, lineno, error_field(exc, raw), why, truncated=truncated
+                ),
                 truncated,
             )
             return None
@@ -553,7 +555,7 @@ class _Index:
             check_top_level_keys(raw)
         except (DuplicateKey, UnicodeDecodeError) as exc:  # invalid UTF-8 found by the check
             self._fail(
-                CassetteFormatError(self.path, lineno, error_field(exc), json_reason(exc, raw))
+                CassetteFormatError(self.path, lineno, error_field(exc, raw), json_reason(exc, raw))
             )
             return None
         try:

@@ -9,6 +9,7 @@ line whose response may be broken with ``parse_header``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -167,11 +168,41 @@ def entry_from_record(record: dict[str, Any], line: int | None = None) -> Entry:
 _new_entry = object.__new__
 
 
-def error_field(exc: Exception) -> str | None:
-    """The field a parse error is in, when the error knows it: the top-level key holding
-    a repeated key (or the repeated key itself, at the top level)."""
+def error_field(exc: Exception, raw: bytes = b"") -> str | None:
+    """The field a parse error of the line ``raw`` is in, when it can be told: the
+    top-level key holding a repeated key (or the repeated key itself, at the top level),
+    or the one whose key or value holds bytes that are not UTF-8 (``_bad_utf8_field``)."""
     if isinstance(exc, DuplicateKey):
         return str(exc.parts[0]) if exc.parts else exc.key
+    if raw and not raw.isascii():
+        return _bad_utf8_field(raw)
+    return None
+
+
+#: the characters ``surrogateescape`` decodes bytes that are not UTF-8 to
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _bad_utf8_field(raw: bytes) -> str | None:
+    """The first top-level key of the line ``raw`` whose key or value holds bytes that
+    are not UTF-8, when the line is otherwise a JSON object; else ``None``. An error path
+    only: the line is decoded and parsed once more."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return None
+    try:
+        doc = json.loads(raw.decode("utf-8", "surrogateescape"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    for key, value in doc.items():
+        text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+        if _ESCAPED_BYTE.search(key) or _ESCAPED_BYTE.search(text):
+            return _ESCAPED_BYTE.sub("\ufffd", key)
     return None
 
 
