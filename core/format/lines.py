@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .depth import MAX_DEPTH
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
 from .foreign_text import legacy_encoding_hint
@@ -174,8 +175,39 @@ def error_field(exc: Exception, raw: bytes = b"") -> str | None:
     or the one whose key or value holds bytes that are not UTF-8 (``_bad_utf8_field``)."""
     if isinstance(exc, DuplicateKey):
         return str(exc.parts[0]) if exc.parts else exc.key
+    if raw and isinstance(exc, JSONTooDeep):
+        return _too_deep_field(raw)
     if raw and not raw.isascii():
         return _bad_utf8_field(raw)
+    return None
+
+
+#: a JSON text's strings (a key, with the colon after it, in group 1) and its brackets
+_TOKENS = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"\s*:|"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _too_deep_field(raw: bytes) -> str | None:
+    """The top-level key of the line ``raw`` under which it nests past ``MAX_DEPTH``
+    levels, else ``None``. An error path only: one regex pass over the line."""
+    depth = 0
+    key: bytes | None = None
+    for m in _TOKENS.finditer(raw):
+        first = m.group(0)[0]
+        if first == 0x22:  # a string: a key of the top-level object when depth is 1
+            if depth == 1 and m.group(1) is not None:
+                key = m.group(1)
+            continue
+        if first in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_DEPTH:
+                if key is None:
+                    return None
+                try:
+                    return str(json.loads(b'"' + key + b'"'))
+                except ValueError:
+                    return key.decode("utf-8", "replace")
+        else:
+            depth -= 1
     return None
 
 

@@ -134,6 +134,20 @@ def test_bad_utf8_names_its_field(tmp_path: Path, bad: bytes, field: str, first:
     )
 
 
+@pytest.mark.parametrize("field", ["args", "response", "extra"])
+def test_too_deep_names_its_field(tmp_path: Path, field: str) -> None:
+    """JSON nested past the 600 levels names the top-level field it is in (a key that
+    looks like JSON, quotes and brackets in strings, do not mislead the count)."""
+    deep = "[" * 700 + "]" * 700
+    fields = {"args": '{"k\\"[{": "]]"}', "response": '{"a": "[[{"}', "extra": "1"}
+    fields[field] = deep
+    body = ", ".join(f'"{name}": {value}' for name, value in fields.items())
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"seq": 1, "tool": "t", ' + body + "}\n")
+    proc = run_cli("check", path)
+    assert_clean_error(proc, "deep.jsonl:1", f"field '{field}'", "nested too deeply")
+
+
 # -- args_digest after the response was never read: no stale_digest ----------------------
 
 
