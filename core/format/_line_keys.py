@@ -127,7 +127,7 @@ class LineKeys:
             return record["args"], finite
         except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
             raise CassetteFormatError(
-                self.path, line, error_field(exc), json_reason(exc, raw)
+                self.path, line, error_field(exc, raw), json_reason(exc, raw)
             ) from None
 
     def _refuse_repeated_args(self, args_raw: bytes, raw: bytes, line: int) -> None:

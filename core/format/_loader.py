@@ -31,7 +31,7 @@ from typing import Annotated, BinaryIO
 import msgspec
 
 from . import _readahead as readahead
-from ._guard import FileIdentity
+from ._guard import FileIdentity, how_changed
 from ._line_keys import LineKeys
 from ._view import Cassette, LoadReport
 from .columns import DigestColumn, ToolColumn, ToolColumnBuilder
@@ -167,13 +167,38 @@ def load_job(
         fh,
         closing(readahead.read_chunks(fh, readahead.CHUNK, size=st.st_size)) as chunks,
     ):
-        yield from _index_chunks(index, chunks, st.st_size, cancel, unit)
+        try:
+            yield from _index_chunks(index, chunks, st.st_size, cancel, unit)
+        except CassetteFormatError:
+            _refuse_if_changed(p, fh, st)  # a line cut by the file cut under the read
+            raise
+        _refuse_if_changed(p, fh, st)
         index.finish()
     if unit == "lines":
         yield Progress("load", index.count(), index.count(), "lines", p.name)
     else:
         yield Progress("load", st.st_size, st.st_size, "bytes", p.name)
     return index.cassette(rules or NO_RULES, FileIdentity.of(st))
+
+
+def _refuse_if_changed(path: Path, fh: BinaryIO, st: os.stat_result) -> None:
+    """Raise when the file was cut or rewritten while it was read (lines appended are
+    fine: the load reads the size it saw): its last line read would be "cut mid-write"
+    at a line the file no longer has, or the load would end short without a word.
+
+    Raises:
+        CassetteFormatError: ``line`` ``None``: "changed on disk while it was read (cut
+            from N to M bytes): read it again".
+    """
+    try:
+        now = os.fstat(fh.fileno())
+    except OSError:
+        return
+    what = how_changed(now, FileIdentity.of(st), appended_ok=True)
+    if what is not None:
+        raise CassetteFormatError(
+            path, None, None, f"changed on disk while it was read ({what}): read it again"
+        ) from None
 
 
 #: how much of a file ``load_head`` reads: a screen of rows and well past it, in a few ms
@@ -500,7 +525,7 @@ class _Index:
         except (DuplicateKey, UnicodeDecodeError) as exc:  # invalid UTF-8 found by the check
             raw = bytes(line) if isinstance(exc, UnicodeDecodeError) else b""
             self._fail(
-                CassetteFormatError(self.path, lineno, error_field(exc), json_reason(exc, raw))
+                CassetteFormatError(self.path, lineno, error_field(exc, raw), json_reason(exc, raw))
             )
             return True
         return False
@@ -544,7 +569,9 @@ class _Index:
                     " --lenient, keeps the entries before it): " + why
                 )
             self._fail(
-                CassetteFormatError(self.path, lineno, error_field(exc), why, truncated=truncated),
+                CassetteFormatError(
+                    self.path, lineno, error_field(exc, raw), why, truncated=truncated
+                ),
                 truncated,
             )
             return None
@@ -553,7 +580,7 @@ class _Index:
             check_top_level_keys(raw)
         except (DuplicateKey, UnicodeDecodeError) as exc:  # invalid UTF-8 found by the check
             self._fail(
-                CassetteFormatError(self.path, lineno, error_field(exc), json_reason(exc, raw))
+                CassetteFormatError(self.path, lineno, error_field(exc, raw), json_reason(exc, raw))
             )
             return None
         try:

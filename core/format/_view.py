@@ -557,12 +557,18 @@ class Cassette(Sequence[Entry]):
             record = parse_json_checked(raw)[0]
         except DuplicateKey as exc:  # in a value the load did not read: the line is bad
             raise CassetteFormatError(
-                self.path, self._lines[i], error_field(exc) or "response", json_reason(exc, raw)
+                self.path,
+                self._lines[i],
+                error_field(exc, raw) or "response",
+                json_reason(exc, raw),
             ) from None
         except (ValueError, UnicodeDecodeError) as exc:
             self._refuse_if_changed()  # the offsets fall mid-line in a file written since
             raise CassetteFormatError(
-                self.path, self._lines[i], error_field(exc) or "response", json_reason(exc, raw)
+                self.path,
+                self._lines[i],
+                error_field(exc, raw) or "response",
+                json_reason(exc, raw),
             ) from None
         if not (
             isinstance(record, dict)

@@ -9,9 +9,11 @@ line whose response may be broken with ``parse_header``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from .depth import MAX_DEPTH
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
 from .foreign_text import legacy_encoding_hint
@@ -167,11 +169,72 @@ def entry_from_record(record: dict[str, Any], line: int | None = None) -> Entry:
 _new_entry = object.__new__
 
 
-def error_field(exc: Exception) -> str | None:
-    """The field a parse error is in, when the error knows it: the top-level key holding
-    a repeated key (or the repeated key itself, at the top level)."""
+def error_field(exc: Exception, raw: bytes = b"") -> str | None:
+    """The field a parse error of the line ``raw`` is in, when it can be told: the
+    top-level key holding a repeated key (or the repeated key itself, at the top level),
+    or the one whose key or value holds bytes that are not UTF-8 (``_bad_utf8_field``)."""
     if isinstance(exc, DuplicateKey):
         return str(exc.parts[0]) if exc.parts else exc.key
+    if raw and isinstance(exc, JSONTooDeep):
+        return _too_deep_field(raw)
+    if raw and not raw.isascii():
+        return _bad_utf8_field(raw)
+    return None
+
+
+#: a JSON text's strings (a key, with the colon after it, in group 1) and its brackets
+_TOKENS = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"\s*:|"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _too_deep_field(raw: bytes) -> str | None:
+    """The top-level key of the line ``raw`` under which it nests past ``MAX_DEPTH``
+    levels, else ``None``. An error path only: one regex pass over the line."""
+    depth = 0
+    key: bytes | None = None
+    for m in _TOKENS.finditer(raw):
+        first = m.group(0)[0]
+        if first == 0x22:  # a string: a key of the top-level object when depth is 1
+            if depth == 1 and m.group(1) is not None:
+                key = m.group(1)
+            continue
+        if first in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_DEPTH:
+                if key is None:
+                    return None
+                try:
+                    return str(json.loads(b'"' + key + b'"'))
+                except ValueError:
+                    return key.decode("utf-8", "replace")
+        else:
+            depth -= 1
+    return None
+
+
+#: the characters ``surrogateescape`` decodes bytes that are not UTF-8 to
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _bad_utf8_field(raw: bytes) -> str | None:
+    """The first top-level key of the line ``raw`` whose key or value holds bytes that
+    are not UTF-8, when the line is otherwise a JSON object; else ``None``. An error path
+    only: the line is decoded and parsed once more."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return None
+    try:
+        doc = json.loads(raw.decode("utf-8", "surrogateescape"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    for key, value in doc.items():
+        text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+        if _ESCAPED_BYTE.search(key) or _ESCAPED_BYTE.search(text):
+            return _ESCAPED_BYTE.sub("\ufffd", key)
     return None
 
 

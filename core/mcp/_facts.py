@@ -46,6 +46,7 @@ client sent, since every host names itself differently.
 from __future__ import annotations
 
 import contextlib
+import errno
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -56,6 +57,8 @@ from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.format.jsonvalue import decode_nonfinite, dumps_strict
 from cassette_tui.core.scan.redact import Redactor
 from cassette_tui.core.scan.sidecar import JOURNAL, redact_sidecar, sidecar_doc
+
+from ._same_file import FileIdentity, identity, names
 
 FORMAT = "cassette-tui/mcp-server-facts"
 VERSION = 1
@@ -348,6 +351,8 @@ class FactsJournal:
         self.path = path
         self.redactor = redactor
         self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - for the whole session
+        #: the journal's file (device, inode): ``finish`` never replaces another one
+        self.identity: FileIdentity = identity(self._fh.fileno())
         #: the write the file refused (a full disk): nothing more is appended
         self.failure: OSError | None = None
         self.add(facts.header())
@@ -378,6 +383,18 @@ class FactsJournal:
             fh.close()
 
     def finish(self) -> None:
-        """Close the journal and put the whole document in its place, atomically."""
+        """Close the journal and put the whole document in its place, atomically, unless
+        another file took the journal's path meanwhile (the user moved the journal and put
+        a file there): that file is left as it is.
+
+        Raises:
+            FileExistsError: another file is at ``path`` (nothing written).
+            OSError: the document could not be written (as ``ServerFacts.write``).
+        """
         self.close()
+        if names(self.path, self.identity) is False:
+            raise FileExistsError(
+                errno.EEXIST,
+                "another file took its place while the session ran; it is left as it is",
+            )
         self.facts.write(self.path, overwrite=True, redactor=self.redactor)

@@ -73,6 +73,7 @@ from ._fast_json import fast_texts as fast_texts
 from ._prepared import _prepare_args as _prepare_args
 from ._prepared import _PreparedArgs, _spans_digest, _spans_texts
 from ._recording import _Recording
+from ._same_file import names
 from ._spans import LongStringWatch, Spans, read_spans
 from ._stdio import BUFFER_SIZE, GIVE_FROM, LineEnd, Piece, PipeWriter, iter_lines, spawn_server
 from ._stdio import signal_group as _signal_group
@@ -281,6 +282,7 @@ class RecordingProxy(_Recording):
         finally:
             self.writer.close()
             self._write_failed()
+            self._cassette_moved()
             self.journal.close()
             if not self._remove_if_empty():
                 try:
@@ -306,17 +308,50 @@ class RecordingProxy(_Recording):
             or self.facts.kept_aside
         ):
             return False
-        for path in (summary.cassette, summary.sidecar):
+        kept = []
+        for path, ident in (
+            (summary.cassette, self.writer.identity),
+            (summary.sidecar, self.journal.identity),
+        ):
             if path == summary.cassette and self.writer.claimed:
                 continue  # the record job's file: that job removes it
+            if names(path, ident) is False:
+                kept.append(path)  # the user's file now: never removed
+                continue
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
         summary.removed = True
+        if kept:
+            self._problem(
+                f"nothing was recorded; {' and '.join(map(str, kept))}: another file took "
+                "its place while the session ran, left as it is"
+            )
+            return True
         self._say(
             f"nothing was recorded: {summary.cassette} and {summary.sidecar} (created by "
             "this session) were removed"
         )
         return True
+
+    def _cassette_moved(self) -> None:
+        """The cassette's path no longer names the file the entries went to (the user
+        moved, removed or replaced it while the session ran): said, as a write error, so
+        that the exit status says the recording is not at ``-o``."""
+        summary = self.summary
+        if not summary.entries:
+            return
+        where = names(summary.cassette, self.writer.identity)
+        if where:
+            return
+        there = "no file is there now" if where is None else "another file is, left as it is"
+        message = (
+            f"the cassette {summary.cassette} was moved, removed or replaced while the "
+            f"session ran ({there}): its {summary.entries} entries went to "
+            "the file it named when the session started, wherever that file is now"
+        )
+        if summary.write_error is None:
+            summary.write_error = message
+        self._problem(message)
 
     async def _session(self) -> None:
         # both of the server's pipes are this process's own, each read or written by a

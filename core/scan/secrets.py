@@ -189,9 +189,14 @@ _LABELS = {
 }
 
 
+def _with_article(kind: str) -> str:
+    """``kind`` after "a", or "an" before a vowel (an aws access key, an openai token)."""
+    return f"an {kind}" if kind[:1] in ("a", "e", "i", "o", "u") else f"a {kind}"
+
+
 def hit_finding(seq: int, hit: SecretHit) -> Finding:
     """The ``secret`` finding of one hit; the message shows the value masked only."""
-    label = _LABELS.get(hit.detector, f"a {hit.detector.replace('_', ' ')}")
+    label = _LABELS.get(hit.detector) or _with_article(hit.detector.replace("_", " "))
     where = hit.path
     if hit.place == "tool":
         where = "the tool name"

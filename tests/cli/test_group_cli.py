@@ -32,10 +32,14 @@ def test_a_folder_alone_opens_the_tree_not_an_error_about_a_directory(tmp_path: 
 def test_bad_input_is_said_before_the_terminal_is_asked_for(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    for args in (("group", str(empty), "--app"), (str(empty),)):
+    for args, said in (
+        (("group", str(empty), "--app"), "cassette-tui group: "),
+        ((str(empty),), "cassette-tui: "),  # the app's words: no `group` was typed
+    ):
         done = cli(*args)
         assert done.returncode == 2
-        assert "no run to group" in done.stderr and "terminal" not in done.stderr
+        assert done.stderr.startswith(f"{said}{empty}: no run to group"), done.stderr
+        assert "terminal" not in done.stderr
     done = cli("group", str(empty), "--app", "--json")
     assert done.returncode == 2 and "--app opens the tree in the app" in done.stderr
 

@@ -112,6 +112,42 @@ def test_bad_response_on_the_first_line_names_line_and_field(
     assert "not a known format" not in proc.stderr.decode()
 
 
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        (b'"tool":"t\xff"', "tool"),
+        (b'"tool":"t","args":{"k\xff":1}', "args"),
+        (b'"tool":"t","note":"caf\xe9"', "note"),
+    ],
+)
+@pytest.mark.parametrize("first", [True, False])
+def test_bad_utf8_names_its_field(tmp_path: Path, bad: bytes, field: str, first: bool) -> None:
+    """Invalid UTF-8 anywhere in a line names the top-level field it is in, as every
+    other bad line does (a byte offset alone left the user to find it)."""
+    line = b'{"seq":2,' + bad + (b"" if b'"args"' in bad else b',"args":{}') + b',"response":1}\n'
+    head = b"" if first else b'{"seq":1,"tool":"t","args":{},"response":1}\n'
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(head + line)
+    proc = run_cli("check", path)
+    assert_clean_error(
+        proc, f"bad.jsonl:{1 if first else 2}", f"field '{field}'", "not valid UTF-8"
+    )
+
+
+@pytest.mark.parametrize("field", ["args", "response", "extra"])
+def test_too_deep_names_its_field(tmp_path: Path, field: str) -> None:
+    """JSON nested past the 600 levels names the top-level field it is in (a key that
+    looks like JSON, quotes and brackets in strings, do not mislead the count)."""
+    deep = "[" * 700 + "]" * 700
+    fields = {"args": '{"k\\"[{": "]]"}', "response": '{"a": "[[{"}', "extra": "1"}
+    fields[field] = deep
+    body = ", ".join(f'"{name}": {value}' for name, value in fields.items())
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"seq": 1, "tool": "t", ' + body + "}\n")
+    proc = run_cli("check", path)
+    assert_clean_error(proc, "deep.jsonl:1", f"field '{field}'", "nested too deeply")
+
+
 # -- args_digest after the response was never read: no stale_digest ----------------------
 
 

@@ -442,12 +442,15 @@ def _outcome_warnings(*cassettes: Any) -> None:
             click.echo(f"cassette-tui diff: warning: {safe(str(warning))}", err=True)
 
 
-def _row_line(index: int, row: Row) -> Text:
+def _row_line(index: int, row: Row, width: int = 5) -> Text:
+    """One row of the list: its mark, number, seqs, flags, status and tool; the numbers
+    right-aligned in ``width`` characters (``_column_width``; a wider seq pushes the rest
+    right)."""
     mark = STATUS_MARKS[row.status]
     line = Text(f"{glyph(mark.glyph)} ", style=mark.colour)
     a_seq = row.a_seq if row.a_seq is not None else "-"
     b_seq = row.b_seq if row.b_seq is not None else "-"
-    line.append(f"{index + 1:>5}  {a_seq:>5}  {b_seq:>5}  ")
+    line.append(f"{index + 1:>{width}}  {a_seq:>{width}}  {b_seq:>{width}}  ")
     flags = ("R" if row.repeated_a or row.repeated_b else ".") + (
         "E" if row.error_a or row.error_b else "."
     )
@@ -458,6 +461,18 @@ def _row_line(index: int, row: Row) -> Text:
 
 
 ROW_HEADER = "    row  A seq  B seq  RE  status          tool"
+
+
+def _column_width(rows: int) -> int:
+    """The width of the row list's number columns: 5, or the digits of the last row's
+    number (100,000 rows and more)."""
+    return max(5, len(str(rows)))
+
+
+def _row_header(width: int) -> str:
+    """``ROW_HEADER`` with its three number columns ``width`` wide."""
+    pad = " " * (width - 5)
+    return f"  {pad}  row  {pad}A seq  {pad}B seq  RE  status          tool"
 
 
 def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -> list[Text]:
@@ -593,7 +608,8 @@ def _rows_lines(
         return
     yield Text("")
     yield Text("Rows" + ("" if include_same else " that differ"), style="bold")
-    yield Text(ROW_HEADER, style="dim")
+    width = _column_width(len(rows))
+    yield Text(_row_header(width), style="dim")
     shown = (
         (i, row) for i, row in enumerate(rows) if include_same or row.status is not Status.SAME
     )
@@ -601,7 +617,7 @@ def _rows_lines(
     printed = 0
     for index, row in cut:
         printed += 1
-        yield _row_line(index, row)
+        yield _row_line(index, row, width)
         if row.status is Status.OTHER_CALL:
             lines = _call_lines(result, row, layout, reveal)
         else:

@@ -63,8 +63,12 @@ def group(sources: tuple[str, ...], task: str | None, tree: bool, config: str | 
     sys.exit(0)
 
 
-def grouped(sources: list[str], task: str | None, config: str | None) -> dict[str | None, Grouping]:
-    """The runs of ``sources`` grouped per task; exits with status 2 on unreadable input."""
+def grouped(
+    sources: list[str], task: str | None, config: str | None, command: str | None = "group"
+) -> dict[str | None, Grouping]:
+    """The runs of ``sources`` grouped per task; exits with status 2 on unreadable input,
+    said as ``cassette-tui COMMAND: ...`` (``None``: the app's ``cassette-tui: ...``, for
+    ``cassette-tui FOLDER``)."""
     from cassette_tui.core.format.errors import CassetteError
     from cassette_tui.core.keys.config import load_rules
     from cassette_tui.core.why.grouping import group_by_task, runs_of
@@ -72,7 +76,12 @@ def grouped(sources: list[str], task: str | None, config: str | None) -> dict[st
     try:
         return group_by_task(runs_of(sources, load_rules(config), task))
     except (CassetteError, OSError, ValueError) as exc:
-        fail("group", exc)
+        if command is None:
+            from ..text.safe import safe
+            from .open_app import _fail
+
+            _fail(safe(exc))
+        fail(command, exc)
 
 
 def tree_title(sources: list[str]) -> str:
@@ -95,15 +104,17 @@ def open_tree(
     *,
     theme: str | None = None,
     keys_file: Path | None = None,
+    command: str | None = "group",
 ) -> None:
-    """The app on the tree of ``sources``' runs (``group --app``, ``cassette-tui FOLDER``).
-    The runs are read and grouped before the terminal is taken over, so bad input is one
-    line and exit status 2; without a terminal, status 2 and where to look instead."""
+    """The app on the tree of ``sources``' runs (``group --app``, ``cassette-tui FOLDER``:
+    ``command`` ``None``, its errors said as the app's). The runs are read and grouped
+    before the terminal is taken over, so bad input is one line and exit status 2; without
+    a terminal, status 2 and where to look instead."""
     from cassette_tui.core.keys.config import load_rules
 
     from .open_app import _fail, _load_keymap, terminal_problem
 
-    groups = grouped(sources, task, config)
+    groups = grouped(sources, task, config, command)
     keymap = _load_keymap(keys_file)
     problem = terminal_problem()
     if problem is not None:

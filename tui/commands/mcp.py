@@ -155,7 +155,7 @@ def record(
         click.echo(f"cassette-tui mcp record: {safe(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     summary = proxy.run()
-    _write_report(report, summary.report())
+    _write_report(report, summary.report(), "record")
     if summary.server_exit == 127 and summary.server_crashed and summary.entries == 0:
         sys.exit(EXIT_BAD_INPUT)
     sys.exit(summary.exit_status())
@@ -256,7 +256,7 @@ def replay(
     except KeyboardInterrupt:
         pass
     finally:
-        _write_report(report, server.report())
+        _write_report(report, server.report(), "replay")
     unused = server.replayer.replay_report().unused_seqs
     if unused:  # named in every replay result; the host's stdout stays the protocol's
         shown = ", ".join(map(str, unused[:20])) + (" ..." if len(unused) > 20 else "")
@@ -287,9 +287,21 @@ def _check_report(report: str | None) -> None:
         check_report_folder(target)
 
 
-def _write_report(report: str | None, doc: dict[str, object]) -> None:
+def _write_report(report: str | None, doc: dict[str, object], mode: str) -> None:
+    """Write the session report to ``--report`` / ``CASSETTE_REPORT``, if given. A report
+    the folder refuses (made read-only, or the path taken by a folder, while the session
+    ran) is said, naming the file, and the command exits ``EXIT_BAD_INPUT``; the
+    session's cassette and sidecar are kept as they are."""
     target = report or os.environ.get(ENV_REPORT) or None
     if target is None:
         return
     data = json_text(doc) + "\n"  # strict: a NaN argument as {"$numberDouble": "NaN"}
-    write_atomic(target, [data.encode("utf-8")], overwrite=True, make_parents=False)
+    try:
+        write_atomic(target, [data.encode("utf-8")], overwrite=True, make_parents=False)
+    except OSError as exc:
+        why = f"{exc.strerror} (errno {exc.errno})" if exc.strerror else safe(exc)
+        click.echo(
+            f"cassette-tui mcp {mode}: cannot write the report {safe(target)}: {why}",
+            err=True,
+        )
+        sys.exit(EXIT_BAD_INPUT)

@@ -154,7 +154,7 @@ def open_app(
     if len(files) == 1 and files[0].is_dir() and task is None and trial is None:
         from .group import open_tree  # a folder of runs: where they part (issue 28)
 
-        open_tree([str(files[0])], None, config, theme=theme, keys_file=keys_file)
+        open_tree([str(files[0])], None, config, theme=theme, keys_file=keys_file, command=None)
         return
     _check_files(files, task, trial)
     project, rules = _read_config(config)

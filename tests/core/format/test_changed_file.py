@@ -156,3 +156,32 @@ def test_a_bad_response_of_an_unchanged_file_is_still_reported_by_line(tmp_path:
         cassette[1]
     assert caught.value.line == 2
     assert "changed on disk" not in str(caught.value)
+
+
+@pytest.mark.parametrize("cut", ["mid_line", "line_end"])
+def test_a_file_cut_while_it_is_read_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: str
+) -> None:
+    """The file cut under the load, after its first chunk: before, a cut mid-line read as
+    a last line "cut mid-write" at a line the file no longer had (a crash while
+    recording?), and a cut at a line's end gave fewer entries without a word."""
+    from cassette_tui.core.format import _readahead
+
+    path = _write(tmp_path / "run.jsonl", *(f"response {i:04d}" for i in range(400)))
+    size = path.stat().st_size
+    line_end = path.read_bytes().index(b"\n", size // 2) + 1
+    at = line_end - 10 if cut == "mid_line" else line_end
+    chunks_of = _readahead.read_chunks
+
+    def cut_after_first(fh: object, chunk_size: int, *, size: int) -> object:
+        chunks = chunks_of(fh, chunk_size, size=size)  # type: ignore[arg-type]
+        yield next(chunks)
+        os.truncate(path, at)
+        yield from chunks
+
+    monkeypatch.setattr(_readahead, "CHUNK", 4096)
+    monkeypatch.setattr(_readahead, "read_chunks", cut_after_first)
+    with pytest.raises(CassetteFormatError) as caught:
+        load(path)
+    assert caught.value.line is None
+    assert f"changed on disk while it was read (cut from {size} to {at} bytes)" in str(caught.value)

@@ -12,7 +12,13 @@ from cassette_tui.core.keys.normalize import NormalizationConfigError
 from cassette_tui.core.scan._secret_detectors import is_secret_key, scan_text
 from cassette_tui.core.scan.masking import mask
 from cassette_tui.core.scan.redact_config import SecretConfig, load_secret_config
-from cassette_tui.core.scan.secrets import check_rows, scan_entry, scan_value, secret_findings
+from cassette_tui.core.scan.secrets import (
+    check_rows,
+    hit_finding,
+    scan_entry,
+    scan_value,
+    secret_findings,
+)
 from support.factory import entry, write_cassette
 
 GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
@@ -235,3 +241,15 @@ def test_basic_credentials_in_free_text_and_url_encoded_secrets() -> None:
 def test_provider_prefixes_inside_words_are_not_keys() -> None:
     assert scan_text("task-" + "Ab1" * 12) == ()
     assert kinds("x=%22sk-" + "Ab1" * 12 + "%22") == {"sk-" + "Ab1" * 12: "openai_token"}
+
+
+@pytest.mark.parametrize(
+    ("secret", "label"),
+    [
+        ("AKIAIOSFODNN7EXAMPLE", "an aws access key at $.args.k"),
+        ("ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "a github token at $.args.k"),
+    ],
+)
+def test_finding_names_the_kind_with_its_article(secret: str, label: str) -> None:
+    [hit] = scan_value({"k": secret}, ("args",))
+    assert hit_finding(1, hit).message.startswith(label)

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from typing import Any
+from unittest import mock
 
+from cassette_tui.core.scan import _secret_prefilter
 from cassette_tui.core.scan._secret_prefilter import _candidate_runs, _texts_line
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -113,6 +116,32 @@ def _lines(value: Any) -> list[bytes]:
 def test_the_rebuild_is_the_old_one(value: Any) -> None:
     for raw in _lines(value):
         assert _texts_line(raw) == _reference(raw), raw
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=_values)
+@example(value=["\\" * 9, "\\u00e9\n" * 5, '\\"' * 7])
+def test_the_rebuild_in_blocks_is_the_old_one(value: Any) -> None:
+    """The rebuild joins its parts a block at a time past ``_JOIN_BLOCK`` of them (a line
+    of millions of escapes): here blocks of 3 parts, so every line crosses blocks."""
+    with mock.patch.object(_secret_prefilter, "_JOIN_BLOCK", 3):
+        for raw in _lines(value):
+            assert _texts_line(raw) == _reference(raw), raw
+
+
+def test_a_line_of_many_escapes_is_rebuilt_in_memory_of_its_size() -> None:
+    """A line of 500,000 escaped backslashes (1 MB): joined at once, the rebuild held a
+    buffer view of 80 bytes for each of its 1M parts (96 bytes a byte of the line; 2M
+    escapes took 400 MB); joined in blocks, a few lists of pointers."""
+    raw = json.dumps({"p": "\\" * 500_000}).encode()
+    tracemalloc.start()
+    try:
+        rebuilt = _texts_line(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert rebuilt == _reference(raw)
+    assert peak < 40 * len(raw), peak / len(raw)
 
 
 def test_each_text_is_its_decoded_value_between_delimiters() -> None:
