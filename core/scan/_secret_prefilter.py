@@ -679,3 +679,25 @@ def _short_run_free(raw: bytes, start: int, end: int, delimiter: bytes) -> bool:
     if not run.isalnum() or _HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
         return True
     return _entropy_skipped(raw, start, delimiter) or not _run_may_be_entropic(run)
+
+
+#: what a match of the one pattern ``json_text_set`` adds means: a number orjson may refuse
+#: where msgspec does not (a float past 1.8e308: an exponent, or 300 digits in a row), so
+#: the text is left to orjson's parse (``json_list_secrets``); a digit before an ``e`` in a
+#: text counts too (looser is safe: the parse is the old way)
+NUMBER_RISK = "number"
+
+
+@functools.cache
+def json_text_set() -> tuple[Any, tuple[str, ...]] | None:
+    """RE2's set for rebuilt lines (``prefilter_sets().rebuilt``'s patterns, the same
+    indexes) with one pattern more, last: ``NUMBER_RISK``'s. One pass over a JSON text's
+    part then says both whether it may hold a secret and whether orjson may refuse a
+    number in it. Its meanings by index; ``None`` without google-re2."""
+    if _prefilter() is None:
+        return None
+    patterns = [*_patterns(_REBUILT), (NUMBER_RISK, r"[0-9][eE]|[0-9]{300}")]
+    compiled = _compiled(patterns, _REBUILT)
+    if compiled is None:
+        return None
+    return compiled, tuple(meaning for meaning, _ in patterns)

@@ -14,6 +14,7 @@ import orjson
 
 from ..format.jsonpath import Part, parse_path
 from ._secret_detectors import is_secret_key, key_secrets, string_leaf_secrets
+from .json_list_secrets import json_list_secrets
 from .json_text_secrets import SCAN_BYTES, SPLIT, json_text_secrets
 from .string_secrets import (
     PROVE_FREE_MIN,
@@ -100,8 +101,7 @@ def mask_json_text(
     is asked about parts of about 32 KB of it first."""
     if key is not None and is_secret_key(key):
         return None
-    parts = max(SPLIT, len(text) // (16 * SCAN_BYTES)) if asked else 1
-    found = json_text_secrets(inner, first_parts=parts)
+    found = json_text_secrets(inner, first_parts=_parts(text) if asked else 1)
     secrets = [s for s in found if not _MASKED.fullmatch(s)]
     return _mask_long_text(text, secrets) if secrets else text
 
@@ -122,6 +122,11 @@ def mask_long_text(text: str, key: str | None) -> str | None:
         return None
     inner: Any = None
     if json_container(text):  # maybe what the scan parses: not a text that cannot be JSON
+        # a list: its parts asked as they are written, parsed only where a secret may be
+        found = json_list_secrets(text, _parts(text))
+        if found is not None:
+            secrets = [s for s in found if not _MASKED.fullmatch(s)]
+            return _mask_long_text(text, secrets) if secrets else text
         if prefilter_free(text, key):
             return text  # free, however the scan reads it
         try:
@@ -137,6 +142,12 @@ def mask_long_text(text: str, key: str | None) -> str | None:
         return masked
     secrets = [s for s, _ in pairs if not _MASKED.fullmatch(s)]
     return _mask_long_text(text, secrets) if secrets else text
+
+
+def _parts(text: str) -> int:
+    """How many parts a long JSON text's value is first cut into, when the prefilter cannot
+    call it free whole: parts of about 32 KB of its text."""
+    return max(SPLIT, len(text) // (16 * SCAN_BYTES))
 
 
 def _rename_key_at(value: Any, parts: tuple[Part, ...], key: str, new: str) -> Any:
