@@ -560,6 +560,8 @@ def _entropy_skipped(line: bytes, at: int, delimiter: bytes) -> bool:
 
 
 # -- the public names of the long-text scans (``plain_text_secrets``, ``masking``) ----------
+#: the delimiter of a plain line's texts (a line with no backslash and no NUL)
+PLAIN = _PLAIN
 #: the delimiter of a rebuilt line's texts (``_texts_line``): a long text asked of the
 #: prefilter is framed as the one text of such a line, ``\x00`` either side of its bytes
 REBUILT = _REBUILT
@@ -690,14 +692,15 @@ NUMBER_RISK = "number"
 
 @functools.cache
 def json_text_set() -> tuple[Any, tuple[str, ...]] | None:
-    """RE2's set for rebuilt lines (``prefilter_sets().rebuilt``'s patterns, the same
-    indexes) with one pattern more, last: ``NUMBER_RISK``'s. One pass over a JSON text's
-    part then says both whether it may hold a secret and whether orjson may refuse a
-    number in it. Its meanings by index; ``None`` without google-re2."""
+    """RE2's set for plain lines (``prefilter_sets().plain``'s patterns, the same indexes)
+    with one pattern more, last: ``NUMBER_RISK``'s. One pass over a part of a JSON text
+    (a line with no backslash and no NUL, as ``lines_secret_free`` reads it) then says
+    both whether it may hold a secret and whether orjson may refuse a number in it. Its
+    meanings by index; ``None`` without google-re2."""
     if _prefilter() is None:
         return None
-    patterns = [*_patterns(_REBUILT), (NUMBER_RISK, r"[0-9][eE]|[0-9]{300}")]
-    compiled = _compiled(patterns, _REBUILT)
+    patterns = [*_patterns(_PLAIN), (NUMBER_RISK, r"[0-9][eE]|[0-9]{300}")]
+    compiled = _compiled(patterns, _PLAIN)
     if compiled is None:
         return None
     return compiled, tuple(meaning for meaning, _ in patterns)
