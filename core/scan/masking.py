@@ -110,14 +110,15 @@ def mask_long_text(text: str, key: str | None) -> str | None:
     """``mask_value(text, key)`` of a long string found under ``key``, the same string:
     ``text`` itself when it holds no secret, else the whole text with each secret found
     anywhere in it masked everywhere it occurs; ``None`` when ``key`` names a secret (the
-    whole text is the secret), left to ``mask_value``. A JSON object or list the scan
-    parses goes to ``mask_json_text`` (its secrets found without walking each node), any
-    other text a piece at a time (``string_secrets.text_secrets``: the prefilter asked
-    about each piece, the pieces it cannot call free scanned). A text that may be a JSON
-    object or list (``json_container``) is first asked of the prefilter whole, before it
-    is parsed: its answer holds however the scan reads the text, and a JSON text free of
-    secrets then costs one pass over its bytes, not its parse as well (27 ms for 3 MB of
-    small objects, 11 ms without the parse)."""
+    whole text is the secret), left to ``mask_value``. A JSON list the scan parses is
+    read from its items' bytes (``json_list_secrets``: parts of them asked of the
+    prefilter as written, only those it cannot call free parsed; the parts of the text
+    masked before kept, so B's are A's), not parsed whole. Another text that may be a
+    JSON object or list (``json_container``) is first asked of the prefilter whole,
+    before it is parsed: its answer holds however the scan reads the text; a JSON object
+    or list the scan parses then goes to ``mask_json_text`` (its secrets found without
+    walking each node), any other text a piece at a time (``string_secrets.text_secrets``:
+    the prefilter asked about each piece, the pieces it cannot call free scanned)."""
     if key is not None and is_secret_key(key):
         return None
     inner: Any = None
