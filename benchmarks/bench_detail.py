@@ -63,9 +63,12 @@ VIEWS = ("first", "pane", "step", "pane e", "step e")
 CLOCK = time.perf_counter
 
 
-def answer(shape: str, n: int) -> Any:
-    """An MCP ``tools/call`` result of ``n`` lines in ``shape``."""
+def answer(shape: str, n: int, tail: str = "") -> Any:
+    """An MCP ``tools/call`` result of ``n`` lines in ``shape``, ``tail`` at the end of its
+    last line (inside the JSON of a JSON text: B's text is JSON too, as a changed answer
+    is)."""
     lines = [LINE.format(i=i) for i in range(n)]
+    lines[-1] += tail
     if shape == "flat":
         text: Any = " ".join(lines)
     elif shape == "lines":
@@ -75,9 +78,9 @@ def answer(shape: str, n: int) -> Any:
         lines[-2] = f"config: password = '{PLAIN}'"
         text = "\n".join(lines)
     elif shape == "urls":  # what detect-secrets' URL patterns are slowest on
-        text = "\n".join(URL.format(i=i) for i in range(n))
+        text = "\n".join(URL.format(i=i) for i in range(n)) + tail
     elif shape == "user urls":  # one line of URLs with user names: // and @
-        text = " ".join(USER_URL.format(i=i) for i in range(n))
+        text = " ".join(USER_URL.format(i=i) for i in range(n)) + tail
     elif shape == "flat secret":  # one line, the password named 60% of the way in
         lines[0] = f"logged in with {PLAIN} at 09:00"
         lines[n * 3 // 5] = f"config: password = '{PLAIN}'"
@@ -98,12 +101,7 @@ def answer(shape: str, n: int) -> Any:
 def write_pair(directory: Path, shape: str, n: int) -> tuple[Path, Path]:
     paths = directory / f"{shape}-a.jsonl", directory / f"{shape}-b.jsonl"
     for path, tail in zip(paths, ("", " (changed)"), strict=True):
-        big = answer(shape, n)
-        content = big["content"]
-        if isinstance(content[-1], dict):
-            content[-1]["text"] += tail
-        else:
-            content[-1] += tail
+        big = answer(shape, n, tail)
         records = [
             {"seq": 1, "tool": "list_tools", "args": {}, "response": {"ok": True}},
             {"seq": 2, "tool": "read_doc", "args": {"uri": "doc://big"}, "response": big},
@@ -160,12 +158,14 @@ async def _shown(app: CassetteApp, before: object, start: float) -> float:
 
 
 def _forget_masks() -> None:
-    """Drop the long texts the app keeps masked (``shown._TEXTS``) and the pieces of them
-    kept (``plain_text_secrets._SEEN``), where the code has them."""
+    """Drop the long texts the app keeps masked (``shown._TEXTS``) and the pieces and parts
+    of them kept (``plain_text_secrets._SEEN``, ``json_list_secrets._SEEN``), where the
+    code has them."""
     import importlib
 
     for module, name in (("cassette_tui.tui.text.shown", "_TEXTS"),
-                         ("cassette_tui.core.scan.plain_text_secrets", "_SEEN")):  # fmt: skip
+                         ("cassette_tui.core.scan.plain_text_secrets", "_SEEN"),
+                         ("cassette_tui.core.scan.json_list_secrets", "_SEEN")):  # fmt: skip
         try:
             kept = getattr(importlib.import_module(module), name, None)
         except ImportError:

@@ -577,6 +577,8 @@ def _entropy_skipped(line: bytes, at: int, delimiter: bytes) -> bool:
 
 
 # -- the public names of the long-text scans (``plain_text_secrets``, ``masking``) ----------
+#: the delimiter of a plain line's texts (a line with no backslash and no NUL)
+PLAIN = _PLAIN
 #: the delimiter of a rebuilt line's texts (``_texts_line``): a long text asked of the
 #: prefilter is framed as the one text of such a line, ``\x00`` either side of its bytes
 REBUILT = _REBUILT
@@ -696,3 +698,26 @@ def _short_run_free(raw: bytes, start: int, end: int, delimiter: bytes) -> bool:
     if not run.isalnum() or _HEX_BYTES.fullmatch(run) is None or len(set(run)) < 9:
         return True
     return _entropy_skipped(raw, start, delimiter) or not _run_may_be_entropic(run)
+
+
+#: what a match of the one pattern ``json_text_set`` adds means: a number orjson may refuse
+#: where msgspec does not (a float past 1.8e308: an exponent, or 300 digits in a row), so
+#: the text is left to orjson's parse (``json_list_secrets``); a digit before an ``e`` in a
+#: text counts too (looser is safe: the parse is the old way)
+NUMBER_RISK = "number"
+
+
+@functools.cache
+def json_text_set() -> tuple[Any, tuple[str, ...]] | None:
+    """RE2's set for plain lines (``prefilter_sets().plain``'s patterns, the same indexes)
+    with one pattern more, last: ``NUMBER_RISK``'s. One pass over a part of a JSON text
+    (a line with no backslash and no NUL, as ``lines_secret_free`` reads it) then says
+    both whether it may hold a secret and whether orjson may refuse a number in it. Its
+    meanings by index; ``None`` without google-re2."""
+    if _prefilter() is None:
+        return None
+    patterns = [*_patterns(_PLAIN), (NUMBER_RISK, r"[0-9][eE]|[0-9]{300}")]
+    compiled = _compiled(patterns, _PLAIN)
+    if compiled is None:
+        return None
+    return compiled, tuple(meaning for meaning, _ in patterns)

@@ -177,3 +177,47 @@ def test_every_url_pattern_is_run_by_re2() -> None:
         assert any(isinstance(d, re2._Regexp) for d in matches.__defaults__)
     text = " ".join(f"https://reader{i}@example.com/docs/page/{i}" for i in range(2_000))
     assert module._no_url(text, b"\x00" + text.encode() + b"\x00")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    long_texts(),
+    st.lists(st.tuples(st.floats(0, 1), st.integers(0, 40), st.sampled_from(FRAGMENTS)),
+             min_size=1, max_size=3),
+    st.booleans(),
+)  # fmt: skip
+def test_a_text_read_after_another_is_read_as_alone(
+    text: str, edits: list[tuple[float, int, str]], entropy: bool
+) -> None:
+    """The two sides of a drift: B (A with a few characters replaced) read after A takes
+    A's pieces where they are the same at the same place, and finds what the scan of B
+    alone finds; A read again, after B, too."""
+    other = text
+    for where, drop, fragment in edits:
+        at = int(where * len(other))
+        other = other[:at] + fragment + other[at + drop :]
+    module._SEEN.clear()
+    first = plain_text_secrets(text, entropy)
+    second = plain_text_secrets(other, entropy)
+    assert second == scan_text(other, entropy)
+    assert plain_text_secrets(text, entropy) == first == scan_text(text, entropy)
+
+
+def test_a_piece_is_taken_from_a_text_kept_only_where_it_is_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A text whose pieces are another's at the same places but one: that one alone is
+    asked of the prefilter; a secret put in it is found (a token: no keyword, which
+    would move the cuts after it)."""
+    a = "plain words here " * 400
+    b = a[:3300] + GITHUB + a[3300 + len(GITHUB) :]
+    asked: list[str] = []
+    piece_secrets = module._piece_secrets
+    monkeypatch.setattr(
+        module, "_piece_secrets", lambda p, d, e: (asked.append(p), piece_secrets(p, d, e))[1]
+    )
+    module._SEEN.clear()
+    assert plain_text_secrets(a) == ()
+    first = len(asked)
+    assert plain_text_secrets(b) == scan_text(b) != ()
+    assert len(asked) == first + 1 and GITHUB in asked[-1]
