@@ -64,7 +64,7 @@ from ..format.context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome
 from ..format.digest import DIGEST_PREFIX
 from ..format.findings import Finding
 from ..format.jsonpath import format_path, iter_leaves
-from ..format.outcome import same_stored_outcomes
+from ..format.outcome import is_error_outcome, same_stored_outcomes
 from ..keys.repeats import (
     NO_HEADERS_FORM,
     REPEATED_SENTENCE,
@@ -446,10 +446,20 @@ def pass_columns(
                 if form != NO_HEADERS_FORM:
                     header_forms[k] = form
             append_digest(entry_digest(i, normalized))
-            found = _entry_findings(cassette, entry, raw, i == last, normalized)
-            if found:
-                found_at[k] = found
-            append_failed(recording_failed(entry))
+            # ``_entry_findings`` asked only when a finding may be there (a call and a
+            # list an entry less): a line that may hold binary text, an extra field it
+            # reads, a volatile arg
+            if (
+                raw is None
+                or _may_be_binary(raw)
+                or (extra and not _WORDLESS.isdisjoint(extra))
+                or _has_volatile(normalized)
+            ):
+                found = _entry_findings(cassette, entry, raw, i == last, normalized)
+                if found:
+                    found_at[k] = found
+            # ``recording_failed``, inline
+            append_failed(entry.error is not None or is_error_outcome(False, entry.response))
             i += 1
             k += 1
         # the batch let go before the next one is read: its entries' memory is then
@@ -557,6 +567,9 @@ def _entry_findings(
 
 #: the entry field an importer sets when the model's arguments were not valid JSON
 MALFORMED_FIELD = "arguments_error"
+#: the extra fields ``_entry_findings`` reads: an entry with none of them has no
+#: ``bad_context`` nor ``malformed_args`` finding
+_WORDLESS = frozenset({CONTEXT_FIELD, OUTCOME_FIELD, MALFORMED_FIELD})
 
 
 def malformed_args_finding(entry: Entry) -> Finding:
