@@ -123,6 +123,11 @@ Issue 31, fifth round (branch check-cpu, ``--baseline`` main at 9fa9b9b): the on
 against 32 ns), a path's run let go by a bound on its distinct bytes before ``set``: the
 prefilter 15.3-16.1 -> 12.9-13.8 us a line, about 3 us an entry, at load average 6-13
 (docs/performance.md; no quiet minute for the whole 1M run).
+
+Issue 31, sixth round (branch check-cpu2, ``--baseline`` main at 1ab12af): the pass a batch
+at a time (``lint.pass_columns``: ``entry_pass`` inline, the secret batch handed over at
+once, each batch let go before the next is parsed), batches of 512 KB; ``--stages`` times
+``pass_columns`` where the tree has it (docs/performance.md has the figures).
 """
 
 from __future__ import annotations
@@ -188,13 +193,23 @@ def loads():
 def parse():
     for _ in c.entries_read(0, n):
         pass
+try:  # check's pass since issue 31's sixth round; an older tree's otherwise
+    from cassette_tui.core.scan.lint import pass_columns
+except ImportError:
+    pass_columns = None
 def lint():
+    if pass_columns is not None:
+        pass_columns(c, 0, n)
+        return
     for _ in entry_passes(c, 0, n):
         pass
 def both():
     batch = SecretBatch(SecretConfig())
-    for _ in entry_passes(c, 0, n, lambda i, e, raw: batch.add(e, raw)):
-        pass
+    if pass_columns is not None:
+        pass_columns(c, 0, n, batch.add_batch)
+    else:
+        for _ in entry_passes(c, 0, n, lambda i, e, raw: batch.add(e, raw)):
+            pass
     batch.flush()
 with no_cyclic_gc():
     for _ in range(2):

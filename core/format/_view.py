@@ -29,6 +29,7 @@ from ._answers import Answers, check_every_line
 from ._guard import FileIdentity, changed_error, check_same_file, how_changed
 from ._line_keys import LineKeys
 from ._writer import dump_record
+from .batching import batch_full
 from .columns import (
     NO_RESPONSE_HASH,
     DigestColumn,
@@ -537,6 +538,52 @@ class Cassette(Sequence[Entry]):
         )
         for k, raw in spans:
             yield start + k, self._parse_entry(start + k, raw), raw
+
+    def entry_batches(
+        self, start: int = 0, stop: int | None = None
+    ) -> Iterator[tuple[int, list[Entry], list[bytes | None]]]:
+        """``entries_read(start, stop)`` a batch at a time (``batching.batch_full``: a
+        count of entries, or bytes of lines): ``(position of the batch's first entry, its
+        entries, their lines' bytes or ``None``)``, the same entries and bytes in the same
+        order. For a pass over every entry (``check``): one generator step a batch instead
+        of one an entry, the parse inline.
+
+        Raises:
+            CassetteFormatError: as ``entries_read``.
+        """
+        stop = len(self) if stop is None else min(stop, len(self))
+        if not self.is_file_backed:
+            entries: list[Entry] = []
+            for i in range(start, stop):
+                entries.append(self._entry(i))
+                if batch_full(len(entries), 0):
+                    yield i + 1 - len(entries), entries, [None] * len(entries)
+                    entries = []
+            if entries:
+                yield stop - len(entries), entries, [None] * len(entries)
+            return
+        assert self.path is not None and self._offsets is not None
+        assert self._lengths is not None
+        spans = _read_spans(
+            self.path, self._offsets[start:stop], self._lengths[start:stop], self._identity
+        )
+        checked, lines = self._checked_record, self._lines
+        i = start
+        while True:
+            first = i
+            parsed: list[Entry] = []
+            raws: list[bytes | None] = []
+            size = 0
+            for _, raw in spans:
+                parsed.append(entry_from_record(checked(i, raw), lines[i]))
+                raws.append(raw)
+                i += 1
+                size += len(raw)
+                if batch_full(len(raws), size):
+                    break
+            if not raws:
+                return
+            yield first, parsed, raws
 
     def _parse_entry(self, i: int, raw: bytes | None = None) -> Entry:
         """Parse entry ``i`` from its bytes (``raw``, else read). The load skipped its

@@ -21,15 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..format.findings import Finding
 from ..format.gcpause import no_cyclic_gc
-from ..keys.repeats import NO_HEADERS_FORM
 from ._secret_prefilter import build_prefilter
-from .lint import LintTail, TailResult, entry_passes, lint
+from .lint import LintTail, TailResult, lint, pass_columns
 from .redact_config import SecretConfig
 from .secrets import SecretBatch, secret_findings
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
-    from ..format.entry import Entry
 
 #: below this many entries one process is as fast (a fork and a pipe cost a few ms)
 PARALLEL_MIN_ENTRIES = 20_000
@@ -91,13 +89,10 @@ def _lint_and_scan(
     if workers is None:
         workers = 2 if n >= min_entries and can_fork() else 1
     batch = SecretBatch(config)
-
-    def scan(_i: int, entry: Entry, raw: bytes | None) -> None:
-        if config is not None:
-            batch.add(entry, raw)
+    scan = None if config is None else batch.add_batch
 
     if workers < 2 or not cassette.is_file_backed or n < 2:
-        findings = lint(cassette, each=scan)
+        findings = lint(cassette, each_batch=scan)
         return findings, batch.flush()
     start = max(1, min(n - 1, int(n * MAIN_SHARE)))
     if config is not None:
@@ -111,7 +106,7 @@ def _lint_and_scan(
         _start_without_ctrl_c(worker)
         send.close()
         tail = _WorkerTail(start, receive)
-        findings = lint(cassette, each=scan, tail=tail)
+        findings = lint(cassette, each_batch=scan, tail=tail)
         return findings, batch.flush() + tail.secrets
     finally:
         send.close()
@@ -171,22 +166,14 @@ def _worker(
     (the parent killed by SIGTERM or SIGKILL runs no cleanup)."""
     receive.close()
     try:
-        digests: list[str] = []
-        found_at: dict[int, list[Finding]] = {}
-        failed = bytearray()
-        header_forms: dict[int, str] = {}
         batch = SecretBatch(config)
-        scan = None if config is None else (lambda _i, entry, raw: batch.add(entry, raw))
-        for i, _entry, (digest, found, fail, form) in entry_passes(cassette, start, None, scan):
-            if not i & 1023 and os.getppid() != parent:
+
+        def orphaned() -> None:
+            if os.getppid() != parent:
                 os._exit(1)  # orphaned: nobody will read the result
-            digests.append(digest)
-            if found:
-                found_at[i - start] = found
-            failed.append(fail)
-            if form != NO_HEADERS_FORM:
-                header_forms[i - start] = form
-        result = (digests, found_at, failed, header_forms)
+
+        scan = None if config is None else batch.add_batch
+        result = tuple(pass_columns(cassette, start, None, scan, orphaned))
         message: tuple[str, Any] = ("ok", (result, batch.flush()))
     except BaseException:  # noqa: BLE001 - any failure hands the part back
         message = ("failed", None)

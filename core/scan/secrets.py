@@ -275,6 +275,13 @@ class SecretBatch:
         if batch_full(len(self._entries), self._bytes):
             self.flush()
 
+    def add_batch(self, _first: int, entries: list[Entry], raws: list[bytes | None]) -> None:
+        """``add`` of each entry of a batch a pass has already bounded
+        (``batching.batch_full``), scanned at once (``lint.pass_columns``' ``each_batch``;
+        ``_first``: the position of its first entry, not needed here)."""
+        self.flush()  # entries added one at a time before it come first
+        self.findings.extend(entries_secret_findings(entries, self.config, raws))
+
     def flush(self) -> list[Finding]:
         """Scan the entries added since the last batch; returns ``findings``."""
         if self._entries:

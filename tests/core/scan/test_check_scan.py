@@ -103,7 +103,7 @@ def test_a_worker_that_fails_hands_its_part_back(
         raise RuntimeError("worker broke")
 
     # the fork copies the patched module: the worker's own work raises there
-    monkeypatch.setattr(checkscan, "entry_passes", broken)
+    monkeypatch.setattr(checkscan, "pass_columns", broken)
     assert _both(path, SecretConfig()) == one
 
 
@@ -116,7 +116,7 @@ def test_an_interrupt_leaves_no_worker(tmp_path: Path, monkeypatch: pytest.Monke
         raise KeyboardInterrupt
 
     # the module (``cassette_tui.core.scan.lint`` is also the package's ``lint`` function)
-    monkeypatch.setattr(sys.modules[lint.__module__], "entry_pass", interrupted)
+    monkeypatch.setattr(sys.modules[lint.__module__], "_entry_findings", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _both(path, SecretConfig())
     assert calls
