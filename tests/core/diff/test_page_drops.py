@@ -220,8 +220,13 @@ def test_findings_read_in_steps_are_the_findings_read_at_once(
     with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
         mp.setattr(spill, "SPILL_MIN_ITEMS", 1)
         # a loop back to back (the same calls twice) in A, so the cycles are found
-        result = _diffed(tmp, run + run[-4:] * 3, run[: len(run) // 2] + other, spilled)
+        pair = (run + run[-4:] * 3, run[: len(run) // 2] + other)
+        result = _diffed(tmp, *pair, spilled)
         once = _findings(result)  # the step larger than any run: read at once
+        if spilled:
+            # the alignment's repeated-key flags in temporary files too, read the same
+            assert all(isinstance(f, memoryview) for f in result.repeated() if f)
+            assert once == _findings(_diffed(tmp, *pair, False))
         for c, flags in zip((result.a, result.b), result.repeated(), strict=True):
             assert rk._cycles(c, flags) == _old_cycles(c, flags)
         drops: list[object] = []
