@@ -9,8 +9,9 @@ from array import array
 from typing import TYPE_CHECKING, Any
 
 from ..format.plural import plural
+from ..format.spill import drop_pages
 from ._finding import MAX_SEQS, finding, key_text, seq_list
-from ._run_keys import CompactKey, RunKeys
+from ._run_keys import SCAN_STEP, CompactKey, RunKeys
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -71,11 +72,14 @@ def _repeated_counts(keys: RunKeys, repeated: tuple[bytearray, bytearray]) -> _C
     codes: set[int] = set()
     for side, flags in zip(("a", "b"), repeated, strict=True):
         key_of = keys.of(side)
-        for i in itertools.compress(range(len(flags)), flags):
-            k = key_of(i)
-            if k not in out.wanted:
-                out.wanted[k] = len(out.wanted)
-                codes.add(keys.code(side, i))
+        for start in range(0, len(flags), SCAN_STEP):
+            stop = min(len(flags), start + SCAN_STEP)
+            for i in itertools.compress(range(start, stop), flags[start:stop]):
+                k = key_of(i)
+                if k not in out.wanted:
+                    out.wanted[k] = len(out.wanted)
+                    codes.add(keys.code(side, i))
+            keys.drop(side)  # the pages read, let go (issue 31)
     n = len(out.wanted)
     for side in ("a", "b"):
         count = out.count[side] = array("q", bytes(8 * n))
@@ -210,7 +214,14 @@ def _cycles(c: Cassette, repeated: bytearray) -> list[tuple[int, int, int]]:
     covered = bytearray(n)
     for period in range(2, MAX_CYCLE + 1):
         i = 0
+        dropped_at = 0
         while i + period < n:
+            if i - dropped_at >= SCAN_STEP:
+                # the columns' pages read, let go (issue 31: the whole columns' would
+                # count in VmRSS until the pager's turn)
+                dropped_at = i
+                drop_pages(digests)
+                drop_pages(getattr(tools, "ids", None))
             if not same(i, i + period):
                 i += 1
                 continue

@@ -62,6 +62,13 @@ class RunKeys:
         """The digest code of entry ``i`` of run ``side`` (``Cassette.digest_codes``)."""
         return self._codes[side][i]
 
+    def drop(self, side: str) -> None:
+        """Let go of the pages of run ``side``'s columns that ``of`` and ``code`` read
+        (digest codes, tool ids) when they are in temporary files (``spill.drop_pages``):
+        a loop that reads keys of many entries calls it every ``SCAN_STEP`` entries."""
+        drop_pages(self._codes[side])
+        drop_pages(getattr(self.cassettes[side]._tools, "ids", None))
+
     def positions(self, side: str, codes: Collection[int]) -> Iterator[int]:
         """The entries of run ``side`` whose digest code is in ``codes`` (a set), in
         order: the codes are scanned at C speed, no key is made, ``SCAN_STEP`` codes at

@@ -7,8 +7,9 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from ..format.plural import plural
+from ..format.spill import drop_pages
 from ._finding import MAX_SEQS, finding, side_seqs
-from ._run_keys import CompactKey, RunKeys
+from ._run_keys import SCAN_STEP, CompactKey, RunKeys
 from .model import Change, Row, Status
 from .refine import MAX_NOISE_ROWS, float_noise_row
 
@@ -122,15 +123,19 @@ def _varying_within_a_run(result: DiffResult, tool: str) -> tuple[str, list[int]
         first: dict[CompactKey, int] = {}
         varying: CompactKey | None = None
         varying_at = len(c)
-        for i in itertools.compress(range(len(c)), repeated):
-            if c.tool(i) != tool or errors[i]:
-                continue
-            k = key_of(i)
-            at = first.get(k)
-            if at is None:
-                first[k] = i
-            elif at < varying_at and c.fingerprint(i) != c.fingerprint(at):
-                varying, varying_at = k, at
+        for start in range(0, len(c), SCAN_STEP):
+            stop = min(len(c), start + SCAN_STEP)
+            for i in itertools.compress(range(start, stop), repeated[start:stop]):
+                if c.tool(i) != tool or errors[i]:
+                    continue
+                k = key_of(i)
+                at = first.get(k)
+                if at is None:
+                    first[k] = i
+                elif at < varying_at and c.fingerprint(i) != c.fingerprint(at):
+                    varying, varying_at = k, at
+            keys.drop(side)  # the pages read, let go (issue 31)
+            drop_pages(errors)
         if varying is not None:
             del first
             seqs = [

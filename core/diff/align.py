@@ -34,7 +34,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import Any
+from typing import Any, cast
 
 from ..format import spill
 from ..format.cassette import Cassette
@@ -185,6 +185,9 @@ _Positions = tuple[Sequence[int], Sequence[int]]
 #: while spilling (``spill.py``), a region of more tokens than this is matched a hash
 #: partition at a time, so the tables hold about this many tokens (24 bytes each)
 _PART_TOKENS = 1 << 18
+#: candidates of a hash partition written into the region's column between two drops of
+#: its pages (``_parted_anchors``)
+_FOUND_STEP = 1 << 13
 
 
 def _slot_counts(
@@ -302,15 +305,37 @@ def _anchors(
 def _partition(
     ta: Sequence[Hashable], tb: Sequence[Hashable], region: tuple[int, int, int, int], part: int,
     parts: int,
-) -> _Positions:  # fmt: skip
-    """The positions of the region's tokens whose hash is ``part`` modulo ``parts``: every
-    occurrence of a token is in one partition."""
+) -> tuple[_Positions, _Positions]:  # fmt: skip
+    """The positions of the region's tokens whose hash is ``part`` modulo ``parts`` (every
+    occurrence of a token is in one partition), and those tokens, in the same order: the
+    partition's own columns, which its counts read instead of ``ta`` and ``tb`` at
+    random (a column in a temporary file would map a page for every few tokens read)."""
     a0, a1, b0, b1 = region
-    # no list of ints between (36 bytes a position of a partition of ~2^18 tokens)
-    return (
-        array("q", compress(range(a0, a1), (hash(ta[i]) % parts == part for i in range(a0, a1)))),
-        array("q", compress(range(b0, b1), (hash(tb[j]) % parts == part for j in range(b0, b1)))),
-    )
+    pos_a, tok_a = _partition_side(ta, a0, a1, part, parts)
+    pos_b, tok_b = _partition_side(tb, b0, b1, part, parts)
+    return (pos_a, pos_b), (tok_a, tok_b)
+
+
+def _partition_side(
+    tokens: Sequence[Hashable], lo: int, hi: int, part: int, parts: int
+) -> _Positions:
+    """``_partition`` of one side's ``tokens[lo:hi]``: positions (an 8-byte column, no
+    list of ints) and the tokens (a column of ``tokens``' item type when it has one),
+    read ``_SIDE_BATCH`` at a time with the pages of a spilled column let go after each
+    (issue 31: a whole column's pages otherwise count in ``VmRSS`` until the pager's turn,
+    and under load it comes late)."""
+    positions = array("q")
+    typecode = getattr(tokens, "typecode", None) or getattr(tokens, "format", None)
+    kept: Any = array(typecode) if typecode else []
+    for start in range(lo, hi, _SIDE_BATCH):
+        stop = min(hi, start + _SIDE_BATCH)
+        batch = tokens[start:stop]
+        chosen = [hash(t) % parts == part for t in batch]
+        positions.extend(compress(range(start, stop), chosen))
+        kept.extend(compress(batch, chosen))
+        del batch
+        drop_pages(tokens)
+    return positions, kept
 
 
 def _parted_anchors(
@@ -324,12 +349,16 @@ def _parted_anchors(
     found = maybe_on_disk("q", a1 - a0, -1)  # per entry of A, its candidate in B
     any_found = False
     for part in range(parts):
-        positions = _partition(ta, tb, region, part, parts)
-        cand_a, cand_b = _unique_anchors(ta, tb, a0, a1, b0, b1, None, positions)
-        for i, j in zip(cand_a, cand_b, strict=True):
-            found[i - a0] = j
+        (pos_a, pos_b), (la, lb) = _partition(ta, tb, region, part, parts)
+        # the partition's tokens counted in its own columns; candidates back to positions
+        cand_a, cand_b = _unique_anchors(la, lb, 0, len(la), 0, len(lb))
+        for start in range(0, len(cand_a), _FOUND_STEP):
+            stop = start + _FOUND_STEP
+            for i, j in zip(cand_a[start:stop], cand_b[start:stop], strict=True):
+                found[pos_a[i] - a0] = pos_b[j]
+            drop_pages(found)  # the pages written, let go (they stay in the file)
         any_found = any_found or bool(cand_a)
-        del positions, cand_a, cand_b
+        del pos_a, pos_b, la, lb, cand_a, cand_b
         give_back()
     if any_found:
         cand_a = _spooled("q", a1 - a0, _found_pairs(found, a0, 0), (found,))
@@ -340,10 +369,10 @@ def _parted_anchors(
     del found
     common: set[Hashable] = set()
     for part in range(parts):
-        positions = _partition(ta, tb, region, part, parts)
-        slots = _slot_counts(ta, tb, a0, a1, b0, b1, positions)
-        common |= _common_tokens(ta, tb, positions, slots)
-        del positions, slots
+        _, (la, lb) = _partition(ta, tb, region, part, parts)
+        slots = _slot_counts(la, lb, 0, len(la), 0, len(lb))
+        common |= _common_tokens(la, lb, (range(len(la)), range(len(lb))), slots)
+        del la, lb, slots
     return _nth_anchors(ta, tb, a0, a1, b0, b1, common)
 
 
@@ -821,6 +850,18 @@ def _pass_tokens(sa: _Side, sb: _Side, depth: int) -> tuple[array[int], array[in
     return sa.tools, sb.tools
 
 
+def _paired(partner: Sequence[int], a0: int, a1: int) -> Iterator[tuple[int, int]]:
+    """``(i, partner[i])`` for each ``i`` in ``[a0, a1)`` that has a partner, in order,
+    read ``_SIDE_BATCH`` at a time with the pages of a spilled ``partner`` let go after
+    each (issue 31)."""
+    for start in range(a0, a1, _SIDE_BATCH):
+        stop = min(a1, start + _SIDE_BATCH)
+        batch = partner[start:stop]
+        yield from ((i, j) for i, j in zip(range(start, stop), batch, strict=True) if j >= 0)
+        del batch
+        drop_pages(partner)
+
+
 def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> array[int]:
     """The aligned pairs of the four key-alignment passes (see the module docstring), as
     a column: per entry of A, the entry of B it pairs with, or -1."""
@@ -834,8 +875,7 @@ def _key_pairs(sa: _Side, sb: _Side, check: Check | None = None) -> array[int]:
             # a region holds no pair of an earlier pass: its pairs are this pass's
             _match_region(ta, tb, a0, a1, b0, b1, partner, check)
             if not last:
-                found = ((i, partner[i]) for i in range(a0, a1) if partner[i] >= 0)
-                next_regions.extend(_gaps(found, a0, a1, b0, b1))
+                next_regions.extend(_gaps(_paired(partner, a0, a1), a0, a1, b0, b1))
         regions = next_regions
         del ta, tb
         give_back()  # the pass's tables, when spilling (``spill.py``)
@@ -866,8 +906,16 @@ def align_by_key(a: Cassette, b: Cassette, check: Check | None = None) -> Packed
     rows.extend(_row(sa, sb, x, None) for x in range(i, len(a)))
     rows.extend(_row(sa, sb, None, y) for y in range(j, len(b)))
     rows.spill()
-    rows.repeated = (sa.repeated, sb.repeated)
+    # the findings read the flags (one byte an entry) after the rows: while spilling, in
+    # temporary files too (issue 31: 2 MB at 1M entries, the only per-entry column left)
+    rows.repeated = (_flags_spilled(sa.repeated), _flags_spilled(sb.repeated))
     return rows
+
+
+def _flags_spilled(flags: bytearray) -> bytearray:
+    """``spill.maybe_spilled`` of a ``bytearray`` of flags (typed as the ``bytearray`` it
+    stands for: it reads the same, by index, slice, iteration and ``==``)."""
+    return cast("bytearray", spill.maybe_spilled(cast("array[int]", flags)))
 
 
 def align(
