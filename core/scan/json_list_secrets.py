@@ -9,7 +9,11 @@ all again. Here msgspec cuts the text into its items (``msgspec.Raw``: each item
 none built: 2.4 ms), parts of them are asked of the prefilter as they are written in the
 text (a plain line: each text its own bytes), and only the
 parts it cannot call free are parsed and scanned (``json_text_secrets``). What each part
-holds is kept by its bytes: B's parts are A's but for the one that changed.
+holds is kept with the text's layout (where each part starts, for a list written with
+``,`` or ``, `` between its items): B, read after A, takes A's answers for the parts it
+holds byte for byte up to the one where it first differs, and has only the rest of its
+items cut by msgspec (a 3.4 MB side: 3 ms of msgspec and 1 ms of hashing its parts, now
+a comparison of its bytes).
 
 The text must be one the scan parses (``orjson.loads``). msgspec refuses what orjson
 refuses (``tests/core/scan/test_json_list_secrets.py``) but a float past 1.8e308
