@@ -1,8 +1,9 @@
 """A long JSON list's secrets found from the bytes of its items (``json_list_secrets``:
 msgspec's items, parts of them asked of the prefilter as written, the others parsed and
-scanned, what each part holds kept by its SHA-256) are those of the parse and the scan of
-every node; ``mask_long_text`` through it gives what the old way gave (a copy of it kept
-here) and what ``mask_value`` gives; it answers only for a text orjson parses."""
+scanned, what each part holds kept with the text's layout, B reading A's) are those of
+the parse and the scan of every node; ``mask_long_text`` through it gives what the old
+way gave (a copy of it kept here) and what ``mask_value`` gives; it answers only for a
+text orjson parses."""
 
 from __future__ import annotations
 
