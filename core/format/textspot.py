@@ -38,12 +38,26 @@ class Spot:
         return f"at character {self.position}: {left}{qa}{right}{qb}"
 
 
+#: how many characters ``first_difference`` compares at a time before it halves
+_CHUNK = 65_536
+
+
 def first_difference(a: str, b: str) -> int:
     """0-based index of the first character where ``a`` and ``b`` differ (``len`` of the
     shorter when one is a prefix of the other). Equal strings give ``len(a)``."""
     n = min(len(a), len(b))
-    lo, hi = 0, n
-    # compare halves (C-speed slices) instead of a Python loop per character
+    lo = 0
+    # ``_CHUNK`` characters at a time from the start (one copy of a chunk of ``b``, kept
+    # in the cache: halving the whole copied both sides' halves, twice the text), then
+    # halves of the chunk that differs
+    while lo < n:
+        hi = min(lo + _CHUNK, n)
+        if not a.startswith(b[lo:hi], lo):
+            break
+        lo = hi
+    else:
+        return n
+    hi -= 1  # the first difference is before the end of this chunk
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[lo:mid] == b[lo:mid]:

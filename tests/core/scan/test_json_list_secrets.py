@@ -1,8 +1,9 @@
 """A long JSON list's secrets found from the bytes of its items (``json_list_secrets``:
 msgspec's items, parts of them asked of the prefilter as written, the others parsed and
-scanned, what each part holds kept by its SHA-256) are those of the parse and the scan of
-every node; ``mask_long_text`` through it gives what the old way gave (a copy of it kept
-here) and what ``mask_value`` gives; it answers only for a text orjson parses."""
+scanned, what each part holds kept with the text's layout, B reading A's) are those of
+the parse and the scan of every node; ``mask_long_text`` through it gives what the old
+way gave (a copy of it kept here) and what ``mask_value`` gives; it answers only for a
+text orjson parses."""
 
 from __future__ import annotations
 
@@ -191,3 +192,90 @@ def test_a_part_kept_is_keyed_by_its_bytes() -> None:
     assert json_list_secrets(free, 2) == set()
     assert json_list_secrets(named, 2) == {"the quick brown fox"}
     assert json_list_secrets(free, 2) == set()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    inner=st.lists(values, min_size=2, max_size=30),
+    other=values,
+    at=st.integers(min_value=0, max_value=40),
+    how=st.sampled_from(["replace", "insert", "delete", "append", "tail", "same"]),
+    parts=st.sampled_from([2, 3, 16]),
+    layout=st.sampled_from(range(len(LAYOUTS))),
+    key=st.sampled_from([None, "text", "content"]),
+)
+@example(  # a named key only in B's changed item, past A's first parts
+    inner=[{"n": i, "text": "the quick brown fox"} for i in range(30)],
+    other={"api_key": "sk-proj-aB3_dE-9aB3_dE-9aB3_dE-9"},
+    at=29,
+    how="replace",
+    parts=16,
+    layout=1,
+    key=None,
+)
+def test_b_after_a_as_the_old_way(
+    inner: list[Any],
+    other: Any,
+    at: int,
+    how: str,
+    parts: int,
+    layout: int,
+    key: str | None,
+) -> None:
+    """B read after A (A's parts reused up to where B differs, the rest cut by msgspec)
+    gives what B alone gives and what the old way masks, for any change anywhere."""
+    changed = list(inner)
+    at = min(at, len(changed) - 1)
+    if how == "replace":
+        changed[at] = other
+    elif how == "insert":
+        changed.insert(at, other)
+    elif how == "delete":
+        del changed[at]
+    elif how == "append":
+        changed.append(other)
+    try:
+        a, b = (
+            json.dumps(v, ensure_ascii=False, allow_nan=False, **LAYOUTS[layout])
+            for v in (inner, changed)
+        )
+    except ValueError:
+        return
+    if how == "tail":  # blank space or a separator other than A's past A's first parts
+        b = b[:-1] + " ,1]"
+    module._SEEN.clear()
+    alone = json_list_secrets(b, parts)
+    module._SEEN.clear()
+    json_list_secrets(a, parts)
+    assert json_list_secrets(b, parts) == alone
+    module._SEEN.clear()
+    masking.mask_long_text(a, key)
+    assert masking.mask_long_text(b, key) == _old_mask_long_text(b, key)
+
+
+def test_b_cut_from_where_it_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """B's items are cut by msgspec only from the part where B first differs from A: the
+    parts before are A's, compared byte for byte, not decoded again."""
+    a, b = _answer(4_000), _answer(4_000, " (changed)")
+    decoded: list[int] = []
+    items = module._ITEMS
+
+    class Counting:
+        def decode(self, data: bytes) -> Any:
+            decoded.append(len(data))
+            return items.decode(data)
+
+    monkeypatch.setattr(module, "_ITEMS", Counting())
+    assert json_list_secrets(a, 16) == json_list_secrets(b, 16) != set()
+    assert decoded[0] == len(a) and decoded[1] < len(b) // 8
+
+
+def test_other_blank_space_keeps_no_layout() -> None:
+    """A text whose separators are not one of ``_SEPS`` throughout keeps no layout: the
+    next text is read whole."""
+    text = json.dumps([{"text": "the quick brown fox"}] * 40)
+    uneven = text.replace(", ", ",", 1)
+    assert json_list_secrets(uneven, 4) == set()
+    assert not module._SEEN
+    named = uneven.replace('"text"', '"password"', 39)
+    assert json_list_secrets(named, 4) == {"the quick brown fox"}
