@@ -8,6 +8,8 @@ text orjson parses."""
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -279,3 +281,32 @@ def test_other_blank_space_keeps_no_layout() -> None:
     assert not module._SEEN
     named = uneven.replace('"text"', '"password"', 39)
     assert json_list_secrets(named, 4) == {"the quick brown fox"}
+
+
+@pytest.fixture
+def raised_recursion_limit() -> Iterator[None]:
+    """The interpreter's recursion limit at 10,000 (as hypothesis raises it) for a test."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+@pytest.mark.parametrize("levels", [1_000, 1_023, 1_024, 1_025, 1_100, 3_000])
+@pytest.mark.usefixtures("raised_recursion_limit")
+def test_deep_nesting_under_a_raised_recursion_limit_answers_as_orjson_parses(
+    levels: int,
+) -> None:
+    """msgspec's nesting limit is the interpreter's recursion limit: under a raised one
+    it took a list nested 1,101 deep that orjson refuses, and the text got an answer (a
+    seed-dependent failure of ``test_an_answer_only_for_a_list_orjson_parses``)."""
+    text = "[" + "[" * levels + "]" * levels + ', {"n": 1}]'
+    found = json_list_secrets(text, 2)
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        assert found is None
+    else:
+        assert found == json_text_secrets(parsed, first_parts=2)
