@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..format.columns import digest_code
 from ..scan.lint import MALFORMED_FIELD
 from ._contract import changed_tool_words
 from ._error_kind import REFUSAL, TRANSIENT, UNKNOWN, error_kind
 from ._finding import MAX_SEQS, finding, short
+from ._run_keys import SCAN_STEP, CompactKey, RunKeys
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -52,27 +52,35 @@ def _failed_rows(result: DiffResult) -> tuple[_Failed, _Failed]:
     malformed args left out. Counted, the first ``_KEPT`` kept: memory does not grow
     with the rows."""
     errors_a, errors_b = (o.errors for o in result.outcomes())
-    # the keys of the one-sided failed calls, then which of them the other run made
-    # with success (one pass over it): no set of every key of a run
-    wanted_a: set[tuple[str, str]] = set()
-    wanted_b: set[tuple[str, str]] = set()
-    for row in result.rows:
+    keys = RunKeys(result.a, result.b)
+    key_a, key_b = keys.of("a"), keys.of("b")
+    # the digest codes of the one-sided failed calls (ints, no key made), then the
+    # compact keys (``RunKeys``) the other run made with success among its entries of
+    # those codes (a scan at C speed): no set of every key of a run, no key text
+    codes_a: set[int] = set()
+    codes_b: set[int] = set()
+    for i, row in enumerate(result.rows):
+        if not (i + 1) % SCAN_STEP:
+            _drop(keys)  # the code pages read, let go (issue 31)
         if row.a is not None and row.b is None and row.error_a:
-            wanted_b.add(result.a.key(row.a))
+            codes_b.add(keys.code("a", row.a))
         elif row.b is not None and row.a is None and row.error_b:
-            wanted_a.add(result.b.key(row.b))
-    ok_keys_a = _ok_keys(result.a, errors_a, wanted_a)
-    ok_keys_b = _ok_keys(result.b, errors_b, wanted_b)
+            codes_a.add(keys.code("b", row.b))
+    ok_keys_a = _ok_keys(keys, "a", errors_a, codes_a)
+    ok_keys_b = _ok_keys(keys, "b", errors_b, codes_b)
+    del codes_a, codes_b
     counts = [0, 0]
     kept: tuple[list[tuple[int, Row]], list[tuple[int, Row]]] = ([], [])
     for i, row in enumerate(result.rows):
+        if not (i + 1) % SCAN_STEP:
+            _drop(keys)
         if row.a is not None and row.b is not None:
             if not (row.error_a or row.error_b):
                 continue
         elif row.a is not None:
-            if not (row.error_a and result.a.key(row.a) in ok_keys_b):
+            if not (row.error_a and key_a(row.a) in ok_keys_b):
                 continue  # A's extra call failed on a key B made with success
-        elif row.b is None or not (row.error_b and result.b.key(row.b) in ok_keys_a):
+        elif row.b is None or not (row.error_b and key_b(row.b) in ok_keys_a):
             continue
         for side, (c, pos, error) in enumerate(
             ((result.a, row.a, row.error_a), (result.b, row.b, row.error_b))
@@ -84,20 +92,19 @@ def _failed_rows(result: DiffResult) -> tuple[_Failed, _Failed]:
     return (counts[0], kept[0]), (counts[1], kept[1])
 
 
-def _ok_keys(
-    c: Cassette, errors: Sequence[bool], wanted: set[tuple[str, str]]
-) -> set[tuple[str, str]]:
-    """The keys of ``wanted`` that an entry of ``c`` holds with success."""
-    if not wanted:
+def _drop(keys: RunKeys) -> None:
+    """Let go of the pages of both runs' key columns read so far (``RunKeys.drop``)."""
+    keys.drop("a")
+    keys.drop("b")
+
+
+def _ok_keys(keys: RunKeys, side: str, errors: Sequence[bool], codes: set[int]) -> set[CompactKey]:
+    """The compact keys (``RunKeys``) of the entries of run ``side`` made with success
+    whose digest code is in ``codes``."""
+    if not codes:
         return set()
-    # the digest codes first (``Cassette.digest_codes``): no text made an entry
-    codes = {digest_code(d) for _, d in wanted}
-    all_codes = c.digest_codes()
-    return {
-        c.key(i)
-        for i in range(len(c))
-        if all_codes[i] in codes and not errors[i] and c.key(i) in wanted
-    }
+    key_of = keys.of(side)
+    return {key_of(i) for i in keys.positions(side, codes) if not errors[i]}
 
 
 def _side_finding(
