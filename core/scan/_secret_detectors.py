@@ -6,7 +6,9 @@ and extra fields (``request_headers`` of an imported VCR cassette, say), at any 
 its object keys and tool name (``key_secrets``; ``secrets.tool_hits``), inside JSON held in
 a string (a request body, a tool's text result), inside base64 of printable text (the run
 is the secret: ``base64_hit``) and in the URL-decoded text (the secret as written, its
-escapes included):
+escapes included). A run of token characters over 8192 long is data (an image, a path
+list): neither decoded nor tested for entropy, but a provider key format glued to it
+(``/usr/lib/...ghp_...``) is found as anywhere else:
 
 - the patterns of the detect-secrets library (Yelp/detect-secrets, its plugins run on
   strings in memory): provider key formats (AWS, GitHub, GitLab, OpenAI, Slack, Stripe,
