@@ -16,7 +16,7 @@ from cassette_tui.core import load
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.scan._secret_detectors import scan_text
 from cassette_tui.core.scan._secret_prefilter import line_secret_free
-from cassette_tui.core.scan.masking import mask_text, mask_value
+from cassette_tui.core.scan.masking import mask_long_text, mask_text, mask_value
 from cassette_tui.core.scan.redact import redact_job
 from cassette_tui.core.scan.secrets import scan_value
 from hypothesis import HealthCheck, given, settings
@@ -117,3 +117,19 @@ def test_known_token_anywhere_in_long_run_is_found(run: str, token: str, where: 
 def test_long_random_base64_blob_has_no_finding(text: str) -> None:
     assert scan_text(text) == ()
     assert scan_value({"image": text}, ()) == []
+
+
+def test_app_long_text_paths_mask_token_after_long_run() -> None:
+    """The app's long answers (``mask_long_text``): prose around the run, a JSON list of
+    such texts and a JSON object, each the same as ``mask_value`` and without the token."""
+    prose = "line of text\n" * 3000 + LONG + "\nmore text\n" * 3000
+    shapes = [
+        prose,
+        json.dumps([LONG, "x" * 100, "ok"] * 3),
+        json.dumps({"files": [LONG], "n": 1}),
+    ]
+    for text in shapes:
+        masked = mask_long_text(text, "content")
+        assert masked is not None
+        assert GHP not in masked
+        assert masked == mask_value(text, "content")
