@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,14 @@ HEADERS = {"accept": "application/json, text/event-stream", "content-type": "app
 def call(request_id: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     params = {"name": name, "arguments": arguments}
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def content(body: bytes, chunked: bool) -> bytes | Iterator[bytes]:
+    """What a host posts: ``body`` whole (announced with a length), or in 1 MB pieces
+    (sent chunked: the relay reads it whole first)."""
+    if not chunked:
+        return body
+    return (body[at : at + (1 << 20)] for at in range(0, len(body), 1 << 20))
 
 
 def test_bad_input_over_http_is_forwarded_and_nothing_answered_is_lost(tmp_path: Path) -> None:

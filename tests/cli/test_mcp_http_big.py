@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from cassette_tui.core.format.digest import digest
 from support.mcp_session import TIMEOUT
 
 from tests.cli.test_mcp_http import free_port, started, stop, wait_listening
-from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, SERVER, call
+from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, SERVER, call, content
 
 BIG = 3 << 20
 
@@ -50,13 +49,7 @@ def test_big_messages_cross_the_proxy_unchanged_and_are_recorded_as_sent(
             with httpx2.Client(timeout=TIMEOUT) as client:
                 for n, (tool, args, chunked) in enumerate(calls, start=1):
                     body = json.dumps(call(n, tool, args)).encode()
-
-                    def pieces(body: bytes = body) -> Iterator[bytes]:
-                        for at in range(0, len(body), 1 << 20):
-                            yield body[at : at + (1 << 20)]
-
-                    content: Any = pieces() if chunked else body
-                    through = client.post(url, content=content, headers=HEADERS)
+                    through = client.post(url, content=content(body, chunked), headers=HEADERS)
                     straight = client.post(remote, content=body, headers=HEADERS)
                     assert through.status_code == straight.status_code == 200
                     assert through.content == straight.content

@@ -12,14 +12,13 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from support.mcp_session import TIMEOUT
 
 from tests.cli.test_mcp_http import free_port, started, stop, wait_listening
-from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, SERVER, call
+from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, SERVER, call, content
 
 BIG = 3 << 20
 #: the recorder with asyncio's plain reads: no protocol is taken as buffered
@@ -50,12 +49,7 @@ def _session(command: list[str], remote: str, run: Path) -> list[bytes]:
         with httpx2.Client(timeout=TIMEOUT) as client:
             for n, (tool, args, chunked) in enumerate(CALLS, start=1):
                 body = json.dumps(call(n, tool, args)).encode()
-
-                def pieces(body: bytes = body) -> Iterator[bytes]:
-                    for at in range(0, len(body), 1 << 20):
-                        yield body[at : at + (1 << 20)]
-
-                answer = client.post(url, content=pieces() if chunked else body, headers=HEADERS)
+                answer = client.post(url, content=content(body, chunked), headers=HEADERS)
                 assert answer.status_code == 200
                 got.append(answer.content)
     finally:

@@ -10,6 +10,7 @@ from cassette_tui.core.diff import align as al
 from cassette_tui.core.diff.model import Status
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.clash import Clash
 from support.factory import make_cassette
 
 
@@ -33,19 +34,6 @@ def plain_candidates(ta: Sequence[Hashable], tb: Sequence[Hashable]) -> list[tup
             if nth < len(pos_b[t]):
                 cands.append((i, pos_b[t][nth]))
     return cands
-
-
-class Clash:
-    """A token whose hash is shared by many others: every slot crowded."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-    def __hash__(self) -> int:
-        return self.value % 3
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Clash) and other.value == self.value
 
 
 @settings(max_examples=200, deadline=None)

@@ -21,6 +21,7 @@ from cassette_tui.core.format.columns import digest_code
 from cassette_tui.core.format.jobs import run_job
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.clash import NotADigestColumn
 from support.factory import call_records, write_cassette
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
@@ -120,15 +121,10 @@ def _no_key_text(self: Cassette, i: int) -> tuple[str, str]:
     raise AssertionError("a (tool, digest text) key made for the failed rows")
 
 
-class _NotAColumn:
-    """Stands for ``DigestColumn`` in ``_run_keys``: no column is one, so the keys are
-    the ``(tool, digest)`` tuples (what a digest of another form makes them)."""
-
-
 @settings(max_examples=30, deadline=None)
 @given(calls, calls)
 def test_tuple_keys_give_the_same_failed_rows(run: list, other: list) -> None:
     with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
-        mp.setattr(_run_keys, "DigestColumn", _NotAColumn)
+        mp.setattr(_run_keys, "DigestColumn", NotADigestColumn)
         result = _diffed(tmp, run, run[: len(run) // 3] + other, "key", False)
         assert _plain(er._failed_rows(result)) == _plain(_old_failed_rows(result))

@@ -26,6 +26,7 @@ from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.jobs import run_job
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.clash import Clash
 from support.factory import call_records, write_cassette
 
 u64 = st.integers(0, (1 << 64) - 1)
@@ -115,19 +116,6 @@ def test_a_partition_read_a_step_at_a_time_is_the_one_before_with_its_tokens(
     assert list(tokens[1]) == [tb[j] for j in expected[1]]
     # one drop a step of each side
     assert len(drops) == -(-(a1 - a0) // step) + -(-(b1 - b0) // step)
-
-
-class Clash:
-    """A token whose hash clashes with others' (many share a slot)."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-    def __hash__(self) -> int:
-        return self.value % 3
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Clash) and other.value == self.value
 
 
 @settings(max_examples=150, deadline=None)

@@ -24,6 +24,7 @@ from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.keys.replay_key import KeyIndex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.clash import NotADigestColumn
 from support.factory import call_records, entry, write_cassette
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
@@ -126,16 +127,11 @@ def test_compact_keys_choose_and_place_the_repeated_keys_as_before(
         spill.SPILL_MIN_ITEMS = old_min
 
 
-class _NotAColumn:
-    """Stands for ``DigestColumn`` in ``_run_keys``: no column is one, so the keys are
-    the ``(tool, digest)`` tuples (what a digest of another form makes them)."""
-
-
 @settings(max_examples=30, deadline=None)
 @given(calls, calls)
 def test_tuple_keys_give_the_same_findings(run: list, other: list) -> None:
     with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
-        mp.setattr(_run_keys, "DigestColumn", _NotAColumn)
+        mp.setattr(_run_keys, "DigestColumn", NotADigestColumn)
         result = _diffed(tmp, run, run[: len(run) // 3] + other, "key", False)
         keys = _run_keys.RunKeys(result.a, result.b)
         assert len(result.a) == 0 or isinstance(keys.of("a")(0), tuple)

@@ -27,6 +27,7 @@ from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.jobs import run_job
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.clash import Clash
 from support.factory import call_records, entry, write_cassette
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
@@ -140,19 +141,6 @@ def test_the_columns_are_spilled_inside_the_block_only(tmp_path: Path, monkeypat
     assert isinstance(result.outcomes()[0].errors, memoryview)
     assert all(type(flag) is bool for flag in result.outcomes()[0].errors)
     assert isinstance(result.rows._ia, memoryview)  # type: ignore[attr-defined]
-
-
-class Clash:
-    """A token whose hash is shared by many others: every slot crowded."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-    def __hash__(self) -> int:
-        return self.value % 3
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Clash) and other.value == self.value
 
 
 @settings(max_examples=200, deadline=None)
