@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 from cassette_tui.core.diff import _error_responses as er
 from cassette_tui.core.diff import _run_keys
-from cassette_tui.core.diff.result import DiffResult, diff_job
+from cassette_tui.core.diff.result import DiffResult
 from cassette_tui.core.format import spill
-from cassette_tui.core.format.cassette import Cassette, load
+from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.columns import digest_code
-from cassette_tui.core.format.jobs import run_job
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.clash import NotADigestColumn
-from support.factory import call_records, write_cassette
+from support.diffed import diffed_calls
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
 calls = st.lists(
@@ -77,16 +75,6 @@ def _old_ok_keys(c: Cassette, errors: Sequence[bool], wanted: set) -> set:
 
 
 # -- the checks ---------------------------------------------------------------------------
-def _diffed(tmp: str, run: list, other: list, align: str, spilled: bool) -> DiffResult:
-    a = write_cassette(Path(tmp) / "a.jsonl", *call_records(run))
-    b = write_cassette(Path(tmp) / "b.jsonl", *call_records(other))
-    if not spilled:
-        return run_job(diff_job(load(a), load(b), align, outcomes=True))
-    with spill.spilling():
-        ca, cb = load(a), load(b)
-        ca.spill_columns()
-        cb.spill_columns()
-        return run_job(diff_job(ca, cb, align, outcomes=True))
 
 
 def _plain(failed: tuple) -> list:
@@ -108,7 +96,7 @@ def test_failed_rows_by_compact_keys_equal_the_code_before(
         with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
             mp.setattr(er, "SCAN_STEP", step)  # the loops' page drops, often
             # B often a copy of A with some calls more, so one-sided calls share keys
-            result = _diffed(tmp, run, run[: len(run) // 2] + other, align, spilled)
+            result = diffed_calls(tmp, run, run[: len(run) // 2] + other, align, spilled)
             expected = _plain(_old_failed_rows(result))
             # no key text made: the int compact keys and digest codes alone
             mp.setattr(Cassette, "key", _no_key_text)
@@ -126,5 +114,5 @@ def _no_key_text(self: Cassette, i: int) -> tuple[str, str]:
 def test_tuple_keys_give_the_same_failed_rows(run: list, other: list) -> None:
     with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
         mp.setattr(_run_keys, "DigestColumn", NotADigestColumn)
-        result = _diffed(tmp, run, run[: len(run) // 3] + other, "key", False)
+        result = diffed_calls(tmp, run, run[: len(run) // 3] + other, "key", False)
         assert _plain(er._failed_rows(result)) == _plain(_old_failed_rows(result))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import tempfile
 from array import array
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,14 +19,13 @@ from cassette_tui.core.diff import _repeated_keys as rk
 from cassette_tui.core.diff import _run_keys
 from cassette_tui.core.diff import _stale_responses as sr
 from cassette_tui.core.diff import align as al
-from cassette_tui.core.diff.result import DiffResult, diff_job
+from cassette_tui.core.diff.result import DiffResult
 from cassette_tui.core.format import spill
-from cassette_tui.core.format.cassette import Cassette, load
-from cassette_tui.core.format.jobs import run_job
+from cassette_tui.core.format.cassette import Cassette
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.clash import Clash
-from support.factory import call_records, write_cassette
+from support.diffed import diffed_calls
 
 u64 = st.integers(0, (1 << 64) - 1)
 
@@ -177,18 +175,6 @@ calls = st.lists(
 )
 
 
-def _diffed(tmp: str, run: list, other: list, spilled: bool) -> DiffResult:
-    a = write_cassette(Path(tmp) / "a.jsonl", *call_records(run))
-    b = write_cassette(Path(tmp) / "b.jsonl", *call_records(other))
-    if not spilled:
-        return run_job(diff_job(load(a), load(b), "key", outcomes=True))
-    with spill.spilling():
-        ca, cb = load(a), load(b)
-        ca.spill_columns()
-        cb.spill_columns()
-        return run_job(diff_job(ca, cb, "key", outcomes=True))
-
-
 def _findings(result: DiffResult) -> list[Any]:
     """The repeated-key findings (the counts, the cycles) and the varying answers."""
     out: list[Any] = [f.to_diff_json() for f in rk.repeated_keys(result)]
@@ -209,12 +195,12 @@ def test_findings_read_in_steps_are_the_findings_read_at_once(
         mp.setattr(spill, "SPILL_MIN_ITEMS", 1)
         # a loop back to back (the same calls twice) in A, so the cycles are found
         pair = (run + run[-4:] * 3, run[: len(run) // 2] + other)
-        result = _diffed(tmp, *pair, spilled)
+        result = diffed_calls(tmp, *pair, "key", spilled)
         once = _findings(result)  # the step larger than any run: read at once
         if spilled:
             # the alignment's repeated-key flags in temporary files too, read the same
             assert all(isinstance(f, memoryview) for f in result.repeated() if f)
-            assert once == _findings(_diffed(tmp, *pair, False))
+            assert once == _findings(diffed_calls(tmp, *pair, "key", False))
         for c, flags in zip((result.a, result.b), result.repeated(), strict=True):
             assert rk._cycles(c, flags) == _old_cycles(c, flags)
         drops: list[object] = []

@@ -16,16 +16,16 @@ import pytest
 from cassette_tui.core.diff import _repeated_keys as rk
 from cassette_tui.core.diff import _run_keys
 from cassette_tui.core.diff import _stale_responses as sr
-from cassette_tui.core.diff.result import DiffResult, diff_job
+from cassette_tui.core.diff.result import DiffResult
 from cassette_tui.core.format import spill
 from cassette_tui.core.format.cassette import Cassette, load
 from cassette_tui.core.format.columns import digest_code
-from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.keys.replay_key import KeyIndex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.clash import NotADigestColumn
-from support.factory import call_records, entry, write_cassette
+from support.diffed import diffed_calls
+from support.factory import entry, write_cassette
 
 #: a call: tool, args value, response kind (0-2 a value, 3 a 429, 4 an error entry)
 calls = st.lists(
@@ -100,18 +100,6 @@ def _compare(result: DiffResult) -> None:
         assert sr._varying_within_a_run(result, tool) == _old_varying(result, tool)
 
 
-def _diffed(tmp: str, run: list, other: list, align: str, spilled: bool) -> DiffResult:
-    a = write_cassette(Path(tmp) / "a.jsonl", *call_records(run))
-    b = write_cassette(Path(tmp) / "b.jsonl", *call_records(other))
-    if not spilled:
-        return run_job(diff_job(load(a), load(b), align, outcomes=True))
-    with spill.spilling():
-        ca, cb = load(a), load(b)
-        ca.spill_columns()
-        cb.spill_columns()
-        return run_job(diff_job(ca, cb, align, outcomes=True))
-
-
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(calls, calls, st.sampled_from(["key", "seq"]), st.booleans())
 def test_compact_keys_choose_and_place_the_repeated_keys_as_before(
@@ -122,7 +110,7 @@ def test_compact_keys_choose_and_place_the_repeated_keys_as_before(
     try:
         with tempfile.TemporaryDirectory() as tmp:
             # B often a copy of A with a few calls more, so both runs share repeated keys
-            _compare(_diffed(tmp, run, run[: len(run) // 2] + other, align, spilled))
+            _compare(diffed_calls(tmp, run, run[: len(run) // 2] + other, align, spilled))
     finally:
         spill.SPILL_MIN_ITEMS = old_min
 
@@ -132,7 +120,7 @@ def test_compact_keys_choose_and_place_the_repeated_keys_as_before(
 def test_tuple_keys_give_the_same_findings(run: list, other: list) -> None:
     with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
         mp.setattr(_run_keys, "DigestColumn", NotADigestColumn)
-        result = _diffed(tmp, run, run[: len(run) // 3] + other, "key", False)
+        result = diffed_calls(tmp, run, run[: len(run) // 3] + other, "key", False)
         keys = _run_keys.RunKeys(result.a, result.b)
         assert len(result.a) == 0 or isinstance(keys.of("a")(0), tuple)
         _compare(result)
@@ -167,7 +155,7 @@ def test_positions_read_the_codes_a_step_at_a_time_as_one_scan(
         with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as tmp:
             mp.setattr(_run_keys, "SCAN_STEP", step)
             mp.setattr(_run_keys, "drop_pages", drops.append)
-            result = _diffed(tmp, run, run, "key", spilled)
+            result = diffed_calls(tmp, run, run, "key", spilled)
             keys = _run_keys.RunKeys(result.a, result.b)
             all_codes = list(result.a.digest_codes())
             wanted = set(data.draw(st.lists(st.sampled_from(all_codes))) if all_codes else [])
