@@ -58,7 +58,7 @@ from cassette_tui.core.format.jsonvalue import decode_nonfinite, dumps_strict
 from cassette_tui.core.scan.redact import Redactor
 from cassette_tui.core.scan.sidecar import JOURNAL, redact_sidecar, sidecar_doc
 
-from ._same_file import FileIdentity, identity, names
+from ._same_file import FileId, identity, names
 
 FORMAT = "cassette-tui/mcp-server-facts"
 VERSION = 1
@@ -352,7 +352,7 @@ class FactsJournal:
         self.redactor = redactor
         self._fh: BinaryIO | None = open(path, "xb")  # noqa: SIM115 - for the whole session
         #: the journal's file (device, inode): ``finish`` never replaces another one
-        self.identity: FileIdentity = identity(self._fh.fileno())
+        self.identity: FileId = identity(self._fh.fileno())
         #: the write the file refused (a full disk): nothing more is appended
         self.failure: OSError | None = None
         self.add(facts.header())

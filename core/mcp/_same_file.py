@@ -14,23 +14,25 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["FileIdentity", "identity", "names"]
+__all__ = ["FileId", "identity", "names"]
 
 
-class FileIdentity(NamedTuple):
-    """A file's ``(st_dev, st_ino)``: one file whatever its name."""
+class FileId(NamedTuple):
+    """A file's ``(st_dev, st_ino)``: one file whatever its name, however it grows (the
+    load's ``core.format._guard.FileIdentity`` adds the size and modification time: the
+    same contents, for reading by offset)."""
 
     device: int
     inode: int
 
 
-def identity(fd: int) -> FileIdentity:
+def identity(fd: int) -> FileId:
     """The identity of the open file ``fd``. Raises ``OSError`` as ``os.fstat``."""
     st = os.fstat(fd)
-    return FileIdentity(st.st_dev, st.st_ino)
+    return FileId(st.st_dev, st.st_ino)
 
 
-def names(path: Path, ident: FileIdentity | None) -> bool | None:
+def names(path: Path, ident: FileId | None) -> bool | None:
     """Whether ``path`` names the file ``ident`` (a symlink is never followed: a link
     there is another file); ``None`` when nothing is at ``path`` (or it cannot be looked
     at). ``ident`` ``None`` (unknown) never matches a file."""
@@ -38,4 +40,4 @@ def names(path: Path, ident: FileIdentity | None) -> bool | None:
         st = os.lstat(path)
     except OSError:
         return None
-    return ident is not None and FileIdentity(st.st_dev, st.st_ino) == ident
+    return ident is not None and FileId(st.st_dev, st.st_ino) == ident

@@ -27,7 +27,7 @@ from cassette_tui.core.scan.redact import Redactor
 from ._ahead import AnswerAhead, ArgsAhead, _entry_head, _written_in
 from ._fast_json import fast_compact
 from ._prepared import Pieces, _PreparedArgs
-from ._same_file import FileIdentity, identity
+from ._same_file import FileId, identity
 from ._spans import Spans
 from ._write_failure import WriteFailure
 
@@ -88,7 +88,7 @@ class CassetteWriter:
                 ) from None
         #: the file opened (its device and inode): the path may name another file later
         #: (moved, replaced by the user), which the session never removes
-        self.identity: FileIdentity = identity(self._fh.fileno())
+        self.identity: FileId = identity(self._fh.fileno())
 
     def write(
         self,
