@@ -272,7 +272,7 @@ class HttpRecordingProxy(RecordingProxy):
         if not _blank(line):
             text = _without_newline(line)
             checked = watch.checked if watch is not None else None
-            self._from_host(text, forwarded=True, checked=checked, now=gone)
+            self._from_host(text, forwarded=True, checked=checked, gone=gone)
 
     async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
         """A big JSON answer (``size`` bytes announced) passed on as it comes, its last

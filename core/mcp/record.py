@@ -619,7 +619,7 @@ class RecordingProxy(_Recording):
         read: tuple[Line, Spans | None, concurrent.futures.Future[_PreparedArgs] | None]
         | None = None,
         checked: tuple[int, int] | None = None,
-        now: bool = False,
+        gone: bool = False,
     ) -> bytes | bytearray:
         """Note the host's requests (every one that has an id, whatever its shape) and its
         answers to the server's requests; the line to forward: ``line`` itself, or, when
@@ -628,7 +628,7 @@ class RecordingProxy(_Recording):
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
         in order, first answer to first request, and said. ``read``: the line read by the
         host's thread (``_read_ahead``), with its call's recording prepared there;
-        ``checked``: a long string of it checked as it passed (``read_spans``); ``now``:
+        ``checked``: a long string of it checked as it passed (``read_spans``); ``gone``:
         the line has gone whole to the server, a big call's recording may be prepared
         here (``_prepare``)."""
         ahead = None
@@ -682,7 +682,7 @@ class RecordingProxy(_Recording):
                 if ahead is not None:  # prepared by the host's thread
                     pending.prepared = asyncio.wrap_future(ahead)
                 else:
-                    self._prepare(pending, now=now)
+                    self._prepare(pending, gone=gone)
                 if not self._pending and self._unplaced and self._last_answer is not None:
                     self._settle_idle()  # (before any answer, replay sends them first anyway)
                 self._pending[key] = pending
@@ -731,9 +731,9 @@ class RecordingProxy(_Recording):
             return None
         return params["name"], args
 
-    def _prepare(self, req: _Pending, *, now: bool = False) -> None:
+    def _prepare(self, req: _Pending, *, gone: bool = False) -> None:
         """Start computing a big tools/call's args digest and text in a thread, while the
-        server works on the call (never with redaction: the args change first). ``now``
+        server works on the call (never with redaction: the args change first). ``gone``
         (the line has gone whole to the server): a call alone in flight under
         ``SPLIT_FROM`` bytes is prepared here at once instead, as the host's thread does
         over stdio (``_read_ahead``): nothing waits for the loop but its answer, which
@@ -746,7 +746,7 @@ class RecordingProxy(_Recording):
         self.writer.reserve(len(req.line))
         # the only call in flight: its line is started while the server works on it
         alone = not any(p.method == TOOLS_CALL for p in self._pending.values())
-        if now and alone and len(req.line) < SPLIT_FROM:
+        if gone and alone and len(req.line) < SPLIT_FROM:
             req.prepared = loop.create_future()
             try:
                 done = _prepare_and_open(self.writer, *call, req.spans, self.writer.seq + 1)
