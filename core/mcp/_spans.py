@@ -218,7 +218,7 @@ def _quoted_plain(data: bytes | bytearray, first: int, last: int) -> bool | None
     with memoryview(data) as view, view[first:last] as part:
         quoted = b"".join((b'"', part, b'"'))
     try:
-        from_json(quoted, cache_strings=False)
+        from_json(quoted)
     except ValueError:
         return False
     return True
