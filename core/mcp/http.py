@@ -175,7 +175,7 @@ class HttpRecordingProxy(RecordingProxy):
             # its long string checked as it passes (``LongStringWatch``), not after its end
             watch = LongStringWatch() if self.redactor is None else None
             content = self._body_as_it_comes(request, body, watch, note=self._upstream is None)
-            noted = functools.partial(self._note_body, body, watch)
+            noted = functools.partial(self._note_body, body, watch, gone=True)
         else:
             whole = await request.body()
             if request.method == "POST" and whole.strip():
@@ -260,15 +260,19 @@ class HttpRecordingProxy(RecordingProxy):
         if note:
             self._note_body(body, watch)
 
-    def _note_body(self, body: _Gathered, watch: LongStringWatch | None) -> None:
+    def _note_body(
+        self, body: _Gathered, watch: LongStringWatch | None, *, gone: bool = False
+    ) -> None:
         """The host's big POST body noted as a line is (an id it reuses while in flight
         cannot be aliased then: both calls are kept aside, as for a long stdio line); its
-        long string not checked again when ``watch`` checked it as it passed."""
+        long string not checked again when ``watch`` checked it as it passed. ``gone``:
+        its last bytes are in the kernel's hands (our own client's ``after_body``), so its
+        call's recording may be prepared at once (``RecordingProxy._prepare``)."""
         line = body.whole()
         if not _blank(line):
             text = _without_newline(line)
             checked = watch.checked if watch is not None else None
-            self._from_host(text, forwarded=True, checked=checked)
+            self._from_host(text, forwarded=True, checked=checked, gone=gone)
 
     async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
         """A big JSON answer (``size`` bytes announced) passed on as it comes, its last

@@ -619,6 +619,7 @@ class RecordingProxy(_Recording):
         read: tuple[Line, Spans | None, concurrent.futures.Future[_PreparedArgs] | None]
         | None = None,
         checked: tuple[int, int] | None = None,
+        gone: bool = False,
     ) -> bytes | bytearray:
         """Note the host's requests (every one that has an id, whatever its shape) and its
         answers to the server's requests; the line to forward: ``line`` itself, or, when
@@ -627,7 +628,9 @@ class RecordingProxy(_Recording):
         ``forwarded`` already (in pieces) cannot be changed: a reused id in it is paired
         in order, first answer to first request, and said. ``read``: the line read by the
         host's thread (``_read_ahead``), with its call's recording prepared there;
-        ``checked``: a long string of it checked as it passed (``read_spans``)."""
+        ``checked``: a long string of it checked as it passed (``read_spans``); ``gone``:
+        the line has gone whole to the server, a big call's recording may be prepared
+        here (``_prepare``)."""
         ahead = None
         if read is None:
             parsed, spans = self._read(line, checked)
@@ -679,7 +682,7 @@ class RecordingProxy(_Recording):
                 if ahead is not None:  # prepared by the host's thread
                     pending.prepared = asyncio.wrap_future(ahead)
                 else:
-                    self._prepare(pending)
+                    self._prepare(pending, gone=gone)
                 if not self._pending and self._unplaced and self._last_answer is not None:
                     self._settle_idle()  # (before any answer, replay sends them first anyway)
                 self._pending[key] = pending
@@ -728,9 +731,14 @@ class RecordingProxy(_Recording):
             return None
         return params["name"], args
 
-    def _prepare(self, req: _Pending) -> None:
+    def _prepare(self, req: _Pending, *, gone: bool = False) -> None:
         """Start computing a big tools/call's args digest and text in a thread, while the
-        server works on the call (never with redaction: the args change first)."""
+        server works on the call (never with redaction: the args change first). ``gone``
+        (the line has gone whole to the server): a call alone in flight under
+        ``SPLIT_FROM`` bytes is prepared here at once instead, as the host's thread does
+        over stdio (``_read_ahead``): nothing waits for the loop but its answer, which
+        needs the recording first, and a thread's wake-up cost 0.1-2 ms on a busy machine
+        (issue 31, session 17: more than hashing the 1 MB call)."""
         call = self._call_to_prepare(req.method, req.params, len(req.line))
         if call is None:
             return
@@ -738,6 +746,15 @@ class RecordingProxy(_Recording):
         self.writer.reserve(len(req.line))
         # the only call in flight: its line is started while the server works on it
         alone = not any(p.method == TOOLS_CALL for p in self._pending.values())
+        if gone and alone and len(req.line) < SPLIT_FROM:
+            req.prepared = loop.create_future()
+            try:
+                done = _prepare_and_open(self.writer, *call, req.spans, self.writer.seq + 1)
+            except Exception as exc:  # noqa: BLE001 - raised where the answer awaits it
+                req.prepared.set_exception(exc)
+            else:
+                req.prepared.set_result(done)
+            return
         req.prepared = loop.run_in_executor(
             None,
             _prepare_and_open,
