@@ -110,40 +110,15 @@ def pydantic_ai_run(folder: Path, failing: bool) -> dict[str, Path]:
 # -- OpenAI Agents SDK: to_input_list() and the trace export --------------------------------
 
 
-def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
-    """Run an Agents SDK agent on a ``Model`` subclass returning function-call items.
-    Writes ``items.json`` (``result.to_input_list()``) and ``trace.json`` (every trace and
-    span as ``export()`` makes them, as ``{"data": [...]}`` like the SDK's backend
-    exporter sends them), captured by a ``TracingProcessor``."""
-    from agents import Agent, Model, ModelResponse, Runner, Usage, function_tool
-    from agents.tracing import TracingProcessor, set_trace_processors
+def openai_agents_agent(failing: bool) -> Any:
+    """The Agents SDK agent of the task on a ``Model`` subclass returning function-call
+    items; its tools return JSON text (what the model reads either way)."""
+    from agents import Agent, Model, ModelResponse, Usage, function_tool
     from openai.types.responses import (
         ResponseFunctionToolCall,
         ResponseOutputMessage,
         ResponseOutputText,
     )
-
-    class Capture(TracingProcessor):
-        def __init__(self) -> None:
-            self.items: list[Any] = []
-
-        def on_trace_start(self, trace: Any) -> None:
-            self.items.append(trace.export())
-
-        def on_trace_end(self, trace: Any) -> None:
-            pass
-
-        def on_span_start(self, span: Any) -> None:
-            pass
-
-        def on_span_end(self, span: Any) -> None:
-            self.items.append(span.export())
-
-        def shutdown(self) -> None:
-            pass
-
-        def force_flush(self) -> None:
-            pass
 
     turns = iter(_script(failing))
 
@@ -187,7 +162,38 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
         """Book a city."""
         return json.dumps(_book(city))
 
-    from agents import set_tracing_disabled
+    return Agent(name="booker", model=Scripted(), tools=[get_weather, book])
+
+
+def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
+    """Run ``openai_agents_agent``. Writes ``items.json`` (``result.to_input_list()``) and
+    ``trace.json`` (every trace and span as ``export()`` makes them, as ``{"data":
+    [...]}`` like the SDK's backend exporter sends them), captured by a
+    ``TracingProcessor``."""
+    from agents import Runner, set_tracing_disabled
+    from agents.tracing import TracingProcessor, set_trace_processors
+
+    class Capture(TracingProcessor):
+        def __init__(self) -> None:
+            self.items: list[Any] = []
+
+        def on_trace_start(self, trace: Any) -> None:
+            self.items.append(trace.export())
+
+        def on_trace_end(self, trace: Any) -> None:
+            pass
+
+        def on_span_start(self, span: Any) -> None:
+            pass
+
+        def on_span_end(self, span: Any) -> None:
+            self.items.append(span.export())
+
+        def shutdown(self) -> None:
+            pass
+
+        def force_flush(self) -> None:
+            pass
 
     capture = Capture()
     set_trace_processors([capture])
@@ -195,8 +201,7 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
     # test agents) may have switched it off
     set_tracing_disabled(False)
     try:
-        agent = Agent(name="booker", model=Scripted(), tools=[get_weather, book])
-        result = asyncio.run(Runner.run(agent, TASK))
+        result = asyncio.run(Runner.run(openai_agents_agent(failing), TASK))
     finally:
         set_trace_processors([])
         set_tracing_disabled(True)  # offline: nothing is exported afterwards

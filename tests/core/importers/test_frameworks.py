@@ -250,3 +250,46 @@ def test_otel_chat_spans_with_calls_but_no_tool_spans_are_refused(
         open_cassette(path)
     assert "the model called 'get_weather'" in refused.value.reason
     assert "no execute_tool span" in refused.value.reason
+
+
+def readme_block(marker: str) -> str:
+    """The README's one ``python`` block that holds ``marker``, as it stands."""
+    from support.paths import ROOT
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("```")[0] for b in text.split("```python\n")[1:]]
+    (block,) = [b for b in blocks if marker in b]
+    return block
+
+
+def _run_readme_trace_block(agent: Any, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Agents SDK trace block run as written, in ``folder``, with ``agent``
+    the only name it is given (tracing is process-wide: switched on for it, off after)."""
+    from agents import set_tracing_disabled
+    from agents.tracing import set_trace_processors
+
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the SDK's exporter: offline
+    set_tracing_disabled(False)
+    try:
+        code = compile(readme_block("TracingProcessor"), "README.md", "exec")
+        exec(code, {"agent": agent, "__name__": "readme"})
+    finally:
+        set_trace_processors([])
+        set_tracing_disabled(True)
+
+
+def test_the_readme_agents_sdk_trace_block_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The block named an undefined ``exported``: it is complete now, and what it writes
+    imports (``trace.json`` as ``openai-agents``, ``items.json`` as ``openai-responses``)."""
+    _run_readme_trace_block(frameworks.openai_agents_agent(False), tmp_path, monkeypatch)
+    for name, fmt in (("trace.json", "openai-agents"), ("items.json", "openai-responses")):
+        assert detect_format(tmp_path / name) == fmt
+        c = open_cassette(tmp_path / name)
+        assert [(c.tool(i), c.entry_view(i).args) for i in range(len(c))] == [
+            ("get_weather", {"city": "Porto"}),
+            ("get_weather", {"city": "Lisbon"}),
+            ("book", {"city": "Porto"}),
+        ]
