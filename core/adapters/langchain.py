@@ -16,7 +16,8 @@ or a LangGraph ``ToolNode`` of your own::
 The cassette gets the tool call's name and JSON ``args`` as the model wrote them; the live
 side is the framework's own ``handler(request)`` (state, runtime, injected arguments
 untouched). The response is the ``ToolMessage`` the tool node made, as LangChain's own
-message dict (``message_to_dict``) without its ``tool_call_id``: a replayed message gets
+message dict (``message_to_dict``) without its ``tool_call_id`` (and its ``id`` when it has
+none, as the tool node makes it; LangGraph gives it a random one later): a replayed message gets
 the id of the call it answers, so a model that numbers its calls differently each run
 still reads a consistent conversation. A tool error that the tool node does not turn into
 a message (LangGraph's default for every error but bad arguments) is recorded as an error
@@ -108,6 +109,8 @@ def _encode(call: Any) -> Callable[[Any], Any]:
             )
         data = dict(message_to_dict(result)["data"])
         data.pop("tool_call_id", None)  # the live call's id: given back at replay
+        if data.get("id") is None:  # LangGraph's add_messages gives it one after the node
+            data.pop("id", None)  # as the imported messages hold it (recorded_tool_message)
         return data
 
     return encode

@@ -110,9 +110,11 @@ def pydantic_ai_run(folder: Path, failing: bool) -> dict[str, Path]:
 # -- OpenAI Agents SDK: to_input_list() and the trace export --------------------------------
 
 
-def openai_agents_agent(failing: bool) -> Any:
+def openai_agents_agent(failing: bool, typed: bool = False) -> Any:
     """The Agents SDK agent of the task on a ``Model`` subclass returning function-call
-    items; its tools return JSON text (what the model reads either way)."""
+    items; its tools return JSON text (what the model reads either way), or with
+    ``typed`` ``get_weather`` returns its dict (``-> dict[str, Any]``: the model reads its
+    ``str()``)."""
     from agents import Agent, Model, ModelResponse, Usage, function_tool
     from openai.types.responses import (
         ResponseFunctionToolCall,
@@ -157,12 +159,18 @@ def openai_agents_agent(failing: bool) -> Any:
         """The weather of a city."""
         return json.dumps(_weather(city))
 
+    @function_tool(name_override="get_weather")
+    def get_weather_typed(city: str) -> dict[str, Any]:
+        """The weather of a city."""
+        return _weather(city)
+
     @function_tool
     def book(city: str) -> str:
         """Book a city."""
         return json.dumps(_book(city))
 
-    return Agent(name="booker", model=Scripted(), tools=[get_weather, book])
+    weather = get_weather_typed if typed else get_weather
+    return Agent(name="booker", model=Scripted(), tools=[weather, book])
 
 
 def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
@@ -215,8 +223,9 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
 # -- LangChain / LangGraph: messages_to_dict and a checkpoint's messages ---------------------
 
 
-def langgraph_run(folder: Path, failing: bool) -> dict[str, Path]:
-    """Run LangGraph's prebuilt ReAct agent on a fake chat model with a ``MemorySaver``.
+def langgraph_run(folder: Path, failing: bool, cassette: Any = None) -> dict[str, Path]:
+    """Run LangGraph's prebuilt ReAct agent on a fake chat model with a ``MemorySaver``
+    (its ``ToolNode`` through ``cassette``'s methods when a ``CassetteMiddleware`` is given).
     Writes ``messages.json`` (``messages_to_dict`` of the final state's messages) and
     ``checkpoint.json`` (the saver's last checkpoint, serialized by LangChain's
     ``dumpd``: its ``channel_values.messages``). A malformed call is an AI message's
@@ -260,8 +269,16 @@ def langgraph_run(folder: Path, failing: bool) -> dict[str, Path]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        tools: Any = [get_weather, book]
+        if cassette is not None:
+            from langgraph.prebuilt import ToolNode
+
+            tools = ToolNode(
+                tools, wrap_tool_call=cassette.wrap_tool_call,
+                awrap_tool_call=cassette.awrap_tool_call,
+            )  # fmt: skip
         agent = create_react_agent(
-            FakeWithTools(messages=iter(replies)), [get_weather, book], checkpointer=MemorySaver()
+            FakeWithTools(messages=iter(replies)), tools, checkpointer=MemorySaver()
         )
     config: Any = {"configurable": {"thread_id": "t1"}}
     state = agent.invoke({"messages": [HumanMessage(TASK)]}, config)

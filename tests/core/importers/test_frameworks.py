@@ -55,6 +55,20 @@ def opened(folder: Path, case: str, failing: bool) -> tuple[Path, Cassette]:
     return path, open_cassette(path)
 
 
+def answer(case: str, response: Any) -> Any:
+    """The tool's answer in an imported ``response``, which is what the framework's adapter
+    records: LangChain's tool message (its JSON ``content`` the answer), the Agents SDK
+    trace's output text (these tools return JSON text); the value itself elsewhere."""
+    if case.startswith("lang"):
+        assert response["type"] == "tool" and response["status"] == "success"
+        assert "tool_call_id" not in response and "id" not in response  # given at replay
+        return json.loads(response["content"])
+    if case == "agents trace":
+        assert isinstance(response, str)
+        return json.loads(response)
+    return response
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_detected_and_each_parallel_call_keeps_its_own_result(folder: Path, case: str) -> None:
     path, cassette = opened(folder, case, failing=False)
@@ -66,11 +80,11 @@ def test_detected_and_each_parallel_call_keeps_its_own_result(folder: Path, case
         ("book", {"city": "Porto"}),
     ]
     # by id (or in one span, one step): Lisbon's call has Lisbon's answer
-    assert [e.response for e in entries[:2]] == [
+    assert [answer(case, e.response) for e in entries[:2]] == [
         {"city": "Porto", "temp_c": 22},
         {"city": "Lisbon", "temp_c": 25},
     ]
-    assert entries[2].response == {"booked": "Porto"}
+    assert answer(case, entries[2].response) == {"booked": "Porto"}
     assert cassette.metadata["pairing"] in ("id", "span", "step")
     assert lint(cassette) == []
 
@@ -293,3 +307,46 @@ def test_the_readme_agents_sdk_trace_block_runs_as_written(
             ("get_weather", {"city": "Lisbon"}),
             ("book", {"city": "Porto"}),
         ]
+
+
+def _same_calls(recorded: Path, imported: Path) -> None:
+    """``diff`` of the adapter's recording against the framework's own file of the same
+    run: every row the same, no finding."""
+    result = diff_cassettes(open_cassette(recorded), open_cassette(imported))
+    drift = [(r.tool, r.status.value, r.a_seq) for r in result.rows if r.status.value != "same"]
+    assert drift == [] and len(result.rows) == 3, [f.message for f in result.findings]
+
+
+@pytest.mark.parametrize("typed", [False, True], ids=["str output", "dict output"])
+def test_agents_sdk_recording_and_its_trace_compare_clean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typed: bool
+) -> None:
+    """``cassette_agent``'s recording and the README block's trace of the same run: the
+    trace's output text was ``{"text": ...}`` or parsed JSON against the adapter's string
+    (or, for a ``-> dict`` tool, the value): three false response drifts."""
+    from cassette_tui.core.adapters.openai_agents import cassette_agent
+
+    recorded = tmp_path / "recorded.jsonl"
+    agent = cassette_agent(
+        frameworks.openai_agents_agent(False, typed=typed), mode="record", path=recorded
+    )
+    _run_readme_trace_block(agent, tmp_path, monkeypatch)
+    _same_calls(recorded, tmp_path / "trace.json")
+    if typed:  # the model read str() of the dict; the import holds the dict, as recorded
+        c = open_cassette(tmp_path / "trace.json")
+        assert c.entry_view(0).response == {"city": "Porto", "temp_c": 22}
+
+
+@pytest.mark.parametrize("kind", ["messages", "checkpoint"])
+def test_langchain_recording_and_its_messages_compare_clean(tmp_path: Path, kind: str) -> None:
+    """``CassetteMiddleware``'s recording (the tool message) and the run's own messages or
+    checkpoint (the content parsed, without the message): three false response drifts."""
+    from cassette_tui.core.adapters.langchain import CassetteMiddleware
+
+    recorded = tmp_path / "recorded.jsonl"
+    middleware = CassetteMiddleware(mode="record", path=recorded)
+    try:
+        files = frameworks.langgraph_run(tmp_path / "run", False, cassette=middleware)
+    finally:
+        middleware.cassette.close()
+    _same_calls(recorded, files[kind])
