@@ -48,6 +48,7 @@ from langchain_core.tools import BaseTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from ..replay.codec import BUILTIN_CODEC, Codec
+from ..replay.turn import CallSlot
 from ._bridge import ToolCassette
 
 
@@ -88,16 +89,34 @@ class CassetteMiddleware(AgentMiddleware[Any, Any]):
     ) -> Any:
         call = request.tool_call
         return self.cassette.call(
-            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call)
-        )
+            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call),
+            _slot(request),
+        )  # fmt: skip
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]
     ) -> Any:
         call = request.tool_call
         return await self.cassette.acall(
-            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call)
-        )
+            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call),
+            _slot(request),
+        )  # fmt: skip
+
+
+def _slot(request: ToolCallRequest) -> CallSlot | None:
+    """The call's place among its AI message's ``tool_calls`` (``replay/turn.py``): the
+    tool node runs them in a thread pool, so the order they start in, and whether they
+    overlap, is the threads' doing; ``None`` when the message is not in the state."""
+    state = request.state
+    messages = state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
+    call_id = request.tool_call.get("id")
+    for message in reversed(messages or ()):
+        calls = getattr(message, "tool_calls", None) or ()
+        ids = [c.get("id") for c in calls]
+        if call_id is not None and call_id in ids:
+            turn = message.id if message.id is not None else id(message)
+            return CallSlot(("langchain", turn), ids.index(call_id), len(ids))
+    return None
 
 
 def _encode(call: Any) -> Callable[[Any], Any]:
