@@ -18,7 +18,8 @@ Types: a tool's output goes through smolagents' own ``handle_agent_output_types`
 tool's ``output_type``, live and replayed alike: a ``"string"`` tool gives an ``AgentText``
 back, an ``"object"`` tool its JSON. A tool error reaches the agent as the
 ``AgentToolExecutionError`` it raised live (recorded as an error; the same class and
-``str()`` at replay), which smolagents writes into the step's memory. The model reads
+``str()`` at replay), which smolagents writes into the step's memory; a replayed one is
+logged by the agent's logger as its constructor logged the live one. The model reads
 ``str()`` of an ``"object"`` output, so typed values in it (a ``datetime``, a tuple) are
 recorded with their types by the codec (``BUILTIN_CODEC`` unless ``codec=`` says
 otherwise; ``response_types`` in the entry) and come back as they were. Images and audio
@@ -33,7 +34,9 @@ from typing import Any
 
 from smolagents.agent_types import AgentText, AgentType, handle_agent_output_types
 from smolagents.agents import MultiStepAgent
+from smolagents.utils import AgentError
 
+from ..format.errors import ToolError
 from ..replay.codec import BUILTIN_CODEC
 from ._bridge import ToolCassette
 
@@ -71,13 +74,18 @@ def cassette_agent(
             return live(tool_name, arguments)
         held = {**agent.tools, **agent.managed_agents}.get(tool_name)
         output_type = getattr(held, "output_type", None)
-        return shared.call(
-            tool_name,
-            arguments,
-            lambda: live(tool_name, arguments),
-            _encode,
-            lambda response: handle_agent_output_types(response, output_type),
-        )
+        try:
+            return shared.call(
+                tool_name,
+                arguments,
+                lambda: live(tool_name, arguments),
+                _encode,
+                lambda response: handle_agent_output_types(response, output_type),
+            )
+        except AgentError as exc:
+            if isinstance(exc, ToolError):  # replayed: made without the constructor that
+                agent.logger.log_error(str(exc))  # logs it, as the live error was logged
+            raise
 
     agent.execute_tool_call = execute_tool_call  # type: ignore[method-assign]
     agent.cassette = shared  # type: ignore[attr-defined]

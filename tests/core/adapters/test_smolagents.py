@@ -147,3 +147,18 @@ def test_an_object_output_with_typed_values_replays_as_the_model_read_it(tmp_pat
     entry = json.loads((tmp_path / "o.jsonl").read_text())
     assert entry["response_types"] == {"$.at": "datetime", "$.band": "tuple"}
     assert serve("replay") == live and calls == ["XNYS"]
+
+
+def test_a_replayed_tool_error_is_logged_as_the_live_one_was(
+    agent_module, monkeypatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """smolagents' ``AgentError`` logs itself when it is made (``logger.log_error`` in its
+    constructor): the live run printed the tool's error, the replay, whose error is the
+    recorded class made without that constructor, printed nothing."""
+    capsys.readouterr()
+    _run(agent_module, monkeypatch, tmp_path, "fail", "record")
+    live = capsys.readouterr().out
+    _run(agent_module, monkeypatch, tmp_path, "fail", "replay")
+    replayed = capsys.readouterr().out
+    assert "Error executing tool" in live
+    assert replayed == live
