@@ -108,7 +108,9 @@ def _slot(request: ToolCallRequest) -> CallSlot | None:
     tool node runs them in a thread pool, so the order they start in, and whether they
     overlap, is the threads' doing; ``None`` when the message is not in the state."""
     state = request.state
-    messages = state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
+    messages = (
+        state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
+    )
     call_id = request.tool_call.get("id")
     for message in reversed(messages or ()):
         calls = getattr(message, "tool_calls", None) or ()

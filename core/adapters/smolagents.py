@@ -30,6 +30,7 @@ code it runs, not through this method: it is not covered.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from typing import Any
 
 from smolagents.agent_types import AgentText, AgentType, handle_agent_output_types
@@ -38,6 +39,7 @@ from smolagents.utils import AgentError
 
 from ..format.errors import ToolError
 from ..replay.codec import BUILTIN_CODEC
+from ..replay.turn import CallSlot
 from ._bridge import ToolCassette
 
 
@@ -69,6 +71,15 @@ def cassette_agent(
     shared = cassette if cassette is not None else ToolCassette(asynchronous=False, **options)
     passed = frozenset(live_tools)
 
+    turns: Callable[..., Any] | None = getattr(agent, "process_tool_calls", None)
+
+    def process_tool_calls(chat_message: Any, memory_step: Any) -> Any:
+        # the turn's calls, for the slot of each (its threads copy this context)
+        calls = chat_message.tool_calls or ()
+        _TURN.set(_Turn([c for c in calls if c.function.name not in passed]))
+        assert turns is not None
+        return turns(chat_message, memory_step)
+
     def execute_tool_call(tool_name: str, arguments: dict[str, str] | str) -> Any:
         if tool_name in passed:
             return live(tool_name, arguments)
@@ -81,6 +92,7 @@ def cassette_agent(
                 lambda: live(tool_name, arguments),
                 _encode,
                 lambda response: handle_agent_output_types(response, output_type),
+                _slot(arguments),
             )
         except AgentError as exc:
             if isinstance(exc, ToolError):  # replayed: made without the constructor that
@@ -88,8 +100,35 @@ def cassette_agent(
             raise
 
     agent.execute_tool_call = execute_tool_call  # type: ignore[method-assign]
+    if turns is not None:
+        agent.process_tool_calls = process_tool_calls  # type: ignore[method-assign]
     agent.cassette = shared  # type: ignore[attr-defined]
     return agent
+
+
+class _Turn:
+    """One model turn's recorded calls (``final_answer`` and the other live tools left
+    out); the object itself names the turn (``replay/turn.py``)."""
+
+    def __init__(self, calls: list[Any]) -> None:
+        self.calls = calls
+
+
+_TURN: ContextVar[_Turn | None] = ContextVar("cassette_smolagents_turn", default=None)
+
+
+def _slot(arguments: Any) -> CallSlot | None:
+    """The call's place in its turn: smolagents runs a turn's calls in a thread pool, so
+    the order they start in, and whether they overlap, is the threads' doing. The call is
+    known by its arguments object, which ``process_tool_calls`` hands over as the model
+    wrote it; ``None`` when it is not found (empty arguments)."""
+    turn = _TURN.get()
+    if turn is None:
+        return None
+    for index, call in enumerate(turn.calls):
+        if call.function.arguments is arguments:
+            return CallSlot(turn, index, len(turn.calls))
+    return None
 
 
 def _encode(value: Any) -> Any:

@@ -16,9 +16,9 @@ model's malformed arguments, kept as text with ``arguments_error``; a ``tool`` m
 (``recorded_tool_message``: its message dict without ``tool_call_id`` and ``id``), so
 ``diff`` of a recorded run against its own messages finds no drift; a ``status: "error"``
 message is the call's ``error`` ``{"type": "ToolError", "message": content}`` (the adapter
-records that message as a response: ``diff`` shows the one call as error vs response). They are read as
-``_openai_chat`` reads chat messages: paired by ``tool_call_id`` when the ids are unique,
-else by position; the AI messages' text is the words (``context``).
+records that message as a response: ``diff`` shows the one call as error vs response).
+They are read as ``_openai_chat`` reads chat messages: paired by ``tool_call_id`` when
+the ids are unique, else by position; the AI messages' text is the words (``context``).
 """
 
 from __future__ import annotations

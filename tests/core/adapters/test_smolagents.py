@@ -162,3 +162,90 @@ def test_a_replayed_tool_error_is_logged_as_the_live_one_was(
     replayed = capsys.readouterr().out
     assert "Error executing tool" in live
     assert replayed == live
+
+
+def _record_parallel_turn(path: Path, first: str) -> list[tuple[int, str, Any]]:
+    """One step asking for Porto's and Lisbon's weather at once, the agent's tool threads
+    made to run ``first``'s call wholly before the other's starts: ``(seq, city, batch)``
+    of the recording, in seq order."""
+    import threading
+
+    from cassette_tui.core.adapters.smolagents import cassette_agent
+    from smolagents import ToolCallingAgent, tool
+    from smolagents.models import (
+        ChatMessage,
+        ChatMessageToolCall,
+        ChatMessageToolCallFunction,
+        MessageRole,
+        Model,
+    )
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather of a city.
+
+        Args:
+            city: the city
+        """
+        return f"{city}: sunny"
+
+    turns = iter([["Porto", "Lisbon"], []])
+
+    class Scripted(Model):
+        def __init__(self) -> None:
+            super().__init__(model_id="scripted")
+
+        def generate(self, messages: Any, *args: Any, **kwargs: Any) -> ChatMessage:
+            cities = next(turns)
+            calls = [("get_weather", {"city": c}, f"c{i}") for i, c in enumerate(cities)]
+            calls = calls or [("final_answer", {"answer": "done"}, "end")]
+            return ChatMessage(
+                role=MessageRole.ASSISTANT,
+                content="",
+                tool_calls=[
+                    ChatMessageToolCall(
+                        id=cid,
+                        type="function",
+                        function=ChatMessageToolCallFunction(name=name, arguments=args),
+                    )  # fmt: skip
+                    for name, args, cid in calls
+                ],
+            )
+
+    agent = cassette_agent(
+        ToolCallingAgent(
+            tools=[get_weather], model=Scripted(), max_tool_threads=2, verbosity_level=0
+        ),  # fmt: skip
+        mode="record",
+        path=path,
+    )
+    done = threading.Event()
+    held: list[bool] = []
+    recorded = agent.execute_tool_call
+
+    def in_order(name: str, arguments: Any) -> Any:  # outside the cassette's dispatcher
+        if name == "get_weather" and arguments["city"] != first:
+            held.append(done.wait(timeout=30))  # the first call is over, written
+        result = recorded(name, arguments)
+        if name == "get_weather" and arguments["city"] == first:
+            done.set()
+        return result
+
+    agent.execute_tool_call = in_order  # type: ignore[method-assign]
+    agent.run("weather")
+    agent.cassette.close()
+    assert held == [True]  # the two calls ran in parallel threads
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    entries.sort(key=lambda e: int(e["seq"]))
+    return [(e["seq"], e["args"]["city"], e.get("batch")) for e in entries]
+
+
+def test_a_parallel_step_records_the_same_seqs_and_batch_whatever_the_threads_did(
+    tmp_path: Path,
+) -> None:
+    """smolagents runs a step's calls in a thread pool: which reaches the recorder first,
+    and whether fast tools overlap at all, made two recordings of one run differ in seq
+    order and ``batch`` marks. They follow the model's ``tool_calls`` now."""
+    lisbon_first = _record_parallel_turn(tmp_path / "a.jsonl", "Lisbon")
+    porto_first = _record_parallel_turn(tmp_path / "b.jsonl", "Porto")
+    assert lisbon_first == porto_first == [(1, "Porto", 1), (2, "Lisbon", 1)]
