@@ -34,6 +34,7 @@ from typing import Any
 from ..format.context import RunOutcome, attach_outcome
 from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
+from ..format.jsonvalue import roundtrip_change
 from . import Imported, json_result, of_traces
 from ._openai_chat import parse_arguments
 
@@ -157,25 +158,9 @@ def _output_value(text: str) -> Any:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return text
-    if isinstance(value, dict | list) and str(value) == text and _is_json(value):
+    if isinstance(value, dict | list) and str(value) == text and roundtrip_change(value) is None:
         return value
     return text
-
-
-def _is_json(value: Any) -> bool:
-    """``value`` holds only JSON's types (str keys; no tuple, set, bytes, complex)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, dict):
-            if not all(isinstance(k, str) for k in v):
-                return False
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-        elif v is not None and not isinstance(v, str | int | float | bool):
-            return False
-    return True
 
 
 def _ancestors(span: dict[str, Any], by_id: dict[Any, dict[str, Any]]) -> list[dict[str, Any]]:

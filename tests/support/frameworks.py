@@ -293,10 +293,9 @@ def langgraph_run(folder: Path, failing: bool, cassette: Any = None) -> dict[str
 # -- smolagents: memory steps ---------------------------------------------------------------
 
 
-def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
-    """Run a smolagents ``ToolCallingAgent`` on a ``Model`` subclass. Writes
-    ``steps.json`` (``agent.memory.get_full_steps()``, dumped with ``default=str``)."""
-    from smolagents import ToolCallingAgent, tool
+def smolagents_model(script: list[list[tuple[str, Any, str]]]) -> Any:
+    """A smolagents ``Model`` that answers each step with the next turn of ``script``
+    (``(tool, args, call id)`` each; ``[]``: ``final_answer`` with ``ANSWER``)."""
     from smolagents.models import (
         ChatMessage,
         ChatMessageToolCall,
@@ -305,25 +304,7 @@ def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
         Model,
     )
 
-    @tool
-    def get_weather(city: str) -> str:
-        """The weather of a city.
-
-        Args:
-            city: the city
-        """
-        return json.dumps(_weather(city))
-
-    @tool
-    def book(city: str) -> str:
-        """Book a city.
-
-        Args:
-            city: the city
-        """
-        return json.dumps(_book(city))
-
-    turns = iter(_script(failing))
+    turns = iter(script)
 
     class Scripted(Model):
         def __init__(self) -> None:
@@ -344,7 +325,33 @@ def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
                 ],
             )
 
-    agent = ToolCallingAgent(tools=[get_weather, book], model=Scripted(), max_steps=6,
+    return Scripted()
+
+
+def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
+    """Run a smolagents ``ToolCallingAgent`` on a ``Model`` subclass. Writes
+    ``steps.json`` (``agent.memory.get_full_steps()``, dumped with ``default=str``)."""
+    from smolagents import ToolCallingAgent, tool
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather of a city.
+
+        Args:
+            city: the city
+        """
+        return json.dumps(_weather(city))
+
+    @tool
+    def book(city: str) -> str:
+        """Book a city.
+
+        Args:
+            city: the city
+        """
+        return json.dumps(_book(city))
+
+    agent = ToolCallingAgent(tools=[get_weather, book], model=smolagents_model(_script(failing)), max_steps=6,
                              verbosity_level=0)  # fmt: skip
     agent.run(TASK)
     folder.mkdir(parents=True, exist_ok=True)

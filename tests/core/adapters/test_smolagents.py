@@ -172,13 +172,7 @@ def _record_parallel_turn(path: Path, first: str) -> list[tuple[int, str, Any]]:
 
     from cassette_tui.core.adapters.smolagents import cassette_agent
     from smolagents import ToolCallingAgent, tool
-    from smolagents.models import (
-        ChatMessage,
-        ChatMessageToolCall,
-        ChatMessageToolCallFunction,
-        MessageRole,
-        Model,
-    )
+    from support.frameworks import smolagents_model
 
     @tool
     def get_weather(city: str) -> str:
@@ -189,32 +183,13 @@ def _record_parallel_turn(path: Path, first: str) -> list[tuple[int, str, Any]]:
         """
         return f"{city}: sunny"
 
-    turns = iter([["Porto", "Lisbon"], []])
-
-    class Scripted(Model):
-        def __init__(self) -> None:
-            super().__init__(model_id="scripted")
-
-        def generate(self, messages: Any, *args: Any, **kwargs: Any) -> ChatMessage:
-            cities = next(turns)
-            calls = [("get_weather", {"city": c}, f"c{i}") for i, c in enumerate(cities)]
-            calls = calls or [("final_answer", {"answer": "done"}, "end")]
-            return ChatMessage(
-                role=MessageRole.ASSISTANT,
-                content="",
-                tool_calls=[
-                    ChatMessageToolCall(
-                        id=cid,
-                        type="function",
-                        function=ChatMessageToolCallFunction(name=name, arguments=args),
-                    )  # fmt: skip
-                    for name, args, cid in calls
-                ],
-            )
-
+    calls = [("get_weather", {"city": c}, f"c{i}") for i, c in enumerate(["Porto", "Lisbon"])]
     agent = cassette_agent(
         ToolCallingAgent(
-            tools=[get_weather], model=Scripted(), max_tool_threads=2, verbosity_level=0
+            tools=[get_weather],
+            model=smolagents_model([calls, []]),
+            max_tool_threads=2,
+            verbosity_level=0,
         ),  # fmt: skip
         mode="record",
         path=path,
