@@ -17,7 +17,7 @@ from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers.sources import detect_format, open_cassette
 from cassette_tui.core.scan.lint import lint
 from support import frameworks
-from support.frameworks import ANSWER, MALFORMED, TASK
+from support.frameworks import ANSWER, MALFORMED, TASK, _script
 
 #: (run function, its file, the format detected, what the file keeps of the words)
 CASES: dict[str, tuple[str, str, str, set[str]]] = {
@@ -350,3 +350,44 @@ def test_langchain_recording_and_its_messages_compare_clean(tmp_path: Path, kind
     finally:
         middleware.cassette.close()
     _same_calls(recorded, files[kind])
+
+
+def test_pydantic_ai_recording_and_its_spans_compare_clean(tmp_path: Path) -> None:
+    """``CassetteCapability``'s recording and the same run's OpenTelemetry spans: a tool
+    that returns a ``str`` was ``{"text": ...}`` in the import against the adapter's
+    string, a false response drift."""
+    from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    turns = iter(_script(failing=False))
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        calls = next(turns)
+        if not calls:
+            return ModelResponse(parts=[TextPart(ANSWER)])
+        return ModelResponse(parts=[ToolCallPart(t, a, tool_call_id=c) for t, a, c in calls])
+
+    def get_weather(city: str) -> dict[str, Any]:
+        return {"city": city, "temp_c": 22.5}
+
+    def book(city: str) -> str:  # text, as the model reads it
+        return f"booked {city}"
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    capability = CassetteCapability(mode="record", path=tmp_path / "recorded.jsonl")
+    agent = Agent(FunctionModel(model), tools=[get_weather, book], capabilities=[capability])
+    agent.instrument = InstrumentationSettings(tracer_provider=provider, include_content=True)
+    agent.run_sync(TASK)
+    capability.cassette.close()
+    spans = tmp_path / "spans.jsonl"
+    spans.write_text("".join(s.to_json(indent=None) + "\n" for s in exporter.get_finished_spans()))
+    _same_calls(tmp_path / "recorded.jsonl", spans)
+    assert open_cassette(spans).entry_view(2).response == "booked Porto"
