@@ -291,6 +291,4 @@ def test_calls_with_slots_follow_the_model_order_whatever_order_they_run_in(
                     expected.append((seq, f"t{t}", first if count > 1 else None))
         got = [(e.seq, e.tool, e.extra.get(BATCH_FIELD)) for e in load(path)]
         assert got == expected
-        assert [e.args["i"] for e in load(path) if e.seq <= len(turns[0])] == sorted(
-            turns[0]
-        )
+        assert [e.args["i"] for e in load(path) if e.seq <= len(turns[0])] == sorted(turns[0])
