@@ -98,10 +98,12 @@ class RecordingStopped(CassetteError, RuntimeError):
 
 @dataclass
 class _Batch:
-    """The calls in flight together: the seq of the first one and how many started."""
+    """The calls in flight together: the seq of the first one, how many started and how
+    many of them are still in flight."""
 
     first: int
     calls: int = 1
+    open: int = 0
 
 
 class Recorder:
@@ -202,6 +204,7 @@ class Recorder:
             self._batch = _Batch(seq)
         else:
             self._batch.calls += 1
+        self._batch.open += 1
         self._in_flight[seq] = self._batch
         return seq
 
@@ -216,6 +219,7 @@ class Recorder:
         else:
             given.add(slot.index)
             seq = batch.first + slot.index
+        batch.open += 1
         self._in_flight[seq] = batch
         return seq
 
@@ -223,7 +227,9 @@ class Recorder:
         """Take call ``seq`` out of flight; its batch when it overlapped another call
         (``None`` when it ran alone). Under ``_lock``."""
         batch = self._in_flight.pop(seq, None)
-        if not any(b is self._batch for b in self._in_flight.values()):
+        if batch is not None:
+            batch.open -= 1
+        if self._batch is not None and self._batch.open <= 0:  # (a turn's calls: apart)
             self._batch = None
         return batch if batch is not None and batch.calls > 1 else None
 
