@@ -24,8 +24,10 @@ the cassette only when its test passed (``recording.py``).
 
 A replayed test (and every gate run) has the network off in its process, as
 pytest-recording's ``--block-network`` (``core/replay/network_block.py``: the replay
-guard's rules), but for ``--allowed-hosts`` (ini ``cassette_allowed_hosts``, marker
-``allowed_hosts=[...]``).
+guard's rules), but for ``--cassette-allowed-hosts`` (ini ``cassette_allowed_hosts``,
+marker ``allowed_hosts=[...]``; ``--allowed-hosts`` too, unless another plugin has that
+name: pytest-recording's ``--allowed-hosts`` takes regexes for its own blocking, and two
+plugins adding one option stop pytest before it starts).
 
 ``--cassette-gate=N`` runs every marked test N times as separate items (``test[gate3]``)
 in replay mode (``gate.py``): a pass rate that is neither 0 nor 1 fails the session with
@@ -94,11 +96,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(a flaky test is a failing test case; one that was not measured, an error).",
     )
     group.addoption(
-        "--allowed-hosts",
+        "--cassette-allowed-hosts",
         default=None,
         metavar="HOSTS",
-        help="Comma-separated hosts (names or addresses) a replayed test may still reach; "
-        "the network is otherwise off in replayed tests and gate runs.",
+        help=_ALLOWED_HOSTS_HELP,
     )
     parser.addini(
         "cassette_dir", "Folder of cassettes, beside each test file.", default="cassettes"
@@ -107,6 +108,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "cassette_allowed_hosts", "Default --allowed-hosts (comma-separated).", default=""
     )
+
+
+_ALLOWED_HOSTS_HELP = (
+    "Comma-separated hosts (names or addresses) a replayed test may still reach; the "
+    "network is otherwise off in replayed tests and gate runs."
+)
+_SHORT_ALLOWED_HOSTS = "--allowed-hosts"
+
+
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    """``--allowed-hosts`` as another name of ``--cassette-allowed-hosts``, when no plugin
+    has it: pytest-recording adds it too, and argparse refuses one option string twice
+    (pytest stopped before it started). Called once every installed plugin has added its
+    options, before the command line is parsed."""
+    taken = {
+        name
+        for group in [parser._anonymous, *parser._groups]  # noqa: SLF001 - pytest 8's own
+        for option in group.options
+        for name in option.names()
+    }
+    if _SHORT_ALLOWED_HOSTS not in taken:
+        parser.getgroup("cassette").addoption(
+            _SHORT_ALLOWED_HOSTS,
+            dest="cassette_allowed_hosts",
+            default=None,
+            metavar="HOSTS",
+            help=_ALLOWED_HOSTS_HELP + " (--cassette-allowed-hosts)",
+        )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -233,8 +264,8 @@ def _record_mode(request: pytest.FixtureRequest, gate_run: int | None) -> str:
 
 def _allowed_hosts(request: pytest.FixtureRequest, marker_hosts: Any) -> list[str]:
     config = request.config
-    text = config.getoption("allowed_hosts") or config.getini("cassette_allowed_hosts") or ""
-    hosts = [h.strip() for h in str(text).split(",") if h.strip()]
+    text = config.getoption("cassette_allowed_hosts") or config.getini("cassette_allowed_hosts")
+    hosts = [h.strip() for h in str(text or "").split(",") if h.strip()]
     if isinstance(marker_hosts, str):
         marker_hosts = marker_hosts.split(",")
     return hosts + [str(h).strip() for h in marker_hosts or () if str(h).strip()]
@@ -301,7 +332,8 @@ def cassette(
     fixture = CassetteFixture(path, mode, _cassette_gate_run, repeat, tuple(extra), served)
     with contextlib.ExitStack() as network:
         if mode == "replay":
-            network.enter_context(blocked(_allowed_hosts(request, kwargs.get("allowed_hosts"))))
+            allowed = _allowed_hosts(request, kwargs.get("allowed_hosts"))
+            network.enter_context(blocked(allowed, "allow a host with --cassette-allowed-hosts"))
         try:
             yield fixture
         finally:

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..format.errors import ToolError
 from ..replay.codec import Codec
+from ..replay.turn import CALL_SLOT, CallSlot
 from ..replay.wrap import wrap_dispatcher
 
 Encode = Callable[[Any], Any]
@@ -135,6 +136,7 @@ class ToolCassette:
         run: Callable[[], Any],
         encode: Encode = _same,
         decode: Decode = _same,
+        slot: CallSlot | None = None,
     ) -> Any:
         """One synchronous call: ``run()`` live (recorded) or the recording decoded.
 
@@ -143,6 +145,8 @@ class ToolCassette:
             args: the call's JSON arguments (the args digest is taken over them).
             run: the live call, with the framework's context bound; never called in replay.
             encode: live value -> recorded JSON; decode: recorded JSON -> the live type.
+            slot: the call's place in its model turn, when the framework tells it
+                (``replay/turn.py``): its seq and ``batch`` then follow the model's order.
 
         Raises:
             whatever the live tool raised (record, live); in replay the recorded error,
@@ -150,7 +154,7 @@ class ToolCassette:
             message (``_as_recorded``), ``CassetteMiss``, ``ReplayExhausted``.
         """
         live = _LiveCall(run, encode)
-        token = _LIVE.set(live)
+        token, placed = _LIVE.set(live), CALL_SLOT.set(slot)
         try:
             if self.asynchronous:
                 response = _finish_now(self.dispatcher(tool, args))
@@ -159,6 +163,7 @@ class ToolCassette:
         except ToolError as exc:
             raise _as_recorded(exc) from None
         finally:
+            CALL_SLOT.reset(placed)
             _LIVE.reset(token)
         return live.value if live.value is not _UNSET else decode(response)
 
@@ -169,18 +174,20 @@ class ToolCassette:
         run: Callable[[], Awaitable[Any] | Any],
         encode: Encode = _same,
         decode: Decode = _same,
+        slot: CallSlot | None = None,
     ) -> Any:
         """``call`` for a framework that awaits its tools (``run()`` may return an
         awaitable). Raises as ``call``."""
         if not self.asynchronous:
             raise TypeError("this ToolCassette is synchronous: use call()")
         live = _LiveCall(run, encode)
-        token = _LIVE.set(live)
+        token, placed = _LIVE.set(live), CALL_SLOT.set(slot)
         try:
             response = await self.dispatcher(tool, args)
         except ToolError as exc:
             raise _as_recorded(exc) from None
         finally:
+            CALL_SLOT.reset(placed)
             _LIVE.reset(token)
         return live.value if live.value is not _UNSET else decode(response)
 

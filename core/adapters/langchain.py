@@ -16,7 +16,8 @@ or a LangGraph ``ToolNode`` of your own::
 The cassette gets the tool call's name and JSON ``args`` as the model wrote them; the live
 side is the framework's own ``handler(request)`` (state, runtime, injected arguments
 untouched). The response is the ``ToolMessage`` the tool node made, as LangChain's own
-message dict (``message_to_dict``) without its ``tool_call_id``: a replayed message gets
+message dict (``message_to_dict``) without its ``tool_call_id`` (and its ``id`` when it has
+none, as the tool node makes it; LangGraph gives it a random one later): a replayed message gets
 the id of the call it answers, so a model that numbers its calls differently each run
 still reads a consistent conversation. A tool error that the tool node does not turn into
 a message (LangGraph's default for every error but bad arguments) is recorded as an error
@@ -47,6 +48,7 @@ from langchain_core.tools import BaseTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from ..replay.codec import BUILTIN_CODEC, Codec
+from ..replay.turn import CallSlot
 from ._bridge import ToolCassette
 
 
@@ -87,16 +89,36 @@ class CassetteMiddleware(AgentMiddleware[Any, Any]):
     ) -> Any:
         call = request.tool_call
         return self.cassette.call(
-            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call)
-        )
+            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call),
+            _slot(request),
+        )  # fmt: skip
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]
     ) -> Any:
         call = request.tool_call
         return await self.cassette.acall(
-            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call)
-        )
+            call["name"], call["args"], lambda: handler(request), _encode(call), _decode(call),
+            _slot(request),
+        )  # fmt: skip
+
+
+def _slot(request: ToolCallRequest) -> CallSlot | None:
+    """The call's place among its AI message's ``tool_calls`` (``replay/turn.py``): the
+    tool node runs them in a thread pool, so the order they start in, and whether they
+    overlap, is the threads' doing; ``None`` when the message is not in the state."""
+    state = request.state
+    messages = (
+        state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
+    )
+    call_id = request.tool_call.get("id")
+    for message in reversed(messages or ()):
+        calls = getattr(message, "tool_calls", None) or ()
+        ids = [c.get("id") for c in calls]
+        if call_id is not None and call_id in ids:
+            turn = message.id if message.id is not None else id(message)
+            return CallSlot(("langchain", turn), ids.index(call_id), len(ids))
+    return None
 
 
 def _encode(call: Any) -> Callable[[Any], Any]:
@@ -108,6 +130,8 @@ def _encode(call: Any) -> Callable[[Any], Any]:
             )
         data = dict(message_to_dict(result)["data"])
         data.pop("tool_call_id", None)  # the live call's id: given back at replay
+        if data.get("id") is None:  # LangGraph's add_messages gives it one after the node
+            data.pop("id", None)  # as the imported messages hold it (recorded_tool_message)
         return data
 
     return encode

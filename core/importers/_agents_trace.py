@@ -10,8 +10,14 @@ JSON list or JSON Lines. A ``function`` span (``span_data: {"type": "function", 
 agent's turns.
 
 Each function span is an entry, in start order: ``args`` = the parsed ``input`` (kept as
-text with ``arguments_error`` when not valid JSON), ``response`` =
-``json_result(output)``, or ``error`` ``{"type": "ToolError", "message": error.message,
+text with ``arguments_error`` when not valid JSON), ``response`` = the output as the
+``cassette_agent`` adapter records it, so a recorded run and its trace agree: the span
+keeps ``str()`` of the tool's output (the text the model read), so a ``str`` stays that
+string (JSON text too) and a dict or list whose ``str()`` the text is exactly becomes that
+value (``_output_value``); a pydantic model, a dataclass or a ``datetime`` inside a dict
+cannot be read back from its ``str()`` and stays text (``diff`` of the recording against
+the trace shows that call as a type drift); an output that is not text goes through
+``json_result``; or ``error`` ``{"type": "ToolError", "message": error.message,
 "details": error.data}`` when the span has an ``error`` (the output the model saw kept as
 ``content``). A retried call is one entry per span. Extras: ``turn`` (the turn number),
 ``span_id``, ``agent`` (the agent span's name). Results need no pairing (``pairing``:
@@ -21,12 +27,14 @@ answer unless a ``response`` / ``generation`` span carries one.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
 from ..format.context import RunOutcome, attach_outcome
 from ..format.entry import Entry
 from ..format.errors import CassetteFormatError
+from ..format.jsonvalue import roundtrip_change
 from . import Imported, json_result, of_traces
 from ._openai_chat import parse_arguments
 
@@ -134,9 +142,25 @@ def _entry(
         if error.get("data") is not None:
             failure["details"] = error["data"]
         return Entry(seq=seq, tool=name, args=args, error=failure, extra=fields)
-    return Entry(
-        seq=seq, tool=name, args=args, response=json_result(data.get("output")), extra=fields
-    )
+    output = data.get("output")
+    response = _output_value(output) if isinstance(output, str) else json_result(output)
+    return Entry(seq=seq, tool=name, args=args, response=response, extra=fields)
+
+
+def _output_value(text: str) -> Any:
+    """The tool's output as the ``cassette_agent`` adapter records it, from the ``str()``
+    the span keeps: a dict or list whose ``str()`` is exactly ``text`` (a ``-> dict``
+    tool's output: ``"{'city': 'Porto'}"``) is that value; any other text (JSON text a
+    tool returned as a ``str`` included: its ``str()`` is not the text) stays the string."""
+    if text[:1] not in ("{", "["):
+        return text
+    try:  # literals only: no code runs
+        value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return text
+    if isinstance(value, dict | list) and str(value) == text and roundtrip_change(value) is None:
+        return value
+    return text
 
 
 def _ancestors(span: dict[str, Any], by_id: dict[Any, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,9 +11,14 @@ and a checkpoint ``{"channel_values": {"messages"}}`` (or ``{"checkpoint": {...}
 An AI message's ``tool_calls`` (``{"name", "args", "id"}``) are its calls and its
 ``invalid_tool_calls`` (``{"name", "args": <the model's text>, "id", "error"}``) too: the
 model's malformed arguments, kept as text with ``arguments_error``; a ``tool`` message
-(``tool_call_id``, ``status: "error"`` for a failed tool) their results. They are read as
-``_openai_chat`` reads chat messages: paired by ``tool_call_id`` when the ids are unique,
-else by position; the AI messages' text is the words (``context``).
+(``tool_call_id``, ``status: "error"`` for a failed tool) their results. A result's
+``response`` is the tool message as the ``CassetteMiddleware`` adapter records it
+(``recorded_tool_message``: its message dict without ``tool_call_id`` and ``id``), so
+``diff`` of a recorded run against its own messages finds no drift; a ``status: "error"``
+message is the call's ``error`` ``{"type": "ToolError", "message": content}`` (the adapter
+records that message as a response: ``diff`` shows the one call as error vs response).
+They are read as ``_openai_chat`` reads chat messages: paired by ``tool_call_id`` when
+the ids are unique, else by position; the AI messages' text is the words (``context``).
 """
 
 from __future__ import annotations
@@ -101,6 +106,32 @@ def read(doc: Any, path: Path) -> Imported:
     return imported_from_messages(NAME, path, chat, list(range(len(chat))), {})
 
 
+#: a ``ToolMessage``'s fields that ``dumpd`` leaves out when they hold these defaults
+#: (langchain-core 1.8.3's ``ToolMessage`` and ``BaseMessage``); ``messages_to_dict`` and
+#: ``model_dump`` write every field
+_TOOL_MESSAGE_DEFAULTS: dict[str, Any] = {
+    "content": "",
+    "additional_kwargs": {},
+    "response_metadata": {},
+    "type": "tool",
+    "name": None,
+    "artifact": None,
+    "status": "success",
+}
+
+
+def recorded_tool_message(fields: dict[str, Any]) -> dict[str, Any]:
+    """A tool message's fields as ``CassetteMiddleware`` records its response: LangChain's
+    message dict (defaults filled in where ``dumpd`` left them out) without
+    ``tool_call_id`` (a replay gives back the live call's) and without ``id`` (LangGraph's
+    ``add_messages`` gives each tool message a random one after the tool node made it),
+    so a run recorded with the adapter and its imported messages agree."""
+    out = {**_TOOL_MESSAGE_DEFAULTS, **fields}
+    out.pop("tool_call_id", None)
+    out.pop("id", None)
+    return out
+
+
 def _convert(role: str, m: dict[str, Any], i: int, path: Path) -> dict[str, Any]:
     message: dict[str, Any] = {"role": role, "content": m.get("content")}
     if role == "tool":
@@ -109,6 +140,8 @@ def _convert(role: str, m: dict[str, Any], i: int, path: Path) -> dict[str, Any]
         if m.get("status") == "error":
             content = m.get("content")
             message["error"] = {"type": "ToolError", "message": str(content)}
+        else:
+            message["value"] = recorded_tool_message(m)
         return message
     if role == "function":
         message["name"] = m.get("name")

@@ -20,7 +20,11 @@ semantic conventions: a tool call is a span with ``gen_ai.operation.name =
 Each ``execute_tool`` span is an entry, in start-time order: a retried call is one entry
 per attempt (each attempt is its own span). ``args`` = the parsed arguments (text that is
 not valid JSON, or pydantic-ai's ``{"INVALID_JSON": <text>}``, is kept as the text with
-``arguments_error``); ``response`` = ``json_result(result)``; a span with status
+``arguments_error``); ``response`` = the result as ``CassetteCapability`` records it
+(``_result``: JSON text of an object or array as that value, other text as the string;
+a number, ``true`` or ``null`` a tool returned is text in the span and stays text, a
+``str`` of JSON text becomes its value: ``diff`` against the recording shows both as a
+type drift); a span with status
 ``ERROR`` is an ``error`` ``{"type": <exception.type>, "message": <exception.message or
 status description>}`` (the result text kept as ``content``). Results need no pairing:
 each span holds its call and its answer (``pairing``: ``"span"``). Extras:
@@ -166,7 +170,19 @@ def _entry(span: _Span, seq: int, path: Path, words: dict[str, Any]) -> Entry:
     if span.error:
         fields["content"] = result
         return Entry(seq=seq, tool=tool, args=args, error=_error(span), extra=fields)
-    return Entry(seq=seq, tool=tool, args=args, response=json_result(result), extra=fields)
+    return Entry(seq=seq, tool=tool, args=args, response=_result(result), extra=fields)
+
+
+def _result(result: Any) -> Any:
+    """The tool's return value as ``CassetteCapability`` records it: pydantic-ai writes a
+    ``str`` return as it is and any other value as its JSON (``serialize_result``), so
+    JSON text of an object or array is that value and any other text the string itself
+    (``json_result`` would make it ``{"text": ...}``: a false drift against the adapter's
+    recording of the same run)."""
+    response = json_result(result)
+    if isinstance(result, str) and response == {"text": result}:
+        return result
+    return response
 
 
 def _error(span: _Span) -> dict[str, Any]:

@@ -35,7 +35,7 @@ import inspect
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +50,7 @@ from ..format.jsonvalue import json_copy, roundtrip_change
 from ..keys.normalize import NormalizationRules
 from ..keys.replay_key import args_digest
 from ..scan.redact import Redactor
+from .turn import CALL_SLOT, CallSlot
 
 if TYPE_CHECKING:
     from .codec import Codec
@@ -97,10 +98,12 @@ class RecordingStopped(CassetteError, RuntimeError):
 
 @dataclass
 class _Batch:
-    """The calls in flight together: the seq of the first one and how many started."""
+    """The calls in flight together: the seq of the first one, how many started and how
+    many of them are still in flight."""
 
     first: int
     calls: int = 1
+    open: int = 0
 
 
 class Recorder:
@@ -158,6 +161,9 @@ class Recorder:
         #: the calls started and not yet written, by seq, with the batch each belongs to
         self._in_flight: dict[int, _Batch] = {}
         self._batch: _Batch | None = None
+        #: model turns known by their calls' slots (``turn.py``): the turn's batch (its
+        #: first seq) and the indexes given a seq so far
+        self._turns: dict[Hashable, tuple[_Batch, set[int]]] = {}
         self._errors = 0
         self._stopped: RecordingStopped | None = None
         self._claimed = False
@@ -185,20 +191,45 @@ class Recorder:
 
     def _issue(self) -> int:
         """The next seq, given to a call as it starts; the call joins the batch in flight,
-        or starts one. Under ``_lock``."""
+        or starts one. A call whose adapter gave its slot in a model turn (``turn.py``)
+        takes its turn's seq instead: the turn's calls have consecutive seqs reserved
+        when the first of them starts, in the model's order, and one batch when there are
+        several (a repeated slot, a retry, takes the next seq in that batch). Under
+        ``_lock``."""
+        slot = CALL_SLOT.get()
+        if slot is not None and 0 <= slot.index < slot.count:
+            return self._issue_in_turn(slot)
         seq = self._seq = self._seq + 1
         if self._batch is None:  # none in flight: this call may start a batch
             self._batch = _Batch(seq)
         else:
             self._batch.calls += 1
+        self._batch.open += 1
         self._in_flight[seq] = self._batch
+        return seq
+
+    def _issue_in_turn(self, slot: CallSlot) -> int:
+        known = self._turns.get(slot.turn)
+        if known is None:
+            known = self._turns[slot.turn] = (_Batch(self._seq + 1, slot.count), set())
+            self._seq += slot.count
+        batch, given = known
+        if slot.index in given:  # the call again (a retry inside the cassette): a new seq
+            seq = self._seq = self._seq + 1
+        else:
+            given.add(slot.index)
+            seq = batch.first + slot.index
+        batch.open += 1
+        self._in_flight[seq] = batch
         return seq
 
     def _land(self, seq: int) -> _Batch | None:
         """Take call ``seq`` out of flight; its batch when it overlapped another call
         (``None`` when it ran alone). Under ``_lock``."""
         batch = self._in_flight.pop(seq, None)
-        if not self._in_flight:
+        if batch is not None:
+            batch.open -= 1
+        if self._batch is not None and self._batch.open <= 0:  # (a turn's calls: apart)
             self._batch = None
         return batch if batch is not None and batch.calls > 1 else None
 

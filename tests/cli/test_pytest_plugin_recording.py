@@ -381,7 +381,7 @@ def test_the_network_is_off_in_replayed_tests_and_gate_runs(tmp_path: Path, list
     assert done.returncode == 1, done.stdout
     assert "FAILED test_network.py::test_replayed" in done.stdout
     assert "network guard: connection to ('127.0.0.1'" in done.stdout
-    assert "allow a host with --allowed-hosts" in done.stdout
+    assert "allow a host with --cassette-allowed-hosts" in done.stdout
     assert "PASSED test_network.py::test_marker_allows" in done.stdout
     assert "PASSED test_network.py::test_unmarked" in done.stdout
     done = pytest_run(tmp_path, "--allowed-hosts=localhost", PORT=port)
@@ -392,6 +392,33 @@ def test_the_network_is_off_in_replayed_tests_and_gate_runs(tmp_path: Path, list
         tmp_path, "-k", "replayed", "--cassette-gate=2", "--allowed-hosts=127.0.0.1", PORT=port
     )
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
+
+
+#: the options pytest-recording 0.14.1 adds (its plugin.py), in a plugin of their own
+RECORDING_LIKE = """
+def pytest_addoption(parser):
+    group = parser.getgroup("recording")
+    group.addoption("--record-mode", action="store", default=None)
+    group.addoption("--block-network", action="store_true", default=False)
+    group.addoption("--allowed-hosts", action="store", default=None)
+    group.addoption("--disable-recording", action="store_true", default=False)
+"""
+
+
+def test_the_plugin_runs_beside_pytest_recording(tmp_path: Path, listener: int) -> None:
+    """Both plugins added ``--allowed-hosts``: argparse refused the second and pytest
+    stopped before collecting. ``--cassette-allowed-hosts`` is ours; ``--allowed-hosts``
+    is left to the plugin that has it."""
+    write(tmp_path, "cassettes/a.jsonl", json.dumps(RECORDED) + "\n")
+    write(tmp_path, "test_network.py", NETWORK)
+    write(tmp_path, "recording_like.py", RECORDING_LIKE)
+    env = {"PORT": str(listener), "PYTHONPATH": str(tmp_path)}
+    done = pytest_run(tmp_path, "-p", "recording_like", "--allowed-hosts=.*", **env)
+    assert "conflicting option string" not in done.stderr, done.stderr
+    assert "FAILED test_network.py::test_replayed" in done.stdout, done.stdout + done.stderr
+    assert "allow a host with --cassette-allowed-hosts" in done.stdout
+    done = pytest_run(tmp_path, "-p", "recording_like", "--cassette-allowed-hosts=localhost", **env)
+    assert done.returncode == 0 and "3 passed" in done.stdout, done.stdout + done.stderr
 
 
 def test_recording_keeps_the_network(tmp_path: Path, listener: int) -> None:

@@ -110,40 +110,17 @@ def pydantic_ai_run(folder: Path, failing: bool) -> dict[str, Path]:
 # -- OpenAI Agents SDK: to_input_list() and the trace export --------------------------------
 
 
-def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
-    """Run an Agents SDK agent on a ``Model`` subclass returning function-call items.
-    Writes ``items.json`` (``result.to_input_list()``) and ``trace.json`` (every trace and
-    span as ``export()`` makes them, as ``{"data": [...]}`` like the SDK's backend
-    exporter sends them), captured by a ``TracingProcessor``."""
-    from agents import Agent, Model, ModelResponse, Runner, Usage, function_tool
-    from agents.tracing import TracingProcessor, set_trace_processors
+def openai_agents_agent(failing: bool, typed: bool = False) -> Any:
+    """The Agents SDK agent of the task on a ``Model`` subclass returning function-call
+    items; its tools return JSON text (what the model reads either way), or with
+    ``typed`` ``get_weather`` returns its dict (``-> dict[str, Any]``: the model reads its
+    ``str()``)."""
+    from agents import Agent, Model, ModelResponse, Usage, function_tool
     from openai.types.responses import (
         ResponseFunctionToolCall,
         ResponseOutputMessage,
         ResponseOutputText,
     )
-
-    class Capture(TracingProcessor):
-        def __init__(self) -> None:
-            self.items: list[Any] = []
-
-        def on_trace_start(self, trace: Any) -> None:
-            self.items.append(trace.export())
-
-        def on_trace_end(self, trace: Any) -> None:
-            pass
-
-        def on_span_start(self, span: Any) -> None:
-            pass
-
-        def on_span_end(self, span: Any) -> None:
-            self.items.append(span.export())
-
-        def shutdown(self) -> None:
-            pass
-
-        def force_flush(self) -> None:
-            pass
 
     turns = iter(_script(failing))
 
@@ -182,12 +159,49 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
         """The weather of a city."""
         return json.dumps(_weather(city))
 
+    @function_tool(name_override="get_weather")
+    def get_weather_typed(city: str) -> dict[str, Any]:
+        """The weather of a city."""
+        return _weather(city)
+
     @function_tool
     def book(city: str) -> str:
         """Book a city."""
         return json.dumps(_book(city))
 
-    from agents import set_tracing_disabled
+    weather = get_weather_typed if typed else get_weather
+    return Agent(name="booker", model=Scripted(), tools=[weather, book])
+
+
+def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
+    """Run ``openai_agents_agent``. Writes ``items.json`` (``result.to_input_list()``) and
+    ``trace.json`` (every trace and span as ``export()`` makes them, as ``{"data":
+    [...]}`` like the SDK's backend exporter sends them), captured by a
+    ``TracingProcessor``."""
+    from agents import Runner, set_tracing_disabled
+    from agents.tracing import TracingProcessor, set_trace_processors
+
+    class Capture(TracingProcessor):
+        def __init__(self) -> None:
+            self.items: list[Any] = []
+
+        def on_trace_start(self, trace: Any) -> None:
+            self.items.append(trace.export())
+
+        def on_trace_end(self, trace: Any) -> None:
+            pass
+
+        def on_span_start(self, span: Any) -> None:
+            pass
+
+        def on_span_end(self, span: Any) -> None:
+            self.items.append(span.export())
+
+        def shutdown(self) -> None:
+            pass
+
+        def force_flush(self) -> None:
+            pass
 
     capture = Capture()
     set_trace_processors([capture])
@@ -195,8 +209,7 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
     # test agents) may have switched it off
     set_tracing_disabled(False)
     try:
-        agent = Agent(name="booker", model=Scripted(), tools=[get_weather, book])
-        result = asyncio.run(Runner.run(agent, TASK))
+        result = asyncio.run(Runner.run(openai_agents_agent(failing), TASK))
     finally:
         set_trace_processors([])
         set_tracing_disabled(True)  # offline: nothing is exported afterwards
@@ -210,8 +223,9 @@ def openai_agents_run(folder: Path, failing: bool) -> dict[str, Path]:
 # -- LangChain / LangGraph: messages_to_dict and a checkpoint's messages ---------------------
 
 
-def langgraph_run(folder: Path, failing: bool) -> dict[str, Path]:
-    """Run LangGraph's prebuilt ReAct agent on a fake chat model with a ``MemorySaver``.
+def langgraph_run(folder: Path, failing: bool, cassette: Any = None) -> dict[str, Path]:
+    """Run LangGraph's prebuilt ReAct agent on a fake chat model with a ``MemorySaver``
+    (its ``ToolNode`` through ``cassette``'s methods when a ``CassetteMiddleware`` is given).
     Writes ``messages.json`` (``messages_to_dict`` of the final state's messages) and
     ``checkpoint.json`` (the saver's last checkpoint, serialized by LangChain's
     ``dumpd``: its ``channel_values.messages``). A malformed call is an AI message's
@@ -255,8 +269,16 @@ def langgraph_run(folder: Path, failing: bool) -> dict[str, Path]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        tools: Any = [get_weather, book]
+        if cassette is not None:
+            from langgraph.prebuilt import ToolNode
+
+            tools = ToolNode(
+                tools, wrap_tool_call=cassette.wrap_tool_call,
+                awrap_tool_call=cassette.awrap_tool_call,
+            )  # fmt: skip
         agent = create_react_agent(
-            FakeWithTools(messages=iter(replies)), [get_weather, book], checkpointer=MemorySaver()
+            FakeWithTools(messages=iter(replies)), tools, checkpointer=MemorySaver()
         )
     config: Any = {"configurable": {"thread_id": "t1"}}
     state = agent.invoke({"messages": [HumanMessage(TASK)]}, config)
@@ -271,10 +293,9 @@ def langgraph_run(folder: Path, failing: bool) -> dict[str, Path]:
 # -- smolagents: memory steps ---------------------------------------------------------------
 
 
-def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
-    """Run a smolagents ``ToolCallingAgent`` on a ``Model`` subclass. Writes
-    ``steps.json`` (``agent.memory.get_full_steps()``, dumped with ``default=str``)."""
-    from smolagents import ToolCallingAgent, tool
+def smolagents_model(script: list[list[tuple[str, Any, str]]]) -> Any:
+    """A smolagents ``Model`` that answers each step with the next turn of ``script``
+    (``(tool, args, call id)`` each; ``[]``: ``final_answer`` with ``ANSWER``)."""
     from smolagents.models import (
         ChatMessage,
         ChatMessageToolCall,
@@ -283,25 +304,7 @@ def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
         Model,
     )
 
-    @tool
-    def get_weather(city: str) -> str:
-        """The weather of a city.
-
-        Args:
-            city: the city
-        """
-        return json.dumps(_weather(city))
-
-    @tool
-    def book(city: str) -> str:
-        """Book a city.
-
-        Args:
-            city: the city
-        """
-        return json.dumps(_book(city))
-
-    turns = iter(_script(failing))
+    turns = iter(script)
 
     class Scripted(Model):
         def __init__(self) -> None:
@@ -322,7 +325,33 @@ def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
                 ],
             )
 
-    agent = ToolCallingAgent(tools=[get_weather, book], model=Scripted(), max_steps=6,
+    return Scripted()
+
+
+def smolagents_run(folder: Path, failing: bool) -> dict[str, Path]:
+    """Run a smolagents ``ToolCallingAgent`` on a ``Model`` subclass. Writes
+    ``steps.json`` (``agent.memory.get_full_steps()``, dumped with ``default=str``)."""
+    from smolagents import ToolCallingAgent, tool
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather of a city.
+
+        Args:
+            city: the city
+        """
+        return json.dumps(_weather(city))
+
+    @tool
+    def book(city: str) -> str:
+        """Book a city.
+
+        Args:
+            city: the city
+        """
+        return json.dumps(_book(city))
+
+    agent = ToolCallingAgent(tools=[get_weather, book], model=smolagents_model(_script(failing)), max_steps=6,
                              verbosity_level=0)  # fmt: skip
     agent.run(TASK)
     folder.mkdir(parents=True, exist_ok=True)

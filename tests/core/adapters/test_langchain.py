@@ -198,3 +198,67 @@ def test_a_typed_artifact_is_recorded_and_replayed_with_its_types(tmp_path: Path
         "$.artifact.span": "tuple",
     }
     assert run("replay") == live and calls == ["u"]
+
+
+def _record_parallel_turn(path: Path, first: str) -> list[tuple[int, str, Any]]:
+    """One model turn asking for Porto's and Lisbon's weather, the tool node's threads
+    made to run ``first``'s call wholly before the other's starts (an outer middleware
+    holds the other back): ``(seq, city, batch)`` of the recording, in seq order."""
+    import json
+    import threading
+
+    from cassette_tui.core.adapters.langchain import CassetteMiddleware
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain.tools import tool
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    done = threading.Event()
+    held: list[bool] = []
+
+    class Order(AgentMiddleware[Any, Any]):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            if request.tool_call["args"]["city"] != first:
+                held.append(done.wait(timeout=30))  # the first call is over, written
+            result = handler(request)
+            if request.tool_call["args"]["city"] == first:
+                done.set()
+            return result
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather of a city."""
+        return f"{city}: sunny"
+
+    class Model(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Model:
+            return self
+
+    calls = [
+        {"name": "get_weather", "args": {"city": "Porto"}, "id": "w1"},
+        {"name": "get_weather", "args": {"city": "Lisbon"}, "id": "w2"},
+    ]
+    model = Model(messages=iter([AIMessage("", tool_calls=calls), AIMessage("done")]))
+    middleware = CassetteMiddleware(mode="record", path=path)
+    agent = create_agent(model, [get_weather], middleware=[Order(), middleware])
+    agent.invoke({"messages": [{"role": "user", "content": "weather"}]})
+    middleware.cassette.close()
+    assert held == [True]  # the tool node ran the two calls in parallel threads
+    entries = sorted((json.loads(line) for line in path.read_text().splitlines()), key=_seq)
+    return [(e["seq"], e["args"]["city"], e.get("batch")) for e in entries]
+
+
+def test_a_parallel_turn_records_the_same_seqs_and_batch_whatever_the_threads_did(
+    tmp_path: Path,
+) -> None:
+    """The tool node's thread pool decides which call reaches the recorder first and
+    whether they overlap: seq order and ``batch`` marks differed between two recordings
+    of the same run. They follow the AI message's ``tool_calls`` now."""
+    lisbon_first = _record_parallel_turn(tmp_path / "a.jsonl", "Lisbon")
+    porto_first = _record_parallel_turn(tmp_path / "b.jsonl", "Porto")
+    assert lisbon_first == porto_first == [(1, "Porto", 1), (2, "Lisbon", 1)]
+
+
+def _seq(entry: dict[str, Any]) -> int:
+    return int(entry["seq"])

@@ -147,3 +147,80 @@ def test_an_object_output_with_typed_values_replays_as_the_model_read_it(tmp_pat
     entry = json.loads((tmp_path / "o.jsonl").read_text())
     assert entry["response_types"] == {"$.at": "datetime", "$.band": "tuple"}
     assert serve("replay") == live and calls == ["XNYS"]
+
+
+def test_a_replayed_tool_error_is_logged_as_the_live_one_was(
+    agent_module, monkeypatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """smolagents' ``AgentError`` logs itself when it is made (``logger.log_error`` in its
+    constructor): the live run printed the tool's error, the replay, whose error is the
+    recorded class made without that constructor, printed nothing."""
+    capsys.readouterr()
+    _run(agent_module, monkeypatch, tmp_path, "fail", "record")
+    live = capsys.readouterr().out
+    _run(agent_module, monkeypatch, tmp_path, "fail", "replay")
+    replayed = capsys.readouterr().out
+    assert "Error executing tool" in live
+    assert replayed == live
+
+
+def _record_parallel_turn(path: Path, first: str) -> list[tuple[int, str, Any]]:
+    """One step asking for Porto's and Lisbon's weather at once, the agent's tool threads
+    made to run ``first``'s call wholly before the other's starts: ``(seq, city, batch)``
+    of the recording, in seq order."""
+    import threading
+
+    from cassette_tui.core.adapters.smolagents import cassette_agent
+    from smolagents import ToolCallingAgent, tool
+    from support.frameworks import smolagents_model
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather of a city.
+
+        Args:
+            city: the city
+        """
+        return f"{city}: sunny"
+
+    calls = [("get_weather", {"city": c}, f"c{i}") for i, c in enumerate(["Porto", "Lisbon"])]
+    agent = cassette_agent(
+        ToolCallingAgent(
+            tools=[get_weather],
+            model=smolagents_model([calls, []]),
+            max_tool_threads=2,
+            verbosity_level=0,
+        ),  # fmt: skip
+        mode="record",
+        path=path,
+    )
+    done = threading.Event()
+    held: list[bool] = []
+    recorded = agent.execute_tool_call
+
+    def in_order(name: str, arguments: Any) -> Any:  # outside the cassette's dispatcher
+        if name == "get_weather" and arguments["city"] != first:
+            held.append(done.wait(timeout=30))  # the first call is over, written
+        result = recorded(name, arguments)
+        if name == "get_weather" and arguments["city"] == first:
+            done.set()
+        return result
+
+    agent.execute_tool_call = in_order  # type: ignore[method-assign]
+    agent.run("weather")
+    agent.cassette.close()
+    assert held == [True]  # the two calls ran in parallel threads
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    entries.sort(key=lambda e: int(e["seq"]))
+    return [(e["seq"], e["args"]["city"], e.get("batch")) for e in entries]
+
+
+def test_a_parallel_step_records_the_same_seqs_and_batch_whatever_the_threads_did(
+    tmp_path: Path,
+) -> None:
+    """smolagents runs a step's calls in a thread pool: which reaches the recorder first,
+    and whether fast tools overlap at all, made two recordings of one run differ in seq
+    order and ``batch`` marks. They follow the model's ``tool_calls`` now."""
+    lisbon_first = _record_parallel_turn(tmp_path / "a.jsonl", "Lisbon")
+    porto_first = _record_parallel_turn(tmp_path / "b.jsonl", "Porto")
+    assert lisbon_first == porto_first == [(1, "Porto", 1), (2, "Lisbon", 1)]

@@ -17,7 +17,7 @@ from cassette_tui.core.format.errors import CassetteFormatError
 from cassette_tui.core.importers.sources import detect_format, open_cassette
 from cassette_tui.core.scan.lint import lint
 from support import frameworks
-from support.frameworks import ANSWER, MALFORMED, TASK
+from support.frameworks import ANSWER, MALFORMED, TASK, _script
 
 #: (run function, its file, the format detected, what the file keeps of the words)
 CASES: dict[str, tuple[str, str, str, set[str]]] = {
@@ -55,6 +55,20 @@ def opened(folder: Path, case: str, failing: bool) -> tuple[Path, Cassette]:
     return path, open_cassette(path)
 
 
+def answer(case: str, response: Any) -> Any:
+    """The tool's answer in an imported ``response``, which is what the framework's adapter
+    records: LangChain's tool message (its JSON ``content`` the answer), the Agents SDK
+    trace's output text (these tools return JSON text); the value itself elsewhere."""
+    if case.startswith("lang"):
+        assert response["type"] == "tool" and response["status"] == "success"
+        assert "tool_call_id" not in response and "id" not in response  # given at replay
+        return json.loads(response["content"])
+    if case == "agents trace":
+        assert isinstance(response, str)
+        return json.loads(response)
+    return response
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_detected_and_each_parallel_call_keeps_its_own_result(folder: Path, case: str) -> None:
     path, cassette = opened(folder, case, failing=False)
@@ -66,11 +80,11 @@ def test_detected_and_each_parallel_call_keeps_its_own_result(folder: Path, case
         ("book", {"city": "Porto"}),
     ]
     # by id (or in one span, one step): Lisbon's call has Lisbon's answer
-    assert [e.response for e in entries[:2]] == [
+    assert [answer(case, e.response) for e in entries[:2]] == [
         {"city": "Porto", "temp_c": 22},
         {"city": "Lisbon", "temp_c": 25},
     ]
-    assert entries[2].response == {"booked": "Porto"}
+    assert answer(case, entries[2].response) == {"booked": "Porto"}
     assert cassette.metadata["pairing"] in ("id", "span", "step")
     assert lint(cassette) == []
 
@@ -250,3 +264,130 @@ def test_otel_chat_spans_with_calls_but_no_tool_spans_are_refused(
         open_cassette(path)
     assert "the model called 'get_weather'" in refused.value.reason
     assert "no execute_tool span" in refused.value.reason
+
+
+def readme_block(marker: str) -> str:
+    """The README's one ``python`` block that holds ``marker``, as it stands."""
+    from support.paths import ROOT
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("```")[0] for b in text.split("```python\n")[1:]]
+    (block,) = [b for b in blocks if marker in b]
+    return block
+
+
+def _run_readme_trace_block(agent: Any, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Agents SDK trace block run as written, in ``folder``, with ``agent``
+    the only name it is given (tracing is process-wide: switched on for it, off after)."""
+    from agents import set_tracing_disabled
+    from agents.tracing import set_trace_processors
+
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the SDK's exporter: offline
+    set_tracing_disabled(False)
+    try:
+        code = compile(readme_block("TracingProcessor"), "README.md", "exec")
+        exec(code, {"agent": agent, "__name__": "readme"})
+    finally:
+        set_trace_processors([])
+        set_tracing_disabled(True)
+
+
+def test_the_readme_agents_sdk_trace_block_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The block named an undefined ``exported``: it is complete now, and what it writes
+    imports (``trace.json`` as ``openai-agents``, ``items.json`` as ``openai-responses``)."""
+    _run_readme_trace_block(frameworks.openai_agents_agent(False), tmp_path, monkeypatch)
+    for name, fmt in (("trace.json", "openai-agents"), ("items.json", "openai-responses")):
+        assert detect_format(tmp_path / name) == fmt
+        c = open_cassette(tmp_path / name)
+        assert [(c.tool(i), c.entry_view(i).args) for i in range(len(c))] == [
+            ("get_weather", {"city": "Porto"}),
+            ("get_weather", {"city": "Lisbon"}),
+            ("book", {"city": "Porto"}),
+        ]
+
+
+def _same_calls(recorded: Path, imported: Path) -> None:
+    """``diff`` of the adapter's recording against the framework's own file of the same
+    run: every row the same, no finding."""
+    result = diff_cassettes(open_cassette(recorded), open_cassette(imported))
+    drift = [(r.tool, r.status.value, r.a_seq) for r in result.rows if r.status.value != "same"]
+    assert drift == [] and len(result.rows) == 3, [f.message for f in result.findings]
+
+
+@pytest.mark.parametrize("typed", [False, True], ids=["str output", "dict output"])
+def test_agents_sdk_recording_and_its_trace_compare_clean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typed: bool
+) -> None:
+    """``cassette_agent``'s recording and the README block's trace of the same run: the
+    trace's output text was ``{"text": ...}`` or parsed JSON against the adapter's string
+    (or, for a ``-> dict`` tool, the value): three false response drifts."""
+    from cassette_tui.core.adapters.openai_agents import cassette_agent
+
+    recorded = tmp_path / "recorded.jsonl"
+    agent = cassette_agent(
+        frameworks.openai_agents_agent(False, typed=typed), mode="record", path=recorded
+    )
+    _run_readme_trace_block(agent, tmp_path, monkeypatch)
+    _same_calls(recorded, tmp_path / "trace.json")
+    if typed:  # the model read str() of the dict; the import holds the dict, as recorded
+        c = open_cassette(tmp_path / "trace.json")
+        assert c.entry_view(0).response == {"city": "Porto", "temp_c": 22}
+
+
+@pytest.mark.parametrize("kind", ["messages", "checkpoint"])
+def test_langchain_recording_and_its_messages_compare_clean(tmp_path: Path, kind: str) -> None:
+    """``CassetteMiddleware``'s recording (the tool message) and the run's own messages or
+    checkpoint (the content parsed, without the message): three false response drifts."""
+    from cassette_tui.core.adapters.langchain import CassetteMiddleware
+
+    recorded = tmp_path / "recorded.jsonl"
+    middleware = CassetteMiddleware(mode="record", path=recorded)
+    try:
+        files = frameworks.langgraph_run(tmp_path / "run", False, cassette=middleware)
+    finally:
+        middleware.cassette.close()
+    _same_calls(recorded, files[kind])
+
+
+def test_pydantic_ai_recording_and_its_spans_compare_clean(tmp_path: Path) -> None:
+    """``CassetteCapability``'s recording and the same run's OpenTelemetry spans: a tool
+    that returns a ``str`` was ``{"text": ...}`` in the import against the adapter's
+    string, a false response drift."""
+    from cassette_tui.core.adapters.pydantic_ai import CassetteCapability
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    turns = iter(_script(failing=False))
+
+    def model(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        calls = next(turns)
+        if not calls:
+            return ModelResponse(parts=[TextPart(ANSWER)])
+        return ModelResponse(parts=[ToolCallPart(t, a, tool_call_id=c) for t, a, c in calls])
+
+    def get_weather(city: str) -> dict[str, Any]:
+        return {"city": city, "temp_c": 22.5}
+
+    def book(city: str) -> str:  # text, as the model reads it
+        return f"booked {city}"
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    capability = CassetteCapability(mode="record", path=tmp_path / "recorded.jsonl")
+    agent = Agent(FunctionModel(model), tools=[get_weather, book], capabilities=[capability])
+    agent.instrument = InstrumentationSettings(tracer_provider=provider, include_content=True)
+    agent.run_sync(TASK)
+    capability.cassette.close()
+    spans = tmp_path / "spans.jsonl"
+    spans.write_text("".join(s.to_json(indent=None) + "\n" for s in exporter.get_finished_spans()))
+    _same_calls(tmp_path / "recorded.jsonl", spans)
+    assert open_cassette(spans).entry_view(2).response == "booked Porto"

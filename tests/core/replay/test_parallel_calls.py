@@ -242,3 +242,53 @@ def test_a_cancelled_call_leaves_no_batch_behind(tmp_path: Path) -> None:
         assert asyncio.run(run(rec.wrap(live))) == "after"
     after = [e for e in load(path) if e.tool == "after"]
     assert len(after) == 1 and BATCH_FIELD not in after[0].extra
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    turns=st.lists(
+        st.integers(min_value=1, max_value=4).flatmap(lambda n: st.permutations(range(n))),
+        min_size=1,
+        max_size=4,
+    ),
+    retried=st.booleans(),
+)
+def test_calls_with_slots_follow_the_model_order_whatever_order_they_run_in(
+    turns: list[list[int]], retried: bool
+) -> None:
+    """Model turns whose calls run one after another in any order (``turns``: the order
+    each turn's calls ran in): with their slots (``replay/turn.py``), each turn's calls
+    have consecutive seqs in the model's order, one ``batch`` (the turn's first seq) when
+    the turn has several calls and none when it has one; a retried slot takes the next
+    seq. Without slots the same run was numbered in run order and never batched."""
+    from cassette_tui.core.replay.turn import CALL_SLOT, CallSlot
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "turns.jsonl"
+        expected: list[tuple[int, str, int | None]] = []
+        with Recorder(path) as recorder:
+            dispatch = recorder.wrap(lambda tool, args: {"ok": args["i"]})
+            seq = 0
+            for t, order in enumerate(turns):
+                count, first = len(order), seq + 1
+                for i in order:
+                    token = CALL_SLOT.set(CallSlot(("turn", t), i, count))
+                    try:
+                        dispatch(f"t{t}", {"i": i})
+                    finally:
+                        CALL_SLOT.reset(token)
+                expected += [
+                    (first + i, f"t{t}", first if count > 1 else None) for i in range(count)
+                ]
+                seq += count
+                if retried:  # the turn's first call again: after the turn, in its batch
+                    token = CALL_SLOT.set(CallSlot(("turn", t), 0, count))
+                    try:
+                        dispatch(f"t{t}", {"i": 0})
+                    finally:
+                        CALL_SLOT.reset(token)
+                    seq += 1
+                    expected.append((seq, f"t{t}", first if count > 1 else None))
+        got = [(e.seq, e.tool, e.extra.get(BATCH_FIELD)) for e in load(path)]
+        assert got == expected
+        assert [e.args["i"] for e in load(path) if e.seq <= len(turns[0])] == sorted(turns[0])
