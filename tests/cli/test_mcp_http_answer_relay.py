@@ -7,16 +7,16 @@ whole and recorded, as the server gave it. Against the hand-written server on lo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from support.mcp_session import TIMEOUT
 
-from tests.cli.test_mcp_http import free_port, started, stop, wait_listening
-from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, SERVER, call
+from tests.cli.test_mcp_http import started, stop
+from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, call
 
 BIG = 3 << 20
 #: far more than the loopback socket buffers between the proxy and a host that reads
@@ -24,37 +24,27 @@ BIG = 3 << 20
 HUGE = 40 << 20
 
 
-def _recorder(
-    tmp_path: Path, run: Path
-) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes], str, str]:
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, SERVER, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    wait_listening(port)
-    remote = f"http://127.0.0.1:{port}/mcp"
+@contextlib.contextmanager
+def _proxied(remote: str, run: Path) -> Iterator[str]:
+    """``mcp record --url`` in front of ``remote``, recording to ``run``: its URL; the
+    recorder stopped after (status 0)."""
     recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
-    return server, recorder, remote, url
+    try:
+        yield url
+    finally:
+        assert stop(recorder) == 0
 
 
 def test_a_big_answer_reaches_the_host_with_the_length_the_remote_announced(
-    tmp_path: Path,
+    tmp_path: Path, raw_remote: str
 ) -> None:
     import httpx2
 
     run = tmp_path / "length.jsonl"
-    server, recorder, remote, url = _recorder(tmp_path, run)
-    try:
-        try:
-            with httpx2.Client(timeout=TIMEOUT) as client:
-                body = json.dumps(call(1, "fill", {"size": BIG})).encode()
-                through = client.post(url, content=body, headers=HEADERS)
-                straight = client.post(remote, content=body, headers=HEADERS)
-        finally:
-            assert stop(recorder) == 0
-    finally:
-        server.kill()
-        server.wait(timeout=TIMEOUT)
+    with _proxied(raw_remote, run) as url, httpx2.Client(timeout=TIMEOUT) as client:
+        body = json.dumps(call(1, "fill", {"size": BIG})).encode()
+        through = client.post(url, content=body, headers=HEADERS)
+        straight = client.post(raw_remote, content=body, headers=HEADERS)
     assert through.status_code == straight.status_code == 200
     assert through.content == straight.content
     assert len(through.content) > BIG
@@ -67,40 +57,33 @@ def test_a_big_answer_reaches_the_host_with_the_length_the_remote_announced(
     assert entries[0]["response"]["content"][0]["text"] == "y" * BIG
 
 
-def test_a_host_that_leaves_mid_answer_does_not_lose_the_call(tmp_path: Path) -> None:
+def test_a_host_that_leaves_mid_answer_does_not_lose_the_call(
+    tmp_path: Path, raw_remote: str
+) -> None:
     import httpx2
 
     run = tmp_path / "left.jsonl"
-    server, recorder, _, url = _recorder(tmp_path, run)
-    host, port = url.removeprefix("http://").split("/", 1)[0].split(":")
-    try:
-        try:
-            body = json.dumps(call(1, "fill", {"size": HUGE})).encode()
-            with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
-                head = (
-                    f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n"
-                    "content-type: application/json\r\n"
-                    "accept: application/json, text/event-stream\r\n"
-                    f"content-length: {len(body)}\r\n\r\n"
-                ).encode()
-                sock.sendall(head + body)
-                got = b""
-                while b"\r\n\r\n" not in got:  # the answer's head, then the host leaves
-                    piece = sock.recv(65536)
-                    assert piece, "the proxy closed before its answer's head"
-                    got += piece
-                assert got.startswith(b"HTTP/1.1 200")
-            # the session goes on: the next call is answered and recorded after it
-            with httpx2.Client(timeout=TIMEOUT) as client:
-                after = client.post(
-                    url, content=json.dumps(call(2, "echo", {"n": 2})), headers=HEADERS
-                )
-                assert after.status_code == 200
-        finally:
-            assert stop(recorder) == 0
-    finally:
-        server.kill()
-        server.wait(timeout=TIMEOUT)
+    with _proxied(raw_remote, run) as url:
+        host, port = url.removeprefix("http://").split("/", 1)[0].split(":")
+        body = json.dumps(call(1, "fill", {"size": HUGE})).encode()
+        with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
+            head = (
+                f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n"
+                "content-type: application/json\r\n"
+                "accept: application/json, text/event-stream\r\n"
+                f"content-length: {len(body)}\r\n\r\n"
+            ).encode()
+            sock.sendall(head + body)
+            got = b""
+            while b"\r\n\r\n" not in got:  # the answer's head, then the host leaves
+                piece = sock.recv(65536)
+                assert piece, "the proxy closed before its answer's head"
+                got += piece
+            assert got.startswith(b"HTTP/1.1 200")
+        # the session goes on: the next call is answered and recorded after it
+        with httpx2.Client(timeout=TIMEOUT) as client:
+            after = client.post(url, content=json.dumps(call(2, "echo", {"n": 2})), headers=HEADERS)
+            assert after.status_code == 200
     entries = [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
     # main: the answer's reading was cancelled when the host left, its call not recorded.
     # Its answer may end after the next call's (still read when that one came): the seqs
