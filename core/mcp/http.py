@@ -116,9 +116,10 @@ def _keep_heap() -> None:
     a fresh ``bytes`` of up to 256 KB (httptools' copy, ``_read_into``); by default glibc
     gives the heap's top back to the system once more than twice its mapping threshold
     is free, and the next pieces fault the same pages in again: about 200 page faults
-    (0.3-0.8 ms of the proxy's CPU) per 1 MB answer (perf, session 17), 40 with it kept.
+    (0.3-0.8 ms of the proxy's CPU) per 1 MB answer (perf, session 17), 26-52 with it kept.
     Setting one threshold turns off glibc's moving ones, so both are set: blocks of
-    ``_MAP_FROM`` bytes and more still get mappings of their own."""
+    ``_MAP_FROM`` bytes and more still get mappings of their own. For the recorder and
+    the replay alike (both serve by ``_serve``); at most ``_KEEP_TOP`` bytes kept idle."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
