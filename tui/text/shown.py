@@ -95,18 +95,39 @@ def masked_long_text(text: str, key: str | None) -> str | None:
     return masked
 
 
+#: the line counts of the large values counted last, by id, with the value (which keeps
+#: the id its own): the pane, the step screen and ``e`` show the same entries' values, as
+#: held (``Cassette.entry_view``: not changed by the screens), and orjson's print of a
+#: 2.4 MB list of 40k small objects, only to count its lines, took 9 ms a side (24 MB:
+#: 0.1 s) at each view
+_COUNTS: OrderedDict[int, tuple[Any, int | None]] = OrderedDict()
+_COUNTS_KEPT = 4  # A's and B's args and answers of the step shown
+_COUNTS_LOCK = Lock()
+
+
 def _line_count(value: Any) -> int | None:
     """Lines of ``json.dumps(value, indent=2)``: orjson prints the same layout (one line
     per scalar, empty container or closing bracket). ``None`` when orjson cannot. A value
     of few nodes is counted by walking it (``_walked_lines``): orjson's print of a 24 MB
-    string, only to count its lines, took 25 ms."""
+    string, only to count its lines, took 25 ms. A larger one's count is kept for the
+    next view of the same value (``_COUNTS``)."""
     walked = _walked_lines(value)
     if walked is not None:
         return walked
+    with _COUNTS_LOCK:
+        kept = _COUNTS.get(id(value))
+        if kept is not None and kept[0] is value:
+            _COUNTS.move_to_end(id(value))
+            return kept[1]
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).count(b"\n") + 1
+        count: int | None = orjson.dumps(value, option=orjson.OPT_INDENT_2).count(b"\n") + 1
     except (orjson.JSONEncodeError, TypeError):
-        return None
+        count = None
+    with _COUNTS_LOCK:
+        _COUNTS[id(value)] = (value, count)
+        while len(_COUNTS) > _COUNTS_KEPT:
+            _COUNTS.popitem(last=False)
+    return count
 
 
 #: the nodes ``_walked_lines`` visits before it leaves the count to orjson, and the depth
