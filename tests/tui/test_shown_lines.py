@@ -365,3 +365,21 @@ def test_a_large_value_is_printed_once_to_count_its_lines(monkeypatch: pytest.Mo
         equal, 12, 160, False
     )
     assert [id(v) for v in printed] == [id(value), id(equal)]
+
+
+def test_the_part_shown_free_of_secrets_is_not_scanned_a_string_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``e`` on a list answer shows 2,000 of its strings: the part shown is proved free by
+    one pass of the prefilter (``masking.mask_part``), its strings not scanned one by one
+    (3 ms a side), and the lines are those of the whole value masked."""
+    from cassette_tui.core.scan import masking
+
+    value = {"content": [f"line {i}: the quick brown fox jumps" for i in range(5_000)]}
+    expected = whole(value, 2_000, 20_000, False)
+
+    def scanned(*args: object) -> None:
+        raise AssertionError("scanned a string at a time")
+
+    monkeypatch.setattr(masking, "string_leaf_secrets", scanned)
+    assert shown_lines(value, max_lines=2_000, max_chars=20_000, reveal=False) == expected

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 from cassette_tui.core.format.jsonpath import Part
-from cassette_tui.core.scan.masking import mask_long_text, mask_value
+from cassette_tui.core.scan.masking import mask_long_text, mask_part, mask_value
 
 from .safe import pretty_lines, printable_block
 
@@ -57,7 +57,7 @@ def shown_lines(
     pruner = _Pruner(max_lines, max(max_chars, LONG_TEXT), reveal)
     part, _ = pruner.prune(value, 0, ())
     if not reveal:
-        part = mask_value(part)
+        part = mask_part(part)  # one pass of the prefilter when it holds no secret
     part = _cut(part, max_chars, pruner.dropped, ())
     try:
         dumped = json.dumps(part, indent=2, ensure_ascii=False, default=str)
