@@ -232,3 +232,18 @@ def test_a_table_of_ratio_columns_is_laid_out_without_measuring_its_cells(
     layout = LineLayout(Group(table), CONSOLE)
     assert layout.height(120) == len(expected)
     assert _simple(layout.lines(120, 0, 5)) == _simple(expected[:5])
+
+
+ascii_lines = st.lists(
+    st.sampled_from(["a", "fox", "jumps,", " ", "  ", "   ", "x" * 12, "y" * 45, "-"]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(ascii_lines, st.integers(1, 60))
+@example(" " * 5 + "x" * 9 + " " * 3 + "ab", 4)  # blanks before the first word, folded
+@example("ab " + " " * 20 + "cd", 3)  # a row's end in a run of blanks
+def test_ascii_rows_are_counted_as_rich_breaks_the_line(plain: str, width: int) -> None:
+    """Printable ASCII is counted a row at a time (``_ascii_rows``): as Rich breaks it."""
+    assert wrapped_rows(plain, width, True) == len(divide_line(plain, width, fold=True)) + 1
