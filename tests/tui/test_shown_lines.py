@@ -383,3 +383,37 @@ def test_the_part_shown_free_of_secrets_is_not_scanned_a_string_at_a_time(
 
     monkeypatch.setattr(masking, "string_leaf_secrets", scanned)
     assert shown_lines(value, max_lines=2_000, max_chars=20_000, reveal=False) == expected
+
+
+def test_the_drift_of_two_long_texts_is_compared_once_over_the_views(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pane, the step screen and ``e`` show the drift of the same two texts, masked
+    once (``masked_long_text``): their first difference is found once (two masked 24 MB
+    texts, not ASCII, took 13 ms at each view), and each view shows what a fresh one
+    shows, cut and expanded."""
+    from cassette_tui.core.format import textspot
+    from cassette_tui.tui.text import detail
+
+    lines = [f"line {i}: the quick brown fox" for i in range(3_000)]
+    lines[0] = f"token {GITHUB} at 09:00"
+    a = "\n".join(lines)
+    b = a + " (changed)"
+    item = DriftItem("$.content[0].text", a, b, Change.VALUE_CHANGED)
+    fresh: dict[bool, str] = {}
+    for limits in (Limits(), Limits.expanded()):
+        shown._TEXTS.clear()
+        detail._DIFFERS.clear()
+        fresh[limits.is_expanded] = drift_lines([item], limits, {}).plain
+    assert GITHUB not in fresh[False] + fresh[True]
+    compared: list[tuple[str, str]] = []
+
+    def first_difference(x: str, y: str) -> int:
+        compared.append((x, y))
+        return textspot.first_difference(x, y)
+
+    monkeypatch.setattr(detail, "first_difference", first_difference)
+    detail._DIFFERS.clear()
+    for limits in (Limits(), Limits(), Limits.expanded(), Limits.expanded()):
+        assert drift_lines([item], limits, {}).plain == fresh[limits.is_expanded]
+    assert len(compared) == 1
