@@ -158,12 +158,16 @@ async def _shown(app: CassetteApp, before: object, start: float) -> float:
 
 
 def _forget_masks() -> None:
-    """Drop the long texts the app keeps masked (``shown._TEXTS``) and the pieces and parts
-    of them kept (``plain_text_secrets._SEEN``, ``json_list_secrets._SEEN``), where the
-    code has them."""
+    """Drop the long texts the app keeps masked (``shown._TEXTS``), the line counts of the
+    large values (``shown._COUNTS``) and the first differences of two long texts
+    (``detail._DIFFERS``) it keeps, and the pieces and parts of the texts kept
+    (``plain_text_secrets._SEEN``, ``json_list_secrets._SEEN``), where the code has
+    them."""
     import importlib
 
     for module, name in (("cassette_tui.tui.text.shown", "_TEXTS"),
+                         ("cassette_tui.tui.text.shown", "_COUNTS"),
+                         ("cassette_tui.tui.text.detail", "_DIFFERS"),
                          ("cassette_tui.core.scan.plain_text_secrets", "_SEEN"),
                          ("cassette_tui.core.scan.json_list_secrets", "_SEEN")):  # fmt: skip
         try:

@@ -72,11 +72,12 @@ def is_long_pair(a: Any, b: Any, long: int = LONG) -> bool:
     return isinstance(a, str) and isinstance(b, str) and a != b and max(len(a), len(b)) >= long
 
 
-def spot(a: str, b: str, width: int = 40) -> Spot:
+def spot(a: str, b: str, width: int = 40, at: int | None = None) -> Spot:
     """The first difference of ``a`` and ``b`` with each side cut to about ``width``
-    characters around it: a third before it, the rest after, ``…`` where cut."""
+    characters around it: a third before it, the rest after, ``…`` where cut. ``at``:
+    ``first_difference(a, b)`` when the caller knows it already."""
     width = max(width, 8)
-    i = first_difference(a, b)
+    i = first_difference(a, b) if at is None else at
     before = max(width // 3, 3)
     start = max(i - before, 0)
 

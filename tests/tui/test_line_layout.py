@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cassette_tui.tui.text.line_layout import Line, LineLayout, rich_lines, wrapped_rows
+import pytest
+from cassette_tui.tui.text.line_layout import (
+    Line,
+    LineLayout,
+    column_widths,
+    rich_lines,
+    wrapped_rows,
+)
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich._wrap import divide_line
@@ -168,3 +175,75 @@ def test_rows_are_counted_as_rich_breaks_the_line(plain: str, width: int, fold: 
 def test_the_least_height_is_one_it_has(renderables: list[RenderableType], width: int) -> None:
     layout = LineLayout(Group(*renderables), CONSOLE)
     assert layout.least() <= layout.height(width)
+
+
+@st.composite
+def ratio_tables(draw: st.DrawFn) -> Table:
+    """Tables that expand, their columns by a ratio (or not, or of ratio 0), some with a
+    least width, any padding."""
+    table = Table(
+        box=None,
+        expand=draw(st.booleans()) or draw(st.booleans()),
+        show_header=draw(st.booleans()),
+        padding=(0, draw(st.integers(0, 3)), 0, draw(st.integers(0, 3))),
+        pad_edge=draw(st.booleans()),
+        collapse_padding=draw(st.booleans()),
+        min_width=draw(st.none() | st.none() | st.integers(1, 80)),
+    )
+    columns = draw(st.integers(1, 4))
+    for n in range(columns):
+        table.add_column(
+            f"col {n}",
+            ratio=draw(st.sampled_from([1, 1, 2, 3, 0, None])),
+            width=draw(st.none() | st.none() | st.integers(1, 40)),
+            no_wrap=draw(st.booleans()),
+        )
+    for _ in range(draw(st.integers(0, 3))):
+        table.add_row(*(draw(texts()) for _ in range(columns)))
+    return table
+
+
+@settings(max_examples=500, deadline=None)
+@given(ratio_tables(), st.integers(1, 150))
+def test_the_columns_are_as_wide_as_rich_makes_them(table: Table, width: int) -> None:
+    options = CONSOLE.options.update_width(width)
+    assert column_widths(table, CONSOLE, options) == table._calculate_column_widths(
+        CONSOLE, options
+    )
+
+
+def test_a_table_of_ratio_columns_is_laid_out_without_measuring_its_cells(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The detail's A and B share the width half and half whatever they hold: the 2,000
+    lines of an expanded answer are not measured (Rich's measure of every word of them
+    took 11 ms a side) to find it."""
+    value = "\n".join(f"line {i}: the quick brown fox" for i in range(2000))
+    table = Table(box=None, expand=True, show_header=True, padding=(0, 1, 0, 0))
+    table.add_column("A response", ratio=1)
+    table.add_column("B response", ratio=1)
+    table.add_row(Text(value), Text(value))
+    expected = rich_lines(Group(table), CONSOLE, 120)
+
+    def measured(*args: object) -> None:
+        raise AssertionError("a cell measured")
+
+    monkeypatch.setattr(Table, "_measure_column", measured)
+    layout = LineLayout(Group(table), CONSOLE)
+    assert layout.height(120) == len(expected)
+    assert _simple(layout.lines(120, 0, 5)) == _simple(expected[:5])
+
+
+ascii_lines = st.lists(
+    st.sampled_from(["a", "fox", "jumps,", " ", "  ", "   ", "x" * 12, "y" * 45, "-"]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(ascii_lines, st.integers(1, 60))
+@example(" " * 5 + "x" * 9 + " " * 3 + "ab", 4)  # blanks before the first word, folded
+@example("ab " + " " * 20 + "cd", 3)  # a row's end in a run of blanks
+def test_ascii_rows_are_counted_as_rich_breaks_the_line(plain: str, width: int) -> None:
+    """Printable ASCII is counted a row at a time (``_ascii_rows``): as Rich breaks it."""
+    assert wrapped_rows(plain, width, True) == len(divide_line(plain, width, fold=True)) + 1

@@ -17,13 +17,14 @@ from cassette_tui.core.diff.model import Change, DriftItem, Finding, Row, Status
 from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
-from cassette_tui.core.format.textspot import is_long_pair, spot
+from cassette_tui.core.format.textspot import first_difference, is_long_pair, spot
 from cassette_tui.core.scan.masking import mask_text, mask_value
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from .kept import KeptByIds
 from .marks import CHANGE_MARKS, ERROR, PARALLEL, REPEATED, STATUS_MARKS
 from .plural import plural
 from .safe import compact, printable, safe, tool_text
@@ -128,6 +129,13 @@ def _masked(value: Any, key: str | None) -> Any:
     return mask_value(value, key)
 
 
+#: the first differences of the long pairs shown last, by the ids of the two texts, kept
+#: with them: the pane, the step screen and ``e`` show the drift of the same two masked
+#: texts (``masked_long_text`` keeps them), and two masked 24 MB texts (not ASCII:
+#: compared a slice at a time) took 13 ms to compare at each view
+_DIFFERS: KeptByIds[int] = KeptByIds(4)
+
+
 def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> Text:
     """One line per drifted path: ``response $.top  "a" -> "b"  (changed)``."""
     text = Text()
@@ -160,7 +168,12 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
         elif is_long_pair(item.a, item.b, limits.drift_value or 80):
             # strings too long to show whole: both sides around the first differing
             # character
-            where = spot(item.a, item.b, limits.drift_value or 80)
+            where = spot(
+                item.a,
+                item.b,
+                limits.drift_value or 80,
+                _DIFFERS.get((item.a, item.b), None, first_difference),
+            )
             text.append(f"at character {where.position}: ")
             text.append(printable(json.dumps(where.a, ensure_ascii=False)),
                         style=styles.get("detail--old", ""))  # fmt: skip

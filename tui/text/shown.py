@@ -17,14 +17,13 @@ the prefilter over its bytes (``core.scan.string_secrets``, ``json_text_secrets`
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
-from threading import Lock
 from typing import Any
 
 import orjson
 from cassette_tui.core.format.jsonpath import Part
-from cassette_tui.core.scan.masking import mask_long_text, mask_value
+from cassette_tui.core.scan.masking import mask_long_text, mask_part, mask_value
 
+from .kept import KeptByIds
 from .safe import pretty_lines, printable_block
 
 __all__ = ["LONG_TEXT", "masked_long_text", "shown_lines"]
@@ -57,7 +56,7 @@ def shown_lines(
     pruner = _Pruner(max_lines, max(max_chars, LONG_TEXT), reveal)
     part, _ = pruner.prune(value, 0, ())
     if not reveal:
-        part = mask_value(part)
+        part = mask_part(part)  # one pass of the prefilter when it holds no secret
     part = _cut(part, max_chars, pruner.dropped, ())
     try:
         dumped = json.dumps(part, indent=2, ensure_ascii=False, default=str)
@@ -68,13 +67,11 @@ def shown_lines(
     return lines, max(0, total - max_lines)
 
 
-#: the long texts masked last, by id and key, with the text (which keeps the id its own):
-#: the detail of one step is built again for the step screen and for ``e``, from the same
-#: entries, and its drift shows the same texts (a 3 MB JSON text parses in 7 ms, and the
-#: prefilter passes over it in 10)
-_TEXTS: OrderedDict[tuple[int, str | None], tuple[str, str | None]] = OrderedDict()
-_TEXTS_KEPT = 4  # A and B of the step shown, under two keys at most
-_TEXTS_LOCK = Lock()  # the pane's and the step screen's workers may build at once
+#: the long texts masked last, by id and key, with the text: the detail of one step is
+#: built again for the step screen and for ``e``, from the same entries, and its drift
+#: shows the same texts (a 3 MB JSON text parses in 7 ms, and the prefilter passes over
+#: it in 10); A and B of the step shown, under two keys at most
+_TEXTS: KeptByIds[str | None] = KeptByIds(4)
 
 
 def masked_long_text(text: str, key: str | None) -> str | None:
@@ -82,27 +79,30 @@ def masked_long_text(text: str, key: str | None) -> str | None:
     holds no secret, else the whole text with each secret the scan finds anywhere in it
     masked everywhere it occurs; ``None`` when ``key`` names a secret (the whole text is
     the secret), left to ``mask_value``: ``masking.mask_long_text``, the last few kept."""
-    with _TEXTS_LOCK:
-        kept = _TEXTS.get((id(text), key))
-        if kept is not None and kept[0] is text:
-            _TEXTS.move_to_end((id(text), key))
-            return kept[1]
-    masked = mask_long_text(text, key)
-    with _TEXTS_LOCK:
-        _TEXTS[(id(text), key)] = (text, masked)
-        while len(_TEXTS) > _TEXTS_KEPT:
-            _TEXTS.popitem(last=False)
-    return masked
+    return _TEXTS.get((text,), key, lambda kept: mask_long_text(kept, key))
+
+
+#: the line counts of the large values counted last, by id, with the value: the pane, the
+#: step screen and ``e`` show the same entries' values, as held (``Cassette.entry_view``:
+#: not changed by the screens), and orjson's print of a 2.4 MB list of 40k small objects,
+#: only to count its lines, took 9 ms a side (24 MB: 0.1 s) at each view; A's and B's
+#: args and answers of the step shown
+_COUNTS: KeptByIds[int | None] = KeptByIds(4)
 
 
 def _line_count(value: Any) -> int | None:
     """Lines of ``json.dumps(value, indent=2)``: orjson prints the same layout (one line
     per scalar, empty container or closing bracket). ``None`` when orjson cannot. A value
     of few nodes is counted by walking it (``_walked_lines``): orjson's print of a 24 MB
-    string, only to count its lines, took 25 ms."""
+    string, only to count its lines, took 25 ms. A larger one's count is kept for the
+    next view of the same value (``_COUNTS``)."""
     walked = _walked_lines(value)
     if walked is not None:
         return walked
+    return _COUNTS.get((value,), None, _printed_lines)
+
+
+def _printed_lines(value: Any) -> int | None:
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2).count(b"\n") + 1
     except (orjson.JSONEncodeError, TypeError):
