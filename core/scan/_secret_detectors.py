@@ -153,6 +153,10 @@ _ENTROPY_MAX = 512
 #: a token longer than this is data: no entropy test, no context window; only the patterns
 #: that need no context are run on it (``_long_token_hits``)
 _TOKEN_MAX = 8192
+#: a token longer than this has the patterns that need no context found as a long one's
+#: (``_long_token_hits``: RE2 first, Python's patterns where a hit starts): Python's own
+#: search of ``sk-proj-`` repeated over 8 KB took 60 ms (quadratic), over 512 B 0.3 ms
+_PY_SEARCH_MAX = 512
 _HEX = re.compile(r"[0-9a-fA-F]+\Z")
 #: lower-case hex of these lengths is a digest (git object ids: 40 and 64), not a secret
 _HASH_LENGTHS = frozenset({40, 64, 128})
@@ -489,9 +493,11 @@ def _token_hits(text: str, entropy: bool, found: list[tuple[str, str]]) -> list[
             continue
         spans.append(m.span())
         # patterns that need no context, on the token; one combined search first
-        if any_token.search(token) is not None:
+        if len(token) > _PY_SEARCH_MAX:
+            _long_token_hits(token, found)  # Python's search is quadratic on some runs
+        elif any_token.search(token) is not None:
             _pattern_hits(token, pattern_groups()[0], found)
-        if "-" in token or "_" in token or "AIza" in token:
+        if len(token) <= _PY_SEARCH_MAX and ("-" in token or "_" in token or "AIza" in token):
             for slug, regex in PROVIDERS:
                 for hit in regex.findall(token):
                     if not looks_masked(hit):
@@ -517,7 +523,7 @@ def _token_hits(text: str, entropy: bool, found: list[tuple[str, str]]) -> list[
 
 def _long_token_hits(token: str, found: list[tuple[str, str]]) -> None:
     """The hits of the patterns that need no context (the library's token patterns and
-    ``PROVIDERS``) in a token longer than ``_TOKEN_MAX``: the same as on a short token.
+    ``PROVIDERS``) in a token longer than ``_PY_SEARCH_MAX``: the same as on a short one.
     Linear searches first (``_long_token_search``: RE2, 25 ms for 1 MB), as the short
     token's combined search; Python's patterns then run only on a token it matched."""
     if not _long_token_search()(token):
