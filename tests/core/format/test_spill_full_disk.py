@@ -44,31 +44,29 @@ def _problem() -> str | None:
     return None
 
 
+def _column_in_small_tmp(tmp_path: Path, n: int) -> subprocess.CompletedProcess[str]:
+    """A spilled column of ``n`` ``q`` items made with the small tmpfs as ``TMPDIR``."""
+    if (why := _problem()) is not None:
+        pytest.skip(why)
+    small = tmp_path / "small-tmp"
+    small.mkdir()
+    return subprocess.run(
+        _in_small_tmp(small, [sys.executable, "-c", _COLUMN.format(n=n)]),
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+
+
 def test_a_column_larger_than_the_temporary_folder_is_an_error_naming_it(
     tmp_path: Path,
 ) -> None:
-    if (why := _problem()) is not None:
-        pytest.skip(why)
-    small = tmp_path / "small-tmp"
-    small.mkdir()
-    done = subprocess.run(
-        _in_small_tmp(small, [sys.executable, "-c", _COLUMN.format(n=1 << 18)]),
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+    done = _column_in_small_tmp(tmp_path, 1 << 18)
     assert done.returncode == 1, (done.returncode, done.stderr[-500:])  # not -7 (SIGBUS)
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("OSError: [Errno 28]"), last
-    assert str(small) in last and "TMPDIR" in last, last
+    assert str(tmp_path / "small-tmp") in last and "TMPDIR" in last, last
 
 
 def test_a_column_that_fits_reads_back(tmp_path: Path) -> None:
-    if (why := _problem()) is not None:
-        pytest.skip(why)
-    small = tmp_path / "small-tmp"
-    small.mkdir()
-    done = subprocess.run(
-        _in_small_tmp(small, [sys.executable, "-c", _COLUMN.format(n=1 << 14)]),
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+    done = _column_in_small_tmp(tmp_path, 1 << 14)
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.split() == [str(1 << 14), "-1"]
