@@ -22,6 +22,7 @@ app keeps its columns in memory, where many reads at random cost nothing.
 from __future__ import annotations
 
 import mmap
+import os
 import threading
 import time
 import weakref
@@ -123,8 +124,12 @@ class Spool:
         self._file: Any = tempfile.TemporaryFile(prefix="cassette-tui-")  # noqa: SIM115
 
     def add(self, items: array[int]) -> None:
-        """Append ``items`` (an ``array`` of this spool's type) to the file."""
-        self._file.write(memoryview(items).cast("B"))
+        """Append ``items`` (an ``array`` of this spool's type) to the file. Raises
+        ``OSError`` naming the temporary folder when it is full (``_no_room``)."""
+        try:
+            self._file.write(memoryview(items).cast("B"))
+        except OSError as exc:
+            raise _no_room(exc) from exc
         self.count += len(items)
 
     def close(self) -> None:
@@ -179,13 +184,41 @@ def _mapped(nbytes: int, fmt: str) -> memoryview:
 
     with tempfile.TemporaryFile(prefix="cassette-tui-") as f:
         size = max(nbytes, 1)
-        f.truncate(size)
+        _reserve(f.fileno(), size)
         mapped = mmap.mmap(f.fileno(), size)  # the map keeps the file; the name is gone
     with _lock:
         _maps.add(mapped)
         _start_pager()
     view: Any = memoryview(mapped)[:nbytes]
     return cast(memoryview, view.cast(fmt))
+
+
+def _reserve(fd: int, size: int) -> None:
+    """Give the file ``fd`` ``size`` bytes of disk now. A sparse file (``truncate``) gets
+    its blocks when a page of its map is first written, and on a full disk that write is
+    a ``SIGBUS`` that kills the process without a word; reserved here, a full disk is an
+    ``OSError`` naming the temporary folder (``_no_room``). Without ``posix_fallocate``
+    (macOS), ``truncate``."""
+    try:
+        if hasattr(os, "posix_fallocate"):
+            os.posix_fallocate(fd, 0, size)
+        else:  # pragma: no cover - not Linux
+            os.ftruncate(fd, size)
+    except OSError as exc:
+        raise _no_room(exc) from exc
+
+
+def _no_room(exc: OSError) -> OSError:
+    """``exc`` (a failed write to a temporary file) as an ``OSError`` of the same errno
+    whose text names the temporary folder and what to do."""
+    import tempfile
+
+    where = tempfile.gettempdir()
+    return OSError(
+        exc.errno,
+        f"cannot write a temporary file in {where} ({exc.strerror or exc}): "
+        "free space there, or set TMPDIR to a folder with more room",
+    )
 
 
 def drop_pages(column: object) -> None:

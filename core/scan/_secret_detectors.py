@@ -47,7 +47,7 @@ import binascii
 import functools
 import re
 import urllib.parse
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -153,6 +153,10 @@ _ENTROPY_MAX = 512
 #: a token longer than this is data: no entropy test, no context window; only the patterns
 #: that need no context are run on it (``_long_token_hits``)
 _TOKEN_MAX = 8192
+#: a token longer than this has the patterns that need no context found as a long one's
+#: (``_long_token_hits``: RE2 first, Python's patterns where a hit starts): Python's own
+#: search of ``sk-proj-`` repeated over 8 KB took 60 ms (quadratic), over 512 B 0.3 ms
+_PY_SEARCH_MAX = 512
 _HEX = re.compile(r"[0-9a-fA-F]+\Z")
 #: lower-case hex of these lengths is a digest (git object ids: 40 and 64), not a secret
 _HASH_LENGTHS = frozenset({40, 64, 128})
@@ -250,10 +254,27 @@ def _pattern_hits(
     """The library's ``regexes`` (``(slug, pattern)``) on ``text``: each match's secret
     (``_plugin_secret``) that does not look masked, with the slug as its detector."""
     for slug, regex in regexes:
-        for m in regex.finditer(text):
-            secret = _plugin_secret(m, text)
-            if secret and not looks_masked(secret):
-                found.append((secret, slug))
+        _add_plugin_hits(slug, regex.finditer(text), text, found)
+
+
+def _add_plugin_hits(
+    slug: str, matches: Iterable[re.Match[str]], text: str, found: list[tuple[str, str]]
+) -> None:
+    """Each secret of ``matches`` (one pattern's, in order) that does not look masked, as
+    ``(secret, slug)`` in ``found``; a match that ends within the last secret kept is
+    skipped: its secret is part of that one (a JWT's lazy match carried to the end of the
+    token, ``_plugin_secret``: in a run of ``eyJ...`` parts each match was carried to the
+    end again, quadratic in time and in the text of the secrets, which the longest then
+    hid)."""
+    kept_end = -1
+    for m in matches:
+        if m.end() <= kept_end:
+            continue
+        start, end = _plugin_span(m, text)
+        secret = text[start:end]
+        if secret and not looks_masked(secret):
+            found.append((secret, slug))
+            kept_end = end
 
 
 @functools.cache
@@ -472,9 +493,11 @@ def _token_hits(text: str, entropy: bool, found: list[tuple[str, str]]) -> list[
             continue
         spans.append(m.span())
         # patterns that need no context, on the token; one combined search first
-        if any_token.search(token) is not None:
+        if len(token) > _PY_SEARCH_MAX:
+            _long_token_hits(token, found)  # Python's search is quadratic on some runs
+        elif any_token.search(token) is not None:
             _pattern_hits(token, pattern_groups()[0], found)
-        if "-" in token or "_" in token or "AIza" in token:
+        if len(token) <= _PY_SEARCH_MAX and ("-" in token or "_" in token or "AIza" in token):
             for slug, regex in PROVIDERS:
                 for hit in regex.findall(token):
                     if not looks_masked(hit):
@@ -500,12 +523,17 @@ def _token_hits(text: str, entropy: bool, found: list[tuple[str, str]]) -> list[
 
 def _long_token_hits(token: str, found: list[tuple[str, str]]) -> None:
     """The hits of the patterns that need no context (the library's token patterns and
-    ``PROVIDERS``) in a token longer than ``_TOKEN_MAX``: the same as on a short token.
+    ``PROVIDERS``) in a token longer than ``_PY_SEARCH_MAX``: the same as on a short one.
     Linear searches first (``_long_token_search``: RE2, 25 ms for 1 MB), as the short
     token's combined search; Python's patterns then run only on a token it matched."""
     if not _long_token_search()(token):
         return
-    _pattern_hits(token, pattern_groups()[0], found)
+    for slug, regex, starts in _long_token_patterns():
+        if starts is None:  # pragma: no cover - RE2 is a dependency
+            _pattern_hits(token, [(slug, regex)], found)
+            continue
+        at_starts = (regex.match(token, at.start()) for at in starts(token))
+        _add_plugin_hits(slug, (m for m in at_starts if m is not None), token, found)
     for slug, regex in PROVIDERS:
         for hit in regex.findall(token):
             if not looks_masked(hit):
@@ -515,6 +543,46 @@ def _long_token_hits(token: str, found: list[tuple[str, str]]) -> None:
 #: a lookahead of the library's patterns, and what stands for it in RE2 (which has no
 #: lookaround): the character after, or the end (a search may consume it)
 _NOT_WORD_AFTER = (r"(?!\w)", "(?:[^0-9A-Za-z_]|$)")
+
+
+def _re2_form(regex: re.Pattern[str]) -> str:
+    """A library pattern as RE2 takes it: its lookahead ``(?!\\w)`` as the character after
+    or the end (``_NOT_WORD_AFTER``), counts over RE2's limit of 1000 left open (looser:
+    the pattern itself then decides), its case folding kept."""
+    pattern = regex.pattern.replace(*_NOT_WORD_AFTER)
+    pattern = re.sub(r"\{(\d+),(\d{4,})\}", r"{\1,}", pattern)
+    return f"(?i:{pattern})" if regex.flags & re.IGNORECASE else pattern
+
+
+@functools.cache
+def _long_token_patterns() -> list[
+    tuple[str, re.Pattern[str], Callable[[str], Iterator[Any]] | None]
+]:
+    """The library's context-free patterns for a token over ``_TOKEN_MAX``, each as
+    ``(slug, pattern, starts)``: ``starts`` is RE2's ``finditer`` of its ``_re2_form``
+    (linear time), and the pattern is then matched only where a hit of it starts. Python's
+    own search of a long token is quadratic on some: ``sk-[A-Za-z0-9-_]*...T3BlbkFJ...``
+    backtracks over the whole run from each ``sk-`` (30 s of CPU for 200 KB of
+    ``sk-proj-``). ``starts`` is ``None`` for a pattern with other lookaround, or without
+    RE2 (Python's search then)."""
+    out: list[tuple[str, re.Pattern[str], Callable[[str], Iterator[Any]] | None]] = []
+    try:
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False
+    except Exception:  # pragma: no cover - RE2 is a dependency
+        re2 = None
+    for slug, regex in pattern_groups()[0]:
+        form = _re2_form(regex)
+        starts = None
+        if re2 is not None and not any(look in form for look in ("(?<", "(?=", "(?!")):
+            try:
+                starts = re2.compile(form, options).finditer
+            except Exception:  # pragma: no cover - the library's patterns compile
+                starts = None
+        out.append((slug, regex, starts))
+    return out
 
 
 @functools.cache
@@ -527,11 +595,7 @@ def _long_token_search() -> Callable[[str], bool]:
     open (looser is safe: the patterns then decide). One RE2 search of them all took 450
     ms: its automaton outgrew its memory on the counted runs. Python's combined search and
     ``PROVIDERS`` when RE2 is missing."""
-    parts = []
-    for _, regex in pattern_groups()[0]:
-        pattern = regex.pattern.replace(*_NOT_WORD_AFTER)
-        pattern = re.sub(r"\{(\d+),(\d{4,})\}", r"{\1,}", pattern)
-        parts.append(f"(?i:{pattern})" if regex.flags & re.IGNORECASE else pattern)
+    parts = [_re2_form(regex) for _, regex in pattern_groups()[0]]
     for _, regex in PROVIDERS:
         parts.append(regex.pattern.replace(NOT_IN_WORD, "(?:^|[^A-Za-z])"))
     searches = None
@@ -673,15 +737,16 @@ def _windows(text: str, spans: list[tuple[int, int]], before: int, after: int) -
 
 
 _SPACE = re.compile(r"\s")
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+/=")
+#: the characters a token is carried through to its end (``_plugin_span``)
+_TOKEN_REST = re.compile(r"[A-Za-z0-9\-_.+/=]*")
 
 
-def _plugin_secret(m: re.Match[str], text: str) -> str:
-    """The secret in a match of one of the library's patterns: the group that holds it
-    when the pattern captures one after some context (``://user:(pw)@``), else the whole
-    match (``(ghp)_...`` captures only the prefix), without the delimiters some patterns
-    include, and carried to the end of the token when the pattern stops short (a JWT's
-    lazy signature)."""
+def _plugin_span(m: re.Match[str], text: str) -> tuple[int, int]:
+    """Where the secret is in ``text`` (``(start, end)``, offsets) in a match of one of
+    the library's patterns: the group that holds it when the pattern captures one after
+    some context (``://user:(pw)@``), else the whole match (``(ghp)_...`` captures only
+    the prefix), without the delimiters some patterns include, and carried to the end of
+    the token when the pattern stops short (a JWT's lazy signature)."""
     start, end = m.span()
     for g in range(1, (m.re.groups or 0) + 1):
         if m.start(g) > start and m.group(g):
@@ -695,9 +760,9 @@ def _plugin_secret(m: re.Match[str], text: str) -> str:
     if cut is not None:
         end = cut.start()
     if end > start and text[end - 1] in ".":
-        while end < len(text) and text[end] in _TOKEN_CHARS:
-            end += 1
-    return text[start:end]
+        rest = _TOKEN_REST.match(text, end)
+        end = rest.end() if rest is not None else end
+    return start, end
 
 
 def _longest_first(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:

@@ -96,6 +96,17 @@ def test_check_exit_status_over_many_files(runs: Path) -> None:
     assert f"{runs}/*.nothing: no file matches this pattern" in proc.stderr.decode()
 
 
+def test_check_summary_counts_add_up_when_an_argument_names_no_file(runs: Path) -> None:
+    # a glob that matched nothing and a folder with no *.jsonl are no file: counted apart
+    (runs / "empty").mkdir()
+    proc = cli("check", runs / "clean.jsonl", runs / "deep" / "bad.jsonl", f"{runs}/*.nothing",
+               runs / "empty")  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stdout.decode().splitlines()[-1] == (
+        "checked 2 files: 1 clean, 0 with findings, 1 unreadable; 2 arguments named no file"
+    )
+
+
 def test_check_shows_progress_on_a_terminal_only(runs: Path) -> None:
     files = [runs / "clean.jsonl", runs / "deep" / "repeat.jsonl"]
     piped = cli("check", *files)

@@ -365,15 +365,20 @@ def _print_text(results: list[Checked], missing: list[Unmatched], single: bool) 
 
 
 def _summary(results: list[Checked], missing: list[Unmatched]) -> str:
-    """``checked 200 files: 150 clean, 45 with findings (120 findings), 5 unreadable``."""
-    unreadable = sum(1 for r in results if r.error is not None) + len(missing)
+    """``checked 200 files: 150 clean, 45 with findings (120 findings), 5 unreadable``,
+    then ``; 2 arguments named no file`` when some did (a glob that matched nothing, a
+    folder with no ``*.jsonl``): they are no file, so the file counts add up to the total."""
+    unreadable = sum(1 for r in results if r.error is not None)
     with_findings = [r for r in results if r.error is None and r.rows]
     clean = sum(1 for r in results if r.error is None and not r.rows)
     parts = [f"{clean} clean", f"{len(with_findings)} with findings"]
     if with_findings:
         parts[-1] += f" ({plural(sum(len(r.rows) for r in with_findings), 'finding')})"
     parts.append(f"{unreadable} unreadable")
-    return f"checked {plural(len(results), 'file')}: " + ", ".join(parts)
+    line = f"checked {plural(len(results), 'file')}: " + ", ".join(parts)
+    if missing:
+        line += f"; {plural(len(missing), 'argument')} named no file"
+    return line
 
 
 def _print_human(console: Console, layout: Layout, result: Checked) -> None:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cassette_tui.core import load
 from cassette_tui.core.format.jobs import run_job
 from cassette_tui.core.scan._secret_detectors import scan_text
@@ -133,3 +134,90 @@ def test_app_long_text_paths_mask_token_after_long_run() -> None:
         assert masked is not None
         assert GHP not in masked
         assert masked == mask_value(text, "content")
+
+
+def _reference_long_hits(token: str) -> tuple[tuple[str, str], ...]:
+    """The long token's secrets as main found them: the library's patterns searched by
+    Python over the whole token (quadratic on some runs), every match's secret, then the
+    providers' patterns; the longest kept (``_longest_first``, as the scan does)."""
+    from cassette_tui.core.scan._secret_detectors import (
+        PROVIDERS,
+        _long_token_search,
+        _longest_first,
+        _plugin_span,
+        looks_masked,
+        pattern_groups,
+    )
+
+    found: list[tuple[str, str]] = []
+    if not _long_token_search()(token):
+        return ()
+    for slug, regex in pattern_groups()[0]:
+        for m in regex.finditer(token):
+            start, end = _plugin_span(m, token)
+            if token[start:end] and not looks_masked(token[start:end]):
+                found.append((token[start:end], slug))
+    for slug, regex in PROVIDERS:
+        found.extend((hit, slug) for hit in regex.findall(token) if not looks_masked(hit))
+    return _longest_first(found)
+
+
+#: tokens whose library pattern backtracks (OpenAI's ``sk-...T3BlbkFJ...``) and others
+_OPENAI_LEGACY = "sk-" + "aB3dE5gH7jK9mN1pQ3sT" + "T3BlbkFJ" + "vW7yZ9bC1dF3gH5jK7mN"
+_JWT = (
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+_PIECES = [*TOKENS, _OPENAI_LEGACY, _JWT, "eyJhbGc.", "sk-proj-", "sk-", "T3BlbkFJ", ".", "-", "_"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    run=st.one_of(_B64, _PATH),
+    pieces=st.lists(st.tuples(st.sampled_from(_PIECES), st.floats(0, 1)), max_size=6),
+)
+def test_long_token_hits_agree_with_the_whole_token_search(
+    run: str, pieces: list[tuple[str, float]]
+) -> None:
+    from cassette_tui.core.scan._secret_detectors import _long_token_hits, _longest_first
+
+    text = run
+    for piece, where in pieces:
+        at = int(len(text) * where)
+        text = text[:at] + piece + text[at:]
+    found: list[tuple[str, str]] = []
+    _long_token_hits(text, found)
+    assert _longest_first(found) == _reference_long_hits(text)
+
+
+@pytest.mark.parametrize(
+    ("run", "kind"),
+    [
+        # the library's OpenAI pattern, searched from each ``sk-``, backtracks over the run:
+        # 30 s of CPU for 200 KB, about 120 s for this
+        ("sk-proj-" * 50_000, "openai_token"),
+        # the JWT pattern matches each ``eyJ...`` part and each was carried to the end of
+        # the token: quadratic in time and in the secrets' text (gigabytes for this)
+        ("eyJhbGc." * 50_000, "json_web_token"),
+        # tokens under the long token's limit: 60 ms each, 2,000 of them 120 s
+        (("sk-proj-" * 1_000 + " ") * 2_000, "openai_token"),
+    ],
+    ids=["openai", "jwt", "openai-8k-tokens"],
+)
+def test_a_long_run_of_key_prefixes_is_scanned_in_linear_time(
+    tmp_path: Path, run: str, kind: str
+) -> None:
+    """400 KB of one token (every character a token character) made of a key's prefix,
+    or 16 MB of 8 KB ones, under ``check``: a CPU limit of 30 s (over ten times what the whole command takes now)
+    and 3 GB of memory stand for "it ends"."""
+    path = write_cassette(tmp_path / "c.jsonl", entry(1, response={"out": run}))
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_CPU, (30, 30)); "
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+        "from cassette_tui.tui.cli import main; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "check", "--json", str(path)],
+        capture_output=True, text=True, check=False, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 1, (done.returncode, done.stderr[-500:])
+    assert kind in done.stdout and run[:24] not in done.stdout
