@@ -11,9 +11,7 @@ import subprocess
 import sys
 
 import pytest
-
 from cassette_tui.core.format import spill
-
 
 #: run in a fresh interpreter: a long-lived one (pytest's) holds free heap blocks that a
 #: new block may reuse whatever the threshold. Prints the bytes the 4 MiB block added to
