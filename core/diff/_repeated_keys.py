@@ -136,23 +136,36 @@ def _repeated_counts(
 def _ranked(
     keys: RunKeys, counts: _Counts
 ) -> Iterator[tuple[tuple[int, int, int, tuple[str, str]], CompactKey, int]]:
-    """Each key of ``counts`` as ``(order, key, digest code)``, ``order`` its rank among
-    the repeated keys: the counts that differ most first, then the most calls, then the
-    key seen first, then the key itself (no two keys rank the same)."""
+    """The keys of ``counts`` that may be among the ``MAX_REPEATED`` first, each as
+    ``(order, key, digest code)``, ``order`` its rank among the repeated keys: the counts
+    that differ most first, then the most calls, then the key seen first, then the key
+    itself (no two keys rank the same). The key's text and code are read only for the
+    keys whose first three ranks are within the ``MAX_REPEATED`` smallest of ``counts``
+    (ties included): the others rank after those whatever their text, and reading every
+    key's text and code reads the columns at random (issue 31: their pages count in
+    ``VmRSS`` until the pager's turn, 8 MB more at 1M entries)."""
     a, b = keys.cassettes["a"], keys.cassettes["b"]
     ca, cb = counts.count["a"], counts.count["b"]
     fa, fb = counts.first["a"], counts.first["b"]
     len_a, len_b = len(a), len(b)
-    for key, k in counts.wanted.items():
-        order = (
+
+    def rank(k: int) -> tuple[int, int, int]:
+        # ties: the key seen first (an entry of one run against one of the other, as
+        # positions), then the key's text (hash order changes with PYTHONHASHSEED)
+        return (
             -abs(ca[k] - cb[k]),
             -max(ca[k], cb[k]),
-            # ties: the key seen first (an entry of one run against one of the other, as
-            # positions), then the key's text (hash order changes with PYTHONHASHSEED)
             min(fa[k] if ca[k] else len_a, fb[k] if cb[k] else len_b),
-            a.key(fa[k]) if ca[k] else b.key(fb[k]),
         )
-        yield order, key, keys.code("a", fa[k]) if ca[k] else keys.code("b", fb[k])
+
+    cut = heapq.nsmallest(MAX_REPEATED, map(rank, counts.wanted.values()))
+    if not cut:
+        return
+    for key, k in counts.wanted.items():
+        first = rank(k)
+        if first <= cut[-1]:
+            text = a.key(fa[k]) if ca[k] else b.key(fb[k])
+            yield (*first, text), key, keys.code("a", fa[k]) if ca[k] else keys.code("b", fb[k])
 
 
 def _positions(
