@@ -6,6 +6,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from array import array
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..format.plural import plural
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 
 MAX_REPEATED = 5  # repeated_key findings per diagnosis
 MAX_CYCLE = 6  # longest cycle of keys detected as a loop
+#: flagged entries (``DiffResult.repeated``) one partition of the repeated keys counts at
+#: most, about: the keys of a partition and their counts are what is held at once
+#: (issue 31: a table of every repeated key was 5.5 MB at 1M entries)
+PART_FLAGGED = 1 << 13
 
 Key = tuple[str, str]
 
@@ -30,7 +35,7 @@ def repeated_keys(result: DiffResult) -> list[Finding]:
     a, b = result.a, result.b
     repeated = result.repeated()
     keys = RunKeys(a, b)
-    top = _most_repeated(keys, _repeated_counts(keys, repeated))
+    top = _top_repeated(keys, repeated)
     pos_a, pos_b = (_positions(keys, side, top) for side in ("a", "b"))
     errs_a, errs_b = (o.errors for o in result.outcomes())
     findings = []
@@ -64,10 +69,40 @@ class _Counts:
         self.first = {"a": array("q"), "b": array("q")}
 
 
-def _repeated_counts(keys: RunKeys, repeated: tuple[bytearray, bytearray]) -> _Counts:
+def _top_repeated(keys: RunKeys, repeated: tuple[bytearray, bytearray]) -> dict[CompactKey, int]:
+    """The ``MAX_REPEATED`` keys either run calls more than once (``repeated``: per entry
+    flags), each with its digest code, in the order of ``_ranked``. The keys are counted
+    a hash partition of their digest codes at a time (about ``PART_FLAGGED`` flagged
+    entries each) and the best of each partition and of those before kept, so memory
+    holds one partition's keys, not every repeated key: the same keys in the same order
+    as one count of them all (``_ranked`` tells any two keys apart)."""
+    flagged = sum(_flag_count(flags) for flags in repeated)
+    parts = max(1, -(-flagged // PART_FLAGGED))
+    best: list[tuple[tuple[int, int, int, tuple[str, str]], CompactKey, int]] = []
+    for part in range(parts):
+        counts = _repeated_counts(keys, repeated, part, parts)
+        best = heapq.nsmallest(MAX_REPEATED, itertools.chain(best, _ranked(keys, counts)))
+    return {key: code for _, key, code in best}
+
+
+def _flag_count(flags: bytearray) -> int:
+    """How many entries ``flags`` (one byte each; in memory or a temporary file) marks
+    (not 0), read ``SCAN_STEP`` at a time (a spilled column's pages let go after each)."""
+    total = 0
+    for start in range(0, len(flags), SCAN_STEP):
+        part = bytes(flags[start : start + SCAN_STEP])
+        total += len(part) - part.count(0)
+        drop_pages(flags)
+    return total
+
+
+def _repeated_counts(
+    keys: RunKeys, repeated: tuple[bytearray, bytearray], part: int = 0, parts: int = 1
+) -> _Counts:
     """The ``_Counts`` of the keys held more than once by A or by B (``repeated``: per
-    entry flags): the flagged entries give the keys, then one scan of each run's digest
-    codes (at C speed) finds every entry of those keys."""
+    entry flags) whose digest code is ``part`` modulo ``parts``: the flagged entries give
+    the keys, then one scan of each run's digest codes (at C speed) finds every entry of
+    those keys."""
     out = _Counts()
     codes: set[int] = set()
     for side, flags in zip(("a", "b"), repeated, strict=True):
@@ -75,11 +110,15 @@ def _repeated_counts(keys: RunKeys, repeated: tuple[bytearray, bytearray]) -> _C
         for start in range(0, len(flags), SCAN_STEP):
             stop = min(len(flags), start + SCAN_STEP)
             for i in itertools.compress(range(start, stop), flags[start:stop]):
+                code = keys.code(side, i)
+                if code % parts != part:
+                    continue
                 k = key_of(i)
                 if k not in out.wanted:
                     out.wanted[k] = len(out.wanted)
-                    codes.add(keys.code(side, i))
+                    codes.add(code)
             keys.drop(side)  # the pages read, let go (issue 31)
+            drop_pages(flags)
     n = len(out.wanted)
     for side in ("a", "b"):
         count = out.count[side] = array("q", bytes(8 * n))
@@ -94,28 +133,39 @@ def _repeated_counts(keys: RunKeys, repeated: tuple[bytearray, bytearray]) -> _C
     return out
 
 
-def _most_repeated(keys: RunKeys, counts: _Counts) -> dict[CompactKey, int]:
-    """The ``MAX_REPEATED`` keys either run calls more than once, each with its digest
-    code, in order: the counts that differ most first, then the most calls, then the key
-    seen first, then the key itself."""
+def _ranked(
+    keys: RunKeys, counts: _Counts
+) -> Iterator[tuple[tuple[int, int, int, tuple[str, str]], CompactKey, int]]:
+    """The keys of ``counts`` that may be among the ``MAX_REPEATED`` first, each as
+    ``(order, key, digest code)``, ``order`` its rank among the repeated keys: the counts
+    that differ most first, then the most calls, then the key seen first, then the key
+    itself (no two keys rank the same). The key's text and code are read only for the
+    keys whose first three ranks are within the ``MAX_REPEATED`` smallest of ``counts``
+    (ties included): the others rank after those whatever their text, and reading every
+    key's text and code reads the columns at random (issue 31: their pages count in
+    ``VmRSS`` until the pager's turn, 8 MB more at 1M entries)."""
     a, b = keys.cassettes["a"], keys.cassettes["b"]
     ca, cb = counts.count["a"], counts.count["b"]
     fa, fb = counts.first["a"], counts.first["b"]
     len_a, len_b = len(a), len(b)
 
-    def order(item: tuple[CompactKey, int]) -> tuple[int, int, int, tuple[str, str]]:
-        k = item[1]
+    def rank(k: int) -> tuple[int, int, int]:
+        # ties: the key seen first (an entry of one run against one of the other, as
+        # positions), then the key's text (hash order changes with PYTHONHASHSEED)
         return (
             -abs(ca[k] - cb[k]),
             -max(ca[k], cb[k]),
-            # ties: the key seen first (an entry of one run against one of the other, as
-            # positions), then the key's text (hash order changes with PYTHONHASHSEED)
             min(fa[k] if ca[k] else len_a, fb[k] if cb[k] else len_b),
-            a.key(fa[k]) if ca[k] else b.key(fb[k]),
         )
 
-    top = heapq.nsmallest(MAX_REPEATED, counts.wanted.items(), key=order)
-    return {key: keys.code("a", fa[k]) if ca[k] else keys.code("b", fb[k]) for key, k in top}
+    cut = heapq.nsmallest(MAX_REPEATED, map(rank, counts.wanted.values()))
+    if not cut:
+        return
+    for key, k in counts.wanted.items():
+        first = rank(k)
+        if first <= cut[-1]:
+            text = a.key(fa[k]) if ca[k] else b.key(fb[k])
+            yield (*first, text), key, keys.code("a", fa[k]) if ca[k] else keys.code("b", fb[k])
 
 
 def _positions(
