@@ -1,0 +1,80 @@
+"""A drift whose first difference lies inside a secret: shown with each side's mask
+labelled with its secret's hash, so the two sides read apart without showing either.
+
+Masked as every screen masks (``«ghp_…(40 chars)»``), two tokens of one shape read the
+same: ``"«ghp_…(40 chars)»" -> "«ghp_…(40 chars)»"``, and a long text whose first
+difference is inside a token shows the same window on both sides (or a later difference,
+at a position counted in the masked text). ``secret_apart`` gives both sides masked with
+hash labels (``«ghp_…(40 chars), hash 1a2b3c4d»``, as ``check``'s findings name a secret
+and ``allow_hashes`` takes it) and the position of the first difference in the values as
+recorded; ``diff`` and the app's drift line show those instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..format.textspot import Spot, first_difference, spot
+from .masking import mask_labelled
+
+__all__ = ["SecretApart", "secret_apart"]
+
+
+@dataclass(frozen=True)
+class SecretApart:
+    """Two different strings whose first difference is inside a secret.
+
+    Attributes:
+        position: 1-based index of the first differing character in the values as
+            recorded (not in their masked forms).
+        a, b: each whole value masked with hash-labelled masks (``mask_labelled``).
+        at: 0-based index of their first difference; mask_start: the index of the ``«``
+            of the mask it is in (the earlier of the two sides').
+    """
+
+    position: int
+    a: str
+    b: str
+    at: int
+    mask_start: int
+
+    def spot(self, width: int) -> Spot:
+        """Both sides around the first difference, cut to about ``width`` characters (more
+        when the mask needs it) from just before the mask it is in: the secret's mask,
+        then its hash, at ``position``."""
+        before = self.at - self.mask_start + 2
+        where = spot(self.a, self.b, max(width, before + 16), self.at, before)
+        return Spot(self.position, where.a, where.b)
+
+
+def secret_apart(
+    a: str, b: str, masked_a: str, masked_b: str, key: str | None
+) -> SecretApart | None:
+    """``SecretApart`` of ``a`` and ``b`` (strings found under ``key``, whose masks for a
+    screen are ``masked_a`` and ``masked_b``) when they differ first inside a secret on
+    either side, else ``None`` (equal values, or no secret masked in either: nothing is
+    scanned again then; or a first difference outside every secret: the masked forms show
+    it). The first difference of the labelled forms is inside a mask exactly when the
+    values' first difference is inside (or at the start of) a secret: the text before it
+    is the same on both sides, masked the same."""
+    if a == b or ("«" not in masked_a and "«" not in masked_b):
+        return None
+    la, lb = mask_labelled(a, key), mask_labelled(b, key)
+    at = first_difference(la, lb)
+    starts = [start for start in (_mask_start(la, at), _mask_start(lb, at)) if start >= 0]
+    if not starts:
+        return None
+    return SecretApart(first_difference(a, b) + 1, la, lb, at, min(starts))
+
+
+#: a mask ``mask_labelled`` writes (not a ``«`` of the text, nor a mask recorded as such)
+_LABELLED = re.compile(r"«[^«»]{0,4}…\(\d+ chars\), hash [0-9a-f]{8}»")
+
+
+def _mask_start(text: str, at: int) -> int:
+    """The index of the ``«`` of the mask of a labelled masked text that index ``at`` is
+    inside (its ``«`` included), else -1."""
+    start = text.rfind("«", 0, at + 1)
+    m = _LABELLED.match(text, start) if start >= 0 else None
+    return start if m is not None and m.end() > at else -1
