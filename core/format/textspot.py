@@ -73,9 +73,7 @@ def is_long_pair(a: Any, b: Any, long: int = LONG) -> bool:
     return isinstance(a, str) and isinstance(b, str) and a != b and max(len(a), len(b)) >= long
 
 
-def spot(
-    a: str, b: str, width: int = 40, at: int | None = None, before: int | None = None
-) -> Spot:
+def spot(a: str, b: str, width: int = 40, at: int | None = None, before: int | None = None) -> Spot:
     """The first difference of ``a`` and ``b`` with each side cut to about ``width``
     characters around it: a third before it (``before`` characters when given, at most
     ``width`` less 8), the rest after, ``…`` where cut. ``at``: ``first_difference(a,

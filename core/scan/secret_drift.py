@@ -55,26 +55,34 @@ def secret_apart(
     screen are ``masked_a`` and ``masked_b``) when they differ first inside a secret on
     either side, else ``None`` (equal values, or no secret masked in either: nothing is
     scanned again then; or a first difference outside every secret: the masked forms show
-    it). The first difference of the labelled forms is inside a mask exactly when the
-    values' first difference is inside (or at the start of) a secret: the text before it
-    is the same on both sides, masked the same."""
+    it). Inside a secret: the first difference of the labelled forms is inside a mask
+    whose secret covers the values' first difference (``_mask_start``)."""
     if a == b or ("«" not in masked_a and "«" not in masked_b):
         return None
     la, lb = mask_labelled(a, key), mask_labelled(b, key)
-    at = first_difference(la, lb)
-    starts = [start for start in (_mask_start(la, at), _mask_start(lb, at)) if start >= 0]
+    at, raw_at = first_difference(la, lb), first_difference(a, b)
+    starts = [s for s in (_mask_start(la, at, raw_at), _mask_start(lb, at, raw_at)) if s >= 0]
     if not starts:
         return None
-    return SecretApart(first_difference(a, b) + 1, la, lb, at, min(starts))
+    return SecretApart(raw_at + 1, la, lb, at, min(starts))
 
 
-#: a mask ``mask_labelled`` writes (not a ``«`` of the text, nor a mask recorded as such)
-_LABELLED = re.compile(r"«[^«»]{0,4}…\(\d+ chars\), hash [0-9a-f]{8}»")
+#: a mask ``mask_labelled`` writes (not a ``«`` of the text, nor a mask recorded as
+#: such), with the length of its secret
+_LABELLED = re.compile(r"«[^«»]{0,4}…\((\d+) chars\), hash [0-9a-f]{8}»")
 
 
-def _mask_start(text: str, at: int) -> int:
+def _mask_start(text: str, at: int, raw_at: int) -> int:
     """The index of the ``«`` of the mask of a labelled masked text that index ``at`` is
-    inside (its ``«`` included), else -1."""
+    inside (its ``«`` included), else -1; -1 too unless its secret covers ``raw_at`` in
+    the value (the masks before it counted as their secrets' lengths): a secret one side's
+    scan finds and the other's does not (a JSON text against the same text cut) makes the
+    masked forms part before the values do, and its escaped form is not its length."""
     start = text.rfind("«", 0, at + 1)
     m = _LABELLED.match(text, start) if start >= 0 else None
-    return start if m is not None and m.end() > at else -1
+    if m is None or m.end() <= at:
+        return -1
+    raw_start = start - sum(
+        len(k.group(0)) - int(k.group(1)) for k in _LABELLED.finditer(text, 0, start)
+    )
+    return start if raw_start <= raw_at < raw_start + int(m.group(1)) else -1
