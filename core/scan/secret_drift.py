@@ -59,8 +59,13 @@ def secret_apart(
     whose secret covers the values' first difference (``_mask_start``)."""
     if a == b or ("«" not in masked_a and "«" not in masked_b):
         return None
+    raw_at = first_difference(a, b)
+    # the texts scanned again only when a mask of either side may cover it: a 2 MB
+    # answer with secrets that differs at its end is not
+    if not (_covers(masked_a, raw_at) or _covers(masked_b, raw_at)):
+        return None
     la, lb = mask_labelled(a, key), mask_labelled(b, key)
-    at, raw_at = first_difference(la, lb), first_difference(a, b)
+    at = first_difference(la, lb)
     starts = [s for s in (_mask_start(la, at, raw_at), _mask_start(lb, at, raw_at)) if s >= 0]
     if not starts:
         return None
@@ -70,6 +75,26 @@ def secret_apart(
 #: a mask ``mask_labelled`` writes (not a ``«`` of the text, nor a mask recorded as
 #: such), with the length of its secret
 _LABELLED = re.compile(r"«[^«»]{0,4}…\((\d+) chars\), hash [0-9a-f]{8}»")
+
+
+#: a mask as every screen writes it (``masking.mask`` in guillemets), with its secret's length
+_PLAIN = re.compile(r"«[^«»]{0,4}…\((\d+) chars\)»")
+
+
+def _covers(masked: str, raw_at: int) -> bool:
+    """Whether a mask of ``masked`` (a value masked for a screen) stands for a secret that
+    covers index ``raw_at`` of the value, each mask before it counted as its secret's
+    length (a JSON-escaped secret is longer than that: its place is then missed)."""
+    shift = 0  # characters the masks before add to the value
+    for m in _PLAIN.finditer(masked):
+        length = int(m.group(1))
+        raw_start = m.start() - shift
+        if raw_start > raw_at:
+            return False
+        if raw_at < raw_start + length:
+            return True
+        shift += len(m.group(0)) - length
+    return False
 
 
 def _mask_start(text: str, at: int, raw_at: int) -> int:
