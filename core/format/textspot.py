@@ -31,11 +31,12 @@ class Spot:
     a: str
     b: str
 
-    def describe(self, left: str = "", right: str = " vs ") -> str:
-        """``at character 191: "…24 hours." vs "…48 hours."`` (JSON-quoted sides)."""
+    def describe(self, left: str = "", right: str = " vs ", note: str = "") -> str:
+        """``at character 191: "…24 hours." vs "…48 hours."`` (JSON-quoted sides;
+        ``note`` after the position: ``at character 65 (inside a secret): ...``)."""
         qa = json.dumps(self.a, ensure_ascii=False)
         qb = json.dumps(self.b, ensure_ascii=False)
-        return f"at character {self.position}: {left}{qa}{right}{qb}"
+        return f"at character {self.position}{note}: {left}{qa}{right}{qb}"
 
 
 #: how many characters ``first_difference`` compares at a time before it halves
@@ -72,13 +73,14 @@ def is_long_pair(a: Any, b: Any, long: int = LONG) -> bool:
     return isinstance(a, str) and isinstance(b, str) and a != b and max(len(a), len(b)) >= long
 
 
-def spot(a: str, b: str, width: int = 40, at: int | None = None) -> Spot:
+def spot(a: str, b: str, width: int = 40, at: int | None = None, before: int | None = None) -> Spot:
     """The first difference of ``a`` and ``b`` with each side cut to about ``width``
-    characters around it: a third before it, the rest after, ``…`` where cut. ``at``:
-    ``first_difference(a, b)`` when the caller knows it already."""
+    characters around it: a third before it (``before`` characters when given, at most
+    ``width`` less 8), the rest after, ``…`` where cut. ``at``: ``first_difference(a,
+    b)`` when the caller knows it already."""
     width = max(width, 8)
     i = first_difference(a, b) if at is None else at
-    before = max(width // 3, 3)
+    before = max(width // 3, 3) if before is None else min(max(before, 0), width - 8)
     start = max(i - before, 0)
 
     def window(s: str) -> str:

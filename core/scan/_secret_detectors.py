@@ -116,6 +116,8 @@ PROVIDERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("openai_token", NOT_IN_WORD + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}"),
         ("openai_token", NOT_IN_WORD + r"sk-[A-Za-z0-9]{32,}"),
         ("github_token", r"github_pat_[A-Za-z0-9_]{22,}"),
+        # not cut at the library's 36: GitHub says its tokens may grow to 255 characters
+        # (changelog 2021-03-31), so what follows a token glued to it may be its tail
         ("github_token", r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}"),
         ("google_api_key", r"AIza[0-9A-Za-z_\-]{35}"),
         ("stripe_access_key", NOT_IN_WORD + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),

@@ -27,9 +27,11 @@ from .string_secrets import (
 
 __all__ = [
     "hash8",
+    "key_at",
     "mask",
     "mask_at",
     "mask_json_text",
+    "mask_labelled",
     "mask_long_text",
     "mask_part",
     "mask_text",
@@ -87,6 +89,18 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     for (parts, key), secrets in sorted(by_key.items(), key=lambda kv: -len(kv[0][0])):
         value = _rename_key_at(value, parts, key, _mask_text(key, secrets))
     return value
+
+
+def mask_labelled(text: str, key: str | None) -> str:
+    """``mask_value(text, key)`` of a string (the same secrets, the same places) with each
+    mask labelled with its secret's hash as ``check``'s findings write it:
+    ``«ghp_…(40 chars), hash 1a2b3c4d»``. Two different secrets of one shape then read
+    apart (a drift inside a secret: ``diff``, the app's drift line); the hash is what a
+    finding shows and ``allow_hashes`` takes, never the secret's characters."""
+    secrets = [s for s, _ in string_secrets(text, key) if not _MASKED.fullmatch(s)]
+    if not secrets:
+        return text
+    return _mask_long_text(text, secrets, labelled=True)
 
 
 def mask_part(value: Any) -> Any:
@@ -205,24 +219,30 @@ def mask_at(value: Any, path: str | None) -> Any:
     ``$.headers.api_key``): a bare string is scanned under the path's last key, so a
     password under a secret-named key is masked as the scan of the entry would find it.
     A path that does not parse counts as no key."""
-    key = None
-    if path:
-        try:
-            parts = parse_path(path)
-        except ValueError:
-            parts = ()
-        last = parts[-1] if parts else None
-        key = last if isinstance(last, str) else None
-    return mask_value(value, key)
+    return mask_value(value, key_at(path))
 
 
-def _replacements(secrets: list[str]) -> list[tuple[str, str]]:
+def key_at(path: str | None) -> str | None:
+    """The key a value found at ``path`` (a printed JSON path) is scanned under, as
+    ``mask_at`` scans it: the path's last part when it is an object key, else ``None``."""
+    if not path:
+        return None
+    try:
+        parts = parse_path(path)
+    except ValueError:
+        return None
+    last = parts[-1] if parts else None
+    return last if isinstance(last, str) else None
+
+
+def _replacements(secrets: list[str], labelled: bool = False) -> list[tuple[str, str]]:
     """What ``_mask_text`` replaces, in turn: each secret (longest first, then in text
     order: an order that does not hang on the hash seed), then its JSON-escaped text when
-    it differs, both by the secret's mask in guillemets."""
+    it differs, both by the secret's mask in guillemets (``labelled``: with its hash8)."""
     steps: list[tuple[str, str]] = []
     for secret in sorted(set(secrets), key=lambda s: (-len(s), s)):
-        shown = f"«{mask(secret)}»"
+        label = f", hash {hash8(secret)}" if labelled else ""
+        shown = f"«{mask(secret)}{label}»"
         steps.append((secret, shown))
         escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
         if escaped != secret:
@@ -230,8 +250,8 @@ def _replacements(secrets: list[str]) -> list[tuple[str, str]]:
     return steps
 
 
-def _mask_text(text: str, secrets: list[str]) -> str:
-    for pattern, shown in _replacements(secrets):
+def _mask_text(text: str, secrets: list[str], labelled: bool = False) -> str:
+    for pattern, shown in _replacements(secrets, labelled):
         text = text.replace(pattern, shown)
     return text
 
@@ -242,7 +262,7 @@ _CUTS = ("\n", "{", ",", "}", " ")
 _PIECE = 65_536
 
 
-def _mask_long_text(text: str, secrets: list[str]) -> str:
+def _mask_long_text(text: str, secrets: list[str], labelled: bool = False) -> str:
     """``_mask_text(text, secrets)``, the same string, a piece at a time: the text cut at
     a character of it (``_CUTS``) that no secret and no escaped secret holds, so no text
     replaced, before or after the replacements before it, ever spans a cut. Only the
@@ -253,12 +273,12 @@ def _mask_long_text(text: str, secrets: list[str]) -> str:
     with a mask (not ASCII) widens an ASCII text first and searches it in the wider
     form, three times slower than the ASCII search (24 MB: 80 ms), where here the text
     is searched as it is."""
-    steps = _replacements(secrets)
+    steps = _replacements(secrets, labelled)
     cut = next(
         (c for c in _CUTS if c in text and not any(c in pattern for pattern, _ in steps)), None
     )
     if cut is None or len(text) < 2 * _PIECE or not all(pattern for pattern, _ in steps):
-        return _mask_text(text, secrets)
+        return _mask_text(text, secrets, labelled)
     pieces: list[tuple[int, int]] = []  # (start, end) of each piece to replace in
     for pattern, _ in steps:
         at = text.find(pattern)

@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from cassette_tui.core.scan.masking import value_hash
 from support.factory import entry, write_cassette
 from support.paths import SCRIPT
 
@@ -85,3 +86,31 @@ def test_a_token_used_as_a_tool_name_or_key_is_masked_in_text_and_json(tmp_path:
         assert "ghp_…(40 chars)" in out
     revealed = _diff(str(a), str(b), "--limit", "0", "--reveal")
     assert GHP_A in revealed.stdout
+
+
+def test_a_drift_inside_a_secret_reads_apart_by_its_hashes(tmp_path: Path) -> None:
+    """Two tokens of one shape (and a long text whose first difference is inside one)
+    masked alike read the same (``"«ghp_…(40 chars)»" -> "«ghp_…(40 chars)»"``): each
+    side's mask carries its secret's hash, the position is the values' own."""
+    before, after = "The token for the mirror is now set to ", " and it expires in 30 days."
+    a = write_cassette(
+        tmp_path / "a.jsonl",
+        entry(
+            1, "login", {"user": "ana"}, response={"token": GHP_A, "note": before + GHP_A + after}
+        ),
+    )
+    b = write_cassette(
+        tmp_path / "b.jsonl",
+        entry(
+            1, "login", {"user": "ana"}, response={"token": GHP_B, "note": before + GHP_B + after}
+        ),
+    )
+    out = _diff(str(a), str(b), "--align", "seq").stdout
+    lines = {line.split()[2]: line for line in out.splitlines() if "~ response $." in line}
+    ha, hb = (f"hash {value_hash(t)[:8]}" for t in (GHP_A, GHP_B))
+    for path in ("$.token", "$.note"):
+        line = lines[path]
+        assert ha in line and hb in line and line.index(ha) < line.index(hb), line
+    assert f"at character {len(before) + 5} (inside a secret):" in lines["$.note"]
+    for secret in (GHP_A, GHP_B):
+        assert secret[4:14] not in out

@@ -35,7 +35,8 @@ from cassette_tui.core.diff.model import Change, Status
 from cassette_tui.core.diff.refine import numeric_drift
 from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.format.textspot import is_long_pair, spot
-from cassette_tui.core.scan.masking import mask_at, mask_text, mask_value
+from cassette_tui.core.scan.masking import key_at, mask_at, mask_text, mask_value
+from cassette_tui.core.scan.secret_drift import secret_apart
 from rich.text import Text
 
 from ..text.marks import CHANGE_MARKS, STATUS_MARKS
@@ -483,13 +484,18 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
     width = layout.width
     lines = []
     for item in items[:MAX_DRIFT_LINES]:
+        apart = None
         if not reveal:
+            raw = item
             item = replace(
                 item,
                 a=mask_at(item.a, item.path),
                 b=mask_at(item.b, item.path),
                 path=mask_text(item.path),  # an args key that is a token
             )
+            if isinstance(raw.a, str) and isinstance(raw.b, str):
+                # a first difference inside a secret: each mask labelled with its hash
+                apart = secret_apart(raw.a, raw.b, item.a, item.b, key_at(raw.path))
         change = item.change
         head = f"      {CHANGE_MARKS[change].sign} {item.part} {safe(item.path)}"
         if change in (Change.ADDED, Change.ITEM_ADDED):
@@ -499,6 +505,13 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
         elif change is Change.REORDERED:
             count = len(item.a) if isinstance(item.a, list) else 0
             values = [f"same {count} items, another order"]
+        elif apart is not None and is_long_pair(apart.a, apart.b, (width - 18) // 2):
+            # long: both sides from its mask on, at the position in the values
+            where = apart.spot(max((width - 40) // 2, 12))
+            values = [where.describe(right=" -> ", note=" (inside a secret)")]
+        elif apart is not None:
+            half = (width - 18) // 2
+            values = [f"{_value(apart.a, half)} -> {_value(apart.b, half)}"]
         elif is_long_pair(item.a, item.b, (width - 18) // 2):
             # too long to show whole: both sides around the first differing character
             where = spot(item.a, item.b, max((width - 40) // 2, 12))

@@ -19,6 +19,7 @@ from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import first_difference, is_long_pair, spot
 from cassette_tui.core.scan.masking import mask_text, mask_value
+from cassette_tui.core.scan.secret_drift import SecretApart, secret_apart
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
@@ -129,6 +130,24 @@ def _masked(value: Any, key: str | None) -> Any:
     return mask_value(value, key)
 
 
+def _secret_apart(raw: DriftItem, masked: DriftItem) -> SecretApart | None:
+    """``secret_apart`` of a drift's two strings (``raw``) and their masks (``masked``),
+    kept with them: the pane, the step screen and ``e`` show the same drift, and two long
+    texts holding secrets are scanned again to be labelled."""
+    if not (isinstance(raw.a, str) and isinstance(raw.b, str)):
+        return None
+    key = _leaf_key(raw.path)
+    return _APART.get(
+        (raw.a, raw.b, masked.a, masked.b),
+        key,
+        lambda a, b, ma, mb: secret_apart(a, b, ma, mb, key),
+    )
+
+
+#: ``secret_apart`` of the pairs shown last, by the ids of the four texts
+_APART: KeptByIds[SecretApart | None] = KeptByIds(4)
+
+
 #: the first differences of the long pairs shown last, by the ids of the two texts, kept
 #: with them: the pane, the step screen and ``e`` show the drift of the same two masked
 #: texts (``masked_long_text`` keeps them), and two masked 24 MB texts (not ASCII:
@@ -142,8 +161,10 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
     # a stable order whatever order the engine reports: args first, then by JSON path
     ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
     for n, item in enumerate(ordered):
+        apart = None
         if not limits.reveal_secrets:
-            item = _masked_item(item)
+            raw, item = item, _masked_item(item)
+            apart = _secret_apart(raw, item)
         if n:
             text.append("\n")
         text.append(f"{item.part} ", style="dim")
@@ -165,6 +186,18 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
             text.append(")", style="dim")
             continue
+        elif apart is not None:
+            # the first difference is inside a secret: each mask labelled with its hash
+            if is_long_pair(apart.a, apart.b, limits.drift_value or 80):
+                where = apart.spot(limits.drift_value or 80)
+                text.append(f"at character {where.position} (inside a secret): ")
+                a_shown = printable(json.dumps(where.a, ensure_ascii=False))
+                b_shown = printable(json.dumps(where.b, ensure_ascii=False))
+            else:
+                a_shown, b_shown = (_value(v, limits.drift_value) for v in (apart.a, apart.b))
+            text.append(a_shown, style=styles.get("detail--old", ""))
+            text.append(" -> ")
+            text.append(b_shown, style=styles.get("detail--new", ""))
         elif is_long_pair(item.a, item.b, limits.drift_value or 80):
             # strings too long to show whole: both sides around the first differing
             # character
