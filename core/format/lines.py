@@ -17,7 +17,14 @@ from .depth import MAX_DEPTH
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
 from .foreign_text import legacy_encoding_hint
-from .jsontext import DuplicateKey, JSONTooDeep, json_error_text, loads_std, parse_json_checked
+from .jsontext import (
+    DuplicateKey,
+    JSONTooDeep,
+    NumberTooLong,
+    json_error_text,
+    loads_std,
+    parse_json_checked,
+)
 
 #: the largest seq (the index keeps seqs as 64-bit integers)
 MAX_SEQ = 2**63 - 1
@@ -172,11 +179,14 @@ _new_entry = object.__new__
 def error_field(exc: Exception, raw: bytes = b"") -> str | None:
     """The field a parse error of the line ``raw`` is in, when it can be told: the
     top-level key holding a repeated key (or the repeated key itself, at the top level),
-    or the one whose key or value holds bytes that are not UTF-8 (``_bad_utf8_field``)."""
+    the one holding the nesting past the limit or the integer past the digit limit, or the
+    one whose key or value holds bytes that are not UTF-8 (``_bad_utf8_field``)."""
     if isinstance(exc, DuplicateKey):
         return str(exc.parts[0]) if exc.parts else exc.key
     if raw and isinstance(exc, JSONTooDeep):
         return _too_deep_field(raw)
+    if raw and isinstance(exc, NumberTooLong):
+        return _long_number_field(raw, exc.limit)
     if raw and not raw.isascii():
         return _bad_utf8_field(raw)
     return None
@@ -200,14 +210,43 @@ def _too_deep_field(raw: bytes) -> str | None:
         if first in (0x5B, 0x7B):  # [ {
             depth += 1
             if depth > MAX_DEPTH:
-                if key is None:
-                    return None
-                try:
-                    return str(json.loads(b'"' + key + b'"'))
-                except ValueError:
-                    return key.decode("utf-8", "replace")
+                return _key_text(key)
         else:
             depth -= 1
+    return None
+
+
+def _key_text(key: bytes | None) -> str | None:
+    """A key as ``_TOKENS`` found it (its text between the quotes), unescaped."""
+    if key is None:
+        return None
+    try:
+        return str(json.loads(b'"' + key + b'"'))
+    except ValueError:
+        return key.decode("utf-8", "replace")
+
+
+def _long_number_field(raw: bytes, limit: int) -> str | None:
+    """The top-level key of the line ``raw`` whose value holds an integer of more than
+    ``limit`` digits (``NumberTooLong``), else ``None`` (the line itself is one). An
+    error path only: one regex pass over the line, strings skipped as ``_TOKENS`` does."""
+    # an integer, not a fraction's or an exponent's digits (floats have no digit limit)
+    tokens = re.compile(
+        _TOKENS.pattern + rb"|(?<![.eE+\-\d])-?\d{%d,}(?![.eE\d])" % (limit + 1)
+    )
+    depth = 0
+    key: bytes | None = None
+    for m in tokens.finditer(raw):
+        first = m.group(0)[0]
+        if first == 0x22:  # a string: a key of the top-level object when depth is 1
+            if depth == 1 and m.group(1) is not None:
+                key = m.group(1)
+        elif first in (0x5B, 0x7B):  # [ {
+            depth += 1
+        elif first in (0x5D, 0x7D):  # ] }
+            depth -= 1
+        else:  # the long integer
+            return _key_text(key) if depth >= 1 else None
     return None
 
 
@@ -264,6 +303,8 @@ def json_reason(exc: Exception, raw: bytes) -> str:
         return f"not valid UTF-8 at byte {exc.start}{legacy_encoding_hint(raw)}"
     if isinstance(exc, JSONTooDeep):
         return f"not valid JSON: {exc}"
+    if isinstance(exc, NumberTooLong):
+        return f"not readable JSON: {exc}"
     try:
         # without its line end: a line cut inside a string is an unterminated string,
         # not a control character (the newline) inside one
@@ -274,7 +315,6 @@ def json_reason(exc: Exception, raw: bytes) -> str:
         return f"not valid JSON: {json_error_text(std)}"
     except UnicodeDecodeError as ude:
         return f"not valid UTF-8 at byte {ude.start}{legacy_encoding_hint(raw)}"
-    except ValueError as other:
-        # e.g. an integer past Python's int_max_str_digits (4300 digits)
+    except ValueError as other:  # NumberTooLong, when ``exc`` came from elsewhere
         return f"not readable JSON: {other}"
     return f"not valid JSON: {exc}"

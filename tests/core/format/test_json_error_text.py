@@ -84,3 +84,24 @@ def test_an_import_names_the_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(CassetteFormatError) as info:
         import_file(chat, "openai")
     assert str(info.value) == f"{chat}:2: not valid JSON: expecting value at column 10"
+
+
+def test_a_too_long_integer_is_named_by_its_field_not_by_a_string_or_float() -> None:
+    from cassette_tui.core.format.jsontext import NumberTooLong, parse_json
+    from cassette_tui.core.format.lines import error_field, json_reason
+
+    long_int = "9" * 4301
+    # digits in a string and in floats (no digit limit) come first and are passed over
+    raw = (
+        '{"seq": 1, "tool": "t", "note": "' + long_int + '", "f": [1.' + long_int + ", 1e-"
+        + long_int + ", " + long_int + ".5], \"args\": {\"k\": [-" + long_int + "]}, "
+        '"response": 1}\n'
+    ).encode()
+    with pytest.raises(NumberTooLong) as caught:
+        parse_json(raw)
+    assert caught.value.digits == 4301 and caught.value.limit == 4300
+    assert error_field(caught.value, raw) == "args"
+    reason = json_reason(caught.value, raw)
+    assert "4301 digits" in reason and "set_int_max_str_digits" not in reason
+    # at the limit it is read, exactly
+    assert parse_json(('{"n": ' + "9" * 4300 + "}").encode())["n"] == int("9" * 4300)
