@@ -99,7 +99,8 @@ def _is_header(record: Any) -> bool:
     )
 
 
-def _type_name(value: Any) -> str:
+def json_type_name(value: Any) -> str:
+    """The JSON name of `value`'s type (`object`, `integer`, `number`, `null`, ...)."""
     return {
         dict: "object",
         list: "array",
@@ -122,18 +123,18 @@ def validate_record(record: Any, path: str | Path | None, line: int | None) -> N
         return CassetteFormatError(path, line, field, reason)
 
     if not isinstance(record, dict):
-        raise bad(None, f"not a JSON object (got {_type_name(record)})")
+        raise bad(None, f"not a JSON object (got {json_type_name(record)})")
     for name in ("seq", "tool", "args"):
         if name not in record:
             raise bad(name, "missing")
     seq = record["seq"]
     if type(seq) is not int or seq < 1:
-        raise bad("seq", f"expected a positive integer, got {_type_name(seq)} {seq!r:.40}")
+        raise bad("seq", f"expected a positive integer, got {json_type_name(seq)} {seq!r:.40}")
     if seq > MAX_SEQ:
         raise bad("seq", f"{seq!r:.40} is too large: a seq is at most {MAX_SEQ} (2**63 - 1)")
     tool = record["tool"]
     if not isinstance(tool, str) or not tool:
-        raise bad("tool", f"expected a non-empty string, got {_type_name(tool)} {tool!r:.40}")
+        raise bad("tool", f"expected a non-empty string, got {json_type_name(tool)} {tool!r:.40}")
     has_response, has_error = "response" in record, "error" in record
     if has_response and has_error:
         raise bad("response", "both 'response' and 'error' are present; keep exactly one")
@@ -142,12 +143,12 @@ def validate_record(record: Any, path: str | Path | None, line: int | None) -> N
     if has_error:
         err = record["error"]
         if not isinstance(err, dict):
-            raise bad("error", f"expected an object {{type, message}}, got {_type_name(err)}")
+            raise bad("error", f"expected an object {{type, message}}, got {json_type_name(err)}")
         for key in ("type", "message"):
             if not isinstance(err.get(key), str):
                 raise bad("error", f"'{key}' must be a string")
     if "args_digest" in record and not isinstance(record["args_digest"], str):
-        raise bad("args_digest", f"expected a string, got {_type_name(record['args_digest'])}")
+        raise bad("args_digest", f"expected a string, got {json_type_name(record['args_digest'])}")
 
 
 def entry_from_record(record: dict[str, Any], line: int | None = None) -> Entry:
