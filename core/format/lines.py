@@ -200,21 +200,7 @@ _TOKENS = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"\s*:|"[^"\\]*(?:\\.[^"\\]*)*"|
 def _too_deep_field(raw: bytes) -> str | None:
     """The top-level key of the line ``raw`` under which it nests past ``MAX_DEPTH``
     levels, else ``None``. An error path only: one regex pass over the line."""
-    depth = 0
-    key: bytes | None = None
-    for m in _TOKENS.finditer(raw):
-        first = m.group(0)[0]
-        if first == 0x22:  # a string: a key of the top-level object when depth is 1
-            if depth == 1 and m.group(1) is not None:
-                key = m.group(1)
-            continue
-        if first in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > MAX_DEPTH:
-                return _key_text(key)
-        else:
-            depth -= 1
-    return None
+    return _top_key_of(raw, _TOKENS, MAX_DEPTH)
 
 
 def _key_text(key: bytes | None) -> str | None:
@@ -235,6 +221,13 @@ def _long_number_field(raw: bytes, limit: int) -> str | None:
     tokens = re.compile(
         _TOKENS.pattern + rb"|(?<![.eE+\-\d])-?\d{%d,}(?![.eE\d])" % (limit + 1)
     )
+    return _top_key_of(raw, tokens, None)
+
+
+def _top_key_of(raw: bytes, tokens: re.Pattern[bytes], max_depth: int | None) -> str | None:
+    """The top-level key of the line ``raw`` holding the first place nested past
+    ``max_depth`` levels, or the first match of ``tokens`` that is not one of
+    ``_TOKENS``' (strings and brackets); ``None`` when there is none, or no key."""
     depth = 0
     key: bytes | None = None
     for m in tokens.finditer(raw):
@@ -244,9 +237,11 @@ def _long_number_field(raw: bytes, limit: int) -> str | None:
                 key = m.group(1)
         elif first in (0x5B, 0x7B):  # [ {
             depth += 1
+            if max_depth is not None and depth > max_depth:
+                return _key_text(key)
         elif first in (0x5D, 0x7D):  # ] }
             depth -= 1
-        else:  # the long integer
+        else:  # the token looked for
             return _key_text(key) if depth >= 1 else None
     return None
 
