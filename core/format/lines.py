@@ -218,9 +218,7 @@ def _long_number_field(raw: bytes, limit: int) -> str | None:
     ``limit`` digits (``NumberTooLong``), else ``None`` (the line itself is one). An
     error path only: one regex pass over the line, strings skipped as ``_TOKENS`` does."""
     # an integer, not a fraction's or an exponent's digits (floats have no digit limit)
-    tokens = re.compile(
-        _TOKENS.pattern + rb"|(?<![.eE+\-\d])-?\d{%d,}(?![.eE\d])" % (limit + 1)
-    )
+    tokens = re.compile(_TOKENS.pattern + rb"|(?<![.eE+\-\d])-?\d{%d,}(?![.eE\d])" % (limit + 1))
     return _top_key_of(raw, tokens, None)
 
 

@@ -93,8 +93,17 @@ def test_a_too_long_integer_is_named_by_its_field_not_by_a_string_or_float() -> 
     long_int = "9" * 4301
     # digits in a string and in floats (no digit limit) come first and are passed over
     raw = (
-        '{"seq": 1, "tool": "t", "note": "' + long_int + '", "f": [1.' + long_int + ", 1e-"
-        + long_int + ", " + long_int + ".5], \"args\": {\"k\": [-" + long_int + "]}, "
+        '{"seq": 1, "tool": "t", "note": "'
+        + long_int
+        + '", "f": [1.'
+        + long_int
+        + ", 1e-"
+        + long_int
+        + ", "
+        + long_int
+        + '.5], "args": {"k": [-'
+        + long_int
+        + "]}, "
         '"response": 1}\n'
     ).encode()
     with pytest.raises(NumberTooLong) as caught:
