@@ -114,3 +114,34 @@ def test_a_too_long_integer_is_named_by_its_field_not_by_a_string_or_float() -> 
     assert "4301 digits" in reason and "set_int_max_str_digits" not in reason
     # at the limit it is read, exactly
     assert parse_json(('{"n": ' + "9" * 4300 + "}").encode())["n"] == int("9" * 4300)
+
+
+def test_a_too_long_integer_is_named_by_its_top_level_key_property() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cassette_tui.core.format.jsontext import NumberTooLong, parse_json
+    from cassette_tui.core.format.lines import error_field
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    values = st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+        max_leaves=8,
+    )
+    marker = "@@LONG-INT@@"  # longer than any drawn text
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        st.dictionaries(st.text(max_size=6), values, min_size=1, max_size=4),
+        st.data(),
+    )
+    def check(record: dict, data: st.DataObject) -> None:
+        key = data.draw(st.sampled_from(sorted(record)))
+        record[key] = [record[key], marker]  # the long integer inside the key's value
+        raw = json.dumps(record).replace(f'"{marker}"', "-" + "3" * 4400).encode()
+        with pytest.raises(NumberTooLong) as caught:
+            parse_json(raw)
+        assert error_field(caught.value, raw) == key
+
+    check()
