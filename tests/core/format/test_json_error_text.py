@@ -117,11 +117,10 @@ def test_a_too_long_integer_is_named_by_its_field_not_by_a_string_or_float() -> 
 
 
 def test_a_too_long_integer_is_named_by_its_top_level_key_property() -> None:
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
     from cassette_tui.core.format.jsontext import NumberTooLong, parse_json
     from cassette_tui.core.format.lines import error_field
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
     values = st.recursive(
