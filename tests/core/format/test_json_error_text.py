@@ -144,3 +144,21 @@ def test_a_too_long_integer_is_named_by_its_top_level_key_property() -> None:
         assert error_field(caught.value, raw) == key
 
     check()
+
+
+@pytest.mark.parametrize("where", [1, 2])
+def test_the_apps_open_names_a_too_long_integer_in_args(tmp_path: Path, where: int) -> None:
+    # the app opens files through ``open_cassette`` (detection, then the load)
+    from cassette_tui.core.importers.sources import open_cassette
+
+    lines = [
+        json.dumps({"seq": seq, "tool": "t", "args": {"n": seq}, "response": 1}) for seq in (1, 2)
+    ]
+    lines[where - 1] = lines[where - 1].replace(f'"n": {where}', '"n": ' + "5" * 4500)
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(CassetteFormatError) as caught:
+        cassette = open_cassette(path)
+        list(cassette.entries_read())  # the response and args of every entry read
+    assert (caught.value.line, caught.value.field) == (where, "args")
+    assert "4500 digits" in str(caught.value)
