@@ -114,6 +114,8 @@ class Cassette(Sequence[Entry]):
         self._offsets, self._lengths, self._entries = offsets, lengths, entries
         self._cache: OrderedDict[int, Entry] = OrderedDict()
         self._seq_pos: dict[int, int] | None = None
+        #: the positions of parsed entries whose line msgspec refused (``exotic``)
+        self._exotic: set[int] = set()
         #: per entry, a hash of its response's bytes as stored (see ``response_hashes``);
         #: computed with the digests, on first use, for a file-backed cassette (or by a
         #: load with ``keys=True``, with the digests)
@@ -243,6 +245,15 @@ class Cassette(Sequence[Entry]):
     @property
     def seqs(self) -> list[int]:
         return list(self._seqs)
+
+    @property
+    def exotic_lines(self) -> set[int]:
+        """The positions of the entries parsed so far whose line may hold a bare
+        ``NaN``/``Infinity`` (``jsontext.parse_json_checked``: msgspec refused it, the
+        standard library read it); the others certainly hold none. The set itself, filled
+        as entries are parsed (``entry_batches`` fills a batch's before yielding it):
+        do not change it."""
+        return self._exotic
 
     def index_of_seq(self, seq: int) -> int | None:
         """Position of the first entry with ``seq``, or ``None``."""
@@ -601,7 +612,7 @@ class Cassette(Sequence[Entry]):
             CassetteFormatError: as ``_parse_entry``.
         """
         try:
-            record = parse_json_checked(raw)[0]
+            record, exotic = parse_json_checked(raw)
         except DuplicateKey as exc:  # in a value the load did not read: the line is bad
             raise CassetteFormatError(
                 self.path,
@@ -638,6 +649,8 @@ class Cassette(Sequence[Entry]):
             and type(record.get("args_digest", "")) is str
         ):
             validate_record(record, self.path, self._lines[i])
+        if exotic:
+            self._exotic.add(i)
         # "$" first: one byte is found at memory speed, a longer pattern is not
         if 0x24 in raw and raw.find(NONFINITE_MARK) >= 0:
             record = decode_nonfinite(record)

@@ -12,8 +12,10 @@ the outcome index, alignment, lint and the app through them). Its rules:
   never ``RecursionError``, and whatever the depth of the caller's stack;
 - a key repeated in one object raises ``DuplicateKey`` naming the key and its path (the
   JSON spec leaves it undefined and every reader keeps another one);
+- an integer longer than Python converts from text (``sys.get_int_max_str_digits()``,
+  4300 digits) raises ``NumberTooLong`` (docs/format.md: the format's limit);
 - every failure is a ``ValueError`` (``json.JSONDecodeError``, ``JSONTooDeep``,
-  ``DuplicateKey``, or a ``UnicodeDecodeError``), which the callers turn into a
+  ``DuplicateKey``, ``NumberTooLong``, or a ``UnicodeDecodeError``), which the callers turn into a
   ``CassetteFormatError`` naming the file, the line and the field.
 
 msgspec reads the common case (exact big integers, fast); the standard library reads what
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +46,41 @@ class JSONTooDeep(ValueError):
     def __init__(self) -> None:
         super().__init__(f"nested too deeply (more than {MAX_DEPTH} levels of arrays/objects)")
         self.msg = str(self)
+
+
+class NumberTooLong(ValueError):
+    """An integer with more digits than Python converts from text (its
+    ``int_max_str_digits``: 4300 unless changed), the format's limit (docs/format.md).
+    Raised instead of the standard library's plain ``ValueError``, whose advice
+    (``sys.set_int_max_str_digits()``) is the interpreter's, not the user's.
+
+    Attributes:
+        digits: how many digits the integer has, when the message said (else ``None``).
+        limit: the limit in force.
+    """
+
+    def __init__(self, digits: int | None, limit: int) -> None:
+        self.digits, self.limit = digits, limit
+        has = f"of {digits} digits " if digits is not None else ""
+        super().__init__(
+            f"an integer {has}is too long: a number in a cassette has at most {limit} digits"
+            " (write a longer one as a string)"
+        )
+        self.msg = str(self)
+
+
+#: the standard library's error for an integer past ``int_max_str_digits``
+_DIGITS_LIMIT = re.compile(r"^Exceeds the limit \((\d+) digits\) .*?value has (\d+) digits")
+
+
+def _number_too_long(exc: ValueError) -> NumberTooLong | None:
+    """``exc`` as a ``NumberTooLong`` when it is Python's digit-limit error, else ``None``."""
+    if type(exc) is not ValueError:  # a JSONDecodeError, ours: not the digit limit
+        return None
+    m = _DIGITS_LIMIT.match(str(exc))
+    if m is None:
+        return None
+    return NumberTooLong(int(m.group(2)), int(m.group(1)))
 
 
 class DuplicateKey(ValueError):
@@ -264,6 +302,8 @@ def _parse_std(raw: bytes | str) -> Any:
         value = json.loads(raw, object_pairs_hook=_pairs)
     except RecursionError:
         raise JSONTooDeep() from None
+    except ValueError as exc:
+        raise _number_too_long(exc) or exc from None
     if _has_pairs_with_duplicates(value):
         _raise_duplicate(raw)
     return _unpair(value)
@@ -339,13 +379,15 @@ def _unpair(value: Any) -> Any:
 
 def loads_std(text: str | bytes) -> Any:
     """``json.loads(text)`` (bytes are decoded as UTF-8), raising ``JSONTooDeep`` instead
-    of ``RecursionError``."""
+    of ``RecursionError`` and ``NumberTooLong`` for an integer past the digit limit."""
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     try:
         return json.loads(text)
     except RecursionError:
         raise JSONTooDeep() from None
+    except ValueError as exc:
+        raise _number_too_long(exc) or exc from None
 
 
 def json_error_text(exc: Exception, *, line: bool = False) -> str:

@@ -17,7 +17,14 @@ from .depth import MAX_DEPTH
 from .entry import KNOWN_FIELDS, Entry
 from .errors import CassetteFormatError
 from .foreign_text import legacy_encoding_hint
-from .jsontext import DuplicateKey, JSONTooDeep, json_error_text, loads_std, parse_json_checked
+from .jsontext import (
+    DuplicateKey,
+    JSONTooDeep,
+    NumberTooLong,
+    json_error_text,
+    loads_std,
+    parse_json_checked,
+)
 
 #: the largest seq (the index keeps seqs as 64-bit integers)
 MAX_SEQ = 2**63 - 1
@@ -92,7 +99,8 @@ def _is_header(record: Any) -> bool:
     )
 
 
-def _type_name(value: Any) -> str:
+def json_type_name(value: Any) -> str:
+    """The JSON name of `value`'s type (`object`, `integer`, `number`, `null`, ...)."""
     return {
         dict: "object",
         list: "array",
@@ -115,18 +123,18 @@ def validate_record(record: Any, path: str | Path | None, line: int | None) -> N
         return CassetteFormatError(path, line, field, reason)
 
     if not isinstance(record, dict):
-        raise bad(None, f"not a JSON object (got {_type_name(record)})")
+        raise bad(None, f"not a JSON object (got {json_type_name(record)})")
     for name in ("seq", "tool", "args"):
         if name not in record:
             raise bad(name, "missing")
     seq = record["seq"]
     if type(seq) is not int or seq < 1:
-        raise bad("seq", f"expected a positive integer, got {_type_name(seq)} {seq!r:.40}")
+        raise bad("seq", f"expected a positive integer, got {json_type_name(seq)} {seq!r:.40}")
     if seq > MAX_SEQ:
         raise bad("seq", f"{seq!r:.40} is too large: a seq is at most {MAX_SEQ} (2**63 - 1)")
     tool = record["tool"]
     if not isinstance(tool, str) or not tool:
-        raise bad("tool", f"expected a non-empty string, got {_type_name(tool)} {tool!r:.40}")
+        raise bad("tool", f"expected a non-empty string, got {json_type_name(tool)} {tool!r:.40}")
     has_response, has_error = "response" in record, "error" in record
     if has_response and has_error:
         raise bad("response", "both 'response' and 'error' are present; keep exactly one")
@@ -135,12 +143,12 @@ def validate_record(record: Any, path: str | Path | None, line: int | None) -> N
     if has_error:
         err = record["error"]
         if not isinstance(err, dict):
-            raise bad("error", f"expected an object {{type, message}}, got {_type_name(err)}")
+            raise bad("error", f"expected an object {{type, message}}, got {json_type_name(err)}")
         for key in ("type", "message"):
             if not isinstance(err.get(key), str):
                 raise bad("error", f"'{key}' must be a string")
     if "args_digest" in record and not isinstance(record["args_digest"], str):
-        raise bad("args_digest", f"expected a string, got {_type_name(record['args_digest'])}")
+        raise bad("args_digest", f"expected a string, got {json_type_name(record['args_digest'])}")
 
 
 def entry_from_record(record: dict[str, Any], line: int | None = None) -> Entry:
@@ -172,11 +180,14 @@ _new_entry = object.__new__
 def error_field(exc: Exception, raw: bytes = b"") -> str | None:
     """The field a parse error of the line ``raw`` is in, when it can be told: the
     top-level key holding a repeated key (or the repeated key itself, at the top level),
-    or the one whose key or value holds bytes that are not UTF-8 (``_bad_utf8_field``)."""
+    the one holding the nesting past the limit or the integer past the digit limit, or the
+    one whose key or value holds bytes that are not UTF-8 (``_bad_utf8_field``)."""
     if isinstance(exc, DuplicateKey):
         return str(exc.parts[0]) if exc.parts else exc.key
     if raw and isinstance(exc, JSONTooDeep):
         return _too_deep_field(raw)
+    if raw and isinstance(exc, NumberTooLong):
+        return _long_number_field(raw, exc.limit)
     if raw and not raw.isascii():
         return _bad_utf8_field(raw)
     return None
@@ -189,25 +200,47 @@ _TOKENS = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"\s*:|"[^"\\]*(?:\\.[^"\\]*)*"|
 def _too_deep_field(raw: bytes) -> str | None:
     """The top-level key of the line ``raw`` under which it nests past ``MAX_DEPTH``
     levels, else ``None``. An error path only: one regex pass over the line."""
+    return _top_key_of(raw, _TOKENS, MAX_DEPTH)
+
+
+def _key_text(key: bytes | None) -> str | None:
+    """A key as ``_TOKENS`` found it (its text between the quotes), unescaped."""
+    if key is None:
+        return None
+    try:
+        return str(json.loads(b'"' + key + b'"'))
+    except ValueError:
+        return key.decode("utf-8", "replace")
+
+
+def _long_number_field(raw: bytes, limit: int) -> str | None:
+    """The top-level key of the line ``raw`` whose value holds an integer of more than
+    ``limit`` digits (``NumberTooLong``), else ``None`` (the line itself is one). An
+    error path only: one regex pass over the line, strings skipped as ``_TOKENS`` does."""
+    # an integer, not a fraction's or an exponent's digits (floats have no digit limit)
+    tokens = re.compile(_TOKENS.pattern + rb"|(?<![.eE+\-\d])-?\d{%d,}(?![.eE\d])" % (limit + 1))
+    return _top_key_of(raw, tokens, None)
+
+
+def _top_key_of(raw: bytes, tokens: re.Pattern[bytes], max_depth: int | None) -> str | None:
+    """The top-level key of the line ``raw`` holding the first place nested past
+    ``max_depth`` levels, or the first match of ``tokens`` that is not one of
+    ``_TOKENS``' (strings and brackets); ``None`` when there is none, or no key."""
     depth = 0
     key: bytes | None = None
-    for m in _TOKENS.finditer(raw):
+    for m in tokens.finditer(raw):
         first = m.group(0)[0]
         if first == 0x22:  # a string: a key of the top-level object when depth is 1
             if depth == 1 and m.group(1) is not None:
                 key = m.group(1)
-            continue
-        if first in (0x5B, 0x7B):  # [ {
+        elif first in (0x5B, 0x7B):  # [ {
             depth += 1
-            if depth > MAX_DEPTH:
-                if key is None:
-                    return None
-                try:
-                    return str(json.loads(b'"' + key + b'"'))
-                except ValueError:
-                    return key.decode("utf-8", "replace")
-        else:
+            if max_depth is not None and depth > max_depth:
+                return _key_text(key)
+        elif first in (0x5D, 0x7D):  # ] }
             depth -= 1
+        else:  # the token looked for
+            return _key_text(key) if depth >= 1 else None
     return None
 
 
@@ -264,6 +297,8 @@ def json_reason(exc: Exception, raw: bytes) -> str:
         return f"not valid UTF-8 at byte {exc.start}{legacy_encoding_hint(raw)}"
     if isinstance(exc, JSONTooDeep):
         return f"not valid JSON: {exc}"
+    if isinstance(exc, NumberTooLong):
+        return f"not readable JSON: {exc}"
     try:
         # without its line end: a line cut inside a string is an unterminated string,
         # not a control character (the newline) inside one
@@ -274,7 +309,6 @@ def json_reason(exc: Exception, raw: bytes) -> str:
         return f"not valid JSON: {json_error_text(std)}"
     except UnicodeDecodeError as ude:
         return f"not valid UTF-8 at byte {ude.start}{legacy_encoding_hint(raw)}"
-    except ValueError as other:
-        # e.g. an integer past Python's int_max_str_digits (4300 digits)
+    except ValueError as other:  # NumberTooLong, when ``exc`` came from elsewhere
         return f"not readable JSON: {other}"
     return f"not valid JSON: {exc}"

@@ -22,6 +22,7 @@ why each failed. ``fmt`` forces one format and reports only its own error.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections import OrderedDict
@@ -30,7 +31,7 @@ from typing import Any
 
 from ..format.errors import CassetteFormatError
 from ..format.foreign_text import encoding_problem, is_conflict_marker
-from ..format.jsontext import UTF8_BOM, json_error_text
+from ..format.jsontext import UTF8_BOM, NumberTooLong, json_error_text
 from ..format.readable import check_regular, open_regular, read_regular
 from . import (
     SHAPE_ERRORS,
@@ -136,6 +137,10 @@ def sniff(path: str | Path) -> str | None:
         except UnicodeDecodeError:
             # a cassette saved in Windows-1252: the loader names the line and the byte
             first = _read_as_cp1252(line)
+        except NumberTooLong:
+            # valid JSON but for an integer past the digit limit: its keys still say
+            # whether it is a cassette, and the loader names the line and the field
+            first = _read_long_integers(line)
         except ValueError:
             return None
         return "cassette" if isinstance(first, dict) and "seq" in first else None
@@ -145,6 +150,14 @@ def sniff(path: str | Path) -> str | None:
         if isinstance(first.get("role"), str) and not line.rstrip().endswith(b"]"):
             return "openai-jsonl"
     return None
+
+
+def _read_long_integers(line: bytes) -> Any:
+    """The first line read with every integer as a float (no digit limit), or ``None``."""
+    try:
+        return json.loads(line.removeprefix(UTF8_BOM), parse_int=float)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
 
 
 def _read_as_cp1252(line: bytes) -> Any:

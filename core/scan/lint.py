@@ -36,6 +36,18 @@ Finding kinds (``LintFinding.kind``):
     entry's ``arguments_error``: a stray newline, a truncated string): the tool got them
     as text or refused them, so the cause of what follows is the model's output, not the
     tool (bugcase 39).
+``non_finite``
+    A bare ``NaN``, ``Infinity`` or ``-Infinity`` in a line (Python's ``json`` writes
+    them): not JSON, so ``jq``, JavaScript and every strict parser refuse the line, though
+    the load reads it as the float (docs/format.md, "Non-finite numbers"). The format's
+    own form is ``{"$numberDouble": "NaN"}``, which the writer uses. One finding an entry
+    (``path``: the first; the message counts them). A cassette held in memory has no text
+    to look at: none there.
+``bad_batch``
+    A ``batch`` that is not what the format allows (docs/format.md: the integer seq of
+    the first call of its batch): another type (a string, a float, ``null``, a boolean),
+    a seq below 1, or a seq no entry of the cassette has. Readers of the mark (the
+    diff's pairing of parallel calls, the app's mark) ignore such a value.
 ``empty``
     The cassette has no calls (an empty file, blank lines only, or an imported run that
     made no tool call). There is nothing to replay or compare: a replay serves nothing
@@ -52,6 +64,7 @@ Finding kinds (``LintFinding.kind``):
 from __future__ import annotations
 
 import itertools
+import json
 import operator
 import re
 from collections import Counter
@@ -60,10 +73,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..format.batching import batch_full
 from ..format.columns import DigestColumn
+from ..format.constants import BATCH_FIELD
 from ..format.context import CONTEXT_FIELD, OUTCOME_FIELD, call_context, outcome_from_json
 from ..format.digest import DIGEST_PREFIX
 from ..format.findings import Finding
 from ..format.jsonpath import format_path, iter_leaves
+from ..format.lines import json_type_name
 from ..format.outcome import is_error_outcome, same_stored_outcomes
 from ..keys.repeats import (
     NO_HEADERS_FORM,
@@ -93,6 +108,8 @@ KINDS = (
     "unused_rule",
     "bad_context",
     "malformed_args",
+    "non_finite",
+    "bad_batch",
     "empty",
     "secret",
 )
@@ -431,6 +448,7 @@ def pass_columns(
     header_forms: dict[int, str] = {}
     last = len(cassette) - 1
     apply, entry_digest = cassette.rules.apply, cassette.entry_digest
+    exotic = cassette.exotic_lines
     append_digest, append_failed = digests.append, failed.append
     k = 0  # the position from start
     for first, entries, raws in cassette.entry_batches(start, stop):
@@ -454,8 +472,11 @@ def pass_columns(
                 or _may_be_binary(raw)
                 or (extra and not _WORDLESS.isdisjoint(extra))
                 or _has_volatile(normalized)
+                # a line the fast parser read holds no bare NaN/Infinity (a substring
+                # test of the line cost 2 us an entry on the 100k text cassette)
+                or i in exotic
             ):
-                found = _entry_findings(cassette, entry, raw, i == last, normalized)
+                found = _entry_findings(cassette, entry, raw, i == last, normalized, i in exotic)
                 if found:
                     found_at[k] = found
             # ``recording_failed``, inline
@@ -517,15 +538,24 @@ def entry_pass(
     form = headers_form(entry) if "request_headers" in entry.extra else NO_HEADERS_FORM
     return (
         cassette.entry_digest(i, normalized),
-        _entry_findings(cassette, entry, raw, last, normalized),
+        _entry_findings(
+            cassette, entry, raw, last, normalized, raw is not None and _may_be_non_finite(raw)
+        ),
         recording_failed(entry),
         form,
     )
 
 
 def _entry_findings(
-    cassette: Cassette, entry: Entry, raw: bytes | None, last: bool, normalized: Any
+    cassette: Cassette,
+    entry: Entry,
+    raw: bytes | None,
+    last: bool,
+    normalized: Any,
+    may_be_non_finite: bool,
 ) -> list[Finding]:
+    """The findings of one entry alone (``entry_pass``); ``may_be_non_finite``: its line
+    ``raw`` may hold a bare ``NaN``/``Infinity`` (else no ``non_finite`` finding)."""
     here: list[Finding] = []
     seq = entry.seq
     for path, value, kind in _volatile_leaves(normalized) if _has_volatile(normalized) else ():
@@ -562,14 +592,81 @@ def _entry_findings(
         here.extend(_word_findings(entry, last, cassette.path))
     if entry.extra and isinstance(entry.extra.get(MALFORMED_FIELD), str):
         here.append(malformed_args_finding(entry))
+    if may_be_non_finite and raw is not None:
+        here.extend(_non_finite_findings(entry, raw))
+    if entry.extra and BATCH_FIELD in entry.extra:
+        here.extend(_batch_findings(cassette, entry))
     return here
+
+
+def _may_be_non_finite(raw: bytes) -> bool:
+    """Whether the line ``raw`` may hold a bare ``NaN``/``Infinity`` (two substring
+    tests; a string holding the word, or ``{"$numberDouble": "NaN"}``, passes too).
+    ``check``'s pass asks the parse instead (``Cassette.exotic_lines``)."""
+    return b"NaN" in raw or b"Infinity" in raw
+
+
+class _Bare(NamedTuple):
+    """A bare non-finite number as the line spells it (``parse_constant``'s value)."""
+
+    name: str
+
+
+def _non_finite_findings(entry: Entry, raw: bytes) -> list[Finding]:
+    """The ``non_finite`` finding of the line ``raw`` when it holds a bare ``NaN``,
+    ``Infinity`` or ``-Infinity`` (its first path, and how many), else none."""
+    try:
+        # the line parsed once already (the load): this parse only marks where they are
+        record = json.loads(raw, parse_constant=_Bare)
+    except (ValueError, RecursionError):
+        return []
+    found = [(parts, leaf) for parts, leaf in iter_leaves(record) if type(leaf) is _Bare]
+    if not found:
+        return []
+    parts, first = found[0]
+    path = format_path(parts)
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return [
+        Finding(
+            kind="non_finite",
+            seq=entry.seq,
+            path=path,
+            message=f"{entry.tool}: a bare {first.name} at {path}{more} (line {entry.line}) "
+            "is not JSON: jq, JavaScript and strict parsers refuse the line (cassette-tui "
+            f'reads it as the float); write {{"$numberDouble": "{first.name}"}}, as '
+            "cassette-tui's writer does",
+        )
+    ]
+
+
+def _batch_findings(cassette: Cassette, entry: Entry) -> list[Finding]:
+    """The ``bad_batch`` finding of an entry whose ``batch`` is not a seq of the
+    cassette (docs/format.md: an integer, the seq of the first call of its batch)."""
+    mark = entry.extra[BATCH_FIELD]
+    if type(mark) is not int:
+        why = f"expected an integer seq, got {json_type_name(mark)} {json.dumps(mark)[:40]}"
+    elif mark < 1:
+        why = f"{mark} is not a seq (seqs start at 1)"
+    elif cassette.index_of_seq(mark) is None:
+        why = f"no entry has seq {mark}"
+    else:
+        return []
+    return [
+        Finding(
+            kind="bad_batch",
+            seq=entry.seq,
+            path="$." + BATCH_FIELD,
+            message=f"{BATCH_FIELD} at line {entry.line}: {why}; it should be the seq of the "
+            "first call of its batch of parallel calls, so readers ignore it",
+        )
+    ]
 
 
 #: the entry field an importer sets when the model's arguments were not valid JSON
 MALFORMED_FIELD = "arguments_error"
 #: the extra fields ``_entry_findings`` reads: an entry with none of them has no
-#: ``bad_context`` nor ``malformed_args`` finding
-_WORDLESS = frozenset({CONTEXT_FIELD, OUTCOME_FIELD, MALFORMED_FIELD})
+#: ``bad_context``, ``malformed_args`` nor ``bad_batch`` finding
+_WORDLESS = frozenset({CONTEXT_FIELD, OUTCOME_FIELD, MALFORMED_FIELD, BATCH_FIELD})
 
 
 def malformed_args_finding(entry: Entry) -> Finding:

@@ -267,3 +267,38 @@ def test_a_5000_digit_number_names_file_line_and_field(tmp_path: Path, command: 
     args = ("check", bad) if command == "check" else ("diff", bad, bad)
     proc = run_cli(*args)
     assert_clean_error(proc, "big.jsonl:2", "'response'", "4300 digits")
+
+
+LONG = "7" * 5000
+
+
+@pytest.mark.parametrize("where", [1, 2])
+@pytest.mark.parametrize("field", ["args", "response", "recorded_at", "seq"])
+def test_a_too_long_integer_names_its_field_on_any_line(
+    tmp_path: Path, field: str, where: int
+) -> None:
+    # the field that holds it, on line 1 as on line 2 (line 1 once said "not a known
+    # format", line 2 "field 'response'" whatever the field), and the format's rule, not
+    # Python's advice (sys.set_int_max_str_digits)
+    fields = {"args": {"n": "LONG"}, "response": {"n": "LONG"}, "recorded_at": "LONG"}
+    lines = [line(1), line(2)]
+    if field == "seq":
+        lines[where - 1] = line(1).replace('"seq": 1', '"seq": "LONG"')
+    else:
+        lines[where - 1] = line(where, **{field: fields[field]})
+    bad = write(tmp_path / "big.jsonl", *(text.replace('"LONG"', LONG) for text in lines))
+    proc = run_cli("check", bad)
+    assert_clean_error(
+        proc, f"big.jsonl:{where}", f"field '{field}'", "5000 digits", "at most 4300 digits"
+    )
+    assert "set_int_max_str_digits" not in proc.stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("where", [1, 2])
+def test_diff_names_a_too_long_integer_in_args(tmp_path: Path, where: int) -> None:
+    lines = [line(1), line(2)]
+    lines[where - 1] = line(where, args={"n": "LONG"}).replace('"LONG"', LONG)
+    bad = write(tmp_path / "big.jsonl", *lines)
+    good = write(tmp_path / "good.jsonl", line(1), line(2))
+    proc = run_cli("diff", good, bad)
+    assert_clean_error(proc, f"big.jsonl:{where}", "field 'args'", "at most 4300 digits")

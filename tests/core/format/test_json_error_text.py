@@ -84,3 +84,81 @@ def test_an_import_names_the_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(CassetteFormatError) as info:
         import_file(chat, "openai")
     assert str(info.value) == f"{chat}:2: not valid JSON: expecting value at column 10"
+
+
+def test_a_too_long_integer_is_named_by_its_field_not_by_a_string_or_float() -> None:
+    from cassette_tui.core.format.jsontext import NumberTooLong, parse_json
+    from cassette_tui.core.format.lines import error_field, json_reason
+
+    long_int = "9" * 4301
+    # digits in a string and in floats (no digit limit) come first and are passed over
+    raw = (
+        '{"seq": 1, "tool": "t", "note": "'
+        + long_int
+        + '", "f": [1.'
+        + long_int
+        + ", 1e-"
+        + long_int
+        + ", "
+        + long_int
+        + '.5], "args": {"k": [-'
+        + long_int
+        + "]}, "
+        '"response": 1}\n'
+    ).encode()
+    with pytest.raises(NumberTooLong) as caught:
+        parse_json(raw)
+    assert caught.value.digits == 4301 and caught.value.limit == 4300
+    assert error_field(caught.value, raw) == "args"
+    reason = json_reason(caught.value, raw)
+    assert "4301 digits" in reason and "set_int_max_str_digits" not in reason
+    # at the limit it is read, exactly
+    assert parse_json(('{"n": ' + "9" * 4300 + "}").encode())["n"] == int("9" * 4300)
+
+
+def test_a_too_long_integer_is_named_by_its_top_level_key_property() -> None:
+    from cassette_tui.core.format.jsontext import NumberTooLong, parse_json
+    from cassette_tui.core.format.lines import error_field
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    values = st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+        max_leaves=8,
+    )
+    marker = "@@LONG-INT@@"  # longer than any drawn text
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        st.dictionaries(st.text(max_size=6), values, min_size=1, max_size=4),
+        st.data(),
+    )
+    def check(record: dict, data: st.DataObject) -> None:
+        key = data.draw(st.sampled_from(sorted(record)))
+        record[key] = [record[key], marker]  # the long integer inside the key's value
+        raw = json.dumps(record).replace(f'"{marker}"', "-" + "3" * 4400).encode()
+        with pytest.raises(NumberTooLong) as caught:
+            parse_json(raw)
+        assert error_field(caught.value, raw) == key
+
+    check()
+
+
+@pytest.mark.parametrize("where", [1, 2])
+def test_the_apps_open_names_a_too_long_integer_in_args(tmp_path: Path, where: int) -> None:
+    # the app opens files through ``open_cassette`` (detection, then the load)
+    from cassette_tui.core.importers.sources import open_cassette
+
+    lines = [
+        json.dumps({"seq": seq, "tool": "t", "args": {"n": seq}, "response": 1}) for seq in (1, 2)
+    ]
+    lines[where - 1] = lines[where - 1].replace(f'"n": {where}', '"n": ' + "5" * 4500)
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(CassetteFormatError) as caught:
+        cassette = open_cassette(path)
+        list(cassette.entries_read())  # the response and args of every entry read
+    assert (caught.value.line, caught.value.field) == (where, "args")
+    assert "4500 digits" in str(caught.value)
