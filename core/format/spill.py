@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, cast
 
+from .allocator import M_MMAP_THRESHOLD, malloc_trim, mallopt
+
 #: seconds between two drops of the mapped pages
 _DROP_EVERY = 0.05
 #: columns shorter than this stay in memory (a map and a file each are not worth it)
@@ -40,11 +42,8 @@ _lock = threading.Lock()
 _maps: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
 _pager: threading.Thread | None = None
 _depth = 0
-#: glibc's ``malloc_trim`` once looked up (``False``: not there)
-_trim: Any = None
-#: glibc's ``mallopt`` parameter of the size from which a block is its own map, and the
-#: size set while spilling: glibc's own first value (``mallopt(3)``)
-_M_MMAP_THRESHOLD = -3
+#: the size from which a block is its own map while spilling: glibc's own first value
+#: (``mallopt(3)``)
 MMAP_THRESHOLD = 128 << 10
 _threshold_fixed = False
 
@@ -168,13 +167,8 @@ def give_back() -> None:
     inside a ``spilling()`` block only: a column just spilled leaves its pages free but
     still in the process (a large block's space is reused, not returned), so the next
     stage's high-water mark would count them. Elsewhere, or without glibc, nothing."""
-    global _trim
-    if _depth <= 0:
-        return
-    if _trim is None:
-        _trim = _load_trim()
-    if _trim:
-        _trim(0)
+    if _depth > 0:
+        malloc_trim()
 
 
 def fix_mmap_threshold() -> None:
@@ -193,21 +187,7 @@ def fix_mmap_threshold() -> None:
     if _threshold_fixed:
         return
     _threshold_fixed = True
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-    except (OSError, AttributeError, TypeError):  # not glibc (musl, macOS): its own policy
-        pass
-
-
-def _load_trim() -> Any:
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None).malloc_trim  # glibc; absent on musl and macOS
-    except (OSError, AttributeError):
-        return False
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)  # not glibc (musl, macOS): its own policy
 
 
 def _mapped(nbytes: int, fmt: str) -> memoryview:

@@ -42,6 +42,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
+from ..format.allocator import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, mallopt
 from ._facts import STANDALONE
 from ._spans import LongStringWatch
 from ._upstream import Upstream, UpstreamError
@@ -102,8 +103,6 @@ async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None
     await server.serve(sockets=[sock])
 
 
-#: glibc's ``mallopt`` parameters (``malloc.h``)
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 #: a block this big or bigger is mapped on its own (a big body's buffer: ``_Gathered``,
 #: whose growth ``realloc`` then does by moving pages, not bytes)
 _MAP_FROM = 1 << 20
@@ -120,14 +119,8 @@ def _keep_heap() -> None:
     Setting one threshold turns off glibc's moving ones, so both are set: blocks of
     ``_MAP_FROM`` bytes and more still get mappings of their own. For the recorder and
     the replay alike (both serve by ``_serve``); at most ``_KEEP_TOP`` bytes kept idle."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None)
-        if libc.mallopt(_M_MMAP_THRESHOLD, _MAP_FROM):
-            libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_TOP)
+    if mallopt(M_MMAP_THRESHOLD, _MAP_FROM):
+        mallopt(M_TRIM_THRESHOLD, _KEEP_TOP)
 
 
 def _split_events(buffer: bytes) -> tuple[list[bytes], bytes]:
