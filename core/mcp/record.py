@@ -66,6 +66,7 @@ from ._ahead import STREAM_FROM as STREAM_FROM
 from ._ahead import AnswerAhead as AnswerAhead
 from ._ahead import _closers as _closers
 from ._ahead import guess_answer, guess_call
+from . import _loop
 from ._claim import _claim
 from ._facts import ServerMessage
 from ._fast_json import fast_compact as fast_compact
@@ -278,7 +279,7 @@ class RecordingProxy(_Recording):
     def run(self) -> RecordSummary:
         """Run the session to its end (see the module docstring); always closes the files."""
         try:
-            asyncio.run(self._session())
+            _loop.run(self._session())
         finally:
             self.writer.close()
             self._write_failed()
