@@ -62,11 +62,11 @@ from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
 
+from . import _loop
 from ._ahead import STREAM_FROM as STREAM_FROM
 from ._ahead import AnswerAhead as AnswerAhead
 from ._ahead import _closers as _closers
 from ._ahead import guess_answer, guess_call
-from . import _loop
 from ._claim import _claim
 from ._facts import ServerMessage
 from ._fast_json import fast_compact as fast_compact

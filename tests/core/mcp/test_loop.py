@@ -7,7 +7,6 @@ import asyncio
 import sys
 
 import pytest
-
 from cassette_tui.core.mcp import _loop
 
 
