@@ -5,6 +5,10 @@ uvloop (libuv, in C) runs asyncio's socket reads and writes, its callbacks and t
 in C where asyncio's own loop runs them in Python; uvicorn takes it too when it is
 installed. It is in the ``mcp`` extra on Linux; without it (or elsewhere), asyncio's
 own loop. The recording is the same on both: the loop only moves bytes and wakes tasks.
+Measured (docs/performance.md, session 18): the HTTP proxy's CPU per call 3-12% less on
+uvloop from 100 B to 50 MB, half the ``epoll`` waits per 1 MB call. The stdio proxy's own
+pipes are read and written by its threads; pipes made by the loop are widened only on
+asyncio's (uvloop's pipe transports give no ``pipe`` extra info: ``_stdio.spawn_server``).
 """
 
 from __future__ import annotations
