@@ -20,7 +20,7 @@ import importlib.util
 import zlib
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from ._read_into import ReadInto
@@ -99,8 +99,8 @@ class _Connection(ReadInto):
 
     # -- asyncio.Protocol --------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # a stream transport, though not an ``asyncio.Transport`` on uvloop (``_loop``)
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes | memoryview) -> None:
         import httptools

@@ -43,6 +43,7 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 from ..format.allocator import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, mallopt
+from . import _loop
 from ._facts import STANDALONE
 from ._spans import LongStringWatch
 from ._upstream import Upstream, UpstreamError
@@ -517,7 +518,7 @@ class HttpReplay:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def run(self, out: TextIO | None = None) -> None:
-        asyncio.run(self._serve(out or sys.stdout))
+        _loop.run(self._serve(out or sys.stdout))
 
     def _recorded_standalone(self) -> bool:
         """Whether the recording holds messages of a standalone GET stream."""
