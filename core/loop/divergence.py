@@ -271,7 +271,8 @@ def _paths(with_log: list[_Logged], diffs: _Diffs, first: int) -> tuple[Divergen
     for logged in with_log:
         key = logged.signature[first] if first < len(logged.log) else None
         by_call.setdefault(key, []).append(logged)
-    calls, found = [], []
+    calls: list[dict[str, Any] | None] = []
+    found: list[str] = []
     for members in by_call.values():
         call, secrets = _call_summary(members[0].log, first)
         calls.append(call)

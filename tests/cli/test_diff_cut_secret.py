@@ -27,9 +27,7 @@ def _diff(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("case", "secret"), [("json", KEY), ("split", GHP)])
-def test_no_run_of_a_secret_either_side_finds_shows(
-    tmp_path: Path, case: str, secret: str
-) -> None:
+def test_no_run_of_a_secret_either_side_finds_shows(tmp_path: Path, case: str, secret: str) -> None:
     a, b = write_pair(tmp_path, case)
     for extra in ((), ("--json",), ("--format", "markdown"), ("--all",)):
         done = _diff(str(a), str(b), *extra)

@@ -541,7 +541,8 @@ def _masked_items(items: list[DriftItem], reveal: bool) -> tuple[list[DriftItem]
     in any of them (``pair_masking.pair_secrets``); the items themselves when ``reveal``."""
     if reveal:
         return items, ()
-    masked, found = [], []
+    masked: list[DriftItem] = []
+    found: list[str] = []
     for item in items:
         key = key_at(item.path)
         a, found_a = mask_found(item.a, key)

@@ -154,7 +154,8 @@ def masked_drift(
     not shown there."""
     if reveal or not items:
         return [(item, item) for item in items or ()], ()
-    pairs, found = [], []
+    pairs: list[tuple[DriftItem, DriftItem]] = []
+    found: list[str] = []
     for item in items:
         masked, secrets = _masked_item(item)
         pairs.append((item, masked))

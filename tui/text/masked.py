@@ -20,7 +20,8 @@ def masked_row(row: dict[str, Any]) -> dict[str, Any]:
     calls = row.get("calls")
     out = row
     if drift:
-        masked, found = [], []
+        masked: list[tuple[dict[str, Any], Any, Any]] = []
+        found: list[str] = []
         for item in drift:
             key = key_at(item.get("path"))
             a, found_a = mask_found(item.get("a"), key)
