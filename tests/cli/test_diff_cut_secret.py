@@ -22,11 +22,12 @@ def _diff(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(("case", "secret"), [("json", KEY), ("split", GHP)])
 def test_no_run_of_a_secret_either_side_finds_shows(tmp_path: Path, case: str, secret: str) -> None:
     a, b = write_pair(tmp_path, case)
-    outs = {}
+    outs: dict[tuple[str, ...], str] = {}
     for extra in ((), ("--json",), ("--format", "markdown")):
         done = _diff(str(a), str(b), *extra)
         assert done.returncode == 1, done.stderr
-        out = outs[extra] = done.stdout + done.stderr
+        outs[extra] = done.stdout
+        out = done.stdout + done.stderr
         assert "$.text" in out and "«" in out, (extra, out)
         assert leaked(out, secret) is None, (extra, leaked(out, secret), out)
     doc = json.loads(outs[("--json",)])
