@@ -132,13 +132,13 @@ def _call_summary(log: Cassette, i: int) -> tuple[dict[str, Any] | None, list[st
     return summary, found
 
 
-def _masked_across(calls: list[dict[str, Any] | None], found: list[str]) -> None:
-    """Each call's args with the secrets found in any path's call masked
-    (``pair_masking``), in place: a token one run sends cut or split, that its own scan
+def _masked_across(calls: list[dict[str, Any] | None], found: list[list[str]]) -> None:
+    """Each call's args with the secrets found in some path's call and not in another's
+    masked (``pair_masking``), in place: a token one run sends cut or split, that its own scan
     misses, is not shown by that run's path."""
     from ..scan.pair_masking import mask_pieces_in, pair_secrets
 
-    secrets = pair_secrets(found)
+    secrets = pair_secrets(*found)
     for call in calls:
         if call is not None and secrets:
             call["args"] = mask_pieces_in(call["args"], secrets)
@@ -272,11 +272,11 @@ def _paths(with_log: list[_Logged], diffs: _Diffs, first: int) -> tuple[Divergen
         key = logged.signature[first] if first < len(logged.log) else None
         by_call.setdefault(key, []).append(logged)
     calls: list[dict[str, Any] | None] = []
-    found: list[str] = []
+    found: list[list[str]] = []
     for members in by_call.values():
         call, secrets = _call_summary(members[0].log, first)
         calls.append(call)
-        found.extend(secrets)
+        found.append(secrets)
     _masked_across(calls, found)
     paths = []
     for members, call in zip(by_call.values(), calls, strict=True):

@@ -4,13 +4,13 @@ Each side of a drift is masked by its own scan (``masking.mask_found``), and the
 disagree: a JSON text on side A finds ``"api_key": "..."`` by its key, while B's copy of
 the same text, cut short, is no JSON and its scan finds nothing; a token broken by a space
 on one side only is no token there. Masked one side at a time, the other side showed the
-secret, or most of it. Here every secret found on either side (``pair_secrets``) is masked
-on both: wherever its whole text, or a run of at least ``PIECE_MIN`` characters of it,
-shows in a side's text (``mask_pieces``: a secret cut at the text's end, or split in two by
-a space or by a cut to a screen's width). Runs shorter than ``PIECE_MIN`` are left: they
-show no more of a secret than its mask does plus three characters, and a shorter minimum
-would mask the other side's ordinary words (``pass``, ``http``) wherever a secret holds
-them.
+secret, or most of it. Here every secret one side's scan found and the other's did not
+(``pair_secrets``; one both found is masked on each already) is masked on both: wherever
+its whole text, or a run of at least ``PIECE_MIN`` characters of it, shows in a side's
+text (``mask_pieces``: a secret cut at the text's end, or split in two by a space or by a
+cut to a screen's width). Runs shorter than ``PIECE_MIN`` are left: they show no more of
+a secret than its mask does plus three characters, and a shorter minimum would mask the
+other side's ordinary words (``pass``, ``http``) wherever a secret holds them.
 """
 
 from __future__ import annotations
@@ -33,10 +33,17 @@ _BLOCK = PIECE_MIN // 2
 
 
 def pair_secrets(*found: Iterable[str]) -> tuple[str, ...]:
-    """The union of the secrets found on each side (``mask_found``'s second value), each
-    once, longest first (then in text order: no hash seed in the order)."""
-    union = {s for side in found for s in side if s}
-    return tuple(sorted(union, key=lambda s: (-len(s), s)))
+    """The secrets some side's scan found and another's did not (each side: the secrets
+    ``mask_found`` masked in it), each once, longest first (then in text order: no hash
+    seed in the order). A secret every side's scan found is masked wherever its text
+    shows on each side already: it is left out, so two answers holding the same secrets
+    (the usual drift) cost nothing more."""
+    sides = [{s for s in side if s} for side in found]
+    if not sides:
+        return ()
+    every: set[str] = sides[0].intersection(*sides[1:])
+    one_sided = set[str]().union(*sides) - every
+    return tuple(sorted(one_sided, key=lambda s: (-len(s), s)))
 
 
 def mask_pair(a: Any, b: Any, key: str | None = None) -> tuple[Any, Any]:

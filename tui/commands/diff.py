@@ -537,19 +537,22 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
 
 def _masked_items(items: list[DriftItem], reveal: bool) -> tuple[list[DriftItem], tuple[str, ...]]:
     """Each item with its values masked (``masking.mask_found`` under its path's last key)
-    and its path (an args key that is a token), and the secrets either side's scan found
-    in any of them (``pair_masking.pair_secrets``); the items themselves when ``reveal``."""
+    and its path (an args key that is a token), and the secrets one side's scan found in
+    any of them and the other's did not (``pair_masking.pair_secrets``); the items
+    themselves when ``reveal``."""
     if reveal:
         return items, ()
     masked: list[DriftItem] = []
-    found: list[str] = []
+    found_a: list[str] = []
+    found_b: list[str] = []
     for item in items:
         key = key_at(item.path)
-        a, found_a = mask_found(item.a, key)
-        b, found_b = mask_found(item.b, key)
+        a, in_a = mask_found(item.a, key)
+        b, in_b = mask_found(item.b, key)
         masked.append(replace(item, a=a, b=b, path=mask_text(item.path)))
-        found.extend((*found_a, *found_b))
-    return masked, pair_secrets(found)
+        found_a.extend(in_a)
+        found_b.extend(in_b)
+    return masked, pair_secrets(found_a, found_b)
 
 
 def _call_lines(result: DiffResult, row: Row, layout: Layout, reveal: bool = False) -> list[Text]:

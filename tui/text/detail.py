@@ -123,9 +123,9 @@ def _outcome(entry: Entry) -> tuple[str, Any]:
 _PART_ORDER = {"args": 0, "response": 1, "error": 2}
 
 
-def _masked_item(item: DriftItem) -> tuple[DriftItem, list[str]]:
+def _masked_item(item: DriftItem) -> tuple[DriftItem, list[str], list[str]]:
     """``item`` with its two values masked for display as ``mask_value`` masks them, and
-    the secrets masked on either side. A long string is masked whole
+    the secrets masked in A's and in B's. A long string is masked whole
     (``shown.masked_long_found``: one pass of the prefilter over it when it holds no
     secret, a JSON text's secrets found without walking each node): a secret found
     anywhere in it is masked wherever its text shows, the spot around the first
@@ -133,7 +133,7 @@ def _masked_item(item: DriftItem) -> tuple[DriftItem, list[str]]:
     key = _leaf_key(item.path)
     a, found_a = _masked(item.a, key)
     b, found_b = _masked(item.b, key)
-    return replace(item, a=a, b=b), [*found_a, *found_b]
+    return replace(item, a=a, b=b), found_a, found_b
 
 
 def _masked(value: Any, key: str | None) -> tuple[Any, list[str]]:
@@ -148,19 +148,22 @@ def masked_drift(
     items: Sequence[DriftItem] | None, reveal: bool
 ) -> tuple[list[tuple[DriftItem, DriftItem]], Secrets]:
     """Each drift item as recorded and masked (``_masked_item``; the same item twice when
-    ``reveal``), and every secret either side's scan found in any of them: the pair's
+    ``reveal``), and every secret one side's scan found in any of them and the other's
+    did not (``pair_secrets``): the pair's
     detail masks those wherever they show on either side (``core.scan.pair_masking``), so
     a secret one side's scan misses (a JSON text cut short, a token split by a space) is
     not shown there."""
     if reveal or not items:
         return [(item, item) for item in items or ()], ()
     pairs: list[tuple[DriftItem, DriftItem]] = []
-    found: list[str] = []
+    found_a: list[str] = []
+    found_b: list[str] = []
     for item in items:
-        masked, secrets = _masked_item(item)
+        masked, in_a, in_b = _masked_item(item)
         pairs.append((item, masked))
-        found.extend(secrets)
-    return pairs, pair_secrets(found)
+        found_a.extend(in_a)
+        found_b.extend(in_b)
+    return pairs, pair_secrets(found_a, found_b)
 
 
 def _secret_apart(raw: DriftItem, masked: DriftItem) -> SecretApart | None:

@@ -21,16 +21,18 @@ def masked_row(row: dict[str, Any]) -> dict[str, Any]:
     out = row
     if drift:
         masked: list[tuple[dict[str, Any], Any, Any]] = []
-        found: list[str] = []
+        found_a: list[str] = []
+        found_b: list[str] = []
         for item in drift:
             key = key_at(item.get("path"))
-            a, found_a = mask_found(item.get("a"), key)
-            b, found_b = mask_found(item.get("b"), key)
+            a, in_a = mask_found(item.get("a"), key)
+            b, in_b = mask_found(item.get("b"), key)
             masked.append((item, a, b))
-            found.extend((*found_a, *found_b))
-        # a secret either side's scan found (a JSON text on one side, the same text cut
-        # on the other): masked wherever it, or a run of it, shows on both
-        secrets = pair_secrets(found)
+            found_a.extend(in_a)
+            found_b.extend(in_b)
+        # a secret one side's scan found and the other's did not (a JSON text on one
+        # side, the same text cut on the other): masked wherever it, or a run of it, shows
+        secrets = pair_secrets(found_a, found_b)
         items = []
         for item, a, b in masked:
             a, b = mask_pieces_in(a, secrets), mask_pieces_in(b, secrets)

@@ -8,7 +8,7 @@ import json
 import string
 
 from cassette_tui.core.scan.masking import mask_found
-from cassette_tui.core.scan.pair_masking import PIECE_MIN, mask_pair, mask_pieces
+from cassette_tui.core.scan.pair_masking import PIECE_MIN, mask_pair, mask_pieces, pair_secrets
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -82,3 +82,11 @@ def test_a_run_reads_as_its_mask() -> None:
     # JSON-escaped, as a screen prints a string
     odd = 'pa"ss-w0rd-long'
     assert mask_pieces('"pa\\"ss-w0rd"', [odd]) == '"«pa…(11 chars)»"'
+
+
+def test_only_the_secrets_one_side_misses_are_carried_over() -> None:
+    """A secret both sides' scans found is masked on each already: left out."""
+    assert pair_secrets(["same-token-1234", "only-a-token-99"], ["same-token-1234"]) == (
+        "only-a-token-99",
+    )
+    assert pair_secrets(["t0ken-in-every-path"], ["t0ken-in-every-path"]) == ()
