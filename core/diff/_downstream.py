@@ -160,7 +160,7 @@ def _finding(index: int, row: Row, item: DriftItem, sources: list[_Source]) -> F
     actions = []
     seqs: dict[str, list[int]] = {"a": [row.a_seq], "b": [row.b_seq]}  # type: ignore[list-item]
     # the evidence is printed by diff --json: its values masked as the message's
-    a, b = mask_pair(item.a, item.b, key_at(item.path))  # a secret of either side on both
+    a, b, _ = mask_pair(item.a, item.b, key_at(item.path))  # a secret of either side on both
     evidence: dict[str, Any] = {"row": index + 1, "path": item.path, "a": a, "b": b}
     for source in sources:
         side, c, i = source.side, source.c, source.pos

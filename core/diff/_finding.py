@@ -46,7 +46,7 @@ def short_pair(a: Any, b: Any, width: int = 40, path: str | None = None) -> tupl
     """``short`` of a drift's two values, each secret found on either side masked on both
     (``pair_masking.mask_pair``): a secret A's scan finds and B's misses (B's copy cut
     inside it, or split) is not shown by B's half of the message."""
-    masked_a, masked_b = mask_pair(a, b, key_at(path))
+    masked_a, masked_b, _ = mask_pair(a, b, key_at(path))
     return _cut(masked_a, width), _cut(masked_b, width)
 
 

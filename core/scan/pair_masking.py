@@ -46,17 +46,18 @@ def pair_secrets(*found: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(one_sided, key=lambda s: (-len(s), s)))
 
 
-def mask_pair(a: Any, b: Any, key: str | None = None) -> tuple[Any, Any]:
-    """``a`` and ``b`` (a drift's two values, found under ``key``) each masked by its own
-    scan (``mask_found``), then each with the secrets found on either side masked
-    wherever they show (``mask_pieces_in``). Returns ``(a, b)`` themselves when neither
-    holds a secret."""
+def mask_pair(a: Any, b: Any, key: str | None = None) -> tuple[Any, Any, tuple[str, ...]]:
+    """``(a, b, carried)``: ``a`` and ``b`` (a drift's two values, found under ``key``)
+    each masked by its own scan (``mask_found``), then each with the secrets one side's
+    scan found and the other's did not (``carried``, ``pair_secrets``) masked wherever
+    they show (``mask_pieces_in``). ``a`` and ``b`` themselves when neither holds a
+    secret."""
     masked_a, found_a = mask_found(a, key)
     masked_b, found_b = mask_found(b, key)
     secrets = pair_secrets(found_a, found_b)
     if not secrets:
-        return masked_a, masked_b
-    return mask_pieces_in(masked_a, secrets), mask_pieces_in(masked_b, secrets)
+        return masked_a, masked_b, ()
+    return mask_pieces_in(masked_a, secrets), mask_pieces_in(masked_b, secrets), secrets
 
 
 def mask_pieces_in(value: Any, secrets: Sequence[str]) -> Any:

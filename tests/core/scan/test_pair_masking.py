@@ -53,7 +53,7 @@ def test_a_key_named_value_is_masked_in_the_text_cut_anywhere(
         b = f"{a[:at]} {a[at:]}"
     else:
         b = a[: data.draw(st.integers(0, len(a)), "cut at")]
-    for shown in mask_pair(a, b, "text"):
+    for shown in mask_pair(a, b, "text")[:2]:
         assert runs_shown(shown, secret) == [], (b, shown)
 
 
@@ -62,13 +62,14 @@ def test_a_token_is_masked_in_the_other_side_cut_or_split(token: str, data: st.D
     a = f"use token {token} now"
     at = len("use token ") + data.draw(st.integers(1, len(token) - 1), "at")
     b = a[:at] if data.draw(st.booleans(), "cut") else f"{a[:at]} {a[at:]}"
-    for shown in (*mask_pair(a, b), *mask_pair(b, a)):
+    for shown in (*mask_pair(a, b)[:2], *mask_pair(b, a)[:2]):
         assert runs_shown(shown, token) == [], (b, shown)
 
 
 def test_nothing_changes_without_a_secret() -> None:
     a, b = {"q": "hello world"}, {"q": "hello there"}
-    shown_a, shown_b = mask_pair(a, b, None)
+    shown_a, shown_b, carried = mask_pair(a, b, None)
+    assert carried == ()
     assert shown_a is a and shown_b is b
     assert mask_pieces("no secret here", []) == "no secret here"
 
