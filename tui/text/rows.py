@@ -15,7 +15,8 @@ from cassette_tui.core.diff.align import is_error_outcome
 from cassette_tui.core.diff.model import Row, Status
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.constants import BATCH_FIELD
-from cassette_tui.core.scan.masking import mask_value
+from cassette_tui.core.scan.masking import mask_found, mask_value
+from cassette_tui.core.scan.pair_masking import mask_pieces_in, pair_secrets
 from rich.style import Style
 from rich.text import Text
 
@@ -122,11 +123,13 @@ def _side(
     seq_cells: int = SEQ_WIDTH,
     tool_names: frozenset[str] = frozenset(),
     reveal: bool = False,
+    carried: Sequence[str] = (),
 ) -> Text:
     """One side of a row, exactly ``width`` cells wide; ``!`` when the entry is an error
     (raised, or answered HTTP 4xx/5xx), whatever the row's status (two 429s are ``=``);
     ``⇉`` before the seq when the call ran beside others (the recorder's ``batch``).
-    Each secret in the args is masked (``mask_value``) unless ``reveal`` (``v``)."""
+    Each secret in the args is masked (``mask_value``) unless ``reveal`` (``v``), and
+    ``carried`` too: the secrets only the other side's scan found (``_carried``)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     if index is None:
         text.append("·" * width, styles.get("steplist--filler"))
@@ -158,10 +161,24 @@ def _side(
     if unreadable:
         text.append(f"⚠ {unreadable}", styles.get("steplist--error"))
     else:
-        shown = args if reveal else mask_value(args)
+        shown = args if reveal else mask_pieces_in(mask_value(args), carried)
         text.append(args_summary(shown, limit=max(width, 8)), styles.get("steplist--args"))
     text.truncate(width, overflow="ellipsis", pad=True)
     return text
+
+
+def _carried(result: DiffResult, row: Row) -> tuple[str, ...]:
+    """The secrets one side's args hold by its scan and the other's do not (a token cut,
+    or split by a space, on one side: ``core.scan.pair_masking``), masked on both sides'
+    args in the row; ``()`` for a row on one side only or an entry that does not parse."""
+    if row.a is None or row.b is None:
+        return ()
+    try:
+        found_a = mask_found(result.a.entry_view(row.a).args)[1]
+        found_b = mask_found(result.b.entry_view(row.b).args)[1]
+    except Exception:  # noqa: BLE001 - an entry the engine cannot parse: its row says why
+        return ()
+    return pair_secrets(found_a, found_b)
 
 
 class PairRows:
@@ -205,6 +222,8 @@ class PairRows:
             "seq_cells": self.seq_width,
             "reveal": self.reveal,
         }
+        if not self.reveal and row.status is not Status.SAME:
+            common["carried"] = _carried(self.result, row)
         line.append_text(_side(self.result.a, row.a, repeated=row.repeated_a, **common))
         line.append(f" {mark.glyph} ", styles.get(mark.style))
         line.append_text(_side(self.result.b, row.b, repeated=row.repeated_b, **common))
