@@ -135,7 +135,8 @@ def _side(
         text.append("·" * width, styles.get("steplist--filler"))
         return text
     try:
-        entry = cassette[index]
+        # read only here: the entry as held once ``_masked_pair`` has read it (no copy)
+        entry = cassette[index] if shown_args is None else cassette.entry_view(index)
         args: Any = entry.args
         error, unreadable = is_error_outcome(entry.is_error, entry.response), ""
         parallel = type(entry.extra.get(BATCH_FIELD)) is int
