@@ -28,11 +28,11 @@ from .string_secrets import (
 __all__ = [
     "hash8",
     "key_at",
+    "long_text_secrets",
     "mask",
     "mask_at",
-    "mask_json_text",
-    "long_text_secrets",
     "mask_found",
+    "mask_json_text",
     "mask_labelled",
     "mask_long_found",
     "mask_long_text",
