@@ -91,10 +91,15 @@ def _leaf_key(path: str) -> str | None:
     return keys[-1] if keys else None
 
 
+#: the secrets one side's scan found in a pair's drift and the other's did not, to mask
+#: wherever they show on either side
+Secrets = tuple[str, ...]
+
+
 def _block(value: Any, limits: Limits, style: str | Style = "", secrets: Secrets = ()) -> Text:
     # a secret is not shown whole until revealed (core.secrets); only the lines shown are
-    # masked and printed (a 2 MB response is 40k lines); ``secrets``: those found in the
-    # drift of the pair, either side (``core.scan.pair_masking``), masked where they show
+    # masked and printed (a 2 MB response is 40k lines); ``secrets``: those one side of
+    # the pair's drift holds and the other's scan missed (``core.scan.pair_masking``)
     lines, cut = shown_lines(
         value, max_lines=limits.lines, max_chars=limits.chars, reveal=limits.reveal_secrets
     )
@@ -103,10 +108,6 @@ def _block(value: Any, limits: Limits, style: str | Style = "", secrets: Secrets
         more = f"… {cut} more lines, " if cut else "… "
         text.append(f"\n{more}{limits.hint}", style="dim italic")
     return text
-
-
-#: the secrets found on either side of a pair's drift, to mask where they show
-Secrets = tuple[str, ...]
 
 
 def _pieces(text: str, secrets: Secrets) -> str:
@@ -149,10 +150,9 @@ def masked_drift(
 ) -> tuple[list[tuple[DriftItem, DriftItem]], Secrets]:
     """Each drift item as recorded and masked (``_masked_item``; the same item twice when
     ``reveal``), and every secret one side's scan found in any of them and the other's
-    did not (``pair_secrets``): the pair's
-    detail masks those wherever they show on either side (``core.scan.pair_masking``), so
-    a secret one side's scan misses (a JSON text cut short, a token split by a space) is
-    not shown there."""
+    did not (``pair_secrets``): the pair's detail masks those wherever they show on
+    either side (``core.scan.pair_masking``), so a secret one side's scan misses (a JSON
+    text cut short, a token split by a space) is not shown there."""
     if reveal or not items:
         return [(item, item) for item in items or ()], ()
     pairs: list[tuple[DriftItem, DriftItem]] = []
