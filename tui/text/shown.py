@@ -21,12 +21,12 @@ from typing import Any
 
 import orjson
 from cassette_tui.core.format.jsonpath import Part
-from cassette_tui.core.scan.masking import mask_long_text, mask_part, mask_value
+from cassette_tui.core.scan.masking import mask_long_found, mask_part, mask_value
 
 from .kept import KeptByIds
 from .safe import pretty_lines, printable_block
 
-__all__ = ["LONG_TEXT", "masked_long_text", "shown_lines"]
+__all__ = ["LONG_TEXT", "masked_long_found", "masked_long_text", "shown_lines"]
 
 #: a string longer than this is masked by ``masked_long_text`` (and kept: the pane and the
 #: step screen show the same one)
@@ -67,11 +67,11 @@ def shown_lines(
     return lines, max(0, total - max_lines)
 
 
-#: the long texts masked last, by id and key, with the text: the detail of one step is
-#: built again for the step screen and for ``e``, from the same entries, and its drift
-#: shows the same texts (a 3 MB JSON text parses in 7 ms, and the prefilter passes over
-#: it in 10); A and B of the step shown, under two keys at most
-_TEXTS: KeptByIds[str | None] = KeptByIds(4)
+#: the long texts masked last, by id and key, with the text, and the secrets masked in
+#: them: the detail of one step is built again for the step screen and for ``e``, from the
+#: same entries, and its drift shows the same texts (a 3 MB JSON text parses in 7 ms, and
+#: the prefilter passes over it in 10); A and B of the step shown, under two keys at most
+_TEXTS: KeptByIds[tuple[str, list[str]] | None] = KeptByIds(4)
 
 
 def masked_long_text(text: str, key: str | None) -> str | None:
@@ -79,7 +79,14 @@ def masked_long_text(text: str, key: str | None) -> str | None:
     holds no secret, else the whole text with each secret the scan finds anywhere in it
     masked everywhere it occurs; ``None`` when ``key`` names a secret (the whole text is
     the secret), left to ``mask_value``: ``masking.mask_long_text``, the last few kept."""
-    return _TEXTS.get((text,), key, lambda kept: mask_long_text(kept, key))
+    found = masked_long_found(text, key)
+    return None if found is None else found[0]
+
+
+def masked_long_found(text: str, key: str | None) -> tuple[str, list[str]] | None:
+    """``(masked_long_text(text, key), the secrets masked in it)``, kept as it is (the
+    secrets: for the drift's other side, ``core.scan.pair_masking``); ``None`` as there."""
+    return _TEXTS.get((text,), key, lambda kept: mask_long_found(kept, key))
 
 
 #: the line counts of the large values counted last, by id, with the value: the pane, the
