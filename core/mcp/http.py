@@ -181,6 +181,18 @@ class HttpRecordingProxy(RecordingProxy):
         self.summary.unanswered.extend(p.method for p in self._pending.values())
 
     async def _handle(self, request: Any) -> Any:
+        from starlette.requests import ClientDisconnect
+        from starlette.responses import Response
+
+        try:
+            return await self._handled(request)
+        except ClientDisconnect:
+            # the host left before its request's end (uvicorn printed a traceback of it):
+            # the remote got part of it at most, and nothing of it is recorded
+            self._problem(f"the host left in the middle of its {request.method} request")
+            return Response(status_code=400)  # nobody reads it: uvicorn drops it
+
+    async def _handled(self, request: Any) -> Any:
         import httpx2
         from starlette.responses import Response, StreamingResponse
 
