@@ -311,7 +311,10 @@ class HttpRecordingProxy(RecordingProxy):
     async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
         """A big JSON answer (``size`` bytes announced) passed on as it comes, its last
         chunk held back until it is recorded (the host cannot read a JSON body before its
-        end)."""
+        end). Raises ``_Broken`` when the remote cut it short or broke it (said as a
+        problem; not recorded)."""
+        import httpx2
+
         self.writer.reserve(2 * size)  # the disk for its entry, while it comes
         body = self._spares.gathered()
         # its long string checked, and its entry written, as it passes (as over stdio)
@@ -331,6 +334,11 @@ class HttpRecordingProxy(RecordingProxy):
                     else:
                         self._watched(watch, ahead, chunk)
                 last = chunk
+        except (httpx2.HTTPError, UpstreamError) as exc:
+            if ahead is not None:  # cut short: its entry is not kept
+                self.writer.take_back(ahead)
+            self._problem(f"the remote server at {self.url} broke its answer: {exc}")
+            raise _Broken from exc
         except BaseException:
             if ahead is not None:  # cut short: its entry is not kept
                 self.writer.take_back(ahead)
@@ -398,9 +406,19 @@ class _Relayed:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
-        async for piece in self.pieces:
-            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        try:
+            async for piece in self.pieces:
+                await send({"type": "http.response.body", "body": piece, "more_body": True})
+        except _Broken:
+            # the remote broke the answer (said already): left incomplete, so uvicorn cuts
+            # the host's connection (one line of its log, not a traceback); ended, the host
+            # would read the part as the whole answer when it is not framed by a length
+            return
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+class _Broken(Exception):
+    """The remote cut short or broke a big answer being relayed (``_Relayed``)."""
 
 
 class _Gathered:
