@@ -588,6 +588,7 @@ class HttpReplay:
         return session
 
     async def _handle(self, request: Any) -> Any:
+        from starlette.requests import ClientDisconnect
         from starlette.responses import Response, StreamingResponse
 
         given = request.headers.get(SESSION_HEADER)
@@ -607,7 +608,16 @@ class HttpReplay:
             if stream is None or not known or last is None:
                 return Response(status_code=405, headers={"allow": "POST, DELETE"})
             return StreamingResponse(stream.read(int(last)), media_type="text/event-stream")
-        body = await request.body()
+        try:
+            body = await request.body()
+        except ClientDisconnect:  # (uvicorn printed a traceback of it): nothing to answer
+            print(
+                f"cassette-tui mcp replay: the host left in the middle of its {request.method} "
+                "request; it was not answered",
+                file=self.log,
+                flush=True,
+            )
+            return Response(status_code=400)  # nobody reads it: uvicorn drops it
         line = read_line(body)
         line.raw = body
         opening = any(f.kind == "request" and f.method == "initialize" for f in line.frames)

@@ -3,7 +3,8 @@ middle of its request (its body cut short, big or small), or a remote that close
 middle of a big answer (its ``content-length`` a lie). The proxy says so in one line and
 in the report's ``problems``, not in a traceback of uvicorn's, records nothing of it, and
 serves the next call. Against the hand-written server on loopback
-(``support/mcp_raw_http_server.py``), or a socket server here that answers short."""
+(``support/mcp_raw_http_server.py``), or a socket server here that answers short; and
+``mcp replay --http`` left by a host mid-request."""
 
 from __future__ import annotations
 
@@ -125,3 +126,28 @@ def test_a_big_answer_the_remote_cuts_short_is_said_in_one_line(tmp_path: Path) 
         f"{broke}: the remote server closed the connection mid-answer"
     ]
     assert not run.exists()  # nothing recorded: the session's empty files removed
+
+
+def test_replay_over_http_says_a_host_that_leaves_mid_request_in_one_line(
+    tmp_path: Path,
+) -> None:
+    import httpx2
+
+    run = tmp_path / "one.jsonl"
+    run.write_text(
+        json.dumps({"seq": 1, "tool": "echo", "args": {}, "response": {"content": []}}) + "\n"
+    )
+    replay, url = started([*CLI, "mcp", "replay", "--http", str(run)])
+    try:
+        _cut_request(url, json.dumps(call(1, "echo", {})).encode(), 20)
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+        with httpx2.Client(timeout=TIMEOUT) as client:
+            assert client.post(url, json=init, headers=HEADERS).status_code == 200
+    finally:
+        status = stop(replay)
+    assert replay.stderr is not None
+    said = replay.stderr.read().decode()
+    # main: uvicorn's "Exception in ASGI application" and a traceback to ClientDisconnect
+    assert "Traceback" not in said and "ClientDisconnect" not in said
+    assert said.count("the host left in the middle of its POST request") == 1
+    assert status in (0, 1)  # (1: the recorded call was left unused)
