@@ -6,7 +6,8 @@
 ``asyncio`` protocol whose bytes go to ``httptools`` (llhttp, in C) as the socket gives them
 (up to 256 KB a read, into the connection's own buffer: ``_read_into``); the body's pieces
 are handed on as they are. Only what the proxy needs: plain ``http://`` (``https://``, a
-proxy from the environment: ``usable`` says no and ``httpx2`` is used), one request at a
+proxy from the environment, credentials in the URL: ``usable`` says no and ``httpx2`` is
+used), one request at a
 time on a connection, kept for the next request when both ends allow it (RFC 9112 section
 9.3), a request body sent as it comes (with its ``content-length``, else chunked), a
 response body read as ``content-length``, chunked or up to the connection's end says;
@@ -40,13 +41,16 @@ class UpstreamError(OSError):
 
 
 def usable(url: str) -> bool:
-    """Whether ``url`` is one this client serves: ``http://`` with no proxy set for it in
-    the environment (``HTTP_PROXY``, ``NO_PROXY``: ``httpx2`` honours them), and
-    ``httptools`` installed (the ``mcp`` extra)."""
+    """Whether ``url`` is one this client serves: ``http://`` with no credentials in it
+    (``http://user:pass@host/``: ``httpx2`` sends them as Basic auth) and no proxy set
+    for it in the environment (``HTTP_PROXY``, ``NO_PROXY``: ``httpx2`` honours them),
+    and ``httptools`` installed (the ``mcp`` extra)."""
     parts = urlsplit(url)
     if (
         parts.scheme != "http"
         or not parts.hostname
+        or parts.username is not None
+        or parts.password is not None
         or importlib.util.find_spec("httptools") is None
     ):
         return False

@@ -149,6 +149,8 @@ class HttpRecordingProxy(RecordingProxy):
     ) -> None:
         super().__init__([url], cassette, **kwargs)
         self.url = url
+        #: the URL as said on stderr and in the report: its credentials masked
+        self.shown_url = _shown_url(url)
         #: the ids of the events already recorded (a resumed stream sends some again)
         self._recorded: set[bytes] = set()
         #: the stream of each event id seen (``"standalone"``: the GET stream, else
@@ -218,7 +220,7 @@ class HttpRecordingProxy(RecordingProxy):
         try:
             remote = await self._send(request.method, headers, content, noted)
         except (httpx2.HTTPError, UpstreamError) as exc:
-            self._problem(f"the remote server at {self.url} did not answer: {exc}")
+            self._problem(f"the remote server at {self.shown_url} did not answer: {exc}")
             return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         back = {k: v for k, v in remote.headers.items() if k.lower() not in _HOP}
         back.pop("content-encoding", None)
@@ -248,7 +250,7 @@ class HttpRecordingProxy(RecordingProxy):
             data = await remote.aread()
         except (httpx2.HTTPError, UpstreamError) as exc:  # cut short, or undecodable
             await remote.aclose()
-            self._problem(f"the remote server at {self.url} broke its answer: {exc}")
+            self._problem(f"the remote server at {self.shown_url} broke its answer: {exc}")
             return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         await remote.aclose()
         if recorded and data.strip():
@@ -337,7 +339,7 @@ class HttpRecordingProxy(RecordingProxy):
         except (httpx2.HTTPError, UpstreamError) as exc:
             if ahead is not None:  # cut short: its entry is not kept
                 self.writer.take_back(ahead)
-            self._problem(f"the remote server at {self.url} broke its answer: {exc}")
+            self._problem(f"the remote server at {self.shown_url} broke its answer: {exc}")
             raise _Broken from exc
         except BaseException:
             if ahead is not None:  # cut short: its entry is not kept
@@ -387,6 +389,22 @@ class HttpRecordingProxy(RecordingProxy):
             return event
         kept = [ln for ln in event.split(b"\n") if not ln.startswith(b"data:")]
         return b"\n".join([*kept, b"data: " + out.rstrip(b"\n")])
+
+
+def _shown_url(url: str) -> str:
+    """``url`` to be said (stderr, the report's ``problems``): the credentials of
+    ``http://user:pass@host/`` masked whole (``masking.mask``: a token may stand as the
+    user name), then any other secret in it (a token in the query) as ``mask_text``
+    masks a message."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from ..scan.masking import mask, mask_text
+
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if at:
+        parts = parts._replace(netloc=f"«{mask(userinfo)}»@{host}")
+    return str(mask_text(urlunsplit(parts)))
 
 
 class _Relayed:

@@ -367,3 +367,14 @@ def test_an_answer_nobody_asked_for_answers_no_call(first: list[bytes | float | 
     # the second call on the first connection (its own answer: "second"), or on a new one
     assert out[0] == (200, b"{}")
     assert out[1] in ((200, b"second"), (200, b"{}"))
+
+
+def test_a_url_with_credentials_is_left_to_httpx2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``http://user:pass@host/`` is Basic auth to ``httpx2``; the own client sent no
+    credentials (main: the remote answered 401 where ``httpx2`` had been let in)."""
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert usable("http://127.0.0.1:8000/mcp")
+    assert not usable("http://user:s3cret@127.0.0.1:8000/mcp")
+    assert not usable("http://token@127.0.0.1:8000/mcp")
+    assert not usable("http://:s3cret@127.0.0.1:8000/mcp")
