@@ -38,7 +38,7 @@ def _scanned(text: str, key: str | None) -> set[str]:
     return {secret for secret, _, _ in scan_string(text, key)}
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inner=st.lists(values, max_size=40) | st.dictionaries(keys, values, max_size=40),
     scan_bytes=st.sampled_from([0, 40, 300, module.SCAN_BYTES]),
@@ -117,7 +117,7 @@ def test_a_secret_deep_in_a_long_text_is_found_by_scanning_its_part_only(
 _BITS = ["a", "ab", "aba", "b", "\n", "{", ",", "}", " ", "«", "»", "…", "(", "4 chars)", '"', "é"]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(
     text=st.lists(st.sampled_from(_BITS), max_size=80).map("".join),
     secrets=st.lists(
@@ -136,7 +136,7 @@ def test_a_long_text_is_masked_by_pieces_as_whole(
     assert got == masking._mask_text(text, secrets)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inner=st.lists(values, max_size=40) | st.dictionaries(keys, values, max_size=40),
     first_parts=st.sampled_from([2, 3, 16, 100]),

@@ -20,7 +20,7 @@ class _Opaque:
     """What orjson cannot write (the screen's masked long strings are such objects)."""
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     value=values
     | st.lists(values, max_size=40)
