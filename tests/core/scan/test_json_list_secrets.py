@@ -91,6 +91,14 @@ LAYOUTS = [
     key="text",
     tail="",
 )
+@example(  # an object key found by its high-entropy run alone (no pattern of the prefilter hits)
+    inner=[None, {"Q2hhbmdlIHRoaXMgcGFzc3dvcmQgc29vbiE9kZ3xY7pW": None}],
+    parts=2,
+    layout=0,
+    ascii_only=False,
+    key=None,
+    tail="",
+)
 def test_the_items_give_the_secrets_of_the_parse(
     inner: list[Any], parts: int, layout: int, ascii_only: bool, key: str | None, tail: str
 ) -> None:
