@@ -154,6 +154,14 @@ def test_a_long_text_is_masked_by_pieces_as_whole(
     key="text",
     tail="",
 )
+@example(  # an object key found by its high-entropy run alone (no pattern of the prefilter hits)
+    inner=[None, {"Q2hhbmdlIHRoaXMgcGFzc3dvcmQgc29vbiE9kZ3xY7pW": None}],
+    first_parts=2,
+    indent=None,
+    ascii_only=False,
+    key=None,
+    tail="",
+)
 def test_a_long_json_text_is_masked_as_mask_value_masks_it(
     inner: Any,
     first_parts: int,
