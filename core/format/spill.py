@@ -41,8 +41,10 @@ from typing import Any, cast
 
 from .allocator import M_MMAP_THRESHOLD, malloc_trim, mallopt
 
-#: seconds between two drops of the mapped pages
-_DROP_EVERY = 0.05
+#: seconds between two drops of the mapped pages: a loop at Python speed reads or writes
+#: a few MB of a column in 0.05 s (at 1M entries, 8 MB columns, three or four of them in
+#: step in the key alignment), so what it held there grew with the entries (issue 31)
+_DROP_EVERY = 0.01
 #: columns shorter than this stay in memory (a map and a file each are not worth it)
 SPILL_MIN_ITEMS = 1 << 14
 #: the most bytes written to a spilled column's file at once, by ``write`` or through its
