@@ -15,6 +15,14 @@ since the last drop: a column read in order holds a few pages, one read at rando
 the pages it hit in that time. Reading a dropped page again costs a minor page fault
 (about a microsecond per 4 KiB page).
 
+How much one read maps is the file's page-cache folio: a kernel that keeps large folios
+for a file (Linux 6.18 on ext4 here) maps a whole folio on a read fault, and a folio is
+as large as the write that filled it. So every write to a spilled column's file is at
+most ``WRITE_PIECE`` (64 KiB: the kernel's usual fault-around, which maps that much
+anyway), and a column written through its map is let go a step at a time; one read then
+maps 64 KiB, not the 512 KiB of a spooled batch (issue 31: at 1M entries, a few reads
+here and there made whole 8 MB columns resident between two turns of the pager).
+
 Spilling is off unless a caller turns it on (``spilling()``, the ``diff`` command): the
 app keeps its columns in memory, where many reads at random cost nothing.
 """
@@ -33,10 +41,16 @@ from typing import Any, cast
 
 from .allocator import M_MMAP_THRESHOLD, malloc_trim, mallopt
 
-#: seconds between two drops of the mapped pages
-_DROP_EVERY = 0.05
+#: seconds between two drops of the mapped pages: a loop at Python speed reads or writes
+#: a few MB of a column in 0.05 s (at 1M entries, 8 MB columns, three or four of them in
+#: step in the key alignment), so what it held there grew with the entries (issue 31)
+_DROP_EVERY = 0.01
 #: columns shorter than this stay in memory (a map and a file each are not worth it)
 SPILL_MIN_ITEMS = 1 << 14
+#: the most bytes written to a spilled column's file at once, by ``write`` or through its
+#: map between two drops: the size of a page-cache folio, which one read fault maps whole
+#: (see the module docstring)
+WRITE_PIECE = 64 << 10
 
 _lock = threading.Lock()
 _maps: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
@@ -77,8 +91,10 @@ def spilled(column: array[int] | bytearray | memoryview) -> memoryview:
     fmt = view.format if view.format in typecodes else "B"
     data = view.cast("B")
     out = _mapped(data.nbytes, fmt)
-    out.cast("B")[:] = data
-    _drop(out)  # the pages just written, not at the pager's next turn
+    raw = out.cast("B")
+    for start in range(0, data.nbytes, WRITE_PIECE):
+        raw[start : start + WRITE_PIECE] = data[start : start + WRITE_PIECE]
+        _drop(out)  # the pages just written, not at the pager's next turn
     return out
 
 
@@ -87,15 +103,14 @@ def on_disk(typecode: str, n: int, fill: int = 0) -> memoryview:
     as a writable ``memoryview``."""
     out = _mapped(n * array(typecode).itemsize, typecode)
     if fill and n:
-        step = 1 << 16
-        block = array(typecode, [fill]) * min(n, step)
-        raw, width = out.cast("B"), block.itemsize
+        width = array(typecode).itemsize
+        step = WRITE_PIECE // width
+        block = memoryview(array(typecode, [fill]) * min(n, step)).cast("B")
+        raw = out.cast("B")
         for start in range(0, n, step):
             count = min(step, n - start)
-            raw[start * width : (start + count) * width] = memoryview(block).cast("B")[
-                : count * width
-            ]
-        _drop(out)
+            raw[start * width : (start + count) * width] = block[: count * width]
+            _drop(out)  # a step's pages at a time, not the whole column's at once
     return out
 
 
@@ -132,8 +147,11 @@ class Spool:
     def add(self, items: array[int]) -> None:
         """Append ``items`` (an ``array`` of this spool's type) to the file. Raises
         ``OSError`` naming the temporary folder when it is full (``_no_room``)."""
+        data = memoryview(items).cast("B")
         try:
-            self._file.write(memoryview(items).cast("B"))
+            # in pieces: a folio as large as the batch would be mapped whole by one read
+            for start in range(0, data.nbytes, WRITE_PIECE):
+                self._file.write(data[start : start + WRITE_PIECE])
         except OSError as exc:
             raise _no_room(exc) from exc
         self.count += len(items)

@@ -13,8 +13,8 @@ drift is computed, so memory does not grow with the rows (the schema is in
 ``docs/json.md``). On a terminal, stderr shows the progress (keys, outcomes, rows,
 diagnosis). The per-entry columns (the index, keys, outcomes, the alignment's, the rows)
 are kept in unlinked temporary files (``core/format/spill.py``): the peak memory of a
-diff of two 1M-entry runs is about 1.25-1.3x that of two 100k-entry runs
-(docs/performance.md).
+diff of two 1M-entry runs is about 1.02-1.05x that of two 100k-entry runs, in both
+outputs (docs/performance.md).
 
 Exit status: 0 the runs are the same, 1 they differ, 2 bad usage or unreadable input (the
 error on stderr). Does not import Textual.
