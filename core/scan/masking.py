@@ -17,6 +17,7 @@ from ._secret_detectors import is_secret_key, key_secrets, string_leaf_secrets
 from ._secret_prefilter import lines_secret_free
 from .json_list_secrets import json_list_secrets
 from .json_text_secrets import SCAN_BYTES, SPLIT, json_text_secrets
+from .masked_text import MaskedText
 from .string_secrets import (
     PROVE_FREE_MIN,
     json_container,
@@ -36,6 +37,7 @@ __all__ = [
     "mask_part",
     "mask_text",
     "mask_value",
+    "masked_long",
     "value_hash",
 ]
 
@@ -133,11 +135,19 @@ def mask_json_text(
     names a secret (the whole text may be the secret), left to ``mask_value``.
     ``asked``: the prefilter could not prove the whole text free (``prefilter_free``): it
     is asked about parts of about 32 KB of it first."""
+    masked = _masked_json_text(text, inner, key, asked)
+    return masked if masked is None or isinstance(masked, str) else str(masked)
+
+
+def _masked_json_text(
+    text: str, inner: dict[str, Any] | list[Any], key: str | None, asked: bool
+) -> str | MaskedText | None:
+    """``mask_json_text`` with its masked text not built (``MaskedText``)."""
     if key is not None and is_secret_key(key):
         return None
     found = json_text_secrets(inner, first_parts=_parts(text) if asked else 1)
     secrets = [s for s in found if not _MASKED.fullmatch(s)]
-    return _mask_long_text(text, secrets) if secrets else text
+    return _masked_text(text, secrets) if secrets else text
 
 
 def mask_long_text(text: str, key: str | None) -> str | None:
@@ -153,6 +163,17 @@ def mask_long_text(text: str, key: str | None) -> str | None:
     or list the scan parses then goes to ``mask_json_text`` (its secrets found without
     walking each node), any other text a piece at a time (``string_secrets.text_secrets``:
     the prefilter asked about each piece, the pieces it cannot call free scanned)."""
+    masked = masked_long(text, key)
+    return masked if masked is None or isinstance(masked, str) else str(masked)
+
+
+def masked_long(text: str, key: str | None) -> str | MaskedText | None:
+    """``mask_long_text(text, key)`` with the masked text not built: ``text`` itself when
+    it holds no secret, ``None`` when ``key`` names a secret, a string masked already
+    (a text too short to be read a piece at a time), else a ``MaskedText`` whose ``str``
+    is ``mask_long_text``'s answer: a screen reads the length, the part it shows and the
+    first difference of two (``masked_text``), not the whole text masked (a 24 MB
+    answer: 44 ms a side to build, two 69 MB strings to compare)."""
     if key is not None and is_secret_key(key):
         return None
     inner: Any = None
@@ -161,7 +182,7 @@ def mask_long_text(text: str, key: str | None) -> str | None:
         found = json_list_secrets(text, _parts(text))
         if found is not None:
             secrets = [s for s in found if not _MASKED.fullmatch(s)]
-            return _mask_long_text(text, secrets) if secrets else text
+            return _masked_text(text, secrets) if secrets else text
         if prefilter_free(text, key):
             return text  # free, however the scan reads it
         try:
@@ -169,14 +190,14 @@ def mask_long_text(text: str, key: str | None) -> str | None:
         except orjson.JSONDecodeError:
             inner = None
     if isinstance(inner, dict | list):
-        return mask_json_text(text, inner, key, asked=True)
+        return _masked_json_text(text, inner, key, asked=True)
     # read as text by the scan: a piece at a time (``text_secrets``), not parsed again
     pairs = text_secrets(text, key) if len(text) >= PROVE_FREE_MIN else None
     if pairs is None:
         masked: str = mask_value(text, key)
         return masked
     secrets = [s for s, _ in pairs if not _MASKED.fullmatch(s)]
-    return _mask_long_text(text, secrets) if secrets else text
+    return _masked_text(text, secrets) if secrets else text
 
 
 def _parts(text: str) -> int:
@@ -263,22 +284,29 @@ _PIECE = 65_536
 
 
 def _mask_long_text(text: str, secrets: list[str], labelled: bool = False) -> str:
-    """``_mask_text(text, secrets)``, the same string, a piece at a time: the text cut at
-    a character of it (``_CUTS``) that no secret and no escaped secret holds, so no text
-    replaced, before or after the replacements before it, ever spans a cut. Only the
-    pieces where a secret occurs are replaced (each between the cuts either side of its
-    occurrences, found in the text as it is); the rest is copied as it is. Each
-    replacement then copies a piece, not the text: a 3 MB JSON text with 1,000 secrets
-    was masked in 1.8 s, a copy of the text for each. One secret too: ``str.replace``
-    with a mask (not ASCII) widens an ASCII text first and searches it in the wider
-    form, three times slower than the ASCII search (24 MB: 80 ms), where here the text
-    is searched as it is."""
+    """``_mask_text(text, secrets)``, the same string: ``_masked_text``'s pieces joined."""
+    return str(_masked_text(text, secrets, labelled))
+
+
+def _masked_text(text: str, secrets: list[str], labelled: bool = False) -> MaskedText:
+    """``_mask_text(text, secrets)`` as a ``MaskedText`` (``str`` of it is that string), a
+    piece at a time: the text cut at a character of it (``_CUTS``) that no secret and no
+    escaped secret holds, so no text replaced, before or after the replacements before it,
+    ever spans a cut. Only the pieces where a secret occurs are replaced (each between the
+    cuts either side of its occurrences, found in the text as it is); the rest is read
+    from the text as it is, never copied: a screen builds the part it shows. Each
+    replacement copies a piece, not the text: a 3 MB JSON text with 1,000 secrets was
+    masked in 1.8 s, a copy of the text for each. One secret too: ``str.replace`` with a
+    mask (not ASCII) widens an ASCII text first and searches it in the wider form, three
+    times slower than the ASCII search (24 MB: 80 ms), where here the text is searched as
+    it is. A short text, or one no cut serves, is replaced whole: one piece."""
     steps = _replacements(secrets, labelled)
     cut = next(
         (c for c in _CUTS if c in text and not any(c in pattern for pattern, _ in steps)), None
     )
     if cut is None or len(text) < 2 * _PIECE or not all(pattern for pattern, _ in steps):
-        return _mask_text(text, secrets, labelled)
+        whole = _mask_text(text, secrets, labelled)
+        return MaskedText(text, [] if whole is text else [(0, len(text), whole)])
     pieces: list[tuple[int, int]] = []  # (start, end) of each piece to replace in
     for pattern, _ in steps:
         at = text.find(pattern)
@@ -288,19 +316,13 @@ def _mask_long_text(text: str, secrets: list[str], labelled: bool = False) -> st
             end = len(text) if end < 0 else end
             pieces.append((start, end))
             at = text.find(pattern, end)
-    if not pieces:
-        return text
-    out: list[str] = []
-    done = 0  # the text before this is in ``out``
+    replaced: list[tuple[int, int, str]] = []
     for start, end in _merged(pieces):
-        out.append(text[done:start])
         piece = text[start:end]
         for pattern, shown in steps:
             piece = piece.replace(pattern, shown)
-        out.append(piece)
-        done = end
-    out.append(text[done:])
-    return "".join(out)
+        replaced.append((start, end, piece))
+    return MaskedText(text, replaced)
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

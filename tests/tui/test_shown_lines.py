@@ -390,9 +390,10 @@ def test_the_drift_of_two_long_texts_is_compared_once_over_the_views(
 ) -> None:
     """The pane, the step screen and ``e`` show the drift of the same two texts, masked
     once (``masked_long_text``): their first difference is found once (two masked 24 MB
-    texts, not ASCII, took 13 ms at each view), and each view shows what a fresh one
+    texts, not ASCII, took 13 ms at each view; now read from the texts and their masked
+    pieces, ``masked_first_difference``), and each view shows what a fresh one
     shows, cut and expanded."""
-    from cassette_tui.core.format import textspot
+    from cassette_tui.core.scan import masked_text
     from cassette_tui.tui.text import detail
 
     lines = [f"line {i}: the quick brown fox" for i in range(3_000)]
@@ -406,13 +407,13 @@ def test_the_drift_of_two_long_texts_is_compared_once_over_the_views(
         detail._DIFFERS.clear()
         fresh[limits.is_expanded] = drift_lines([item], limits, {}).plain
     assert GITHUB not in fresh[False] + fresh[True]
-    compared: list[tuple[str, str]] = []
+    compared: list[tuple[object, object]] = []
 
-    def first_difference(x: str, y: str) -> int:
+    def first_difference(x: masked_text.MaskedText, y: masked_text.MaskedText) -> int:
         compared.append((x, y))
-        return textspot.first_difference(x, y)
+        return masked_text.masked_first_difference(x, y)
 
-    monkeypatch.setattr(detail, "first_difference", first_difference)
+    monkeypatch.setattr(detail, "masked_first_difference", first_difference)
     detail._DIFFERS.clear()
     for limits in (Limits(), Limits(), Limits.expanded(), Limits.expanded()):
         assert drift_lines([item], limits, {}).plain == fresh[limits.is_expanded]

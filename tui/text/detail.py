@@ -18,6 +18,7 @@ from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import first_difference, is_long_pair, spot
+from cassette_tui.core.scan.masked_text import MaskedText, masked_first_difference
 from cassette_tui.core.scan.masking import mask_text, mask_value
 from cassette_tui.core.scan.secret_drift import SecretApart, secret_apart
 from rich.console import Group, RenderableType
@@ -130,6 +131,26 @@ def _masked(value: Any, key: str | None) -> Any:
     return mask_value(value, key)
 
 
+def _whole(value: Any) -> Any:
+    """A drift value as a string: a ``MaskedText`` built whole (shown whole or cut by
+    ``_value``, not around a first difference)."""
+    return str(value) if isinstance(value, MaskedText) else value
+
+
+def _long_difference(a: Any, b: Any, long: int) -> int | None:
+    """The first difference of two different strings, either one ``long`` characters or
+    more (``textspot.is_long_pair``), masked or not (``MaskedText``), kept with them
+    (``_DIFFERS``); else ``None``."""
+    if isinstance(a, str) and isinstance(b, str):
+        return _DIFFERS.get((a, b), None, first_difference) if is_long_pair(a, b, long) else None
+    if not (isinstance(a, str | MaskedText) and isinstance(b, str | MaskedText)):
+        return None
+    if max(len(a), len(b)) < long:
+        return None
+    at = _DIFFERS.get((a, b), None, masked_first_difference)
+    return None if at == len(a) == len(b) else at  # equal as shown: no spot
+
+
 def _secret_apart(raw: DriftItem, masked: DriftItem) -> SecretApart | None:
     """``secret_apart`` of a drift's two strings (``raw``) and their masks (``masked``),
     kept with them: the pane, the step screen and ``e`` show the same drift, and two long
@@ -151,7 +172,8 @@ _APART: KeptByIds[SecretApart | None] = KeptByIds(4)
 #: the first differences of the long pairs shown last, by the ids of the two texts, kept
 #: with them: the pane, the step screen and ``e`` show the drift of the same two masked
 #: texts (``masked_long_text`` keeps them), and two masked 24 MB texts (not ASCII:
-#: compared a slice at a time) took 13 ms to compare at each view
+#: compared a slice at a time) took 13 ms to compare at each view (now 3-5 ms, the texts
+#: as recorded: ``masked_first_difference``)
 _DIFFERS: KeptByIds[int] = KeptByIds(4)
 
 
@@ -167,6 +189,8 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             apart = _secret_apart(raw, item)
         if n:
             text.append("\n")
+        if item.change is not Change.VALUE_CHANGED:
+            item = replace(item, a=_whole(item.a), b=_whole(item.b))
         text.append(f"{item.part} ", style="dim")
         path = item.path if limits.reveal_secrets else mask_text(item.path)  # a token as a key
         text.append(printable(path), style="bold")
@@ -198,15 +222,10 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(a_shown, style=styles.get("detail--old", ""))
             text.append(" -> ")
             text.append(b_shown, style=styles.get("detail--new", ""))
-        elif is_long_pair(item.a, item.b, limits.drift_value or 80):
+        elif (at := _long_difference(item.a, item.b, limits.drift_value or 80)) is not None:
             # strings too long to show whole: both sides around the first differing
-            # character
-            where = spot(
-                item.a,
-                item.b,
-                limits.drift_value or 80,
-                _DIFFERS.get((item.a, item.b), None, first_difference),
-            )
+            # character (a ``MaskedText`` read there only)
+            where = spot(item.a, item.b, limits.drift_value or 80, at)
             text.append(f"at character {where.position}: ")
             text.append(printable(json.dumps(where.a, ensure_ascii=False)),
                         style=styles.get("detail--old", ""))  # fmt: skip
@@ -214,9 +233,10 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(printable(json.dumps(where.b, ensure_ascii=False)),
                         style=styles.get("detail--new", ""))  # fmt: skip
         else:
-            text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
+            a_shown, b_shown = (_value(_whole(v), limits.drift_value) for v in (item.a, item.b))
+            text.append(a_shown, style=styles.get("detail--old", ""))
             text.append(" -> ")
-            text.append(_value(item.b, limits.drift_value), style=styles.get("detail--new", ""))
+            text.append(b_shown, style=styles.get("detail--new", ""))
         text.append(f"  ({CHANGE_MARKS[item.change].words})", style="dim")
     return text
 
