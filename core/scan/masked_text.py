@@ -96,22 +96,35 @@ class MaskedText:
             run = self.text[done:] if copy else _Run(self.text, done, len(self.text))
             yield self._length - (len(self.text) - done), run  # type: ignore[misc]
 
-    def positions(self, char: str) -> list[int]:
+    def positions(self, char: str) -> Iterator[int]:
         """The indices in the masked text of each ``char`` (one character), in order."""
-        out: list[int] = []
-        for at, part in self.segments(copy=False):
-            if isinstance(part, _Run):
-                text, base = part.text, at - part.start
-                found = text.find(char, part.start, part.end)
-                while found >= 0:
-                    out.append(base + found)
-                    found = text.find(char, found + 1, part.end)
-            else:
-                found = part.find(char)
-                while found >= 0:
-                    out.append(at + found)
-                    found = part.find(char, found + 1)
-        return out
+        at = self.find(char)
+        while at >= 0:
+            yield at
+            at = self.find(char, at + 1)
+
+    def find(self, char: str, start: int = 0, stop: int | None = None) -> int:
+        """``str(self).find(char, start, stop)`` for one character and bounds from 0 to
+        ``len(self)``: the runs searched in the text as it is, the pieces as shown."""
+        stop = self._length if stop is None else min(stop, self._length)
+        pos = start
+        i = bisect_right(self._starts, pos) - 1  # as ``__getitem__`` walks
+        while pos < stop:
+            if i >= 0 and pos < self._ends[i]:
+                base = self._starts[i]
+                found = self.pieces[i][2].find(char, pos - base, stop - base)
+                if found >= 0:
+                    return base + found
+                pos = self._ends[i]
+                continue
+            shift = self._shifts[i] if i >= 0 else 0
+            end = min(stop, self._starts[i + 1] if i + 1 < len(self.pieces) else self._length)
+            found = self.text.find(char, pos - shift, end - shift)
+            if found >= 0:
+                return found + shift
+            pos = end
+            i += 1
+        return -1
 
 
 class _Run:
@@ -126,16 +139,20 @@ class _Run:
         return self.text.find(char, self.start, self.end) >= 0
 
 
-def masked_first_difference(a: str | MaskedText, b: str | MaskedText) -> int:
+def masked_first_difference(
+    a: str | MaskedText, b: str | MaskedText, same: int | None = None
+) -> int:
     """``textspot.first_difference(str(a), str(b))`` without building either: the texts as
-    recorded are compared once (in C), and the masked texts part by part from the runs
-    and pieces of each, the runs of both that sit at the same place before the texts'
-    first difference taken as equal unread."""
+    recorded are compared once (in C; ``same``: their first difference, when the caller
+    knows it), and the masked texts part by part from the runs and pieces of each, the
+    runs of both that sit at the same place before the texts' first difference taken as
+    equal unread."""
     if isinstance(a, str) and isinstance(b, str):
         return first_difference(a, b)
     text_a = a.text if isinstance(a, MaskedText) else a
     text_b = b.text if isinstance(b, MaskedText) else b
-    same = first_difference(text_a, text_b)  # the texts as recorded agree before this
+    if same is None:
+        same = first_difference(text_a, text_b)  # the texts as recorded agree before this
     parts_a, parts_b = _parts(a), _parts(b)
     pos = 0
     run_a = next(parts_a, None)

@@ -13,7 +13,6 @@ recorded; ``diff`` and the app's drift line show those instead.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -52,17 +51,25 @@ class SecretApart:
 
 
 def secret_apart(
-    a: str, b: str, masked_a: str | MaskedText, masked_b: str | MaskedText, key: str | None
+    a: str,
+    b: str,
+    masked_a: str | MaskedText,
+    masked_b: str | MaskedText,
+    key: str | None,
+    raw_at: int | None = None,
 ) -> SecretApart | None:
     """``SecretApart`` of ``a`` and ``b`` (strings found under ``key``, whose masks for a
     screen are ``masked_a`` and ``masked_b``, built or not: ``MaskedText``) when they differ first inside a secret on
     either side, else ``None`` (equal values, or no secret masked in either: nothing is
     scanned again then; or a first difference outside every secret: the masked forms show
     it). Inside a secret: the first difference of the labelled forms is inside a mask
-    whose secret covers the values' first difference (``_mask_start``)."""
-    if a == b or ("«" not in masked_a and "«" not in masked_b):
+    whose secret covers the values' first difference (``_mask_start``). ``raw_at``:
+    ``first_difference(a, b)`` when the caller knows it."""
+    equal = raw_at == len(a) == len(b) if raw_at is not None else a == b
+    if equal or ("«" not in masked_a and "«" not in masked_b):
         return None
-    raw_at = first_difference(a, b)
+    if raw_at is None:
+        raw_at = first_difference(a, b)
     # the texts scanned again only when a mask of either side may cover it: a 2 MB
     # answer with secrets that differs at its end is not
     if not (_covers(masked_a, raw_at) or _covers(masked_b, raw_at)):
@@ -108,17 +115,17 @@ def _plain_masks(masked: str | MaskedText) -> Iterator[tuple[int, int, int]]:
         for m in _PLAIN.finditer(masked):
             yield m.start(), len(m.group(0)), int(m.group(1))
         return
-    opens, closes = masked.positions("«"), masked.positions("»")
-    for n, start in enumerate(opens):
-        close = bisect_right(closes, start)
-        if close == len(closes):
-            return
-        end = closes[close] + 1
-        if n + 1 < len(opens) and opens[n + 1] < end:
-            continue  # another « before the »: no match from this one
-        m = _PLAIN.fullmatch(masked[start:end])
-        if m is not None:
-            yield start, end - start, int(m.group(1))
+    opens = masked.positions("«")
+    start = next(opens, None)
+    while start is not None:
+        after = next(opens, None)
+        # the » closing it, before the next «: else no match from this one
+        end = masked.find("»", start + 1, after) + 1
+        if end > 0:
+            m = _PLAIN.fullmatch(masked[start:end])
+            if m is not None:
+                yield start, end - start, int(m.group(1))
+        start = after
 
 
 def _mask_start(text: str, at: int, raw_at: int) -> int:

@@ -137,31 +137,45 @@ def _whole(value: Any) -> Any:
     return str(value) if isinstance(value, MaskedText) else value
 
 
-def _long_difference(a: Any, b: Any, long: int) -> int | None:
+def _raw_difference(raw: DriftItem) -> int | None:
+    """The first difference of a drift's two values as recorded when both are strings,
+    kept with them (``_DIFFERS``, apart from the masked pairs'): that of their masked
+    texts is worked out from it (``masked_first_difference``), and ``secret_apart`` asks
+    it too (two compares of 34.6M characters at 24 MB)."""
+    if isinstance(raw.a, str) and isinstance(raw.b, str):
+        return _DIFFERS.get((raw.a, raw.b), "recorded", first_difference)
+    return None
+
+
+def _long_difference(a: Any, b: Any, long: int, same: int | None = None) -> int | None:
     """The first difference of two different strings, either one ``long`` characters or
-    more (``textspot.is_long_pair``), masked or not (``MaskedText``), kept with them
-    (``_DIFFERS``); else ``None``."""
+    more (``textspot.is_long_pair``), masked or not (``MaskedText``; ``same``: the first
+    difference of the texts as recorded, when known), kept with them (``_DIFFERS``); else
+    ``None``."""
     if isinstance(a, str) and isinstance(b, str):
         return _DIFFERS.get((a, b), None, first_difference) if is_long_pair(a, b, long) else None
     if not (isinstance(a, str | MaskedText) and isinstance(b, str | MaskedText)):
         return None
     if max(len(a), len(b)) < long:
         return None
-    at = _DIFFERS.get((a, b), None, masked_first_difference)
+    at = _DIFFERS.get((a, b), None, lambda x, y: masked_first_difference(x, y, same))
     return None if at == len(a) == len(b) else at  # equal as shown: no spot
 
 
-def _secret_apart(raw: DriftItem, masked: DriftItem) -> SecretApart | None:
-    """``secret_apart`` of a drift's two strings (``raw``) and their masks (``masked``),
-    kept with them: the pane, the step screen and ``e`` show the same drift, and two long
-    texts holding secrets are scanned again to be labelled."""
+def _secret_apart(
+    raw: DriftItem, masked: DriftItem, raw_at: int | None = None
+) -> SecretApart | None:
+    """``secret_apart`` of a drift's two strings (``raw``, first differing at ``raw_at``
+    when known) and their masks (``masked``), kept with them: the pane, the step screen
+    and ``e`` show the same drift, and two long texts holding secrets are scanned again
+    to be labelled."""
     if not (isinstance(raw.a, str) and isinstance(raw.b, str)):
         return None
     key = _leaf_key(raw.path)
     return _APART.get(
         (raw.a, raw.b, masked.a, masked.b),
         key,
-        lambda a, b, ma, mb: secret_apart(a, b, ma, mb, key),
+        lambda a, b, ma, mb: secret_apart(a, b, ma, mb, key, raw_at),
     )
 
 
@@ -183,10 +197,12 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
     # a stable order whatever order the engine reports: args first, then by JSON path
     ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
     for n, item in enumerate(ordered):
-        apart = None
+        apart = raw_at = None
         if not limits.reveal_secrets:
             raw, item = item, _masked_item(item)
-            apart = _secret_apart(raw, item)
+            if isinstance(item.a, MaskedText) or isinstance(item.b, MaskedText):
+                raw_at = _raw_difference(raw)
+            apart = _secret_apart(raw, item, raw_at)
         if n:
             text.append("\n")
         if item.change is not Change.VALUE_CHANGED:
@@ -222,7 +238,7 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             text.append(a_shown, style=styles.get("detail--old", ""))
             text.append(" -> ")
             text.append(b_shown, style=styles.get("detail--new", ""))
-        elif (at := _long_difference(item.a, item.b, limits.drift_value or 80)) is not None:
+        elif (at := _long_difference(item.a, item.b, limits.drift_value or 80, raw_at)) is not None:
             # strings too long to show whole: both sides around the first differing
             # character (a ``MaskedText`` read there only)
             where = spot(item.a, item.b, limits.drift_value or 80, at)

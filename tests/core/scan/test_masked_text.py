@@ -47,7 +47,7 @@ def test_a_slice_read_alone_is_that_of_the_whole_masked_text(
     if not masked.pieces:
         assert str(masked) is text
     for char in ("«", "»", "…", "z"):
-        assert masked.positions(char) == [i for i, c in enumerate(whole) if c == char]
+        assert list(masked.positions(char)) == [i for i, c in enumerate(whole) if c == char]
         assert (char in masked) == (char in whole)
     bounds = [(0, len(whole)), (0, 160), (len(whole) - 3, len(whole) + 5), (-7, None)]
     if data is not None:
@@ -55,6 +55,9 @@ def test_a_slice_read_alone_is_that_of_the_whole_masked_text(
         bounds.append((data.draw(at), data.draw(at)))
     for start, stop in bounds:
         assert masked[start:stop] == whole[start:stop]
+        if start >= 0 and (stop is None or stop >= 0):
+            for char in ("«", "»"):
+                assert masked.find(char, start, stop) == whole.find(char, start, stop)
 
 
 @settings(max_examples=400, deadline=None)
