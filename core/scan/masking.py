@@ -8,11 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import OrderedDict
+from threading import Lock
 from typing import Any
 
 import orjson
 
 from ..format.jsonpath import Part, parse_path
+from ..format.textspot import first_difference
 from ._secret_detectors import is_secret_key, key_secrets, string_leaf_secrets
 from ._secret_prefilter import lines_secret_free
 from .json_list_secrets import json_list_secrets
@@ -301,21 +304,15 @@ def _masked_text(text: str, secrets: list[str], labelled: bool = False) -> Maske
     times slower than the ASCII search (24 MB: 80 ms), where here the text is searched as
     it is. A short text, or one no cut serves, is replaced whole: one piece."""
     steps = _replacements(secrets, labelled)
+    if not steps:
+        return MaskedText(text, [])
     cut = next(
         (c for c in _CUTS if c in text and not any(c in pattern for pattern, _ in steps)), None
     )
     if cut is None or len(text) < 2 * _PIECE or not all(pattern for pattern, _ in steps):
         whole = _mask_text(text, secrets, labelled)
         return MaskedText(text, [] if whole is text else [(0, len(text), whole)])
-    pieces: list[tuple[int, int]] = []  # (start, end) of each piece to replace in
-    for pattern, _ in steps:
-        at = text.find(pattern)
-        while at >= 0:
-            start = text.rfind(cut, 0, at) + 1
-            end = text.find(cut, at + len(pattern))
-            end = len(text) if end < 0 else end
-            pieces.append((start, end))
-            at = text.find(pattern, end)
+    pieces = [(start, end) for found in _found(text, steps, cut) for start, end, _ in found]
     replaced: list[tuple[int, int, str]] = []
     for start, end in _merged(pieces):
         piece = text[start:end]
@@ -323,6 +320,57 @@ def _masked_text(text: str, secrets: list[str], labelled: bool = False) -> Maske
             piece = piece.replace(pattern, shown)
         replaced.append((start, end, piece))
     return MaskedText(text, replaced)
+
+
+#: the texts masked a piece at a time last, with the steps and the cut they were masked
+#: by and the pieces found for each step: B's text is A's but near where they differ, and
+#: B's pieces before that are A's (a 24 MB JSON text with three secrets: three searches
+#: of 34.6M characters, 21 ms, against one comparison with A's, 6 ms)
+_Found = list[list[tuple[int, int, int]]]
+_SEEN: OrderedDict[int, tuple[str, tuple[tuple[str, str], ...], str, _Found]] = OrderedDict()
+_SEEN_KEPT = 2
+_SEEN_LOCK = Lock()
+
+
+def _found(text: str, steps: list[tuple[str, str]], cut: str) -> _Found:
+    """For each step's text, each ``(start, end, at)`` piece of ``text`` between two
+    ``cut`` characters that holds it at ``at``, in turn (the search resumed at each
+    piece's end). The pieces of a text masked last by the same steps and cut that end
+    before the place the two texts first differ are taken as they are, and the search of
+    each step resumed past them where the text masked last has its next one or from
+    where the two differ: what lies wholly before that is in both texts."""
+    key = tuple(steps)
+    with _SEEN_LOCK:
+        last = [kept for kept in reversed(_SEEN.values()) if kept[1] == key and kept[2] == cut]
+    same, kept_found = 0, None
+    for kept_text, _, _, kept in last:
+        if kept_text is text:
+            return kept
+        at = first_difference(text, kept_text)
+        if at > same:
+            same, kept_found = at, kept
+    found: _Found = []
+    for n, (pattern, _) in enumerate(steps):
+        spans: list[tuple[int, int, int]] = []
+        resume = 0
+        if kept_found:
+            spans = [span for span in kept_found[n] if span[1] < same]
+            after = kept_found[n][len(spans)][2] if len(spans) < len(kept_found[n]) else same
+            resume = max(spans[-1][1] if spans else 0, min(after, same - len(pattern) + 1))
+        at = text.find(pattern, resume)
+        while at >= 0:
+            start = text.rfind(cut, 0, at) + 1
+            end = text.find(cut, at + len(pattern))
+            end = len(text) if end < 0 else end
+            spans.append((start, end, at))
+            at = text.find(pattern, end)
+        found.append(spans)
+    with _SEEN_LOCK:
+        _SEEN[id(text)] = (text, key, cut, found)
+        _SEEN.move_to_end(id(text))
+        while len(_SEEN) > _SEEN_KEPT:
+            _SEEN.popitem(last=False)
+    return found
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

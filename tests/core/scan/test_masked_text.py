@@ -98,3 +98,24 @@ def test_the_masks_read_alone_are_those_of_the_whole_masked_text(
     whole = str(masked)
     assert list(secret_drift._plain_masks(masked)) == list(secret_drift._plain_masks(whole))
     assert secret_drift._covers(masked, raw_at) == secret_drift._covers(whole, raw_at)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, texts, st.integers(0, 60), secret_lists, pieces, st.booleans())
+def test_a_text_masked_after_another_finds_what_it_finds_alone(
+    text: str, edit: str, at: int, secrets: list[str], piece: int, labelled: bool
+) -> None:
+    """B masked after A (B an edit of A anywhere: the pieces of A before their first
+    difference taken for B's, ``masking._found``) gets the pieces B gets masked alone,
+    and A again gets its own."""
+    at = min(at, len(text))
+    other = text[:at] + edit + text[at + len(edit) // 2 :]
+    masking._SEEN.clear()
+    alone = _masked(other, secrets, piece, labelled)
+    masking._SEEN.clear()
+    first = _masked(text, secrets, piece, labelled)
+    after = _masked(other, secrets, piece, labelled)
+    assert after.pieces == alone.pieces
+    assert str(after) == masking._mask_text(other, secrets, labelled)
+    assert _masked(text, secrets, piece, labelled).pieces == first.pieces
+    masking._SEEN.clear()
