@@ -59,12 +59,12 @@ def secret_apart(
     raw_at: int | None = None,
 ) -> SecretApart | None:
     """``SecretApart`` of ``a`` and ``b`` (strings found under ``key``, whose masks for a
-    screen are ``masked_a`` and ``masked_b``, built or not: ``MaskedText``) when they differ first inside a secret on
-    either side, else ``None`` (equal values, or no secret masked in either: nothing is
-    scanned again then; or a first difference outside every secret: the masked forms show
-    it). Inside a secret: the first difference of the labelled forms is inside a mask
-    whose secret covers the values' first difference (``_mask_start``). ``raw_at``:
-    ``first_difference(a, b)`` when the caller knows it."""
+    screen are ``masked_a`` and ``masked_b``, built or not: ``MaskedText``) when they
+    differ first inside a secret on either side, else ``None`` (equal values, or no secret
+    masked in either: nothing is scanned again then; or a first difference outside every
+    secret: the masked forms show it). Inside a secret: the first difference of the
+    labelled forms is inside a mask whose secret covers the values' first difference
+    (``_mask_start``). ``raw_at``: ``first_difference(a, b)`` when the caller knows it."""
     equal = raw_at == len(a) == len(b) if raw_at is not None else a == b
     if equal or ("«" not in masked_a and "«" not in masked_b):
         return None
@@ -122,9 +122,9 @@ def _plain_masks(masked: str | MaskedText) -> Iterator[tuple[int, int, int]]:
         # the » closing it, before the next «: else no match from this one
         end = masked.find("»", start + 1, after) + 1
         if end > 0:
-            m = _PLAIN.fullmatch(masked[start:end])
-            if m is not None:
-                yield start, end - start, int(m.group(1))
+            found = _PLAIN.fullmatch(masked[start:end])
+            if found is not None:
+                yield start, end - start, int(found.group(1))
         start = after
 
 
