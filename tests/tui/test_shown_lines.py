@@ -409,9 +409,11 @@ def test_the_drift_of_two_long_texts_is_compared_once_over_the_views(
     assert GITHUB not in fresh[False] + fresh[True]
     compared: list[tuple[object, object]] = []
 
-    def first_difference(x: masked_text.MaskedText, y: masked_text.MaskedText) -> int:
+    def first_difference(
+        x: masked_text.MaskedText, y: masked_text.MaskedText, same: int | None = None
+    ) -> int:
         compared.append((x, y))
-        return masked_text.masked_first_difference(x, y)
+        return masked_text.masked_first_difference(x, y, same)
 
     monkeypatch.setattr(detail, "masked_first_difference", first_difference)
     detail._DIFFERS.clear()
