@@ -98,7 +98,10 @@ async def endpoint(request):
     return Response(json.dumps(answer).encode(), media_type="application/json")
 
 app = Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])])
-uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+# the loop pinned (argv[2], default asyncio's): uvicorn's "auto" takes uvloop when installed
+# (the mcp extra has it), which would move "direct" between trees and sessions
+loop = sys.argv[2] if len(sys.argv) > 2 else "asyncio"
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", loop=loop)
 """
 CLI = [sys.executable, "-m", "cassette_tui.tui.cli"]
 WARMUP = 20

@@ -60,6 +60,12 @@ def main() -> None:
     parser.add_argument(
         "--baseline-h11", action="store_true", help="the older recorder without httptools"
     )
+    parser.add_argument(
+        "--server-loop",
+        default="asyncio",
+        choices=("asyncio", "uvloop"),
+        help="the raw server's event loop (uvicorn's loop setting)",
+    )
     args = parser.parse_args()
     sizes = [int(x) for x in args.big.split(",") if x.strip()]
     import httpx2
@@ -69,7 +75,7 @@ def main() -> None:
         server_py = tmp / "raw_http_server.py"
         server_py.write_text(RAW_HTTP_SERVER)
         port = free_port()
-        server = subprocess.Popen([sys.executable, str(server_py), str(port)])
+        server = subprocess.Popen([sys.executable, str(server_py), str(port), args.server_loop])
         remote = f"http://127.0.0.1:{port}/mcp"
         trees: dict[str, dict[str, str]] = {"after": dict(os.environ)}
         if args.baseline is not None:

@@ -14,7 +14,7 @@ from ..keys.rule_check import over_normalization
 from ..keys.urls import is_url_spelling
 from ..keys.volatile import difference_kind, volatile_kind
 from ._drift import value_drift
-from ._finding import MAX_SEQS, finding, seq_list, short, side_seqs
+from ._finding import MAX_SEQS, finding, seq_list, short, short_pair, side_seqs
 from .model import Change, DriftItem, Row, Status
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def _null_or_volatile(d: DriftItem) -> str:
         return f"{d.path} absent in A, {short(d.b, 30, d.path)} in B"
     if d.change is Change.REMOVED:
         return f"{d.path} {short(d.a, 30, d.path)} in A, absent in B"
-    a, b = short(d.a, 30, d.path), short(d.b, 30, d.path)
+    a, b = short_pair(d.a, d.b, 30, d.path)
     return f"{d.path} {a} -> {b} ({difference_kind(d.a, d.b)})"
 
 

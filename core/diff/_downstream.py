@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..format.jsonpath import format_path as json_path
 from ..format.jsonpath import iter_leaves
-from ..scan.masking import mask_at
-from ._finding import finding, short
+from ..scan.masking import key_at
+from ..scan.pair_masking import mask_pair
+from ._finding import finding, short_pair
 from .model import Change, DriftItem, Row
 from .refine import QUIET
 
@@ -159,7 +160,7 @@ def _finding(index: int, row: Row, item: DriftItem, sources: list[_Source]) -> F
     actions = []
     seqs: dict[str, list[int]] = {"a": [row.a_seq], "b": [row.b_seq]}  # type: ignore[list-item]
     # the evidence is printed by diff --json: its values masked as the message's
-    a, b = mask_at(item.a, item.path), mask_at(item.b, item.path)
+    a, b, _ = mask_pair(item.a, item.b, key_at(item.path))  # a secret of either side on both
     evidence: dict[str, Any] = {"row": index + 1, "path": item.path, "a": a, "b": b}
     for source in sources:
         side, c, i = source.side, source.c, source.pos
@@ -179,9 +180,10 @@ def _finding(index: int, row: Row, item: DriftItem, sources: list[_Source]) -> F
             "row": source.row_index + 1,
             "status": source.row.status.value,
         }
+    shown_a, shown_b = short_pair(item.a, item.b, 30, item.path)
     message = (
         f"{row.tool} args {item.path} drifted at A seq {row.a_seq} / B seq "
-        f"{row.b_seq} ({short(item.a, 30, item.path)} -> {short(item.b, 30, item.path)}), and "
+        f"{row.b_seq} ({shown_a} -> {shown_b}), and "
         + "; ".join(parts)
         + ". The earlier step is the likelier cause."
     )

@@ -7,7 +7,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..format.findings import Finding
-from ..scan.masking import mask_at, mask_value
+from ..scan.masking import key_at, mask_at, mask_value
+from ..scan.pair_masking import mask_pair
 
 if TYPE_CHECKING:
     from ..format.cassette import Cassette
@@ -38,7 +39,18 @@ def short(value: Any, width: int = 40, path: str | None = None) -> str:
     """``value`` for a finding's message, cut to ``width`` characters, each secret in it
     masked first (``masking.mask_at`` under ``path``'s last key): a message is printed,
     saved and shown in the app, and a value cut short is no longer found by the scan."""
-    value = mask_at(value, path)
+    return _cut(mask_at(value, path), width)
+
+
+def short_pair(a: Any, b: Any, width: int = 40, path: str | None = None) -> tuple[str, str]:
+    """``short`` of a drift's two values, each secret found on either side masked on both
+    (``pair_masking.mask_pair``): a secret A's scan finds and B's misses (B's copy cut
+    inside it, or split) is not shown by B's half of the message."""
+    masked_a, masked_b, _ = mask_pair(a, b, key_at(path))
+    return _cut(masked_a, width), _cut(masked_b, width)
+
+
+def _cut(value: Any, width: int) -> str:
     text = (
         "null" if value is None else (repr(value) if not isinstance(value, str) else f'"{value}"')
     )

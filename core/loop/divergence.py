@@ -115,18 +115,33 @@ def _signature(log: Cassette) -> Signature:
     )
 
 
-def _call_summary(log: Cassette, i: int) -> dict[str, Any] | None:
+def _call_summary(log: Cassette, i: int) -> tuple[dict[str, Any] | None, list[str]]:
+    """Call ``i`` of ``log`` as a path shows it, its args masked, and the secrets masked."""
     if i >= len(log):
-        return None
-    from ..scan.masking import mask_value
+        return None, []
+    from ..scan.masking import mask_found
 
     entry = log[i]
-    return {
+    args, found = mask_found(entry.args)  # shown and saved (gate --json, results): masked
+    summary = {
         "tool": entry.tool,
-        "args": mask_value(entry.args),  # shown and saved (gate --json, results): masked
+        "args": args,
         "seq": entry.extra.get("replayed_seq"),
         "outcome": entry.extra.get("outcome"),
     }
+    return summary, found
+
+
+def _masked_across(calls: list[dict[str, Any] | None], found: list[list[str]]) -> None:
+    """Each call's args with the secrets found in some path's call and not in another's
+    masked (``pair_masking``), in place: a token one run sends cut or split, that its own scan
+    misses, is not shown by that run's path."""
+    from ..scan.pair_masking import mask_pieces_in, pair_secrets
+
+    secrets = pair_secrets(*found)
+    for call in calls:
+        if call is not None and secrets:
+            call["args"] = mask_pieces_in(call["args"], secrets)
 
 
 def _describe(call: dict[str, Any] | None, passed: int) -> str:
@@ -256,13 +271,20 @@ def _paths(with_log: list[_Logged], diffs: _Diffs, first: int) -> tuple[Divergen
     for logged in with_log:
         key = logged.signature[first] if first < len(logged.log) else None
         by_call.setdefault(key, []).append(logged)
-    paths = []
+    calls: list[dict[str, Any] | None] = []
+    found: list[list[str]] = []
     for members in by_call.values():
+        call, secrets = _call_summary(members[0].log, first)
+        calls.append(call)
+        found.append(secrets)
+    _masked_across(calls, found)
+    paths = []
+    for members, call in zip(by_call.values(), calls, strict=True):
         log = members[0].log
         rows = diffs.against(log).rows
         paths.append(
             DivergencePath(
-                _call_summary(log, first),
+                call,
                 tuple(sorted(x.run.run for x in members)),
                 sum(x.run.passed for x in members),
                 rows[first].status.value if first < len(rows) else "same",

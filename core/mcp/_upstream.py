@@ -6,7 +6,8 @@
 ``asyncio`` protocol whose bytes go to ``httptools`` (llhttp, in C) as the socket gives them
 (up to 256 KB a read, into the connection's own buffer: ``_read_into``); the body's pieces
 are handed on as they are. Only what the proxy needs: plain ``http://`` (``https://``, a
-proxy from the environment: ``usable`` says no and ``httpx2`` is used), one request at a
+proxy from the environment, credentials in the URL: ``usable`` says no and ``httpx2`` is
+used), one request at a
 time on a connection, kept for the next request when both ends allow it (RFC 9112 section
 9.3), a request body sent as it comes (with its ``content-length``, else chunked), a
 response body read as ``content-length``, chunked or up to the connection's end says;
@@ -20,7 +21,7 @@ import importlib.util
 import zlib
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from ._read_into import ReadInto
@@ -40,13 +41,16 @@ class UpstreamError(OSError):
 
 
 def usable(url: str) -> bool:
-    """Whether ``url`` is one this client serves: ``http://`` with no proxy set for it in
-    the environment (``HTTP_PROXY``, ``NO_PROXY``: ``httpx2`` honours them), and
-    ``httptools`` installed (the ``mcp`` extra)."""
+    """Whether ``url`` is one this client serves: ``http://`` with no credentials in it
+    (``http://user:pass@host/``: ``httpx2`` sends them as Basic auth) and no proxy set
+    for it in the environment (``HTTP_PROXY``, ``NO_PROXY``: ``httpx2`` honours them),
+    and ``httptools`` installed (the ``mcp`` extra)."""
     parts = urlsplit(url)
     if (
         parts.scheme != "http"
         or not parts.hostname
+        or parts.username is not None
+        or parts.password is not None
         or importlib.util.find_spec("httptools") is None
     ):
         return False
@@ -92,6 +96,10 @@ class _Connection(ReadInto):
         self.complete = False
         self.keep_alive = False
         self._interim = False
+        #: in the pool, no request on it: whatever the remote sends now answers nothing
+        self.idle = False
+        #: the request was handed whole to the transport (the remote may have read it)
+        self.sent = False
         self.error: Exception | None = None
         self._wake: asyncio.Future[None] | None = None
         self._writable: asyncio.Future[None] | None = None
@@ -99,8 +107,8 @@ class _Connection(ReadInto):
 
     # -- asyncio.Protocol --------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # a stream transport, though not an ``asyncio.Transport`` on uvloop (``_loop``)
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes | memoryview) -> None:
         import httptools
@@ -129,6 +137,14 @@ class _Connection(ReadInto):
         self._resume()
 
     # -- httptools callbacks -----------------------------------------------------------
+    def on_message_begin(self) -> None:
+        # a message after the answer's end, or on an idle connection (a ``408`` before the
+        # remote closes it, bytes past a ``content-length`` that lied): it answers no
+        # request, and read next it would answer the next one; the connection is out of
+        # step and is not used again
+        if (self.complete or self.idle) and self.transport is not None:
+            self.transport.close()
+
     def on_header(self, name: bytes, value: bytes) -> None:
         self._raw.append((name, value))
 
@@ -144,6 +160,8 @@ class _Connection(ReadInto):
             self.head.set_result(None)
 
     def on_body(self, body: bytes) -> None:
+        if self.complete or self.idle:  # a message nobody asked for (``on_message_begin``)
+            return
         self.chunks.append(body)
         self._held += len(body)
         if self._held > _HIGH and self._reading and self.transport is not None:
@@ -152,6 +170,8 @@ class _Connection(ReadInto):
         self._wakeup()
 
     def on_message_complete(self) -> None:
+        if self.idle:
+            return
         if self._interim:
             self._interim = False
             return
@@ -241,7 +261,7 @@ class _Connection(ReadInto):
         self.parser = httptools.HttpResponseParser(self)
         self._raw = []
         self.head = asyncio.get_running_loop().create_future()
-        self.complete = self.keep_alive = False
+        self.complete = self.keep_alive = self.sent = False
 
 
 class UpstreamResponse:
@@ -309,12 +329,14 @@ class Upstream:
     def give_back(self, conn: _Connection) -> None:
         if not conn.closed and conn.transport is not None and not conn.transport.is_closing():
             conn.reset()
+            conn.idle = True
             self._idle.append(conn)
 
     async def _connect(self) -> _Connection:
         while self._idle:
             conn = self._idle.pop()
             if not conn.closed and conn.transport is not None and not conn.transport.is_closing():
+                conn.idle = False
                 return conn
         loop = asyncio.get_running_loop()
         try:
@@ -333,7 +355,11 @@ class Upstream:
         """Send one request (``content``: the whole body, or its pieces as they come) and
         read its answer's status and headers; ``after_body`` is called once the body is
         all in the kernel's hands (the remote can read its end), before the answer is
-        read. Raises ``UpstreamError``."""
+        read. Raises ``UpstreamError``.
+
+        A kept connection found closed before the request was written whole is replaced
+        and the request sent once more; once written whole, never: the remote may have
+        read it and run the call (a ``tools/call``), as ``httpx2`` never sends it twice."""
         reused = bool(self._idle)
         conn = await self._connect()
         try:
@@ -341,13 +367,14 @@ class Upstream:
         except UpstreamError:
             if conn.transport is not None:
                 conn.transport.close()
-            if not (reused and isinstance(content, bytes | bytearray)):
+            if not (reused and isinstance(content, bytes | bytearray)) or conn.sent:
                 raise
         except BaseException:
             if conn.transport is not None:
                 conn.transport.close()
             raise
-        # a kept connection the remote had closed meanwhile: once more on a new one
+        # a kept connection the remote had closed meanwhile, the request not written whole:
+        # once more on a new one
         self._idle.clear()
         conn = await self._connect()
         try:
@@ -389,6 +416,7 @@ class Upstream:
                     await conn.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
             if chunked:
                 await conn.write(b"0\r\n\r\n")
+        conn.sent = True
         if after_body is not None:
             await conn.drain()
             after_body()

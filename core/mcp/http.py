@@ -43,6 +43,7 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 from ..format.allocator import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, mallopt
+from . import _loop
 from ._facts import STANDALONE
 from ._spans import LongStringWatch
 from ._upstream import Upstream, UpstreamError
@@ -149,6 +150,8 @@ class HttpRecordingProxy(RecordingProxy):
     ) -> None:
         super().__init__([url], cassette, **kwargs)
         self.url = url
+        #: the URL as said on stderr and in the report: its credentials masked
+        self.shown_url = _shown_url(url)
         #: the ids of the events already recorded (a resumed stream sends some again)
         self._recorded: set[bytes] = set()
         #: the stream of each event id seen (``"standalone"``: the GET stream, else
@@ -181,6 +184,18 @@ class HttpRecordingProxy(RecordingProxy):
         self.summary.unanswered.extend(p.method for p in self._pending.values())
 
     async def _handle(self, request: Any) -> Any:
+        from starlette.requests import ClientDisconnect
+        from starlette.responses import Response
+
+        try:
+            return await self._handled(request)
+        except ClientDisconnect:
+            # the host left before its request's end (uvicorn printed a traceback of it):
+            # the remote got part of it at most, and nothing of it is recorded
+            self._problem(f"the host left in the middle of its {request.method} request")
+            return Response(status_code=400)  # nobody reads it: uvicorn drops it
+
+    async def _handled(self, request: Any) -> Any:
         import httpx2
         from starlette.responses import Response, StreamingResponse
 
@@ -206,7 +221,7 @@ class HttpRecordingProxy(RecordingProxy):
         try:
             remote = await self._send(request.method, headers, content, noted)
         except (httpx2.HTTPError, UpstreamError) as exc:
-            self._problem(f"the remote server at {self.url} did not answer: {exc}")
+            self._problem(f"the remote server at {self.shown_url} did not answer: {exc}")
             return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         back = {k: v for k, v in remote.headers.items() if k.lower() not in _HOP}
         back.pop("content-encoding", None)
@@ -236,7 +251,7 @@ class HttpRecordingProxy(RecordingProxy):
             data = await remote.aread()
         except (httpx2.HTTPError, UpstreamError) as exc:  # cut short, or undecodable
             await remote.aclose()
-            self._problem(f"the remote server at {self.url} broke its answer: {exc}")
+            self._problem(f"the remote server at {self.shown_url} broke its answer: {exc}")
             return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         await remote.aclose()
         if recorded and data.strip():
@@ -299,7 +314,10 @@ class HttpRecordingProxy(RecordingProxy):
     async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
         """A big JSON answer (``size`` bytes announced) passed on as it comes, its last
         chunk held back until it is recorded (the host cannot read a JSON body before its
-        end)."""
+        end). Raises ``_Broken`` when the remote cut it short or broke it (said as a
+        problem; not recorded)."""
+        import httpx2
+
         self.writer.reserve(2 * size)  # the disk for its entry, while it comes
         body = self._spares.gathered()
         # its long string checked, and its entry written, as it passes (as over stdio)
@@ -319,6 +337,11 @@ class HttpRecordingProxy(RecordingProxy):
                     else:
                         self._watched(watch, ahead, chunk)
                 last = chunk
+        except (httpx2.HTTPError, UpstreamError) as exc:
+            if ahead is not None:  # cut short: its entry is not kept
+                self.writer.take_back(ahead)
+            self._problem(f"the remote server at {self.shown_url} broke its answer: {exc}")
+            raise _Broken from exc
         except BaseException:
             if ahead is not None:  # cut short: its entry is not kept
                 self.writer.take_back(ahead)
@@ -369,6 +392,22 @@ class HttpRecordingProxy(RecordingProxy):
         return b"\n".join([*kept, b"data: " + out.rstrip(b"\n")])
 
 
+def _shown_url(url: str) -> str:
+    """``url`` to be said (stderr, the report's ``problems``): the credentials of
+    ``http://user:pass@host/`` masked whole (``masking.mask``: a token may stand as the
+    user name), then any other secret in it (a token in the query) as ``mask_text``
+    masks a message."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from ..scan.masking import mask, mask_text
+
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if at:
+        parts = parts._replace(netloc=f"«{mask(userinfo)}»@{host}")
+    return str(mask_text(urlunsplit(parts)))
+
+
 class _Relayed:
     """The response to the host that passes a big answer on as it comes (an ASGI app):
     its head, then each piece, then its end. Not starlette's ``StreamingResponse``, which
@@ -386,9 +425,19 @@ class _Relayed:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
-        async for piece in self.pieces:
-            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        try:
+            async for piece in self.pieces:
+                await send({"type": "http.response.body", "body": piece, "more_body": True})
+        except _Broken:
+            # the remote broke the answer (said already): left incomplete, so uvicorn cuts
+            # the host's connection (one line of its log, not a traceback); ended, the host
+            # would read the part as the whole answer when it is not framed by a length
+            return
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+class _Broken(Exception):
+    """The remote cut short or broke a big answer being relayed (``_Relayed``)."""
 
 
 class _Gathered:
@@ -517,7 +566,7 @@ class HttpReplay:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def run(self, out: TextIO | None = None) -> None:
-        asyncio.run(self._serve(out or sys.stdout))
+        _loop.run(self._serve(out or sys.stdout))
 
     def _recorded_standalone(self) -> bool:
         """Whether the recording holds messages of a standalone GET stream."""
@@ -558,6 +607,7 @@ class HttpReplay:
         return session
 
     async def _handle(self, request: Any) -> Any:
+        from starlette.requests import ClientDisconnect
         from starlette.responses import Response, StreamingResponse
 
         given = request.headers.get(SESSION_HEADER)
@@ -577,7 +627,16 @@ class HttpReplay:
             if stream is None or not known or last is None:
                 return Response(status_code=405, headers={"allow": "POST, DELETE"})
             return StreamingResponse(stream.read(int(last)), media_type="text/event-stream")
-        body = await request.body()
+        try:
+            body = await request.body()
+        except ClientDisconnect:  # (uvicorn printed a traceback of it): nothing to answer
+            print(
+                f"cassette-tui mcp replay: the host left in the middle of its {request.method} "
+                "request; it was not answered",
+                file=self.log,
+                flush=True,
+            )
+            return Response(status_code=400)  # nobody reads it: uvicorn drops it
         line = read_line(body)
         line.raw = body
         opening = any(f.kind == "request" and f.method == "initialize" for f in line.frames)

@@ -62,6 +62,7 @@ from cassette_tui.core.format.depth import MAX_DEPTH, depth_of
 from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.scan.redact import Redactor
 
+from . import _loop
 from ._ahead import STREAM_FROM as STREAM_FROM
 from ._ahead import AnswerAhead as AnswerAhead
 from ._ahead import _closers as _closers
@@ -278,7 +279,7 @@ class RecordingProxy(_Recording):
     def run(self) -> RecordSummary:
         """Run the session to its end (see the module docstring); always closes the files."""
         try:
-            asyncio.run(self._session())
+            _loop.run(self._session())
         finally:
             self.writer.close()
             self._write_failed()

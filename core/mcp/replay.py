@@ -52,6 +52,7 @@ from cassette_tui.core.keys.normalize import NormalizationRules
 from cassette_tui.core.replay.fixtures import PinnedFixtures
 from cassette_tui.core.replay.replayer import Replayer
 
+from . import _loop
 from ._facts import (
     HANDSHAKES,
     STANDALONE,
@@ -360,7 +361,7 @@ class ReplayServer:
     def run_stdio(self, host_in: int = 0, host_out: int = 1, log: TextIO | None = None) -> None:
         """Serve the stdio transport (``host_in``/``host_out``: the process's stdin and
         stdout) until the host closes its end."""
-        asyncio.run(self._serve_stdio(host_in, host_out, log or sys.stderr))
+        _loop.run(self._serve_stdio(host_in, host_out, log or sys.stderr))
 
     async def _serve_stdio(self, host_in: int, host_out: int, log: TextIO) -> None:
         loop = asyncio.get_running_loop()

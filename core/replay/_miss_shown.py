@@ -9,7 +9,9 @@ see them (issue 26):
   once the live value is redacted the same way;
 - a live value whose hash is that of a placeholder in the recorded args is named
   ``"the redacted value at $.path"``, never printed;
-- every other value (recorded or live) goes through ``masking.mask_value``.
+- every other value (recorded or live) goes through ``masking.mask_value``, and each
+  secret found on either side of a difference is masked on both
+  (``pair_masking.mask_pair``).
 
 The scan is imported when a miss happens, not when replay is imported (an agent pays
 that import on every run).
@@ -44,13 +46,15 @@ def shown_miss(
     ``candidates``: ``Candidate.to_dict()`` of the nearest recorded calls (at most 3,
     nearest first), each difference's ``recorded`` and ``live`` masked as above.
     """
-    from ..scan.masking import hash8, mask_at, mask_value
+    from ..scan.masking import hash8, key_at, mask_at, mask_value
+    from ..scan.pair_masking import mask_pair, mask_pieces_in
 
     redacted = redactor.redact_args(tool, args)
     # a path differs only when it differs raw and redacted (keys.nearest with the redactor)
     ordered = nearest(cassette, tool, args, rules=rules, redactor=redactor)
     by_seq = {cassette.seq(i): i for i in range(len(cassette)) if cassette.tool(i) == tool}
     out = []
+    carried: set[str] = set()  # secrets one side of a difference found, the other not
     for cand in ordered:
         recorded_args = cassette[by_seq[cand.seq]].args if cand.seq in by_seq else None
         placeholders = _placeholder_paths(recorded_args)
@@ -64,10 +68,16 @@ def shown_miss(
                     diff["live"] = f"the redacted value at {at}"
                     diff["recorded"] = mask_at(diff["recorded"], path)
                     continue
-            diff["live"] = mask_at(live, path)
-            diff["recorded"] = mask_at(diff["recorded"], path)
+            # a secret either side's scan finds masked on both (``pair_masking``): a
+            # recorded token the live call sends cut or split is not shown by the live side
+            diff["recorded"], diff["live"], secrets = mask_pair(
+                diff["recorded"], live, key_at(path)
+            )
+            carried.update(secrets)
         out.append(data)
-    return mask_value(redacted), out
+    # the live call as the message prints it: a recorded secret its own scan misses
+    # (sent cut, or split) masked there too
+    return mask_pieces_in(mask_value(redacted), sorted(carried)), out
 
 
 def _placeholder_paths(args: Any) -> dict[str, str]:

@@ -32,15 +32,19 @@ from .string_secrets import (
 __all__ = [
     "hash8",
     "key_at",
+    "long_text_secrets",
     "mask",
     "mask_at",
+    "mask_found",
     "mask_json_text",
     "mask_labelled",
+    "mask_long_found",
     "mask_long_text",
     "mask_part",
     "mask_text",
     "mask_value",
     "masked_long",
+    "masked_long_found",
     "value_hash",
 ]
 
@@ -72,13 +76,21 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     """``value`` for display: each secret in it (the scan without config; ``key``: the key
     a bare string was found under) replaced by ``mask(secret)`` in guillemets, so a screen
     never shows one whole. Returns ``value`` itself when nothing is a secret."""
+    return mask_found(value, key)[0]
+
+
+def mask_found(value: Any, key: str | None = None) -> tuple[Any, list[str]]:
+    """``(mask_value(value, key), the secrets it masked)``: the secrets' texts, each once,
+    for a drift's other side (``pair_masking``); ``[]`` and ``value`` itself when nothing
+    is a secret. One scan, the one ``mask_value`` makes."""
     if isinstance(value, str):
         # a long string first asked of the prefilter (``string_secrets``): the same secrets
         secrets = [s for s, _ in string_secrets(value, key) if not _MASKED.fullmatch(s)]
         if not secrets:
-            return value
+            return value, []
         long = len(value) >= PROVE_FREE_MIN
-        return _mask_long_text(value, secrets) if long else _mask_text(value, secrets)
+        masked = _mask_long_text(value, secrets) if long else _mask_text(value, secrets)
+        return masked, _once(secrets)
     by_leaf: dict[tuple[Part, ...], list[str]] = {}
     for parts, secret, _, _ in string_leaf_secrets(value, ()):
         if not _MASKED.fullmatch(secret):
@@ -93,7 +105,13 @@ def mask_value(value: Any, key: str | None = None) -> Any:
     # the paths of the keys above still lead to it
     for (parts, key), secrets in sorted(by_key.items(), key=lambda kv: -len(kv[0][0])):
         value = _rename_key_at(value, parts, key, _mask_text(key, secrets))
-    return value
+    found = [s for group in (*by_leaf.values(), *by_key.values()) for s in group]
+    return value, _once(found)
+
+
+def _once(secrets: list[str]) -> list[str]:
+    """``secrets`` without repeats, in their first order."""
+    return list(dict.fromkeys(secrets))
 
 
 def mask_labelled(text: str, key: str | None) -> str:
@@ -157,26 +175,52 @@ def mask_long_text(text: str, key: str | None) -> str | None:
     """``mask_value(text, key)`` of a long string found under ``key``, the same string:
     ``text`` itself when it holds no secret, else the whole text with each secret found
     anywhere in it masked everywhere it occurs; ``None`` when ``key`` names a secret (the
-    whole text is the secret), left to ``mask_value``. A JSON list the scan parses is
-    read from its items' bytes (``json_list_secrets``: parts of them asked of the
-    prefilter as written, only those it cannot call free parsed; the parts of the text
-    masked before kept, so B's are A's), not parsed whole. Another text that may be a
-    JSON object or list (``json_container``) is first asked of the prefilter whole,
-    before it is parsed: its answer holds however the scan reads the text; a JSON object
-    or list the scan parses then goes to ``mask_json_text`` (its secrets found without
-    walking each node), any other text a piece at a time (``string_secrets.text_secrets``:
-    the prefilter asked about each piece, the pieces it cannot call free scanned)."""
+    whole text is the secret), left to ``mask_value``. How its secrets are found:
+    ``long_text_secrets``."""
     masked = masked_long(text, key)
     return masked if masked is None or isinstance(masked, str) else str(masked)
 
 
 def masked_long(text: str, key: str | None) -> str | MaskedText | None:
     """``mask_long_text(text, key)`` with the masked text not built: ``text`` itself when
-    it holds no secret, ``None`` when ``key`` names a secret, a string masked already
-    (a text too short to be read a piece at a time), else a ``MaskedText`` whose ``str``
-    is ``mask_long_text``'s answer: a screen reads the length, the part it shows and the
-    first difference of two (``masked_text``), not the whole text masked (a 24 MB
+    it holds no secret, ``None`` when ``key`` names a secret, else a ``MaskedText`` whose
+    ``str`` is ``mask_long_text``'s answer: a screen reads the length, the part it shows
+    and the first difference of two (``masked_text``), not the whole text masked (a 24 MB
     answer: 44 ms a side to build, two 69 MB strings to compare)."""
+    found = masked_long_found(text, key)
+    return None if found is None else found[0]
+
+
+def masked_long_found(text: str, key: str | None) -> tuple[str | MaskedText, list[str]] | None:
+    """``(masked_long(text, key), the secrets it masked)``, each once (for a drift's other
+    side: ``pair_masking``); ``None`` as there."""
+    secrets = long_text_secrets(text, key)
+    if secrets is None:
+        return None
+    return (_masked_text(text, secrets) if secrets else text), secrets
+
+
+def mask_long_found(text: str, key: str | None) -> tuple[str, list[str]] | None:
+    """``(mask_long_text(text, key), the secrets it masked)``; ``None`` as there."""
+    found = masked_long_found(text, key)
+    if found is None:
+        return None
+    masked, secrets = found
+    return (masked if isinstance(masked, str) else str(masked)), secrets
+
+
+def long_text_secrets(text: str, key: str | None) -> list[str] | None:
+    """The secrets ``mask_long_text(text, key)`` masks (``[]``: none; ``None`` when ``key``
+    names a secret). A JSON list the scan parses is read from its items' bytes
+    (``json_list_secrets``: parts of them asked of the prefilter as written, only those
+    it cannot call free parsed; the parts of the text masked before kept, so B's are
+    A's), not parsed whole. Another text that may be a JSON object or list
+    (``json_container``) is first asked of the prefilter whole, before it is parsed: its
+    answer holds however the scan reads the text; a JSON object or list the scan parses
+    then has its secrets found without walking each node (``json_text_secrets``, as
+    ``mask_json_text``), any other text a piece at a time
+    (``string_secrets.text_secrets``: the prefilter asked about each piece, the pieces it
+    cannot call free scanned)."""
     if key is not None and is_secret_key(key):
         return None
     inner: Any = None
@@ -184,23 +228,21 @@ def masked_long(text: str, key: str | None) -> str | MaskedText | None:
         # a list: its parts asked as they are written, parsed only where a secret may be
         found = json_list_secrets(text, _parts(text))
         if found is not None:
-            secrets = [s for s in found if not _MASKED.fullmatch(s)]
-            return _masked_text(text, secrets) if secrets else text
+            return _once([s for s in found if not _MASKED.fullmatch(s)])
         if prefilter_free(text, key):
-            return text  # free, however the scan reads it
+            return []  # free, however the scan reads it
         try:
             inner = orjson.loads(text)
         except orjson.JSONDecodeError:
             inner = None
     if isinstance(inner, dict | list):
-        return _masked_json_text(text, inner, key, asked=True)
+        found = json_text_secrets(inner, first_parts=_parts(text))
+        return _once([s for s in found if not _MASKED.fullmatch(s)])
     # read as text by the scan: a piece at a time (``text_secrets``), not parsed again
     pairs = text_secrets(text, key) if len(text) >= PROVE_FREE_MIN else None
     if pairs is None:
-        masked: str = mask_value(text, key)
-        return masked
-    secrets = [s for s, _ in pairs if not _MASKED.fullmatch(s)]
-    return _masked_text(text, secrets) if secrets else text
+        return mask_found(text, key)[1]
+    return _once([s for s, _ in pairs if not _MASKED.fullmatch(s)])
 
 
 def _parts(text: str) -> int:

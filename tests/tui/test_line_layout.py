@@ -102,7 +102,7 @@ def _same_as_rich(renderable: RenderableType, width: int) -> None:
         assert _simple(layout.lines(width, y, y + 1)) == _simple(styled[y : y + 1])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(parts, min_size=1, max_size=4), st.integers(12, 120))
 def test_the_lines_are_those_of_rich_rendering_the_whole(
     renderables: list[RenderableType], width: int
@@ -203,7 +203,7 @@ def ratio_tables(draw: st.DrawFn) -> Table:
     return table
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(ratio_tables(), st.integers(1, 150))
 def test_the_columns_are_as_wide_as_rich_makes_them(table: Table, width: int) -> None:
     options = CONSOLE.options.update_width(width)
@@ -240,7 +240,7 @@ ascii_lines = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(ascii_lines, st.integers(1, 60))
 @example(" " * 5 + "x" * 9 + " " * 3 + "ab", 4)  # blanks before the first word, folded
 @example("ab " + " " * 20 + "cd", 3)  # a row's end in a run of blanks

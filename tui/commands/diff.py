@@ -35,7 +35,8 @@ from cassette_tui.core.diff.model import Change, Status
 from cassette_tui.core.diff.refine import numeric_drift
 from cassette_tui.core.format.constants import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS
 from cassette_tui.core.format.textspot import is_long_pair, spot
-from cassette_tui.core.scan.masking import key_at, mask_at, mask_text, mask_value
+from cassette_tui.core.scan.masking import key_at, mask_found, mask_text, mask_value
+from cassette_tui.core.scan.pair_masking import mask_pieces, pair_secrets
 from cassette_tui.core.scan.secret_drift import secret_apart
 from rich.text import Text
 
@@ -483,19 +484,13 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
     fit beside the path. Secrets masked unless ``reveal``."""
     width = layout.width
     lines = []
-    for item in items[:MAX_DRIFT_LINES]:
+    shown_items = items[:MAX_DRIFT_LINES]
+    masked, secrets = _masked_items(shown_items, reveal)
+    for raw, item in zip(shown_items, masked, strict=True):
         apart = None
-        if not reveal:
-            raw = item
-            item = replace(
-                item,
-                a=mask_at(item.a, item.path),
-                b=mask_at(item.b, item.path),
-                path=mask_text(item.path),  # an args key that is a token
-            )
-            if isinstance(raw.a, str) and isinstance(raw.b, str):
-                # a first difference inside a secret: each mask labelled with its hash
-                apart = secret_apart(raw.a, raw.b, item.a, item.b, key_at(raw.path))
+        if not reveal and isinstance(raw.a, str) and isinstance(raw.b, str):
+            # a first difference inside a secret: each mask labelled with its hash
+            apart = secret_apart(raw.a, raw.b, item.a, item.b, key_at(raw.path))
         change = item.change
         head = f"      {CHANGE_MARKS[change].sign} {item.part} {safe(item.path)}"
         if change in (Change.ADDED, Change.ITEM_ADDED):
@@ -522,6 +517,8 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
             if change is Change.NUMBER_TYPE:
                 values.append(f"({CHANGE_MARKS[change].words})")
         tail = " ".join(values)
+        if secrets:  # a secret either side's scan found, wherever it shows on both
+            tail = mask_pieces(tail, secrets)
         if len(head) + 2 + len(tail) <= width or not layout.wrap:
             line = Text(head, style="dim")
             line.append("  " + tail)
@@ -536,6 +533,26 @@ def _drift_lines(items: list[DriftItem], layout: Layout, reveal: bool = False) -
     if len(items) > MAX_DRIFT_LINES:
         lines.append(Text(f"      ... {len(items) - MAX_DRIFT_LINES} more", style="dim"))
     return lines
+
+
+def _masked_items(items: list[DriftItem], reveal: bool) -> tuple[list[DriftItem], tuple[str, ...]]:
+    """Each item with its values masked (``masking.mask_found`` under its path's last key)
+    and its path (an args key that is a token), and the secrets one side's scan found in
+    any of them and the other's did not (``pair_masking.pair_secrets``); the items
+    themselves when ``reveal``."""
+    if reveal:
+        return items, ()
+    masked: list[DriftItem] = []
+    found_a: list[str] = []
+    found_b: list[str] = []
+    for item in items:
+        key = key_at(item.path)
+        a, in_a = mask_found(item.a, key)
+        b, in_b = mask_found(item.b, key)
+        masked.append(replace(item, a=a, b=b, path=mask_text(item.path)))
+        found_a.extend(in_a)
+        found_b.extend(in_b)
+    return masked, pair_secrets(found_a, found_b)
 
 
 def _call_lines(result: DiffResult, row: Row, layout: Layout, reveal: bool = False) -> list[Text]:

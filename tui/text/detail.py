@@ -19,7 +19,8 @@ from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import first_difference, is_long_pair, spot
 from cassette_tui.core.scan.masked_text import MaskedText, masked_first_difference
-from cassette_tui.core.scan.masking import mask_text, mask_value
+from cassette_tui.core.scan.masking import mask_found, mask_text
+from cassette_tui.core.scan.pair_masking import mask_pieces, pair_secrets
 from cassette_tui.core.scan.secret_drift import SecretApart, secret_apart
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -30,7 +31,7 @@ from .kept import KeptByIds
 from .marks import CHANGE_MARKS, ERROR, PARALLEL, REPEATED, STATUS_MARKS
 from .plural import plural
 from .safe import compact, printable, safe, tool_text
-from .shown import LONG_TEXT, masked_long_text, shown_lines
+from .shown import LONG_TEXT, masked_long_found, shown_lines
 from .words import WORD_FIELDS, pair_after, pair_before, single_words
 
 if TYPE_CHECKING:
@@ -91,17 +92,28 @@ def _leaf_key(path: str) -> str | None:
     return keys[-1] if keys else None
 
 
-def _block(value: Any, limits: Limits, style: str | Style = "") -> Text:
+#: the secrets one side's scan found in a pair's drift and the other's did not, to mask
+#: wherever they show on either side
+Secrets = tuple[str, ...]
+
+
+def _block(value: Any, limits: Limits, style: str | Style = "", secrets: Secrets = ()) -> Text:
     # a secret is not shown whole until revealed (core.secrets); only the lines shown are
-    # masked and printed (a 2 MB response is 40k lines)
+    # masked and printed (a 2 MB response is 40k lines); ``secrets``: those one side of
+    # the pair's drift holds and the other's scan missed (``core.scan.pair_masking``)
     lines, cut = shown_lines(
         value, max_lines=limits.lines, max_chars=limits.chars, reveal=limits.reveal_secrets
     )
-    text = Text("\n".join(lines), style=style, overflow="fold")
+    text = Text(_pieces("\n".join(lines), secrets), style=style, overflow="fold")
     if cut or (limits.chars is not None and "…(+" in text.plain):
         more = f"… {cut} more lines, " if cut else "… "
         text.append(f"\n{more}{limits.hint}", style="dim italic")
     return text
+
+
+def _pieces(text: str, secrets: Secrets) -> str:
+    """``mask_pieces`` of a text shown, when the pair holds any secret."""
+    return mask_pieces(text, secrets) if secrets else text
 
 
 def _outcome(entry: Entry) -> tuple[str, Any]:
@@ -113,22 +125,46 @@ def _outcome(entry: Entry) -> tuple[str, Any]:
 _PART_ORDER = {"args": 0, "response": 1, "error": 2}
 
 
-def _masked_item(item: DriftItem) -> DriftItem:
-    """``item`` with its two values masked for display as ``mask_value`` masks them. A long
-    string is masked whole (``shown.masked_long_text``: one pass of the prefilter over it
-    when it holds no secret, a JSON text's secrets found without walking each node): a
-    secret found anywhere in it is masked wherever its text shows, the spot around the
-    first difference included."""
+def _masked_item(item: DriftItem) -> tuple[DriftItem, list[str], list[str]]:
+    """``item`` with its two values masked for display as ``mask_value`` masks them, and
+    the secrets masked in A's and in B's. A long string is masked whole
+    (``shown.masked_long_found``: one pass of the prefilter over it when it holds no
+    secret, a JSON text's secrets found without walking each node): a secret found
+    anywhere in it is masked wherever its text shows, the spot around the first
+    difference included."""
     key = _leaf_key(item.path)
-    return replace(item, a=_masked(item.a, key), b=_masked(item.b, key))
+    a, found_a = _masked(item.a, key)
+    b, found_b = _masked(item.b, key)
+    return replace(item, a=a, b=b), found_a, found_b
 
 
-def _masked(value: Any, key: str | None) -> Any:
+def _masked(value: Any, key: str | None) -> tuple[Any, list[str]]:
     if isinstance(value, str) and len(value) > LONG_TEXT:
-        masked = masked_long_text(value, key)
-        if masked is not None:
-            return masked
-    return mask_value(value, key)
+        found = masked_long_found(value, key)
+        if found is not None:
+            return found
+    return mask_found(value, key)
+
+
+def masked_drift(
+    items: Sequence[DriftItem] | None, reveal: bool
+) -> tuple[list[tuple[DriftItem, DriftItem]], Secrets]:
+    """Each drift item as recorded and masked (``_masked_item``; the same item twice when
+    ``reveal``), and every secret one side's scan found in any of them and the other's
+    did not (``pair_secrets``): the pair's detail masks those wherever they show on
+    either side (``core.scan.pair_masking``), so a secret one side's scan misses (a JSON
+    text cut short, a token split by a space) is not shown there."""
+    if reveal or not items:
+        return [(item, item) for item in items or ()], ()
+    pairs: list[tuple[DriftItem, DriftItem]] = []
+    found_a: list[str] = []
+    found_b: list[str] = []
+    for item in items:
+        masked, in_a, in_b = _masked_item(item)
+        pairs.append((item, masked))
+        found_a.extend(in_a)
+        found_b.extend(in_b)
+    return pairs, pair_secrets(found_a, found_b)
 
 
 def _whole(value: Any) -> Any:
@@ -191,15 +227,29 @@ _APART: KeptByIds[SecretApart | None] = KeptByIds(4)
 _DIFFERS: KeptByIds[int] = KeptByIds(4)
 
 
-def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> Text:
-    """One line per drifted path: ``response $.top  "a" -> "b"  (changed)``."""
+def drift_lines(
+    items: Sequence[DriftItem],
+    limits: Limits,
+    styles: Styles,
+    masked: tuple[list[tuple[DriftItem, DriftItem]], Secrets] | None = None,
+) -> Text:
+    """One line per drifted path: ``response $.top  "a" -> "b"  (changed)``. ``masked``:
+    ``masked_drift(items, limits.reveal_secrets)`` when the caller has it; each secret
+    found on either side masked on both."""
+    pairs, secrets = masked if masked is not None else masked_drift(items, limits.reveal_secrets)
+
+    def shown(value: Any) -> str:  # a ``MaskedText`` built whole, shown whole or cut
+        return _pieces(_value(_whole(value), limits.drift_value), secrets)
+
+    def around(part: str) -> str:  # a side's window around the first difference
+        return printable(json.dumps(_pieces(part, secrets), ensure_ascii=False))
+
     text = Text()
     # a stable order whatever order the engine reports: args first, then by JSON path
-    ordered = sorted(items, key=lambda d: (_PART_ORDER.get(d.part, 9), d.path))
-    for n, item in enumerate(ordered):
+    ordered = sorted(pairs, key=lambda d: (_PART_ORDER.get(d[0].part, 9), d[0].path))
+    for n, (raw, item) in enumerate(ordered):
         apart = raw_at = None
         if not limits.reveal_secrets:
-            raw, item = item, _masked_item(item)
             if isinstance(item.a, MaskedText) or isinstance(item.b, MaskedText):
                 raw_at = _raw_difference(raw)
             apart = _secret_apart(raw, item, raw_at)
@@ -212,18 +262,14 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
         text.append(printable(path), style="bold")
         text.append("  ")
         if item.change in (Change.ADDED, Change.ITEM_ADDED):
-            text.append(
-                f"+ {_value(item.b, limits.drift_value)}", style=styles.get("detail--new", "")
-            )
+            text.append(f"+ {shown(item.b)}", style=styles.get("detail--new", ""))
         elif item.change in (Change.REMOVED, Change.ITEM_REMOVED):
-            text.append(
-                f"- {_value(item.a, limits.drift_value)}", style=styles.get("detail--old", "")
-            )
+            text.append(f"- {shown(item.a)}", style=styles.get("detail--old", ""))
         elif item.change is Change.REORDERED:
             count = len(item.a) if isinstance(item.a, list) else 0
             text.append(f"same {count} items, another order")
             text.append("  (A's order: ", style="dim")
-            text.append(_value(item.a, limits.drift_value), style=styles.get("detail--old", ""))
+            text.append(shown(item.a), style=styles.get("detail--old", ""))
             text.append(")", style="dim")
             continue
         elif apart is not None:
@@ -231,10 +277,9 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             if is_long_pair(apart.a, apart.b, limits.drift_value or 80):
                 where = apart.spot(limits.drift_value or 80)
                 text.append(f"at character {where.position} (inside a secret): ")
-                a_shown = printable(json.dumps(where.a, ensure_ascii=False))
-                b_shown = printable(json.dumps(where.b, ensure_ascii=False))
+                a_shown, b_shown = around(where.a), around(where.b)
             else:
-                a_shown, b_shown = (_value(v, limits.drift_value) for v in (apart.a, apart.b))
+                a_shown, b_shown = (shown(v) for v in (apart.a, apart.b))
             text.append(a_shown, style=styles.get("detail--old", ""))
             text.append(" -> ")
             text.append(b_shown, style=styles.get("detail--new", ""))
@@ -243,16 +288,13 @@ def drift_lines(items: Sequence[DriftItem], limits: Limits, styles: Styles) -> T
             # character (a ``MaskedText`` read there only)
             where = spot(item.a, item.b, limits.drift_value or 80, at)
             text.append(f"at character {where.position}: ")
-            text.append(printable(json.dumps(where.a, ensure_ascii=False)),
-                        style=styles.get("detail--old", ""))  # fmt: skip
+            text.append(around(where.a), style=styles.get("detail--old", ""))
             text.append(" -> ")
-            text.append(printable(json.dumps(where.b, ensure_ascii=False)),
-                        style=styles.get("detail--new", ""))  # fmt: skip
+            text.append(around(where.b), style=styles.get("detail--new", ""))
         else:
-            a_shown, b_shown = (_value(_whole(v), limits.drift_value) for v in (item.a, item.b))
-            text.append(a_shown, style=styles.get("detail--old", ""))
+            text.append(shown(item.a), style=styles.get("detail--old", ""))
             text.append(" -> ")
-            text.append(b_shown, style=styles.get("detail--new", ""))
+            text.append(shown(item.b), style=styles.get("detail--new", ""))
         text.append(f"  ({CHANGE_MARKS[item.change].words})", style="dim")
     return text
 
@@ -338,8 +380,11 @@ def pair_detail(
     ]
     # the words before the call first: why the agent chose (core/format/context.py)
     parts.extend(pair_before(result, row, a, b, limits))
-    parts.extend(_drift_section(drift, a, b, other_call, limits, styles))
-    parts.append(_sides_table(a, b, other_call, limits, styles))
+    # the drift masked once: its lines, and the secrets either side's scan found in it,
+    # masked wherever they show on both sides (the table below too)
+    masked = masked_drift(drift, limits.reveal_secrets)
+    parts.extend(_drift_section(drift, masked, a, b, other_call, limits, styles))
+    parts.append(_sides_table(a, b, other_call, limits, styles, masked[1]))
     parts.extend(pair_after(result, row, a, b, limits))
     related = _findings_text(row_findings(findings, row), "findings about this step")
     if related is not None:
@@ -349,6 +394,7 @@ def pair_detail(
 
 def _drift_section(
     drift: Sequence[DriftItem] | None,
+    masked: tuple[list[tuple[DriftItem, DriftItem]], Secrets],
     a: Entry | None,
     b: Entry | None,
     other_call: bool,
@@ -365,17 +411,22 @@ def _drift_section(
         return [Text("computing drift…", style="dim italic")]
     if drift:
         title = Text(f"drift ({plural(len(drift), 'path')}, A -> B)", style="bold underline")
-        return [title, drift_lines(drift, limits, styles)]
+        return [title, drift_lines(drift, limits, styles, masked)]
     if a is not None and b is not None:
         return [Text("no drift: same args, same response", style="dim")]
     return []
 
 
 def _sides_table(
-    a: Entry | None, b: Entry | None, other_call: bool, limits: Limits, styles: Styles
+    a: Entry | None,
+    b: Entry | None,
+    other_call: bool,
+    limits: Limits,
+    styles: Styles,
+    secrets: Secrets = (),
 ) -> Table:
     """A and B side by side: each side's args, then its response (or error); ``·`` for the
-    side without a step."""
+    side without a step. ``secrets``: those of the drift, masked on both sides."""
     table = Table(box=None, expand=True, show_header=True, padding=(0, 1, 0, 0))
 
     def head(side: str, entry: Entry | None) -> Text:
@@ -388,17 +439,18 @@ def _sides_table(
     table.add_column(head("A", a), ratio=1)
     table.add_column(head("B", b), ratio=1)
     table.add_row(
-        _block(a.args, limits) if a else Text("·", style="dim"),
-        _block(b.args, limits) if b else Text("·", style="dim"),
+        _block(a.args, limits, secrets=secrets) if a else Text("·", style="dim"),
+        _block(b.args, limits, secrets=secrets) if b else Text("·", style="dim"),
     )
     a_kind, a_value = _outcome(a) if a else ("response", None)
     b_kind, b_value = _outcome(b) if b else ("response", None)
     table.add_row(Text(f"A {a_kind}", style="bold"), Text(f"B {b_kind}", style="bold"))
+    error = styles.get("detail--error", "")
     table.add_row(
-        _block(a_value, limits, styles.get("detail--error", "") if a_kind == "error" else "")
+        _block(a_value, limits, error if a_kind == "error" else "", secrets)
         if a
         else Text("·", style="dim"),
-        _block(b_value, limits, styles.get("detail--error", "") if b_kind == "error" else "")
+        _block(b_value, limits, error if b_kind == "error" else "", secrets)
         if b
         else Text("·", style="dim"),
     )

@@ -6,23 +6,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from cassette_tui.core.scan.masking import mask_at, mask_text, mask_value
+from cassette_tui.core.scan.masking import key_at, mask_found, mask_text, mask_value
+from cassette_tui.core.scan.pair_masking import mask_pieces_in, pair_secrets
 
 
 def masked_row(row: dict[str, Any]) -> dict[str, Any]:
     """A ``--json`` row with every secret in its values masked (``masking.mask_at``): each
-    drift item's ``a`` and ``b`` under its path's last key, an ``other_call`` row's args.
+    drift item's ``a`` and ``b`` under its path's last key, then every secret found on
+    either side of any item masked on both (``core.scan.pair_masking``); an
+    ``other_call`` row's args.
     The row itself when nothing is a secret; never changed in place."""
     drift = row.get("drift")
     calls = row.get("calls")
     out = row
     if drift:
-        items = []
+        masked: list[tuple[dict[str, Any], Any, Any]] = []
+        found_a: list[str] = []
+        found_b: list[str] = []
         for item in drift:
-            a, b = (
-                mask_at(item.get("a"), item.get("path")),
-                mask_at(item.get("b"), item.get("path")),
-            )
+            key = key_at(item.get("path"))
+            a, in_a = mask_found(item.get("a"), key)
+            b, in_b = mask_found(item.get("b"), key)
+            masked.append((item, a, b))
+            found_a.extend(in_a)
+            found_b.extend(in_b)
+        # a secret one side's scan found and the other's did not (a JSON text on one
+        # side, the same text cut on the other): masked wherever it, or a run of it, shows
+        secrets = pair_secrets(found_a, found_b)
+        items = []
+        for item, a, b in masked:
+            a, b = mask_pieces_in(a, secrets), mask_pieces_in(b, secrets)
             path = item.get("path")
             shown = mask_text(path) if isinstance(path, str) else path
             same = a is item.get("a") and b is item.get("b") and shown == path

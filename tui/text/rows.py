@@ -15,7 +15,8 @@ from cassette_tui.core.diff.align import is_error_outcome
 from cassette_tui.core.diff.model import Row, Status
 from cassette_tui.core.format.cassette import Cassette
 from cassette_tui.core.format.constants import BATCH_FIELD
-from cassette_tui.core.scan.masking import mask_value
+from cassette_tui.core.scan.masking import mask_found, mask_value
+from cassette_tui.core.scan.pair_masking import mask_pieces_in, pair_secrets
 from rich.style import Style
 from rich.text import Text
 
@@ -122,17 +123,20 @@ def _side(
     seq_cells: int = SEQ_WIDTH,
     tool_names: frozenset[str] = frozenset(),
     reveal: bool = False,
+    shown_args: tuple[Any] | None = None,
 ) -> Text:
     """One side of a row, exactly ``width`` cells wide; ``!`` when the entry is an error
     (raised, or answered HTTP 4xx/5xx), whatever the row's status (two 429s are ``=``);
     ``⇉`` before the seq when the call ran beside others (the recorder's ``batch``).
-    Each secret in the args is masked (``mask_value``) unless ``reveal`` (``v``)."""
+    Each secret in the args is masked (``mask_value``) unless ``reveal`` (``v``);
+    ``shown_args``: the args masked already, in a 1-tuple (``_masked_pair``)."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     if index is None:
         text.append("·" * width, styles.get("steplist--filler"))
         return text
     try:
-        entry = cassette[index]
+        # read only here: the entry as held once ``_masked_pair`` has read it (no copy)
+        entry = cassette[index] if shown_args is None else cassette.entry_view(index)
         args: Any = entry.args
         error, unreadable = is_error_outcome(entry.is_error, entry.response), ""
         parallel = type(entry.extra.get(BATCH_FIELD)) is int
@@ -158,10 +162,27 @@ def _side(
     if unreadable:
         text.append(f"⚠ {unreadable}", styles.get("steplist--error"))
     else:
-        shown = args if reveal else mask_value(args)
-        text.append(args_summary(shown, limit=max(width, 8)), styles.get("steplist--args"))
+        if shown_args is None:
+            shown_args = (args if reveal else mask_value(args),)
+        text.append(args_summary(shown_args[0], limit=max(width, 8)), styles.get("steplist--args"))
     text.truncate(width, overflow="ellipsis", pad=True)
     return text
+
+
+def _masked_pair(result: DiffResult, row: Row) -> tuple[tuple[Any] | None, tuple[Any] | None]:
+    """Both sides' args of a row masked, each in a 1-tuple, the secrets one side's scan
+    found and the other's did not (a token cut, or split by a space, on one side:
+    ``core.scan.pair_masking``) masked on both; ``(None, None)`` for a row on one side
+    only or an entry that does not parse (``_side`` masks or says why)."""
+    if row.a is None or row.b is None:
+        return None, None
+    try:
+        a, found_a = mask_found(result.a.entry_view(row.a).args)
+        b, found_b = mask_found(result.b.entry_view(row.b).args)
+    except Exception:  # noqa: BLE001 - an entry the engine cannot parse: its row says why
+        return None, None
+    carried = pair_secrets(found_a, found_b)
+    return (mask_pieces_in(a, carried),), (mask_pieces_in(b, carried),)
 
 
 class PairRows:
@@ -205,9 +226,16 @@ class PairRows:
             "seq_cells": self.seq_width,
             "reveal": self.reveal,
         }
-        line.append_text(_side(self.result.a, row.a, repeated=row.repeated_a, **common))
+        a_args = b_args = None
+        if not self.reveal and row.status is not Status.SAME:
+            a_args, b_args = _masked_pair(self.result, row)
+        line.append_text(
+            _side(self.result.a, row.a, repeated=row.repeated_a, shown_args=a_args, **common)
+        )
         line.append(f" {mark.glyph} ", styles.get(mark.style))
-        line.append_text(_side(self.result.b, row.b, repeated=row.repeated_b, **common))
+        line.append_text(
+            _side(self.result.b, row.b, repeated=row.repeated_b, shown_args=b_args, **common)
+        )
         if row.status is Status.SAME:
             line.stylize(styles.get("steplist--same", ""))
         return line

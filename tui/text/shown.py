@@ -22,12 +22,13 @@ from typing import Any
 import orjson
 from cassette_tui.core.format.jsonpath import Part
 from cassette_tui.core.scan.masked_text import MaskedText
-from cassette_tui.core.scan.masking import mask_part, mask_value, masked_long
+from cassette_tui.core.scan.masking import mask_part, mask_value
+from cassette_tui.core.scan.masking import masked_long_found as _masked_long_found
 
 from .kept import KeptByIds
 from .safe import pretty_lines, printable_block
 
-__all__ = ["LONG_TEXT", "masked_long_text", "shown_lines"]
+__all__ = ["LONG_TEXT", "masked_long_found", "masked_long_text", "shown_lines"]
 
 #: a string longer than this is masked by ``masked_long_text`` (and kept: the pane and the
 #: step screen show the same one)
@@ -68,11 +69,11 @@ def shown_lines(
     return lines, max(0, total - max_lines)
 
 
-#: the long texts masked last, by id and key, with the text: the detail of one step is
-#: built again for the step screen and for ``e``, from the same entries, and its drift
-#: shows the same texts (a 3 MB JSON text parses in 7 ms, and the prefilter passes over
-#: it in 10); A and B of the step shown, under two keys at most
-_TEXTS: KeptByIds[str | MaskedText | None] = KeptByIds(4)
+#: the long texts masked last, by id and key, with the text, and the secrets masked in
+#: them: the detail of one step is built again for the step screen and for ``e``, from the
+#: same entries, and its drift shows the same texts (a 3 MB JSON text parses in 7 ms, and
+#: the prefilter passes over it in 10); A and B of the step shown, under two keys at most
+_TEXTS: KeptByIds[tuple[str | MaskedText, list[str]] | None] = KeptByIds(4)
 
 
 def masked_long_text(text: str, key: str | None) -> str | MaskedText | None:
@@ -82,7 +83,14 @@ def masked_long_text(text: str, key: str | None) -> str | MaskedText | None:
     part shown, its length, the drift's first difference) or a string; ``None`` when
     ``key`` names a secret (the whole text is the secret), left to ``mask_value``:
     ``masking.masked_long``, the last few kept."""
-    return _TEXTS.get((text,), key, lambda kept: masked_long(kept, key))
+    found = masked_long_found(text, key)
+    return None if found is None else found[0]
+
+
+def masked_long_found(text: str, key: str | None) -> tuple[str | MaskedText, list[str]] | None:
+    """``(masked_long_text(text, key), the secrets masked in it)``, kept as it is (the
+    secrets: for the drift's other side, ``core.scan.pair_masking``); ``None`` as there."""
+    return _TEXTS.get((text,), key, lambda kept: _masked_long_found(kept, key))
 
 
 #: the line counts of the large values counted last, by id, with the value: the pane, the

@@ -74,7 +74,7 @@ def _items(a: Any, b: Any, fast: bool) -> list[tuple[str, Any, Any, str]]:
     return [(d.path, d.a, d.b, d.change.value) for d in value_drift(a, b, fast=fast)]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.data(), _json)
 def test_fast_drift_equals_deepdiff_on_related_values(data, a) -> None:
     b = _mutate(data, a)
@@ -89,7 +89,7 @@ def test_fast_drift_equals_deepdiff_on_any_two_values(a, b) -> None:
         assert _items(a, b, fast=True) == _items(a, b, fast=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(_json, min_size=2, max_size=8, unique_by=lambda v: sorted_json_bytes(v)), st.randoms()
 )

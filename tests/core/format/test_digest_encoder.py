@@ -51,7 +51,7 @@ def _outcome(fn: Any, value: Any) -> Any:
         return type(exc)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(values)
 def test_the_canonical_text_and_digest_are_json_dumps(value: Any) -> None:
     expected = _outcome(reference, value)

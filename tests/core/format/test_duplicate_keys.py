@@ -96,7 +96,7 @@ def lines(draw: Any) -> tuple[str, bool, str | None]:
     return text, repeated is not None, repeated
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines())
 def test_a_top_level_key_twice_always_errors_and_nested_keys_never_do(
     case: tuple[str, bool, str | None],
@@ -117,7 +117,7 @@ def test_a_top_level_key_twice_always_errors_and_nested_keys_never_do(
 
 
 @given(lines())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_the_exact_check_agrees_with_the_parser(case: tuple[str, bool, str | None]) -> None:
     text, has_duplicate, repeated = case
     if has_duplicate:

@@ -258,3 +258,123 @@ def test_an_answer_in_an_encoding_never_asked_for_is_an_error() -> None:
 
     with pytest.raises(UpstreamError, match="in br"):
         asyncio.run(read())
+
+
+class RawServer:
+    """A loopback server that reads each request on a connection (its head, then its
+    ``content-length`` body), keeps the bodies, and answers the n-th request on each
+    connection with ``answers[n]``: ``bytes`` written apart and floats slept, then the
+    connection closed when the list ends with ``None``."""
+
+    def __init__(self, answers: list[list[bytes | float | None]]) -> None:
+        self.answers = answers
+        self.bodies: list[bytes] = []
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/mcp"
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.server.close()
+        await self.server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            for answer in self.answers:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.lower().split(b"\r\n")
+                    if line.startswith(b"content-length:")
+                )
+                self.bodies.append(await reader.readexactly(length))
+                for piece in answer:
+                    if piece is None:
+                        return
+                    if isinstance(piece, float):
+                        await asyncio.sleep(piece)
+                    else:
+                        writer.write(piece)
+                        await writer.drain()
+            await reader.read()  # until the client closes
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return
+        finally:
+            writer.close()
+
+
+OK = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}"
+
+
+async def calls(url: str, n: int) -> list[Any]:
+    """``n`` POSTs in turn on one ``Upstream`` (a pause after each, for what the remote
+    does meanwhile): each answer's ``(status, body)``, or the error's text."""
+    upstream = Upstream(url)
+    out: list[Any] = []
+    try:
+        for i in range(n):
+            try:
+                remote = await upstream.send("POST", {}, b'{"call":%d}' % i)
+                out.append((remote.status_code, await remote.aread()))
+                await remote.aclose()
+            except UpstreamError as exc:
+                out.append(str(exc))
+            await asyncio.sleep(0.05)
+    finally:
+        upstream.close()
+    return out
+
+
+@pytest.mark.parametrize("cut", [[b"HTTP/1.1 200 OK\r\ncontent-le", None], [None]])
+def test_a_call_written_whole_is_never_sent_twice(cut: list[bytes | float | None]) -> None:
+    """A kept connection the remote closes after reading the next call (half an answer
+    written, or none): the call may have run, so it is an error, as with ``httpx2``,
+    and not sent once more on a new connection (a ``tools/call`` would run twice)."""
+
+    async def run() -> tuple[list[Any], list[bytes]]:
+        server = RawServer([[OK], cut])
+        async with server as url:
+            return await calls(url, 2), server.bodies
+
+    out, bodies = asyncio.run(run())
+    assert out[0] == (200, b"{}")
+    assert "closed the connection" in out[1]
+    assert bodies == [b'{"call":0}', b'{"call":1}']
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        # a content-length that lies: a second message right behind the first answer
+        [OK + b'HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\n,"x":1}'],
+        # the same a byte at a time: the extra message arrives once the answer was read
+        [bytes([b]) for b in OK + b'HTTP/1.1 200 OK\r\ncontent-length: 7\r\n\r\n,"x":1}'],
+        # a 408 on the idle connection, which the remote keeps open
+        [OK, 0.02, b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 7\r\n\r\ntimeout"],
+    ],
+)
+def test_an_answer_nobody_asked_for_answers_no_call(first: list[bytes | float | None]) -> None:
+    """Bytes the remote sends past the end of an answer, or on a kept connection between
+    calls, answer no call: not read as the end of this answer, nor as the next call's
+    (it was: ``{},"x":1}``, then the next call got the stale message or the ``408``)."""
+    second = b"HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecond"
+
+    async def run() -> list[Any]:
+        async with RawServer([first, [second]]) as url:
+            return await calls(url, 2)
+
+    out = asyncio.run(run())
+    # the second call on the first connection (its own answer: "second"), or on a new one
+    assert out[0] == (200, b"{}")
+    assert out[1] in ((200, b"second"), (200, b"{}"))
+
+
+def test_a_url_with_credentials_is_left_to_httpx2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``http://user:pass@host/`` is Basic auth to ``httpx2``; the own client sent no
+    credentials (main: the remote answered 401 where ``httpx2`` had been let in)."""
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert usable("http://127.0.0.1:8000/mcp")
+    assert not usable("http://user:s3cret@127.0.0.1:8000/mcp")
+    assert not usable("http://token@127.0.0.1:8000/mcp")
+    assert not usable("http://:s3cret@127.0.0.1:8000/mcp")

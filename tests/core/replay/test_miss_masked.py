@@ -94,3 +94,16 @@ def test_bugcase_44_secret_in_miss_message(real: Path, tmp_path: Path) -> None:
     assert "sk-live-" not in out
     assert "$.fields[1]: absent in the recording, live 'phone' [missing]" in missed.stderr
     assert "$.api_key" not in missed.stderr
+
+
+def test_a_recorded_token_the_live_call_sends_split_is_masked_on_both_sides() -> None:
+    """Session 17: the live call's token broken by a space is no token to its scan; the
+    recorded one is. Masked one side at a time, the live side showed it (17 and 23
+    characters); now no run of 8 of it shows in the message, the report or the nearest."""
+    replayer = Replayer(make_cassette([("gh", {"q": f"use token {GHP} now"}, {"ok": 1})]))
+    miss = _miss(replayer, "gh", {"q": f"use token {GHP[:17]} {GHP[17:]} now"})
+    text = str(miss) + json.dumps(replayer.report()) + json.dumps(miss.nearest)
+    text += json.dumps(miss.args)
+    runs = [GHP[i : i + 8] for i in range(len(GHP) - 7)]
+    assert [r for r in runs if r in text] == []
+    assert [d["path"] for c in miss.nearest for d in c["differences"]] == ["$.q"]

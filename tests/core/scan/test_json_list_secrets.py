@@ -73,7 +73,7 @@ LAYOUTS = [
 ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inner=st.lists(values, min_size=2, max_size=40),
     parts=st.sampled_from([2, 3, 16, 100]),
@@ -89,6 +89,14 @@ LAYOUTS = [
     layout=1,
     ascii_only=False,
     key="text",
+    tail="",
+)
+@example(  # an object key found by its high-entropy run alone (no pattern of the prefilter hits)
+    inner=[None, {"Q2hhbmdlIHRoaXMgcGFzc3dvcmQgc29vbiE9kZ3xY7pW": None}],
+    parts=2,
+    layout=0,
+    ascii_only=False,
+    key=None,
     tail="",
 )
 def test_the_items_give_the_secrets_of_the_parse(
@@ -122,7 +130,7 @@ _BITS = ["[", "]", "{", "}", ",", ":", " ", "\n", "\t", "\x0c", "\u00a0", '"a"',
          '"x"', "01"]  # fmt: skip
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(bits=st.lists(st.sampled_from(_BITS), max_size=30), wrap=st.booleans())
 def test_an_answer_only_for_a_list_orjson_parses(bits: list[str], wrap: bool) -> None:
     text = "".join(bits)
@@ -196,7 +204,7 @@ def test_a_part_kept_is_keyed_by_its_bytes() -> None:
     assert json_list_secrets(free, 2) == set()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inner=st.lists(values, min_size=2, max_size=30),
     other=values,

@@ -38,7 +38,7 @@ def _scanned(text: str, key: str | None) -> set[str]:
     return {secret for secret, _, _ in scan_string(text, key)}
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inner=st.lists(values, max_size=40) | st.dictionaries(keys, values, max_size=40),
     scan_bytes=st.sampled_from([0, 40, 300, module.SCAN_BYTES]),
@@ -117,7 +117,7 @@ def test_a_secret_deep_in_a_long_text_is_found_by_scanning_its_part_only(
 _BITS = ["a", "ab", "aba", "b", "\n", "{", ",", "}", " ", "«", "»", "…", "(", "4 chars)", '"', "é"]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(
     text=st.lists(st.sampled_from(_BITS), max_size=80).map("".join),
     secrets=st.lists(
@@ -136,7 +136,7 @@ def test_a_long_text_is_masked_by_pieces_as_whole(
     assert got == masking._mask_text(text, secrets)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     inner=st.lists(values, max_size=40) | st.dictionaries(keys, values, max_size=40),
     first_parts=st.sampled_from([2, 3, 16, 100]),
@@ -152,6 +152,14 @@ def test_a_long_text_is_masked_by_pieces_as_whole(
     indent=None,
     ascii_only=False,
     key="text",
+    tail="",
+)
+@example(  # an object key found by its high-entropy run alone (no pattern of the prefilter hits)
+    inner=[None, {"Q2hhbmdlIHRoaXMgcGFzc3dvcmQgc29vbiE9kZ3xY7pW": None}],
+    first_parts=2,
+    indent=None,
+    ascii_only=False,
+    key=None,
     tail="",
 )
 def test_a_long_json_text_is_masked_as_mask_value_masks_it(

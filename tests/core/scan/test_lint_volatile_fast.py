@@ -73,7 +73,7 @@ _PIECES = [
 _strings = st.lists(st.sampled_from(_PIECES), max_size=6).map("".join) | st.text(max_size=24)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(text=_strings)
 @example(text="/tmp/run-3/out.json")
 @example(text="C:\\Users\\me\\AppData\\Local\\Temp\\x")
@@ -134,7 +134,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(value=_values)
 @example(value={"path": "token/request/write/x.py", "range": {"start": 1, "end": 9}})
 @example(value={"dir": "/tmp/x", "n": [1, 2.5, None, True]})

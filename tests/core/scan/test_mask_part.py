@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from cassette_tui.core.scan import masking
 from cassette_tui.core.scan.masking import mask_part, mask_value
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.core.scan.test_json_text_secrets import values
@@ -20,13 +20,15 @@ class _Opaque:
     """What orjson cannot write (the screen's masked long strings are such objects)."""
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     value=values
     | st.lists(values, max_size=40)
     | st.dictionaries(keys, values, max_size=40)
     | st.lists(values | st.builds(_Opaque), max_size=5)
 )
+# an object key found by its high-entropy run alone (no pattern of the prefilter hits)
+@example(value={"Q2hhbmdlIHRoaXMgcGFzc3dvcmQgc29vbiE9kZ3xY7pW": None})
 def test_a_part_is_masked_as_mask_value_masks_it(value: Any) -> None:
     assert mask_part(value) == mask_value(value)
 

@@ -74,7 +74,7 @@ def _small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(module, "_PIECE_MIN", 401)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(long_texts(), st.booleans())
 def test_the_secrets_of_the_pieces_are_those_of_the_whole(text: str, entropy: bool) -> None:
     found = plain_text_secrets(text, entropy)
@@ -116,7 +116,7 @@ def test_many_urls_are_cleared_by_the_prefilter_without_a_scan(
     assert len(scanned) < len(module._cuts(urls)) - 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(long_texts())
 def test_the_url_patterns_without_npm_s_on_a_text_without_its_word_find_the_same(
     text: str,
@@ -179,7 +179,7 @@ def test_every_url_pattern_is_run_by_re2() -> None:
     assert module._no_url(text, b"\x00" + text.encode() + b"\x00")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     long_texts(),
     st.lists(st.tuples(st.floats(0, 1), st.integers(0, 40), st.sampled_from(FRAGMENTS)),

@@ -189,7 +189,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=texts, key=keys, nested=st.booleans(), tool=tools)
 def test_one_text_called_free_holds_no_secret(text: str, key: str, nested: bool, tool: str) -> None:
     value: Any = {key: text}
@@ -216,7 +216,7 @@ def _same(raw: bytes) -> None:
     assert entry_secret_findings(entry, None, raw) == entry_secret_findings(entry)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     args=values,
     response=values,
@@ -336,7 +336,7 @@ plain_texts = texts.map(_unescaped_text)
 plain_keys = keys.map(_unescaped_text)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=plain_texts,
     key=plain_keys,

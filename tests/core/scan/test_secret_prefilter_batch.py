@@ -83,7 +83,7 @@ _records = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines=st.lists(_records, min_size=1, max_size=12))
 @example(
     lines=[

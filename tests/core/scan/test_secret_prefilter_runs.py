@@ -116,7 +116,7 @@ _GLUE = [
 ]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     pieces=st.lists(_runs() | st.sampled_from(_GLUE) | st.text(max_size=4), max_size=10),
     rebuilt=st.booleans(),
@@ -151,7 +151,7 @@ def _main_s_runs_test() -> Iterator[None]:
         P._runs_free = ours
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(lines=st.lists(st.lists(_runs() | st.sampled_from(_GLUE), max_size=8), max_size=6))
 def test_lines_secret_free_answers_as_with_main_s_runs_test(lines: list[list[str]]) -> None:
     raws = [("{" + "".join(pieces) + "}").encode("utf-8", "surrogatepass") for pieces in lines]

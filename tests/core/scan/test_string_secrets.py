@@ -108,7 +108,7 @@ def _prefilter_free_by_the_line(text: str, key: str | None) -> bool:
 JSON_PIECES = ['{"n": 1, "text": "', '"}', ", ", "[", "]", '"', "'", "`", "{", "}", ":", "\\", "\n"]
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     parts=st.lists(texts | st.sampled_from(JSON_PIECES), max_size=12),
     key=st.sampled_from([*KEYS, 'a"b', "x\\y", "tab\there", "é", "\x00"]),
@@ -126,7 +126,7 @@ def test_the_prefilter_s_proof_of_a_text_is_the_line_s(parts: list[str], key: st
         assert scan_string(text, key) == []
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.lists(texts | st.sampled_from(JSON_PIECES + [" ", "\t", "\x0b", "1"]), max_size=10))
 def test_a_text_that_is_no_json_container_does_not_parse_as_one(parts: list[str]) -> None:
     """``json_container`` is ``False`` only for a text the scan does not parse as a JSON
