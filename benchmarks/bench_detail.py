@@ -161,7 +161,8 @@ def _forget_masks() -> None:
     """Drop the long texts the app keeps masked (``shown._TEXTS``), the line counts of the
     large values (``shown._COUNTS``) and the first differences of two long texts
     (``detail._DIFFERS``) it keeps, and the pieces and parts of the texts kept
-    (``plain_text_secrets._SEEN``, ``json_list_secrets._SEEN``), where the code has
+    (``plain_text_secrets._SEEN``, ``json_list_secrets._SEEN``) and the places of the
+    secrets in the texts masked last (``masking._SEEN``), where the code has
     them."""
     import importlib
 
@@ -169,7 +170,8 @@ def _forget_masks() -> None:
                          ("cassette_tui.tui.text.shown", "_COUNTS"),
                          ("cassette_tui.tui.text.detail", "_DIFFERS"),
                          ("cassette_tui.core.scan.plain_text_secrets", "_SEEN"),
-                         ("cassette_tui.core.scan.json_list_secrets", "_SEEN")):  # fmt: skip
+                         ("cassette_tui.core.scan.json_list_secrets", "_SEEN"),
+                         ("cassette_tui.core.scan.masking", "_SEEN")):  # fmt: skip
         try:
             kept = getattr(importlib.import_module(module), name, None)
         except ImportError:

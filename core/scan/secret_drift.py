@@ -13,9 +13,11 @@ recorded; ``diff`` and the app's drift line show those instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..format.textspot import Spot, first_difference, spot
+from .masked_text import MaskedText
 from .masking import mask_labelled
 
 __all__ = ["SecretApart", "secret_apart"]
@@ -49,17 +51,25 @@ class SecretApart:
 
 
 def secret_apart(
-    a: str, b: str, masked_a: str, masked_b: str, key: str | None
+    a: str,
+    b: str,
+    masked_a: str | MaskedText,
+    masked_b: str | MaskedText,
+    key: str | None,
+    raw_at: int | None = None,
 ) -> SecretApart | None:
     """``SecretApart`` of ``a`` and ``b`` (strings found under ``key``, whose masks for a
-    screen are ``masked_a`` and ``masked_b``) when they differ first inside a secret on
-    either side, else ``None`` (equal values, or no secret masked in either: nothing is
-    scanned again then; or a first difference outside every secret: the masked forms show
-    it). Inside a secret: the first difference of the labelled forms is inside a mask
-    whose secret covers the values' first difference (``_mask_start``)."""
-    if a == b or ("«" not in masked_a and "«" not in masked_b):
+    screen are ``masked_a`` and ``masked_b``, built or not: ``MaskedText``) when they
+    differ first inside a secret on either side, else ``None`` (equal values, or no secret
+    masked in either: nothing is scanned again then; or a first difference outside every
+    secret: the masked forms show it). Inside a secret: the first difference of the
+    labelled forms is inside a mask whose secret covers the values' first difference
+    (``_mask_start``). ``raw_at``: ``first_difference(a, b)`` when the caller knows it."""
+    equal = raw_at == len(a) == len(b) if raw_at is not None else a == b
+    if equal or ("«" not in masked_a and "«" not in masked_b):
         return None
-    raw_at = first_difference(a, b)
+    if raw_at is None:
+        raw_at = first_difference(a, b)
     # the texts scanned again only when a mask of either side may cover it: a 2 MB
     # answer with secrets that differs at its end is not
     if not (_covers(masked_a, raw_at) or _covers(masked_b, raw_at)):
@@ -81,20 +91,41 @@ _LABELLED = re.compile(r"«[^«»]{0,4}…\((\d+) chars\), hash [0-9a-f]{8}»")
 _PLAIN = re.compile(r"«[^«»]{0,4}…\((\d+) chars\)»")
 
 
-def _covers(masked: str, raw_at: int) -> bool:
+def _covers(masked: str | MaskedText, raw_at: int) -> bool:
     """Whether a mask of ``masked`` (a value masked for a screen) stands for a secret that
     covers index ``raw_at`` of the value, each mask before it counted as its secret's
     length (a JSON-escaped secret is longer than that: its place is then missed)."""
     shift = 0  # characters the masks before add to the value
-    for m in _PLAIN.finditer(masked):
-        length = int(m.group(1))
-        raw_start = m.start() - shift
+    for start, size, length in _plain_masks(masked):
+        raw_start = start - shift
         if raw_start > raw_at:
             return False
         if raw_at < raw_start + length:
             return True
-        shift += len(m.group(0)) - length
+        shift += size - length
     return False
+
+
+def _plain_masks(masked: str | MaskedText) -> Iterator[tuple[int, int, int]]:
+    """Each match of ``_PLAIN`` in ``masked`` in turn: its start, its length and its
+    secret's length. A ``MaskedText`` is not built: a match holds one ``«``, its first
+    character, and one ``»``, its last, so it is the text from a ``«`` to the first ``»``
+    after it, read alone (matches never overlap: ``finditer``'s)."""
+    if isinstance(masked, str):
+        for m in _PLAIN.finditer(masked):
+            yield m.start(), len(m.group(0)), int(m.group(1))
+        return
+    opens = masked.positions("«")
+    start = next(opens, None)
+    while start is not None:
+        after = next(opens, None)
+        # the » closing it, before the next «: else no match from this one
+        end = masked.find("»", start + 1, after) + 1
+        if end > 0:
+            found = _PLAIN.fullmatch(masked[start:end])
+            if found is not None:
+                yield start, end - start, int(found.group(1))
+        start = after
 
 
 def _mask_start(text: str, at: int, raw_at: int) -> int:

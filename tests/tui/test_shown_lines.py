@@ -390,9 +390,10 @@ def test_the_drift_of_two_long_texts_is_compared_once_over_the_views(
 ) -> None:
     """The pane, the step screen and ``e`` show the drift of the same two texts, masked
     once (``masked_long_text``): their first difference is found once (two masked 24 MB
-    texts, not ASCII, took 13 ms at each view), and each view shows what a fresh one
+    texts, not ASCII, took 13 ms at each view; now read from the texts and their masked
+    pieces, ``masked_first_difference``), and each view shows what a fresh one
     shows, cut and expanded."""
-    from cassette_tui.core.format import textspot
+    from cassette_tui.core.scan import masked_text
     from cassette_tui.tui.text import detail
 
     lines = [f"line {i}: the quick brown fox" for i in range(3_000)]
@@ -406,14 +407,81 @@ def test_the_drift_of_two_long_texts_is_compared_once_over_the_views(
         detail._DIFFERS.clear()
         fresh[limits.is_expanded] = drift_lines([item], limits, {}).plain
     assert GITHUB not in fresh[False] + fresh[True]
-    compared: list[tuple[str, str]] = []
+    compared: list[tuple[object, object]] = []
 
-    def first_difference(x: str, y: str) -> int:
+    def first_difference(
+        x: masked_text.MaskedText, y: masked_text.MaskedText, same: int | None = None
+    ) -> int:
         compared.append((x, y))
-        return textspot.first_difference(x, y)
+        return masked_text.masked_first_difference(x, y, same)
 
-    monkeypatch.setattr(detail, "first_difference", first_difference)
+    monkeypatch.setattr(detail, "masked_first_difference", first_difference)
     detail._DIFFERS.clear()
     for limits in (Limits(), Limits(), Limits.expanded(), Limits.expanded()):
         assert drift_lines([item], limits, {}).plain == fresh[limits.is_expanded]
     assert len(compared) == 1
+
+
+def _forbid_whole(mp: pytest.MonkeyPatch) -> None:
+    """Raise where a long text would be masked whole: ``masking._mask_long_text`` (the
+    way main masked the pane's and the drift's long texts), a ``MaskedText`` built."""
+    import importlib.util
+
+    from cassette_tui.core.scan import masking
+
+    def built(*args: object, **kwargs: object) -> str:
+        raise AssertionError("the whole masked text was built")
+
+    mp.setattr(masking, "_mask_long_text", built)
+    if importlib.util.find_spec("cassette_tui.core.scan.masked_text"):  # not on main
+        from cassette_tui.core.scan import masked_text
+
+        mp.setattr(masked_text.MaskedText, "__str__", built)
+
+
+@pytest.mark.parametrize(
+    "at",
+    [0, 150, 152, 155, 159, 160, 161, 19_995, 20_000, -1, -12],
+    ids=lambda at: f"at{at}",
+)
+def test_a_first_view_masks_only_what_it_shows(at: int) -> None:
+    """The pane's lines (cut and expanded) and the drift of a long text with a password
+    named near its end, its value also at ``at`` (across the 160 and 20,000 characters
+    shown, at the start, at the end: ``-1`` ends the text with it, ``-12`` sets it just
+    before where B differs) are those of the whole text masked, with no whole masked
+    text built (main built each side, 69 MB at 24 MB, for 160 characters shown), and the
+    password never shows."""
+    from cassette_tui.tui.text import detail
+
+    lines = [f"line {i}: the quick brown fox jumps over" for i in range(6_000)]
+    lines[-40] = "config: password = 'hunter2xyz'"
+    text = "\n".join(lines)
+    cut = len(text) + at + 1 if at < 0 else at
+    a = text[:cut] + "hunter2xyz" + text[cut:]
+    if at == -1:
+        a = text + " hunter2xyz"
+    b = a + " (changed)" if at != -12 else a[:-1] + "X" + "(changed)"
+    value = {"content": [{"type": "text", "text": a}], "isError": False}
+    item = DriftItem("$.content[0].text", a, b, Change.VALUE_CHANGED)
+    expected = {}
+    for limits in (Limits(), Limits.expanded()):
+        whole_item = replace(item, a=mask_value(a, "text"), b=mask_value(b, "text"))
+        reveal = replace(limits, reveal_secrets=True)
+        expected[limits] = (
+            whole(value, limits.lines, limits.chars, False),
+            drift_lines([whole_item], reveal, {}).plain,
+        )
+    with pytest.MonkeyPatch.context() as mp:
+        _forbid_whole(mp)
+        for limits in (Limits(), Limits.expanded()):
+            shown._TEXTS.clear()
+            detail._DIFFERS.clear()
+            detail._APART.clear()
+            got = (
+                shown_lines(value, max_lines=limits.lines, max_chars=limits.chars, reveal=False),
+                drift_lines([item], limits, {}).plain,
+            )
+            assert got == expected[limits]
+            shown_text = repr(got)  # the mask shows "hu" at most, perhaps cut at its start
+            assert "unter" not in shown_text and "2xyz" not in shown_text
+        assert "«hu…(10 chars)»" in shown_text or at not in (0, -1, -12)

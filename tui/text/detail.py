@@ -18,6 +18,7 @@ from cassette_tui.core.format.constants import BATCH_FIELD
 from cassette_tui.core.format.entry import Entry
 from cassette_tui.core.format.jsonpath import parse_path
 from cassette_tui.core.format.textspot import first_difference, is_long_pair, spot
+from cassette_tui.core.scan.masked_text import MaskedText, masked_first_difference
 from cassette_tui.core.scan.masking import mask_found, mask_text
 from cassette_tui.core.scan.pair_masking import mask_pieces, pair_secrets
 from cassette_tui.core.scan.secret_drift import SecretApart, secret_apart
@@ -166,17 +167,51 @@ def masked_drift(
     return pairs, pair_secrets(found_a, found_b)
 
 
-def _secret_apart(raw: DriftItem, masked: DriftItem) -> SecretApart | None:
-    """``secret_apart`` of a drift's two strings (``raw``) and their masks (``masked``),
-    kept with them: the pane, the step screen and ``e`` show the same drift, and two long
-    texts holding secrets are scanned again to be labelled."""
+def _whole(value: Any) -> Any:
+    """A drift value as a string: a ``MaskedText`` built whole (shown whole or cut by
+    ``_value``, not around a first difference)."""
+    return str(value) if isinstance(value, MaskedText) else value
+
+
+def _raw_difference(raw: DriftItem) -> int | None:
+    """The first difference of a drift's two values as recorded when both are strings,
+    kept with them (``_DIFFERS``, apart from the masked pairs'): that of their masked
+    texts is worked out from it (``masked_first_difference``), and ``secret_apart`` asks
+    it too (two compares of 34.6M characters at 24 MB)."""
+    if isinstance(raw.a, str) and isinstance(raw.b, str):
+        return _DIFFERS.get((raw.a, raw.b), "recorded", first_difference)
+    return None
+
+
+def _long_difference(a: Any, b: Any, long: int, same: int | None = None) -> int | None:
+    """The first difference of two different strings, either one ``long`` characters or
+    more (``textspot.is_long_pair``), masked or not (``MaskedText``; ``same``: the first
+    difference of the texts as recorded, when known), kept with them (``_DIFFERS``); else
+    ``None``."""
+    if isinstance(a, str) and isinstance(b, str):
+        return _DIFFERS.get((a, b), None, first_difference) if is_long_pair(a, b, long) else None
+    if not (isinstance(a, str | MaskedText) and isinstance(b, str | MaskedText)):
+        return None
+    if max(len(a), len(b)) < long:
+        return None
+    at = _DIFFERS.get((a, b), None, lambda x, y: masked_first_difference(x, y, same))
+    return None if at == len(a) == len(b) else at  # equal as shown: no spot
+
+
+def _secret_apart(
+    raw: DriftItem, masked: DriftItem, raw_at: int | None = None
+) -> SecretApart | None:
+    """``secret_apart`` of a drift's two strings (``raw``, first differing at ``raw_at``
+    when known) and their masks (``masked``), kept with them: the pane, the step screen
+    and ``e`` show the same drift, and two long texts holding secrets are scanned again
+    to be labelled."""
     if not (isinstance(raw.a, str) and isinstance(raw.b, str)):
         return None
     key = _leaf_key(raw.path)
     return _APART.get(
         (raw.a, raw.b, masked.a, masked.b),
         key,
-        lambda a, b, ma, mb: secret_apart(a, b, ma, mb, key),
+        lambda a, b, ma, mb: secret_apart(a, b, ma, mb, key, raw_at),
     )
 
 
@@ -187,7 +222,8 @@ _APART: KeptByIds[SecretApart | None] = KeptByIds(4)
 #: the first differences of the long pairs shown last, by the ids of the two texts, kept
 #: with them: the pane, the step screen and ``e`` show the drift of the same two masked
 #: texts (``masked_long_text`` keeps them), and two masked 24 MB texts (not ASCII:
-#: compared a slice at a time) took 13 ms to compare at each view
+#: compared a slice at a time) took 13 ms to compare at each view (now 3-5 ms, the texts
+#: as recorded: ``masked_first_difference``)
 _DIFFERS: KeptByIds[int] = KeptByIds(4)
 
 
@@ -202,8 +238,8 @@ def drift_lines(
     found on either side masked on both."""
     pairs, secrets = masked if masked is not None else masked_drift(items, limits.reveal_secrets)
 
-    def shown(value: Any) -> str:
-        return _pieces(_value(value, limits.drift_value), secrets)
+    def shown(value: Any) -> str:  # a ``MaskedText`` built whole, shown whole or cut
+        return _pieces(_value(_whole(value), limits.drift_value), secrets)
 
     def around(part: str) -> str:  # a side's window around the first difference
         return printable(json.dumps(_pieces(part, secrets), ensure_ascii=False))
@@ -212,11 +248,15 @@ def drift_lines(
     # a stable order whatever order the engine reports: args first, then by JSON path
     ordered = sorted(pairs, key=lambda d: (_PART_ORDER.get(d[0].part, 9), d[0].path))
     for n, (raw, item) in enumerate(ordered):
-        apart = None
+        apart = raw_at = None
         if not limits.reveal_secrets:
-            apart = _secret_apart(raw, item)
+            if isinstance(item.a, MaskedText) or isinstance(item.b, MaskedText):
+                raw_at = _raw_difference(raw)
+            apart = _secret_apart(raw, item, raw_at)
         if n:
             text.append("\n")
+        if item.change is not Change.VALUE_CHANGED:
+            item = replace(item, a=_whole(item.a), b=_whole(item.b))
         text.append(f"{item.part} ", style="dim")
         path = item.path if limits.reveal_secrets else mask_text(item.path)  # a token as a key
         text.append(printable(path), style="bold")
@@ -243,15 +283,10 @@ def drift_lines(
             text.append(a_shown, style=styles.get("detail--old", ""))
             text.append(" -> ")
             text.append(b_shown, style=styles.get("detail--new", ""))
-        elif is_long_pair(item.a, item.b, limits.drift_value or 80):
+        elif (at := _long_difference(item.a, item.b, limits.drift_value or 80, raw_at)) is not None:
             # strings too long to show whole: both sides around the first differing
-            # character
-            where = spot(
-                item.a,
-                item.b,
-                limits.drift_value or 80,
-                _DIFFERS.get((item.a, item.b), None, first_difference),
-            )
+            # character (a ``MaskedText`` read there only)
+            where = spot(item.a, item.b, limits.drift_value or 80, at)
             text.append(f"at character {where.position}: ")
             text.append(around(where.a), style=styles.get("detail--old", ""))
             text.append(" -> ")

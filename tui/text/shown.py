@@ -21,7 +21,9 @@ from typing import Any
 
 import orjson
 from cassette_tui.core.format.jsonpath import Part
-from cassette_tui.core.scan.masking import mask_long_found, mask_part, mask_value
+from cassette_tui.core.scan.masked_text import MaskedText
+from cassette_tui.core.scan.masking import mask_part, mask_value
+from cassette_tui.core.scan.masking import masked_long_found as _masked_long_found
 
 from .kept import KeptByIds
 from .safe import pretty_lines, printable_block
@@ -71,22 +73,24 @@ def shown_lines(
 #: them: the detail of one step is built again for the step screen and for ``e``, from the
 #: same entries, and its drift shows the same texts (a 3 MB JSON text parses in 7 ms, and
 #: the prefilter passes over it in 10); A and B of the step shown, under two keys at most
-_TEXTS: KeptByIds[tuple[str, list[str]] | None] = KeptByIds(4)
+_TEXTS: KeptByIds[tuple[str | MaskedText, list[str]] | None] = KeptByIds(4)
 
 
-def masked_long_text(text: str, key: str | None) -> str | None:
+def masked_long_text(text: str, key: str | None) -> str | MaskedText | None:
     """``mask_value(text, key)`` of a string found under ``key``: ``text`` itself when it
     holds no secret, else the whole text with each secret the scan finds anywhere in it
-    masked everywhere it occurs; ``None`` when ``key`` names a secret (the whole text is
-    the secret), left to ``mask_value``: ``masking.mask_long_text``, the last few kept."""
+    masked everywhere it occurs, as a ``MaskedText`` (built only where it is read: the
+    part shown, its length, the drift's first difference) or a string; ``None`` when
+    ``key`` names a secret (the whole text is the secret), left to ``mask_value``:
+    ``masking.masked_long``, the last few kept."""
     found = masked_long_found(text, key)
     return None if found is None else found[0]
 
 
-def masked_long_found(text: str, key: str | None) -> tuple[str, list[str]] | None:
+def masked_long_found(text: str, key: str | None) -> tuple[str | MaskedText, list[str]] | None:
     """``(masked_long_text(text, key), the secrets masked in it)``, kept as it is (the
     secrets: for the drift's other side, ``core.scan.pair_masking``); ``None`` as there."""
-    return _TEXTS.get((text,), key, lambda kept: mask_long_found(kept, key))
+    return _TEXTS.get((text,), key, lambda kept: _masked_long_found(kept, key))
 
 
 #: the line counts of the large values counted last, by id, with the value: the pane, the
@@ -175,9 +179,10 @@ def _utf8(text: str) -> bool:
 
 class _Shown:
     """A long string with its secrets already masked as ``mask_value`` masks them (it
-    passes over this: it is no string), cut by ``_cut`` as a string."""
+    passes over this: it is no string), cut by ``_cut`` as a string: the part it shows
+    read from a ``MaskedText``, the whole not built."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str | MaskedText) -> None:
         self.text = text
 
 
@@ -246,6 +251,11 @@ def _cut(value: Any, max_chars: int, dropped: dict[tuple[Part, ...], int], path:
     characters were cut (those the pruner left off included), as ``pretty_lines`` does."""
     if isinstance(value, _Shown):
         value = value.text  # masked already, and whole
+        if isinstance(value, MaskedText):  # the part shown read alone, as the whole cut
+            size, extra = len(value), dropped.get(path, 0) if dropped else 0
+            if size > max_chars or extra:
+                return f"{value[:max_chars]}…(+{size - max_chars + extra} chars)"
+            return str(value)
     if isinstance(value, str):
         extra = dropped.get(path, 0) if dropped else 0
         if len(value) > max_chars or extra:
