@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from support.mcp_session import TIMEOUT
+from support.raw_request import read_request
 
 from tests.cli.test_mcp_http import started, stop
 from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, call
@@ -69,19 +70,10 @@ class _ShortAnswers(socketserver.BaseRequestHandler):
     it sends, then closes: a big answer cut short."""
 
     def handle(self) -> None:
-        stream = self.request.makefile("rb")
-        head = b""
-        while not head.endswith(b"\r\n\r\n"):
-            line = stream.readline()
-            if not line:
-                return
-            head += line
-        length = next(
-            int(line.split(b":")[1])
-            for line in head.lower().split(b"\r\n")
-            if line.startswith(b"content-length:")
-        )
-        request = json.loads(stream.read(length))
+        read = read_request(self.request.makefile("rb"))
+        if read is None:
+            return
+        request = read[1]
         text = {"content": [{"type": "text", "text": "y" * (2 << 20)}]}
         body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": text}).encode()
         self.request.sendall(

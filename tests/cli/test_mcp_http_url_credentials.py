@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 from support.mcp_session import TIMEOUT
+from support.raw_request import read_request
 
 from tests.cli.test_mcp_http import started, stop
 from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, call
@@ -24,18 +25,10 @@ class _AuthOnly(socketserver.BaseRequestHandler):
     """Answers a POST with an empty tool result when it carries ``BASIC``, else ``401``."""
 
     def handle(self) -> None:
-        stream = self.request.makefile("rb")
-        head = b""
-        while not head.endswith(b"\r\n\r\n"):
-            line = stream.readline()
-            if not line:
-                return
-            head += line
-        fields = dict(
-            line.split(b": ", 1) for line in head.strip().split(b"\r\n")[1:] if b": " in line
-        )
-        fields = {k.lower(): v for k, v in fields.items()}
-        request = json.loads(stream.read(int(fields[b"content-length"])))
+        read = read_request(self.request.makefile("rb"))
+        if read is None:
+            return
+        fields, request = read
         if fields.get(b"authorization") != BASIC:
             self.request.sendall(
                 b"HTTP/1.1 401 No\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
