@@ -45,9 +45,12 @@ Finding kinds (``LintFinding.kind``):
     to look at: none there.
 ``bad_batch``
     A ``batch`` that is not what the format allows (docs/format.md: the integer seq of
-    the first call of its batch): another type (a string, a float, ``null``, a boolean),
-    a seq below 1, or a seq no entry of the cassette has. Readers of the mark (the
-    diff's pairing of parallel calls, the app's mark) ignore such a value.
+    the first call of its batch, so from 1 to the entry's own seq): another type (a
+    string, a float, ``null``, a boolean), a seq below 1, or one after the entry's own.
+    A seq no entry has, before the entry's own, is the format's: a model turn's seqs are
+    reserved when its first call starts, and a call that failed before it was recorded
+    (its arguments not JSON) leaves its seq unused. Readers of the mark (the diff's
+    pairing of parallel calls, the app's mark) ignore a value that is not an integer.
 ``empty``
     The cassette has no calls (an empty file, blank lines only, or an imported run that
     made no tool call). There is nothing to replay or compare: a replay serves nothing
@@ -595,7 +598,7 @@ def _entry_findings(
     if may_be_non_finite and raw is not None:
         here.extend(_non_finite_findings(entry, raw))
     if entry.extra and BATCH_FIELD in entry.extra:
-        here.extend(_batch_findings(cassette, entry))
+        here.extend(_batch_findings(entry))
     return here
 
 
@@ -639,16 +642,18 @@ def _non_finite_findings(entry: Entry, raw: bytes) -> list[Finding]:
     ]
 
 
-def _batch_findings(cassette: Cassette, entry: Entry) -> list[Finding]:
-    """The ``bad_batch`` finding of an entry whose ``batch`` is not a seq of the
-    cassette (docs/format.md: an integer, the seq of the first call of its batch)."""
+def _batch_findings(entry: Entry) -> list[Finding]:
+    """The ``bad_batch`` finding of an entry whose ``batch`` cannot be the seq of the
+    first call of its batch (docs/format.md): not an integer, below 1, or after the
+    entry's own seq (the first call's seq may be unused: a reserved seq whose call
+    failed before it was recorded)."""
     mark = entry.extra[BATCH_FIELD]
     if type(mark) is not int:
         why = f"expected an integer seq, got {json_type_name(mark)} {json.dumps(mark)[:40]}"
     elif mark < 1:
         why = f"{mark} is not a seq (seqs start at 1)"
-    elif cassette.index_of_seq(mark) is None:
-        why = f"no entry has seq {mark}"
+    elif mark > entry.seq:
+        why = f"{mark} is after the entry's own seq {entry.seq}"
     else:
         return []
     return [

@@ -1,5 +1,5 @@
 """``check`` on what the format forbids but the load reads (docs/format.md): a ``batch``
-that is not the integer seq of an entry (``bad_batch``), a bare ``NaN``/``Infinity``
+that cannot be the integer seq of its batch's first call (``bad_batch``), a bare ``NaN``/``Infinity``
 (``non_finite``; read as the float, so a finding, not an error). Both in text and
 ``--json``, exit status 1; the format's own forms give no finding."""
 
@@ -56,7 +56,7 @@ def test_check_json_reports_bad_batches_and_bare_non_finite_numbers(tmp_path: Pa
     messages = {f["seq"]: f["message"] for f in json.loads(done.stdout)["findings"]}
     assert "line 3" in messages[3] and 'string "x"' in messages[3]
     assert "number 1.5" in messages[4] and "null" in messages[5] and "boolean" in messages[7]
-    assert "no entry has seq 99" in messages[8]
+    assert "99 is after the entry's own seq 8" in messages[8]
     assert "line 9" in messages[9] and "2 more" in messages[9] and "$numberDouble" in messages[9]
     assert "-Infinity" in messages[10]
 
@@ -91,3 +91,32 @@ def test_in_memory_lint_reports_a_bad_batch() -> None:
     ]
     found = lint(Cassette.from_entries(entries))
     assert [(f.kind, f.seq) for f in found] == [("bad_batch", 2)]  # no text: no non_finite
+
+
+def test_a_batch_naming_a_reserved_seq_no_entry_has_is_the_formats(tmp_path: Path) -> None:
+    """A model turn of three calls whose first never reached the recorder (its arguments
+    not JSON: ``NotSerializable``): the other two name the turn's first seq, reserved and
+    unused. The recorder's own cassette passes its own ``check`` (it did not: ``bad_batch``,
+    "no entry has seq 1"), and the two calls stay one batch for the diff."""
+    import pytest
+    from cassette_tui.core.replay.recorder import NotSerializable, Recorder
+    from cassette_tui.core.replay.turn import CALL_SLOT, CallSlot
+
+    path = tmp_path / "turn.jsonl"
+    recorder = Recorder(path)
+    for index, args in enumerate([{"x": {1, 2}}, {"n": 1}, {"n": 2}]):
+        token = CALL_SLOT.set(CallSlot("turn", index, 3))
+        try:
+            if index == 0:
+                with pytest.raises(NotSerializable):
+                    recorder.call(lambda tool, a: {"ok": tool}, "t", args)
+            else:
+                recorder.call(lambda tool, a: {"ok": tool}, "t", args)
+        finally:
+            CALL_SLOT.reset(token)
+    recorder.close()
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [(e["seq"], e["batch"]) for e in entries] == [(2, 1), (3, 1)]
+    done = _run("check", path)
+    assert done.returncode == 0, done.stdout
+    assert not lint(load(path))
