@@ -38,7 +38,6 @@ __all__ = [
     "mask_found",
     "mask_json_text",
     "mask_labelled",
-    "mask_long_found",
     "mask_long_text",
     "mask_part",
     "mask_text",
@@ -198,15 +197,6 @@ def masked_long_found(text: str, key: str | None) -> tuple[str | MaskedText, lis
     if secrets is None:
         return None
     return (_masked_text(text, secrets) if secrets else text), secrets
-
-
-def mask_long_found(text: str, key: str | None) -> tuple[str, list[str]] | None:
-    """``(mask_long_text(text, key), the secrets it masked)``; ``None`` as there."""
-    found = masked_long_found(text, key)
-    if found is None:
-        return None
-    masked, secrets = found
-    return (masked if isinstance(masked, str) else str(masked)), secrets
 
 
 def long_text_secrets(text: str, key: str | None) -> list[str] | None:
