@@ -5,7 +5,7 @@ Why: a kernel that keeps large page-cache folios for a file (Linux 6.18 on ext4)
 whole folio on one read fault, and a folio is as large as the write that filled it. The
 spools wrote 512 KiB batches, so at 1M entries a few reads here and there made whole
 8 MB columns resident between two turns of the pager, and the key alignment's peak
-grew with the entries (docs/performance.md, "Folios of spilled columns"). Asserted by
+grew with the entries (docs/performance.md, "Where the time went": folios of spilled columns). Asserted by
 count (the writes' sizes, the drops), not by resident bytes, which depend on the kernel.
 """
 
