@@ -1,7 +1,8 @@
 """A big call through ``mcp record --url`` alone in flight, its body gone whole to the
 remote by the proxy's own client (``after_body``): its args digest and entry start are
-prepared at once in the loop (``RecordingProxy._prepare(now=True)``, issue 31 session 17:
-a thread's wake-up cost more than hashing the 1 MB call), and the cassette is byte for
+prepared at once in the loop (``RecordingProxy._prepare(gone=True)``, issue 31 session 17:
+a thread's wake-up cost more than hashing the 1 MB call; from ``PREPARE_GONE_FROM``, 64 KB,
+since session 19), and the cassette is byte for
 byte what the whole-body path, prepared in a thread, writes, for any call shape and any
 split of the body into pieces."""
 
@@ -11,7 +12,7 @@ import asyncio
 import tempfile
 
 from cassette_tui.core.mcp.http import _Gathered
-from cassette_tui.core.mcp.record import PREPARE_FROM, SPLIT_FROM
+from cassette_tui.core.mcp.record import PREPARE_FROM, PREPARE_GONE_FROM, SPLIT_FROM
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -61,7 +62,7 @@ def test_a_call_noted_once_gone_is_prepared_at_once_and_recorded_as_read_whole(
     assert sent == line
     assert same_clock(now) == same_clock(whole)
     assert all(ready)  # never a future left to a thread
-    if PREPARE_FROM <= len(line) < SPLIT_FROM and now.startswith(b'{"seq"'):
+    if PREPARE_GONE_FROM <= len(line) < SPLIT_FROM and now.startswith(b'{"seq"'):
         assert ready == [True]
 
 
@@ -89,3 +90,29 @@ def test_a_call_noted_once_gone_has_its_entry_started_before_its_answer() -> Non
         assert started.startswith(b'{"seq":1,')
         assert text in started
         assert b'"answer":0' in started
+
+
+def test_a_100kb_call_noted_once_gone_has_its_entry_started_before_its_answer() -> None:
+    """From ``PREPARE_GONE_FROM`` (64 KB), not ``PREPARE_FROM`` (1 MB): before session 19 a
+    100 KB call was prepared only at its answer."""
+    text = b"abcdefgh" * (100_000 // 8)
+    line = (
+        b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"mid",'
+        b'"arguments":{"text":"' + text + b'"}}}'
+    )
+    assert PREPARE_GONE_FROM <= len(line) < PREPARE_FROM
+    with tempfile.TemporaryDirectory() as tmp:
+        proxy = proxy_in(tmp)
+
+        async def run() -> bytes:
+            body = _Gathered()
+            body.add(line)
+            proxy._note_body(body, None, gone=True)
+            (pending,) = proxy._pending.values()
+            assert pending.prepared is not None and pending.prepared.done()
+            proxy.writer._fh.flush()
+            return (proxy.writer.path).read_bytes()
+
+        started = asyncio.run(run())
+        assert started.startswith(b'{"seq":1,"tool":"mid"')
+        assert text in started

@@ -138,8 +138,9 @@ def calls(draw: st.DrawFn) -> bytes:
     return line + draw(st.sampled_from([b"", b"\n", b" \n"]))
 
 
-def record_request(line: bytes, cuts: list[int], *, streamed: bool):
-    """The cassette and the bytes the remote got for one big call, answered small."""
+def record_request(line: bytes, cuts: list[int], *, streamed: bool, held: bool = False):
+    """The cassette and the bytes the remote got for one big call, answered small;
+    ``held``: its pieces recorded once the last has gone (``RELAY_FIRST_BELOW``)."""
     with tempfile.TemporaryDirectory() as tmp:
         proxy = proxy_in(tmp)
 
@@ -152,7 +153,9 @@ def record_request(line: bytes, cuts: list[int], *, streamed: bool):
             else:
                 body = _Gathered()
                 host = _Pieces(split(line, cuts))
-                pieces = proxy._body_as_it_comes(host, body, proxy_watch(proxy), note=True)
+                pieces = proxy._body_as_it_comes(
+                    host, body, proxy_watch(proxy), note=True, held=held
+                )
                 got = b"".join([p async for p in pieces])
             await proxy._from_server(ANSWER)
             return got
@@ -168,11 +171,11 @@ def proxy_watch(proxy: HttpRecordingProxy) -> Any:
 
 
 @settings(max_examples=200, deadline=None)
-@given(calls(), st.lists(st.integers(1, 4 * SPANS_FROM), max_size=6))
+@given(calls(), st.lists(st.integers(1, 4 * SPANS_FROM), max_size=6), st.booleans())
 def test_a_streamed_request_reaches_the_remote_whole_and_is_recorded_as_read_whole(
-    line: bytes, cuts: list[int]
+    line: bytes, cuts: list[int], held: bool
 ) -> None:
-    streamed, sent = record_request(line, cuts, streamed=True)
+    streamed, sent = record_request(line, cuts, streamed=True, held=held)
     whole, _ = record_request(line, cuts, streamed=False)
     entry = whole.startswith(b'{"seq"')
     event(f"entry: {entry}")
