@@ -15,6 +15,8 @@ best and the median wall time of each, their ratio to ``direct``'s (best against
 median against median), and each recorder's CPU time for the case (user + system, from
 ``/proc``: on a shared machine the steadier figure). ``--baseline-h11`` runs the older
 recorder without ``httptools`` (it was not a dependency then: uvicorn fell back to h11).
+``--floor`` adds ``floor_recording_proxy.py``: the least a recording proxy can do (each
+byte sent on, hashed and written once; no JSON read, no framework), as a floor.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ def main() -> None:
         "--baseline-h11", action="store_true", help="the older recorder without httptools"
     )
     parser.add_argument(
+        "--floor", action="store_true", help="add the least a recording proxy can do"
+    )
+    parser.add_argument(
         "--server-loop",
         default="asyncio",
         choices=("asyncio", "uvloop"),
@@ -99,6 +104,13 @@ def main() -> None:
                 recorders[name] = proc
                 assert proc.stdout is not None
                 urls[name] = proc.stdout.readline().decode().strip()
+            if args.floor:
+                floor = Path(__file__).resolve().with_name("floor_recording_proxy.py")
+                command = [sys.executable, str(floor), str(free_port()), str(port)]
+                proc = subprocess.Popen([*command, str(tmp / "floor.out")], stdout=subprocess.PIPE)
+                recorders["floor"] = proc
+                assert proc.stdout is not None
+                urls["floor"] = proc.stdout.readline().decode().strip()
             print(
                 f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
                 f"load average {os.getloadavg()[0]:.2f}, {args.rounds} rounds"
