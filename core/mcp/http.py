@@ -285,9 +285,12 @@ class HttpRecordingProxy(RecordingProxy):
         """Wait until the bodies under ``STREAM_FROM`` going on as they come are noted (up
         to ``RELAY_NOTED_WITHIN`` seconds): a line read whole meanwhile that reuses one's
         id is then the one aliased, as when both were read whole (that body cannot be:
-        it went on as it came)."""
+        it went on as it came). One still coming then is not waited for again (its host
+        stalls: the next calls are not held up each)."""
         if self._relaying:
-            await asyncio.wait(set(self._relaying), timeout=RELAY_NOTED_WITHIN)
+            waited = set(self._relaying)
+            await asyncio.wait(waited, timeout=RELAY_NOTED_WITHIN)
+            self._relaying -= waited
 
     def _relay_done(self, relay: asyncio.Future[None] | None) -> None:
         """``relay``'s body noted, or cut short: the lines waiting for it go on."""
@@ -474,7 +477,7 @@ class HttpRecordingProxy(RecordingProxy):
 RELAY_FROM = 1 << 16
 #: how long a POST read whole waits for such bodies coming meanwhile to be noted
 #: (``_after_relays``; under 1 MB from a loopback host: milliseconds), so that a host
-#: that stalls one mid-body holds up the others' calls no longer
+#: that stalls one mid-body holds up another's call no longer, and only once
 RELAY_NOTED_WITHIN = 1.0
 #: a POST body shorter than this (``content-length``, bytes) is only passed on while it
 #: comes, its recording's work (gathering, the long string's check, its write ahead) done

@@ -130,3 +130,35 @@ def test_an_id_reused_while_a_relayed_body_comes_is_aliased(
     assert got == {"first": (7, "first"), "second": (7, "second")}
     entries = [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
     assert sorted(e["args"]["who"] for e in entries) == ["first", "second"]
+
+
+def test_a_host_stalling_mid_body_holds_up_another_call_a_bounded_while(
+    tmp_path: Path, raw_remote: str
+) -> None:
+    """The wait for a body still coming is bounded (``RELAY_NOTED_WITHIN``) and made once:
+    another host's calls are served while the first stalls, then leaves."""
+    import httpx2
+
+    run = tmp_path / "stalled.jsonl"
+    recorder, url = started([*CLI, "mcp", "record", "--url", raw_remote, "-o", str(run)])
+    first = json.dumps(call(7, "echo", {"pad": "f" * SIZE})).encode()
+    try:
+        host, port = url.removeprefix("http://").split("/", 1)[0].split(":")
+        with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
+            head = (
+                f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n"
+                "content-type: application/json\r\naccept: application/json, text/event-stream\r\n"
+                f"content-length: {len(first)}\r\n\r\n"
+            ).encode()
+            sock.sendall(head + first[: len(first) // 2])
+            with httpx2.Client(timeout=TIMEOUT) as client:
+                got = [
+                    client.post(url, content=json.dumps(call(n, "echo", args)), headers=HEADERS)
+                    for n, args in [(8, {"n": 8}), (9, {"n": 9, "pad": "p" * SIZE})]
+                ]
+    finally:
+        status = stop(recorder)
+    assert status == 0
+    assert [(g.status_code, g.json()["id"]) for g in got] == [(200, 8), (200, 9)]
+    entries = [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
+    assert [e["args"]["n"] for e in entries] == [8, 9]
