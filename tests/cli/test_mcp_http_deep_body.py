@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import socketserver
-import threading
 from pathlib import Path
 
 from cassette_tui.core.mcp.http import RELAY_FROM
 from support.mcp_session import TIMEOUT
+from support.raw_request import echo_result, read_head, served, write_json
 
 from tests.cli.test_mcp_http import started, stop
 from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, call
@@ -22,61 +22,39 @@ REFUSED = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "nest
 
 
 class _Refuses(socketserver.StreamRequestHandler):
-    """Each POST read by its ``content-length``; a deep one refused, else its call
-    answered with its args."""
+    """A POST read by its ``content-length``: a deep one refused, else its call answered
+    with its args."""
 
     def handle(self) -> None:
-        while True:
-            head = b""
-            while not head.endswith(b"\r\n\r\n"):
-                line = self.rfile.readline()
-                if not line:
-                    return
-                head += line
-            size = next(
-                int(line.split(b":", 1)[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            body = self.rfile.read(size)
-            if b"[[[[" in body:
-                answer = json.dumps(REFUSED).encode()
-            else:
-                request = json.loads(body)
-                text = json.dumps(request["params"]["arguments"])
-                result = {"content": [{"type": "text", "text": text}], "isError": False}
-                answer = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result})
-                answer = answer.encode()
-            self.wfile.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                b"content-length: %d\r\n\r\n%b" % (len(answer), answer)
-            )
+        fields = read_head(self.rfile)
+        if fields is None:
+            return
+        body = self.rfile.read(int(fields[b"content-length"]))
+        if b"[[[[" in body:
+            write_json(self.wfile, REFUSED)
+            return
+        request = json.loads(body)
+        write_json(self.wfile, echo_result(request, json.dumps(request["params"]["arguments"])))
 
 
 def test_a_body_nested_too_deep_gets_the_remotes_answer(tmp_path: Path) -> None:
     import httpx2
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Refuses)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    remote = f"http://127.0.0.1:{server.server_address[1]}/mcp"
     run = tmp_path / "deep.jsonl"
-    recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
     deep = json.dumps(call(1, "echo", {"text": "x" * 2 * RELAY_FROM, "d": []}))
     deep = deep.replace("[]", "[" * 2000 + "]" * 2000)
-    try:
-        with httpx2.Client(timeout=TIMEOUT) as client:
-            refused = client.post(url, content=deep, headers=HEADERS)
-            after = client.post(url, content=json.dumps(call(2, "echo", {"n": 2})), headers=HEADERS)
-    finally:
-        status = stop(recorder)
-        server.shutdown()
-        server.server_close()
-    assert status == 0
-    assert recorder.stderr is not None
+    with served(_Refuses) as remote:
+        recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
+        try:
+            with httpx2.Client(timeout=TIMEOUT) as client:
+                refused = client.post(url, content=deep, headers=HEADERS)
+                after = json.dumps(call(2, "echo", {"n": 2}))
+                answered = client.post(url, content=after, headers=HEADERS).json()
+        finally:
+            status = stop(recorder)
+    assert status == 0 and recorder.stderr is not None
     said = recorder.stderr.read().decode()
     assert "Traceback" not in said, said
-    assert (refused.status_code, refused.json()) == (200, REFUSED)
-    assert after.json()["id"] == 2
+    assert (refused.status_code, refused.json(), answered["id"]) == (200, REFUSED, 2)
     entries = [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
     assert [e["args"] for e in entries] == [{"n": 2}]

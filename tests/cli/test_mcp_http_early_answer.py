@@ -16,12 +16,13 @@ from typing import ClassVar
 from cassette_tui.core.mcp.http import RELAY_FROM
 from cassette_tui.core.mcp.record import STREAM_FROM
 from support.mcp_session import TIMEOUT
+from support.raw_request import echo_result, post_head, read_body, read_head, served, write_json
 
 from tests.cli.test_mcp_http import started, stop
 from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, call
 
 SIZE = 3 * RELAY_FROM
-TOO_BIG = b'{"error":"too big"}'
+TOO_BIG = {"error": "too big"}
 
 
 class _RefusesBig(socketserver.StreamRequestHandler):
@@ -31,40 +32,34 @@ class _RefusesBig(socketserver.StreamRequestHandler):
     refused: ClassVar[threading.Event] = threading.Event()
 
     def handle(self) -> None:
-        head = b""
-        while not head.endswith(b"\r\n\r\n"):
-            line = self.rfile.readline()
-            if not line:
-                return
-            head += line
-        size = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        body = b""
-        while len(body) < (size // 2 if size >= RELAY_FROM else size):
-            more = self.rfile.read1(size - len(body))
-            if not more:
-                return
-            body += more
+        fields = read_head(self.rfile)
+        if fields is None:
+            return
+        size = int(fields[b"content-length"])
+        body = read_body(self.rfile, size // 2 if size >= RELAY_FROM else size)
+        if body is None:
+            return
         if size >= RELAY_FROM:
-            self.wfile.write(
-                b"HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\n"
-                b"connection: close\r\ncontent-length: %d\r\n\r\n%b" % (len(TOO_BIG), TOO_BIG)
-            )
-            self.wfile.flush()
+            write_json(self.wfile, TOO_BIG, b"413 Payload Too Large")
             self.connection.close()
             self.refused.set()
             return
         request = json.loads(body)
-        text = json.dumps(request["params"]["arguments"])
-        result = {"content": [{"type": "text", "text": text}], "isError": False}
-        answer = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
-        self.wfile.write(
-            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n"
-            b"content-length: %d\r\n\r\n%b" % (len(answer), answer)
-        )
+        write_json(self.wfile, echo_result(request, json.dumps(request["params"]["arguments"])))
+
+
+def _refused(url: str, body: bytes) -> tuple[bytes, bytes]:
+    """A raw host's POST of ``body``: its first half, its rest once the remote refused
+    it; the answer's status line and body."""
+    address, head = post_head(url, len(body))
+    with socket.create_connection(address, timeout=TIMEOUT) as sock:
+        sock.sendall(head + body[: len(body) // 2])
+        assert _RefusesBig.refused.wait(TIMEOUT), "the body did not go on as it came"
+        sock.sendall(body[len(body) // 2 :])
+        stream = sock.makefile("rb")
+        fields = read_head(stream)
+        assert fields is not None, "the proxy closed before answering"
+        return fields[b""], stream.read(int(fields.get(b"content-length", b"200")))
 
 
 def test_an_early_413_comes_back_to_the_host(tmp_path: Path) -> None:
@@ -72,38 +67,20 @@ def test_an_early_413_comes_back_to_the_host(tmp_path: Path) -> None:
 
     assert RELAY_FROM <= SIZE < STREAM_FROM
     _RefusesBig.refused.clear()
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _RefusesBig)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    remote = f"http://127.0.0.1:{server.server_address[1]}/mcp"
     run = tmp_path / "early.jsonl"
-    recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
     body = json.dumps(call(1, "echo", {"pad": "p" * SIZE})).encode()
-    try:
-        host, port = url.removeprefix("http://").split("/", 1)[0].split(":")
-        with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
-            head = (
-                f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n"
-                "content-type: application/json\r\naccept: application/json, text/event-stream\r\n"
-                f"content-length: {len(body)}\r\n\r\n"
-            ).encode()
-            sock.sendall(head + body[: len(body) // 2])
-            assert _RefusesBig.refused.wait(TIMEOUT), "the body did not go on as it came"
-            sock.sendall(body[len(body) // 2 :])
-            stream = sock.makefile("rb")
-            status = stream.readline()
-            while stream.readline() not in (b"\r\n", b""):
-                pass
-            # before the fix: 502, the proxy's own words on the remote's close
-            assert status.startswith(b"HTTP/1.1 413"), status + stream.read1(200)
-            assert stream.read(len(TOO_BIG)) == TOO_BIG
-        with httpx2.Client(timeout=TIMEOUT) as client:
-            got = client.post(url, content=json.dumps(call(2, "echo", {"n": 2})), headers=HEADERS)
-    finally:
-        code = stop(recorder)
-        server.shutdown()
-        server.server_close()
+    with served(_RefusesBig) as remote:
+        recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
+        try:
+            status, answer = _refused(url, body)
+            with httpx2.Client(timeout=TIMEOUT) as client:
+                after = json.dumps(call(2, "echo", {"n": 2}))
+                got = client.post(url, content=after, headers=HEADERS)
+        finally:
+            code = stop(recorder)
     assert code == 0
+    # before the fix: 502, the proxy's own words on the remote's close
+    assert (status.split(b" ")[1], answer) == (b"413", json.dumps(TOO_BIG).encode())
     assert got.status_code == 200 and got.json()["id"] == 2
     (entry,) = [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
     assert (entry["seq"], entry["args"]) == (1, {"n": 2})

@@ -13,12 +13,13 @@ import socket
 import socketserver
 import threading
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from cassette_tui.core.mcp.http import RELAY_FROM
 from cassette_tui.core.mcp.record import STREAM_FROM
 from support.mcp_session import TIMEOUT
+from support.raw_request import echo_result, post_head, read_body, read_head, served, write_json
 
 from tests.cli.test_mcp_http import started, stop
 from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, call
@@ -30,95 +31,86 @@ SIZE = 3 * RELAY_FROM
 
 class _HoldsCalls(socketserver.StreamRequestHandler):
     """Each POST read by its ``content-length`` (``began`` set at a big body's first
-    bytes), counted in ``arrived``, then answered with its own args once ``released``."""
+    bytes), counted in ``arrived``, then answered with its args' ``who`` once
+    ``released``."""
 
     began: ClassVar[threading.Event] = threading.Event()
     released: ClassVar[threading.Event] = threading.Event()
     arrived: ClassVar[threading.Semaphore] = threading.Semaphore(0)
 
     def handle(self) -> None:
-        head = b""
-        while not head.endswith(b"\r\n\r\n"):
-            line = self.rfile.readline()
-            if not line:
-                return
-            head += line
-        size = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        body = b""
-        while len(body) < size:
-            more = self.rfile.read1(size - len(body))
-            if not more:
-                return
-            if size >= RELAY_FROM:
-                self.began.set()
-            body += more
+        fields = read_head(self.rfile)
+        if fields is None:
+            return
+        size = int(fields[b"content-length"])
+        first = self.rfile.read1(size)
+        if size >= RELAY_FROM:
+            self.began.set()
+        body = read_body(self.rfile, size, first)
+        if body is None:
+            return
         request = json.loads(body)
         self.arrived.release()
         self.released.wait(TIMEOUT)
-        text = json.dumps(request["params"]["arguments"]["who"])
-        result = {"content": [{"type": "text", "text": text}], "isError": False}
-        answer = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
-        self.wfile.write(
-            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n"
-            b"content-length: %d\r\n\r\n%b" % (len(answer), answer)
-        )
+        who = json.dumps(request["params"]["arguments"]["who"])
+        write_json(self.wfile, echo_result(request, who))
+
+
+def _send_cut(url: str, body: bytes) -> socket.socket:
+    """A raw host's connection to ``url`` on which a POST of ``body`` is sent but for
+    its second half."""
+    address, head = post_head(url, len(body))
+    sock = socket.create_connection(address, timeout=TIMEOUT)
+    sock.sendall(head + body[: len(body) // 2])
+    return sock
+
+
+def _reuse(url: str, first: bytes, second: str) -> dict[str, Any]:
+    """``first`` half sent, ``second`` posted by another host, ``first``'s rest sent once
+    the second is in the proxy; each host's answer."""
+    import httpx2
+
+    answers: dict[str, Any] = {}
+    with _send_cut(url, first) as sock:
+        assert _HoldsCalls.began.wait(TIMEOUT), "the first body did not go on as it came"
+
+        def post_second() -> None:
+            with httpx2.Client(timeout=TIMEOUT) as client:
+                answers["second"] = client.post(url, content=second, headers=HEADERS).json()
+
+        other = threading.Thread(target=post_second)
+        other.start()
+        # the second in the proxy while the first still comes (before the fix it went on
+        # at once: in the remote's hands, counted)
+        if _HoldsCalls.arrived.acquire(timeout=0.3):
+            _HoldsCalls.arrived.release()
+        sock.sendall(first[len(first) // 2 :])
+        for _ in range(2):
+            assert _HoldsCalls.arrived.acquire(timeout=TIMEOUT), "a call never came"
+        _HoldsCalls.released.set()
+        answers["first"] = json.loads(_answer(sock))
+        other.join(TIMEOUT)
+    return answers
 
 
 @pytest.mark.parametrize("second_size", [0, SIZE], ids=["small", "big"])
 def test_an_id_reused_while_a_relayed_body_comes_is_aliased(
     tmp_path: Path, second_size: int
 ) -> None:
-    import httpx2
-
     assert RELAY_FROM <= SIZE < STREAM_FROM
     _HoldsCalls.began.clear()
     _HoldsCalls.released.clear()
     _HoldsCalls.arrived = threading.Semaphore(0)
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _HoldsCalls)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    remote = f"http://127.0.0.1:{server.server_address[1]}/mcp"
     run = tmp_path / "reused.jsonl"
-    recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
     first = json.dumps(call(7, "echo", {"who": "first", "pad": "f" * SIZE})).encode()
     second = json.dumps(call(7, "echo", {"who": "second", "pad": "s" * second_size}))
-    answers: dict[str, dict] = {}
-    try:
-        host, port = url.removeprefix("http://").split("/", 1)[0].split(":")
-        with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
-            head = (
-                f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n"
-                "content-type: application/json\r\naccept: application/json, text/event-stream\r\n"
-                f"content-length: {len(first)}\r\n\r\n"
-            ).encode()
-            sock.sendall(head + first[: len(first) // 2])
-            assert _HoldsCalls.began.wait(TIMEOUT), "the first body did not go on as it came"
-
-            def post_second() -> None:
-                with httpx2.Client(timeout=TIMEOUT) as client:
-                    answers["second"] = client.post(url, content=second, headers=HEADERS).json()
-
-            other = threading.Thread(target=post_second)
-            other.start()
-            # the second in the proxy while the first still comes (before the fix it went
-            # on at once: in the remote's hands, counted)
-            if _HoldsCalls.arrived.acquire(timeout=0.3):
-                _HoldsCalls.arrived.release()
-            sock.sendall(first[len(first) // 2 :])
-            for _ in range(2):
-                assert _HoldsCalls.arrived.acquire(timeout=TIMEOUT), "a call never came"
+    with served(_HoldsCalls) as remote:
+        recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
+        try:
+            answers = _reuse(url, first, second)
+        finally:
             _HoldsCalls.released.set()
-            answers["first"] = json.loads(_answer(sock))
-            other.join(TIMEOUT)
-    finally:
-        _HoldsCalls.released.set()
-        status = stop(recorder)
-        server.shutdown()
-        server.server_close()
+            status = stop(recorder)
     assert status == 0
     assert recorder.stderr is not None
     said = recorder.stderr.read().decode()
@@ -142,20 +134,13 @@ def test_a_host_stalling_mid_body_holds_up_another_call_a_bounded_while(
     run = tmp_path / "stalled.jsonl"
     recorder, url = started([*CLI, "mcp", "record", "--url", raw_remote, "-o", str(run)])
     first = json.dumps(call(7, "echo", {"pad": "f" * SIZE})).encode()
+    calls: list[tuple[int, dict[str, Any]]] = [(8, {"n": 8}), (9, {"n": 9, "pad": "p" * SIZE})]
     try:
-        host, port = url.removeprefix("http://").split("/", 1)[0].split(":")
-        with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
-            head = (
-                f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n"
-                "content-type: application/json\r\naccept: application/json, text/event-stream\r\n"
-                f"content-length: {len(first)}\r\n\r\n"
-            ).encode()
-            sock.sendall(head + first[: len(first) // 2])
-            with httpx2.Client(timeout=TIMEOUT) as client:
-                got = [
-                    client.post(url, content=json.dumps(call(n, "echo", args)), headers=HEADERS)
-                    for n, args in [(8, {"n": 8}), (9, {"n": 9, "pad": "p" * SIZE})]
-                ]
+        with _send_cut(url, first), httpx2.Client(timeout=TIMEOUT) as client:
+            got = [
+                client.post(url, content=json.dumps(call(n, "echo", args)), headers=HEADERS)
+                for n, args in calls
+            ]
     finally:
         status = stop(recorder)
     assert status == 0
