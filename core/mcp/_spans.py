@@ -171,8 +171,8 @@ def read_spans(
             return None
     try:  # valid JSON, no control character in a string: checked without a value
         _RAW.decode(rest)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # (nested too deep: read whole, ``read_line`` says so)
     parts.append(line[pos:])
     return b"".join(parts), spans
 

@@ -411,11 +411,24 @@ class Upstream:
         else:
             chunked = size is None
             await conn.write(head)
-            async for piece in content:  # type: ignore[union-attr]
-                if piece:
-                    await conn.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
-            if chunked:
-                await conn.write(b"0\r\n\r\n")
+            try:
+                async for piece in content:  # type: ignore[union-attr]
+                    if piece:
+                        await conn.write(
+                            b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece
+                        )
+                if chunked:
+                    await conn.write(b"0\r\n\r\n")
+            except UpstreamError:
+                if not (conn.head.done() and conn.head.exception() is None):
+                    raise
+                # the remote answered before the body's end (an early 413) and closed: its
+                # answer is the request's (RFC 9112 section 9.5); the rest is not sent, the
+                # connection not used again
+                conn.keep_alive = False
+                if (aclose := getattr(content, "aclose", None)) is not None:
+                    await aclose()
+                return UpstreamResponse(self, conn, conn.parser.get_status_code())
         conn.sent = True
         if after_body is not None:
             await conn.drain()

@@ -161,6 +161,10 @@ class HttpRecordingProxy(RecordingProxy):
         self.out = out or sys.stdout
         #: big bodies' buffers lent again (their pages mapped: no page faults)
         self._spares = _Spares()
+        #: the bodies under ``STREAM_FROM`` going on as they come, each done once noted
+        #: (or cut short): a line read whole meanwhile is noted after them
+        #: (``_after_relays``), so that an id it reuses can still be aliased
+        self._relaying: set[asyncio.Future[None]] = set()
 
     async def _session(self) -> None:
         import httpx2
@@ -203,6 +207,7 @@ class HttpRecordingProxy(RecordingProxy):
         size = request.headers.get("content-length", "")
         content: Any
         noted: Any = None
+        relay: asyncio.Future[None] | None = None
         if request.method == "POST" and size.isdigit() and self._streamed(int(size)):
             # a big body goes on as it comes (the remote reads it meanwhile), read for the
             # recording once whole and gone (its last bytes are not held up by the
@@ -212,13 +217,17 @@ class HttpRecordingProxy(RecordingProxy):
             # its long string checked as it passes (``LongStringWatch``), not after its end
             watch = LongStringWatch() if self.redactor is None else None
             held = int(size) < RELAY_FIRST_BELOW
+            if int(size) < STREAM_FROM:  # (held whole before: lines read meanwhile wait)
+                relay = asyncio.get_running_loop().create_future()
+                self._relaying.add(relay)
             content = self._body_as_it_comes(
-                request, body, watch, note=self._upstream is None, held=held
+                request, body, watch, note=self._upstream is None, held=held, relay=relay
             )
-            noted = functools.partial(self._note_body, body, watch, gone=True)
+            noted = functools.partial(self._note_body, body, watch, gone=True, relay=relay)
         else:
             whole = await request.body()
             if request.method == "POST" and whole.strip():
+                await self._after_relays()
                 whole = self._from_host(whole.rstrip(b"\n"))
             content = whole
         try:
@@ -226,6 +235,8 @@ class HttpRecordingProxy(RecordingProxy):
         except (httpx2.HTTPError, UpstreamError) as exc:
             self._problem(f"the remote server at {self.shown_url} did not answer: {exc}")
             return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
+        finally:
+            self._relay_done(relay)  # (cut short, or the remote failed: never noted)
         back = {k: v for k, v in remote.headers.items() if k.lower() not in _HOP}
         back.pop("content-encoding", None)
         kind = remote.headers.get("content-type", "")
@@ -263,9 +274,30 @@ class HttpRecordingProxy(RecordingProxy):
 
     def _streamed(self, size: int) -> bool:
         """Whether a POST body of ``size`` bytes goes on as it comes: from ``STREAM_FROM``,
-        and from ``RELAY_FROM`` while no request is in flight (an id the host reuses could
-        then need an alias, which needs the whole line before it goes on)."""
-        return size >= STREAM_FROM or (size >= RELAY_FROM and not self._pending)
+        and from ``RELAY_FROM`` while no request is in flight nor another such body
+        coming (an id the host reuses could then need an alias, which needs the whole line
+        before it goes on)."""
+        return size >= STREAM_FROM or (
+            size >= RELAY_FROM and not self._pending and not self._relaying
+        )
+
+    async def _after_relays(self) -> None:
+        """Wait until the bodies under ``STREAM_FROM`` going on as they come are noted (up
+        to ``RELAY_NOTED_WITHIN`` seconds): a line read whole meanwhile that reuses one's
+        id is then the one aliased, as when both were read whole (that body cannot be:
+        it went on as it came). One still coming then is not waited for again (its host
+        stalls: the next calls are not held up each)."""
+        if self._relaying:
+            waited = set(self._relaying)
+            await asyncio.wait(waited, timeout=RELAY_NOTED_WITHIN)
+            self._relaying -= waited
+
+    def _relay_done(self, relay: asyncio.Future[None] | None) -> None:
+        """``relay``'s body noted, or cut short: the lines waiting for it go on."""
+        if relay is not None:
+            self._relaying.discard(relay)
+            if not relay.done():
+                relay.set_result(None)
 
     async def _send(
         self, method: str, headers: dict[str, str], content: Any, noted: Any = None
@@ -286,6 +318,7 @@ class HttpRecordingProxy(RecordingProxy):
         *,
         note: bool,
         held: bool = False,
+        relay: asyncio.Future[None] | None = None,
     ) -> AsyncIterator[bytes]:
         """A big POST body passed on chunk by chunk, gathered into ``body`` and watched by
         ``watch`` once each chunk has gone, its call's entry started in the cassette and
@@ -293,7 +326,8 @@ class HttpRecordingProxy(RecordingProxy):
         (``_call_ahead``: ended when the call is noted, or taken back); noted at its end
         when ``note`` (else by ``_note_body``, called once it has gone). ``held``: the
         chunks are only passed on while they come, and gathered, watched and written
-        once the last has gone (``RELAY_FIRST_BELOW``)."""
+        once the last has gone (``RELAY_FIRST_BELOW``). ``relay``: done once noted
+        (``_relay_done``)."""
         call: AnswerAhead | None = None
         kept: list[bytes] = []
         try:
@@ -311,7 +345,7 @@ class HttpRecordingProxy(RecordingProxy):
                 self.writer.take_back(call)
             raise
         if note:
-            self._note_body(body, watch)
+            self._note_body(body, watch, relay=relay)
 
     def _took(
         self,
@@ -333,18 +367,27 @@ class HttpRecordingProxy(RecordingProxy):
         return call
 
     def _note_body(
-        self, body: _Gathered, watch: LongStringWatch | None, *, gone: bool = False
+        self,
+        body: _Gathered,
+        watch: LongStringWatch | None,
+        *,
+        gone: bool = False,
+        relay: asyncio.Future[None] | None = None,
     ) -> None:
         """The host's big POST body noted as a line is (an id it reuses while in flight
         cannot be aliased then: both calls are kept aside, as for a long stdio line); its
         long string not checked again when ``watch`` checked it as it passed. ``gone``:
         its last bytes are in the kernel's hands (our own client's ``after_body``), so its
-        call's recording may be prepared at once (``RecordingProxy._prepare``)."""
+        call's recording may be prepared at once (``RecordingProxy._prepare``). ``relay``:
+        done then (``_relay_done``)."""
         line = body.whole()
-        if not _blank(line):
-            text = _without_newline(line)
-            checked = watch.checked if watch is not None else None
-            self._from_host(text, forwarded=True, checked=checked, gone=gone)
+        try:
+            if not _blank(line):
+                text = _without_newline(line)
+                checked = watch.checked if watch is not None else None
+                self._from_host(text, forwarded=True, checked=checked, gone=gone)
+        finally:
+            self._relay_done(relay)
 
     async def _answer_as_it_comes(self, remote: Any, size: int) -> AsyncIterator[bytes]:
         """A big JSON answer (``size`` bytes announced) passed on as it comes, its last
@@ -432,6 +475,10 @@ class HttpRecordingProxy(RecordingProxy):
 #: first, a 0.5 MB call took 2.2x a direct one against the raw server, 1.6-1.8x so
 #: (issue 31, session 19)
 RELAY_FROM = 1 << 16
+#: how long a POST read whole waits for such bodies coming meanwhile to be noted
+#: (``_after_relays``; under 1 MB from a loopback host: milliseconds), so that a host
+#: that stalls one mid-body holds up another's call no longer, and only once
+RELAY_NOTED_WITHIN = 1.0
 #: a POST body shorter than this (``content-length``, bytes) is only passed on while it
 #: comes, its recording's work (gathering, the long string's check, its write ahead) done
 #: once its last piece has gone. On 2 cores shared by the host, the proxy and the server,

@@ -108,6 +108,16 @@ def test_a_control_character_or_bad_json_is_read_whole() -> None:
     assert read_spans(good[:-3] + b"\n") is None  # cut short
 
 
+def test_a_line_nested_too_deep_is_read_whole() -> None:
+    """Nested past the JSON reader's depth: read whole (``read_line`` says it is not
+    JSON), not a ``RecursionError`` (over HTTP a 500 for the host, over stdio the host's
+    later lines never went on)."""
+    deep = b"[" * 2000 + b"]" * 2000
+    line = call_line({"text": "x" * SPANS_FROM, "d": []}, spaced=False).replace(b"[]", deep)
+    assert read_spans(line) is None
+    assert read_line(line).frames == [] and "not JSON" in str(read_line(line).problem)
+
+
 def test_a_line_started_ahead_is_ended_or_taken_back(tmp_path: Path) -> None:
     """``open_entry`` writes a big call's line up to its args while the server works;
     ``write`` ends it, an entry written before takes it back (it is written whole after),
