@@ -11,10 +11,12 @@ sends it straight to the server, then through ``mcp record --url`` of this tree,
 ``--baseline DIR``, a ``git archive`` of an older tree: its ``core/``, ``tui/``,
 ``pytest_plugin/`` first on ``PYTHONPATH``) through the older tree's recorder, so that
 before and after alternate within the same seconds. Reported per size and direction: the
-best and the median wall time of each, their ratio to ``direct``'s (best against best,
-median against median), and each recorder's CPU time for the case (user + system, from
-``/proc``: on a shared machine the steadier figure). ``--baseline-h11`` runs the older
-recorder without ``httptools`` (it was not a dependency then: uvicorn fell back to h11).
+best and the median wall time of each (ms), their ratio to ``direct``'s (best against
+best, median against median), and each recorder's CPU time a call (ms, user + system,
+from ``/proc`` in 10 ms ticks: on a shared machine the steadier figure).
+``--baseline-h11`` runs the older recorder without ``httptools`` (it was not a dependency
+then: uvicorn fell back to h11). ``--same-body`` builds each case's body once, not before
+each call.
 ``--floor`` adds ``floor_recording_proxy.py``: the least a recording proxy can do (each
 byte sent on, hashed and written once; no JSON read, no framework), as a floor.
 """
@@ -56,7 +58,13 @@ def free_port() -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--big", default="1,10,50", help="message sizes in MB")
+    parser.add_argument("--big", default="1,10,50", help="message sizes in MB (0.1: 100 KB)")
+    parser.add_argument(
+        "--same-body",
+        action="store_true",
+        help="build each case's body once, not before each call (the client's burst of CPU "
+        "before each call, which changes where the kernel runs the three, left out)",
+    )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", type=Path, help="an older tree of the project to run too")
     parser.add_argument(
@@ -72,7 +80,7 @@ def main() -> None:
         help="the raw server's event loop (uvicorn's loop setting)",
     )
     args = parser.parse_args()
-    sizes = [int(x) for x in args.big.split(",") if x.strip()]
+    sizes = [float(x) for x in args.big.split(",") if x.strip()]
     import httpx2
 
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -116,8 +124,8 @@ def main() -> None:
                 f"load average {os.getloadavg()[0]:.2f}, {args.rounds} rounds"
             )
             print(
-                f"{'size':>6}  {'direction':<9} {'case':<7} {'best s':>7} {'median s':>8} "
-                f"{'x best':>7} {'x median':>8} {'proxy cpu s':>11}"
+                f"{'size':>8}  {'direction':<9} {'case':<7} {'best ms':>8} {'median ms':>9} "
+                f"{'x best':>7} {'x median':>8} {'proxy cpu ms':>12}"
             )
             with httpx2.Client(timeout=300) as client:
                 deadline = time.monotonic() + 30
@@ -128,6 +136,7 @@ def main() -> None:
                     except httpx2.TransportError:
                         time.sleep(0.05)
                 n = 0
+                body, body_of = b"", (-1.0, -1.0)
                 for mb in sizes:
                     for direction, (req, ans) in (("request", (mb, 0)), ("answer", (0, mb))):
                         times: dict[str, list[float]] = {name: [] for name in urls}
@@ -135,14 +144,17 @@ def main() -> None:
                         for _ in range(args.rounds):
                             for name, url in urls.items():
                                 n += 1
-                                call_args = {"text": "x" * (req << 20), "answer": ans << 20}
-                                call = {
-                                    "jsonrpc": "2.0",
-                                    "id": n,
-                                    "method": "tools/call",
-                                    "params": {"name": "big", "arguments": call_args},
-                                }
-                                body = json.dumps(call).encode()
+                                if not (args.same_body and n > 1 and body_of == (req, ans)):
+                                    text = "x" * int(req * (1 << 20))
+                                    call_args = {"text": text, "answer": int(ans * (1 << 20))}
+                                    call = {
+                                        "jsonrpc": "2.0",
+                                        "id": n,
+                                        "method": "tools/call",
+                                        "params": {"name": "big", "arguments": call_args},
+                                    }
+                                    body = json.dumps(call).encode()
+                                    body_of = (req, ans)
                                 proc = recorders.get(name)
                                 used = cpu_seconds(proc.pid) if proc else 0.0
                                 t = time.perf_counter()
@@ -156,10 +168,12 @@ def main() -> None:
                         median = statistics.median(times["direct"])
                         for name, taken in times.items():
                             b, m = min(taken), statistics.median(taken)
-                            spent = f"{cpu[name] / args.rounds:>11.3f}" if name != "direct" else ""
+                            spent = cpu[name] / args.rounds * 1e3
+                            shown = f"{spent:>12.1f}" if name != "direct" else ""
                             print(
-                                f"{mb:>3} MB  {direction:<9} {name:<7} {b:>7.3f} {m:>8.3f} "
-                                f"{b / best:>7.2f} {m / median:>8.2f} {spent}",
+                                f"{mb:>5g} MB  {direction:<9} {name:<7} "
+                                f"{b * 1e3:>8.2f} {m * 1e3:>9.2f} "
+                                f"{b / best:>7.2f} {m / median:>8.2f} {shown}",
                                 flush=True,
                             )
         finally:
