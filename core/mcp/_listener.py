@@ -12,13 +12,15 @@ are joined as uvicorn does. Without httptools (or with a uvicorn whose body is n
 so), uvicorn's own choice.
 
 Each connection also reads into a buffer of its own (``_read_into.ReadInto``), which
-httptools parses in place."""
+httptools parses in place, and each answer's head is written with its body
+(``_head_with_body.HeadWithBody``)."""
 
 from __future__ import annotations
 
 import importlib.util
 from typing import Any
 
+from ._head_with_body import HeadWithBody
 from ._read_into import ReadInto
 
 __all__ = ["http_protocol"]
@@ -35,7 +37,8 @@ def http_protocol() -> Any:
 
     class PiecesProtocol(HttpToolsProtocol, ReadInto):  # type: ignore[misc]
         """``HttpToolsProtocol`` handing a body's pieces on without uvicorn's copies, its
-        reads into its own buffer (``ReadInto``: httptools copies what it keeps)."""
+        reads into its own buffer (``ReadInto``: httptools copies what it keeps), each
+        answer's head written with its body (``HeadWithBody``)."""
 
         def on_body(self, body: bytes) -> None:
             cycle = getattr(self, "cycle", None)
@@ -46,5 +49,12 @@ def http_protocol() -> Any:
             elif type(kept) is bytes:  # a piece not yet taken: joined as uvicorn does
                 cycle.body = bytearray(kept)  # type: ignore[union-attr]
             super().on_body(body)
+
+        def on_headers_complete(self) -> None:
+            before = getattr(self, "cycle", None)
+            super().on_headers_complete()
+            cycle = getattr(self, "cycle", None)
+            if cycle is not None and cycle is not before:  # a new request's answer
+                cycle.transport = HeadWithBody(cycle.transport)
 
     return PiecesProtocol
