@@ -18,6 +18,7 @@ from typing import ClassVar
 from cassette_tui.core.mcp.http import RELAY_FROM
 from cassette_tui.core.mcp.record import STREAM_FROM
 from support.mcp_session import TIMEOUT
+from support.raw_request import post_head
 
 from tests.cli.test_mcp_http import started, stop
 from tests.cli.test_mcp_http_bad_input import CLI, HEADERS, call
@@ -91,13 +92,8 @@ def test_a_64kb_call_goes_on_as_it_comes_and_is_recorded_once_whole(tmp_path: Pa
     args = {"text": "r" * SIZE, "n": 1}
     body = json.dumps(call(1, "echo", args)).encode()
     try:
-        host, port = url.removeprefix("http://").split("/", 1)[0].split(":")
-        with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
-            head = (
-                f"POST /mcp HTTP/1.1\r\nhost: {host}:{port}\r\n"
-                "content-type: application/json\r\naccept: application/json, text/event-stream\r\n"
-                f"content-length: {len(body)}\r\n\r\n"
-            ).encode()
+        address, head = post_head(url, len(body))
+        with socket.create_connection(address, timeout=TIMEOUT) as sock:
             sock.sendall(head + body[: len(body) // 2])
             # before this session the proxy waited for the body's end: nothing came
             assert _NotesFirstBytes.began.wait(TIMEOUT), "the remote got nothing before the end"

@@ -66,14 +66,9 @@ def test_a_call_noted_once_gone_is_prepared_at_once_and_recorded_as_read_whole(
         assert ready == [True]
 
 
-def test_a_call_noted_once_gone_has_its_entry_started_before_its_answer() -> None:
-    """The entry's line up to its args is in the cassette once the body is noted, before
-    any answer (the thread's start came some time after, on main)."""
-    text = b"abcdefgh" * (PREPARE_FROM // 8 + 16)
-    line = (
-        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"big",'
-        b'"arguments":{"text":"' + text + b'","answer":0}}}'
-    )
+def started_once_noted(line: bytes) -> bytes:
+    """The cassette's bytes once ``line``, a call alone whose body has gone whole, is
+    noted (before any answer); its recording must be ready then."""
     with tempfile.TemporaryDirectory() as tmp:
         proxy = proxy_in(tmp)
 
@@ -86,10 +81,21 @@ def test_a_call_noted_once_gone_has_its_entry_started_before_its_answer() -> Non
             proxy.writer._fh.flush()
             return (proxy.writer.path).read_bytes()
 
-        started = asyncio.run(run())
-        assert started.startswith(b'{"seq":1,')
-        assert text in started
-        assert b'"answer":0' in started
+        return asyncio.run(run())
+
+
+def test_a_call_noted_once_gone_has_its_entry_started_before_its_answer() -> None:
+    """The entry's line up to its args is in the cassette once the body is noted, before
+    any answer (the thread's start came some time after, on main)."""
+    text = b"abcdefgh" * (PREPARE_FROM // 8 + 16)
+    line = (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"big",'
+        b'"arguments":{"text":"' + text + b'","answer":0}}}'
+    )
+    started = started_once_noted(line)
+    assert started.startswith(b'{"seq":1,')
+    assert text in started
+    assert b'"answer":0' in started
 
 
 def test_a_100kb_call_noted_once_gone_has_its_entry_started_before_its_answer() -> None:
@@ -101,18 +107,6 @@ def test_a_100kb_call_noted_once_gone_has_its_entry_started_before_its_answer() 
         b'"arguments":{"text":"' + text + b'"}}}'
     )
     assert PREPARE_GONE_FROM <= len(line) < PREPARE_FROM
-    with tempfile.TemporaryDirectory() as tmp:
-        proxy = proxy_in(tmp)
-
-        async def run() -> bytes:
-            body = _Gathered()
-            body.add(line)
-            proxy._note_body(body, None, gone=True)
-            (pending,) = proxy._pending.values()
-            assert pending.prepared is not None and pending.prepared.done()
-            proxy.writer._fh.flush()
-            return (proxy.writer.path).read_bytes()
-
-        started = asyncio.run(run())
-        assert started.startswith(b'{"seq":1,"tool":"mid"')
-        assert text in started
+    started = started_once_noted(line)
+    assert started.startswith(b'{"seq":1,"tool":"mid"')
+    assert text in started
