@@ -121,9 +121,12 @@ def main() -> None:
             for round_ in range(args.rounds):
                 for name in order if round_ % 2 == 0 else order[::-1]:
                     proc = proxies.get(name)
-                    median, cpu = anyio.run(
-                        session, urls[name], args.calls, args.size, proc.pid if proc else None
-                    )
+                    try:
+                        median, cpu = anyio.run(
+                            session, urls[name], args.calls, args.size, proc.pid if proc else None
+                        )
+                    except Exception as exc:
+                        raise SystemExit(f"round {round_ + 1}, {name}: {exc!r}") from exc
                     medians[name].append(median)
                     spent[name].append(cpu)
             print(

@@ -40,22 +40,31 @@ class _Side(asyncio.Protocol):
 
 
 class _Host(_Side):
-    """A host's connection: reads wait until its remote connection is made."""
+    """A host's connection: what it sends before its remote connection is made is held,
+    then sent first."""
 
     def __init__(self, remote_port: int) -> None:
         super().__init__()
         self.remote_port = remote_port
+        self.held: list[bytes] = []
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
-        transport.pause_reading()
         asyncio.ensure_future(self._connect())
+
+    def data_received(self, data: bytes) -> None:
+        if self.peer is None:
+            self.held.append(data)
+        else:
+            super().data_received(data)
 
     async def _connect(self) -> None:
         loop = asyncio.get_running_loop()
         _, remote = await loop.create_connection(lambda: _Side(self), "127.0.0.1", self.remote_port)
         self.peer = remote
-        self.transport.resume_reading()
+        for data in self.held:
+            remote.transport.write(data)
+        self.held.clear()
 
 
 async def main(remote_port: int) -> None:
