@@ -13,35 +13,48 @@ so), uvicorn's own choice.
 
 Each connection also reads into a buffer of its own (``_read_into.ReadInto``), which
 httptools parses in place, and each answer's head is written with its body
-(``_head_with_body.HeadWithBody``)."""
+(``_head_with_body.HeadWithBody``). Given a ``lean`` handler (the recorder's), a small POST
+to the endpoint is answered by the protocol itself, without the ASGI stack
+(``_lean_post``)."""
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._head_with_body import HeadWithBody
+from ._lean_post import LeanCycle, lean_fits
 from ._read_into import ReadInto
 
 __all__ = ["http_protocol"]
 
 
-def http_protocol() -> Any:
-    """The ``http`` setting for ``uvicorn.Config``: the class below, or ``"auto"``."""
+def http_protocol(
+    lean: Callable[[Any], Awaitable[Any]] | None = None, endpoint: str = "/mcp"
+) -> Any:
+    """The ``http`` setting for ``uvicorn.Config``: the class below, or ``"auto"``.
+    ``lean``: the handler a small POST to ``endpoint`` is given straight (``_lean_post``;
+    it takes a ``LeanRequest`` and gives a starlette response)."""
     if importlib.util.find_spec("httptools") is None:
         return "auto"
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:
         return "auto"
+    path = endpoint.encode("ascii")
 
     class PiecesProtocol(HttpToolsProtocol, ReadInto):  # type: ignore[misc]
         """``HttpToolsProtocol`` handing a body's pieces on without uvicorn's copies, its
         reads into its own buffer (``ReadInto``: httptools copies what it keeps), each
-        answer's head written with its body (``HeadWithBody``)."""
+        answer's head written with its body (``HeadWithBody``), a small POST answered
+        without the ASGI stack when ``lean`` is given (``LeanCycle``)."""
 
         def on_body(self, body: bytes) -> None:
             cycle = getattr(self, "cycle", None)
+            if type(cycle) is LeanCycle:
+                cycle.add(body)
+                return
             kept = getattr(cycle, "body", None)
             if type(kept) is bytearray and not kept:
                 # nothing waits to be taken: uvicorn's ``body += piece`` is the piece
@@ -52,9 +65,57 @@ def http_protocol() -> Any:
 
         def on_headers_complete(self) -> None:
             before = getattr(self, "cycle", None)
+            if lean is not None and self._lean_fits(before):
+                self.cycle = LeanCycle(  # type: ignore[assignment]
+                    self.transport,
+                    self.headers,
+                    self.parser.should_keep_alive(),
+                    self.server_state.default_headers,
+                    self.on_response_complete,
+                    self.flow,
+                )
+                return
             super().on_headers_complete()
             cycle = getattr(self, "cycle", None)
             if cycle is not None and cycle is not before:  # a new request's answer
                 cycle.transport = HeadWithBody(cycle.transport)
+
+        def _lean_fits(self, before: Any) -> bool:
+            """A small POST to the endpoint, nothing before it still being answered."""
+            return (
+                (before is None or before.response_complete)
+                and not self.pipeline
+                and not self.parser.should_upgrade()
+                and lean_fits(
+                    self.parser.get_method(),
+                    self.url,
+                    self.parser.get_http_version(),
+                    self.headers,
+                    path,
+                )
+            )
+
+        def on_message_complete(self) -> None:
+            cycle = getattr(self, "cycle", None)
+            if type(cycle) is LeanCycle:
+                if cycle.more_body:
+                    cycle.more_body = False
+                    self._lean_run(cycle)
+                return
+            super().on_message_complete()
+
+        def _lean_run(self, cycle: LeanCycle) -> None:
+            assert lean is not None
+            task = self.loop.create_task(cycle.run(lean))
+            task.add_done_callback(self.tasks.discard)
+            self.tasks.add(task)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            cycle = getattr(self, "cycle", None)
+            if type(cycle) is LeanCycle and not cycle.response_complete:
+                cycle.lost()
+                if cycle.more_body:  # left mid-body: handed over cut (``LeanRequest``)
+                    self._lean_run(cycle)
+            super().connection_lost(exc)
 
     return PiecesProtocol

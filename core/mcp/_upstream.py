@@ -302,6 +302,20 @@ class UpstreamResponse:
             yield out
 
     async def aread(self) -> bytes:
+        conn = self._conn
+        if (
+            conn is not None
+            and conn.complete
+            and conn.error is None
+            and conn._reading
+            and self.headers.get("content-encoding", "").strip().lower() in ("", "identity")
+        ):
+            # the whole body came with its head (a small answer): taken as it is, not
+            # through the pieces' generators
+            body = b"".join(conn.chunks)
+            conn.chunks.clear()
+            conn._held = 0
+            return body
         return b"".join([chunk async for chunk in self.aiter_bytes()])
 
     async def aclose(self) -> None:

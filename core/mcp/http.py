@@ -72,15 +72,27 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
-async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None) -> None:
+async def _serve(
+    app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None, lean: Any = None
+) -> None:
     """Serve ``app`` on ``sock`` until SIGINT/SIGTERM; the URL goes to ``out`` first.
-    ``on_stop``: called at the signal (ends the streams that would hold the shutdown)."""
+    ``on_stop``: called at the signal (ends the streams that would hold the shutdown).
+    ``lean``: the handler of a small POST, given it straight (``_lean_post``); given (the
+    recorder), no ``date`` or ``server`` of uvicorn's is added to the answers, which carry
+    the remote's own (they came twice)."""
     import uvicorn
 
     from ._listener import http_protocol
 
     config = uvicorn.Config(
-        app, http=http_protocol(), log_level="warning", lifespan="off", access_log=False
+        app,
+        http=http_protocol(lean, ENDPOINT),
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+        proxy_headers=False,
+        server_header=lean is None,
+        date_header=lean is None,
     )
     server = uvicorn.Server(config)
     loop = asyncio.get_running_loop()
@@ -102,6 +114,20 @@ async def _serve(app: Any, sock: socket.socket, out: TextIO, on_stop: Any = None
     gc.freeze()
     _keep_heap()
     await server.serve(sockets=[sock])
+
+
+def _posts_straight(handle: Any, app: Any) -> Any:
+    """``app``, a POST to ``ENDPOINT`` handed to ``handle`` straight."""
+    from starlette.requests import Request
+
+    async def posts_straight(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == ENDPOINT:
+            response = await handle(Request(scope, receive))
+            await response(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+
+    return posts_straight
 
 
 #: a block this big or bigger is mapped on its own (a big body's buffer: ``_Gathered``,
@@ -180,7 +206,8 @@ class HttpRecordingProxy(RecordingProxy):
                 routes=[Route(ENDPOINT, self._handle, methods=["GET", "POST", "DELETE"])]
             )
             try:
-                await _serve(app, self.sock, self.out)
+                app = _posts_straight(self._handle, app)
+                await _serve(app, self.sock, self.out, lean=self._handle)
             finally:
                 if self._upstream is not None:
                     self._upstream.close()
@@ -207,6 +234,7 @@ class HttpRecordingProxy(RecordingProxy):
         size = request.headers.get("content-length", "")
         content: Any
         noted: Any = None
+        whole_first: Any = None
         relay: asyncio.Future[None] | None = None
         if request.method == "POST" and size.isdigit() and self._streamed(int(size)):
             # a big body goes on as it comes (the remote reads it meanwhile), read for the
@@ -227,12 +255,21 @@ class HttpRecordingProxy(RecordingProxy):
         else:
             whole = await request.body()
             if request.method == "POST" and whole.strip():
-                await self._after_relays()
-                whole = self._from_host(whole.rstrip(b"\n"))
+                if self._relay_first(whole):
+                    # nothing in flight: no id of it can need an alias, so it goes on as it
+                    # came and is noted once gone (the remote reads it meanwhile)
+                    relay = asyncio.get_running_loop().create_future()
+                    self._relaying.add(relay)
+                    noted = whole_first = functools.partial(self._note_whole, whole, relay)
+                else:
+                    await self._after_relays()
+                    whole = self._from_host(whole.rstrip(b"\n"))
             content = whole
         try:
             remote = await self._send(request.method, headers, content, noted)
         except (httpx2.HTTPError, UpstreamError) as exc:
+            if whole_first is not None and relay is not None and not relay.done():
+                whole_first()  # never gone: the host asked it all the same (unanswered)
             self._problem(f"the remote server at {self.shown_url} did not answer: {exc}")
             return Response(f"cassette-tui mcp record: {exc}\n", status_code=502)
         finally:
@@ -271,6 +308,24 @@ class HttpRecordingProxy(RecordingProxy):
         if recorded and data.strip():
             data = bytes((await self._from_server(data.rstrip(b"\n") + b"\n")).rstrip(b"\n"))
         return Response(data, status_code=remote.status_code, headers=back)
+
+    def _relay_first(self, line: bytes) -> bool:
+        """Whether a POST body read whole goes on before it is noted: one message (a
+        batch may reuse an id within itself), nothing in flight nor coming, through our
+        own client (which says when the body has gone: ``after_body``)."""
+        return (
+            self._upstream is not None
+            and not self._pending
+            and not self._relaying
+            and line.lstrip()[:1] == b"{"
+        )
+
+    def _note_whole(self, line: bytes, relay: asyncio.Future[None]) -> None:
+        """A POST body gone on whole before it was noted (``_relay_first``), noted."""
+        try:
+            self._from_host(line.rstrip(b"\n"), forwarded=True, gone=True)
+        finally:
+            self._relay_done(relay)
 
     def _streamed(self, size: int) -> bool:
         """Whether a POST body of ``size`` bytes goes on as it comes: from ``STREAM_FROM``,
