@@ -904,6 +904,9 @@ class RecordingProxy(_Recording):
         in flight whose recording is being prepared (its answer waits for it in the loop),
         or the session ending. A failure in the recording ends the loop's reading of the
         server, as there."""
+        done: list[bytes | bytearray] = []  # recorded, to go to the host in one write
+        left: list[bytes | bytearray] = []
+        failed: BaseException | None = None
         for i, line in enumerate(lines):
             with self._keeping:
                 if (
@@ -915,24 +918,29 @@ class RecordingProxy(_Recording):
                         for p in self._pending.values()
                     )
                 ):
-                    return lines[i:]
+                    left = lines[i:]
+                    break
                 recording = self._from_server(line)
                 try:
                     recording.send(None)  # nothing to wait for: it ends at once
-                except StopIteration as done:
-                    line = done.value
+                except StopIteration as ended:
+                    done.append(ended.value)
+                    continue
                 except BaseException as exc:  # noqa: BLE001 - raised in the loop, as there
-                    self._down_over = True
-                    loop.call_soon_threadsafe(out.put_nowait, _Failed(exc))
-                    return []
-                else:  # cannot happen (nothing it awaits is pending): the loop's, then
-                    recording.close()
-                    return lines[i:]
-            if not self._to_host(line):  # the host is gone: the loop ends the session
-                self._down_over = True
-                loop.call_soon_threadsafe(out.put_nowait, None)
-                return []
-        return []
+                    failed = exc
+                    break
+                recording.close()  # cannot happen (nothing it awaits is pending): the loop's
+                left = lines[i:]
+                break
+        # one write (one wake-up of the host) for the lines of a read, before any left to
+        # the loop: a chatty server's notifications went one write each
+        gone = bool(done) and not self._to_host(done[0] if len(done) == 1 else b"".join(done))
+        if gone or failed is not None:  # the loop ends the session (the host is gone) or
+            self._down_over = True  # raises the failure, as its own reading does
+            end = _Failed(failed) if failed is not None and not gone else None
+            loop.call_soon_threadsafe(out.put_nowait, end)
+            return []
+        return left
 
     def _answer_ahead(
         self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, watch: LongStringWatch
