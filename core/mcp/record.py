@@ -495,11 +495,12 @@ class RecordingProxy(_Recording):
         ``_session``). Each line is noted by the event loop (``_from_host``) before the
         server's answer to it is read there: a line that cannot need its id rewritten (no
         request in flight, none waiting to be noted, not a batch) is queued to be noted
-        (``_notes``, which the loop reads before each server line), goes on, and only then
-        wakes the loop, which reads it while the server does (woken first, the loop took
-        the GIL from this thread before its write; a big one is read, and its call's
-        recording prepared, by this thread after its write, ``_read_ahead``); any other
-        waits for the loop's reading, which gives the line to pass on. A line past
+        (``_notes``, which the loop reads before each server line), goes on, and is then
+        noted by this thread (a small one, ``_note_here``: the loop sleeps on) or wakes the
+        loop, which reads it while the server does (woken first, the loop took the GIL
+        from this thread before its write; a big one is read, and its call's recording
+        prepared, by this thread after its write, ``_read_ahead``); any other waits for
+        the loop's reading, which gives the line to pass on. A line past
         ``PIECES_FROM`` goes on in pieces as it comes, noted once whole. At the host's end
         the server's stdin is closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
@@ -929,9 +930,9 @@ class RecordingProxy(_Recording):
                 except BaseException as exc:  # noqa: BLE001 - raised in the loop, as there
                     failed = exc
                     break
-                recording.close()  # cannot happen (nothing it awaits is pending): the loop's
-                left = lines[i:]
-                break
+                recording.close()  # cannot be (nothing it awaits is pending): said loudly,
+                failed = RuntimeError("a server line's recording waited in its thread")
+                break  # not left half done for the loop to record again
         # one write (one wake-up of the host) for the lines of a read, before any left to
         # the loop: a chatty server's notifications went one write each
         gone = bool(done) and not self._to_host(done[0] if len(done) == 1 else b"".join(done))
