@@ -38,7 +38,7 @@ def dump_record(record: dict[str, Any]) -> bytes:
     for k, v in record.items():
         ordered.setdefault(k, v)
     try:
-        text = json.dumps(ordered, separators=_COMPACT, ensure_ascii=False, allow_nan=False)
+        text = _encode_strict(ordered)
     except ValueError as exc:
         if "Out of range float" not in str(exc):
             raise
@@ -47,6 +47,10 @@ def dump_record(record: dict[str, Any]) -> bytes:
 
 
 _COMPACT = (",", ":")
+#: ``json.dumps(value, separators=_COMPACT, ensure_ascii=False, allow_nan=False)``, the
+#: same text, without a new encoder made at each line (a quarter of a small line's time;
+#: issue 31). Safe from any thread: an encoding keeps its state in its own call.
+_encode_strict = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=_COMPACT).encode
 
 
 def dump_line(entry: Entry, rules: KeyRules | None = None) -> bytes:

@@ -221,5 +221,12 @@ def _unmap(value: Any) -> Any:
 
 def dumps_strict(value: Any, **kwargs: Any) -> str:
     """``json.dumps`` that writes strict JSON: non-finite floats as
-    ``{"$numberDouble": ...}`` (``allow_nan`` is off, so nothing else slips through)."""
+    ``{"$numberDouble": ...}`` (``allow_nan`` is off, so nothing else slips through).
+    The value is walked for them only when the encoder refuses one (issue 31: the walk
+    before every dump was a third of a server message's keeping in ``mcp record``)."""
+    try:
+        return json.dumps(value, allow_nan=False, **kwargs)
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise
     return json.dumps(encode_nonfinite(value), allow_nan=False, **kwargs)

@@ -79,7 +79,7 @@ class _Recording:
                 return
             args = params.get("arguments")
             args = {} if args is None else args
-            if depth_of(args) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
+            if _too_deep(req.line, line, args, result):
                 self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
                 return
             extra = {
@@ -119,7 +119,7 @@ class _Recording:
         if error is None and not isinstance(result, dict):
             self._aside(req, line, "the result is not an object")
             return
-        if depth_of(req.params) > MAX_DEPTH or depth_of(result) > MAX_DEPTH:
+        if _too_deep(req.line, line, req.params, result):
             self._aside(req, line, f"nested deeper than {MAX_DEPTH} levels")
             return
         exchange = Exchange(req.method, without_meta(req.params), result=result, error=error)
@@ -217,6 +217,17 @@ class _Recording:
 
     def _say(self, message: str) -> None:
         print(f"cassette-tui mcp record: {message}", file=self.log, flush=True)
+
+
+def _too_deep(request: bytes | bytearray, answer: bytes | bytearray, *values: Any) -> bool:
+    """Whether one of ``values`` (read from the lines ``request`` and ``answer``) is nested
+    deeper than ``MAX_DEPTH`` levels. That takes ``MAX_DEPTH + 1`` brackets opened and as
+    many closed in the text it was read from: two lines shorter than that together hold
+    none, and are not walked (issue 31: the walks were a tenth of a small answer's
+    recording)."""
+    if len(request) + len(answer) < 2 * (MAX_DEPTH + 1):
+        return False
+    return any(depth_of(value) > MAX_DEPTH for value in values)
 
 
 def _error_record(error: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -168,6 +168,14 @@ def _put_all(out: asyncio.Queue[Any], items: list[Any]) -> None:
         out.put_nowait(item)
 
 
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """The recording of a server line failed in the server's thread (``_answer_here``):
+    raised by the loop's reading of the server, as a failure there is."""
+
+    exc: BaseException
+
+
 #: a text written as pieces, in order (parts of a line's buffer among them: ``_spans``)
 
 
@@ -276,6 +284,12 @@ class RecordingProxy(_Recording):
         ] = collections.deque()
         #: server items handed to the loop by the server's thread, and done by the loop
         self._down_queued = self._down_done = 0
+        #: held while host lines are noted or a server line recorded: by the loop, or by
+        #: the host's or the server's thread doing a small line's part itself (no wake-up
+        #: of the loop: ``_note_here``, ``_answer_here``)
+        self._keeping = threading.RLock()
+        #: the server's lines are no longer recorded (the session ends, or the host left)
+        self._down_over = False
         #: the read buffer the server's thread takes after handing its own on with a big
         #: line, made by the loop once that line has gone (``iter_lines``'s ``spare``)
         self._spare: bytearray | None = None
@@ -410,6 +424,8 @@ class RecordingProxy(_Recording):
             # the host closed its end (or went away, or we were signalled)
             up.cancel()
             await self._stop_server(proc, down, stopped)
+        with self._keeping:  # a line the server's thread is recording is done first
+            self._down_over = True
         for task in (up, down, stopped):
             task.cancel()
         await asyncio.gather(up, down, stopped, return_exceptions=True)
@@ -479,11 +495,12 @@ class RecordingProxy(_Recording):
         ``_session``). Each line is noted by the event loop (``_from_host``) before the
         server's answer to it is read there: a line that cannot need its id rewritten (no
         request in flight, none waiting to be noted, not a batch) is queued to be noted
-        (``_notes``, which the loop reads before each server line), goes on, and only then
-        wakes the loop, which reads it while the server does (woken first, the loop took
-        the GIL from this thread before its write; a big one is read, and its call's
-        recording prepared, by this thread after its write, ``_read_ahead``); any other
-        waits for the loop's reading, which gives the line to pass on. A line past
+        (``_notes``, which the loop reads before each server line), goes on, and is then
+        noted by this thread (a small one, ``_note_here``: the loop sleeps on) or wakes the
+        loop, which reads it while the server does (woken first, the loop took the GIL
+        from this thread before its write; a big one is read, and its call's recording
+        prepared, by this thread after its write, ``_read_ahead``); any other waits for
+        the loop's reading, which gives the line to pass on. A line past
         ``PIECES_FROM`` goes on in pieces as it comes, noted once whole. At the host's end
         the server's stdin is closed (MCP stdio shutdown, step 1)."""
         server = self._server_in
@@ -515,6 +532,8 @@ class RecordingProxy(_Recording):
                             break
                         if ahead is not None:
                             self._read_ahead(loop, line, ahead)
+                    if passed and self._note_here(loop, wait=False):
+                        continue  # noted here: the loop sleeps on
                 loop.call_soon_threadsafe(self._drain_notes)
                 if not passed:
                     break  # the server is gone: _server_to_host sees its stdout close
@@ -588,6 +607,10 @@ class RecordingProxy(_Recording):
     def _drain_notes(self) -> None:
         """Note every host line queued (in the loop): before a server line is read, so
         that an answer is always read after its request."""
+        with self._keeping:
+            self._drain_held()
+
+    def _drain_held(self) -> None:
         while self._notes:
             line, forwarded, answer, ahead, checked = self._notes.popleft()
             try:
@@ -604,6 +627,32 @@ class RecordingProxy(_Recording):
             self._host_noted += 1
             if answer is not None:
                 answer.set_result(out)
+
+    def _note_here(self, loop: asyncio.AbstractEventLoop, *, wait: bool) -> bool:
+        """Note the queued host lines in this thread (the host's or the server's), as the
+        loop would: whether every one was. Not a line the loop must note (an answer waited
+        for, one read ahead, from ``PREPARE_FROM`` bytes: their recording is prepared in
+        the loop), nor when ``_keeping`` is held elsewhere and ``wait`` is false: the loop
+        notes those, woken for it (issue 31: a wake-up of the loop per small line cost
+        more CPU than noting it)."""
+        if not self._keeping.acquire(blocking=wait):
+            return False
+        try:
+            while self._notes:
+                line, forwarded, answer, ahead, checked = self._notes[0]
+                if answer is not None or ahead is not None or len(line) >= PREPARE_FROM:
+                    return False
+                self._notes.popleft()
+                try:
+                    self._from_host(line, forwarded=forwarded, checked=checked)
+                except BaseException as exc:  # noqa: BLE001 - the session ends, as in the loop
+                    self._host_noted += 1
+                    loop.call_soon_threadsafe(self._host_done, exc)
+                    return False
+                self._host_noted += 1
+            return True
+        finally:
+            self._keeping.release()
 
     def _host_done(self, exc: BaseException | None) -> None:
         """The host's stdin ended (``None``) or its reading failed: the server's stdin is
@@ -807,6 +856,10 @@ class RecordingProxy(_Recording):
         try:
             for item in iter_lines(fd, STREAM_FROM, self._take_spare):
                 if isinstance(item, list):  # one wake-up of the loop for a read's lines
+                    if self._down_done == self._down_queued:  # the loop holds none before
+                        item = self._answer_here(loop, item, out)
+                        if not item:
+                            continue
                     self._down_queued += len(item)
                     loop.call_soon_threadsafe(_put_all, out, item)
                     continue
@@ -836,6 +889,59 @@ class RecordingProxy(_Recording):
             loop.call_soon_threadsafe(out.put_nowait, None)
         except RuntimeError:  # the session is over (its loop closed)
             return
+
+    def _answer_here(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        lines: list[bytes | bytearray],
+        out: asyncio.Queue[Any],
+    ) -> list[bytes | bytearray]:
+        """Small server lines recorded and passed on from the server's thread, in order, as
+        ``_server_to_host`` does (each recorded before it goes to the host), while the loop
+        holds no line of the server's: no wake-up of the loop, no hand-off (issue 31: they
+        were most of a small call's CPU in the proxy). The lines left to the loop, from the
+        first this thread cannot do: one of ``GIVE_FROM`` bytes or more (the read buffer
+        itself), a host line to note first that only the loop may (``_note_here``), a call
+        in flight whose recording is being prepared (its answer waits for it in the loop),
+        or the session ending. A failure in the recording ends the loop's reading of the
+        server, as there."""
+        done: list[bytes | bytearray] = []  # recorded, to go to the host in one write
+        left: list[bytes | bytearray] = []
+        failed: BaseException | None = None
+        for i, line in enumerate(lines):
+            with self._keeping:
+                if (
+                    self._down_over
+                    or len(line) >= GIVE_FROM
+                    or not self._note_here(loop, wait=True)
+                    or any(
+                        p.prepared is not None and not p.prepared.done()
+                        for p in self._pending.values()
+                    )
+                ):
+                    left = lines[i:]
+                    break
+                recording = self._from_server(line)
+                try:
+                    recording.send(None)  # nothing to wait for: it ends at once
+                except StopIteration as ended:
+                    done.append(ended.value)
+                    continue
+                except BaseException as exc:  # noqa: BLE001 - raised in the loop, as there
+                    failed = exc
+                    break
+                recording.close()  # cannot be (nothing it awaits is pending): said loudly,
+                failed = RuntimeError("a server line's recording waited in its thread")
+                break  # not left half done for the loop to record again
+        # one write (one wake-up of the host) for the lines of a read, before any left to
+        # the loop: a chatty server's notifications went one write each
+        gone = bool(done) and not self._to_host(done[0] if len(done) == 1 else b"".join(done))
+        if gone or failed is not None:  # the loop ends the session (the host is gone) or
+            self._down_over = True  # raises the failure, as its own reading does
+            end = _Failed(failed) if failed is not None and not gone else None
+            loop.call_soon_threadsafe(out.put_nowait, end)
+            return []
+        return left
 
     def _answer_ahead(
         self, loop: asyncio.AbstractEventLoop, data: bytes | bytearray, watch: LongStringWatch
@@ -944,49 +1050,59 @@ class RecordingProxy(_Recording):
         held = False  # the current line's pieces are held back (an alias was in flight)
         sent = 0  # bytes of the current line gone to the host already
         pieces = 0
-        while (item := await lines.get()) is not None:
-            self._drain_notes()  # the requests it may answer are noted first
-            try:
-                if isinstance(item, _Streamed):  # its start went from the server's thread
-                    await self._from_server(
-                        item.end.whole, forwarded=True, checked=item.checked, ahead=item.ahead
-                    )
-                    if item.ahead is not None:  # not its entry after all: not kept
-                        self.writer.take_back(item.ahead)
-                    if not self._to_host(item.end.data):
-                        return
-                    self._make_spare()
-                elif isinstance(item, Piece):
-                    if held or (
-                        not sent and any(p.alias is not None for p in self._pending.values())
-                    ):
-                        held = True  # the whole line is read at its end (``LineEnd``)
-                        continue
-                    sent += len(item.data)
-                    pieces += 1
-                    if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
-                        self.writer.reserve(2 * sent)
-                    if not self._to_host(item.data):
-                        return
-                elif isinstance(item, LineEnd):
-                    out: bytes | bytearray
-                    if sent:
-                        await self._from_server(item.whole, forwarded=True)
-                        out = item.data
-                    else:
-                        out = await self._from_server(item.whole)
-                    held, sent, pieces = False, 0, 0
-                    if not self._to_host(out):
-                        return
-                    self._make_spare()
-                elif not self._to_host(await self._from_server(item)):
-                    return
-                elif isinstance(item, bytearray) and len(item) >= GIVE_FROM:
-                    self._make_spare()  # the read buffer itself, handed on
-            finally:
-                # counted once its bytes went to the host: the server's thread sends
-                # a long line's pieces itself only when every line before has gone
-                self._down_done += 1
+        try:
+            while (item := await lines.get()) is not None:
+                if isinstance(item, _Failed):  # the server's thread failed recording a line
+                    raise item.exc
+                with self._keeping:  # not while another thread notes or records a line
+                    self._drain_notes()  # the requests it may answer are noted first
+                    try:
+                        if isinstance(item, _Streamed):  # its start went from the server's thread
+                            await self._from_server(
+                                item.end.whole,
+                                forwarded=True,
+                                checked=item.checked,
+                                ahead=item.ahead,
+                            )
+                            if item.ahead is not None:  # not its entry after all: not kept
+                                self.writer.take_back(item.ahead)
+                            if not self._to_host(item.end.data):
+                                return
+                            self._make_spare()
+                        elif isinstance(item, Piece):
+                            if held or (
+                                not sent
+                                and any(p.alias is not None for p in self._pending.values())
+                            ):
+                                held = True  # the whole line is read at its end (``LineEnd``)
+                                continue
+                            sent += len(item.data)
+                            pieces += 1
+                            if pieces & (pieces - 1) == 0:  # 1, 2, 4, 8... pieces
+                                self.writer.reserve(2 * sent)
+                            if not self._to_host(item.data):
+                                return
+                        elif isinstance(item, LineEnd):
+                            out: bytes | bytearray
+                            if sent:
+                                await self._from_server(item.whole, forwarded=True)
+                                out = item.data
+                            else:
+                                out = await self._from_server(item.whole)
+                            held, sent, pieces = False, 0, 0
+                            if not self._to_host(out):
+                                return
+                            self._make_spare()
+                        elif not self._to_host(await self._from_server(item)):
+                            return
+                        elif isinstance(item, bytearray) and len(item) >= GIVE_FROM:
+                            self._make_spare()  # the read buffer itself, handed on
+                    finally:
+                        # counted once its bytes went to the host: the server's thread sends
+                        # a long line's pieces itself only when every line before has gone
+                        self._down_done += 1
+        finally:
+            self._down_over = True  # no line is recorded from the server's thread now
 
     async def _from_server(
         self,
