@@ -217,7 +217,10 @@ class LeanCycle:
         if self.disconnected or self.transport.is_closing():
             return
         self.response_started = True
-        head = self._head_of(status, headers, len(body))
+        # no length named for a 1xx, 204 or 304 (RFC 9110 section 8.6), as starlette and
+        # uvicorn do
+        size = None if status < 200 or status in (204, 304) else len(body)
+        head = self._head_of(status, headers, size)
         self.transport.write(head + body if len(body) < LEAN_BELOW else head)
         if len(body) >= LEAN_BELOW:
             self.transport.write(body)

@@ -120,6 +120,18 @@ def test_a_streamed_response_reads_back_as_its_pieces(
     assert answered == [1] and not transport.closed
 
 
+@pytest.mark.parametrize("status", [204, 304])
+def test_a_204_or_304_answer_names_no_length(status: int) -> None:
+    # RFC 9110 section 8.6: no content-length in a 204 (nor a 304's made-up one); uvicorn
+    # names none for them (a remote's 204 to a POST came back with ``content-length: 0``)
+    cycle, transport, answered = _cycle()
+    cycle._write_whole(status, [(b"mcp-session-id", b"s1")], b"")
+    head = bytes(transport.data).split(b"\r\n\r\n")[0].lower()
+    assert head.startswith(b"http/1.1 %d " % status)
+    assert b"content-length" not in head and b"transfer-encoding" not in head
+    assert b"mcp-session-id: s1" in head and answered == [1]
+
+
 def test_a_streamed_response_longer_or_shorter_than_its_length_is_refused() -> None:
     async def main(sent: bytes) -> None:
         cycle, _, _ = _cycle()
