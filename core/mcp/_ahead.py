@@ -10,6 +10,7 @@ wrong entry."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
 from dataclasses import dataclass
@@ -131,9 +132,21 @@ class ArgsAhead(AnswerAhead):
         return isinstance(pieces[2], memoryview) and pieces[0] + pieces[1] == self.head
 
 
+#: this process's part of every placeholder (random: no value holds it by chance)
+_MARKER = f"cassette-tui-value-{uuid.uuid4().hex}"
+_markers = itertools.count()
+
+
+def fresh_marker() -> str:
+    """A placeholder text that no value of a line holds: this process's random part and a
+    count (one ``uuid4`` a process; one a line read ``/dev/urandom`` each time, 7-13 us
+    a big call here, issue 31)."""
+    return f"{_MARKER}-{next(_markers)}"
+
+
 def _entry_head(seq: int, tool: str) -> bytes:
     """Entry ``seq``'s line up to its args: ``{"seq":N,"tool":"T","args":``."""
-    marker = f"cassette-tui-value-{uuid.uuid4().hex}"
+    marker = fresh_marker()
     line = dump_record(Entry(seq, tool, marker).to_record(""))
     return line.partition(f'"{marker}"'.encode())[0]
 
