@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,6 +55,16 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def stop_all(proxies: Iterable[subprocess.Popen[bytes]], server: subprocess.Popen[bytes]) -> None:
+    """Each proxy stopped by SIGINT (its cassette and report written), then the server."""
+    for proc in proxies:
+        proc.send_signal(signal.SIGINT)
+    for proc in proxies:
+        proc.wait(timeout=120)
+    server.terminate()
+    server.wait(timeout=30)
 
 
 def main() -> None:
@@ -177,12 +188,7 @@ def main() -> None:
                                 flush=True,
                             )
         finally:
-            for proc in recorders.values():
-                proc.send_signal(signal.SIGINT)
-            for proc in recorders.values():
-                proc.wait(timeout=120)
-            server.terminate()
-            server.wait(timeout=30)
+            stop_all(list(recorders.values()), server)
 
 
 if __name__ == "__main__":

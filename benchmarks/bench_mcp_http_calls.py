@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_mcp import CLI, SERVER  # noqa: E402
-from bench_mcp_http import free_port  # noqa: E402
+from bench_mcp_http import free_port, stop_all  # noqa: E402
 
 WARMUP = 10
 
@@ -148,12 +147,7 @@ def main() -> None:
                     flush=True,
                 )
         finally:
-            for proc in proxies.values():
-                proc.send_signal(signal.SIGINT)
-            for proc in proxies.values():
-                proc.wait(timeout=120)
-            server.terminate()
-            server.wait(timeout=30)
+            stop_all(list(proxies.values()), server)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,12 @@ that answers each ``tools/call`` with its own id (after ``DELAY`` seconds)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import socketserver
 import time
+from collections.abc import Iterator
 from io import BufferedIOBase
 from pathlib import Path
 from typing import ClassVar
@@ -63,20 +65,28 @@ def _entries(run: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
 
 
-def test_two_pipelined_calls_are_answered_in_order_with_one_date_each(tmp_path: Path) -> None:
-    run = tmp_path / "lean.jsonl"
+@contextlib.contextmanager
+def _recording(run: Path) -> Iterator[str]:
+    """``mcp record --url`` in front of ``_Echo`` (no delay) while the block runs; yields
+    its URL; stopped after it, exit 0."""
     _Echo.DELAY = 0.0
     with served(_Echo) as remote:
         recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
         try:
-            address, first = _request(url, 1)
-            _, second = _request(url, 2)
-            with socket.create_connection(address, timeout=TIMEOUT) as sock:
-                sock.sendall(first + second)  # one write: the second waits for the first
-                stream = sock.makefile("rb")
-                answers = [_answer(stream), _answer(stream)]
+            yield url
         finally:
             assert stop(recorder) == 0
+
+
+def test_two_pipelined_calls_are_answered_in_order_with_one_date_each(tmp_path: Path) -> None:
+    run = tmp_path / "lean.jsonl"
+    with _recording(run) as url:
+        address, first = _request(url, 1)
+        _, second = _request(url, 2)
+        with socket.create_connection(address, timeout=TIMEOUT) as sock:
+            sock.sendall(first + second)  # one write: the second waits for the first
+            stream = sock.makefile("rb")
+            answers = [_answer(stream), _answer(stream)]
     ids = []
     for got in answers:
         assert got is not None
@@ -91,19 +101,13 @@ def test_two_pipelined_calls_are_answered_in_order_with_one_date_each(tmp_path: 
 
 
 def test_a_call_that_asks_to_close_is_answered_then_closed(tmp_path: Path) -> None:
-    run = tmp_path / "close.jsonl"
-    _Echo.DELAY = 0.0
-    with served(_Echo) as remote:
-        recorder, url = started([*CLI, "mcp", "record", "--url", remote, "-o", str(run)])
-        try:
-            address, request = _request(url, 7, b"connection: close\r\n")
-            with socket.create_connection(address, timeout=TIMEOUT) as sock:
-                sock.sendall(request)
-                stream = sock.makefile("rb")
-                got = _answer(stream)
-                assert stream.read() == b""  # closed after it
-        finally:
-            assert stop(recorder) == 0
+    with _recording(tmp_path / "close.jsonl") as url:
+        address, request = _request(url, 7, b"connection: close\r\n")
+        with socket.create_connection(address, timeout=TIMEOUT) as sock:
+            sock.sendall(request)
+            stream = sock.makefile("rb")
+            got = _answer(stream)
+            assert stream.read() == b""  # closed after it
     assert got is not None and b"connection: close" in got[0]
     assert json.loads(got[1])["id"] == 7
 
