@@ -5,8 +5,9 @@ Through uvicorn and starlette, each of ``mcp record --url``'s POSTs made a reque
 an ``asyncio.Event``, a scope, a ``Request``, passed through starlette's middleware and
 router, and its answer's head was built and checked header by header: on this 2-core VM,
 where the kernel runs a woken process on the waker's CPU, that CPU is added to each call's
-time. A POST to the endpoint whose body is announced by a ``content-length`` under
-``LEAN_BELOW`` (one read whole anyway) is taken here instead: its body gathered as the
+time. A POST to the endpoint whose body is announced by a ``content-length`` under the
+size from which a body goes on as it comes (``http.RELAY_FROM``: one read whole anyway)
+is taken here instead: its body gathered as the
 parser gives it, then handed to the proxy's handler (the same one the ASGI route calls,
 given a ``LeanRequest``), and the response it gives written to the socket straight: a
 plain one as one write (head and body), a streamed one (SSE, a big answer relayed) by
@@ -31,23 +32,24 @@ from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
-from ._head_with_body import HeadWithBody
+from ._head_with_body import JOIN_BELOW, HeadWithBody
 
-__all__ = ["LEAN_BELOW", "LeanCycle", "LeanRequest", "lean_fits"]
-
-#: a POST body announced shorter than this is taken by the listener (the proxy reads such
-#: a body whole before it goes on: ``http.RELAY_FROM``)
-LEAN_BELOW = 1 << 16
+__all__ = ["LeanCycle", "LeanRequest", "lean_fits"]
 
 _logger = logging.getLogger("uvicorn.error")
 
 
 def lean_fits(
-    method: bytes, url: bytes, version: str, headers: list[tuple[bytes, bytes]], endpoint: bytes
+    method: bytes,
+    url: bytes,
+    version: str,
+    headers: list[tuple[bytes, bytes]],
+    endpoint: bytes,
+    below: int,
 ) -> bool:
     """Whether a request whose head is this (``headers``: names lowercased, as uvicorn keeps
     them) is taken by the listener: a POST to ``endpoint`` (any query) over HTTP/1.1 whose
-    body has a ``content-length`` under ``LEAN_BELOW``, not chunked, no
+    body has a ``content-length`` under ``below`` bytes, not chunked, no
     ``Expect: 100-continue``, no ``Upgrade``."""
     if method != b"POST" or version != "1.1":
         return False
@@ -61,7 +63,7 @@ def lean_fits(
             size = int(value)
         elif name in (b"transfer-encoding", b"expect", b"upgrade"):
             return False
-    return size is not None and size < LEAN_BELOW
+    return size is not None and size < below
 
 
 class LeanRequest:
@@ -221,8 +223,8 @@ class LeanCycle:
         # uvicorn do
         size = None if status < 200 or status in (204, 304) else len(body)
         head = self._head_of(status, headers, size)
-        self.transport.write(head + body if len(body) < LEAN_BELOW else head)
-        if len(body) >= LEAN_BELOW:
+        self.transport.write(head + body if len(body) < JOIN_BELOW else head)
+        if len(body) >= JOIN_BELOW:
             self.transport.write(body)
         self._complete()
 

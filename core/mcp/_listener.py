@@ -31,11 +31,14 @@ __all__ = ["http_protocol"]
 
 
 def http_protocol(
-    lean: Callable[[Any], Awaitable[Any]] | None = None, endpoint: str = "/mcp"
+    lean: Callable[[Any], Awaitable[Any]] | None = None,
+    endpoint: str = "/mcp",
+    lean_below: int = 0,
 ) -> Any:
     """The ``http`` setting for ``uvicorn.Config``: the class below, or ``"auto"``.
-    ``lean``: the handler a small POST to ``endpoint`` is given straight (``_lean_post``;
-    it takes a ``LeanRequest`` and gives a starlette response)."""
+    ``lean``: the handler a POST to ``endpoint`` whose body is under ``lean_below`` bytes
+    is given straight (``_lean_post``; it takes a ``LeanRequest`` and gives a starlette
+    response)."""
     if importlib.util.find_spec("httptools") is None:
         return "auto"
     try:
@@ -92,6 +95,7 @@ def http_protocol(
                     self.parser.get_http_version(),
                     self.headers,
                     path,
+                    lean_below,
                 )
             )
 

@@ -86,7 +86,7 @@ async def _serve(
 
     config = uvicorn.Config(
         app,
-        http=http_protocol(lean, ENDPOINT),
+        http=http_protocol(lean, ENDPOINT, RELAY_FROM),
         log_level="warning",
         lifespan="off",
         access_log=False,

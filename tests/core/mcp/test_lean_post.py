@@ -10,7 +10,8 @@ from typing import Any
 
 import httptools
 import pytest
-from cassette_tui.core.mcp._lean_post import LEAN_BELOW, LeanCycle, LeanRequest, lean_fits
+from cassette_tui.core.mcp._lean_post import LeanCycle, LeanRequest, lean_fits
+from cassette_tui.core.mcp.http import RELAY_FROM
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -186,8 +187,8 @@ def test_an_error_in_the_handler_is_a_500_and_a_close() -> None:
     [
         (b"POST", b"/mcp", "1.1", [(b"content-length", b"10")], True),
         (b"POST", b"/mcp?session=1", "1.1", [(b"content-length", b"10")], True),
-        (b"POST", b"/mcp", "1.1", [(b"content-length", b"%d" % (LEAN_BELOW - 1))], True),
-        (b"POST", b"/mcp", "1.1", [(b"content-length", b"%d" % LEAN_BELOW)], False),
+        (b"POST", b"/mcp", "1.1", [(b"content-length", b"%d" % (RELAY_FROM - 1))], True),
+        (b"POST", b"/mcp", "1.1", [(b"content-length", b"%d" % RELAY_FROM)], False),
         (b"POST", b"/mcp", "1.1", [], False),  # no length: chunked, or none
         (b"POST", b"/mcp", "1.1", [(b"content-length", b"1"), (b"content-length", b"1")], False),
         (b"POST", b"/mcp", "1.1", [(b"content-length", b"+1")], False),
@@ -204,4 +205,4 @@ def test_an_error_in_the_handler_is_a_500_and_a_close() -> None:
 def test_which_requests_the_listener_takes(
     method: bytes, url: bytes, version: str, headers: list[tuple[bytes, bytes]], taken: bool
 ) -> None:
-    assert lean_fits(method, url, version, headers, b"/mcp") is taken
+    assert lean_fits(method, url, version, headers, b"/mcp", RELAY_FROM) is taken
