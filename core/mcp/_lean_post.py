@@ -68,8 +68,9 @@ def lean_fits(
 
 class LeanRequest:
     """The request as the proxy's handler reads it (starlette's ``Request`` in part):
-    ``method``, ``headers`` (case-insensitive, starlette's ``Headers``), ``body()``, and
-    ``stream()`` (the body at once)."""
+    ``method``, ``headers`` (case-insensitive, starlette's ``Headers``) and ``body()``.
+    No ``stream()``: the handler streams a body only from the size the listener takes no
+    more (``http.RELAY_FROM``)."""
 
     __slots__ = ("_body", "_cut", "headers", "method")
 
@@ -85,13 +86,6 @@ class LeanRequest:
         if self._cut:
             raise ClientDisconnect
         return self._body
-
-    async def stream(self) -> Any:
-        if self._cut:
-            raise ClientDisconnect
-        if self._body:
-            yield self._body
-        yield b""
 
 
 class _Nothing:
